@@ -1,0 +1,26 @@
+"""The audit log behind GET /rest/last_audit_time: every admin change writes here."""
+
+from . import dates
+
+CLASS_PREFIX = "Bugzilla::"
+
+
+def record(ctx, class_name, object_id, field=None, removed=None, added=None):
+    """Log one admin change.
+
+    class_name: the object's class without prefix ('Product', 'Group', 'User' ...).
+    object_id: the changed object's id. field/removed/added: what changed;
+    all None for a creation.
+    """
+    ctx.conn.execute(
+        "INSERT INTO audit_log (user_id, class, object_id, field, removed, added, at_time)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (ctx.caller.id, CLASS_PREFIX + class_name, object_id, field,
+         None if removed is None else str(removed), None if added is None else str(added),
+         dates.to_db(ctx.now)))
+
+
+def record_changes(ctx, class_name, object_id, changes):
+    """Log every entry of an update's `changes` answer ({field: {added, removed}})."""
+    for field_name, change in changes.items():
+        record(ctx, class_name, object_id, field_name, change["removed"], change["added"])

@@ -1,0 +1,291 @@
+"""Passwords, API keys, login tokens, and resolving who a call runs as.
+
+Passwords are hashed with scrypt and a per-user salt; the parameters are
+stored with the hash so they can be raised later. API keys and tokens are
+high-entropy secrets stored only as SHA-256 digests, so a copy of the database
+does not hand them out. Comparisons are constant-time.
+"""
+
+import base64
+import hashlib
+import hmac
+import re
+import secrets
+import string
+from dataclasses import dataclass
+from datetime import timedelta
+from urllib.parse import unquote
+
+from . import dates
+from .caller import ANONYMOUS, load_caller
+from .errors import (ServiceError, API_KEY_NOT_VALID, ACCOUNT_DISABLED,
+                     INVALID_LOGIN_OR_PASSWORD, USER_ERROR)
+
+_ALNUM = string.ascii_letters + string.digits
+API_KEY_LENGTH = 40
+TOKEN_SECRET_LENGTH = 10
+LOCKOUT_FAILURES = 5
+LOCKOUT_WINDOW = timedelta(minutes=30)
+_TOKEN_FORM = re.compile(r"^(\d+)-([A-Za-z0-9]+)$")
+
+
+# Passwords -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ScryptCost:
+    """scrypt work factors; tests lower n to stay fast."""
+    n: int = 2**14
+    r: int = 8
+    p: int = 1
+
+
+def hash_password(password, cost=ScryptCost()):
+    """Return 'scrypt$n$r$p$salt$digest' (base64 parts) for `password`."""
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(password.encode("utf-8"), salt=salt, n=cost.n, r=cost.r, p=cost.p,
+                            maxmem=2**26, dklen=32)
+    return "$".join(["scrypt", str(cost.n), str(cost.r), str(cost.p),
+                     base64.b64encode(salt).decode(), base64.b64encode(digest).decode()])
+
+
+def verify_password(password, stored):
+    """True when `password` matches the stored hash (constant-time)."""
+    if not stored or password is None:
+        return False
+    try:
+        scheme, n, r, p, salt, digest = stored.split("$")
+        if scheme != "scrypt":
+            return False
+        expected = base64.b64decode(digest)
+        actual = hashlib.scrypt(password.encode("utf-8"), salt=base64.b64decode(salt), n=int(n),
+                                r=int(r), p=int(p), maxmem=2**26, dklen=len(expected))
+    except (ValueError, TypeError):
+        return False
+    return hmac.compare_digest(actual, expected)
+
+
+# Secrets ---------------------------------------------------------------------
+
+def new_secret(length):
+    """A random alphanumeric string of `length` characters."""
+    return "".join(secrets.choice(_ALNUM) for _ in range(length))
+
+
+def secret_hash(secret):
+    """The stored form of an API key or token secret: SHA-256 hex."""
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def create_api_key(conn, user_id, description, now):
+    """Store a new API key for `user_id`. Returns (key id, the secret)."""
+    key = new_secret(API_KEY_LENGTH)
+    cur = conn.execute(
+        "INSERT INTO api_keys (user_id, key_hash, description, revoked, created_at)"
+        " VALUES (?, ?, ?, 0, ?)", (user_id, secret_hash(key), description, dates.to_db(now)))
+    return cur.lastrowid, key
+
+
+def create_token(conn, user_id, ip_address, now):
+    """Store a login token for `user_id` (bound to `ip_address` when given)."""
+    secret = new_secret(TOKEN_SECRET_LENGTH)
+    token = f"{user_id}-{secret}"
+    stamp = dates.to_db(now)
+    conn.execute("INSERT INTO login_tokens (token_hash, user_id, ip_address, created_at, last_used)"
+                 " VALUES (?, ?, ?, ?, ?)", (secret_hash(token), user_id, ip_address, stamp, stamp))
+    return token
+
+
+def delete_token(conn, token):
+    """Invalidate `token`; does nothing when it is not in use."""
+    conn.execute("DELETE FROM login_tokens WHERE token_hash = ?", (secret_hash(token),))
+
+
+# Credentials -----------------------------------------------------------------
+
+_API_KEY_PARAMS = ("Bugzilla_api_key", "Service_api_key", "api_key")
+_LOGIN_PARAMS = ("Bugzilla_login", "Service_login")
+_PASSWORD_PARAMS = ("Bugzilla_password", "Service_password")
+_TOKEN_PARAMS = ("Bugzilla_token", "Service_token", "token")
+_RESTRICT_PARAMS = ("Bugzilla_restrictlogin", "Service_restrictlogin", "restrict_login")
+# Credential keys never reach a service, except these plain names, which are
+# also the parameters of login, logout and valid_login.
+_METHOD_NAMES = ("login", "password", "token", "restrict_login")
+_HEADERS = {
+    "api_key": ("X-BUGZILLA-API-KEY", "X-SERVICE-API-KEY"),
+    "login": ("X-BUGZILLA-LOGIN", "X-SERVICE-LOGIN"),
+    "password": ("X-BUGZILLA-PASSWORD", "X-SERVICE-PASSWORD"),
+    "token": ("X-BUGZILLA-TOKEN", "X-SERVICE-TOKEN"),
+}
+
+
+@dataclass
+class Credentials:
+    """What a call presented to prove who it is (any of them may be None)."""
+    api_key: str | None = None
+    login: str | None = None
+    password: str | None = None
+    token: str | None = None
+    restrict: object = None
+
+    @property
+    def present(self):
+        return bool(self.api_key or self.login or self.token)
+
+
+def _first(params, names):
+    for name in names:
+        value = params.get(name)
+        if isinstance(value, list):
+            value = value[0] if value else None
+        if value is not None and value != "":
+            return value if isinstance(value, str) else str(value)
+    return None
+
+
+def extract_credentials(params, headers, keep_method_params=False):
+    """Take the credentials out of `params` (removing them) and `headers`.
+
+    params: the merged call parameters (modified in place).
+    headers: mapping of upper-case header names to values.
+    keep_method_params: leave login/password/token in params for the calls
+    whose own parameters they are.
+    Returns Credentials. Parameters win over headers (compat.md decision 4).
+    """
+    creds = Credentials(api_key=_first(params, _API_KEY_PARAMS),
+                        login=_first(params, _LOGIN_PARAMS),
+                        password=_first(params, _PASSWORD_PARAMS),
+                        token=_first(params, _TOKEN_PARAMS))
+    if creds.login is None and "login" in params and "password" in params:
+        creds.login = _first(params, ("login",))
+        creds.password = _first(params, ("password",))
+    for name in _RESTRICT_PARAMS:
+        if name in params:
+            creds.restrict = params[name]
+            break
+    for kind, header_names in _HEADERS.items():
+        if getattr(creds, kind) is None:
+            for header in header_names:
+                value = headers.get(header)
+                if value:
+                    setattr(creds, kind, unquote(value))
+                    break
+    if creds.api_key is None:
+        authorization = headers.get("AUTHORIZATION") or ""
+        if authorization[:7].lower() == "bearer " and authorization[7:].strip():
+            creds.api_key = authorization[7:].strip()
+    pair = "login" in params and "password" in params
+    for name in _API_KEY_PARAMS + _LOGIN_PARAMS + _PASSWORD_PARAMS + _TOKEN_PARAMS + _RESTRICT_PARAMS:
+        if name in _METHOD_NAMES and keep_method_params:
+            continue
+        params.pop(name, None)
+    if pair and not keep_method_params:
+        params.pop("login", None)
+        params.pop("password", None)
+    return creds
+
+
+# Resolving the caller ----------------------------------------------------------
+
+class Authenticator:
+    """Turns presented credentials into a Caller, throttling failures."""
+
+    def __init__(self, db, cost=ScryptCost()):
+        self.db = db
+        self.cost = cost
+
+    def resolve(self, creds, ip_address, now):
+        """Return the Caller for `creds`; ANONYMOUS when none were presented.
+
+        Errors: 306 unknown or revoked API key; 300 wrong login or password;
+        301 disabled account; 32000 invalid token, or an address locked after
+        5 failures in 30 minutes.
+        """
+        if not creds.present:
+            return ANONYMOUS
+        if creds.api_key:
+            user_id = self._check_api_key(creds.api_key, ip_address, now)
+        elif creds.login:
+            user_id = self.check_password(creds.login, creds.password, ip_address, now)
+        else:
+            user_id = self._check_token(creds.token, ip_address)
+        with self.db.transaction() as conn:
+            caller = load_caller(conn, user_id)
+        if caller is None:
+            raise ServiceError(USER_ERROR, "The login token or cookie you provided is not valid.")
+        return caller
+
+    def _locked(self, conn, ip_address, now):
+        since = dates.to_db(now - LOCKOUT_WINDOW)
+        failures = conn.execute("SELECT COUNT(*) FROM login_failures WHERE ip_address = ?"
+                                " AND failed_at > ?", (ip_address, since)).fetchone()[0]
+        return failures >= LOCKOUT_FAILURES
+
+    def _fail(self, ip_address, user_id, now, code, message):
+        with self.db.transaction(write=True) as conn:
+            conn.execute("INSERT INTO login_failures (ip_address, user_id, failed_at) VALUES (?, ?, ?)",
+                         (ip_address, user_id, dates.to_db(now)))
+        raise ServiceError(code, message)
+
+    @staticmethod
+    def _locked_error():
+        return ServiceError(USER_ERROR, "Too many failed attempts to sign in from your address: it "
+                                        "is locked out for 30 minutes.")
+
+    def check_password(self, login, password, ip_address, now):
+        """Check a login and password; return the account id.
+
+        Errors: 300 wrong login or password; 301 disabled; 32000 locked out.
+        """
+        with self.db.transaction() as conn:
+            if self._locked(conn, ip_address, now):
+                raise self._locked_error()
+            row = conn.execute("SELECT id, password_hash, disabled_text FROM users"
+                               " WHERE lower(login) = lower(?)", (login,)).fetchone()
+        if row is None or not verify_password(password or "", row["password_hash"]):
+            self._fail(ip_address, row["id"] if row else None, now, INVALID_LOGIN_OR_PASSWORD,
+                       "The username or password you entered is not valid.")
+        if row["disabled_text"]:
+            raise ServiceError(ACCOUNT_DISABLED,
+                               "Your account has been disabled: " + row["disabled_text"])
+        with self.db.transaction(write=True) as conn:
+            conn.execute("DELETE FROM login_failures WHERE ip_address = ? AND user_id = ?",
+                         (ip_address, row["id"]))
+        return row["id"]
+
+    def _check_api_key(self, key, ip_address, now):
+        with self.db.transaction() as conn:
+            if self._locked(conn, ip_address, now):
+                raise self._locked_error()
+            row = conn.execute("SELECT k.id, k.user_id, k.key_hash, k.revoked, k.last_used,"
+                               " u.disabled_text FROM api_keys k JOIN users u ON u.id = k.user_id"
+                               " WHERE k.key_hash = ?", (secret_hash(key),)).fetchone()
+        if row is None or not hmac.compare_digest(row["key_hash"], secret_hash(key)):
+            self._fail(ip_address, None, now, API_KEY_NOT_VALID, "The API key you specified is invalid.")
+        if row["revoked"]:
+            self._fail(ip_address, row["user_id"], now, API_KEY_NOT_VALID,
+                       "The API key you specified has been revoked.")
+        if row["disabled_text"]:
+            raise ServiceError(ACCOUNT_DISABLED,
+                               "Your account has been disabled: " + row["disabled_text"])
+        stamp = dates.to_db(now)
+        # Record use at most once a minute, so reads do not all become writes.
+        if row["last_used"] is None or row["last_used"][:16] != stamp[:16]:
+            with self.db.transaction(write=True) as conn:
+                conn.execute("UPDATE api_keys SET last_used = ?, last_used_ip = ? WHERE id = ?",
+                             (stamp, ip_address, row["id"]))
+        return row["user_id"]
+
+    def _check_token(self, token, ip_address):
+        match = _TOKEN_FORM.match(token)
+        with self.db.transaction() as conn:
+            row = conn.execute("SELECT t.user_id, t.ip_address, u.disabled_text FROM login_tokens t"
+                               " JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?",
+                               (secret_hash(token),)).fetchone() if match else None
+        if (row is None or str(row["user_id"]) != match.group(1)
+                or (row["ip_address"] and row["ip_address"] != ip_address)):
+            raise ServiceError(USER_ERROR, "The login token or cookie you provided is not valid; "
+                                           "please log in again.")
+        if row["disabled_text"]:
+            raise ServiceError(ACCOUNT_DISABLED,
+                               "Your account has been disabled: " + row["disabled_text"])
+        return row["user_id"]

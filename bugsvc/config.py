@@ -1,0 +1,26 @@
+"""Configuration of one service instance, built by the entry script."""
+
+from dataclasses import dataclass, field
+
+from .auth import ScryptCost
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+DEFAULT_DB = "bugsvc.sqlite"
+
+
+@dataclass
+class Config:
+    """Everything create_app needs; no I/O happens when one is made.
+
+    db_path: the SQLite file. admin_email / admin_password: the first
+    administrator, created on an empty database. password_cost: scrypt work
+    factors for new password hashes.
+    """
+    db_path: str = DEFAULT_DB
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    admin_email: str | None = None
+    admin_password: str | None = None
+    password_cost: ScryptCost = field(default_factory=ScryptCost)
+    max_body_bytes: int = 64 * 1024 * 1024

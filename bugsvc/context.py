@@ -1,0 +1,41 @@
+"""The context every service function receives."""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from . import settings
+from .caller import Caller
+from .fields import FieldFilter
+
+
+@dataclass
+class Context:
+    """One call's world.
+
+    conn: the connection, inside the call's transaction.
+    caller: who is calling. now: the call's time (aware, UTC).
+    config: the instance Config. auth: the Authenticator (for login).
+    remote_ip: the caller's address. fields: the include/exclude filter.
+    """
+    conn: object
+    caller: Caller
+    now: datetime
+    config: object = None
+    auth: object = None
+    remote_ip: str = ""
+    fields: FieldFilter = field(default_factory=FieldFilter)
+    _params: dict | None = None
+
+    def param(self, name):
+        """The current value (a string) of instance parameter `name`."""
+        if self._params is None:
+            self._params = settings.load(self.conn)
+        return self._params[name]
+
+    def param_is_on(self, name):
+        """True when parameter `name` is set to a true value ("1", "on")."""
+        return self.param(name) not in ("", "0", "off")
+
+    def forget_params(self):
+        """Drop the cached parameters after they were changed."""
+        self._params = None

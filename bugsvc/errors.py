@@ -1,0 +1,98 @@
+"""One error family for every service, and the table from error code to HTTP status.
+
+Codes are facts of the interface (../shared/spec/compat.md section 9): a
+condition that already has a number keeps it; no number is invented.
+"""
+
+DOCUMENTATION_URL = "https://bugzilla.readthedocs.io/en/5.2/api/index.html"
+
+# compat.md section 9: everything not listed here answers 400.
+_STATUS_BY_CODE = {
+    51: 404, 101: 404, 32614: 404,
+    102: 401, 106: 401, 109: 401, 110: 401, 113: 401, 115: 401, 120: 401,
+    300: 401, 301: 401, 302: 401, 303: 401, 304: 401, 410: 401, 504: 401,
+    505: 401,
+}
+
+# Codes with a name, so that services read as the conditions they raise.
+OBJECT_NOT_SPECIFIED = 50
+OBJECT_DOES_NOT_EXIST = 51
+PARAM_MUST_BE_NUMERIC = 52
+PARAM_INVALID = 53
+NUMBER_TOO_LARGE = 54
+NUMBER_TOO_SMALL = 55
+ILLEGAL_DATE = 56
+PARAM_SCALAR_ARRAY_REQUIRED = 58
+INVALID_LOGIN_OR_PASSWORD = 300
+ACCOUNT_DISABLED = 301
+AUTH_FAILURE = 304
+PASSWORD_TOO_SHORT = 502
+API_KEY_NOT_VALID = 306
+LOGIN_REQUIRED = 410
+ACCOUNT_EXISTS = 500
+ILLEGAL_EMAIL_ADDRESS = 501
+INVALID_USERNAME = 504
+USER_ACCESS_DENIED = 505
+EMPTY_GROUP_NAME = 800
+GROUP_EXISTS = 801
+EMPTY_GROUP_DESCRIPTION = 802
+INVALID_REGEXP = 803
+INVALID_GROUP_NAME = 804
+GROUP_CANNOT_VIEW = 805
+INVALID_CALLBACK = 32611
+INVALID_RESOURCE = 32614
+USER_ERROR = 32000
+INTERNAL_ERROR = -32000
+
+
+def http_status(code):
+    """Return the HTTP status that answers error `code` (compat.md section 9)."""
+    return _STATUS_BY_CODE.get(code, 400)
+
+
+class ServiceError(Exception):
+    """A condition the caller is told about: a numeric `code` and a `message`.
+
+    Raising it from a service rolls back the call's transaction, so nothing
+    already stored changes.
+    """
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    @property
+    def status(self):
+        return http_status(self.code)
+
+    def body(self):
+        """Return the interface's error object for this error."""
+        return error_body(self.code, self.message)
+
+
+def error_body(code, message):
+    """Return `{"error": true, "code", "message", "documentation"}`."""
+    return {
+        "error": True,
+        "code": code,
+        "message": message,
+        "documentation": DOCUMENTATION_URL,
+    }
+
+
+def require_login(ctx):
+    """Raise 410 unless the caller is logged in."""
+    if not ctx.caller.is_logged_in:
+        raise ServiceError(LOGIN_REQUIRED, "You must log in before using this part of the service.")
+
+
+def require_group(ctx, group_name, action="access this"):
+    """Raise 410 when logged out, 304 when the caller is not in `group_name`."""
+    require_login(ctx)
+    if not ctx.caller.in_group(group_name):
+        raise ServiceError(
+            AUTH_FAILURE,
+            f"Sorry, you aren't a member of the '{group_name}' group, and only users "
+            f"with that membership may {action}.",
+        )

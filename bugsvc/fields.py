@@ -1,0 +1,140 @@
+"""include_fields / exclude_fields, implemented once for every call
+(compat.md section 7; the reference's filter_wants).
+
+A service may ask `ctx.fields.wants(name)` to skip computing a field nobody
+asked for; the REST adapter then trims every object the route declares with
+`apply`.
+"""
+
+import re
+from dataclasses import dataclass, field
+
+_SPLIT = re.compile(r"[,\s+]+")
+DEFAULT = ("default",)
+
+
+def _names(value):
+    if value is None:
+        return []
+    items = value if isinstance(value, (list, tuple)) else [value]
+    names = []
+    for item in items:
+        if isinstance(item, str):
+            names.extend(part for part in _SPLIT.split(item) if part)
+    return names
+
+
+class FieldFilter:
+    """The caller's include/exclude choice. Empty means "default fields"."""
+
+    def __init__(self, include=None, exclude=None):
+        self.include, self.include_types = self._split(_names(include))
+        self.exclude, self.exclude_types = self._split(_names(exclude))
+        self.active = bool(self.include or self.include_types or self.exclude
+                           or self.exclude_types)
+        if not self.include:
+            self.include_types.add("default")
+
+    @staticmethod
+    def _split(names):
+        plain = {n for n in names if not n.startswith("_")}
+        types = {n[1:] for n in names if n.startswith("_")}
+        return plain, types
+
+    def wants(self, name, types=DEFAULT, prefix=None):
+        """True when field `name` (under subfield `prefix`) is to be returned.
+
+        types: the field's type set, e.g. ("default",), ("default", "custom"),
+        ("extra",).
+        """
+        path = f"{prefix}.{name}" if prefix else name
+        if path in self.exclude:
+            return False
+        if path in self.include:
+            return True
+        if "all" in self.exclude_types:
+            return False
+        if "all" in self.include_types:
+            return True
+        if any(t in self.exclude_types for t in types):
+            return False
+        if any(t in self.include_types for t in types):
+            return True
+        if prefix is not None:
+            return prefix in self.include
+        start = name + "."
+        return any(n.startswith(start) for n in self.include)
+
+
+@dataclass
+class Shape:
+    """How the fields of one kind of object are filtered.
+
+    types: field -> type set (default: ("default",)).
+    custom_prefix: fields starting with it have types ("default", "custom").
+    children: field -> Shape of the objects it holds, filtered with the field
+    name as subfield prefix (e.g. product "components" -> components.name).
+    follows: field -> field whose decision it shares (assigned_to_detail ->
+    assigned_to); its children use that field as prefix.
+    """
+    types: dict = field(default_factory=dict)
+    custom_prefix: str | None = None
+    children: dict = field(default_factory=dict)
+    follows: dict = field(default_factory=dict)
+
+    def types_of(self, name):
+        if name in self.types:
+            return self.types[name]
+        if self.custom_prefix and name.startswith(self.custom_prefix):
+            return ("default", "custom")
+        return DEFAULT
+
+
+def filter_object(obj, shape, flt, prefix=None):
+    """Remove from dict `obj`, in place, the fields `flt` does not want."""
+    for name in list(obj):
+        base = shape.follows.get(name, name)
+        if not flt.wants(base, shape.types_of(base), prefix):
+            del obj[name]
+            continue
+        child = shape.children.get(name)
+        if child is not None:
+            child_prefix = f"{prefix}.{base}" if prefix else base
+            for item in _objects(obj[name]):
+                filter_object(item, child, flt, child_prefix)
+
+
+def _objects(value):
+    if isinstance(value, dict):
+        return [value]
+    if isinstance(value, list):
+        return [item for item in value if isinstance(item, dict)]
+    return []
+
+
+def apply(result, targets, flt):
+    """Filter the objects of `result` that `targets` names.
+
+    targets: {path: Shape}; a path is dotted keys from the top of the result,
+    `*` standing for every value of a dict or item of a list; it ends at an
+    object or a list of objects ("products", "bugs.*.comments", "comments.*").
+    """
+    if not flt.active or not isinstance(result, dict):
+        return result
+    for path, shape in targets.items():
+        for node in _resolve(result, path.split(".")):
+            for obj in _objects(node):
+                filter_object(obj, shape, flt)
+    return result
+
+
+def _resolve(node, parts):
+    if not parts:
+        return [node]
+    head, rest = parts[0], parts[1:]
+    if head == "*":
+        values = node.values() if isinstance(node, dict) else node if isinstance(node, list) else []
+        return [found for value in values for found in _resolve(value, rest)]
+    if isinstance(node, dict) and head in node:
+        return _resolve(node[head], rest)
+    return []

@@ -1,0 +1,173 @@
+"""The reference's default installation data (compat.md section 13), written
+once into an empty database, and the first administrator."""
+
+from . import dates, settings
+from .membership import GRANT_DIRECT, refresh_for_user
+
+# Field type codes (compat.md section 10).
+UNKNOWN, FREETEXT, SINGLE_SELECT, MULTI_SELECT, TEXTAREA, DATETIME, BUG_ID, BUG_URLS, \
+    KEYWORDS, DATE, INTEGER = range(11)
+
+# (name, display name, type, is_mandatory) of the standard fields, in the
+# reference's order.
+STANDARD_FIELDS = [
+    ("bug_id", "Bug #", UNKNOWN, 0),
+    ("short_desc", "Summary", UNKNOWN, 1),
+    ("classification", "Classification", SINGLE_SELECT, 0),
+    ("product", "Product", SINGLE_SELECT, 1),
+    ("version", "Version", UNKNOWN, 1),
+    ("rep_platform", "Platform", SINGLE_SELECT, 0),
+    ("bug_file_loc", "URL", UNKNOWN, 0),
+    ("op_sys", "OS/Version", SINGLE_SELECT, 0),
+    ("bug_status", "Status", SINGLE_SELECT, 0),
+    ("status_whiteboard", "Status Whiteboard", UNKNOWN, 0),
+    ("keywords", "Keywords", KEYWORDS, 0),
+    ("resolution", "Resolution", SINGLE_SELECT, 0),
+    ("bug_severity", "Severity", SINGLE_SELECT, 0),
+    ("priority", "Priority", SINGLE_SELECT, 0),
+    ("component", "Component", SINGLE_SELECT, 1),
+    ("assigned_to", "AssignedTo", UNKNOWN, 0),
+    ("reporter", "ReportedBy", UNKNOWN, 0),
+    ("qa_contact", "QAContact", UNKNOWN, 0),
+    ("assigned_to_realname", "AssignedToName", UNKNOWN, 0),
+    ("reporter_realname", "ReportedByName", UNKNOWN, 0),
+    ("qa_contact_realname", "QAContactName", UNKNOWN, 0),
+    ("cc", "CC", UNKNOWN, 0),
+    ("dependson", "Depends on", UNKNOWN, 0),
+    ("blocked", "Blocks", UNKNOWN, 0),
+    ("attachments.description", "Attachment description", UNKNOWN, 0),
+    ("attachments.filename", "Attachment filename", UNKNOWN, 0),
+    ("attachments.mimetype", "Attachment mime type", UNKNOWN, 0),
+    ("attachments.ispatch", "Attachment is patch", UNKNOWN, 0),
+    ("attachments.isobsolete", "Attachment is obsolete", UNKNOWN, 0),
+    ("attachments.isprivate", "Attachment is private", UNKNOWN, 0),
+    ("attachments.submitter", "Attachment creator", UNKNOWN, 0),
+    ("target_milestone", "Target Milestone", UNKNOWN, 0),
+    ("creation_ts", "Creation date", UNKNOWN, 0),
+    ("delta_ts", "Last changed date", UNKNOWN, 0),
+    ("longdesc", "Comment", UNKNOWN, 0),
+    ("longdescs.isprivate", "Comment is private", UNKNOWN, 0),
+    ("longdescs.count", "Number of Comments", UNKNOWN, 0),
+    ("alias", "Alias", UNKNOWN, 0),
+    ("everconfirmed", "Ever Confirmed", UNKNOWN, 0),
+    ("reporter_accessible", "Reporter Accessible", UNKNOWN, 0),
+    ("cclist_accessible", "CC Accessible", UNKNOWN, 0),
+    ("bug_group", "Group", UNKNOWN, 0),
+    ("estimated_time", "Estimated Hours", UNKNOWN, 0),
+    ("remaining_time", "Remaining Hours", UNKNOWN, 0),
+    ("deadline", "Deadline", DATETIME, 0),
+    ("commenter", "Commenter", UNKNOWN, 0),
+    ("flagtypes.name", "Flags", UNKNOWN, 0),
+    ("requestees.login_name", "Flag Requestee", UNKNOWN, 0),
+    ("setters.login_name", "Flag Setter", UNKNOWN, 0),
+    ("work_time", "Hours Worked", UNKNOWN, 0),
+    ("percentage_complete", "Percentage Complete", UNKNOWN, 0),
+    ("content", "Content", UNKNOWN, 0),
+    ("attach_data.thedata", "Attachment data", UNKNOWN, 0),
+    ("owner_idle_time", "Time Since Assignee Touched", UNKNOWN, 0),
+    ("see_also", "See Also", BUG_URLS, 0),
+    ("tag", "Personal Tags", KEYWORDS, 0),
+    ("last_visit_ts", "Last Visit", DATETIME, 0),
+    ("comment_tag", "Comment Tag", UNKNOWN, 0),
+    ("days_elapsed", "Days since bug changed", UNKNOWN, 0),
+]
+
+STATUSES = [("UNCONFIRMED", 1), ("CONFIRMED", 1), ("IN_PROGRESS", 1), ("RESOLVED", 0), ("VERIFIED", 0)]
+SELECT_VALUES = {
+    "resolution": ["", "FIXED", "INVALID", "WONTFIX", "DUPLICATE", "WORKSFORME"],
+    "priority": ["Highest", "High", "Normal", "Low", "Lowest", "---"],
+    "bug_severity": ["blocker", "critical", "major", "normal", "minor", "trivial", "enhancement"],
+    "rep_platform": ["All", "PC", "Macintosh", "Other"],
+    "op_sys": ["All", "Windows", "Mac OS", "Linux", "Other"],
+}
+# (from, to) of the default workflow; None is a new bug.
+WORKFLOW = [
+    (None, "UNCONFIRMED"), (None, "CONFIRMED"), (None, "IN_PROGRESS"),
+    ("UNCONFIRMED", "CONFIRMED"), ("UNCONFIRMED", "IN_PROGRESS"), ("UNCONFIRMED", "RESOLVED"),
+    ("CONFIRMED", "IN_PROGRESS"), ("CONFIRMED", "RESOLVED"),
+    ("IN_PROGRESS", "CONFIRMED"), ("IN_PROGRESS", "RESOLVED"),
+    ("RESOLVED", "UNCONFIRMED"), ("RESOLVED", "CONFIRMED"), ("RESOLVED", "VERIFIED"),
+    ("VERIFIED", "UNCONFIRMED"), ("VERIFIED", "CONFIRMED"),
+]
+SYSTEM_GROUPS = [
+    ("admin", "Administrators", ""),
+    ("tweakparams", "Can change Parameters", ""),
+    ("editusers", "Can edit or disable users", ""),
+    ("creategroups", "Can create and destroy groups", ""),
+    ("editclassifications", "Can create, destroy, and edit classifications", ""),
+    ("editcomponents", "Can create, destroy, and edit components", ""),
+    ("editkeywords", "Can create, destroy, and edit keywords", ""),
+    ("editbugs", "Can edit all bug fields", ".*"),
+    ("canconfirm", "Can confirm a bug or mark it a duplicate", ""),
+    ("bz_canusewhineatothers", "Can configure whine reports for other users", ""),
+    ("bz_canusewhines", "User can configure whine reports for self", ""),
+    ("bz_sudoers", "Can perform actions as other users", ""),
+    ("bz_sudo_protect", "Can not be impersonated by other users", ""),
+    ("bz_quip_moderators", "Can moderate quips", ""),
+]
+
+
+def install_defaults(conn):
+    """Write fields, their values, the workflow, system groups, parameters,
+    the Unclassified classification. Runs inside the caller's transaction."""
+    for sort_key, (name, display, ftype, mandatory) in enumerate(STANDARD_FIELDS, start=1):
+        conn.execute("INSERT INTO fields (name, display_name, type, is_custom, is_mandatory, sort_key)"
+                     " VALUES (?, ?, ?, 0, ?, ?)", (name, display, ftype, mandatory, sort_key * 50))
+    field_id = {name: fid for fid, name in conn.execute("SELECT id, name FROM fields")}
+    status_id = {}
+    for position, (status, is_open) in enumerate(STATUSES, start=1):
+        cur = conn.execute("INSERT INTO field_values (field_id, value, sort_key, is_open)"
+                           " VALUES (?, ?, ?, ?)", (field_id["bug_status"], status, position * 100, is_open))
+        status_id[status] = cur.lastrowid
+    for field_name, values in SELECT_VALUES.items():
+        for position, value in enumerate(values, start=1):
+            conn.execute("INSERT INTO field_values (field_id, value, sort_key) VALUES (?, ?, ?)",
+                         (field_id[field_name], value, position * 100))
+    for old, new in WORKFLOW:
+        conn.execute("INSERT INTO status_workflow (old_status_id, new_status_id) VALUES (?, ?)",
+                     (status_id[old] if old else None, status_id[new]))
+    for name, description, regexp in SYSTEM_GROUPS:
+        conn.execute("INSERT INTO groups (name, description, is_bug_group, user_regexp, is_active)"
+                     " VALUES (?, ?, 0, ?, 1)", (name, description, regexp))
+    for name, value in settings.defaults().items():
+        conn.execute("INSERT INTO params (name, value) VALUES (?, ?)", (name, value))
+    conn.execute("INSERT INTO classifications (id, name, description, sort_key)"
+                 " VALUES (1, 'Unclassified', 'Not assigned to any classification', 0)")
+
+
+def create_admin(conn, login, password_hash, now, real_name="Administrator"):
+    """Create the first administrator, member of every system group, and the
+    test product whose component it owns. Returns the account id."""
+    cur = conn.execute("INSERT INTO users (login, real_name, password_hash, created_at)"
+                       " VALUES (?, ?, ?, ?)", (login, real_name, password_hash, dates.to_db(now)))
+    admin_id = cur.lastrowid
+    for (group_id,) in conn.execute("SELECT id FROM groups ORDER BY id").fetchall():
+        conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
+                     " VALUES (?, ?, 0, ?)", (admin_id, group_id, GRANT_DIRECT))
+        conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
+                     " VALUES (?, ?, 1, ?)", (admin_id, group_id, GRANT_DIRECT))
+    refresh_for_user(conn, admin_id)
+    _create_test_product(conn, admin_id)
+    return admin_id
+
+
+def _create_test_product(conn, owner_id):
+    cur = conn.execute(
+        "INSERT INTO products (name, classification_id, description, is_active, default_milestone,"
+        " has_unconfirmed) VALUES ('TestProduct', 1, ?, 1, '---', 1)",
+        ("This is a test product. This ought to be blown away and replaced with real stuff in a "
+         "finished installation of Bugzilla.",))
+    product_id = cur.lastrowid
+    conn.execute("INSERT INTO versions (product_id, name) VALUES (?, 'unspecified')", (product_id,))
+    conn.execute("INSERT INTO milestones (product_id, name, sort_key) VALUES (?, '---', 0)", (product_id,))
+    conn.execute(
+        "INSERT INTO components (product_id, name, description, default_assignee, is_active)"
+        " VALUES (?, 'TestComponent', ?, ?, 1)",
+        (product_id, "This is a test component in the test product database. This ought to be "
+                     "blown away and replaced with real stuff in a finished installation of Bugzilla.",
+         owner_id))
+
+
+def is_installed(conn):
+    """True when the database already holds an administrator."""
+    return conn.execute("SELECT 1 FROM users LIMIT 1").fetchone() is not None

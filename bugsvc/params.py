@@ -1,0 +1,128 @@
+"""Typed access to a call's parameters: the one place where values are coerced.
+
+Parameters arrive as JSON values (REST bodies, JSON-RPC), as strings (query
+strings, where a repeated key is a list) or as XML-RPC values. Services read
+them through `Params`, so "1", 1 and true mean the same everywhere.
+"""
+
+from .errors import ServiceError, PARAM_MUST_BE_NUMERIC, PARAM_INVALID, NUMBER_TOO_LARGE
+
+_FALSE_STRINGS = {"", "0", "false", "no", "off"}
+_INT64_MAX = 2**63 - 1
+
+
+def as_bool(value):
+    """Coerce a parameter value to a boolean (compat.md decision 2).
+
+    Strings "0", "", "false", "no" and "off" (any case) are false, every other
+    string is true; JSON booleans and numbers keep their truth value.
+    """
+    if isinstance(value, str):
+        return value.strip().lower() not in _FALSE_STRINGS
+    if isinstance(value, list):
+        return as_bool(value[0]) if value else False
+    return bool(value)
+
+
+def as_list(value):
+    """Return `value` as a list: None is [], a scalar is [scalar]."""
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value]
+
+
+def as_int(value, name):
+    """Coerce one value to an int.
+
+    Errors: 52 when it is not an integer; 54 when it does not fit 64 bits.
+    """
+    if isinstance(value, bool):
+        raise ServiceError(PARAM_MUST_BE_NUMERIC, f"Invalid parameter '{name}': '{value}' is not a number.")
+    if isinstance(value, int):
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and value.strip().lstrip("+-").isdigit() and value.strip().isascii():
+        number = int(value.strip())
+    else:
+        raise ServiceError(PARAM_MUST_BE_NUMERIC, f"Invalid parameter '{name}': '{value}' is not a number.")
+    if abs(number) > _INT64_MAX:
+        raise ServiceError(NUMBER_TOO_LARGE, f"Invalid parameter '{name}': {number} is too large.")
+    return number
+
+
+def as_str(value, name):
+    """Coerce a scalar to a string; numbers become their decimal text.
+
+    Errors: 53 when the value is an array or an object.
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (int, float)):
+        return str(value)
+    raise ServiceError(PARAM_INVALID, f"The parameter '{name}' must be a single value, not a list or an object.")
+
+
+class Params:
+    """Read-only typed view over a call's parameter dict."""
+
+    def __init__(self, params):
+        self.raw = params if params is not None else {}
+
+    def has(self, name):
+        """True when `name` was given at all (even as null or empty)."""
+        return name in self.raw
+
+    def get(self, name, default=None):
+        """The value as given, uncoerced."""
+        return self.raw.get(name, default)
+
+    def bool(self, name, default=False):
+        """`name` as a boolean; `default` when absent or null."""
+        value = self.raw.get(name)
+        return default if value is None else as_bool(value)
+
+    def int(self, name, default=None):
+        """`name` as an int; `default` when absent, null or "". Errors: 52, 54."""
+        value = self.raw.get(name)
+        if value is None or value == "":
+            return default
+        if isinstance(value, list):
+            if not value:
+                return default
+            value = value[0]
+        return as_int(value, name)
+
+    def str(self, name, default=None):
+        """`name` as a string; `default` when absent or null. Errors: 53."""
+        value = self.raw.get(name)
+        if value is None:
+            return default
+        if isinstance(value, list) and len(value) == 1:
+            value = value[0]
+        return as_str(value, name)
+
+    def list(self, name):
+        """`name` as a list of raw values ([] when absent)."""
+        return as_list(self.raw.get(name))
+
+    def str_list(self, name):
+        """`name` as a list of strings. Errors: 53."""
+        return [as_str(v, name) for v in as_list(self.raw.get(name)) if v is not None]
+
+    def int_list(self, name):
+        """`name` as a list of ints. Errors: 52, 54."""
+        return [as_int(v, name) for v in as_list(self.raw.get(name)) if v is not None and v != ""]
+
+    def dict(self, name):
+        """`name` as a dict ({} when absent or null). Errors: 53."""
+        value = self.raw.get(name)
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise ServiceError(PARAM_INVALID, f"The parameter '{name}' must be an object.")
+        return value

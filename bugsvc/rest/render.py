@@ -1,0 +1,94 @@
+"""Turning a result into bytes: JSON, JSONP or the HTML-wrapped page
+(compat.md sections 4 and 5)."""
+
+import hashlib
+import html
+import json
+import re
+
+JSON = "application/json"
+JAVASCRIPT = "application/javascript"
+TEXT_JAVASCRIPT = "text/javascript"
+HTML = "text/html"
+_OFFERED = (JSON, JAVASCRIPT, TEXT_JAVASCRIPT, HTML)
+_CALLBACK = re.compile(r"^[A-Za-z0-9_.\[\]]+$")
+
+CORS_HEADERS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Headers": "origin, content-type, accept, x-requested-with, "
+                                    "x-bugzilla-api-key, x-bugzilla-login, x-bugzilla-password, "
+                                    "x-bugzilla-token, x-service-api-key, x-service-login, "
+                                    "x-service-password, x-service-token, authorization",
+}
+
+
+def negotiate(accept):
+    """Pick the response type for an Accept header (q-values honoured, exact
+    names only; nothing suitable means JSON)."""
+    if not accept:
+        return JSON
+    choices = []
+    for position, item in enumerate(accept.split(",")):
+        parts = [p.strip() for p in item.split(";")]
+        media, quality = parts[0].lower(), 1.0
+        for part in parts[1:]:
+            if part.lower().startswith("q="):
+                try:
+                    quality = float(part[2:])
+                except ValueError:
+                    quality = 0.0
+        if media in _OFFERED and quality > 0:
+            choices.append((-quality, position, media))
+    return min(choices)[2] if choices else JSON
+
+
+def valid_callback(value):
+    """The trimmed JSONP callback name, or None when it is not acceptable."""
+    if not isinstance(value, str):
+        return None
+    value = value.strip()
+    return value if _CALLBACK.match(value) else None
+
+
+def wrap(result):
+    """Top-level shape: objects and arrays as they are, scalars as {"result": v}."""
+    return result if isinstance(result, (dict, list)) else {"result": result}
+
+
+def encode(result, media, callback=None):
+    """Return (body bytes, content type) for `result`."""
+    data = wrap(result)
+    if callback:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        return f"/**/{callback}({text})".encode("utf-8"), TEXT_JAVASCRIPT
+    if media == HTML:
+        pretty = json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True)
+        page = ("<!DOCTYPE html>\n<html><head><meta charset=\"UTF-8\"><title>bugsvc</title></head>"
+                "<body><pre>" + html.escape(pretty, quote=True) + "</pre></body></html>\n")
+        return page.encode("utf-8"), "text/html; charset=UTF-8"
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    content_type = JSON + "; charset=UTF-8" if media == JSON else media
+    return text.encode("utf-8"), content_type
+
+
+def etag(body, content_type):
+    """The ETag of a response: MD5 of the body and its content type."""
+    return '"' + hashlib.md5(body + content_type.encode(), usedforsecurity=False).hexdigest() + '"'
+
+
+def respond(req, resp, result, status, callback=None):
+    """Fill falcon's `resp` with `result`, negotiated against `req`."""
+    media = negotiate(req.get_header("Accept"))
+    body, content_type = encode(result, media, callback)
+    resp.status = status
+    resp.content_type = content_type
+    resp.set_header("Vary", "Accept")
+    for name, value in CORS_HEADERS.items():
+        resp.set_header(name, value)
+    tag = etag(body, content_type)
+    resp.set_header("ETag", tag)
+    if status == 200 and req.get_header("If-None-Match") == tag:
+        resp.status = 304
+        resp.data = b""
+        return
+    resp.data = body

@@ -1,0 +1,117 @@
+"""Route declarations and matching: a route is data (verb, path template,
+service method, how path parts become parameters, success status)."""
+
+import importlib
+import re
+from dataclasses import dataclass, field
+from urllib.parse import unquote
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+# Path part -> parameter mappers (compat.md section 2) --------------------------
+
+def id_or_name(part, ids="ids", names="names"):
+    """`{part}` becomes ids: [int] when all digits, else names: [text]."""
+    def mapper(values):
+        value = values[part]
+        return {ids: [int(value)]} if value.isdigit() else {names: [value]}
+    return mapper
+
+
+def id_list(part, key="ids", strip_hash=False):
+    """`{part}` becomes key: [value] (ints when all digits)."""
+    def mapper(values):
+        value = values[part]
+        if strip_hash and value.startswith("#"):
+            value = value[1:]
+        return {key: [int(value) if value.isdigit() else value]}
+    return mapper
+
+
+def scalars(**keys):
+    """Each `{part}` becomes a scalar parameter: scalars(param_name=part)."""
+    def mapper(values):
+        return {param: int(values[part]) if values[part].isdigit() and param.endswith("id")
+                else values[part] for param, part in keys.items()}
+    return mapper
+
+
+# Login rules of a route.
+OPTIONAL = "optional"    # anonymous callers allowed (unless requirelogin is on)
+REQUIRED = "required"    # 410 when not logged in
+EXEMPT = "exempt"        # anonymous allowed even when requirelogin is on
+SELF = "self"            # the service checks the credentials itself (login)
+
+
+@dataclass(frozen=True)
+class Route:
+    """One REST call.
+
+    method, template: HTTP verb and path below /rest ('/product/{x}').
+    service: 'module.function' in bugsvc.services.
+    path_params: maps the template's parts to parameters (None: no parts).
+    status: HTTP status on success. login: one of OPTIONAL/REQUIRED/EXEMPT/SELF.
+    write: opens a write transaction (default: every verb but GET).
+    shapes: include/exclude targets for fields.apply ({path: Shape}).
+    keeps_credentials: login/password/token stay in the parameters (they are
+    the call's own parameters).
+    """
+    method: str
+    template: str
+    service: str
+    path_params: object = None
+    status: int = 200
+    login: str = OPTIONAL
+    write: bool | None = None
+    shapes: dict = field(default_factory=dict)
+    keeps_credentials: bool = False
+
+    @property
+    def is_write(self):
+        return self.method != "GET" if self.write is None else self.write
+
+
+class Router:
+    """Matches (verb, path) against the route table; first match wins."""
+
+    def __init__(self, routes):
+        self._entries = []
+        for route in routes:
+            pattern = "^" + _PLACEHOLDER.sub(r"(?P<\1>[^/]+)", re.escape(route.template)
+                                             .replace(r"\{", "{").replace(r"\}", "}")) + "$"
+            function = resolve_service(route.service)
+            self._entries.append((re.compile(pattern), route, function))
+
+    def match(self, method, path):
+        """Find the route for `path` (below /rest, still percent-encoded).
+
+        Returns (route, function, params from the path, allowed verbs). route
+        is None when no route has that verb; allowed lists the verbs of the
+        routes whose template matches the path.
+        """
+        found, allowed = None, []
+        for pattern, route, function in self._entries:
+            hit = pattern.match(path)
+            if not hit:
+                continue
+            if route.method not in allowed:
+                allowed.append(route.method)
+            if found is None and route.method == method:
+                values = {k: unquote(v) for k, v in hit.groupdict().items()}
+                params = route.path_params(values) if route.path_params else {}
+                found = (route, function, params)
+        if found is None:
+            return None, None, {}, allowed
+        return found[0], found[1], found[2], allowed
+
+    def routes(self):
+        """Every route, in table order."""
+        return [route for _, route, _ in self._entries]
+
+
+def resolve_service(dotted):
+    """The function named 'module.function' in bugsvc.services."""
+    module_name, function_name = dotted.rsplit(".", 1)
+    module = importlib.import_module(f"bugsvc.services.{module_name}")
+    return getattr(module, function_name)

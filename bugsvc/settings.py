@@ -1,0 +1,138 @@
+"""Instance parameters: their defaults (compat.md section 12), who may read
+them, and how a new value is checked.
+
+Values are stored and returned as strings, as the reference does.
+"""
+
+import re
+
+BOOL = "bool"
+INT = "int"
+TEXT = "text"
+REGEXP = "regexp"
+GROUP = "group"          # a group name, or "" for none
+FIELD_VALUE = "value"    # a legal value of a select field (see _FIELD_OF)
+
+# name -> (default, kind, extra). extra: allowed choices for TEXT when a tuple.
+DEFINITIONS = {
+    "allowbugdeletion": ("0", BOOL, None),
+    "allowemailchange": ("1", BOOL, None),
+    "attachment_base": ("", TEXT, None),
+    "comment_taggers_group": ("editbugs", GROUP, None),
+    "commentonchange_resolution": ("0", BOOL, None),
+    "commentonduplicate": ("0", BOOL, None),
+    "cookiepath": ("/", TEXT, None),
+    "createemailregexp": (".*", REGEXP, None),
+    "default_search_limit": ("500", INT, None),
+    "defaultopsys": ("", FIELD_VALUE, "op_sys"),
+    "defaultplatform": ("", FIELD_VALUE, "rep_platform"),
+    "defaultpriority": ("---", FIELD_VALUE, "priority"),
+    "defaultseverity": ("enhancement", FIELD_VALUE, "bug_severity"),
+    "duplicate_or_move_bug_status": ("RESOLVED", FIELD_VALUE, "bug_status"),
+    "emailregexp": (r"^[\w\.\+\-=']+@[\w\.\-]+\.[\w\-]+$", REGEXP, None),
+    "emailregexpdesc": ("A legal address must contain exactly one '@', and at least one '.' "
+                        "after the @.", TEXT, None),
+    "emailsuffix": ("", TEXT, None),
+    "insidergroup": ("", GROUP, None),
+    "letsubmitterchoosemilestone": ("1", BOOL, None),
+    "letsubmitterchoosepriority": ("1", BOOL, None),
+    "mailfrom": ("bugzilla-daemon", TEXT, None),
+    "maintainer": ("", TEXT, None),
+    "makeproductgroups": ("0", BOOL, None),
+    "max_search_results": ("10000", INT, None),
+    "maxattachmentsize": ("1000", INT, None),
+    "maxlocalattachment": ("0", INT, None),
+    "maxusermatches": ("1000", INT, None),
+    "musthavemilestoneonaccept": ("0", BOOL, None),
+    "noresolveonopenblockers": ("0", BOOL, None),
+    "password_complexity": ("no_constraints", TEXT,
+                            ("no_constraints", "mixed_letters", "letters_numbers",
+                             "letters_numbers_specialchars")),
+    "rememberlogin": ("on", TEXT, ("on", "defaulton", "defaultoff")),
+    "requirelogin": ("0", BOOL, None),
+    "search_allow_no_criteria": ("1", BOOL, None),
+    "strict_isolation": ("0", BOOL, None),
+    "timetrackinggroup": ("editbugs", GROUP, None),
+    "urlbase": ("", TEXT, None),
+    "use_see_also": ("1", BOOL, None),
+    "useclassification": ("0", BOOL, None),
+    "usemenuforusers": ("0", BOOL, None),
+    "useqacontact": ("0", BOOL, None),
+    "usestatuswhiteboard": ("0", BOOL, None),
+    "usetargetmilestone": ("0", BOOL, None),
+    "usevisibilitygroups": ("0", BOOL, None),
+    "webservice_email_filter": ("0", BOOL, None),
+}
+
+# What each tier of caller sees (interface "Parameters object").
+PUBLIC = ("maintainer", "requirelogin")
+LOGGED_IN = (
+    "allowemailchange", "attachment_base", "commentonchange_resolution", "commentonduplicate",
+    "cookiepath", "defaultopsys", "defaultplatform", "defaultpriority", "defaultseverity",
+    "duplicate_or_move_bug_status", "emailregexpdesc", "emailsuffix",
+    "letsubmitterchoosemilestone", "letsubmitterchoosepriority", "mailfrom", "maintainer",
+    "maxattachmentsize", "maxlocalattachment", "musthavemilestoneonaccept",
+    "noresolveonopenblockers", "password_complexity", "rememberlogin", "requirelogin",
+    "search_allow_no_criteria", "urlbase", "use_see_also", "useclassification",
+    "usemenuforusers", "useqacontact", "usestatuswhiteboard", "usetargetmilestone",
+)
+
+
+def defaults():
+    """{name: default value} for every parameter."""
+    return {name: definition[0] for name, definition in DEFINITIONS.items()}
+
+
+def load(conn):
+    """{name: value} of every parameter, stored values over defaults."""
+    values = defaults()
+    for name, value in conn.execute("SELECT name, value FROM params"):
+        if name in values:
+            values[name] = value
+    return values
+
+
+def normalise(conn, name, value):
+    """Check a new value for parameter `name`; return its stored string form.
+
+    Raises ValueError with a message saying what is wrong.
+    """
+    default, kind, extra = DEFINITIONS[name]
+    if isinstance(value, bool):
+        text = "1" if value else "0"
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        text = str(int(value)) if float(value).is_integer() else str(value)
+    elif isinstance(value, str):
+        text = value.strip()
+    else:
+        raise ValueError(f"the value of '{name}' must be a string, a number or a boolean")
+    if kind == BOOL:
+        if text.lower() in ("1", "on", "true", "yes"):
+            return "1"
+        if text.lower() in ("0", "off", "false", "no", ""):
+            return "0"
+        raise ValueError(f"'{name}' must be 0 or 1")
+    if kind == INT:
+        if not re.fullmatch(r"\d{1,12}", text):
+            raise ValueError(f"'{name}' must be a non-negative integer")
+        return str(int(text))
+    if kind == REGEXP:
+        try:
+            re.compile(text)
+        except re.error as exc:
+            raise ValueError(f"'{name}' is not a valid regular expression: {exc}") from None
+        return text
+    if kind == GROUP:
+        if text and conn.execute("SELECT 1 FROM groups WHERE lower(name) = lower(?)",
+                                 (text,)).fetchone() is None:
+            raise ValueError(f"'{text}' is not the name of a group")
+        return text
+    if kind == FIELD_VALUE:
+        if text and conn.execute(
+                "SELECT 1 FROM field_values v JOIN fields f ON f.id = v.field_id"
+                " WHERE f.name = ? AND v.value = ?", (extra, text)).fetchone() is None:
+            raise ValueError(f"'{text}' is not a legal value of {extra}")
+        return text
+    if isinstance(extra, tuple) and text not in extra:
+        raise ValueError(f"'{name}' must be one of: {', '.join(extra)}")
+    return text

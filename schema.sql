@@ -1,0 +1,256 @@
+-- bugsvc schema: the one source of the database's structure.
+-- Portable SQL (SQLite now, PostgreSQL later); times are UTC text
+-- 'YYYY-MM-DD HH:MM:SS' written by Python, never by SQL defaults.
+-- Changes after a release go into bugsvc/db.py MIGRATIONS; nothing is dropped.
+
+-- Accounts -------------------------------------------------------------------
+
+CREATE TABLE users (
+    id             INTEGER PRIMARY KEY,
+    login          TEXT NOT NULL,
+    real_name      TEXT NOT NULL DEFAULT '',
+    password_hash  TEXT,                       -- NULL: no database login
+    disabled_text  TEXT NOT NULL DEFAULT '',   -- non-empty: account disabled
+    email_enabled  INTEGER NOT NULL DEFAULT 1,
+    created_at     TEXT NOT NULL
+);
+CREATE UNIQUE INDEX users_login_idx ON users (lower(login));
+CREATE INDEX users_real_name_idx ON users (lower(real_name));
+
+CREATE TABLE groups (
+    id            INTEGER PRIMARY KEY,
+    name          TEXT NOT NULL,
+    description   TEXT NOT NULL,
+    is_bug_group  INTEGER NOT NULL DEFAULT 1,
+    user_regexp   TEXT NOT NULL DEFAULT '',
+    is_active     INTEGER NOT NULL DEFAULT 1,
+    icon_url      TEXT NOT NULL DEFAULT ''
+);
+CREATE UNIQUE INDEX groups_name_idx ON groups (lower(name));
+
+-- grant_type: 0 = granted directly, 2 = granted by the group's user_regexp.
+CREATE TABLE user_groups (
+    user_id     INTEGER NOT NULL REFERENCES users (id),
+    group_id    INTEGER NOT NULL REFERENCES groups (id),
+    is_bless    INTEGER NOT NULL DEFAULT 0,
+    grant_type  INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (user_id, group_id, is_bless, grant_type)
+);
+CREATE INDEX user_groups_group_idx ON user_groups (group_id, is_bless);
+
+-- Login tokens (GET /rest/login); only a hash of the secret part is kept.
+CREATE TABLE login_tokens (
+    token_hash  TEXT PRIMARY KEY,
+    user_id     INTEGER NOT NULL REFERENCES users (id),
+    ip_address  TEXT,                          -- set: token valid only from there
+    created_at  TEXT NOT NULL,
+    last_used   TEXT NOT NULL
+);
+CREATE INDEX login_tokens_user_idx ON login_tokens (user_id);
+
+CREATE TABLE api_keys (
+    id           INTEGER PRIMARY KEY,
+    user_id      INTEGER NOT NULL REFERENCES users (id),
+    key_hash     TEXT NOT NULL UNIQUE,
+    description  TEXT NOT NULL DEFAULT '',
+    revoked      INTEGER NOT NULL DEFAULT 0,
+    created_at   TEXT NOT NULL,
+    last_used    TEXT,
+    last_used_ip TEXT
+);
+CREATE INDEX api_keys_user_idx ON api_keys (user_id);
+
+-- Failed sign-ins, for locking an address out (5 in 30 minutes).
+CREATE TABLE login_failures (
+    ip_address  TEXT NOT NULL,
+    user_id     INTEGER,
+    failed_at   TEXT NOT NULL
+);
+CREATE INDEX login_failures_ip_idx ON login_failures (ip_address, failed_at);
+
+CREATE TABLE saved_searches (
+    id       INTEGER PRIMARY KEY,
+    user_id  INTEGER NOT NULL REFERENCES users (id),
+    name     TEXT NOT NULL,
+    query    TEXT NOT NULL
+);
+CREATE INDEX saved_searches_user_idx ON saved_searches (user_id);
+
+CREATE TABLE saved_reports (
+    id       INTEGER PRIMARY KEY,
+    user_id  INTEGER NOT NULL REFERENCES users (id),
+    name     TEXT NOT NULL,
+    query    TEXT NOT NULL
+);
+CREATE INDEX saved_reports_user_idx ON saved_reports (user_id);
+
+-- Instance --------------------------------------------------------------------
+
+CREATE TABLE params (
+    name   TEXT PRIMARY KEY,
+    value  TEXT NOT NULL
+);
+
+-- Every admin change; GET /rest/last_audit_time reads the latest at_time.
+CREATE TABLE audit_log (
+    id         INTEGER PRIMARY KEY,
+    user_id    INTEGER,
+    class      TEXT NOT NULL,                  -- e.g. 'Bugzilla::Product'
+    object_id  INTEGER NOT NULL,
+    field      TEXT,
+    removed    TEXT,
+    added      TEXT,
+    at_time    TEXT NOT NULL
+);
+CREATE INDEX audit_log_class_time_idx ON audit_log (class, at_time);
+CREATE INDEX audit_log_time_idx ON audit_log (at_time);
+
+-- Catalogue ---------------------------------------------------------------------
+
+CREATE TABLE classifications (
+    id           INTEGER PRIMARY KEY,
+    name         TEXT NOT NULL,
+    description  TEXT NOT NULL DEFAULT '',
+    sort_key     INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX classifications_name_idx ON classifications (lower(name));
+
+CREATE TABLE products (
+    id                 INTEGER PRIMARY KEY,
+    name               TEXT NOT NULL,
+    classification_id  INTEGER NOT NULL REFERENCES classifications (id),
+    description        TEXT NOT NULL DEFAULT '',
+    is_active          INTEGER NOT NULL DEFAULT 1,
+    default_milestone  TEXT NOT NULL DEFAULT '---',
+    has_unconfirmed    INTEGER NOT NULL DEFAULT 1
+);
+CREATE UNIQUE INDEX products_name_idx ON products (lower(name));
+
+CREATE TABLE components (
+    id                  INTEGER PRIMARY KEY,
+    product_id          INTEGER NOT NULL REFERENCES products (id),
+    name                TEXT NOT NULL,
+    description         TEXT NOT NULL DEFAULT '',
+    default_assignee    INTEGER NOT NULL REFERENCES users (id),
+    default_qa_contact  INTEGER REFERENCES users (id),
+    is_active           INTEGER NOT NULL DEFAULT 1
+);
+CREATE UNIQUE INDEX components_product_name_idx ON components (product_id, lower(name));
+
+CREATE TABLE component_cc (
+    component_id  INTEGER NOT NULL REFERENCES components (id),
+    user_id       INTEGER NOT NULL REFERENCES users (id),
+    PRIMARY KEY (component_id, user_id)
+);
+
+CREATE TABLE versions (
+    id          INTEGER PRIMARY KEY,
+    product_id  INTEGER NOT NULL REFERENCES products (id),
+    name        TEXT NOT NULL,
+    is_active   INTEGER NOT NULL DEFAULT 1
+);
+CREATE UNIQUE INDEX versions_product_name_idx ON versions (product_id, lower(name));
+
+CREATE TABLE milestones (
+    id          INTEGER PRIMARY KEY,
+    product_id  INTEGER NOT NULL REFERENCES products (id),
+    name        TEXT NOT NULL,
+    sort_key    INTEGER NOT NULL DEFAULT 0,
+    is_active   INTEGER NOT NULL DEFAULT 1
+);
+CREATE UNIQUE INDEX milestones_product_name_idx ON milestones (product_id, lower(name));
+
+-- Per-product group controls. membercontrol/othercontrol:
+-- 0 = NA, 1 = Shown, 2 = Default, 3 = Mandatory.
+CREATE TABLE group_controls (
+    group_id       INTEGER NOT NULL REFERENCES groups (id),
+    product_id     INTEGER NOT NULL REFERENCES products (id),
+    entry          INTEGER NOT NULL DEFAULT 0,
+    membercontrol  INTEGER NOT NULL DEFAULT 0,
+    othercontrol   INTEGER NOT NULL DEFAULT 0,
+    canedit        INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (group_id, product_id)
+);
+CREATE INDEX group_controls_product_idx ON group_controls (product_id);
+
+CREATE TABLE keywords (
+    id           INTEGER PRIMARY KEY,
+    name         TEXT NOT NULL,
+    description  TEXT NOT NULL DEFAULT '',
+    is_active    INTEGER NOT NULL DEFAULT 1
+);
+CREATE UNIQUE INDEX keywords_name_idx ON keywords (lower(name));
+
+-- Flag types; target_type is 'b' (bug) or 'a' (attachment).
+CREATE TABLE flag_types (
+    id                INTEGER PRIMARY KEY,
+    name              TEXT NOT NULL,
+    description       TEXT NOT NULL,
+    cc_list           TEXT NOT NULL DEFAULT '',
+    target_type       TEXT NOT NULL DEFAULT 'b',
+    is_active         INTEGER NOT NULL DEFAULT 1,
+    is_requestable    INTEGER NOT NULL DEFAULT 1,
+    is_requesteeble   INTEGER NOT NULL DEFAULT 1,
+    is_multiplicable  INTEGER NOT NULL DEFAULT 1,
+    sort_key          INTEGER NOT NULL DEFAULT 1,
+    grant_group_id    INTEGER REFERENCES groups (id),
+    request_group_id  INTEGER REFERENCES groups (id)
+);
+
+-- NULL product_id / component_id mean "all products" / "all components".
+CREATE TABLE flag_inclusions (
+    type_id       INTEGER NOT NULL REFERENCES flag_types (id),
+    product_id    INTEGER REFERENCES products (id),
+    component_id  INTEGER REFERENCES components (id)
+);
+CREATE INDEX flag_inclusions_type_idx ON flag_inclusions (type_id);
+
+CREATE TABLE flag_exclusions (
+    type_id       INTEGER NOT NULL REFERENCES flag_types (id),
+    product_id    INTEGER REFERENCES products (id),
+    component_id  INTEGER REFERENCES components (id)
+);
+CREATE INDEX flag_exclusions_type_idx ON flag_exclusions (type_id);
+
+-- Bug fields (standard and cf_*) and the legal values of select fields.
+CREATE TABLE fields (
+    id                   INTEGER PRIMARY KEY,
+    name                 TEXT NOT NULL UNIQUE,
+    display_name         TEXT NOT NULL,
+    type                 INTEGER NOT NULL DEFAULT 0,
+    is_custom            INTEGER NOT NULL DEFAULT 0,
+    is_mandatory         INTEGER NOT NULL DEFAULT 0,
+    is_on_bug_entry      INTEGER NOT NULL DEFAULT 0,
+    is_obsolete          INTEGER NOT NULL DEFAULT 0,
+    sort_key             INTEGER NOT NULL DEFAULT 0,
+    visibility_field_id  INTEGER REFERENCES fields (id),
+    value_field_id       INTEGER REFERENCES fields (id)
+);
+
+-- Values of the visibility_field for which a field is shown.
+CREATE TABLE field_visibility (
+    field_id  INTEGER NOT NULL REFERENCES fields (id),
+    value_id  INTEGER NOT NULL,
+    PRIMARY KEY (field_id, value_id)
+);
+
+-- Legal values of select fields: bug_status, resolution, priority,
+-- bug_severity, rep_platform, op_sys and custom selects.
+CREATE TABLE field_values (
+    id                   INTEGER PRIMARY KEY,
+    field_id             INTEGER NOT NULL REFERENCES fields (id),
+    value                TEXT NOT NULL,
+    sort_key             INTEGER NOT NULL DEFAULT 0,
+    is_active            INTEGER NOT NULL DEFAULT 1,
+    is_open              INTEGER,                -- bug_status only
+    visibility_value_id  INTEGER
+);
+CREATE UNIQUE INDEX field_values_field_value_idx ON field_values (field_id, value);
+
+-- Status workflow; old_status_id NULL is the pseudo-status of a new bug.
+CREATE TABLE status_workflow (
+    old_status_id    INTEGER REFERENCES field_values (id),
+    new_status_id    INTEGER NOT NULL REFERENCES field_values (id),
+    require_comment  INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX status_workflow_idx ON status_workflow (old_status_id, new_status_id);

@@ -1,0 +1,141 @@
+"""Shared fixtures: every test gets its own database, copied from a template
+built once per session from schema.sql and the default installation data."""
+
+import shutil
+import sqlite3
+from datetime import datetime, timezone
+
+import pytest
+from falcon import testing
+
+from bugsvc import auth
+from bugsvc.app import create_app
+from bugsvc.auth import ScryptCost
+from bugsvc.caller import ANONYMOUS, load_caller
+from bugsvc.cli import prepare_database
+from bugsvc.config import Config
+from bugsvc.context import Context
+from bugsvc.db import Database
+from bugsvc.membership import refresh_for_user
+
+ADMIN_EMAIL = "admin@example.com"
+ADMIN_PASSWORD = "admin-password"
+FAST_COST = ScryptCost(n=16, r=1, p=1)   # tests only: hashing must not dominate
+
+
+@pytest.fixture(scope="session")
+def template_db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("template") / "template.sqlite"
+    config = Config(db_path=str(path), admin_email=ADMIN_EMAIL, admin_password=ADMIN_PASSWORD,
+                    password_cost=FAST_COST)
+    db = prepare_database(config, out=_Null())
+    db.connection().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    return path
+
+
+class _Null:
+    def write(self, _):
+        pass
+
+    def flush(self):
+        pass
+
+
+@pytest.fixture
+def db_path(template_db, tmp_path):
+    path = tmp_path / "bugsvc.sqlite"
+    shutil.copyfile(template_db, path)
+    return path
+
+
+@pytest.fixture
+def config(db_path):
+    return Config(db_path=str(db_path), admin_email=ADMIN_EMAIL, admin_password=ADMIN_PASSWORD,
+                  password_cost=FAST_COST)
+
+
+@pytest.fixture
+def db(config):
+    database = Database(config.db_path)
+    yield database
+    database.close()
+
+
+@pytest.fixture
+def app(config, db):
+    return create_app(config, db=db)
+
+
+@pytest.fixture
+def client(app):
+    return testing.TestClient(app)
+
+
+class Services:
+    """Calls service functions directly, as a given account, in one transaction
+    (committed on success, rolled back on error) like the REST adapter does."""
+
+    def __init__(self, db, config):
+        self.db = db
+        self.config = config
+        self.auth = auth.Authenticator(db, config.password_cost)
+
+    def call(self, function, params=None, as_user=None, now=None, write=True, fields=None):
+        """Run `function(ctx, params)` as account id/login `as_user` (None: anonymous)."""
+        now = now or datetime.now(timezone.utc)
+        with self.db.transaction(write=write) as conn:
+            caller = self.caller(conn, as_user)
+            ctx = Context(conn=conn, caller=caller, now=now, config=self.config, auth=self.auth,
+                          remote_ip="127.0.0.1")
+            if fields is not None:
+                ctx.fields = fields
+            return function(ctx, dict(params or {}))
+
+    @staticmethod
+    def caller(conn, as_user):
+        if as_user is None:
+            return ANONYMOUS
+        if isinstance(as_user, str):
+            as_user = conn.execute("SELECT id FROM users WHERE lower(login) = lower(?)",
+                                   (as_user,)).fetchone()[0]
+        return load_caller(conn, as_user)
+
+    def add_user(self, login, password=None, real_name="", groups=(), bless=(), disabled_text=""):
+        """Create an account directly in the database; returns its id."""
+        with self.db.transaction(write=True) as conn:
+            cur = conn.execute(
+                "INSERT INTO users (login, real_name, password_hash, disabled_text, created_at)"
+                " VALUES (?, ?, ?, ?, '2026-01-01 00:00:00')",
+                (login, real_name, auth.hash_password(password, FAST_COST) if password else None,
+                 disabled_text))
+            user_id = cur.lastrowid
+            refresh_for_user(conn, user_id)
+            for names, is_bless in ((groups, 0), (bless, 1)):
+                for name in names:
+                    group_id = conn.execute("SELECT id FROM groups WHERE name = ?", (name,)).fetchone()[0]
+                    conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
+                                 " VALUES (?, ?, ?, 0)", (user_id, group_id, is_bless))
+        return user_id
+
+    def api_key(self, login):
+        """Create and return an API key for `login`."""
+        with self.db.transaction(write=True) as conn:
+            user_id = conn.execute("SELECT id FROM users WHERE lower(login) = lower(?)",
+                                   (login,)).fetchone()[0]
+            return auth.create_api_key(conn, user_id, "test", datetime.now(timezone.utc))[1]
+
+    def query(self, sql, args=()):
+        """Rows of a read-only query, for checking what is stored."""
+        with self.db.transaction() as conn:
+            return [tuple(row) for row in conn.execute(sql, args).fetchall()]
+
+
+@pytest.fixture
+def services(db, config):
+    return Services(db, config)
+
+
+@pytest.fixture
+def admin_key(services):
+    return services.api_key(ADMIN_EMAIL)
