@@ -254,3 +254,202 @@ CREATE TABLE status_workflow (
     require_comment  INTEGER NOT NULL DEFAULT 0
 );
 CREATE UNIQUE INDEX status_workflow_idx ON status_workflow (old_status_id, new_status_id);
+
+-- Bugs --------------------------------------------------------------------------
+-- Select fields are stored as their value text (as the reference does), the
+-- product and component by id.
+
+CREATE TABLE bugs (
+    id                     INTEGER PRIMARY KEY,
+    product_id             INTEGER NOT NULL REFERENCES products (id),
+    component_id           INTEGER NOT NULL REFERENCES components (id),
+    version                TEXT NOT NULL,
+    target_milestone       TEXT NOT NULL DEFAULT '---',
+    summary                TEXT NOT NULL,
+    status                 TEXT NOT NULL,
+    resolution             TEXT NOT NULL DEFAULT '',
+    is_confirmed           INTEGER NOT NULL DEFAULT 1,
+    priority               TEXT NOT NULL,
+    severity               TEXT NOT NULL,
+    platform               TEXT NOT NULL,
+    op_sys                 TEXT NOT NULL,
+    assigned_to            INTEGER NOT NULL REFERENCES users (id),
+    qa_contact             INTEGER REFERENCES users (id),
+    reporter               INTEGER NOT NULL REFERENCES users (id),
+    url                    TEXT NOT NULL DEFAULT '',
+    whiteboard             TEXT NOT NULL DEFAULT '',
+    dupe_of                INTEGER REFERENCES bugs (id),
+    creation_time          TEXT NOT NULL,
+    last_change_time       TEXT NOT NULL,
+    deadline               TEXT,                     -- 'YYYY-MM-DD'
+    estimated_time         REAL NOT NULL DEFAULT 0,
+    remaining_time         REAL NOT NULL DEFAULT 0,
+    is_cc_accessible       INTEGER NOT NULL DEFAULT 1,
+    is_creator_accessible  INTEGER NOT NULL DEFAULT 1
+);
+CREATE INDEX bugs_product_status_idx ON bugs (product_id, status);
+CREATE INDEX bugs_component_idx ON bugs (component_id);
+CREATE INDEX bugs_status_idx ON bugs (status);
+CREATE INDEX bugs_assigned_to_idx ON bugs (assigned_to);
+CREATE INDEX bugs_reporter_idx ON bugs (reporter);
+CREATE INDEX bugs_qa_contact_idx ON bugs (qa_contact);
+CREATE INDEX bugs_creation_time_idx ON bugs (creation_time);
+CREATE INDEX bugs_last_change_time_idx ON bugs (last_change_time);
+CREATE INDEX bugs_dupe_of_idx ON bugs (dupe_of);
+
+CREATE TABLE bug_aliases (
+    alias   TEXT NOT NULL,
+    bug_id  INTEGER NOT NULL REFERENCES bugs (id)
+);
+CREATE UNIQUE INDEX bug_aliases_alias_idx ON bug_aliases (lower(alias));
+CREATE INDEX bug_aliases_bug_idx ON bug_aliases (bug_id);
+
+CREATE TABLE bug_cc (
+    bug_id   INTEGER NOT NULL REFERENCES bugs (id),
+    user_id  INTEGER NOT NULL REFERENCES users (id),
+    PRIMARY KEY (bug_id, user_id)
+);
+CREATE INDEX bug_cc_user_idx ON bug_cc (user_id);
+
+CREATE TABLE bug_keywords (
+    bug_id      INTEGER NOT NULL REFERENCES bugs (id),
+    keyword_id  INTEGER NOT NULL REFERENCES keywords (id),
+    PRIMARY KEY (bug_id, keyword_id)
+);
+CREATE INDEX bug_keywords_keyword_idx ON bug_keywords (keyword_id);
+
+-- blocked depends on depends_on.
+CREATE TABLE dependencies (
+    blocked     INTEGER NOT NULL REFERENCES bugs (id),
+    depends_on  INTEGER NOT NULL REFERENCES bugs (id),
+    PRIMARY KEY (blocked, depends_on)
+);
+CREATE INDEX dependencies_depends_on_idx ON dependencies (depends_on);
+
+-- A bug restricted to groups is visible only to members of all of them.
+CREATE TABLE bug_groups (
+    bug_id    INTEGER NOT NULL REFERENCES bugs (id),
+    group_id  INTEGER NOT NULL REFERENCES groups (id),
+    PRIMARY KEY (bug_id, group_id)
+);
+CREATE INDEX bug_groups_group_idx ON bug_groups (group_id);
+
+CREATE TABLE bug_see_also (
+    id      INTEGER PRIMARY KEY,
+    bug_id  INTEGER NOT NULL REFERENCES bugs (id),
+    url     TEXT NOT NULL
+);
+CREATE UNIQUE INDEX bug_see_also_bug_url_idx ON bug_see_also (bug_id, url);
+
+-- Values of custom fields (multi-select: one row per value).
+CREATE TABLE bug_custom_values (
+    bug_id    INTEGER NOT NULL REFERENCES bugs (id),
+    field_id  INTEGER NOT NULL REFERENCES fields (id),
+    value     TEXT NOT NULL
+);
+CREATE INDEX bug_custom_values_bug_idx ON bug_custom_values (bug_id, field_id);
+CREATE INDEX bug_custom_values_field_idx ON bug_custom_values (field_id, value);
+
+-- Comments; count 0 is the description. kind: 0 plain, 2 duplicate of
+-- (extra = the other bug), 3 has duplicate, 5 attachment created, 6
+-- attachment updated (extra = attachment id).
+CREATE TABLE comments (
+    id             INTEGER PRIMARY KEY,
+    bug_id         INTEGER NOT NULL REFERENCES bugs (id),
+    count          INTEGER NOT NULL,
+    author_id      INTEGER NOT NULL REFERENCES users (id),
+    created_at     TEXT NOT NULL,
+    body           TEXT NOT NULL DEFAULT '',
+    is_private     INTEGER NOT NULL DEFAULT 0,
+    work_time      REAL NOT NULL DEFAULT 0,
+    kind           INTEGER NOT NULL DEFAULT 0,
+    extra          TEXT,
+    attachment_id  INTEGER
+);
+CREATE UNIQUE INDEX comments_bug_count_idx ON comments (bug_id, count);
+CREATE INDEX comments_author_idx ON comments (author_id);
+CREATE INDEX comments_created_idx ON comments (created_at);
+
+CREATE TABLE comment_tags (
+    comment_id  INTEGER NOT NULL REFERENCES comments (id),
+    tag         TEXT NOT NULL
+);
+CREATE UNIQUE INDEX comment_tags_comment_tag_idx ON comment_tags (comment_id, lower(tag));
+CREATE INDEX comment_tags_tag_idx ON comment_tags (lower(tag));
+
+-- History: one row per changed field; field uses the API names.
+CREATE TABLE bug_activity (
+    id             INTEGER PRIMARY KEY,
+    bug_id         INTEGER NOT NULL REFERENCES bugs (id),
+    attachment_id  INTEGER,
+    who            INTEGER NOT NULL REFERENCES users (id),
+    changed_at     TEXT NOT NULL,
+    field          TEXT NOT NULL,
+    removed        TEXT NOT NULL DEFAULT '',
+    added          TEXT NOT NULL DEFAULT '',
+    comment_id     INTEGER
+);
+CREATE INDEX bug_activity_bug_idx ON bug_activity (bug_id, changed_at);
+CREATE INDEX bug_activity_field_idx ON bug_activity (field, changed_at);
+CREATE INDEX bug_activity_who_idx ON bug_activity (who);
+
+CREATE TABLE attachments (
+    id                INTEGER PRIMARY KEY,
+    bug_id            INTEGER NOT NULL REFERENCES bugs (id),
+    creator_id        INTEGER NOT NULL REFERENCES users (id),
+    created_at        TEXT NOT NULL,
+    last_change_time  TEXT NOT NULL,
+    summary           TEXT NOT NULL,
+    file_name         TEXT NOT NULL,
+    content_type      TEXT NOT NULL,
+    is_patch          INTEGER NOT NULL DEFAULT 0,
+    is_obsolete       INTEGER NOT NULL DEFAULT 0,
+    is_private        INTEGER NOT NULL DEFAULT 0,
+    size              INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX attachments_bug_idx ON attachments (bug_id);
+
+CREATE TABLE attachment_data (
+    attachment_id  INTEGER PRIMARY KEY REFERENCES attachments (id),
+    data           BLOB NOT NULL
+);
+
+-- Flags on bugs (attachment_id NULL) and on attachments.
+CREATE TABLE flags (
+    id             INTEGER PRIMARY KEY,
+    type_id        INTEGER NOT NULL REFERENCES flag_types (id),
+    status         TEXT NOT NULL,
+    bug_id         INTEGER NOT NULL REFERENCES bugs (id),
+    attachment_id  INTEGER REFERENCES attachments (id),
+    setter_id      INTEGER NOT NULL REFERENCES users (id),
+    requestee_id   INTEGER REFERENCES users (id),
+    created_at     TEXT NOT NULL,
+    modified_at    TEXT NOT NULL
+);
+CREATE INDEX flags_bug_idx ON flags (bug_id, attachment_id);
+CREATE INDEX flags_type_idx ON flags (type_id);
+CREATE INDEX flags_requestee_idx ON flags (requestee_id);
+CREATE INDEX flags_setter_idx ON flags (setter_id);
+
+CREATE TABLE bug_user_last_visit (
+    user_id        INTEGER NOT NULL REFERENCES users (id),
+    bug_id         INTEGER NOT NULL REFERENCES bugs (id),
+    last_visit_ts  TEXT NOT NULL,
+    PRIMARY KEY (user_id, bug_id)
+);
+CREATE INDEX bug_user_last_visit_time_idx ON bug_user_last_visit (user_id, last_visit_ts);
+
+-- Personal tags (the bug field `tags`, search `tag`).
+CREATE TABLE personal_tags (
+    id       INTEGER PRIMARY KEY,
+    user_id  INTEGER NOT NULL REFERENCES users (id),
+    name     TEXT NOT NULL
+);
+CREATE UNIQUE INDEX personal_tags_user_name_idx ON personal_tags (user_id, lower(name));
+
+CREATE TABLE bug_tags (
+    bug_id  INTEGER NOT NULL REFERENCES bugs (id),
+    tag_id  INTEGER NOT NULL REFERENCES personal_tags (id),
+    PRIMARY KEY (bug_id, tag_id)
+);
+CREATE INDEX bug_tags_tag_idx ON bug_tags (tag_id);

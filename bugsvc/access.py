@@ -69,3 +69,47 @@ def can_see_product(ctx, product_id):
 def can_enter_product(ctx, product_id):
     """True when the caller may file bugs in product `product_id` right now."""
     return product_id in enterable_product_ids(ctx)
+
+
+def bug_visibility_sql(ctx, bug="b"):
+    """SQL condition (and its arguments) true for the rows of table alias
+    `bug` that the caller may see.
+
+    A bug is visible when the caller is in every group the bug is restricted
+    to, or is its reporter (while is_creator_accessible), on its CC list
+    (while is_cc_accessible), its assignee or its QA contact.
+    """
+    condition, args = _not_in_groups(ctx.caller, "bg.group_id")
+    sql = f"(NOT EXISTS (SELECT 1 FROM bug_groups bg WHERE bg.bug_id = {bug}.id AND {condition})"
+    user_id = ctx.caller.id
+    if user_id is not None:
+        sql += (f" OR ({bug}.reporter = ? AND {bug}.is_creator_accessible = 1)"
+                f" OR {bug}.assigned_to = ? OR {bug}.qa_contact = ?"
+                f" OR ({bug}.is_cc_accessible = 1 AND EXISTS (SELECT 1 FROM bug_cc cc"
+                f" WHERE cc.bug_id = {bug}.id AND cc.user_id = ?))")
+        args = args + [user_id, user_id, user_id, user_id]
+    return sql + ")", args
+
+
+def visible_bug_ids(ctx, bug_ids):
+    """The subset of `bug_ids` (existing bugs) the caller may see."""
+    bug_ids = list(bug_ids)
+    if not bug_ids:
+        return set()
+    condition, args = bug_visibility_sql(ctx)
+    rows = ctx.conn.execute(f"SELECT b.id FROM bugs b WHERE b.id IN ({placeholders(bug_ids)})"
+                            f" AND {condition}", bug_ids + args)
+    return {row[0] for row in rows}
+
+
+def is_insider(ctx):
+    """True when the caller is in the insidergroup (sees private comments and
+    attachments); nobody is when the parameter is empty."""
+    group = ctx.param("insidergroup")
+    return bool(group) and ctx.caller.in_group(group)
+
+
+def is_timetracker(ctx):
+    """True when the caller is in the timetrackinggroup."""
+    group = ctx.param("timetrackinggroup")
+    return bool(group) and ctx.caller.in_group(group)
