@@ -1,0 +1,1 @@
+"""Bugs: the pieces the bug, comment, attachment and last-visit services share."""

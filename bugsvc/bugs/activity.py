@@ -1,0 +1,18 @@
+"""Bug history rows (bugs.md section 8): one row per changed field."""
+
+from .. import dates
+
+
+def record(conn, bug_id, who, when, field, removed, added, attachment_id=None, comment_id=None):
+    """Store one history row. removed/added: the strings of the `changes` answer;
+    when: an aware datetime."""
+    conn.execute(
+        "INSERT INTO bug_activity (bug_id, attachment_id, who, changed_at, field, removed, added,"
+        " comment_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (bug_id, attachment_id, who, dates.to_db(when), field, removed or "", added or "",
+         comment_id))
+
+
+def touch(conn, bug_id, when):
+    """Set the bug's last_change_time to `when`."""
+    conn.execute("UPDATE bugs SET last_change_time = ? WHERE id = ?", (dates.to_db(when), bug_id))
