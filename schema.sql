@@ -147,6 +147,7 @@ CREATE TABLE versions (
     id          INTEGER PRIMARY KEY,
     product_id  INTEGER NOT NULL REFERENCES products (id),
     name        TEXT NOT NULL,
+    sort_key    INTEGER NOT NULL DEFAULT 0,      -- bugsvc extension; the reference has none (0)
     is_active   INTEGER NOT NULL DEFAULT 1
 );
 CREATE UNIQUE INDEX versions_product_name_idx ON versions (product_id, lower(name));

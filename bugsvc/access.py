@@ -32,14 +32,19 @@ def selectable_product_ids(ctx):
 
 def enterable_product_ids(ctx):
     """Ids of the active products the caller may file bugs in: member of every
-    entry group, with at least one active component and one active version."""
+    entry group, with at least one active component and one active version.
+
+    Unlike the reference, a product the caller may not search (Mandatory
+    membercontrol for a group the caller is not in) is never enterable
+    either, so a hidden product's name never shows in any product call.
+    """
     condition, args = _not_in_groups(ctx.caller, "gc.group_id")
     rows = ctx.conn.execute(
         "SELECT p.id FROM products p WHERE p.is_active = 1"
         " AND EXISTS (SELECT 1 FROM components c WHERE c.product_id = p.id AND c.is_active = 1)"
         " AND EXISTS (SELECT 1 FROM versions v WHERE v.product_id = p.id AND v.is_active = 1)"
-        " AND NOT EXISTS (SELECT 1 FROM group_controls gc"
-        f" WHERE gc.product_id = p.id AND gc.entry <> 0 AND {condition})"
+        " AND NOT EXISTS (SELECT 1 FROM group_controls gc WHERE gc.product_id = p.id"
+        f" AND (gc.entry <> 0 OR gc.membercontrol = {MANDATORY}) AND {condition})"
         " ORDER BY lower(p.name)", args)
     return [row[0] for row in rows]
 
@@ -69,6 +74,16 @@ def can_see_product(ctx, product_id):
 def can_enter_product(ctx, product_id):
     """True when the caller may file bugs in product `product_id` right now."""
     return product_id in enterable_product_ids(ctx)
+
+
+def can_edit_product(ctx, product_id):
+    """True when the caller may edit bugs of product `product_id`: member of
+    every group that has canedit set for it (the reference's can_edit_product)."""
+    condition, args = _not_in_groups(ctx.caller, "gc.group_id")
+    row = ctx.conn.execute(
+        "SELECT 1 FROM group_controls gc WHERE gc.product_id = ? AND gc.canedit <> 0"
+        f" AND {condition}", [product_id] + args).fetchone()
+    return row is None
 
 
 def bug_visibility_sql(ctx, bug="b"):

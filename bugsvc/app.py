@@ -2,6 +2,7 @@
 
 import logging
 import time
+from urllib.parse import unquote_plus
 
 import falcon
 
@@ -13,12 +14,17 @@ from .rest import render
 from .rest.adapter import RestAdapter
 from .rest.routes import ROUTES
 from .rest.routing import Router
+from .rpc.dispatch import Dispatcher
+from .rpc.jsonrpc import JsonRpcAdapter
+from .rpc.xmlrpc import XmlRpcAdapter
 
 log = logging.getLogger("bugsvc")
 access_log = logging.getLogger("bugsvc.access")
 
-_SECRET_QUERY_KEYS = ("api_key", "password", "token", "Bugzilla_api_key", "Bugzilla_password",
-                      "Bugzilla_token", "Service_api_key", "Service_password", "Service_token")
+# Query keys whose values never reach the log: every spelling of an API key,
+# password or token (Bugzilla_/Service_ prefixed or plain, any case, even
+# percent-encoded).
+_SECRET_KEY_ENDINGS = ("api_key", "password", "token")
 
 
 def _error_handler(req, resp, exc, params):
@@ -43,7 +49,10 @@ def _redacted(query_string):
     parts = []
     for part in query_string.split("&"):
         key = part.split("=", 1)[0]
-        parts.append(key + "=[hidden]" if key in _SECRET_QUERY_KEYS else part)
+        name = unquote_plus(key).strip().lower()
+        # JSON-RPC over GET carries its credentials inside the JSON `params`.
+        secret = name.endswith(_SECRET_KEY_ENDINGS) or name == "params"
+        parts.append(key + "=[hidden]" if secret else part)
     return "?" + "&".join(parts)
 
 
@@ -74,6 +83,9 @@ def create_app(config, db=None, clock=None):
     authenticator = Authenticator(db, config.password_cost)
     adapter = RestAdapter(db, config, authenticator, Router(ROUTES), clock)
     app.add_sink(adapter, prefix=r"^/rest(\.cgi)?(?=/|$)")
+    dispatcher = Dispatcher(adapter.runner, ROUTES)
+    app.add_sink(JsonRpcAdapter(dispatcher, config), prefix=r"^/jsonrpc\.cgi$")
+    app.add_sink(XmlRpcAdapter(dispatcher, config), prefix=r"^/xmlrpc\.cgi$")
     app.add_error_handler(Exception, _error_handler)
     app.add_error_handler(falcon.HTTPError, _error_handler)
     return app

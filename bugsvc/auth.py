@@ -12,6 +12,7 @@ import hmac
 import re
 import secrets
 import string
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from urllib.parse import unquote
@@ -100,6 +101,11 @@ def delete_token(conn, token):
     conn.execute("DELETE FROM login_tokens WHERE token_hash = ?", (secret_hash(token),))
 
 
+def delete_user_tokens(conn, user_id):
+    """Invalidate every login token of account `user_id` (its sessions end)."""
+    conn.execute("DELETE FROM login_tokens WHERE user_id = ?", (user_id,))
+
+
 # Credentials -----------------------------------------------------------------
 
 _API_KEY_PARAMS = ("Bugzilla_api_key", "Service_api_key", "api_key")
@@ -174,6 +180,13 @@ def extract_credentials(params, headers, keep_method_params=False):
         if authorization[:7].lower() == "bearer " and authorization[7:].strip():
             creds.api_key = authorization[7:].strip()
     pair = "login" in params and "password" in params
+    if keep_method_params:
+        # login, logout and valid_login read these under their plain names,
+        # whichever parameter or header carried them.
+        for name, value in (("login", creds.login), ("password", creds.password),
+                            ("token", creds.token), ("restrict_login", creds.restrict)):
+            if value is not None and params.get(name) is None:
+                params[name] = value
     for name in _API_KEY_PARAMS + _LOGIN_PARAMS + _PASSWORD_PARAMS + _TOKEN_PARAMS + _RESTRICT_PARAMS:
         if name in _METHOD_NAMES and keep_method_params:
             continue
@@ -192,13 +205,50 @@ class Authenticator:
     def __init__(self, db, cost=ScryptCost()):
         self.db = db
         self.cost = cost
+        self._throwaway = None
+
+    def hash_password(self, password):
+        """The stored form of a new password, at this instance's scrypt cost."""
+        return hash_password(password, self.cost)
+
+    def _throwaway_hash(self):
+        if self._throwaway is None:
+            self._throwaway = hash_password(new_secret(16), self.cost)
+        return self._throwaway
+
+    @contextmanager
+    def _session(self, write=False):
+        """A transaction for the authenticator's own reads and writes.
+
+        Credentials are normally checked before a call's transaction opens,
+        on the thread's connection. Login checks the password from inside its
+        call, whose route opens a deferred transaction that has touched
+        nothing yet; a connection of our own then commits the failure log even
+        though the call answers an error and rolls its own work back.
+        """
+        conn = self.db.connection()
+        if not conn.in_transaction:
+            with self.db.transaction(write=write) as conn:
+                yield conn
+            return
+        own = self.db.connect()
+        try:
+            own.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                yield own
+            except BaseException:
+                own.execute("ROLLBACK")
+                raise
+            own.execute("COMMIT")
+        finally:
+            own.close()
 
     def resolve(self, creds, ip_address, now):
         """Return the Caller for `creds`; ANONYMOUS when none were presented.
 
         Errors: 306 unknown or revoked API key; 300 wrong login or password;
-        301 disabled account; 32000 invalid token, or an address locked after
-        5 failures in 30 minutes.
+        301 disabled account; 32000 invalid or malformed token, or an address
+        locked after 5 failures in 30 minutes.
         """
         if not creds.present:
             return ANONYMOUS
@@ -208,7 +258,7 @@ class Authenticator:
             user_id = self.check_password(creds.login, creds.password, ip_address, now)
         else:
             user_id = self._check_token(creds.token, ip_address)
-        with self.db.transaction() as conn:
+        with self._session() as conn:
             caller = load_caller(conn, user_id)
         if caller is None:
             raise ServiceError(USER_ERROR, "The login token or cookie you provided is not valid.")
@@ -221,7 +271,7 @@ class Authenticator:
         return failures >= LOCKOUT_FAILURES
 
     def _fail(self, ip_address, user_id, now, code, message):
-        with self.db.transaction(write=True) as conn:
+        with self._session(write=True) as conn:
             conn.execute("INSERT INTO login_failures (ip_address, user_id, failed_at) VALUES (?, ?, ?)",
                          (ip_address, user_id, dates.to_db(now)))
         raise ServiceError(code, message)
@@ -234,26 +284,31 @@ class Authenticator:
     def check_password(self, login, password, ip_address, now):
         """Check a login and password; return the account id.
 
-        Errors: 300 wrong login or password; 301 disabled; 32000 locked out.
+        Usable before a call's transaction and from inside login's (see
+        _session). Errors: 300 wrong login or password (also for an account
+        without a password); 301 disabled; 32000 locked out.
         """
-        with self.db.transaction() as conn:
+        with self._session() as conn:
             if self._locked(conn, ip_address, now):
                 raise self._locked_error()
             row = conn.execute("SELECT id, password_hash, disabled_text FROM users"
                                " WHERE lower(login) = lower(?)", (login,)).fetchone()
-        if row is None or not verify_password(password or "", row["password_hash"]):
+        stored = row["password_hash"] if row is not None else None
+        # Without a stored hash, check against a throwaway one: the answer
+        # takes as long, so timing does not tell which logins exist.
+        if not verify_password(password or "", stored or self._throwaway_hash()) or not stored:
             self._fail(ip_address, row["id"] if row else None, now, INVALID_LOGIN_OR_PASSWORD,
                        "The username or password you entered is not valid.")
         if row["disabled_text"]:
             raise ServiceError(ACCOUNT_DISABLED,
                                "Your account has been disabled: " + row["disabled_text"])
-        with self.db.transaction(write=True) as conn:
+        with self._session(write=True) as conn:
             conn.execute("DELETE FROM login_failures WHERE ip_address = ? AND user_id = ?",
                          (ip_address, row["id"]))
         return row["id"]
 
     def _check_api_key(self, key, ip_address, now):
-        with self.db.transaction() as conn:
+        with self._session() as conn:
             if self._locked(conn, ip_address, now):
                 raise self._locked_error()
             row = conn.execute("SELECT k.id, k.user_id, k.key_hash, k.revoked, k.last_used,"
@@ -270,14 +325,16 @@ class Authenticator:
         stamp = dates.to_db(now)
         # Record use at most once a minute, so reads do not all become writes.
         if row["last_used"] is None or row["last_used"][:16] != stamp[:16]:
-            with self.db.transaction(write=True) as conn:
+            with self._session(write=True) as conn:
                 conn.execute("UPDATE api_keys SET last_used = ?, last_used_ip = ? WHERE id = ?",
                              (stamp, ip_address, row["id"]))
         return row["user_id"]
 
     def _check_token(self, token, ip_address):
+        # A malformed token is refused like an unknown one (compat.md
+        # decision 4), where the reference would call anonymously.
         match = _TOKEN_FORM.match(token)
-        with self.db.transaction() as conn:
+        with self._session() as conn:
             row = conn.execute("SELECT t.user_id, t.ip_address, u.disabled_text FROM login_tokens t"
                                " JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?",
                                (secret_hash(token),)).fetchone() if match else None

@@ -7,6 +7,8 @@ timeout instead of failing, and a plain `BEGIN` for reads, so a call sees one
 consistent snapshot. Services never commit.
 """
 
+import functools
+import re
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -16,8 +18,10 @@ _HERE = Path(__file__).resolve().parent
 # Installed wheels carry the schema inside the package; a checkout has it at the top.
 SCHEMA_PATHS = (_HERE / "schema.sql", _HERE.parent / "schema.sql")
 
-# Version written by schema.sql. A later schema change adds an entry to
-# MIGRATIONS (version -> SQL that moves data forward) and bumps this number.
+# Version written by schema.sql, which always describes the newest schema.
+# A schema change after a release bumps this number, edits schema.sql (for new
+# installations) and adds MIGRATIONS[new number]: SQL text, or a function
+# taking the connection, that moves an existing file's data forward.
 SCHEMA_VERSION = 1
 MIGRATIONS = {}
 
@@ -47,6 +51,7 @@ class Database:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA synchronous = NORMAL")
+        conn.create_function("regexp", 2, sql_regexp, deterministic=True)
         return conn
 
     def connection(self):
@@ -86,24 +91,94 @@ class Database:
     def initialize(self):
         """Create or migrate the schema. Returns True when the file was empty.
 
-        An empty file gets schema.sql and its version; an older version is
-        moved forward by MIGRATIONS, one step at a time, in one transaction
-        each. Data is never dropped.
+        An empty (or missing) file gets schema.sql and SCHEMA_VERSION; an
+        older version is moved forward by MIGRATIONS, step by step, all in one
+        transaction: either every step is stored or none is. Data is never
+        dropped. Errors: SchemaError for a file that is not an SQLite
+        database, holds other tables, or has a newer schema than this code.
         """
-        conn = self.connection()
-        conn.execute("PRAGMA journal_mode = WAL")
+        try:
+            conn = self.connection()
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.DatabaseError as exc:
+            raise SchemaError(f"{self.path} is not a usable SQLite database ({exc}).") from None
+        try:
+            created = self._bring_up_to_date(conn)
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return created
+
+    def _bring_up_to_date(self, conn):
+        # Read the version inside the write lock, so two processes starting
+        # on the same file do not both install or migrate it.
         current = self.version()
         if current == 0:
-            conn.executescript("BEGIN IMMEDIATE;\n" + schema_sql()
-                               + f"\nPRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;")
+            if conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]:
+                raise SchemaError(f"{self.path} holds tables but no bugsvc schema version; it is "
+                                  "not a bugsvc database. Choose another file with --db.")
+            run_script(conn, schema_sql())
+            conn.execute(f"PRAGMA user_version = {int(SCHEMA_VERSION)}")
             return True
         if current > SCHEMA_VERSION:
-            raise RuntimeError(f"database schema version {current} is newer than this bugsvc "
-                               f"({SCHEMA_VERSION}); upgrade bugsvc")
+            raise SchemaError(f"{self.path} has schema version {current}, newer than this bugsvc "
+                              f"understands ({SCHEMA_VERSION}). Upgrade bugsvc to use it; "
+                              "the file was not changed.")
         for version in range(current + 1, SCHEMA_VERSION + 1):
-            conn.executescript("BEGIN IMMEDIATE;\n" + MIGRATIONS[version]
-                               + f"\nPRAGMA user_version = {version};\nCOMMIT;")
+            step = MIGRATIONS.get(version)
+            if step is None:
+                raise SchemaError(f"No migration to schema version {version}; the file was not "
+                                  "changed.")
+            if callable(step):
+                step(conn)
+            else:
+                run_script(conn, step)
+            conn.execute(f"PRAGMA user_version = {int(version)}")
         return False
+
+
+class SchemaError(Exception):
+    """The database file cannot be used by this version of bugsvc."""
+
+
+def split_script(script):
+    """The SQL statements of `script`, each complete (sqlite3.complete_statement)."""
+    statements, buffer = [], ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements
+
+
+def run_script(conn, script):
+    """Execute every statement of `script` inside the caller's transaction
+    (sqlite3's executescript would commit it first)."""
+    for statement in split_script(script):
+        conn.execute(statement)
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(pattern):
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def sql_regexp(pattern, value):
+    """SQL `value REGEXP pattern` (search operators regexp/notregexp/anywords):
+    a case-insensitive search, as MySQL's REGEXP. Patterns are checked by the
+    caller; NULL matches nothing."""
+    if pattern is None or value is None:
+        return None
+    try:
+        return 1 if _compiled(pattern).search(str(value)) else 0
+    except re.error:
+        return 0
 
 
 def placeholders(values):

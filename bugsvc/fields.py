@@ -28,11 +28,13 @@ class FieldFilter:
     """The caller's include/exclude choice. Empty means "default fields"."""
 
     def __init__(self, include=None, exclude=None):
-        self.include, self.include_types = self._split(_names(include))
-        self.exclude, self.exclude_types = self._split(_names(exclude))
-        self.active = bool(self.include or self.include_types or self.exclude
-                           or self.exclude_types)
-        if not self.include:
+        include_names, exclude_names = _names(include), _names(exclude)
+        self.include, self.include_types = self._split(include_names)
+        self.exclude, self.exclude_types = self._split(exclude_names)
+        self.active = bool(include_names or exclude_names)
+        # As the reference: defaults only when include names nothing at all,
+        # so include_fields=_extra gives the extra fields alone.
+        if not include_names:
             self.include_types.add("default")
 
     @staticmethod

@@ -11,13 +11,17 @@ INT = "int"
 TEXT = "text"
 REGEXP = "regexp"
 GROUP = "group"          # a group name, or "" for none
-FIELD_VALUE = "value"    # a legal value of a select field (see _FIELD_OF)
+FIELD_VALUE = "value"    # a legal value of the select field named in extra
+CLOSED_STATUS = "closed"  # a closed bug status
+URL = "url"              # "" or an http(s) URL ending in a slash
+EMAIL = "email"          # "" or an e-mail address
 
-# name -> (default, kind, extra). extra: allowed choices for TEXT when a tuple.
+# name -> (default, kind, extra). extra: allowed choices for TEXT when a
+# tuple; the select field for FIELD_VALUE.
 DEFINITIONS = {
     "allowbugdeletion": ("0", BOOL, None),
     "allowemailchange": ("1", BOOL, None),
-    "attachment_base": ("", TEXT, None),
+    "attachment_base": ("", URL, None),
     "comment_taggers_group": ("editbugs", GROUP, None),
     "commentonchange_resolution": ("0", BOOL, None),
     "commentonduplicate": ("0", BOOL, None),
@@ -28,7 +32,7 @@ DEFINITIONS = {
     "defaultplatform": ("", FIELD_VALUE, "rep_platform"),
     "defaultpriority": ("---", FIELD_VALUE, "priority"),
     "defaultseverity": ("enhancement", FIELD_VALUE, "bug_severity"),
-    "duplicate_or_move_bug_status": ("RESOLVED", FIELD_VALUE, "bug_status"),
+    "duplicate_or_move_bug_status": ("RESOLVED", CLOSED_STATUS, None),
     "emailregexp": (r"^[\w\.\+\-=']+@[\w\.\-]+\.[\w\-]+$", REGEXP, None),
     "emailregexpdesc": ("A legal address must contain exactly one '@', and at least one '.' "
                         "after the @.", TEXT, None),
@@ -37,7 +41,7 @@ DEFINITIONS = {
     "letsubmitterchoosemilestone": ("1", BOOL, None),
     "letsubmitterchoosepriority": ("1", BOOL, None),
     "mailfrom": ("bugzilla-daemon", TEXT, None),
-    "maintainer": ("", TEXT, None),
+    "maintainer": ("", EMAIL, None),
     "makeproductgroups": ("0", BOOL, None),
     "max_search_results": ("10000", INT, None),
     "maxattachmentsize": ("1000", INT, None),
@@ -53,7 +57,7 @@ DEFINITIONS = {
     "search_allow_no_criteria": ("1", BOOL, None),
     "strict_isolation": ("0", BOOL, None),
     "timetrackinggroup": ("editbugs", GROUP, None),
-    "urlbase": ("", TEXT, None),
+    "urlbase": ("", URL, None),
     "use_see_also": ("1", BOOL, None),
     "useclassification": ("0", BOOL, None),
     "usemenuforusers": ("0", BOOL, None),
@@ -63,6 +67,11 @@ DEFINITIONS = {
     "usevisibilitygroups": ("0", BOOL, None),
     "webservice_email_filter": ("0", BOOL, None),
 }
+
+# Select-field parameters that may be empty (meaning: no default value).
+_MAY_BE_EMPTY = ("defaultopsys", "defaultplatform")
+_URL = re.compile(r"https?://[^\s]+/", re.IGNORECASE)
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+")
 
 # What each tier of caller sees (interface "Parameters object").
 PUBLIC = ("maintainer", "requirelogin")
@@ -123,15 +132,35 @@ def normalise(conn, name, value):
             raise ValueError(f"'{name}' is not a valid regular expression: {exc}") from None
         return text
     if kind == GROUP:
-        if text and conn.execute("SELECT 1 FROM groups WHERE lower(name) = lower(?)",
-                                 (text,)).fetchone() is None:
+        if not text:
+            return text
+        row = conn.execute("SELECT name FROM groups WHERE lower(name) = lower(?)", (text,)).fetchone()
+        if row is None:
             raise ValueError(f"'{text}' is not the name of a group")
-        return text
+        return row[0]
     if kind == FIELD_VALUE:
-        if text and conn.execute(
+        if not text and name in _MAY_BE_EMPTY:
+            return text
+        if conn.execute(
                 "SELECT 1 FROM field_values v JOIN fields f ON f.id = v.field_id"
                 " WHERE f.name = ? AND v.value = ?", (extra, text)).fetchone() is None:
             raise ValueError(f"'{text}' is not a legal value of {extra}")
+        return text
+    if kind == CLOSED_STATUS:
+        if conn.execute(
+                "SELECT 1 FROM field_values v JOIN fields f ON f.id = v.field_id"
+                " WHERE f.name = 'bug_status' AND v.value = ? AND v.is_open = 0",
+                (text,)).fetchone() is None:
+            raise ValueError(f"'{text}' is not a closed bug status")
+        return text
+    if kind == URL:
+        if text and not _URL.fullmatch(text):
+            raise ValueError(f"'{name}' must be empty or a URL starting with http:// or https:// "
+                             "and ending with a slash")
+        return text
+    if kind == EMAIL:
+        if text and not _EMAIL.fullmatch(text):
+            raise ValueError(f"'{name}' must be empty or an e-mail address")
         return text
     if isinstance(extra, tuple) and text not in extra:
         raise ValueError(f"'{name}' must be one of: {', '.join(extra)}")

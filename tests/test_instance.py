@@ -41,3 +41,19 @@ def test_parameters_three_tiers(services):
     admin = services.call(instance.parameters, as_user="admin@example.com", write=False)["parameters"]
     assert admin["insidergroup"] == "" and admin["maxusermatches"] == "1000"
     assert all(isinstance(v, str) for v in admin.values())
+
+
+@freeze_time("2026-03-04 05:06:07")
+def test_instance_calls_answer_every_caller_alike(client, services, admin_key):
+    services.add_user("plain@example.com")
+    callers = [{}, {"Bugzilla_api_key": services.api_key("plain@example.com")},
+               {"Bugzilla_api_key": admin_key}]
+    for path in ("/rest/version", "/rest/extensions", "/rest/timezone", "/rest/time",
+                 "/rest/last_audit_time"):
+        answers = [client.simulate_get(path, params=credentials) for credentials in callers]
+        assert [a.status_code for a in answers] == [200, 200, 200], path
+        assert answers[0].json == answers[1].json == answers[2].json, path
+
+
+def test_rest_cgi_is_an_alias(client):
+    assert client.simulate_get("/rest.cgi/timezone").json == {"timezone": "+0000"}

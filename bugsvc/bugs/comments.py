@@ -1,7 +1,11 @@
-"""Storing comments (bugs.md section 9): numbering, normalisation, limits."""
+"""Comments (bugs.md section 9): storing (numbering, normalisation, limits),
+reading them as Comment objects (rendered system texts, tags), time worked."""
 
 from .. import dates
-from ..errors import ServiceError
+from ..db import placeholders
+from ..email import visible_email
+from ..errors import ServiceError, PARAM_MUST_BE_NUMERIC, NUMBER_TOO_LARGE
+from . import activity
 
 COMMENT_TOO_LONG = 114
 MAX_COMMENT_LENGTH = 65535
@@ -36,3 +40,132 @@ def insert(conn, bug_id, author_id, body, when, is_private=False, work_time=0.0,
         (bug_id, count, author_id, dates.to_db(when), body, 1 if is_private else 0, work_time or 0,
          kind, extra, attachment_id))
     return cur.lastrowid
+
+
+# Reading comments --------------------------------------------------------------
+
+_SELECT = ("SELECT c.id, c.bug_id, c.count, u.login AS creator, c.created_at, c.body,"
+           " c.is_private, c.kind, c.extra, c.attachment_id"
+           " FROM comments c JOIN users u ON u.id = c.author_id")
+
+
+def select_rows(ctx, where, args):
+    """Comment rows matching `where` (SQL over alias c), oldest first."""
+    return ctx.conn.execute(f"{_SELECT} WHERE {where} ORDER BY c.created_at, c.id",
+                            list(args)).fetchall()
+
+
+def render_text(kind, body, extra, attachment_summary=""):
+    """The `text` of a comment: system comments are rendered (bugs.md 9)."""
+    if kind == DUPE_OF:
+        return f"{body}\n\n*** This bug has been marked as a duplicate of bug {extra} ***"
+    if kind == HAS_DUPE:
+        return f"*** Bug {extra} has been marked as a duplicate of this bug. ***"
+    if kind in (ATTACHMENT_CREATED, ATTACHMENT_UPDATED):
+        verb = "Created attachment" if kind == ATTACHMENT_CREATED else "Comment on attachment"
+        return f"{verb} {extra}\n{attachment_summary}\n\n{body}".rstrip()
+    return body
+
+
+def _attachment_of(row):
+    """The attachment a comment is about (kinds 5 and 6), else None."""
+    if row["kind"] not in (ATTACHMENT_CREATED, ATTACHMENT_UPDATED):
+        return None
+    if row["attachment_id"] is not None:
+        return row["attachment_id"]
+    extra = str(row["extra"] or "")
+    return int(extra) if extra.isdigit() else None
+
+
+def tags_enabled(ctx):
+    """True while comment tagging is on (comment_taggers_group non-empty)."""
+    return bool(ctx.param("comment_taggers_group"))
+
+
+def tags_of(conn, comment_ids):
+    """{comment id: sorted list of its tags} for `comment_ids`."""
+    result = {comment_id: [] for comment_id in comment_ids}
+    ids = list(result)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        for comment_id, tag in conn.execute(
+                f"SELECT comment_id, tag FROM comment_tags WHERE comment_id IN ({placeholders(chunk)})",
+                chunk):
+            result[comment_id].append(tag)
+    for tags in result.values():
+        tags.sort()
+    return result
+
+
+def comment_objects(ctx, rows):
+    """Comment objects (interface "Comment") for `rows` of select_rows, in order."""
+    attachment_ids = sorted({a for a in (_attachment_of(row) for row in rows) if a is not None})
+    summaries = {}
+    if attachment_ids:
+        summaries = dict(ctx.conn.execute(
+            f"SELECT id, summary FROM attachments WHERE id IN ({placeholders(attachment_ids)})",
+            attachment_ids).fetchall())
+    tags = tags_of(ctx.conn, [row["id"] for row in rows]) if tags_enabled(ctx) else None
+    objects = []
+    for row in rows:
+        attachment_id = _attachment_of(row)
+        when = dates.from_db(row["created_at"])
+        obj = {
+            "id": row["id"],
+            "bug_id": row["bug_id"],
+            "attachment_id": attachment_id,
+            "count": row["count"],
+            "text": render_text(row["kind"], row["body"], row["extra"],
+                                summaries.get(attachment_id, "")),
+            "creator": visible_email(ctx, row["creator"]),
+            "time": when,
+            "creation_time": when,
+            "is_private": bool(row["is_private"]),
+        }
+        if tags is not None:
+            obj["tags"] = tags[row["id"]]
+        objects.append(obj)
+    return objects
+
+
+# Time worked -------------------------------------------------------------------
+
+MAX_HOURS = 99999.99
+
+
+def parse_hours(value, name="work_time"):
+    """A time-tracking value as a float rounded to hundredths (negative allowed).
+
+    Errors: 52 not a number; 54 above 99999.99.
+    """
+    text = str(value).strip() if value is not None and not isinstance(value, bool) else ""
+    if text == "":
+        return 0.0
+    try:
+        hours = float(text)
+    except ValueError:
+        hours = None
+    if hours is None or hours != hours or text.lower().lstrip("+-") in ("inf", "infinity", "nan"):
+        raise ServiceError(PARAM_MUST_BE_NUMERIC, f"'{value}' is not a valid number for {name}.")
+    if abs(hours) > MAX_HOURS:
+        raise ServiceError(NUMBER_TOO_LARGE, f"{name} must not be larger than {MAX_HOURS}.")
+    return round(hours, 2)
+
+
+def format_hours(hours):
+    """Hours as history shows them: two decimals."""
+    return f"{hours:.2f}"
+
+
+def record_work_time(ctx, bug_id, comment_id, hours):
+    """Book `hours` worked on the bug: a work_time history row, and the
+    remaining time lowered by them (never below 0), with its own row."""
+    activity.record(ctx.conn, bug_id, ctx.caller.id, ctx.now, "work_time", "",
+                    format_hours(hours), comment_id=comment_id)
+    remaining = ctx.conn.execute("SELECT remaining_time FROM bugs WHERE id = ?",
+                                 (bug_id,)).fetchone()[0] or 0.0
+    lowered = round(max(remaining - hours, 0.0), 2)
+    if lowered != remaining:
+        ctx.conn.execute("UPDATE bugs SET remaining_time = ? WHERE id = ?", (lowered, bug_id))
+        activity.record(ctx.conn, bug_id, ctx.caller.id, ctx.now, "remaining_time",
+                        format_hours(remaining), format_hours(lowered))

@@ -1,18 +1,18 @@
 """The one generic REST resource: match the route, merge the parameters,
 resolve the caller, run the service in one transaction, trim fields, render."""
 
+import io
 import json
 import re
-from datetime import datetime, timezone
 from urllib.parse import parse_qsl
 
-from .. import errors, fields
-from ..auth import extract_credentials
-from ..caller import ANONYMOUS
-from ..context import Context
+import falcon
+from falcon.media.multipart import MultipartFormHandler
+
+from .. import errors
 from ..errors import ServiceError
+from ..runner import Runner
 from . import render
-from .routing import REQUIRED, EXEMPT, SELF
 
 _REST_PREFIX = re.compile(r"^/rest(?:\.cgi)?")
 _KEY = re.compile(r"^[\w.-]+$")
@@ -67,7 +67,9 @@ def parse_body(req, limit):
     if not data.strip():
         return {}
     content_type = (req.content_type or "").split(";")[0].strip().lower()
-    if content_type in _FORM_TYPES and content_type != "multipart/form-data":
+    if content_type == "multipart/form-data":
+        return parse_multipart(data, req.content_type)
+    if content_type in _FORM_TYPES:
         return parse_query(data.decode("utf-8", errors="replace"))
     try:
         body = json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
@@ -76,6 +78,28 @@ def parse_body(req, limit):
     if not isinstance(body, dict):
         raise ServiceError(errors.USER_ERROR, "The JSON body must be an object.")
     return _clean_keys(body)
+
+
+def parse_multipart(data, content_type):
+    """The fields of a multipart/form-data body ({name: text}; a repeated name
+    gives a list), as the reference reads such a body as form fields.
+
+    Errors: 32000 for a body that is not valid multipart data.
+    """
+    fields_ = {}
+    try:
+        for part in MultipartFormHandler().deserialize(io.BytesIO(data), content_type, len(data)):
+            if not _KEY.match(part.name or ""):
+                continue
+            value = part.data.decode("utf-8", errors="replace")
+            existing = fields_.get(part.name)
+            if existing is None:
+                fields_[part.name] = value
+            else:
+                fields_[part.name] = (existing if isinstance(existing, list) else [existing]) + [value]
+    except (falcon.MediaMalformedError, falcon.HTTPError, ValueError) as exc:
+        raise ServiceError(errors.USER_ERROR, f"Could not parse the form body: {exc}") from None
+    return fields_
 
 
 def merge_params(method, path_params, query, body):
@@ -109,18 +133,16 @@ class RestAdapter:
     """Falcon sink serving /rest and /rest.cgi from the route table."""
 
     def __init__(self, db, config, authenticator, router, clock=None):
-        self.db = db
         self.config = config
-        self.auth = authenticator
         self.router = router
-        self.clock = clock or (lambda: datetime.now(timezone.utc))
+        self.runner = Runner(db, config, authenticator, clock)
 
     def __call__(self, req, resp, **_):
         path = _REST_PREFIX.sub("", raw_path(req), count=1) or "/"
         method = req.method.upper()
         query = parse_query(req.query_string)
         callback = None
-        if "callback" in query:
+        if query.get("callback", "") != "":    # an empty callback is no callback (as the reference)
             callback = render.valid_callback(query["callback"])
             if callback is None:
                 raise ServiceError(errors.INVALID_CALLBACK, "The callback name you specified is invalid.")
@@ -136,20 +158,8 @@ class RestAdapter:
         body = {} if method == "GET" else parse_body(req, self.config.max_body_bytes)
         params = merge_params(method, path_params, query, body)
         params.pop("callback", None)
-        creds = extract_credentials(params, _upper_headers(req), route.keeps_credentials)
-        now = self.clock()
-        ip = req.remote_addr or ""
-        caller = ANONYMOUS if route.login == SELF else self.auth.resolve(creds, ip, now)
-        flt = fields.FieldFilter(params.get("include_fields"), params.get("exclude_fields"))
-        with self.db.transaction(write=route.is_write) as conn:
-            ctx = Context(conn=conn, caller=caller, now=now, config=self.config, auth=self.auth,
-                          remote_ip=ip, fields=flt)
-            if not caller.is_logged_in:
-                if route.login == REQUIRED or (route.login not in (EXEMPT, SELF)
-                                               and ctx.param_is_on("requirelogin")):
-                    errors.require_login(ctx)
-            result = function(ctx, params)
-        fields.apply(result, route.shapes, flt)
+        result = self.runner.run(function, route, params, upper_headers(req),
+                                 req.remote_addr or "")
         render.respond(req, resp, result, route.status, callback)
 
     def _options(self, req, resp, allowed, callback):
@@ -159,5 +169,6 @@ class RestAdapter:
         resp.set_header("Access-Control-Allow-Methods", methods)
 
 
-def _upper_headers(req):
+def upper_headers(req):
+    """The request's headers keyed by upper-case name (as extract_credentials reads them)."""
     return {name.upper(): value for name, value in req.headers.items()}

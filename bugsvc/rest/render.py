@@ -60,6 +60,8 @@ def encode(result, media, callback=None):
     data = wrap(result)
     if callback:
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        # U+2028/U+2029 are legal in JSON but end a line in older JavaScript.
+        text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
         return f"/**/{callback}({text})".encode("utf-8"), TEXT_JAVASCRIPT
     if media == HTML:
         pretty = json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True)
@@ -76,6 +78,16 @@ def etag(body, content_type):
     return '"' + hashlib.md5(body + content_type.encode(), usedforsecurity=False).hexdigest() + '"'
 
 
+def etag_matches(if_none_match, tag):
+    """True when an If-None-Match header names `tag` (or is `*`); it may list
+    several tags, quoted or not, weak or strong."""
+    for candidate in re.split(r"[\s,]+", if_none_match or ""):
+        candidate = candidate[2:] if candidate.startswith("W/") else candidate
+        if candidate == "*" or candidate.strip('"') == tag.strip('"'):
+            return True
+    return False
+
+
 def respond(req, resp, result, status, callback=None):
     """Fill falcon's `resp` with `result`, negotiated against `req`."""
     media = negotiate(req.get_header("Accept"))
@@ -87,8 +99,9 @@ def respond(req, resp, result, status, callback=None):
         resp.set_header(name, value)
     tag = etag(body, content_type)
     resp.set_header("ETag", tag)
-    if status == 200 and req.get_header("If-None-Match") == tag:
+    if status == 200 and etag_matches(req.get_header("If-None-Match"), tag):
         resp.status = 304
         resp.data = b""
+        resp.delete_header("Content-Type")    # a 304 carries no representation
         return
     resp.data = body

@@ -29,6 +29,14 @@ def id_list(part, key="ids", strip_hash=False):
     return mapper
 
 
+def name_pair(key="names", **parts):
+    """The parts become one object in a list: name_pair(product="product",
+    component="component") gives names: [{"product": p, "component": c}]."""
+    def mapper(values):
+        return {key: [{name: values[part] for name, part in parts.items()}]}
+    return mapper
+
+
 def scalars(**keys):
     """Each `{part}` becomes a scalar parameter: scalars(param_name=part)."""
     def mapper(values):

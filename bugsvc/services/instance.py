@@ -4,10 +4,13 @@ last audit time (interface "Instance information")."""
 import re
 
 from .. import COMPATIBLE_VERSION, __version__, audit, dates, settings
+from ..db import placeholders
 from ..errors import ServiceError, require_group, OBJECT_DOES_NOT_EXIST, USER_ERROR
 from ..params import Params
 
-_CLASS_NAME = re.compile(r"^(?:Bugzilla|Service)((?:::\w+)*)$")
+# The reference accepts ^Bugzilla(::\w+)*$; Service:: is our neutral twin.
+_CLASS_NAME = re.compile(r"(?:Bugzilla|Service)((?:::[A-Za-z0-9_]+)*)", re.ASCII)
+_REFERENCE_ROOT = audit.CLASS_PREFIX.rstrip(":")
 
 
 def version(ctx, params):
@@ -36,7 +39,8 @@ def time(ctx, params):
 def parameters(ctx, params):
     """Returns {"parameters": {name: string}}: logged-out callers see
     maintainer and requirelogin, logged-in callers the documented set,
-    tweakparams members every parameter."""
+    tweakparams members every parameter. include_fields/exclude_fields
+    choose among the parameter names, as in the reference."""
     values = settings.load(ctx.conn)
     if ctx.caller.in_group("tweakparams"):
         names = sorted(values)
@@ -44,24 +48,33 @@ def parameters(ctx, params):
         names = settings.LOGGED_IN
     else:
         names = settings.PUBLIC
-    return {"parameters": {name: values[name] for name in names}}
+    return {"parameters": {name: values[name] for name in names if ctx.fields.wants(name)}}
 
 
 def update_parameters(ctx, params):
     """Change parameters (tweakparams only; compat.md decision 7).
 
-    params: {name: new value, ...}.
+    params: {name: new value, ...} (include_fields/exclude_fields ignored).
     Returns {"parameters": {name: {"added", "removed"}}} for those that changed.
     Errors: 410 logged out; 304 not in tweakparams; 51 unknown parameter;
     32000 a value the parameter does not accept. Nothing is stored unless
     every value is valid.
     """
     require_group(ctx, "tweakparams", "change parameters")
+    values = {name: value for name, value in params.items()
+              if name not in ("include_fields", "exclude_fields")}
+    return {"parameters": change_parameters(ctx, values)}
+
+
+def change_parameters(ctx, values):
+    """Validate and store `values` ({name: new value}), auditing each change
+    as class Param. No permission check: callers do that (the command line
+    needs none). Returns {name: {"added", "removed"}} of the changed ones.
+    Errors: 51 unknown parameter; 32000 invalid value (nothing stored).
+    """
     current = settings.load(ctx.conn)
     updates = {}
-    for name, value in params.items():
-        if name in ("include_fields", "exclude_fields"):
-            continue
+    for name, value in values.items():
         if name not in settings.DEFINITIONS:
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no parameter named '{name}'.")
         try:
@@ -72,32 +85,30 @@ def update_parameters(ctx, params):
     for name, value in updates.items():
         if value == current[name]:
             continue
-        ctx.conn.execute("UPDATE params SET value = ? WHERE name = ?", (value, name))
-        if ctx.conn.execute("SELECT changes()").fetchone()[0] == 0:
+        cur = ctx.conn.execute("UPDATE params SET value = ? WHERE name = ?", (value, name))
+        if cur.rowcount == 0:
             ctx.conn.execute("INSERT INTO params (name, value) VALUES (?, ?)", (name, value))
         changes[name] = {"added": value, "removed": current[name]}
         audit.record(ctx, "Param", 0, name, current[name], value)
     ctx.forget_params()
-    return {"parameters": changes}
+    return changes
 
 
 def last_audit_time(ctx, params):
-    """Returns {"last_audit_time"}: the latest change of the audited classes.
+    """Returns {"last_audit_time"}: when an audited object last changed.
 
-    params: class (array of 'Service::X' or 'Bugzilla::X'; others ignored;
-    none means every class). The value is null when nothing was audited.
+    params: class (array of class names 'Service::X' or 'Bugzilla::X', e.g.
+    Bugzilla::Product; other names are ignored, and when none is left every
+    class counts). The value is null when nothing matching was audited.
+    Errors: 53 when a class name is not a string.
     """
     classes = []
     for name in Params(params).str_list("class"):
-        match = _CLASS_NAME.match(name)
-        if match and match.group(1):
-            classes.append(audit.CLASS_PREFIX + match.group(1)[2:])
-    if Params(params).has("class") and not classes:
-        when = None
-    elif classes:
-        marks = ", ".join("?" for _ in classes)
-        when = ctx.conn.execute(f"SELECT MAX(at_time) FROM audit_log WHERE class IN ({marks})",
-                                classes).fetchone()[0]
-    else:
-        when = ctx.conn.execute("SELECT MAX(at_time) FROM audit_log").fetchone()[0]
-    return {"last_audit_time": dates.from_db(when)}
+        match = _CLASS_NAME.fullmatch(name)
+        class_name = match and _REFERENCE_ROOT + match.group(1)
+        if class_name and class_name not in classes:
+            classes.append(class_name)
+    sql = "SELECT MAX(at_time) FROM audit_log"
+    if classes:
+        sql += f" WHERE class IN ({placeholders(classes)})"
+    return {"last_audit_time": dates.from_db(ctx.conn.execute(sql, classes).fetchone()[0])}

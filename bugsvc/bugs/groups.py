@@ -1,0 +1,97 @@
+"""Which groups a bug in a product may, must or does by default belong to,
+from the product's group controls (admin.md section 4; the reference's
+groups_available / groups_mandatory / group_is_settable / groups_valid)."""
+
+from .. import catalog
+from ..access import NA, SHOWN, DEFAULT, MANDATORY
+from ..errors import ServiceError
+
+GROUP_NOT_ALLOWED = 120
+
+
+def controls(conn, product_id):
+    """{group id: control row dict with the group's name, is_active,
+    is_bug_group} of the product."""
+    rows = conn.execute(
+        "SELECT gc.group_id, gc.membercontrol, gc.othercontrol, gc.entry, gc.canedit, g.name,"
+        " g.is_active, g.is_bug_group FROM group_controls gc JOIN groups g ON g.id = gc.group_id"
+        " WHERE gc.product_id = ?", (product_id,))
+    return {row["group_id"]: dict(row) for row in rows}
+
+
+def available(ctx, product_id):
+    """{group id: is_default} of the active bug groups the caller may put
+    bugs of the product in: the member control for groups the caller is in
+    (when Shown or Default), else the other control."""
+    result = {}
+    for group_id, control in controls(ctx.conn, product_id).items():
+        if not (control["is_active"] and control["is_bug_group"]):
+            continue
+        member_control = control["membercontrol"]
+        if ctx.caller.in_group_id(group_id) and member_control in (SHOWN, DEFAULT):
+            result[group_id] = member_control == DEFAULT
+        elif control["othercontrol"] in (SHOWN, DEFAULT):
+            result[group_id] = control["othercontrol"] == DEFAULT
+    return result
+
+
+def mandatory(ctx, product_id):
+    """Ids of the active groups every bug of the product must be in (for the
+    caller): Mandatory for members, or Mandatory for others and the caller
+    is not a member."""
+    return {group_id for group_id, control in controls(ctx.conn, product_id).items()
+            if control["is_active"]
+            and (control["membercontrol"] == MANDATORY
+                 or (control["othercontrol"] == MANDATORY
+                     and not ctx.caller.in_group_id(group_id)))}
+
+
+def valid(conn, product_id):
+    """Ids of the bug groups bugs of the product may be in at all (a control
+    other than NA)."""
+    return {group_id for group_id, control in controls(conn, product_id).items()
+            if control["is_bug_group"]
+            and (control["membercontrol"] != NA or control["othercontrol"] != NA)}
+
+
+def settable(ctx, product_id, group_id):
+    """True when the caller may restrict bugs of the product to the group."""
+    return group_id in mandatory(ctx, product_id) or group_id in available(ctx, product_id)
+
+
+def by_name(ctx, name, action, product_name):
+    """The group called `name`, without revealing whether it exists.
+    Errors: 120 unknown."""
+    group = catalog.group_by_name(ctx.conn, str(name).strip()) if name is not None else None
+    if group is None:
+        raise not_allowed(name, action, product_name)
+    return group
+
+
+def not_allowed(name, action, product_name):
+    """The 120 error for `action` ('add' or 'remove') of group `name`."""
+    if action == "remove":
+        return ServiceError(GROUP_NOT_ALLOWED, f"You tried to remove the group '{name}' from a bug "
+                                               f"in '{product_name}', but that is not allowed.")
+    return ServiceError(GROUP_NOT_ALLOWED, f"You tried to restrict a bug in '{product_name}' to "
+                                           f"the group '{name}', but that is not allowed.")
+
+
+def for_new_bug(ctx, product, names):
+    """Group ids of a new bug. names: None = the product's default groups;
+    a list = exactly those. Mandatory groups are always added.
+    Errors: 120 a group that does not exist or may not be used."""
+    if names is None:
+        chosen = [group_id for group_id, is_default in available(ctx, product["id"]).items()
+                  if is_default]
+    else:
+        chosen = []
+        for name in names:
+            group = by_name(ctx, name, "add", product["name"])
+            if not settable(ctx, product["id"], group["id"]):
+                raise not_allowed(name, "add", product["name"])
+            chosen.append(group["id"])
+    for group_id in sorted(mandatory(ctx, product["id"])):
+        if group_id not in chosen:
+            chosen.append(group_id)
+    return sorted(set(chosen))

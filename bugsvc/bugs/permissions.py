@@ -1,0 +1,106 @@
+"""Who may change what on a bug (bugs.md section 6, "Field permissions")."""
+
+from .. import access
+from ..db import placeholders
+from ..errors import ServiceError
+
+PRODUCT_EDIT_DENIED = 109
+ILLEGAL_CHANGE = 115
+TIME_FIELDS = ("estimated_time", "remaining_time", "work_time", "deadline")
+# Fields the reporter may not change (unless also assignee or QA contact).
+_NOT_FOR_REPORTER = ("assigned_to", "qa_contact", "target_milestone", "is_confirmed")
+
+
+def can_edit_product(ctx, product_id):
+    """True when the caller is in every group marked `canedit` for the product."""
+    groups = sorted(ctx.caller.group_ids)
+    condition = f"group_id NOT IN ({placeholders(groups)})" if groups else "1 = 1"
+    row = ctx.conn.execute("SELECT 1 FROM group_controls WHERE product_id = ? AND canedit <> 0"
+                           f" AND {condition}", [product_id] + groups).fetchone()
+    return row is None
+
+
+def require_product_edit(ctx, product_id, product_name):
+    """Errors: 109 when the caller may not edit bugs of the product."""
+    if not can_edit_product(ctx, product_id):
+        raise ServiceError(PRODUCT_EDIT_DENIED, f"You are not allowed to edit bugs in the "
+                                                f"product '{product_name}'.")
+
+
+def has_editbugs(ctx):
+    return ctx.caller.in_group("editbugs")
+
+
+def can_confirm(ctx):
+    return ctx.caller.in_group("editbugs") or ctx.caller.in_group("canconfirm")
+
+
+def _same(field, old, new):
+    if isinstance(old, (list, tuple, set)) or isinstance(new, (list, tuple, set)):
+        return sorted(map(str, old or [])) == sorted(map(str, new or []))
+    if field in TIME_FIELDS and field != "deadline":
+        try:
+            return float(old or 0) == float(new or 0)
+        except (TypeError, ValueError):
+            return False
+    old = "" if old is None else str(old).strip()
+    new = "" if new is None else str(new).strip()
+    return old == new
+
+
+class FieldRights:
+    """The caller's rights on one bug. `old` is the bug as stored; `bug` its
+    state being changed (the assignee or QA contact may already differ)."""
+
+    def __init__(self, ctx, old, is_open):
+        self.ctx = ctx
+        self.old = old
+        self.is_open = is_open   # function: status name -> bool
+
+    def can_change(self, field, old, new, bug):
+        """True when the caller may change `field` (API name) from `old` to `new`."""
+        if _same(field, old, new):
+            return True
+        if field in ("comment", "flagtypes.name"):
+            return True
+        ctx, caller = self.ctx, self.ctx.caller
+        if field in TIME_FIELDS and not access.is_timetracker(ctx):
+            return False
+        if has_editbugs(ctx):
+            return True
+        if self._changes_confirmation(field, new):
+            return can_confirm(ctx)
+        if caller.id in (bug.assigned_to, self.old.assigned_to):
+            return True
+        if ctx.param_is_on("useqacontact") and caller.id in (bug.qa_contact, self.old.qa_contact):
+            return True
+        if field in _NOT_FOR_REPORTER:
+            return False
+        if field == "priority" and not ctx.param_is_on("letsubmitterchoosepriority"):
+            return False
+        if field == "status" and self.is_open(old) and self.is_open(new):
+            return False
+        return caller.id == self.old.reporter
+
+    def _changes_confirmation(self, field, new):
+        if field == "is_confirmed":
+            return True
+        if field == "status":
+            if self.old.is_confirmed:
+                return new == "UNCONFIRMED"
+            return self.is_open(new) and new != "UNCONFIRMED"
+        return False
+
+    def check(self, field, old, new, bug):
+        """Errors: 115 when the caller may not make the change."""
+        if not self.can_change(field, old, new, bug):
+            raise ServiceError(ILLEGAL_CHANGE, f"You tried to change the '{field}' field, but "
+                                               "you are not allowed to.")
+
+    def can_edit(self, bug):
+        """The reference's `canedit`: editbugs, assignee or QA contact (may
+        remove other people from the CC list)."""
+        caller = self.ctx.caller
+        return (has_editbugs(self.ctx) or caller.id in (bug.assigned_to, self.old.assigned_to)
+                or (self.ctx.param_is_on("useqacontact")
+                    and caller.id in (bug.qa_contact, self.old.qa_contact)))

@@ -1,0 +1,618 @@
+"""Search criteria to SQL (bugs.md section 4): the searchable fields, the
+operators, and the tree of conditions they form.
+
+Nothing from the request ever becomes SQL text: field names and operators
+are looked up in the fixed tables below, values travel as placeholders.
+Conditions on a bug's own columns are plain comparisons; conditions on
+fields with several values per bug (CC, keywords, comments, flags ...) are
+EXISTS subqueries, whose negative operators mean "no value matches".
+Private comments and attachments are searched only for insiders; related
+bugs (depends on / blocks) only when the caller can see them.
+"""
+
+import re
+from dataclasses import dataclass, field
+
+from .. import access
+from ..db import placeholders
+from ..errors import ServiceError, USER_ERROR
+from ..install import MULTI_SELECT, DATETIME, DATE, BUG_ID, INTEGER
+from . import search_dates
+
+INVALID_FIELD_NAME = 108
+
+TEXT, NUMBER, DATE_KIND, USER, SELECT = "text", "number", "date", "user", "select"
+_USERS = "SELECT id FROM users WHERE lower(login)"
+
+
+@dataclass(frozen=True)
+class FieldDef:
+    """How one searchable field reads.
+
+    kind: TEXT, NUMBER, DATE_KIND, USER or SELECT (SELECT: a legal value of
+    field_values, compared exactly after case-folding in Python).
+    expr: SQL of the value, over bug alias b, or over the source's row.
+    source: key of SOURCES when a bug has any number of values.
+    lookup: (id column, "SELECT id FROM t WHERE lower(name)") for fast exact
+    matching through an index.
+    user_id: SQL of the user's id (pronouns like %reporter%).
+    history: the field name in bug_activity (changed* operators).
+    timetracking: only members of the timetrackinggroup may search it.
+    words_exact: word operators compare whole values (keywords).
+    needs: placeholders in expr: "now" and/or "caller", in order.
+    """
+    kind: str
+    expr: str
+    source: str | None = None
+    lookup: tuple | None = None
+    user_id: str | None = None
+    history: str | None = None
+    timetracking: bool = False
+    words_exact: bool = False
+    needs: tuple = ()
+
+
+def _user(column, source=None, coalesce=False, history=None):
+    login = f"(SELECT u.login FROM users u WHERE u.id = {column})"
+    return FieldDef(USER, f"COALESCE({login}, '')" if coalesce else login, source=source,
+                    lookup=(column, _USERS), user_id=column, history=history)
+
+
+def _real_name(column):
+    return FieldDef(TEXT, f"COALESCE((SELECT u.real_name FROM users u WHERE u.id = {column}), '')")
+
+
+_SELECT_SORT = "(SELECT fv.sort_key FROM field_values fv JOIN fields f ON f.id = fv.field_id" \
+               " WHERE f.name = '{field}' AND fv.value = {column})"
+
+# The standard fields by internal name (the reference's field names).
+FIELDS = {
+    "bug_id": FieldDef(NUMBER, "b.id"),
+    "short_desc": FieldDef(TEXT, "b.summary", history="summary"),
+    "classification": FieldDef(
+        TEXT, "(SELECT cl.name FROM products p JOIN classifications cl ON cl.id ="
+              " p.classification_id WHERE p.id = b.product_id)",
+        lookup=("b.product_id", "SELECT p.id FROM products p JOIN classifications cl"
+                                " ON cl.id = p.classification_id WHERE lower(cl.name)")),
+    "product": FieldDef(TEXT, "(SELECT p.name FROM products p WHERE p.id = b.product_id)",
+                        lookup=("b.product_id", "SELECT id FROM products WHERE lower(name)"),
+                        history="product"),
+    "component": FieldDef(TEXT, "(SELECT co.name FROM components co WHERE co.id = b.component_id)",
+                          lookup=("b.component_id", "SELECT id FROM components WHERE lower(name)"),
+                          history="component"),
+    "version": FieldDef(TEXT, "b.version", history="version"),
+    "target_milestone": FieldDef(TEXT, "b.target_milestone", history="target_milestone"),
+    "rep_platform": FieldDef(SELECT, "b.platform", history="platform"),
+    "op_sys": FieldDef(SELECT, "b.op_sys", history="op_sys"),
+    "bug_status": FieldDef(SELECT, "b.status", history="status"),
+    "resolution": FieldDef(SELECT, "b.resolution", history="resolution"),
+    "bug_severity": FieldDef(SELECT, "b.severity", history="severity"),
+    "priority": FieldDef(SELECT, "b.priority", history="priority"),
+    "bug_file_loc": FieldDef(TEXT, "b.url", history="url"),
+    "status_whiteboard": FieldDef(TEXT, "b.whiteboard", history="whiteboard"),
+    "assigned_to": _user("b.assigned_to", history="assigned_to"),
+    "reporter": _user("b.reporter", history="reporter"),
+    "qa_contact": _user("b.qa_contact", coalesce=True, history="qa_contact"),
+    "assigned_to_realname": _real_name("b.assigned_to"),
+    "reporter_realname": _real_name("b.reporter"),
+    "qa_contact_realname": _real_name("b.qa_contact"),
+    "creation_ts": FieldDef(DATE_KIND, "b.creation_time"),
+    "delta_ts": FieldDef(DATE_KIND, "b.last_change_time"),
+    "everconfirmed": FieldDef(NUMBER, "b.is_confirmed", history="is_confirmed"),
+    "reporter_accessible": FieldDef(NUMBER, "b.is_creator_accessible",
+                                    history="is_creator_accessible"),
+    "cclist_accessible": FieldDef(NUMBER, "b.is_cc_accessible", history="is_cc_accessible"),
+    "estimated_time": FieldDef(NUMBER, "b.estimated_time", timetracking=True),
+    "remaining_time": FieldDef(NUMBER, "b.remaining_time", timetracking=True),
+    "deadline": FieldDef(DATE_KIND, "(b.deadline || ' 00:00:00')", timetracking=True),
+    "work_time": FieldDef(NUMBER, "(SELECT COALESCE(SUM(wc.work_time), 0) FROM comments wc"
+                                  " WHERE wc.bug_id = b.id)", timetracking=True),
+    "percentage_complete": FieldDef(
+        NUMBER, "(SELECT CASE WHEN SUM(pc.work_time) + b.remaining_time = 0 THEN 0 ELSE"
+                " 100 * SUM(pc.work_time) / (SUM(pc.work_time) + b.remaining_time) END"
+                " FROM comments pc WHERE pc.bug_id = b.id)", timetracking=True),
+    "longdescs.count": FieldDef(NUMBER, "(SELECT COUNT(*) FROM comments lc WHERE lc.bug_id = b.id"
+                                        "{private_lc})"),
+    # SQLite's julianday: the one dialect-specific spelling of the search.
+    "days_elapsed": FieldDef(NUMBER, "CAST(julianday(?) - julianday(b.last_change_time)"
+                                     " AS INTEGER)", needs=("now",)),
+    "owner_idle_time": FieldDef(
+        NUMBER, "CAST(julianday(?) - julianday(COALESCE((SELECT MAX(oa.changed_at) FROM"
+                " bug_activity oa WHERE oa.bug_id = b.id AND oa.who = b.assigned_to),"
+                " b.creation_time)) AS INTEGER)", needs=("now",)),
+    "last_visit_ts": FieldDef(DATE_KIND, "(SELECT lv.last_visit_ts FROM bug_user_last_visit lv"
+                                         " WHERE lv.bug_id = b.id AND lv.user_id = ?)",
+                              needs=("caller",)),
+    "content": FieldDef(TEXT, "b.summary"),
+    # Fields with any number of values per bug.
+    "alias": FieldDef(TEXT, "ba.alias", source="alias", history="alias"),
+    "keywords": FieldDef(TEXT, "k.name", source="keywords", words_exact=True,
+                         lookup=("bk.keyword_id", "SELECT id FROM keywords WHERE lower(name)"),
+                         history="keywords"),
+    "cc": _user("cc.user_id", source="cc", history="cc"),
+    "dependson": FieldDef(NUMBER, "dep.depends_on", source="dependson", history="depends_on"),
+    "blocked": FieldDef(NUMBER, "dep.blocked", source="blocked", history="blocks"),
+    "see_also": FieldDef(TEXT, "sa.url", source="see_also", history="see_also"),
+    "bug_group": FieldDef(TEXT, "g.name", source="groups", history="groups"),
+    "tag": FieldDef(TEXT, "pt.name", source="tags"),
+    "longdesc": FieldDef(TEXT, "c.body", source="comments"),
+    "longdescs.isprivate": FieldDef(NUMBER, "c.is_private", source="comments"),
+    "commenter": _user("c.author_id", source="comments"),
+    "comment_tag": FieldDef(TEXT, "ct.tag", source="comment_tags"),
+    "attachments.description": FieldDef(TEXT, "att.summary", source="attachments"),
+    "attachments.filename": FieldDef(TEXT, "att.file_name", source="attachments"),
+    "attachments.mimetype": FieldDef(TEXT, "att.content_type", source="attachments"),
+    "attachments.ispatch": FieldDef(NUMBER, "att.is_patch", source="attachments"),
+    "attachments.isobsolete": FieldDef(NUMBER, "att.is_obsolete", source="attachments"),
+    "attachments.isprivate": FieldDef(NUMBER, "att.is_private", source="attachments"),
+    "attachments.submitter": _user("att.creator_id", source="attachments"),
+    "attach_data.thedata": FieldDef(TEXT, "CAST(adt.data AS TEXT)", source="attach_data"),
+    "flagtypes.name": FieldDef(TEXT, "(ft.name || fl.status)", source="flags",
+                               history="flagtypes.name"),
+    "requestees.login_name": _user("fl.requestee_id", source="flags"),
+    "setters.login_name": _user("fl.setter_id", source="flags"),
+}
+
+# Names accepted for the fields besides their own: the bug object's names
+# (as the reference's Bug.search maps them) and old names the reference
+# still accepts.
+ALIASES = {
+    "id": "bug_id", "summary": "short_desc", "status": "bug_status", "severity": "bug_severity",
+    "platform": "rep_platform", "url": "bug_file_loc", "whiteboard": "status_whiteboard",
+    "creator": "reporter", "creation_time": "creation_ts", "last_change_time": "delta_ts",
+    "depends_on": "dependson", "blocks": "blocked", "is_confirmed": "everconfirmed",
+    "is_cc_accessible": "cclist_accessible", "is_creator_accessible": "reporter_accessible",
+    "comment_count": "longdescs.count", "tags": "tag", "groups": "bug_group",
+    "actual_time": "work_time", "long_desc": "longdesc", "changedin": "days_elapsed",
+    "attachments.thedata": "attach_data.thedata", "opendate": "creation_ts",
+    "changeddate": "delta_ts",
+}
+
+_NO_VALUE = ("isempty", "isnotempty")
+_NEGATIVE = {"notequals": "equals", "notsubstring": "substring", "nowordssubstr": "anywordssubstr",
+             "nowords": "anywords", "notregexp": "regexp", "isempty": "isnotempty",
+             "notmatches": "matches"}
+_POSITIVE = ("equals", "anyexact", "substring", "casesubstring", "anywordssubstr",
+             "allwordssubstr", "anywords", "allwords", "regexp", "lessthan", "lessthaneq",
+             "greaterthan", "greaterthaneq", "isnotempty", "matches")
+_CHANGED = ("changedbefore", "changedafter", "changedfrom", "changedto", "changedby")
+OPERATORS = frozenset(_POSITIVE) | frozenset(_NEGATIVE) | frozenset(_CHANGED) | {"substr"}
+_COMPARE = {"lessthan": "<", "lessthaneq": "<=", "greaterthan": ">", "greaterthaneq": ">="}
+_PRONOUNS = {"%reporter%": "b.reporter", "%assignee%": "b.assigned_to",
+             "%qacontact%": "b.qa_contact"}
+_WORDS = re.compile(r"[\s,]+")
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
+
+
+# The criteria tree ------------------------------------------------------------------
+
+@dataclass
+class Condition:
+    """One criterion: field, operator, value (string or list), negated or not."""
+    field: str
+    operator: str
+    value: object
+    negate: bool = False
+
+
+@dataclass
+class Clause:
+    """Criteria joined by AND, OR or AND_G (conditions on the same value row)."""
+    joiner: str = "AND"
+    children: list = field(default_factory=list)
+    negate: bool = False
+
+    def add(self, child):
+        if child is not None:
+            self.children.append(child)
+        return self
+
+
+@dataclass
+class _Exists:
+    """A condition on one row of a multi-valued source (still to be wrapped)."""
+    source: str
+    from_sql: str
+    from_args: list
+    row_sql: str
+    row_args: list
+    negative: bool = False
+
+    def sql(self):
+        exists = f"EXISTS (SELECT 1 {self.from_sql} AND {self.row_sql})"
+        return (f"NOT {exists}" if self.negative else exists), self.from_args + self.row_args
+
+
+# Compiling ------------------------------------------------------------------------------
+
+class Compiler:
+    """Turns a criteria tree into one SQL condition over bug alias b."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.insider = access.is_insider(ctx)
+        self.timetracker = access.is_timetracker(ctx)
+        self._custom = None
+        self._legal = {}
+
+    # Fields -----------------------------------------------------------------------
+
+    def custom_fields(self):
+        """{name: (id, type)} of every custom field."""
+        if self._custom is None:
+            self._custom = {row[0]: (row[1], row[2]) for row in self.ctx.conn.execute(
+                "SELECT name, id, type FROM fields WHERE is_custom = 1")}
+        return self._custom
+
+    def field_names(self):
+        """Internal names of every field the caller may search."""
+        names = [n for n, d in FIELDS.items() if self.timetracker or not d.timetracking]
+        return names + sorted(self.custom_fields())
+
+    def resolve(self, name):
+        """(internal name, FieldDef) of field `name`. Errors: 108 unknown
+        field (time-tracking fields are unknown to others)."""
+        text = name.strip() if isinstance(name, str) else ""
+        text = ALIASES.get(text, text)
+        definition = FIELDS.get(text)
+        if definition is None and text in self.custom_fields():
+            definition = self._custom_def(text)
+        if definition is None or (definition.timetracking and not self.timetracker):
+            raise ServiceError(INVALID_FIELD_NAME, f"Can't use '{name}' as a field name.")
+        return text, definition
+
+    def _custom_def(self, name):
+        field_id, field_type = self.custom_fields()[name]
+        kind = {INTEGER: NUMBER, BUG_ID: NUMBER, DATETIME: DATE_KIND, DATE: DATE_KIND}.get(
+            field_type, TEXT)
+        expr = "CAST(cv.value AS INTEGER)" if kind == NUMBER else "cv.value"
+        return FieldDef(kind, expr, source=f"custom:{field_id}", history=name,
+                        words_exact=field_type == MULTI_SELECT)
+
+    def _source(self, key):
+        """(FROM ... WHERE link, args) of a multi-valued source."""
+        hide_private = "" if self.insider else " AND {a}.is_private = 0"
+        if key.startswith("custom:"):
+            return "FROM bug_custom_values cv WHERE cv.bug_id = b.id AND cv.field_id = ?", [
+                int(key.split(":", 1)[1])]
+        if key in ("dependson", "blocked"):
+            other, this = ("depends_on", "blocked") if key == "dependson" else ("blocked",
+                                                                                "depends_on")
+            visible, args = access.bug_visibility_sql(self.ctx, "ob")
+            return (f"FROM dependencies dep JOIN bugs ob ON ob.id = dep.{other}"
+                    f" WHERE dep.{this} = b.id AND {visible}", args)
+        if key == "tags":
+            return ("FROM bug_tags bt JOIN personal_tags pt ON pt.id = bt.tag_id"
+                    " WHERE bt.bug_id = b.id AND pt.user_id = ?", [self.ctx.caller.id])
+        if key == "flags":
+            private = "" if self.insider else (
+                " AND (fl.attachment_id IS NULL OR fl.attachment_id IN"
+                " (SELECT fa.id FROM attachments fa WHERE fa.is_private = 0))")
+            return ("FROM flags fl JOIN flag_types ft ON ft.id = fl.type_id"
+                    f" WHERE fl.bug_id = b.id{private}", [])
+        simple = {
+            "alias": "FROM bug_aliases ba WHERE ba.bug_id = b.id",
+            "keywords": "FROM bug_keywords bk JOIN keywords k ON k.id = bk.keyword_id"
+                        " WHERE bk.bug_id = b.id",
+            "cc": "FROM bug_cc cc WHERE cc.bug_id = b.id",
+            "see_also": "FROM bug_see_also sa WHERE sa.bug_id = b.id",
+            "groups": "FROM bug_groups bgs JOIN groups g ON g.id = bgs.group_id"
+                      " WHERE bgs.bug_id = b.id",
+            "comments": "FROM comments c WHERE c.bug_id = b.id" + hide_private.format(a="c"),
+            "comment_tags": "FROM comments c JOIN comment_tags ct ON ct.comment_id = c.id"
+                            " WHERE c.bug_id = b.id" + hide_private.format(a="c"),
+            "attachments": "FROM attachments att WHERE att.bug_id = b.id"
+                           + hide_private.format(a="att"),
+            "attach_data": "FROM attachments att JOIN attachment_data adt ON adt.attachment_id"
+                           " = att.id WHERE att.bug_id = b.id" + hide_private.format(a="att"),
+        }
+        return simple[key], []
+
+    def _expr(self, definition):
+        """(SQL, args) of a field's value expression."""
+        expr = definition.expr.replace("{private_lc}", "" if self.insider
+                                       else " AND lc.is_private = 0")
+        args = [self.ctx.now.strftime("%Y-%m-%d %H:%M:%S") if need == "now" else self.ctx.caller.id
+                for need in definition.needs]
+        return expr, args
+
+    def legal_values(self, name):
+        """{lower-case value: value} of a select field's legal values."""
+        if name not in self._legal:
+            self._legal[name] = {row[0].lower(): row[0] for row in self.ctx.conn.execute(
+                "SELECT fv.value FROM field_values fv JOIN fields f ON f.id = fv.field_id"
+                " WHERE f.name = ?", (name,))}
+        return self._legal[name]
+
+    # Tree ------------------------------------------------------------------------
+
+    def compile(self, node):
+        """(SQL, args) of a Condition or Clause; None when it has no criteria."""
+        if isinstance(node, Condition):
+            term = self.condition(node)
+            if term is None:
+                return None
+            sql, args = term.sql() if isinstance(term, _Exists) else term
+            return (f"(({sql}) IS NOT TRUE)" if node.negate else sql), args
+        parts = []
+        if node.joiner == "AND_G":
+            parts = self._same_row(node.children)
+        else:
+            parts = [self.compile(child) for child in node.children]
+        parts = [part for part in parts if part is not None]
+        if not parts:
+            return None
+        joiner = " OR " if node.joiner == "OR" else " AND "
+        sql = "(" + joiner.join(part[0] for part in parts) + ")"
+        args = [arg for part in parts for arg in part[1]]
+        return (f"(NOT {sql})" if node.negate else sql), args
+
+    def _same_row(self, children):
+        """AND_G: positive conditions on the same multi-valued source must hold
+        for one row of it; everything else is ANDed as usual."""
+        groups, parts = {}, []
+        for child in children:
+            term = self.condition(child) if isinstance(child, Condition) and not child.negate \
+                else None
+            if isinstance(term, _Exists) and not term.negative:
+                groups.setdefault(term.source, []).append(term)
+            elif isinstance(term, _Exists):
+                parts.append(term.sql())
+            elif isinstance(child, Condition) and not child.negate:
+                parts.append(term)
+            else:
+                parts.append(self.compile(child))
+        for terms in groups.values():
+            merged = _Exists(terms[0].source, terms[0].from_sql, terms[0].from_args,
+                             " AND ".join(f"({t.row_sql})" for t in terms),
+                             [arg for t in terms for arg in t.row_args])
+            parts.append(merged.sql())
+        return parts
+
+    # One condition -------------------------------------------------------------------
+
+    def condition(self, cond):
+        """An _Exists, a (SQL, args) pair, or None when the condition is empty.
+
+        Errors: 108 unknown field; 32000 unknown operator, operator not
+        possible for the field, bad regular expression; 56 bad date.
+        """
+        field_name, operator = cond.field, cond.operator
+        if not isinstance(field_name, str) or field_name.strip() in ("", "noop"):
+            return None
+        if not isinstance(operator, str) or operator.strip() in ("", "noop"):
+            return None
+        operator = operator.strip()
+        name, definition = self.resolve(field_name)
+        if operator not in OPERATORS:
+            raise ServiceError(USER_ERROR, f"The search operator '{operator}' is not valid.")
+        operator = "substring" if operator == "substr" else operator
+        if (name == "content") != (operator in ("matches", "notmatches")):
+            raise ServiceError(USER_ERROR, "The 'matches' and 'notmatches' operators are only "
+                                           "possible with the 'content' field, which takes no other.")
+        value = cond.value
+        if operator in _NO_VALUE:
+            value = ""
+        elif _is_empty(value):
+            return None
+        if operator in _CHANGED:
+            return self._changed(name, definition, operator, _one_text(value))
+        if name == "content":
+            return self._content(_one_text(value), operator == "notmatches")
+        negative = operator in _NEGATIVE
+        base = _NEGATIVE.get(operator, operator)
+        return self._compare(definition, base, value, negative, name)
+
+    def _compare(self, definition, operator, value, negative, name):
+        expr, expr_args = self._expr(definition)
+        if definition.source is None:
+            built = self._row(definition, expr, operator, value, name)
+            if built is None:
+                return None
+            sql, args = built
+            args = expr_args + args if expr_args else args
+            return (f"(({sql}) IS NOT TRUE)", args) if negative else (sql, args)
+        from_sql, from_args = self._source(definition.source)
+        if operator in ("allwords", "allwordssubstr") and not negative:
+            words = _words(value)
+            if not words:
+                return None
+            single = "equals" if definition.words_exact else (
+                "substring" if operator == "allwordssubstr" else "anywords")
+            parts = []
+            for word in words:
+                sql, args = self._row(definition, expr, single, word, name)
+                parts.append(_Exists(definition.source, from_sql, from_args, sql,
+                                     expr_args + args).sql())
+            return "(" + " AND ".join(p[0] for p in parts) + ")", [a for p in parts for a in p[1]]
+        built = self._row(definition, expr, operator, value, name)
+        if built is None:
+            return None
+        sql, args = built
+        return _Exists(definition.source, from_sql, from_args, sql, expr_args + args, negative)
+
+    def _row(self, definition, expr, operator, value, name):
+        """(SQL, args) true when the value `expr` satisfies the positive
+        `operator`; None when nothing is left to compare."""
+        kind = definition.kind
+        if operator == "isnotempty":
+            empty = {NUMBER: "0", SELECT: "'---'"}.get(kind, "''")
+            return f"({expr} IS NOT NULL AND {expr} <> '' AND {expr} <> {empty})", []
+        if operator in ("equals", "anyexact"):
+            values = _exact_values(value) if operator == "anyexact" else [_one_text(value)]
+            values = [v for v in values if v != ""] if name != "resolution" else values
+            return self._exact(definition, expr, values, name) if values else None
+        if operator in ("substring", "casesubstring"):
+            text = _one_text(value)
+            if operator == "casesubstring":
+                return f"instr({expr}, ?) > 0", [text]
+            return f"instr(lower({expr}), lower(?)) > 0", [text]
+        if operator == "regexp":
+            return f"{expr} REGEXP ?", [_checked_regexp(_one_text(value))]
+        if operator in _COMPARE:
+            return self._ordering(kind, expr, _COMPARE[operator], _one_text(value))
+        words = _words(value)
+        if not words:
+            return None
+        if definition.words_exact and operator in ("anywords", "allwords"):
+            return self._exact(definition, expr, words, name)
+        parts, args = [], []
+        for word in words:
+            if operator in ("anywordssubstr", "allwordssubstr"):
+                parts.append(f"instr(lower({expr}), lower(?)) > 0")
+                args.append(word)
+            else:
+                parts.append(f"{expr} REGEXP ?")
+                args.append(r"(^|[^a-z0-9])" + re.escape(word) + r"($|[^a-z0-9])")
+        joiner = " AND " if operator in ("allwords", "allwordssubstr") else " OR "
+        return "(" + joiner.join(parts) + ")", args
+
+    def _exact(self, definition, expr, values, name):
+        """Equal to any of `values` (case-insensitive; pronouns for users)."""
+        parts, args = [], []
+        if definition.user_id is not None:
+            plain = []
+            for value in values:
+                if value.lower() == "%user%":
+                    parts.append(f"{definition.user_id} = ?")
+                    args.append(self.ctx.caller.id)
+                elif value.lower() in _PRONOUNS:
+                    parts.append(f"{definition.user_id} = {_PRONOUNS[value.lower()]}")
+                else:
+                    plain.append(value)
+            values = plain
+        if values:
+            kind = definition.kind
+            if kind == NUMBER:
+                numbers = [_number(v) for v in values]
+                numbers = [n for n in numbers if n is not None]
+                if numbers:
+                    parts.append(f"{expr} IN ({placeholders(numbers)})")
+                    args.extend(numbers)
+                else:
+                    parts.append("1 = 0")
+            elif kind == DATE_KIND:
+                moments = [search_dates.sql_date(v, self.ctx.now) for v in values]
+                parts.append(f"{expr} IN ({placeholders(moments)})")
+                args.extend(moments)
+            elif kind == SELECT:
+                legal = self.legal_values(name)
+                exact = [legal.get(v.lower(), v) for v in values]
+                parts.append(f"{expr} IN ({placeholders(exact)})")
+                args.extend(exact)
+            elif definition.lookup is not None:
+                column, select = definition.lookup
+                parts.append(f"{column} IN ({select} IN ({', '.join('lower(?)' for _ in values)}))")
+                args.extend(values)
+            else:
+                parts.append(f"lower({expr}) IN ({', '.join('lower(?)' for _ in values)})")
+                args.extend(values)
+        if not parts:
+            return None
+        return ("(" + " OR ".join(parts) + ")" if len(parts) > 1 else parts[0]), args
+
+    def _ordering(self, kind, expr, sign, text):
+        if kind == NUMBER:
+            number = _number(text)
+            return (f"{expr} {sign} ?", [number]) if number is not None else ("1 = 0", [])
+        if kind == DATE_KIND:
+            return f"{expr} {sign} ?", [search_dates.sql_date(text, self.ctx.now)]
+        return f"lower({expr}) {sign} lower(?)", [text]
+
+    def _changed(self, name, definition, operator, value):
+        now = self.ctx.now
+        if operator in ("changedbefore", "changedafter"):
+            sign = "<=" if operator == "changedbefore" else ">="
+            moment = search_dates.sql_date(value, now)
+            if name == "creation_ts":
+                return f"b.creation_time {sign} ?", [moment]
+            if name == "longdesc":
+                private = "" if self.insider else " AND c.is_private = 0"
+                return _Exists("comments", f"FROM comments c WHERE c.bug_id = b.id{private}", [],
+                               f"c.created_at {sign} ?", [moment])
+            row, args = f"a.changed_at {sign} ?", [moment]
+        elif operator == "changedby":
+            if name == "longdesc":
+                private = "" if self.insider else " AND c.is_private = 0"
+                return _Exists("comments", f"FROM comments c WHERE c.bug_id = b.id{private}", [],
+                               f"c.author_id IN ({_USERS} = lower(?))", [value])
+            row, args = f"a.who IN ({_USERS} = lower(?))", [value]
+        else:
+            column = "a.removed" if operator == "changedfrom" else "a.added"
+            row = (f"(lower({column}) = lower(?) OR instr(', ' || lower({column}) || ', ',"
+                   " ', ' || lower(?) || ', ') > 0)")
+            args = [value, value]
+        history = definition.history or name
+        return _Exists(f"activity:{history}",
+                       "FROM bug_activity a WHERE a.bug_id = b.id AND a.field = ?", [history],
+                       row, args)
+
+    def _content(self, text, negative):
+        """Full text: every word in the summary or in a comment the caller may see."""
+        stripped = text.strip()
+        if len(stripped) > 1 and stripped.startswith('"') and stripped.endswith('"'):
+            words = [stripped[1:-1]]
+        else:
+            words = stripped.split()
+        if not words:
+            return None
+        private = "" if self.insider else " AND fc.is_private = 0"
+        parts, args = [], []
+        for word in words:
+            parts.append("(instr(lower(b.summary), lower(?)) > 0 OR EXISTS (SELECT 1 FROM comments"
+                         f" fc WHERE fc.bug_id = b.id{private} AND instr(lower(fc.body), lower(?))"
+                         " > 0))")
+            args.extend([word, word])
+        sql = "(" + " AND ".join(parts) + ")"
+        return (f"({sql} IS NOT TRUE)" if negative else sql), args
+
+
+# Values ---------------------------------------------------------------------------------
+
+def _is_empty(value):
+    if value is None:
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_is_empty(v) for v in value)
+    return str(value).strip() == ""
+
+
+def _text(value):
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+def _one_text(value):
+    """A single string: list items are joined with commas."""
+    if isinstance(value, (list, tuple)):
+        return ",".join(_text(v) for v in value if v is not None)
+    return _text(value).strip()
+
+
+def _exact_values(value):
+    """anyexact values: a list as given, a string split on commas."""
+    if isinstance(value, (list, tuple)):
+        return [_text(v).strip() for v in value if v is not None]
+    return [part.strip() for part in _text(value).split(",") if part.strip()]
+
+
+def _words(value):
+    return [w for w in _WORDS.split(_one_text(value)) if w]
+
+
+def _number(text):
+    text = str(text).strip()
+    if not _NUMBER.match(text):
+        return None
+    number = float(text)
+    return int(number) if number.is_integer() else number
+
+
+def _checked_regexp(pattern):
+    """Errors: 32000 when the pattern is not a valid regular expression."""
+    try:
+        re.compile(pattern)
+    except (re.error, RecursionError, OverflowError):
+        raise ServiceError(USER_ERROR, f"The regular expression '{pattern}' is not valid.") from None
+    return pattern

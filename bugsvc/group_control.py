@@ -1,0 +1,168 @@
+"""Per-product group controls over REST (admin.md section 4): reading them as
+`{group name: {membercontrol, othercontrol, entry, canedit}}`, checking a
+requested change, and storing it with its effect on the product's bugs."""
+
+from . import catalog
+from .access import NA, SHOWN, DEFAULT, MANDATORY, CONTROL_NAMES, CONTROL_VALUES
+from .bugs import activity
+from .errors import ServiceError, OBJECT_DOES_NOT_EXIST, USER_ERROR
+
+_SETTINGS = ("membercontrol", "othercontrol", "entry", "canedit")
+_NONE = {"membercontrol": NA, "othercontrol": NA, "entry": 0, "canedit": 0}
+
+
+def controls_of(conn, product_id):
+    """The product's controls: {group name: {"membercontrol": "Shown", ...,
+    "entry": bool, "canedit": bool}}."""
+    rows = conn.execute(
+        "SELECT g.name, gc.membercontrol, gc.othercontrol, gc.entry, gc.canedit"
+        " FROM group_controls gc JOIN groups g ON g.id = gc.group_id"
+        " WHERE gc.product_id = ? ORDER BY lower(g.name)", (product_id,))
+    return {row["name"]: {"membercontrol": CONTROL_NAMES[row["membercontrol"]],
+                          "othercontrol": CONTROL_NAMES[row["othercontrol"]],
+                          "entry": bool(row["entry"]), "canedit": bool(row["canedit"])}
+            for row in rows}
+
+
+def _stored(conn, product_id):
+    """{group id: {membercontrol, othercontrol, entry, canedit}} as stored (ints)."""
+    rows = conn.execute("SELECT group_id, membercontrol, othercontrol, entry, canedit"
+                        " FROM group_controls WHERE product_id = ?", (product_id,))
+    return {row["group_id"]: {name: row[name] for name in _SETTINGS} for row in rows}
+
+
+def _control_value(value, group_name, field):
+    if isinstance(value, str):
+        for name, number in CONTROL_VALUES.items():
+            if value.strip().lower() == name.lower():
+                return number
+    raise ServiceError(USER_ERROR, f"The {field} of group '{group_name}' must be one of NA, "
+                                   "Shown, Default, Mandatory.")
+
+
+def _flag(value, group_name, field):
+    if isinstance(value, bool) or value in (0, 1):
+        return int(bool(value))
+    if isinstance(value, str) and value.strip().lower() in ("0", "1", "true", "false", ""):
+        return int(value.strip().lower() in ("1", "true"))
+    raise ServiceError(USER_ERROR, f"The {field} of group '{group_name}' must be a boolean.")
+
+
+def legal_combination(membercontrol, othercontrol):
+    """The reference's rule: equal controls, or Shown for members, or Default
+    for members with anything but Shown for others."""
+    return (membercontrol == othercontrol or membercontrol == SHOWN
+            or (membercontrol == DEFAULT and othercontrol != SHOWN))
+
+
+def plan(conn, requested):
+    """Check a `group_controls` parameter; return [(group, settings or None)]
+    with the group as a catalog dict and the given settings as numbers.
+
+    requested: {group name: None (remove) or {membercontrol, othercontrol,
+    entry, canedit}}; a missing setting keeps its current value (NA / false
+    for a group not yet controlled).
+    Errors: 51 unknown group; 32000 a group that is not an active bug group,
+    an unknown setting, a bad value or an illegal combination.
+    """
+    if not isinstance(requested, dict):
+        raise ServiceError(USER_ERROR, "The parameter 'group_controls' must be an object keyed "
+                                       "by group name.")
+    result = []
+    for group_name, settings in requested.items():
+        group = catalog.group_by_name(conn, group_name)
+        if group is None:
+            raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no group named '{group_name}'.")
+        if settings is None:
+            result.append((group, None))
+            continue
+        if not isinstance(settings, dict):
+            raise ServiceError(USER_ERROR, f"The controls of group '{group_name}' must be an "
+                                           "object or null.")
+        if not (group["is_bug_group"] and group["is_active"]):
+            raise ServiceError(USER_ERROR, f"The group '{group['name']}' is not an active bug "
+                                           "group; products cannot be controlled by it.")
+        unknown = sorted(set(settings) - set(_SETTINGS))
+        if unknown:
+            raise ServiceError(USER_ERROR, f"'{unknown[0]}' is not a group control setting.")
+        parsed = {}
+        for field in ("membercontrol", "othercontrol"):
+            if settings.get(field) is not None:
+                parsed[field] = _control_value(settings[field], group["name"], field)
+        for field in ("entry", "canedit"):
+            if settings.get(field) is not None:
+                parsed[field] = _flag(settings[field], group["name"], field)
+        result.append((group, parsed))
+    return result
+
+
+def apply(ctx, product_id, planned, changes):
+    """Store `planned` (from `plan`) for product `product_id`; add a
+    `group_controls.<group>` entry to `changes` for each group that changed.
+
+    Mandatory for members restricts every bug of the product to the group;
+    NA (or removal) lifts the group from them; both are written to the
+    bugs' history, as the reference does.
+    Errors: 32000 an illegal membercontrol/othercontrol combination.
+    """
+    stored = _stored(ctx.conn, product_id)
+    for group, parsed in planned:
+        old = stored.get(group["id"])
+        new = dict(_NONE) if parsed is None else {**(old or _NONE), **parsed}
+        if not legal_combination(new["membercontrol"], new["othercontrol"]):
+            raise ServiceError(USER_ERROR, f"The combination {CONTROL_NAMES[new['membercontrol']]}"
+                                           f"/{CONTROL_NAMES[new['othercontrol']]} of group "
+                                           f"'{group['name']}' is not allowed.")
+        all_zero = not any(new.values())
+        if old == new or (old is None and all_zero):
+            continue
+        if all_zero:
+            ctx.conn.execute("DELETE FROM group_controls WHERE product_id = ? AND group_id = ?",
+                             (product_id, group["id"]))
+        elif old is None:
+            ctx.conn.execute("INSERT INTO group_controls (group_id, product_id, entry,"
+                             " membercontrol, othercontrol, canedit) VALUES (?, ?, ?, ?, ?, ?)",
+                             (group["id"], product_id, new["entry"], new["membercontrol"],
+                              new["othercontrol"], new["canedit"]))
+        else:
+            ctx.conn.execute("UPDATE group_controls SET entry = ?, membercontrol = ?,"
+                             " othercontrol = ?, canedit = ? WHERE product_id = ? AND group_id = ?",
+                             (new["entry"], new["membercontrol"], new["othercontrol"],
+                              new["canedit"], product_id, group["id"]))
+        changes[f"group_controls.{group['name']}"] = {
+            "removed": _describe(None if old is None else old),
+            "added": "" if all_zero else _describe(new)}
+        if new["membercontrol"] == MANDATORY:
+            _restrict_bugs(ctx, product_id, group)
+        elif new["membercontrol"] == NA:
+            _lift_restriction(ctx, product_id, group)
+
+
+def _describe(settings):
+    if settings is None:
+        return ""
+    return (f"membercontrol: {CONTROL_NAMES[settings['membercontrol']]}, "
+            f"othercontrol: {CONTROL_NAMES[settings['othercontrol']]}, "
+            f"entry: {int(bool(settings['entry']))}, canedit: {int(bool(settings['canedit']))}")
+
+
+def _restrict_bugs(ctx, product_id, group):
+    bug_ids = [row[0] for row in ctx.conn.execute(
+        "SELECT b.id FROM bugs b WHERE b.product_id = ? AND NOT EXISTS (SELECT 1 FROM"
+        " bug_groups bg WHERE bg.bug_id = b.id AND bg.group_id = ?) ORDER BY b.id",
+        (product_id, group["id"]))]
+    for bug_id in bug_ids:
+        ctx.conn.execute("INSERT INTO bug_groups (bug_id, group_id) VALUES (?, ?)",
+                         (bug_id, group["id"]))
+        activity.record(ctx.conn, bug_id, ctx.caller.id, ctx.now, "groups", "", group["name"])
+
+
+def _lift_restriction(ctx, product_id, group):
+    bug_ids = [row[0] for row in ctx.conn.execute(
+        "SELECT bg.bug_id FROM bug_groups bg JOIN bugs b ON b.id = bg.bug_id"
+        " WHERE b.product_id = ? AND bg.group_id = ? ORDER BY bg.bug_id",
+        (product_id, group["id"]))]
+    for bug_id in bug_ids:
+        ctx.conn.execute("DELETE FROM bug_groups WHERE bug_id = ? AND group_id = ?",
+                         (bug_id, group["id"]))
+        activity.record(ctx.conn, bug_id, ctx.caller.id, ctx.now, "groups", group["name"], "")

@@ -1,0 +1,32 @@
+"""Versions of a product: create and update (admin.md section 4; bugsvc
+extension in the reference's style). Versions in use are deactivated
+(is_active false), never deleted."""
+
+from ..catalog_admin import VERSION, create_value, update_value
+
+
+def create(ctx, params):
+    """Add a version to a product (editcomponents).
+
+    params: product (id or name), name (required), sort_key (default 0),
+    is_active (default true). Returns {"id"}.
+    Errors: 410; 304 not in editcomponents; 53 unknown key; 50 product or
+    name missing; 106 unknown or hidden product; 32000 blank, longer than
+    64 characters, or already a version of the product; 52/54/55 sort_key
+    not a number or outside -32768..32767.
+    """
+    return create_value(ctx, params, VERSION)
+
+
+def update(ctx, params):
+    """Change versions (editcomponents).
+
+    params: ids (the path gives the first), name (one version per product),
+    sort_key, is_active. A rename is carried onto the bugs that have the
+    version. Returns {"versions": [{"id", "changes"}]}; change keys name,
+    sort_key, is_active ("1"/"0").
+    Errors: 410; 304; -32601 unknown key; 50 no ids; 51 unknown version; 106
+    its product is hidden from the caller; 32000 bad or taken name, or two
+    versions of one product renamed; 52/54/55 bad sort_key.
+    """
+    return update_value(ctx, params, VERSION)

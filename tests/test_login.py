@@ -1,0 +1,230 @@
+"""Login, logout and valid_login (interface "Users and login"; compat.md section 8)."""
+
+import re
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from freezegun import freeze_time
+
+ADMIN = "admin@example.com"
+TOKEN_FORM = re.compile(r"^(\d+)-[A-Za-z0-9]{10}$")
+
+
+def login(client, remote_addr="127.0.0.1", **params):
+    return client.simulate_get("/rest/login", params=params, remote_addr=remote_addr)
+
+
+def sees_own_account(client, user_id, remote_addr="127.0.0.1", **credentials):
+    """Whether the credentials log in as `user_id` (only one's own account
+    shows saved_searches)."""
+    resp = client.simulate_get("/rest/user", remote_addr=remote_addr,
+                               params={"ids": user_id, "include_fields": "saved_searches",
+                                       **credentials})
+    assert resp.status_code == 200, resp.json
+    return "saved_searches" in resp.json["users"][0]
+
+
+def set_param(services, name, value):
+    with services.db.transaction(write=True) as conn:
+        conn.execute("UPDATE params SET value = ? WHERE name = ?", (value, name))
+
+
+def failures(services):
+    return services.query("SELECT COUNT(*) FROM login_failures")[0][0]
+
+
+@pytest.fixture
+def alice(services):
+    return services.add_user("alice@example.com", password="alice-secret", real_name="Alice")
+
+
+# Login ------------------------------------------------------------------------
+
+def test_login_answers_id_and_a_working_token(client, services, alice):
+    resp = login(client, login="alice@example.com", password="alice-secret")
+    assert resp.status_code == 200
+    assert resp.json["id"] == alice
+    token = resp.json["token"]
+    assert TOKEN_FORM.match(token).group(1) == str(alice)
+    assert sees_own_account(client, alice, Bugzilla_token=token)
+    assert services.query("SELECT COUNT(*) FROM login_tokens WHERE user_id = ?", (alice,))[0][0] == 1
+
+
+def test_login_name_is_case_insensitive(client, alice):
+    resp = login(client, login="ALICE@Example.com", password="alice-secret")
+    assert resp.json["id"] == alice
+
+
+@pytest.mark.parametrize("login_key, password_key", [
+    ("Bugzilla_login", "Bugzilla_password"), ("Service_login", "Service_password")])
+def test_login_accepts_the_credential_parameter_names(client, alice, login_key, password_key):
+    resp = login(client, **{login_key: "alice@example.com", password_key: "alice-secret"})
+    assert resp.status_code == 200 and resp.json["id"] == alice
+
+
+def test_login_accepts_credential_headers(client, alice):
+    resp = client.simulate_get("/rest/login", headers={"X-BUGZILLA-LOGIN": "alice@example.com",
+                                                       "X-BUGZILLA-PASSWORD": "alice-secret"})
+    assert resp.status_code == 200 and resp.json["id"] == alice
+
+
+@pytest.mark.parametrize("params", [{}, {"login": "alice@example.com"}, {"password": "x"},
+                                    {"login": "", "password": "alice-secret"}])
+def test_login_without_login_or_password_is_50(client, alice, params):
+    resp = login(client, **params)
+    assert (resp.status_code, resp.json["code"]) == (400, 50)
+
+
+def test_wrong_password_is_300_and_is_logged(client, services, alice):
+    resp = login(client, login="alice@example.com", password="not-her-password")
+    assert (resp.status_code, resp.json["code"]) == (401, 300)
+    assert "not-her-password" not in resp.text
+    assert failures(services) == 1
+    assert services.query("SELECT COUNT(*) FROM login_tokens")[0][0] == 0
+
+
+def test_unknown_login_is_300(client, services):
+    resp = login(client, login="nobody@example.com", password="whatever")
+    assert (resp.status_code, resp.json["code"]) == (401, 300)
+    assert failures(services) == 1
+
+
+def test_account_without_password_cannot_log_in(client, services):
+    services.add_user("nopass@example.com")
+    resp = login(client, login="nopass@example.com", password="")
+    assert resp.json["code"] == 300
+
+
+def test_disabled_account_is_301_with_the_right_password_only(client, services):
+    services.add_user("gone@example.com", password="gone-secret", disabled_text="Left the team")
+    resp = login(client, login="gone@example.com", password="gone-secret")
+    assert (resp.status_code, resp.json["code"]) == (401, 301)
+    assert "Left the team" in resp.json["message"]
+    assert login(client, login="gone@example.com", password="wrong-one").json["code"] == 300
+
+
+def test_five_failures_lock_the_address_for_30_minutes(client, services, alice):
+    start = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
+    with freeze_time(start) as clock:
+        for _ in range(5):
+            assert login(client, "10.0.0.5", login="alice@example.com",
+                         password="guess").json["code"] == 300
+        locked = login(client, "10.0.0.5", login="alice@example.com", password="alice-secret")
+        assert (locked.status_code, locked.json["code"]) == (400, 32000)
+        # Another address is not locked.
+        assert login(client, "10.0.0.6", login="alice@example.com",
+                     password="alice-secret").status_code == 200
+        clock.move_to(start + timedelta(minutes=29))
+        assert login(client, "10.0.0.5", login="alice@example.com",
+                     password="alice-secret").json["code"] == 32000
+        clock.move_to(start + timedelta(minutes=31))
+        assert login(client, "10.0.0.5", login="alice@example.com",
+                     password="alice-secret").status_code == 200
+
+
+def test_four_failures_do_not_lock(client, alice):
+    for _ in range(4):
+        login(client, "10.0.0.7", login="alice@example.com", password="guess")
+    assert login(client, "10.0.0.7", login="alice@example.com",
+                 password="alice-secret").status_code == 200
+
+
+@pytest.mark.parametrize("restrict_key", ["restrict_login", "Bugzilla_restrictlogin",
+                                          "Service_restrictlogin"])
+def test_restricted_token_works_only_from_the_login_address(client, alice, restrict_key):
+    token = login(client, "10.1.1.1", login="alice@example.com", password="alice-secret",
+                  **{restrict_key: "1"}).json["token"]
+    assert sees_own_account(client, alice, "10.1.1.1", Bugzilla_token=token)
+    resp = client.simulate_get("/rest/user", params={"ids": alice, "Bugzilla_token": token},
+                               remote_addr="10.2.2.2")
+    assert (resp.status_code, resp.json["code"]) == (400, 32000)
+
+
+def test_unrestricted_token_works_from_anywhere(client, alice):
+    token = login(client, "10.1.1.1", login="alice@example.com", password="alice-secret",
+                  restrict_login="0").json["token"]
+    assert sees_own_account(client, alice, "10.9.9.9", Bugzilla_token=token)
+
+
+def test_login_stays_open_when_requirelogin_is_on(client, services, alice):
+    set_param(services, "requirelogin", "1")
+    assert client.simulate_get("/rest/user", params={"names": "alice@example.com"}).json["code"] == 410
+    resp = login(client, login="alice@example.com", password="alice-secret")
+    assert resp.status_code == 200
+
+
+def test_login_ignores_other_credentials_and_checks_the_password(client, alice, admin_key):
+    resp = login(client, login="alice@example.com", password="wrong",
+                 Bugzilla_api_key=admin_key)
+    assert resp.json["code"] == 300
+
+
+# Logout -----------------------------------------------------------------------
+
+def test_logout_ends_the_token(client, services, alice):
+    token = login(client, login="alice@example.com", password="alice-secret").json["token"]
+    resp = client.simulate_get("/rest/logout", params={"Bugzilla_token": token})
+    assert (resp.status_code, resp.json) == (200, {"result": None})
+    assert services.query("SELECT COUNT(*) FROM login_tokens")[0][0] == 0
+    after = client.simulate_get("/rest/user", params={"ids": alice, "Bugzilla_token": token})
+    assert after.json["code"] == 32000
+
+
+@pytest.mark.parametrize("key", ["token", "Service_token"])
+def test_logout_accepts_every_token_name(client, services, alice, key):
+    token = login(client, login="alice@example.com", password="alice-secret").json["token"]
+    client.simulate_get("/rest/logout", params={key: token})
+    assert services.query("SELECT COUNT(*) FROM login_tokens")[0][0] == 0
+
+
+def test_logout_ends_only_the_given_token(client, services, alice):
+    first = login(client, login="alice@example.com", password="alice-secret").json["token"]
+    second = login(client, login="alice@example.com", password="alice-secret").json["token"]
+    client.simulate_get("/rest/logout", params={"token": first})
+    assert sees_own_account(client, alice, Bugzilla_token=second)
+
+
+@pytest.mark.parametrize("params", [{}, {"token": "1-AAAAAAAAAA"}, {"token": "garbage"}])
+def test_logout_with_an_unused_or_no_token_does_nothing(client, services, alice, params):
+    token = login(client, login="alice@example.com", password="alice-secret").json["token"]
+    resp = client.simulate_get("/rest/logout", params=params)
+    assert (resp.status_code, resp.json) == (200, {"result": None})
+    assert sees_own_account(client, alice, Bugzilla_token=token)
+
+
+# Valid login ------------------------------------------------------------------
+
+def test_valid_login_is_true_for_the_token_owner(client, alice):
+    token = login(client, login="alice@example.com", password="alice-secret").json["token"]
+    for name in ("alice@example.com", "Alice@EXAMPLE.com"):
+        resp = client.simulate_get("/rest/valid_login", params={"login": name, "token": token})
+        assert (resp.status_code, resp.json) == (200, {"result": True})
+
+
+def test_valid_login_is_false_for_another_login_or_no_token(client, alice):
+    token = login(client, login="alice@example.com", password="alice-secret").json["token"]
+    assert client.simulate_get("/rest/valid_login", params={"login": ADMIN, "token": token}
+                               ).json == {"result": False}
+    assert client.simulate_get("/rest/valid_login", params={"login": "alice@example.com"}
+                               ).json == {"result": False}
+
+
+def test_valid_login_is_false_after_logout(client, alice):
+    token = login(client, login="alice@example.com", password="alice-secret").json["token"]
+    client.simulate_get("/rest/logout", params={"token": token})
+    resp = client.simulate_get("/rest/valid_login", params={"login": "alice@example.com",
+                                                            "token": token})
+    assert resp.json["code"] == 32000
+
+
+def test_valid_login_without_login_is_50(client, alice):
+    token = login(client, login="alice@example.com", password="alice-secret").json["token"]
+    resp = client.simulate_get("/rest/valid_login", params={"token": token})
+    assert (resp.status_code, resp.json["code"]) == (400, 50)
+
+
+@pytest.mark.parametrize("token", ["1-AAAAAAAAAA", "no-dash-here", "abc", "1-"])
+def test_valid_login_with_an_invalid_or_malformed_token_is_32000(client, token):
+    resp = client.simulate_get("/rest/valid_login", params={"login": ADMIN, "token": token})
+    assert (resp.status_code, resp.json["code"]) == (400, 32000)
+    assert token not in resp.json["message"]

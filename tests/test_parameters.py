@@ -1,0 +1,277 @@
+"""Parameters: GET /rest/parameters tiers, PUT /rest/parameters (compat.md
+decision 7), their audit and GET /rest/last_audit_time, and requirelogin."""
+
+from datetime import datetime, timezone
+
+import pytest
+from freezegun import freeze_time
+
+from bugsvc import audit, settings
+from bugsvc.errors import ServiceError
+from bugsvc.fields import FieldFilter
+from bugsvc.services import instance
+
+ADMIN = "admin@example.com"
+
+
+@pytest.fixture
+def plain(services):
+    return services.add_user("plain@example.com", password="plain-password")
+
+
+@pytest.fixture
+def tweaker(services):
+    return services.add_user("tweaker@example.com", groups=("tweakparams",))
+
+
+def stored(services):
+    return dict(services.query("SELECT name, value FROM params"))
+
+
+def update(services, changes, as_user=ADMIN, now=None):
+    return services.call(instance.update_parameters, changes, as_user=as_user, now=now)
+
+
+# Reading ------------------------------------------------------------------------------
+
+def test_anonymous_sees_only_maintainer_and_requirelogin(client):
+    answer = client.simulate_get("/rest/parameters")
+    assert answer.status_code == 200
+    assert answer.json == {"parameters": {"maintainer": "", "requirelogin": "0"}}
+
+
+def test_logged_in_user_sees_documented_set_only(services, plain):
+    seen = services.call(instance.parameters, as_user=plain, write=False)["parameters"]
+    assert set(seen) == set(settings.LOGGED_IN)
+    assert seen["defaultseverity"] == "enhancement" and seen["duplicate_or_move_bug_status"] == "RESOLVED"
+    assert "insidergroup" not in seen and "emailregexp" not in seen
+
+
+def test_tweakparams_member_sees_every_parameter_as_strings(client, services, tweaker):
+    key = services.api_key("tweaker@example.com")
+    seen = client.simulate_get("/rest/parameters", params={"Bugzilla_api_key": key}).json["parameters"]
+    assert set(seen) == set(settings.DEFINITIONS)
+    assert seen["maxusermatches"] == "1000" and seen["timetrackinggroup"] == "editbugs"
+    assert all(isinstance(value, str) for value in seen.values())
+
+
+def test_include_and_exclude_fields_choose_parameter_names(services):
+    chosen = services.call(instance.parameters, as_user=ADMIN, write=False,
+                           fields=FieldFilter("maintainer,urlbase"))["parameters"]
+    assert chosen == {"maintainer": "", "urlbase": ""}
+    rest = services.call(instance.parameters, as_user=ADMIN, write=False,
+                         fields=FieldFilter(None, "maintainer"))["parameters"]
+    assert "maintainer" not in rest and "urlbase" in rest
+
+
+def test_include_fields_cannot_reveal_hidden_parameters(client):
+    answer = client.simulate_get("/rest/parameters", params={"include_fields": "insidergroup,_all"})
+    assert answer.json == {"parameters": {"maintainer": "", "requirelogin": "0"}}
+
+
+# Changing -------------------------------------------------------------------------------
+
+def test_anonymous_change_is_refused_with_410(client):
+    answer = client.simulate_put("/rest/parameters", json={"maintainer": "x@example.com"})
+    assert (answer.status_code, answer.json["code"]) == (401, 410)
+    assert client.simulate_get("/rest/parameters").json["parameters"]["maintainer"] == ""
+
+
+def test_user_without_tweakparams_is_refused_with_304(client, services, plain):
+    key = services.api_key("plain@example.com")
+    answer = client.simulate_put("/rest/parameters", params={"Bugzilla_api_key": key},
+                                 json={"maintainer": "x@example.com"})
+    assert (answer.status_code, answer.json["code"]) == (401, 304)
+    assert stored(services)["maintainer"] == ""
+
+
+def test_tweakparams_member_changes_parameters_over_http(client, services, tweaker):
+    key = services.api_key("tweaker@example.com")
+    answer = client.simulate_put("/rest/parameters", params={"Bugzilla_api_key": key},
+                                 json={"maintainer": "boss@example.com", "usetargetmilestone": True,
+                                       "maxusermatches": 50, "defaultseverity": "normal"})
+    assert answer.status_code == 200
+    assert answer.json == {"parameters": {
+        "maintainer": {"added": "boss@example.com", "removed": ""},
+        "usetargetmilestone": {"added": "1", "removed": "0"},
+        "maxusermatches": {"added": "50", "removed": "1000"},
+        "defaultseverity": {"added": "normal", "removed": "enhancement"},
+    }}
+    seen = client.simulate_get("/rest/parameters", params={"Bugzilla_api_key": key}).json["parameters"]
+    assert (seen["maintainer"], seen["usetargetmilestone"], seen["maxusermatches"],
+            seen["defaultseverity"]) == ("boss@example.com", "1", "50", "normal")
+
+
+def test_unchanged_values_are_not_reported_or_audited(services):
+    answer = update(services, {"requirelogin": "0", "maxattachmentsize": "1000", "useqacontact": "on"})
+    assert answer == {"parameters": {"useqacontact": {"added": "1", "removed": "0"}}}
+    assert services.query("SELECT field FROM audit_log") == [("useqacontact",)]
+
+
+@pytest.mark.parametrize("value, expected", [
+    (True, "1"), (False, "0"), (1, "1"), (0, "0"), ("true", "1"), ("off", "0"), (" 1 ", "1")])
+def test_boolean_parameters_accept_the_usual_spellings(services, value, expected):
+    update(services, {"usestatuswhiteboard": "1" if expected == "0" else "0"})
+    update(services, {"usestatuswhiteboard": value})
+    assert stored(services)["usestatuswhiteboard"] == expected
+
+
+def test_group_parameter_takes_the_groups_own_spelling(services):
+    update(services, {"insidergroup": "EditBugs"})
+    assert stored(services)["insidergroup"] == "editbugs"
+    update(services, {"insidergroup": ""})
+    assert stored(services)["insidergroup"] == ""
+
+
+def test_unknown_name_is_51_and_nothing_is_stored(client, admin_key, services):
+    before = stored(services)
+    answer = client.simulate_put("/rest/parameters", params={"Bugzilla_api_key": admin_key},
+                                 json={"maintainer": "ok@example.com", "no_such_param": "1"})
+    assert (answer.status_code, answer.json["code"]) == (404, 51)
+    assert "no_such_param" in answer.json["message"]
+    assert stored(services) == before
+    assert services.query("SELECT COUNT(*) FROM audit_log") == [(0,)]
+
+
+@pytest.mark.parametrize("name, value", [
+    ("usetargetmilestone", "maybe"),
+    ("maxattachmentsize", "-5"),
+    ("maxattachmentsize", "lots"),
+    ("password_complexity", "strong"),
+    ("rememberlogin", "always"),
+    ("insidergroup", "no-such-group"),
+    ("defaultpriority", "Urgent"),
+    ("defaultpriority", ""),
+    ("defaultplatform", "Amiga"),
+    ("duplicate_or_move_bug_status", "CONFIRMED"),
+    ("duplicate_or_move_bug_status", "NOPE"),
+    ("urlbase", "ftp://bugs.example.com/"),
+    ("urlbase", "https://bugs.example.com"),
+    ("maintainer", "not an address"),
+    ("emailregexp", "(unclosed"),
+    ("maintainer", ["a@example.com"]),
+    ("maxusermatches", {"value": 3}),
+    ("mailfrom", None),
+])
+def test_invalid_value_is_32000_and_nothing_is_stored(services, name, value):
+    before = stored(services)
+    with pytest.raises(ServiceError) as caught:
+        update(services, {"maintainer": "first@example.com", name: value})
+    assert caught.value.code == 32000 and name in caught.value.message
+    assert stored(services) == before
+
+
+def test_one_bad_value_among_several_over_http_stores_nothing(client, admin_key, services):
+    before = stored(services)
+    answer = client.simulate_put("/rest/parameters", params={"Bugzilla_api_key": admin_key},
+                                 json={"maintainer": "a@example.com", "useqacontact": 1,
+                                       "maxusermatches": "many"})
+    assert (answer.status_code, answer.json["code"]) == (400, 32000)
+    assert stored(services) == before
+    assert services.query("SELECT COUNT(*) FROM audit_log") == [(0,)]
+
+
+@pytest.mark.parametrize("name, value", [
+    ("defaultplatform", ""), ("defaultopsys", "Linux"), ("duplicate_or_move_bug_status", "VERIFIED"),
+    ("urlbase", "https://bugs.example.com/"), ("attachment_base", "http://files.example.com/"),
+    ("maintainer", ""), ("emailregexp", r"^[^@]+@example\.com$"), ("rememberlogin", "defaultoff"),
+    ("password_complexity", "letters_numbers"), ("comment_taggers_group", "canconfirm"),
+])
+def test_valid_values_are_stored(services, name, value):
+    update(services, {name: value})
+    assert stored(services)[name] == value
+
+
+# Audit and last_audit_time -----------------------------------------------------------------
+
+def test_last_audit_time_is_null_when_nothing_was_audited(client):
+    answer = client.simulate_get("/rest/last_audit_time")
+    assert answer.status_code == 200 and answer.json == {"last_audit_time": None}
+
+
+def test_parameter_change_is_audited_and_moves_last_audit_time(client, admin_key, services):
+    with freeze_time("2026-02-03 04:05:06"):
+        client.simulate_put("/rest/parameters", params={"Bugzilla_api_key": admin_key},
+                            json={"maintainer": "boss@example.com"})
+    assert services.query("SELECT class, field, removed, added, at_time FROM audit_log") == [
+        ("Bugzilla::Param", "maintainer", "", "boss@example.com", "2026-02-03 04:05:06")]
+    assert client.simulate_get("/rest/last_audit_time").json == {
+        "last_audit_time": "2026-02-03T04:05:06Z"}
+    with freeze_time("2026-02-04 00:00:00"):
+        client.simulate_put("/rest/parameters", params={"Bugzilla_api_key": admin_key},
+                            json={"maintainer": "other@example.com"})
+    assert client.simulate_get("/rest/last_audit_time").json == {
+        "last_audit_time": "2026-02-04T00:00:00Z"}
+
+
+def fake_admin_change(class_name, object_id=1):
+    def change(ctx, params):
+        audit.record(ctx, class_name, object_id, "name", "old", "new")
+    return change
+
+
+@pytest.fixture
+def audited(services):
+    """A Product change on day 1, a Param change on day 2, a Group change on day 3."""
+    def at(day):
+        return datetime(2026, 1, day, 12, 0, 0, tzinfo=timezone.utc)
+    services.call(fake_admin_change("Product"), as_user=ADMIN, now=at(1))
+    update(services, {"maintainer": "m@example.com"}, now=at(2))
+    services.call(fake_admin_change("Group"), as_user=ADMIN, now=at(3))
+
+
+@pytest.mark.parametrize("classes, expected", [
+    (None, "2026-01-03T12:00:00Z"),
+    ("Bugzilla::Product", "2026-01-01T12:00:00Z"),
+    ("Service::Product", "2026-01-01T12:00:00Z"),
+    (["Service::Product", "Bugzilla::Param"], "2026-01-02T12:00:00Z"),
+    (["Bugzilla::Product", "not a class", "Bugzilla::Pro duct"], "2026-01-01T12:00:00Z"),
+    (["not a class", "Product"], "2026-01-03T12:00:00Z"),     # nothing valid: every class
+    ("Bugzilla::Keyword", None),
+    ("Bugzilla", None),
+])
+def test_last_audit_time_class_filter(client, audited, classes, expected):
+    params = {} if classes is None else {"class": classes}
+    answer = client.simulate_get("/rest/last_audit_time", params=params)
+    assert answer.status_code == 200
+    assert answer.json == {"last_audit_time": expected}
+
+
+# requirelogin ------------------------------------------------------------------------------
+
+@pytest.fixture
+def login_required(services):
+    update(services, {"requirelogin": 1})
+
+
+@pytest.mark.parametrize("path", ["/rest/extensions", "/rest/time", "/rest/last_audit_time"])
+def test_requirelogin_closes_other_calls_to_anonymous_callers(client, login_required, path):
+    answer = client.simulate_get(path)
+    assert (answer.status_code, answer.json["code"]) == (401, 410)
+
+
+@pytest.mark.parametrize("path", ["/rest/version", "/rest/timezone", "/rest/parameters"])
+def test_requirelogin_keeps_version_timezone_parameters_open(client, login_required, path):
+    assert client.simulate_get(path).status_code == 200
+
+
+def test_requirelogin_parameters_tell_anonymous_callers_to_log_in(client, login_required):
+    assert client.simulate_get("/rest/parameters").json == {
+        "parameters": {"maintainer": "", "requirelogin": "1"}}
+
+
+def test_requirelogin_keeps_login_open(client, login_required, services, plain):
+    answer = client.simulate_get("/rest/login", params={"login": "plain@example.com",
+                                                        "password": "plain-password"})
+    assert answer.status_code == 200 and answer.json["id"] == plain
+
+
+def test_requirelogin_lets_logged_in_callers_through(client, login_required, services, plain):
+    key = services.api_key("plain@example.com")
+    answer = client.simulate_get("/rest/time", params={"Bugzilla_api_key": key})
+    assert answer.status_code == 200 and answer.json["tz_name"] == "UTC"
+
+
+def test_anonymous_callers_use_open_calls_while_requirelogin_is_off(client):
+    for path in ("/rest/extensions", "/rest/time", "/rest/last_audit_time"):
+        assert client.simulate_get(path).status_code == 200

@@ -1,0 +1,266 @@
+"""The real server: `python bugsvc.py` as a separate process on a free
+loopback port, talked to with urllib, stopped and started again on the same file."""
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ADMIN_EMAIL = "server-admin@example.com"
+ADMIN_PASSWORD = "server admin password 7"
+START_TIMEOUT = 30
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """One server process; its stdout and stderr go to files in `workdir`."""
+
+    def __init__(self, command, db_path, workdir, env_extra=None, name="server"):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.out_path = workdir / f"{name}.out"
+        self.err_path = workdir / f"{name}.err"
+        env = {key: value for key, value in os.environ.items() if not key.startswith("BUGSVC_")}
+        env.update(env_extra or {})
+        env["PYTHONUNBUFFERED"] = "1"
+        with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
+            self.process = subprocess.Popen(
+                command + ["--port", str(self.port), "--db", str(db_path)],
+                cwd=workdir, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        self.requests = 0
+        self._wait_until_listening()
+
+    def _wait_until_listening(self):
+        # A bare TCP connection, not an HTTP request: it leaves no access line.
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"server exited with {self.process.returncode}:\n"
+                                     + self.err_path.read_text())
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise AssertionError("server did not start listening within "
+                             f"{START_TIMEOUT}s:\n{self.err_path.read_text()}")
+
+    def call(self, method, path, query=None, body=None, headers=None):
+        """Returns (status, JSON body, response headers)."""
+        url = self.url + path + ("?" + urllib.parse.urlencode(query, doseq=True) if query else "")
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(url, data=data, method=method,
+                                         headers={"Content-Type": "application/json",
+                                                  **(headers or {})})
+        self.requests += 1
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, json.loads(response.read()), response.headers
+        except urllib.error.HTTPError as error:
+            with error:
+                return error.code, json.loads(error.read()), error.headers
+
+    def stop(self):
+        """Ask the server to stop (SIGTERM); returns (exit status, stdout, stderr)."""
+        if self.process.poll() is None:
+            self.process.terminate()
+        try:
+            status = self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            status = self.process.wait(timeout=15)
+        return status, self.out_path.read_text(), self.err_path.read_text()
+
+
+@pytest.fixture
+def start(tmp_path):
+    started = []
+
+    def start_server(db_path, env_extra=None, command=None, name="server"):
+        command = command or [sys.executable, str(ROOT / "bugsvc.py")]
+        server = Server(command, db_path, tmp_path, env_extra, f"{name}{len(started)}")
+        started.append(server)
+        return server
+
+    yield start_server
+    for server in started:
+        server.stop()
+
+
+def access_lines(stderr):
+    return [line for line in stderr.splitlines() if " bugsvc.access " in line]
+
+
+def api_key_for(db_path, email):
+    done = subprocess.run([sys.executable, str(ROOT / "bugsvc.py"), "--db", str(db_path),
+                           "api-key", email, "--description", "server test"],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_real_server_serves_logs_and_keeps_data_across_restart(start, tmp_path):
+    db_path = tmp_path / "served.sqlite"
+    admin_env = {"BUGSVC_ADMIN_EMAIL": ADMIN_EMAIL, "BUGSVC_ADMIN_PASSWORD": ADMIN_PASSWORD}
+    server = start(db_path, admin_env)
+    secrets = [ADMIN_PASSWORD]
+
+    status, body, headers = server.call("GET", "/rest/version")
+    assert (status, body) == (200, {"version": "5.2"})
+    assert headers["Content-Type"].startswith("application/json")
+    assert server.call("GET", "/rest.cgi/version")[:2] == (200, {"version": "5.2"})
+
+    # The administrator's password works as call credentials ...
+    status, body, _ = server.call("GET", "/rest/parameters",
+                                  {"Bugzilla_login": ADMIN_EMAIL, "Bugzilla_password": ADMIN_PASSWORD})
+    assert status == 200 and "insidergroup" in body["parameters"]
+    # ... and for GET /rest/login, whose token then authenticates a call.
+    status, body, _ = server.call("GET", "/rest/login",
+                                  {"login": ADMIN_EMAIL, "password": ADMIN_PASSWORD})
+    assert status == 200, body
+    token = body["token"]
+    secrets.append(token.split("-", 1)[1])
+    status, body, _ = server.call("GET", "/rest/parameters", {"Bugzilla_token": token})
+    assert status == 200 and "insidergroup" in body["parameters"]
+
+    # An API key made by the command line while the server runs.
+    key = api_key_for(db_path, ADMIN_EMAIL)
+    secrets.append(key)
+    status, body, _ = server.call("PUT", "/rest/parameters", {"Bugzilla_api_key": key},
+                                  {"maintainer": "keeper@example.com", "usestatuswhiteboard": True})
+    assert status == 200
+    assert body["parameters"]["maintainer"] == {"added": "keeper@example.com", "removed": ""}
+
+    # Error answers: the one error object, with the documented codes and statuses.
+    wrong_key = "W" * 40
+    secrets.append(wrong_key)
+    status, body, _ = server.call("GET", "/rest/parameters", {"Bugzilla_api_key": wrong_key})
+    assert (status, body["error"], body["code"]) == (400, True, 306)
+    status, body, _ = server.call("GET", "/rest/login",
+                                  {"login": ADMIN_EMAIL, "password": "wrong " + ADMIN_PASSWORD})
+    assert (status, body["code"]) == (401, 300)
+    status, body, _ = server.call("GET", "/rest/no_such_call")
+    assert (status, body["code"]) == (404, 32614)
+
+    exit_status, stdout, stderr = server.stop()
+    assert exit_status == 0
+    assert f"serving http://127.0.0.1:{server.port}/rest" in stdout
+    assert f"Created the administrator {ADMIN_EMAIL}." in stdout
+    assert "shown only this once" not in stdout          # the password was given, not generated
+    lines = access_lines(stderr)
+    assert len(lines) == server.requests
+    assert '"GET /rest/version" 200' in lines[0]
+    assert '"GET /rest/no_such_call" 404' in lines[-1]
+    assert any('"PUT /rest/parameters?Bugzilla_api_key=[hidden]" 200' in line for line in lines)
+    for secret in secrets:
+        assert secret not in stdout and secret not in stderr
+        assert urllib.parse.quote_plus(secret) not in stderr
+    assert "Traceback" not in stderr
+
+    # Restart on the same file: everything is still there, no new administrator.
+    again = start(db_path, {"BUGSVC_ADMIN_PASSWORD": "a different password"})
+    status, body, _ = again.call("GET", "/rest/parameters", {"Bugzilla_api_key": key})
+    assert status == 200
+    assert body["parameters"]["maintainer"] == "keeper@example.com"
+    assert body["parameters"]["usestatuswhiteboard"] == "1"
+    status, body, _ = again.call("GET", "/rest/parameters",
+                                 {"Bugzilla_login": ADMIN_EMAIL, "Bugzilla_password": ADMIN_PASSWORD})
+    assert status == 200
+    status, body, _ = again.call("GET", "/rest/parameters", {"Bugzilla_login": ADMIN_EMAIL,
+                                                             "Bugzilla_password": "a different password"})
+    assert (status, body["code"]) == (401, 300)
+    exit_status, stdout, stderr = again.stop()
+    assert exit_status == 0
+    assert "Created the administrator" not in stdout and "password" not in stdout
+    assert len(access_lines(stderr)) == again.requests
+
+
+def test_generated_password_is_printed_once_and_logs_in(start, tmp_path):
+    db_path = tmp_path / "generated.sqlite"
+    server = start(db_path)
+    _, stdout, _ = server.stop()
+    prefix = "Its password, shown only this once: "
+    lines = [line for line in stdout.splitlines() if line.startswith(prefix)]
+    assert len(lines) == 1 and "Created the administrator admin@example.com." in stdout
+    password = lines[0][len(prefix):]
+
+    again = start(db_path)
+    status, body, _ = again.call("GET", "/rest/parameters",
+                                 {"Bugzilla_login": "admin@example.com", "Bugzilla_password": password})
+    assert status == 200 and "insidergroup" in body["parameters"]
+    exit_status, stdout, stderr = again.stop()
+    assert exit_status == 0 and prefix not in stdout
+    assert password not in stderr
+
+
+def test_port_in_use_is_reported_without_traceback(tmp_path):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run([sys.executable, str(ROOT / "bugsvc.py"), "--port", str(port),
+                               "--db", str(tmp_path / "x.sqlite")],
+                              capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                              env={**os.environ, "BUGSVC_ADMIN_PASSWORD": ADMIN_PASSWORD})
+    assert done.returncode == 2
+    assert done.stderr.startswith("bugsvc: ") and "Traceback" not in done.stderr
+
+
+def console_command():
+    beside_python = Path(sys.executable).parent / "bugsvc"
+    if beside_python.exists():
+        return str(beside_python)
+    return shutil.which("bugsvc")
+
+
+@pytest.mark.skipif(console_command() is None, reason="the bugsvc console command is not installed")
+def test_console_command_serves_like_the_script(start, tmp_path):
+    server = start(tmp_path / "console.sqlite", {"BUGSVC_ADMIN_PASSWORD": ADMIN_PASSWORD},
+                   command=[console_command()], name="console")
+    assert server.call("GET", "/rest/version")[:2] == (200, {"version": "5.2"})
+    status, body, _ = server.call("GET", "/rest/parameters", {"Bugzilla_login": "admin@example.com",
+                                                              "Bugzilla_password": ADMIN_PASSWORD})
+    assert status == 200 and "insidergroup" in body["parameters"]
+    exit_status, stdout, stderr = server.stop()
+    assert exit_status == 0 and f"/rest (database {tmp_path / 'console.sqlite'})" in stdout
+    assert len(access_lines(stderr)) == 2 and ADMIN_PASSWORD not in stderr
+
+
+def test_port_zero_picks_a_free_port_and_prints_it(tmp_path):
+    out_path = tmp_path / "zero.out"
+    with open(out_path, "wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, str(ROOT / "bugsvc.py"), "--port", "0", "--db", str(tmp_path / "z.sqlite")],
+            cwd=tmp_path, stdout=out, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+            env={**os.environ, "BUGSVC_ADMIN_PASSWORD": ADMIN_PASSWORD, "PYTHONUNBUFFERED": "1"})
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        match = None
+        while match is None and time.monotonic() < deadline and process.poll() is None:
+            match = re.search(r"serving (http://127\.0\.0\.1:(\d+)/rest) ", out_path.read_text())
+            if match is None:
+                time.sleep(0.05)
+        assert match, out_path.read_text()
+        assert int(match.group(2)) > 0
+        with urllib.request.urlopen(match.group(1) + "/version", timeout=10) as response:
+            assert json.loads(response.read()) == {"version": "5.2"}
+    finally:
+        process.terminate()
+        assert process.wait(timeout=15) == 0
