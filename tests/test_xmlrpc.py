@@ -11,6 +11,7 @@ from datetime import datetime
 
 import pytest
 import waitress
+from waitress import wasyncore
 from freezegun import freeze_time
 
 from bugsvc.errors import ServiceError
@@ -278,8 +279,12 @@ def live_url(app):
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.effective_port}"
-    server.close()
+    # Sockets are closed by the server's own loop thread (closing them from
+    # here would pull them from under its select); the loop then ends.
+    server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
     thread.join(timeout=10)
+    server.task_dispatcher.shutdown()
+    assert not thread.is_alive()
 
 
 def test_server_proxy_against_waitress(live_url, admin_key):
