@@ -91,6 +91,12 @@ CREATE TABLE params (
     value  TEXT NOT NULL
 );
 
+-- Server secrets (e.g. the key of bug update tokens); never shown by any call.
+CREATE TABLE server_secrets (
+    name   TEXT PRIMARY KEY,
+    value  TEXT NOT NULL
+);
+
 -- Every admin change; GET /rest/last_audit_time reads the latest at_time.
 CREATE TABLE audit_log (
     id         INTEGER PRIMARY KEY,

@@ -76,16 +76,6 @@ def can_enter_product(ctx, product_id):
     return product_id in enterable_product_ids(ctx)
 
 
-def can_edit_product(ctx, product_id):
-    """True when the caller may edit bugs of product `product_id`: member of
-    every group that has canedit set for it (the reference's can_edit_product)."""
-    condition, args = _not_in_groups(ctx.caller, "gc.group_id")
-    row = ctx.conn.execute(
-        "SELECT 1 FROM group_controls gc WHERE gc.product_id = ? AND gc.canedit <> 0"
-        f" AND {condition}", [product_id] + args).fetchone()
-    return row is None
-
-
 def bug_visibility_sql(ctx, bug="b"):
     """SQL condition (and its arguments) true for the rows of table alias
     `bug` that the caller may see.

@@ -9,10 +9,11 @@ import falcon
 from . import errors
 from .auth import Authenticator
 from .db import Database
-from .errors import ServiceError
+from .errors import ServiceError, RequestTooLarge
 from .rest import render
 from .rest.adapter import RestAdapter
 from .rest.routes import ROUTES
+from .rest.openapi import add_documentation
 from .rest.routing import Router
 from .rpc.dispatch import Dispatcher
 from .rpc.jsonrpc import JsonRpcAdapter
@@ -29,8 +30,9 @@ _SECRET_KEY_ENDINGS = ("api_key", "password", "token")
 
 def _error_handler(req, resp, exc, params):
     """Answer every failure with the one error object (compat.md section 9)."""
+    status = None
     if isinstance(exc, ServiceError):
-        code, message = exc.code, exc.message
+        code, message, status = exc.code, exc.message, exc.status
     elif isinstance(exc, falcon.HTTPNotFound) or isinstance(exc, falcon.HTTPMethodNotAllowed):
         code, message = errors.INVALID_RESOURCE, f"A REST API resource was not found for '{req.method} {req.path}'."
     elif isinstance(exc, falcon.HTTPError):
@@ -39,7 +41,8 @@ def _error_handler(req, resp, exc, params):
         log.error("unexpected error in %s %s", req.method, req.path, exc_info=exc)
         code, message = errors.INTERNAL_ERROR, "An internal error occurred; it has been logged."
     callback = getattr(req.context, "callback", None)
-    render.respond(req, resp, errors.error_body(code, message), errors.http_status(code), callback)
+    render.respond(req, resp, errors.error_body(code, message),
+                   status or errors.http_status(code), callback)
 
 
 def _redacted(query_string):
@@ -70,6 +73,21 @@ class AccessLog:
                         _redacted(req.query_string), status, size, elapsed)
 
 
+class BodyLimit:
+    """Falcon middleware: a request whose Content-Length is over the limit is
+    refused (413) before anything reads its body. A body without a length is
+    capped where it is read (the adapters); waitress enforces the same limit
+    itself, before the request reaches the application (server_errors.py)."""
+
+    def __init__(self, limit):
+        self.limit = limit
+
+    def process_request(self, req, resp):
+        length = req.content_length      # a malformed header: 400, code 32000
+        if length is not None and length > self.limit:
+            raise RequestTooLarge(self.limit)
+
+
 def create_app(config, db=None, clock=None):
     """Build the falcon App serving bugsvc for `config`.
 
@@ -77,12 +95,13 @@ def create_app(config, db=None, clock=None):
     clock: a function returning the current aware UTC datetime (tests).
     """
     db = db or Database(config.db_path)
-    app = falcon.App(middleware=[AccessLog()])
+    app = falcon.App(middleware=[AccessLog(), BodyLimit(config.max_body_bytes)])
     app.req_options.strip_url_path_trailing_slash = False
     app.resp_options.secure_cookies_by_default = False
     authenticator = Authenticator(db, config.password_cost)
     adapter = RestAdapter(db, config, authenticator, Router(ROUTES), clock)
     app.add_sink(adapter, prefix=r"^/rest(\.cgi)?(?=/|$)")
+    add_documentation(app, ROUTES)
     dispatcher = Dispatcher(adapter.runner, ROUTES)
     app.add_sink(JsonRpcAdapter(dispatcher, config), prefix=r"^/jsonrpc\.cgi$")
     app.add_sink(XmlRpcAdapter(dispatcher, config), prefix=r"^/xmlrpc\.cgi$")

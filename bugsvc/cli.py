@@ -1,4 +1,4 @@
-"""Command line: serve, create an API key, read or change parameters. `bugsvc.py` (and the `bugsvc`
+"""Command line: serve, create an API key, read or change parameters, back up. `bugsvc.py` (and the `bugsvc`
 console command) pass argv and the environment in; nothing here reads them on
 its own.
 
@@ -8,6 +8,7 @@ the environment, which beats the default.
 
 import argparse
 import logging
+import os
 import re
 import secrets
 import signal
@@ -15,9 +16,9 @@ import sys
 import threading
 from datetime import datetime, timezone
 
-from . import __version__, auth, install, settings
+from . import __version__, auth, backup, install, server_errors, settings, workers
 from .caller import ANONYMOUS
-from .config import Config, DEFAULT_DB, DEFAULT_HOST, DEFAULT_PORT
+from .config import Config, DEFAULT_DB, DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT
 from .context import Context
 from .db import Database, SchemaError
 from .errors import ServiceError
@@ -51,6 +52,16 @@ def _add_common_options(parser, inherited):
                              "one is generated and printed once")
 
 
+def _add_serve_options(parser, inherited):
+    parser.add_argument("--workers", default=argparse.SUPPRESS if inherited else None,
+                        help="server processes sharing the listening socket, to use several "
+                             "cores (env BUGSVC_WORKERS, default 1; always 1 on Windows)")
+    parser.add_argument("--max-body-bytes", default=argparse.SUPPRESS if inherited else None,
+                        help="largest request body accepted; larger ones are refused (413) "
+                             "before they are read (env BUGSVC_MAX_BODY_BYTES, default "
+                             f"{DEFAULT_MAX_BODY_BYTES})")
+
+
 def build_parser():
     """The argument parser of `bugsvc` / `python bugsvc.py`."""
     parser = argparse.ArgumentParser(
@@ -58,9 +69,11 @@ def build_parser():
         "Without a command it serves the REST interface.")
     parser.add_argument("--version", action="version", version=f"bugsvc {__version__}")
     _add_common_options(parser, inherited=False)
+    _add_serve_options(parser, inherited=False)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     serve_parser = commands.add_parser("serve", help="serve the REST interface (the default)")
     _add_common_options(serve_parser, inherited=True)
+    _add_serve_options(serve_parser, inherited=True)
     key = commands.add_parser("api-key", help="print a new API key for an account")
     key.add_argument("email", help="the account's login")
     key.add_argument("--description", default="", help="what the key is for")
@@ -69,6 +82,10 @@ def build_parser():
                                  "(NAME=VALUE ...), with the checks of PUT /rest/parameters")
     params.add_argument("assignments", nargs="*", metavar="NAME=VALUE")
     _add_common_options(params, inherited=True)
+    copy = commands.add_parser("backup", help="copy the database to PATH while the server runs "
+                               "(a consistent online copy; see README, Backups)")
+    copy.add_argument("path", metavar="PATH", help="the backup file (replaced if it exists)")
+    _add_common_options(copy, inherited=True)
     return parser
 
 
@@ -84,8 +101,8 @@ def make_config(args, environ):
     """Config from parsed arguments, then the environment, then defaults.
 
     Errors: UsageError for a port that is not a number from 0 to 65535, an
-    administrator login that is not an e-mail address, or a password shorter
-    than 8 characters.
+    administrator login that is not an e-mail address, a password shorter
+    than 8 characters, or a worker count that is not a number from 1 to 64.
     """
     port_text = _choose(args.port, environ, "BUGSVC_PORT")
     port = DEFAULT_PORT
@@ -100,13 +117,33 @@ def make_config(args, environ):
     if admin_password is not None and len(admin_password) < MIN_PASSWORD_LENGTH:
         raise UsageError(f"the administrator's password must have at least "
                          f"{MIN_PASSWORD_LENGTH} characters")
+    workers_text = _choose(getattr(args, "workers", None), environ, "BUGSVC_WORKERS")
+    worker_count = 1
+    if workers_text is not None:
+        if not str(workers_text).strip().isdigit() or not 1 <= int(workers_text) <= 64:
+            raise UsageError(f"--workers must be a number from 1 to 64, not '{workers_text}'")
+        worker_count = int(workers_text)
     return Config(
         db_path=_choose(args.db, environ, "BUGSVC_DB") or DEFAULT_DB,
         host=_choose(args.host, environ, "BUGSVC_HOST") or DEFAULT_HOST,
         port=port,
         admin_email=admin_email,
         admin_password=admin_password,
+        workers=worker_count,
+        max_body_bytes=_max_body_bytes(args, environ),
     )
+
+
+def _max_body_bytes(args, environ):
+    """--max-body-bytes, else BUGSVC_MAX_BODY_BYTES, else the default.
+    Errors: UsageError for anything but a number from 1024 to 2**40."""
+    text = _choose(getattr(args, "max_body_bytes", None), environ, "BUGSVC_MAX_BODY_BYTES")
+    if text is None:
+        return DEFAULT_MAX_BODY_BYTES
+    text = str(text).strip()
+    if not (text.isascii() and text.isdigit() and 1024 <= int(text) <= 2**40):
+        raise UsageError(f"--max-body-bytes must be a number from 1024 to {2**40}, not '{text}'")
+    return int(text)
 
 
 def prepare_database(config, out=sys.stdout, now=None):
@@ -194,19 +231,49 @@ def manage_parameters(config, assignments, out=sys.stdout, err=sys.stderr):
     return 0
 
 
+def make_backup(config, path, out=sys.stdout, err=sys.stderr):
+    """Copy the database to `path` (bugsvc.backup). Returns the exit status:
+    0, or 1 when no backup was made (the reason is printed on `err`)."""
+    try:
+        result = backup.backup(config.db_path, path)
+    except backup.BackupError as exc:
+        print(f"bugsvc: no backup made: {exc}", file=err)
+        return 1
+    print(f"Backed up {config.db_path} to {result.path}: {result.size} bytes, schema version "
+          f"{result.schema_version}, {result.bugs} bugs.", file=out, flush=True)
+    return 0
+
+
 def _url_host(host):
     return f"[{host}]" if ":" in host else host
+
+
+def _create_server(config, writers_lock_path=None, **where):
+    """The waitress server of the app; `where`: host and port, or sockets.
+    writers_lock_path: the lock file the worker processes' writers share."""
+    import waitress
+    from .app import create_app
+    listeners = {}
+    app = create_app(config, db=Database(config.db_path, writers_lock_path))
+    server = waitress.create_server(app, map=listeners, threads=8, ident="bugsvc",
+                                    max_request_body_size=server_errors.waitress_body_limit(
+                                        config.max_body_bytes), **where)
+    server_errors.install(listeners)
+    return server
 
 
 def serve(config, out=sys.stdout):
     """Prepare the database and serve with waitress until interrupted or
     terminated (SIGINT, SIGTERM). Returns the exit status."""
-    import waitress
-    from .app import create_app
     prepare_database(config, out).close()
-    app = create_app(config)
-    server = waitress.create_server(app, host=config.host, port=config.port, threads=8,
-                                    ident="bugsvc")
+    if config.workers > 1:
+        if workers.fork_available():
+            return _serve_workers(config, out)
+        print("bugsvc: --workers needs fork(), which this system lacks; serving with one "
+              "process.", file=out, flush=True)
+    # Before the server starts its threads: they inherit the core.
+    workers.pin_to_core(workers.core_offset())
+    server = _create_server(config, host=config.host, port=config.port)
     # waitress shuts down cleanly on SystemExit; turn SIGTERM into one.
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
@@ -223,6 +290,28 @@ def serve(config, out=sys.stdout):
     return 0
 
 
+def _serve_workers(config, out):
+    """Serve with config.workers processes on one listening socket."""
+    import tempfile
+    import waitress                    # noqa: F401 - imported once, before forking
+    from . import app                  # noqa: F401
+    handle, lock_path = tempfile.mkstemp(prefix="bugsvc-writers-", suffix=".lock")
+    os.close(handle)
+    sock = workers.listening_socket(config.host, config.port)
+    port = sock.getsockname()[1]
+    print(f"bugsvc {__version__} serving http://{_url_host(config.host)}:{port}/rest "
+          f"(database {config.db_path}, {config.workers} workers)", file=out, flush=True)
+    try:
+        status = workers.serve_forked(
+            lambda shared: _create_server(config, lock_path, sockets=[shared]), sock,
+            config.workers)
+    finally:
+        sock.close()
+        os.unlink(lock_path)
+    print("bugsvc stopped.", file=out, flush=True)
+    return status
+
+
 def main(argv, environ, out=None, err=None):
     """Run the command line. Returns the exit status."""
     out = out or sys.stdout
@@ -236,6 +325,8 @@ def main(argv, environ, out=None, err=None):
             return create_api_key(config, args.email, args.description, out, err)
         if args.command == "parameters":
             return manage_parameters(config, args.assignments, out, err)
+        if args.command == "backup":
+            return make_backup(config, args.path, out, err)
         return serve(config, out)
     except UsageError as exc:
         print(f"bugsvc: {exc}", file=err)

@@ -7,6 +7,7 @@ from .auth import ScryptCost
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 DEFAULT_DB = "bugsvc.sqlite"
+DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024
 
 
 @dataclass
@@ -15,7 +16,8 @@ class Config:
 
     db_path: the SQLite file. admin_email / admin_password: the first
     administrator, created on an empty database. password_cost: scrypt work
-    factors for new password hashes.
+    factors for new password hashes. workers: serving processes (see
+    bugsvc/workers.py).
     """
     db_path: str = DEFAULT_DB
     host: str = DEFAULT_HOST
@@ -23,4 +25,5 @@ class Config:
     admin_email: str | None = None
     admin_password: str | None = None
     password_cost: ScryptCost = field(default_factory=ScryptCost)
-    max_body_bytes: int = 64 * 1024 * 1024
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES   # larger request bodies: 413, unread
+    workers: int = 1                 # server processes sharing the listening socket

@@ -4,14 +4,27 @@ One connection per thread (waitress serves each request on a worker thread;
 a connection is never shared between threads). One transaction per service
 call: `BEGIN IMMEDIATE` for writes, so concurrent writers queue on the busy
 timeout instead of failing, and a plain `BEGIN` for reads, so a call sees one
-consistent snapshot. Services never commit.
+consistent snapshot (WAL mode: readers never wait for the writer). Services
+never commit.
+
+Writers first queue on a lock of their own: SQLite's busy handler polls
+with growing sleeps (1, 2, 5, 10 ... 100 ms), which under load makes some
+writers wait far longer than the writes before them took; a lock hands the
+write over at once. Threads of one process share a thread lock; the worker
+processes of one service (`--workers`) also take turns on an flock of a lock
+file their parent made (polled every 0.2 ms; the kernel drops it when a
+worker dies). Other processes (the `parameters` command, a second service)
+still meet on SQLite's lock and its busy timeout, as does a writer that
+waited for the lock file for the whole busy timeout.
 """
 
 import functools
+import os
 import re
 import sqlite3
 import threading
-from contextlib import contextmanager
+import time
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
@@ -37,11 +50,18 @@ def schema_sql():
 
 
 class Database:
-    """The SQLite file behind the service."""
+    """The SQLite file behind the service.
 
-    def __init__(self, path):
+    writers_lock_path: the lock file shared by the worker processes of one
+    service (see the module's docstring), or None.
+    """
+
+    def __init__(self, path, writers_lock_path=None):
         self.path = str(path)
         self._local = threading.local()
+        self._write_lock = threading.RLock()
+        self._writers_file = _LockFile(writers_lock_path) if writers_lock_path else None
+        self._write_depth = 0
 
     def connect(self):
         """Open and configure a new connection (autocommit mode; we issue BEGIN)."""
@@ -76,13 +96,28 @@ class Database:
         Commits when the block ends normally; rolls back on any exception.
         """
         conn = self.connection()
-        conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        with self._writer_turn() if write else nullcontext():
+            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    @contextmanager
+    def _writer_turn(self):
+        """Wait for this process's and this service's other writers."""
+        with self._write_lock:
+            shared = self._writers_file if self._write_depth == 0 else None
+            self._write_depth += 1
+            acquired = shared is not None and shared.acquire(BUSY_TIMEOUT_MS / 1000)
+            try:
+                yield
+            finally:
+                self._write_depth -= 1
+                if acquired:
+                    shared.release()
 
     def version(self):
         """The schema version stored in the file (0 for an empty file)."""
@@ -138,6 +173,43 @@ class Database:
                 run_script(conn, step)
             conn.execute(f"PRAGMA user_version = {int(version)}")
         return False
+
+
+class _LockFile:
+    """An exclusive flock on a file, taken by polling until a deadline (so a
+    stuck holder makes writers fail after the busy timeout, as SQLite would).
+    Each process opens the file itself: an inherited descriptor would share
+    the lock with its parent."""
+
+    POLL_SECONDS = 0.0002
+
+    def __init__(self, path):
+        self.path = path
+        self._fd = None
+        self._pid = None
+
+    def acquire(self, timeout):
+        """True once held; False when unsupported or `timeout` seconds passed."""
+        try:
+            import fcntl
+        except ImportError:                  # Windows: no workers there anyway
+            return False
+        if self._pid != os.getpid():
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            self._pid = os.getpid()
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(self.POLL_SECONDS)
+
+    def release(self):
+        import fcntl
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
 
 
 class SchemaError(Exception):

@@ -72,6 +72,19 @@ class ServiceError(Exception):
         return error_body(self.code, self.message)
 
 
+class RequestTooLarge(ServiceError):
+    """A request body over the size limit: code 32000 answered with HTTP 413,
+    the one status outside 400/401/404 (issue 7: refused before it is read)."""
+
+    def __init__(self, limit):
+        super().__init__(USER_ERROR, f"The request body is larger than the limit of {limit} "
+                                     "bytes; it was not read.")
+
+    @property
+    def status(self):
+        return 413
+
+
 def error_body(code, message):
     """Return `{"error": true, "code", "message", "documentation"}`."""
     return {

@@ -2,6 +2,7 @@
 once into an empty database, and the first administrator."""
 
 from . import dates, settings
+from .bugs import token as update_token
 from .membership import GRANT_DIRECT, refresh_for_user
 
 # Field type codes (compat.md section 10).
@@ -131,6 +132,8 @@ def install_defaults(conn):
                      " VALUES (?, ?, 0, ?, 1)", (name, description, regexp))
     for name, value in settings.defaults().items():
         conn.execute("INSERT INTO params (name, value) VALUES (?, ?)", (name, value))
+    conn.execute("INSERT INTO server_secrets (name, value) VALUES (?, ?)",
+                 (update_token.SECRET_NAME, update_token.new_secret()))
     conn.execute("INSERT INTO classifications (id, name, description, sort_key)"
                  " VALUES (1, 'Unclassified', 'Not assigned to any classification', 0)")
 

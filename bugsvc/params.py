@@ -5,10 +5,14 @@ strings, where a repeated key is a list) or as XML-RPC values. Services read
 them through `Params`, so "1", 1 and true mean the same everywhere.
 """
 
+import re
+
 from .errors import ServiceError, PARAM_MUST_BE_NUMERIC, PARAM_INVALID, NUMBER_TOO_LARGE
 
 _FALSE_STRINGS = {"", "0", "false", "no", "off"}
 _INT64_MAX = 2**63 - 1
+_INT64_MIN = -2**63
+_INTEGER_TEXT = re.compile(r"[+-]?([0-9]+)")
 
 
 def as_bool(value):
@@ -44,13 +48,25 @@ def as_int(value, name):
         number = value
     elif isinstance(value, float) and value.is_integer():
         number = int(value)
-    elif isinstance(value, str) and value.strip().lstrip("+-").isdigit() and value.strip().isascii():
-        number = int(value.strip())
+    elif isinstance(value, str) and _INTEGER_TEXT.fullmatch(value.strip()):
+        digits = _INTEGER_TEXT.fullmatch(value.strip()).group(1).lstrip("0")
+        # Decided on the digits: Python refuses to convert texts of over 4300.
+        number = int(value.strip()) if len(digits) <= 19 else _INT64_MAX + 1
     else:
-        raise ServiceError(PARAM_MUST_BE_NUMERIC, f"Invalid parameter '{name}': '{value}' is not a number.")
-    if abs(number) > _INT64_MAX:
-        raise ServiceError(NUMBER_TOO_LARGE, f"Invalid parameter '{name}': {number} is too large.")
+        raise ServiceError(PARAM_MUST_BE_NUMERIC,
+                           f"Invalid parameter '{name}': '{_shown(value)}' is not a number.")
+    if not _INT64_MIN <= number <= _INT64_MAX:
+        raise ServiceError(NUMBER_TOO_LARGE,
+                           f"Invalid parameter '{name}': {_shown(value)} is too large.")
     return number
+
+
+def _shown(value):
+    """A value as quoted in a message: at most 40 characters of it."""
+    if isinstance(value, int) and abs(value) > 10**40:
+        return "a number of over 40 digits"
+    text = str(value)
+    return text if len(text) <= 40 else text[:40] + "..."
 
 
 def as_str(value, name):

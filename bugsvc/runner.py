@@ -3,6 +3,7 @@ JSON-RPC, XML-RPC): take the credentials out of the parameters, resolve the
 caller, open the call's transaction, enforce the login rule, run the service,
 apply include_fields/exclude_fields."""
 
+import sqlite3
 from datetime import datetime, timezone
 
 from . import errors, fields
@@ -10,6 +11,14 @@ from .auth import extract_credentials
 from .caller import ANONYMOUS
 from .context import Context
 from .rest.routing import REQUIRED, EXEMPT, SELF
+
+
+# SQLite's messages for statements beyond its size limits.
+_SQL_SIZE_LIMITS = ("too many SQL variables", "Expression tree is too large",
+                    "parser stack overflow", "too many terms in compound SELECT",
+                    "string or blob too big", "LIKE or GLOB pattern too complex", "too many columns",
+                    "at most 64 tables", "too many FROM clause terms",
+                    "too many arguments on function")
 
 
 class Runner:
@@ -34,19 +43,42 @@ class Runner:
         headers: upper-case header names to values.
         Returns the service's result, trimmed by include/exclude fields.
         Errors: every ServiceError of authentication (300, 301, 306, 32000),
-        410 when the rule needs a login, and those of the service.
+        410 when the rule needs a login, those of the service, 54 for a
+        number too large for SQL (or a date) that the service let through,
+        and 32000 for a request beyond SQLite's statement size limits.
         """
         creds = extract_credentials(params, headers, rule.keeps_credentials)
         now = self.clock()
         caller = ANONYMOUS if rule.login == SELF else self.auth.resolve(creds, remote_ip, now)
         flt = fields.FieldFilter(params.get("include_fields"), params.get("exclude_fields"))
         with self.db.transaction(write=rule.is_write) as conn:
-            ctx = Context(conn=conn, caller=caller, now=now, config=self.config, auth=self.auth,
-                          remote_ip=remote_ip, fields=flt)
+            # The call's time is read once its transaction holds the write
+            # lock (as the reference reads it inside its transaction): writes
+            # waiting for one another are then stamped in the order they are
+            # stored, so history and last_change_time never run backwards.
+            ctx = Context(conn=conn, caller=caller, now=self.clock(), config=self.config,
+                          auth=self.auth, remote_ip=remote_ip, fields=flt)
             if not caller.is_logged_in:
                 if rule.login == REQUIRED or (rule.login not in (EXEMPT, SELF)
                                               and ctx.param_is_on("requirelogin")):
                     errors.require_login(ctx)
-            result = function(ctx, params)
+            try:
+                result = function(ctx, params)
+            except OverflowError:
+                # An integer beyond 64 bits that reached SQL (sqlite3 refuses
+                # it) or date arithmetic without passing Params.int: the
+                # call's work is rolled back and the caller told, as by Params.
+                raise errors.ServiceError(errors.NUMBER_TOO_LARGE,
+                                          "A number in the request is too large.") from None
+            except (sqlite3.OperationalError, sqlite3.DataError) as exc:
+                # A request so large or complex that SQLite refuses the
+                # statement it makes (more values than one statement takes,
+                # an expression too deep ...): the caller's doing, so a user
+                # error; any other database failure stays internal.
+                if not str(exc).startswith(_SQL_SIZE_LIMITS):
+                    raise
+                raise errors.ServiceError(errors.USER_ERROR, "The request names too many values, "
+                                          "or is too complex, for the database to answer; "
+                                          "split it into smaller requests.") from None
         fields.apply(result, rule.shapes, flt)
         return result

@@ -126,3 +126,107 @@ def add_history(services, bug_id, who, when, field, removed, added):
 
 def add_tag(services, comment_id, tag):
     _write(services, "INSERT INTO comment_tags (comment_id, tag) VALUES (?, ?)", (comment_id, tag))
+
+
+def add_custom_field(services, name, field_type):
+    return _write(services, "INSERT INTO fields (name, display_name, type, is_custom) VALUES"
+                            " (?, ?, ?, 1)", (name, name, field_type))
+
+
+def set_custom_value(services, bug_id, field_id, *values):
+    for value in values:
+        _write(services, "INSERT INTO bug_custom_values (bug_id, field_id, value) VALUES (?, ?, ?)",
+               (bug_id, field_id, value))
+
+
+def add_flag(services, bug_id, type_name, status, setter=ADMIN, requestee=None):
+    found = services.query("SELECT id FROM flag_types WHERE name = ?", (type_name,))
+    type_id = found[0][0] if found else _write(
+        services, "INSERT INTO flag_types (name, description) VALUES (?, ?)",
+        (type_name, type_name))
+    return _write(services, "INSERT INTO flags (type_id, status, bug_id, setter_id, requestee_id,"
+                            " created_at, modified_at) VALUES (?, ?, ?, ?, ?,"
+                            " '2026-01-03 00:00:00', '2026-01-03 00:00:00')",
+                  (type_id, status, bug_id, user_id(services, setter),
+                   user_id(services, requestee) if requestee else None))
+
+
+def add_personal_tag(services, login, name, *bug_ids):
+    tag_id = _write(services, "INSERT INTO personal_tags (user_id, name) VALUES (?, ?)",
+                    (user_id(services, login), name))
+    for bug_id in bug_ids:
+        _write(services, "INSERT INTO bug_tags (bug_id, tag_id) VALUES (?, ?)", (bug_id, tag_id))
+
+
+def add_dependency(services, blocked, depends_on):
+    _write(services, "INSERT INTO dependencies (blocked, depends_on) VALUES (?, ?)",
+           (blocked, depends_on))
+
+
+SEARCH_USERS = ("alice@example.com", "bob@example.com", "carol@example.com", "dave@example.com",
+                "eve@example.com", "insider@example.com")
+
+
+def search_world(services):
+    """Six bugs with varied fields for the search tests; returns their ids by name.
+
+    crash:   TestProduct, CONFIRMED, High/critical, PC/Linux, alice reports, bob is
+             assigned, carol QA, dave CC; keywords crash+regression; alias ffcrash
+    button:  Gadget/Widgets, RESOLVED FIXED, Low/minor, Macintosh/Mac OS, bob reports,
+             alice assigned; keyword perf
+    printing: TestProduct, UNCONFIRMED, dave reports, bob assigned; keyword crash;
+             depends on crash
+    secret:  restricted to group 'secret' (insider only), summary mentions crash
+    dupe:    Gadget, RESOLVED DUPLICATE of button, eve reports
+    verified: TestProduct, VERIFIED WONTFIX, eve reports and is assigned
+    """
+    for login in SEARCH_USERS:
+        services.add_user(login, real_name=login.split("@")[0].title())
+    add_group(services, "secret", members=["insider@example.com"])
+    add_group(services, "insiders", members=["insider@example.com"])
+    set_param(services, "insidergroup", "insiders")
+    add_product(services, "Gadget", component="Widgets")
+    for name in ("crash", "regression", "perf"):
+        add_keyword(services, name)
+    bugs = {}
+    bugs["crash"] = add_bug(
+        services, summary="Firefox crashes on startup", reporter="alice@example.com",
+        assigned_to="bob@example.com", qa_contact="carol@example.com", cc=["dave@example.com"],
+        priority="High", severity="critical", platform="PC", op_sys="Linux",
+        keywords=["crash", "regression"], whiteboard="[needs-test] triaged",
+        url="http://example.com/crash", aliases=["ffcrash"], created="2026-01-01 10:00:00",
+        changed="2026-01-10 10:00:00", description="Start it and it dies.",
+        deadline="2026-03-01", estimated_time=8.0, remaining_time=5.0)
+    bugs["button"] = add_bug(
+        services, summary="Button too small", product="Gadget", status="RESOLVED",
+        resolution="FIXED", priority="Low", severity="minor", platform="Macintosh",
+        op_sys="Mac OS", reporter="bob@example.com", assigned_to="alice@example.com",
+        keywords=["perf"], created="2026-01-05 10:00:00", changed="2026-02-01 10:00:00",
+        description="The OK button is tiny.")
+    bugs["printing"] = add_bug(
+        services, summary="Crash when printing", status="UNCONFIRMED", reporter="dave@example.com",
+        assigned_to="bob@example.com", keywords=["crash"], created="2026-02-01 10:00:00",
+        changed="2026-02-02 10:00:00", description="Printing a page crashes.")
+    bugs["secret"] = add_bug(
+        services, summary="Secret crash in the vault", groups=["secret"],
+        reporter="insider@example.com", assigned_to="insider@example.com",
+        created="2026-02-03 10:00:00", description="Classified.")
+    bugs["dupe"] = add_bug(
+        services, summary="Tiny button", product="Gadget", status="RESOLVED",
+        resolution="DUPLICATE", dupe_of=bugs["button"], reporter="eve@example.com",
+        created="2026-02-04 10:00:00", description="Same as the button bug.")
+    bugs["verified"] = add_bug(
+        services, summary="Old layout glitch", status="VERIFIED", resolution="WONTFIX",
+        reporter="eve@example.com", assigned_to="eve@example.com",
+        created="2025-12-01 10:00:00", changed="2025-12-02 10:00:00")
+    add_comment(services, bugs["crash"], "bob@example.com", "The stack trace mentions nsFoo.",
+                when="2026-01-02 10:00:00")
+    add_comment(services, bugs["crash"], "carol@example.com", "Works for me on Windows.",
+                when="2026-01-03 10:00:00")
+    add_comment(services, bugs["crash"], "insider@example.com", "Internal token xyzzy.",
+                when="2026-01-04 10:00:00", is_private=True)
+    add_comment(services, bugs["printing"], "carol@example.com", "Printing fails for PDF.",
+                when="2026-02-02 10:00:00")
+    add_dependency(services, bugs["printing"], bugs["crash"])
+    add_dependency(services, bugs["crash"], bugs["secret"])
+    return bugs

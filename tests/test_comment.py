@@ -67,7 +67,8 @@ def test_comments_of_a_bug_over_http_oldest_first_with_every_field(client, servi
 
 def test_private_comments_only_for_insiders(services, bug):
     for who in (None, PLAIN, ADMIN):
-        assert "Secret analysis." not in texts(call(services, comment.comments, {"ids": [bug]}, who), bug)
+        listed = texts(call(services, comment.comments, {"ids": [bug]}, who), bug)
+        assert "Secret analysis." not in listed
     insider = call(services, comment.comments, {"ids": [bug]}, INSIDER)
     assert texts(insider, bug) == ["It crashes.", "Confirmed.", "Secret analysis.", "Still there."]
     assert insider["bugs"][str(bug)]["comments"][2]["is_private"] is True
@@ -114,6 +115,17 @@ def test_comment_by_id_private_is_110_unknown_111_non_numeric_52(client, service
     missing = client.simulate_get("/rest/bug/comment/99999")
     assert missing.status_code == 400 and missing.json["code"] == 111
     assert error_code(services, comment.comments, {"comment_ids": ["abc"]}) == 52
+
+
+def test_bug_path_and_comment_ids_give_both_parts(client, services, bug, people):
+    other = add_bug(services, summary="Other", description="Other text.")
+    wanted = services.query("SELECT id FROM comments WHERE bug_id = ?", (other,))[0][0]
+    first = services.query("SELECT id FROM comments WHERE bug_id = ? AND count = 0", (bug,))[0][0]
+    resp = client.simulate_get(f"/rest/bug/{bug}/comment", query_string=f"comment_ids={wanted}")
+    assert list(resp.json["bugs"]) == [str(bug)]
+    assert list(resp.json["comments"]) == [str(wanted)]
+    both = client.simulate_get(f"/rest/bug/comment/{wanted}", query_string=f"comment_ids={first}")
+    assert sorted(both.json["comments"]) == sorted([str(wanted), str(first)])
 
 
 def test_new_since_does_not_filter_comments_asked_by_id(services, bug):
@@ -263,8 +275,8 @@ def test_add_comment_needs_edit_rights_on_the_product_109(services, bug):
     editors = add_group(services, "editors", members=[INSIDER])
     product_id = services.query("SELECT product_id FROM bugs WHERE id = ?", (bug,))[0][0]
     with services.db.transaction(write=True) as conn:
-        conn.execute("INSERT INTO group_controls (group_id, product_id, membercontrol, othercontrol,"
-                     " canedit) VALUES (?, ?, 1, 1, 1)", (editors, product_id))
+        conn.execute("INSERT INTO group_controls (group_id, product_id, membercontrol,"
+                     " othercontrol, canedit) VALUES (?, ?, 1, 1, 1)", (editors, product_id))
     assert error_code(services, comment.add, {"id": bug, "comment": "Hi"}, PLAIN) == 109
     assert len(stored_comments(services, bug)) == 4
     call(services, comment.add, {"id": bug, "comment": "Hi"}, INSIDER)
@@ -282,7 +294,8 @@ def test_work_time_of_a_timetracker_is_booked_and_lowers_remaining_time(services
     assert services.query("SELECT remaining_time FROM bugs WHERE id = ?", (bug_id,)) == [(0.0,)]
     history = services.query("SELECT field, removed, added, comment_id FROM bug_activity"
                              " WHERE bug_id = ? ORDER BY id", (bug_id,))
-    assert history[:2] == [("work_time", "", "2.50", first), ("remaining_time", "3.00", "0.50", None)]
+    assert history[:2] == [("work_time", "", "2.50", first),
+                           ("remaining_time", "3.00", "0.50", None)]
     assert history[2][:3] == ("work_time", "", "4.00")
     assert history[3] == ("remaining_time", "0.50", "0.00", None)
 

@@ -24,7 +24,8 @@ def setup(services):
     set_param(services, "insidergroup", "insiders")
     bug_id = add_bug(services, summary="Tagged", description="First")
     second = add_comment(services, bug_id, ADMIN, "Second")
-    first = services.query("SELECT id FROM comments WHERE bug_id = ? AND count = 0", (bug_id,))[0][0]
+    first = services.query("SELECT id FROM comments WHERE bug_id = ? AND count = 0",
+                           (bug_id,))[0][0]
     return {"bug": bug_id, "first": first, "second": second}
 
 
@@ -133,7 +134,8 @@ def test_search_limit_defaults_to_10(services, setup):
     assert found == [f"tag{n:02d}" for n in range(10)]
     assert services.call(comment.search_tags, {"query": "tag", "limit": 3},
                          as_user=TAGGER) == ["tag00", "tag01", "tag02"]
-    assert error_code(services, comment.search_tags, {"query": "tag", "limit": "many"}, TAGGER) == 52
+    assert error_code(services, comment.search_tags, {"query": "tag", "limit": "many"},
+                      TAGGER) == 52
 
 
 def test_search_never_reveals_tags_of_comments_the_caller_cannot_see(services, setup):

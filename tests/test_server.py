@@ -16,104 +16,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from live_server import ROOT, START_TIMEOUT, access_lines, api_key_for, start  # noqa: F401 (fixture)
+
 ADMIN_EMAIL = "server-admin@example.com"
 ADMIN_PASSWORD = "server admin password 7"
-START_TIMEOUT = 30
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Server:
-    """One server process; its stdout and stderr go to files in `workdir`."""
-
-    def __init__(self, command, db_path, workdir, env_extra=None, name="server"):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.out_path = workdir / f"{name}.out"
-        self.err_path = workdir / f"{name}.err"
-        env = {key: value for key, value in os.environ.items() if not key.startswith("BUGSVC_")}
-        env.update(env_extra or {})
-        env["PYTHONUNBUFFERED"] = "1"
-        with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
-            self.process = subprocess.Popen(
-                command + ["--port", str(self.port), "--db", str(db_path)],
-                cwd=workdir, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
-        self.requests = 0
-        self._wait_until_listening()
-
-    def _wait_until_listening(self):
-        # A bare TCP connection, not an HTTP request: it leaves no access line.
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(f"server exited with {self.process.returncode}:\n"
-                                     + self.err_path.read_text())
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        raise AssertionError("server did not start listening within "
-                             f"{START_TIMEOUT}s:\n{self.err_path.read_text()}")
-
-    def call(self, method, path, query=None, body=None, headers=None):
-        """Returns (status, JSON body, response headers)."""
-        url = self.url + path + ("?" + urllib.parse.urlencode(query, doseq=True) if query else "")
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(url, data=data, method=method,
-                                         headers={"Content-Type": "application/json",
-                                                  **(headers or {})})
-        self.requests += 1
-        try:
-            with urllib.request.urlopen(request, timeout=10) as response:
-                return response.status, json.loads(response.read()), response.headers
-        except urllib.error.HTTPError as error:
-            with error:
-                return error.code, json.loads(error.read()), error.headers
-
-    def stop(self):
-        """Ask the server to stop (SIGTERM); returns (exit status, stdout, stderr)."""
-        if self.process.poll() is None:
-            self.process.terminate()
-        try:
-            status = self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            status = self.process.wait(timeout=15)
-        return status, self.out_path.read_text(), self.err_path.read_text()
-
-
-@pytest.fixture
-def start(tmp_path):
-    started = []
-
-    def start_server(db_path, env_extra=None, command=None, name="server"):
-        command = command or [sys.executable, str(ROOT / "bugsvc.py")]
-        server = Server(command, db_path, tmp_path, env_extra, f"{name}{len(started)}")
-        started.append(server)
-        return server
-
-    yield start_server
-    for server in started:
-        server.stop()
-
-
-def access_lines(stderr):
-    return [line for line in stderr.splitlines() if " bugsvc.access " in line]
-
-
-def api_key_for(db_path, email):
-    done = subprocess.run([sys.executable, str(ROOT / "bugsvc.py"), "--db", str(db_path),
-                           "api-key", email, "--description", "server test"],
-                          capture_output=True, text=True, timeout=60, cwd=ROOT)
-    assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
 
 
 def test_real_server_serves_logs_and_keeps_data_across_restart(start, tmp_path):

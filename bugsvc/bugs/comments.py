@@ -4,7 +4,7 @@ reading them as Comment objects (rendered system texts, tags), time worked."""
 from .. import dates
 from ..db import placeholders
 from ..email import visible_email
-from ..errors import ServiceError, PARAM_MUST_BE_NUMERIC, NUMBER_TOO_LARGE
+from ..errors import ServiceError
 from . import activity
 
 COMMENT_TOO_LONG = 114
@@ -89,7 +89,8 @@ def tags_of(conn, comment_ids):
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
         for comment_id, tag in conn.execute(
-                f"SELECT comment_id, tag FROM comment_tags WHERE comment_id IN ({placeholders(chunk)})",
+                "SELECT comment_id, tag FROM comment_tags"
+                f" WHERE comment_id IN ({placeholders(chunk)})",
                 chunk):
             result[comment_id].append(tag)
     for tags in result.values():
@@ -129,28 +130,6 @@ def comment_objects(ctx, rows):
 
 
 # Time worked -------------------------------------------------------------------
-
-MAX_HOURS = 99999.99
-
-
-def parse_hours(value, name="work_time"):
-    """A time-tracking value as a float rounded to hundredths (negative allowed).
-
-    Errors: 52 not a number; 54 above 99999.99.
-    """
-    text = str(value).strip() if value is not None and not isinstance(value, bool) else ""
-    if text == "":
-        return 0.0
-    try:
-        hours = float(text)
-    except ValueError:
-        hours = None
-    if hours is None or hours != hours or text.lower().lstrip("+-") in ("inf", "infinity", "nan"):
-        raise ServiceError(PARAM_MUST_BE_NUMERIC, f"'{value}' is not a valid number for {name}.")
-    if abs(hours) > MAX_HOURS:
-        raise ServiceError(NUMBER_TOO_LARGE, f"{name} must not be larger than {MAX_HOURS}.")
-    return round(hours, 2)
-
 
 def format_hours(hours):
     """Hours as history shows them: two decimals."""

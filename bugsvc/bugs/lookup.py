@@ -18,17 +18,19 @@ def bug_id_of(ctx, value):
     if text.startswith("#"):
         text = text[1:]
     if text.isdigit() and text.isascii():
-        bug_id = int(text)
+        # Past 19 digits no id exists (and Python will not convert 4300).
+        bug_id = int(text) if len(text.lstrip("0")) <= 19 else 2**63
         if bug_id < 2**63 and ctx.conn.execute("SELECT 1 FROM bugs WHERE id = ?",
                                                (bug_id,)).fetchone():
             return bug_id
-        raise ServiceError(BUG_DOES_NOT_EXIST, f"Bug #{text} does not exist.")
+        raise ServiceError(BUG_DOES_NOT_EXIST, f"Bug #{text[:40]} does not exist.")
     if text:
         row = ctx.conn.execute("SELECT bug_id FROM bug_aliases WHERE lower(alias) = lower(?)",
                                (text,)).fetchone()
         if row is not None:
             return row[0]
-    raise ServiceError(IMPROPER_BUG_ID, f"'{text}' is not a valid bug number nor an alias to a bug.")
+    raise ServiceError(IMPROPER_BUG_ID, f"'{text[:100]}' is not a valid bug number nor an alias "
+                                        "to a bug.")
 
 
 def visible_bug_id(ctx, value):

@@ -12,6 +12,7 @@ bugs (depends on / blocks) only when the caller can see them.
 
 import re
 from dataclasses import dataclass, field
+from re import _constants, _parser   # pattern structure, to refuse exponential regexps
 
 from .. import access
 from ..db import placeholders
@@ -61,9 +62,6 @@ def _user(column, source=None, coalesce=False, history=None):
 def _real_name(column):
     return FieldDef(TEXT, f"COALESCE((SELECT u.real_name FROM users u WHERE u.id = {column}), '')")
 
-
-_SELECT_SORT = "(SELECT fv.sort_key FROM field_values fv JOIN fields f ON f.id = fv.field_id" \
-               " WHERE f.name = '{field}' AND fv.value = {column})"
 
 # The standard fields by internal name (the reference's field names).
 FIELDS = {
@@ -181,6 +179,7 @@ _COMPARE = {"lessthan": "<", "lessthaneq": "<=", "greaterthan": ">", "greatertha
 _PRONOUNS = {"%reporter%": "b.reporter", "%assignee%": "b.assigned_to",
              "%qacontact%": "b.qa_contact"}
 _WORDS = re.compile(r"[\s,]+")
+_EXPR = "\x00"   # stands for the field's expression while a condition is built
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
 
 
@@ -389,7 +388,8 @@ class Compiler:
         operator = "substring" if operator == "substr" else operator
         if (name == "content") != (operator in ("matches", "notmatches")):
             raise ServiceError(USER_ERROR, "The 'matches' and 'notmatches' operators are only "
-                                           "possible with the 'content' field, which takes no other.")
+                                           "possible with the 'content' field, which takes no "
+                                           "other.")
         value = cond.value
         if operator in _NO_VALUE:
             value = ""
@@ -404,13 +404,11 @@ class Compiler:
         return self._compare(definition, base, value, negative, name)
 
     def _compare(self, definition, operator, value, negative, name):
-        expr, expr_args = self._expr(definition)
         if definition.source is None:
-            built = self._row(definition, expr, operator, value, name)
+            built = self._bound_row(definition, operator, value, name)
             if built is None:
                 return None
             sql, args = built
-            args = expr_args + args if expr_args else args
             return (f"(({sql}) IS NOT TRUE)", args) if negative else (sql, args)
         from_sql, from_args = self._source(definition.source)
         if operator in ("allwords", "allwordssubstr") and not negative:
@@ -421,15 +419,34 @@ class Compiler:
                 "substring" if operator == "allwordssubstr" else "anywords")
             parts = []
             for word in words:
-                sql, args = self._row(definition, expr, single, word, name)
-                parts.append(_Exists(definition.source, from_sql, from_args, sql,
-                                     expr_args + args).sql())
+                sql, args = self._bound_row(definition, single, word, name)
+                parts.append(_Exists(definition.source, from_sql, from_args, sql, args).sql())
             return "(" + " AND ".join(p[0] for p in parts) + ")", [a for p in parts for a in p[1]]
-        built = self._row(definition, expr, operator, value, name)
+        built = self._bound_row(definition, operator, value, name)
         if built is None:
             return None
         sql, args = built
-        return _Exists(definition.source, from_sql, from_args, sql, expr_args + args, negative)
+        return _Exists(definition.source, from_sql, from_args, sql, args, negative)
+
+    def _bound_row(self, definition, operator, value, name):
+        """_row with the field's expression put in, each occurrence with its
+        own arguments at the right places."""
+        built = self._row(definition, _EXPR, operator, value, name)
+        if built is None:
+            return None
+        template, args = built
+        expr, expr_args = self._expr(definition)
+        pieces = template.split(_EXPR)
+        sql, bound, used = [], [], 0
+        for index, piece in enumerate(pieces):
+            count = piece.count("?")
+            bound.extend(args[used:used + count])
+            used += count
+            sql.append(piece)
+            if index < len(pieces) - 1:
+                sql.append(expr)
+                bound.extend(expr_args)
+        return "".join(sql), bound
 
     def _row(self, definition, expr, operator, value, name):
         """(SQL, args) true when the value `expr` satisfies the positive
@@ -440,7 +457,10 @@ class Compiler:
             return f"({expr} IS NOT NULL AND {expr} <> '' AND {expr} <> {empty})", []
         if operator in ("equals", "anyexact"):
             values = _exact_values(value) if operator == "anyexact" else [_one_text(value)]
-            values = [v for v in values if v != ""] if name != "resolution" else values
+            if name == "resolution":
+                values = ["" if v == "---" else v for v in values]
+            else:
+                values = [v for v in values if v != ""]
             return self._exact(definition, expr, values, name) if values else None
         if operator in ("substring", "casesubstring"):
             text = _one_text(value)
@@ -609,10 +629,42 @@ def _number(text):
     return int(number) if number.is_integer() else number
 
 
+_MAX_REGEXP = 1000
+
+
 def _checked_regexp(pattern):
-    """Errors: 32000 when the pattern is not a valid regular expression."""
+    """The pattern, once it is known to be a valid and tame regular expression.
+
+    Errors: 32000 invalid, longer than 1000 characters, or with a repetition
+    inside a repetition (such as (a+)+, which can take exponential time).
+    """
     try:
-        re.compile(pattern)
+        parsed = _parser.parse(pattern) if len(pattern) <= _MAX_REGEXP else None
     except (re.error, RecursionError, OverflowError):
-        raise ServiceError(USER_ERROR, f"The regular expression '{pattern}' is not valid.") from None
+        parsed = None
+    if parsed is None or _nested_repeat(parsed, False):
+        raise ServiceError(USER_ERROR, f"The regular expression '{pattern}' is not valid or "
+                                       "too complex.")
     return pattern
+
+
+def _nested_repeat(items, inside):
+    """True when a repetition (more than once) sits inside another one."""
+    for op, av in items:
+        if op in (_constants.MAX_REPEAT, _constants.MIN_REPEAT):
+            low, high, sub = av
+            repeats = high is _constants.MAXREPEAT or high > 1
+            if repeats and inside:
+                return True
+            if _nested_repeat(sub, inside or repeats):
+                return True
+        elif op == _constants.SUBPATTERN:
+            if _nested_repeat(av[-1], inside):
+                return True
+        elif op == _constants.BRANCH:
+            if any(_nested_repeat(alternative, inside) for alternative in av[1]):
+                return True
+        elif op in (_constants.ASSERT, _constants.ASSERT_NOT):
+            if _nested_repeat(av[1], inside):
+                return True
+    return False

@@ -33,6 +33,15 @@ def _rows(conn, sql, ids, extra_args=()):
         yield from conn.execute(sql.format(ids=placeholders(chunk)), list(chunk) + list(extra_args))
 
 
+def _dict_rows(conn, sql, ids):
+    """Like _rows, as plain dicts (much faster to read than sqlite3.Row by name)."""
+    for chunk in _chunks(ids):
+        cursor = conn.execute(sql.format(ids=placeholders(chunk)), list(chunk))
+        names = [column[0] for column in cursor.description]
+        for row in cursor:
+            yield dict(zip(names, row))
+
+
 def bug_objects(ctx, bug_ids, with_update_token=False):
     """Bug objects for `bug_ids`, in the given order (unknown ids skipped).
 
@@ -43,7 +52,7 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
     if not ids:
         return []
     conn, wants = ctx.conn, ctx.fields.wants
-    bugs = {row["id"]: row for row in _rows(conn, _BUG_SQL, ids)}
+    bugs = {row["id"]: row for row in _dict_rows(conn, _BUG_SQL, ids)}
     ids = [bug_id for bug_id in ids if bug_id in bugs]
     if not ids:
         return []
@@ -60,8 +69,7 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
     fields = custom_fields.active_fields(conn)
     tokens = {}
     if with_update_token and ctx.caller.is_logged_in and wants("update_token"):
-        tokens = update_tokens(conn, ctx.caller.id,
-                               {bug_id: bugs[bug_id]["last_change_time"] for bug_id in ids})
+        tokens = update_tokens(conn, ctx.caller.id, _token_states(conn, bugs, ids))
     objects = {}
     for bug_id in ids:
         row = bugs[bug_id]
@@ -163,7 +171,9 @@ def _related(ctx, ids, wants):
                  for row in _rows(conn, "SELECT blocked, depends_on FROM dependencies"
                                         f" WHERE {column} IN ({{ids}})", ids)]
         wanted = set(ids)
-        visible = access.visible_bug_ids(ctx, {bug for pair in pairs for bug in pair})
+        visible = set()
+        for chunk in _chunks(sorted({bug for pair in pairs for bug in pair})):
+            visible |= access.visible_bug_ids(ctx, chunk)
         for blocked, depends_on in sorted(set(tuple(pair) for pair in pairs)):
             if blocked in wanted and depends_on in visible:
                 result["depends_on"].setdefault(blocked, []).append(depends_on)
@@ -217,10 +227,20 @@ def _related(ctx, ids, wants):
     return result
 
 
+def _token_states(conn, bugs, ids):
+    """{bug id: (last_change_time, history rows, comments)} for update tokens."""
+    counts = {}
+    for table in ("bug_activity", "comments"):
+        counts[table] = dict(_rows(conn, f"SELECT bug_id, COUNT(*) FROM {table}"
+                                         " WHERE bug_id IN ({ids}) GROUP BY bug_id", ids))
+    return {bug_id: (bugs[bug_id]["last_change_time"], counts["bug_activity"].get(bug_id, 0),
+                     counts["comments"].get(bug_id, 0)) for bug_id in ids}
+
+
 def _users(conn, user_ids):
     user_ids = sorted(user_ids)
-    return {row["id"]: row for row in _rows(conn, "SELECT id, login, real_name FROM users"
-                                                  " WHERE id IN ({ids})", user_ids)}
+    return {row["id"]: row for row in _dict_rows(conn, "SELECT id, login, real_name FROM users"
+                                                       " WHERE id IN ({ids})", user_ids)}
 
 
 def _login(ctx, users, user_id):

@@ -6,6 +6,8 @@ route with the request's verb wins, so specific templates come first.
 
 from .routing import Route, EXEMPT, REQUIRED, SELF, id_or_name, id_list, name_pair, scalars
 from ..fields import Shape
+from ..bugs.view import BUG_SHAPES
+from ..bugs.attachments import ATTACHMENT_SHAPES
 
 # Products with their subfields (compat.md section 7); group_controls only on request.
 PRODUCT_SHAPES = {"products": Shape(types={"group_controls": ("extra",)},
@@ -101,6 +103,8 @@ ROUTES = [
     Route("GET", "/api_key", "api_key.get", login=REQUIRED, shapes={"api_keys": Shape()}),
     Route("POST", "/api_key", "api_key.create", status=201, login=REQUIRED),
     Route("PUT", "/api_key/{key}", "api_key.update", path_params=id_list("key"), login=REQUIRED),
+    # Bug search
+    Route("GET", "/bug", "bug_search.search", shapes=BUG_SHAPES),
     # Comments and comment tags (the id-free templates first)
     Route("GET", "/bug/comment/tags/{query}", "comment.search_tags",
           path_params=scalars(query="query"), login=REQUIRED),
@@ -112,6 +116,24 @@ ROUTES = [
           path_params=id_list("bug", strip_hash=True), shapes=COMMENT_SHAPES),
     Route("POST", "/bug/{bug}/comment", "comment.add", path_params=scalars(id="bug"), status=201,
           login=REQUIRED),
+    # Attachments (the id-free template first)
+    Route("GET", "/bug/attachment/{attachment_id}", "attachment.get",
+          path_params=id_list("attachment_id", key="attachment_ids"), shapes=ATTACHMENT_SHAPES),
+    Route("PUT", "/bug/attachment/{attachment_id}", "attachment.update",
+          path_params=id_list("attachment_id"), login=REQUIRED),
+    Route("GET", "/bug/{bug}/attachment", "attachment.get",
+          path_params=id_list("bug", strip_hash=True), shapes=ATTACHMENT_SHAPES),
+    Route("POST", "/bug/{bug}/attachment", "attachment.create",
+          path_params=id_list("bug", strip_hash=True), status=201, login=REQUIRED),
+    # Bugs (possible_duplicates before /bug/{bug}, which would read it as an alias)
+    Route("GET", "/bug/possible_duplicates", "bug.possible_duplicates", shapes=BUG_SHAPES),
+    Route("POST", "/bug", "bug.create", status=201, login=REQUIRED),
+    Route("GET", "/bug/", "bug.get", shapes=BUG_SHAPES),
+    Route("GET", "/bug/{bug}", "bug.get", path_params=id_list("bug", strip_hash=True),
+          shapes=BUG_SHAPES),
+    Route("PUT", "/bug/{bug}", "bug.update", path_params=id_list("bug", strip_hash=True),
+          login=REQUIRED),
+    Route("GET", "/bug/{bug}/history", "bug.history", path_params=id_list("bug", strip_hash=True)),
     # Last visits (compat.md decision 3: the id-less forms too)
     Route("POST", "/bug_user_last_visit", "last_visit.update", login=REQUIRED),
     Route("POST", "/bug_user_last_visit/{bug}", "last_visit.update", path_params=id_list("bug"),

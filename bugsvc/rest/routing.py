@@ -7,6 +7,18 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_ASCII_DIGITS = re.compile(r"[0-9]+")
+
+
+def _is_number(value):
+    """True for ASCII digits only (str.isdigit also takes '²' and '٣')."""
+    return _ASCII_DIGITS.fullmatch(value) is not None
+
+
+def _number(value):
+    """The int of an all-digits path part; past 19 digits the text itself,
+    which Params then refuses as too large (54) without converting it."""
+    return int(value) if len(value.lstrip("0")) <= 19 else value
 
 
 # Path part -> parameter mappers (compat.md section 2) --------------------------
@@ -15,7 +27,7 @@ def id_or_name(part, ids="ids", names="names"):
     """`{part}` becomes ids: [int] when all digits, else names: [text]."""
     def mapper(values):
         value = values[part]
-        return {ids: [int(value)]} if value.isdigit() else {names: [value]}
+        return {ids: [_number(value)]} if _is_number(value) else {names: [value]}
     return mapper
 
 
@@ -25,7 +37,7 @@ def id_list(part, key="ids", strip_hash=False):
         value = values[part]
         if strip_hash and value.startswith("#"):
             value = value[1:]
-        return {key: [int(value) if value.isdigit() else value]}
+        return {key: [_number(value) if _is_number(value) else value]}
     return mapper
 
 
@@ -40,7 +52,7 @@ def name_pair(key="names", **parts):
 def scalars(**keys):
     """Each `{part}` becomes a scalar parameter: scalars(param_name=part)."""
     def mapper(values):
-        return {param: int(values[part]) if values[part].isdigit() and param.endswith("id")
+        return {param: _number(values[part]) if _is_number(values[part]) and param.endswith("id")
                 else values[part] for param, part in keys.items()}
     return mapper
 

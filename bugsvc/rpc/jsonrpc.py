@@ -10,6 +10,7 @@ import json
 import logging
 import re
 
+from .. import json_input
 from ..errors import ServiceError, USER_ERROR, INTERNAL_ERROR, INVALID_CALLBACK
 from ..rest import render
 from ..rest.adapter import parse_query, upper_headers
@@ -93,15 +94,11 @@ def params_object(value):
                                    "first item is an object.")
 
 
-def _reject_constant(name):
-    raise ValueError(f"{name} is not valid JSON")
-
-
 def _decode(text, what):
     try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except (ValueError, RecursionError) as exc:
-        raise ServiceError(USER_ERROR, f"Could not parse the {what} as JSON: {exc}") from None
+        return json_input.decode(text)
+    except json_input.JsonInputError as exc:
+        raise ServiceError(USER_ERROR, f"Could not parse the {what} as JSON: {exc}.") from None
 
 
 class JsonRpcAdapter:

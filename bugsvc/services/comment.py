@@ -4,9 +4,10 @@ compat.md 11)."""
 import re
 
 from .. import access, dates
-from ..bugs import activity
+from ..bugs import activity, values
 from ..bugs import comments as stored
 from ..bugs.lookup import visible_bug_id
+from ..bugs.permissions import require_product_edit
 from ..db import placeholders
 from ..errors import (ServiceError, require_login, AUTH_FAILURE, OBJECT_NOT_SPECIFIED,
                       PARAM_MUST_BE_NUMERIC)
@@ -15,7 +16,6 @@ from ..params import Params
 COMMENT_IS_PRIVATE = 110
 COMMENT_ID_INVALID = 111
 USER_NOT_INSIDER = 113
-PRODUCT_EDIT_DENIED = 109
 COMMENT_TAG_DISABLED = 125
 COMMENT_TAG_INVALID = 126
 COMMENT_TAG_TOO_LONG = 127
@@ -101,16 +101,16 @@ def add(ctx, params):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'comment' is required and must not "
                                                  "be empty.")
     bug_id = visible_bug_id(ctx, p.get("id"))
-    product_id = ctx.conn.execute("SELECT product_id FROM bugs WHERE id = ?", (bug_id,)).fetchone()[0]
-    if not access.can_edit_product(ctx, product_id):
-        raise ServiceError(PRODUCT_EDIT_DENIED, "You are not allowed to edit bugs of this product.")
+    product = ctx.conn.execute("SELECT p.id, p.name FROM bugs b JOIN products p"
+                               " ON p.id = b.product_id WHERE b.id = ?", (bug_id,)).fetchone()
+    require_product_edit(ctx, product[0], product[1])
     body = stored.normalise(text)
     is_private = p.bool("is_private") if p.has("is_private") else p.bool("private")
     if is_private and not access.is_insider(ctx):
         raise ServiceError(USER_NOT_INSIDER, "You are not allowed to make comments private.")
     hours = 0.0
     if access.is_timetracker(ctx) and p.get("work_time") is not None:
-        hours = stored.parse_hours(p.get("work_time"))
+        hours = values.time_value(p.get("work_time"), "work_time", allow_negative=True)
     comment_id = stored.insert(ctx.conn, bug_id, ctx.caller.id, body, ctx.now,
                                  is_private=is_private, work_time=hours)
     if hours:
@@ -148,7 +148,8 @@ def search_tags(ctx, params):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'query' is required.")
     limit = p.int("limit") or DEFAULT_TAG_LIMIT
     if limit < 0:
-        raise ServiceError(PARAM_MUST_BE_NUMERIC, "The parameter 'limit' must be a positive number.")
+        raise ServiceError(PARAM_MUST_BE_NUMERIC,
+                           "The parameter 'limit' must be a positive number.")
     visible, args = access.bug_visibility_sql(ctx)
     private = "" if access.is_insider(ctx) else " AND c.is_private = 0"
     rows = ctx.conn.execute(

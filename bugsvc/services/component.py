@@ -19,7 +19,8 @@ _ALIASES = {"initialowner": "default_assignee", "initialqacontact": "default_qa_
             "initialcclist": "default_cc", "is_active": "is_open"}
 _FIELDS = frozenset({"name", "description", "default_assignee", "default_qa_contact",
                      "default_cc", "is_open"}) | frozenset(_ALIASES)
-_CREATE_KEYS = _FIELDS | {"product", "create_series"}
+# python-bugzilla's own tests name a new component `component` (Red Hat's format).
+_CREATE_KEYS = _FIELDS | {"product", "create_series", "component"}
 _UPDATE_KEYS = _FIELDS | {"ids", "names", "updates"}
 
 
@@ -105,7 +106,8 @@ def create(ctx, params):
     default_qa_contact (stored only while useqacontact is on), default_cc
     (logins: an array or a comma-separated string), is_open (default true;
     alias is_active), create_series (accepted; no charts). python-bugzilla's
-    initialowner, initialqacontact, initialcclist are accepted.
+    initialowner, initialqacontact, initialcclist are accepted, and
+    `component` for name.
     Returns {"id"}.
     Errors: 410; 304 not in editcomponents; 53 unknown key; 50 no product;
     106 unknown or hidden product; 32000 blank name, description or
@@ -114,7 +116,10 @@ def create(ctx, params):
     """
     require_group(ctx, "editcomponents", "add components")
     reject_unknown_keys(params, _CREATE_KEYS, PARAM_INVALID)
-    p = Params(_canonical(params))
+    values = _canonical(params)
+    if "name" not in values and "component" in values:
+        values["name"] = values.pop("component")
+    p = Params(values)
     product = administered_product(ctx, p.get("product"))
     name = _check_name(ctx, product, p.str("name", ""))
     description = _check_description(p.str("description", ""))

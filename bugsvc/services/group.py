@@ -135,6 +135,9 @@ def update(ctx, params):
         raise ServiceError(OBJECT_NOT_SPECIFIED,
                            "You must specify the groups to update with 'ids' or 'names'.")
     groups = _find(ctx, p.int_list("ids"), p.str_list("names"))
+    if not groups:                  # ids/names held only nulls or empty strings
+        raise ServiceError(OBJECT_NOT_SPECIFIED,
+                           "You must specify the groups to update with 'ids' or 'names'.")
     new = {}
     if p.has("name"):
         if len(groups) > 1:

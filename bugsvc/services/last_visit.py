@@ -73,8 +73,8 @@ def get(ctx, params):
     require_login(ctx)
     p = Params(params)
     visible, args = bug_visibility_sql(ctx)
-    sql = ("SELECT v.bug_id, v.last_visit_ts FROM bug_user_last_visit v JOIN bugs b ON b.id = v.bug_id"
-           f" WHERE v.user_id = ? AND {visible}")
+    sql = ("SELECT v.bug_id, v.last_visit_ts FROM bug_user_last_visit v"
+           f" JOIN bugs b ON b.id = v.bug_id WHERE v.user_id = ? AND {visible}")
     args = [ctx.caller.id] + args
     limit = ""
     if p.has("ids") and p.get("ids") is not None:

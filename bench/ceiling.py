@@ -1,0 +1,63 @@
+"""The ceiling: a minimal falcon app answering a constant JSON body, served
+exactly as bugsvc is (waitress, 8 threads, one or N processes on one shared
+socket). No Python web service on this server can be faster, so the load run
+reports every scenario as a share of it.
+
+    python -m bench.ceiling --port 8001 [--workers 2]
+"""
+
+import argparse
+import signal
+import sys
+
+import falcon
+
+from bugsvc import workers
+
+BODY = b'{"version":"5.2"}'
+THREADS = 8
+
+
+def constant(req, resp, **_):
+    """Every path answers 200 with BODY."""
+    resp.data = BODY
+    resp.content_type = falcon.MEDIA_JSON
+
+
+def create_app():
+    app = falcon.App()
+    app.add_sink(constant, prefix="/")
+    return app
+
+
+def create_server(**where):
+    import waitress
+    return waitress.create_server(create_app(), threads=THREADS, ident="ceiling", **where)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m bench.ceiling", description=__doc__.split("\n")[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1)
+    args = parser.parse_args(argv)
+    if args.workers > 1 and workers.fork_available():
+        sock = workers.listening_socket(args.host, args.port)
+        print(f"ceiling serving http://{args.host}:{sock.getsockname()[1]}/", flush=True)
+        return workers.serve_forked(lambda shared: create_server(sockets=[shared]), sock,
+                                    args.workers)
+    workers.pin_to_core(workers.core_offset())        # before waitress starts its threads
+    server = create_server(host=args.host, port=args.port)
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
+    print(f"ceiling serving http://{args.host}:{server.effective_port}/", flush=True)
+    try:
+        server.run()
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

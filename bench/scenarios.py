@@ -1,0 +1,170 @@
+"""The load run's scenarios: which requests each sends, built from what a
+seeded database holds (visible bug ids, products, statuses, writers' API
+keys). Each scenario becomes a request file that wrk (bench/requests.lua)
+or the fallback driver cycles through at random."""
+
+import json
+import random
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from urllib.parse import urlencode
+
+from bugsvc import auth
+from bugsvc.db import Database
+
+from . import corpus
+
+REQUESTS_PER_FILE = 10000
+# Reads are anonymous, as most traffic of a public tracker; writes use API keys
+# of accounts in editbugs.
+WRITERS = 8
+QUICKSEARCH_WORDS = ("crashes", "hangs", "leaks", "flickers", "deadlocks", "truncates",
+                     "Startup", "Clipboard", "offline", "unicode")
+
+
+@dataclass
+class Workload:
+    """What the requests are made of."""
+    bug_ids: list            # visible (not restricted) bugs
+    products: list           # names of products that have bugs
+    statuses: list
+    keys: list = field(default_factory=list)   # API keys of writers
+
+    @classmethod
+    def from_db(cls, path, rng, sample=20000):
+        """Read ids and names from the database at `path` and create API keys
+        for WRITERS accounts (stored in it, like any key)."""
+        conn = sqlite3.connect(str(path))
+        try:
+            top = conn.execute("SELECT MAX(id) FROM bugs").fetchone()[0] or 0
+            candidates = sorted({rng.randint(1, top) for _ in range(sample)}) if top else []
+            restricted = set()
+            for start in range(0, len(candidates), 500):
+                chunk = candidates[start:start + 500]
+                marks = ", ".join("?" for _ in chunk)
+                restricted |= {row[0] for row in conn.execute(
+                    f"SELECT bug_id FROM bug_groups WHERE bug_id IN ({marks})", chunk)}
+                restricted |= set(chunk) - {row[0] for row in conn.execute(
+                    f"SELECT id FROM bugs WHERE id IN ({marks})", chunk)}
+            bug_ids = [bug_id for bug_id in candidates if bug_id not in restricted]
+            products = [row[0] for row in conn.execute(
+                "SELECT p.name FROM products p WHERE EXISTS"
+                " (SELECT 1 FROM bugs b WHERE b.product_id = p.id) ORDER BY p.id")]
+            statuses = [row[0] for row in conn.execute(
+                "SELECT v.value FROM field_values v JOIN fields f ON f.id = v.field_id"
+                " WHERE f.name = 'bug_status' ORDER BY v.sort_key")]
+            writers = [row[0] for row in conn.execute(
+                "SELECT u.id FROM users u JOIN user_groups ug ON ug.user_id = u.id"
+                " JOIN groups g ON g.id = ug.group_id WHERE g.name = 'editbugs' AND ug.is_bless = 0"
+                " AND u.disabled_text = '' ORDER BY u.id LIMIT ?", (WRITERS,))]
+        finally:
+            conn.close()
+        db = Database(path)
+        now = datetime.now(timezone.utc)
+        try:
+            with db.transaction(write=True) as write_conn:
+                keys = [auth.create_api_key(write_conn, user_id, "bench.run", now)[1]
+                        for user_id in writers]
+        finally:
+            db.close()
+        return cls(bug_ids=bug_ids, products=products, statuses=statuses, keys=keys)
+
+
+# Requests: (method, path with query, API key or "", JSON body text or "").
+
+def version(w, rng):
+    return ("GET", "/rest/version", "", "")
+
+
+def bug_get(w, rng):
+    return ("GET", f"/rest/bug/{rng.choice(w.bug_ids)}", "", "")
+
+
+def search(w, rng):
+    query = urlencode({"product": rng.choice(w.products), "status": rng.choice(w.statuses),
+                       "limit": 50})
+    return ("GET", f"/rest/bug?{query}", "", "")
+
+
+def quicksearch(w, rng):
+    query = urlencode({"quicksearch": rng.choice(QUICKSEARCH_WORDS), "limit": 50})
+    return ("GET", f"/rest/bug?{query}", "", "")
+
+
+def comments(w, rng):
+    return ("GET", f"/rest/bug/{rng.choice(w.bug_ids)}/comment", "", "")
+
+
+def comment_add(w, rng):
+    text = " ".join(rng.choice(corpus.SENTENCES) for _ in range(rng.randint(1, 3)))
+    return ("POST", f"/rest/bug/{rng.choice(w.bug_ids)}/comment", rng.choice(w.keys),
+            json.dumps({"comment": text}))
+
+
+def bug_update(w, rng):
+    if rng.random() < 0.5:
+        change = {"whiteboard": f"[load-{rng.randint(1, 10 ** 6)}]"}
+    else:
+        change = {"priority": rng.choice(("Highest", "High", "Normal", "Low", "Lowest", "---"))}
+    return ("PUT", f"/rest/bug/{rng.choice(w.bug_ids)}", rng.choice(w.keys), json.dumps(change))
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    title: str
+    kind: str                 # "read", "write" or "mixed"
+    make: object = None       # make(workload, rng) -> request tuple (None for mixed)
+
+
+SCENARIOS = (
+    Scenario("version", "GET /rest/version", "read", version),
+    Scenario("bug_get", "GET /rest/bug/{id} (random ids)", "read", bug_get),
+    Scenario("search", "GET /rest/bug?product=..&status=..&limit=50", "read", search),
+    Scenario("quicksearch", "GET /rest/bug?quicksearch=WORD&limit=50", "read", quicksearch),
+    Scenario("comments", "GET /rest/bug/{id}/comment", "read", comments),
+    Scenario("comment_add", "POST /rest/bug/{id}/comment", "write", comment_add),
+    Scenario("bug_update", "PUT /rest/bug/{id} (whiteboard or priority)", "write", bug_update),
+    Scenario("mixed", "90% reads / 10% writes", "mixed"),
+)
+BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}
+# Shares in the mixed load (reads add up to 90, writes to 10).
+MIXED_READS = {"bug_get": 40, "comments": 20, "search": 20, "quicksearch": 10}
+MIXED_WRITES = {"comment_add": 6, "bug_update": 4}
+
+
+def mixed_shares(available):
+    """{scenario name: share} of the mixed load over the available scenarios,
+    reads scaled to 90% and writes to 10% (all reads if no write is available)."""
+    reads = {n: s for n, s in MIXED_READS.items() if n in available}
+    writes = {n: s for n, s in MIXED_WRITES.items() if n in available}
+    shares = {}
+    read_total = 90.0 if writes else 100.0
+    for group, total in ((reads, read_total), (writes, 100.0 - read_total)):
+        weight = sum(group.values())
+        for name, share in group.items():
+            shares[name] = total * share / weight
+    return shares
+
+
+def requests_for(name, workload, seed, available=(), count=REQUESTS_PER_FILE):
+    """`count` request tuples of scenario `name`."""
+    rng = random.Random(seed)
+    if name != "mixed":
+        make = BY_NAME[name].make
+        return [make(workload, rng) for _ in range(count)]
+    shares = mixed_shares(available)
+    result = []
+    for part, share in shares.items():
+        result += [BY_NAME[part].make(workload, rng) for _ in range(round(count * share / 100))]
+    rng.shuffle(result)
+    return result
+
+
+def write_request_file(path, requests):
+    """One request per line: METHOD, path, API key, body, separated by tabs."""
+    with open(path, "w", encoding="utf-8") as handle:
+        for method, target, key, body in requests:
+            handle.write(f"{method}\t{target}\t{key}\t{body}\n")
+    return path

@@ -1,0 +1,407 @@
+"""Bug search (bugs.md section 4): the request's parameters become one tree
+of criteria, compiled into ONE SQL query joined with the caller's visibility
+condition, so hidden bugs are never returned or counted.
+
+The parameter forms, in the order the reference reads them: simple
+field=value parameters, email*, chfield*, deadlinefrom/to, legacy boolean
+charts (field0-0-0 ...), custom search (f1/o1/v1/n1/j1, OP/CP, j_top) and
+quicksearch; all of them are ANDed.
+"""
+
+import re
+from dataclasses import dataclass
+
+from .. import access
+from ..errors import ServiceError, OBJECT_NOT_SPECIFIED, PARAM_MUST_BE_NUMERIC, USER_ERROR
+from ..params import Params, as_bool
+from . import quicksearch
+from .search_sql import ALIASES, Clause, Compiler, Condition
+
+BUGLIST_PARAMETERS_REQUIRED = 1000
+
+# Bug-object names of the simple parameters (the reference's map_fields).
+_PARAM_NAMES = {"id": "bug_id", "summary": "short_desc", "status": "bug_status",
+                "severity": "bug_severity", "platform": "rep_platform", "url": "bug_file_loc",
+                "whiteboard": "status_whiteboard", "creator": "reporter",
+                "creation_time": "creation_ts", "last_change_time": "delta_ts",
+                "depends_on": "dependson", "blocks": "blocked", "is_confirmed": "everconfirmed",
+                "is_cc_accessible": "cclist_accessible",
+                "is_creator_accessible": "reporter_accessible", "comment_count": "longdescs.count",
+                "tags": "tag", "long_desc": "longdesc", "groups": "bug_group"}
+_DEFAULT_OPERATOR = {"short_desc": "allwordssubstr", "longdesc": "anywordssubstr",
+                     "status_whiteboard": "allwordssubstr", "bug_file_loc": "allwordssubstr",
+                     "keywords": "allwords", "assigned_to": "anywordssubstr",
+                     "reporter": "anywordssubstr", "qa_contact": "anywordssubstr",
+                     "cc": "anywordssubstr", "content": "matches"}
+_ROLES = ("assigned_to", "reporter", "qa_contact", "longdesc", "cc")
+_NOT_CRITERIA = {"limit", "offset", "include_fields", "exclude_fields", "count_only"}
+_EMAIL_ROLES = ("assigned_to", "reporter", "cc", "qa_contact")
+
+_CUSTOM_F = re.compile(r"^f(\d+)$")
+_CHART = re.compile(r"^field(-?\d+)-(\d+)-(\d+)$")
+
+# Sort columns: internal name -> SQL over bug alias b (a fixed whitelist).
+_SELECT_SORT = ("(SELECT fv.sort_key FROM field_values fv JOIN fields f ON f.id = fv.field_id"
+                " WHERE f.name = '{field}' AND fv.value = b.{column}), b.{column}")
+_ORDER = {
+    "bug_id": "b.id",
+    "short_desc": "lower(b.summary)",
+    "bug_status": _SELECT_SORT.format(field="bug_status", column="status"),
+    "resolution": _SELECT_SORT.format(field="resolution", column="resolution"),
+    "priority": _SELECT_SORT.format(field="priority", column="priority"),
+    "bug_severity": _SELECT_SORT.format(field="bug_severity", column="severity"),
+    "rep_platform": _SELECT_SORT.format(field="rep_platform", column="platform"),
+    "op_sys": _SELECT_SORT.format(field="op_sys", column="op_sys"),
+    "product": "(SELECT lower(p.name) FROM products p WHERE p.id = b.product_id)",
+    "component": "(SELECT lower(co.name) FROM components co WHERE co.id = b.component_id)",
+    "classification": "(SELECT lower(cl.name) FROM products p JOIN classifications cl"
+                      " ON cl.id = p.classification_id WHERE p.id = b.product_id)",
+    "version": "lower(b.version)",
+    "target_milestone": "(SELECT m.sort_key FROM milestones m WHERE m.product_id = b.product_id"
+                        " AND m.name = b.target_milestone), lower(b.target_milestone)",
+    "assigned_to": "(SELECT lower(u.login) FROM users u WHERE u.id = b.assigned_to)",
+    "reporter": "(SELECT lower(u.login) FROM users u WHERE u.id = b.reporter)",
+    "qa_contact": "(SELECT lower(u.login) FROM users u WHERE u.id = b.qa_contact)",
+    "assigned_to_realname": "(SELECT lower(u.real_name) FROM users u WHERE u.id = b.assigned_to)",
+    "reporter_realname": "(SELECT lower(u.real_name) FROM users u WHERE u.id = b.reporter)",
+    "qa_contact_realname": "(SELECT lower(u.real_name) FROM users u WHERE u.id = b.qa_contact)",
+    "creation_ts": "b.creation_time",
+    "delta_ts": "b.last_change_time",
+    "bug_file_loc": "lower(b.url)",
+    "status_whiteboard": "lower(b.whiteboard)",
+    "everconfirmed": "b.is_confirmed",
+    "reporter_accessible": "b.is_creator_accessible",
+    "cclist_accessible": "b.is_cc_accessible",
+    "alias": "(SELECT MIN(lower(ba.alias)) FROM bug_aliases ba WHERE ba.bug_id = b.id)",
+    "keywords": "(SELECT MIN(lower(k.name)) FROM bug_keywords bk JOIN keywords k"
+                " ON k.id = bk.keyword_id WHERE bk.bug_id = b.id)",
+    "estimated_time": "b.estimated_time",
+    "remaining_time": "b.remaining_time",
+    "deadline": "b.deadline",
+    "work_time": "(SELECT SUM(wc.work_time) FROM comments wc WHERE wc.bug_id = b.id)",
+}
+_TIMETRACKING_ORDER = ("estimated_time", "remaining_time", "deadline", "work_time")
+
+
+@dataclass
+class Query:
+    """A parsed search: criteria, order (SQL), limit and offset."""
+    criteria: Clause
+    order: str
+    limit: int | None
+    offset: int
+
+
+def find(ctx, params, count_only=False):
+    """Ids of the bugs the search `params` selects (in order), or their
+    number when `count_only`.
+
+    Errors: 50 offset without limit; 52 non-numeric limit/offset; 108
+    unknown field; 32000 bad operator, regexp or quicksearch; 56 bad date;
+    1000 no criteria (search_allow_no_criteria off) or empty quicksearch.
+    """
+    compiler = Compiler(ctx)
+    query = parse(ctx, compiler, params)
+    visible, args = access.bug_visibility_sql(ctx)
+    where = visible
+    compiled = compiler.compile(query.criteria)
+    if compiled is not None:
+        where += " AND " + compiled[0]
+        args = args + compiled[1]
+    if count_only:
+        return ctx.conn.execute(f"SELECT COUNT(*) FROM bugs b WHERE {where}", args).fetchone()[0]
+    sql = f"SELECT b.id FROM bugs b WHERE {where} ORDER BY {query.order}"
+    if query.limit is not None:
+        sql += " LIMIT ? OFFSET ?"
+        args = args + [query.limit, query.offset]
+    return [row[0] for row in ctx.conn.execute(sql, args)]
+
+
+def parse(ctx, compiler, params):
+    """The Query of a search request (see `find` for the errors)."""
+    raw = {key: value for key, value in (params or {}).items() if value is not None}
+    if "offset" in raw and "limit" not in raw:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "The 'offset' parameter needs 'limit' too.")
+    limit, offset = _limit_and_offset(ctx, Params(raw))
+    criteria = Clause()
+    order_text = raw.get("order")
+    if "quicksearch" in raw:
+        found = quicksearch.parse(ctx, _single(raw["quicksearch"]))
+        for key in ("status", "bug_status", "resolution", "bug_status_type", "resolution_type"):
+            raw.pop(key, None)
+        if found.statuses is not None:
+            raw["bug_status"] = found.statuses
+        if found.resolutions:
+            raw["resolution"] = found.resolutions
+        if found.order:
+            order_text = found.order
+        criteria.add(found.criteria)
+    if not any(key not in _NOT_CRITERIA for key in raw) and \
+            not ctx.param_is_on("search_allow_no_criteria"):
+        raise ServiceError(BUGLIST_PARAMETERS_REQUIRED, "A search needs at least one criterion.")
+    simple = _simple_params(raw)
+    for field_name, value in (("delta_ts", simple.pop("delta_ts", None)),
+                              ("creation_ts", simple.pop("creation_ts", None))):
+        if value is not None:
+            criteria.add(Condition(field_name, "greaterthaneq", _single(value)))
+    for role in _ROLES:
+        if role in simple:
+            value = simple.pop(role)
+            operator = _single(raw.get(f"{role}_type") or _type_by_api_name(raw, role))
+            if operator is None and isinstance(value, list):
+                value = " ".join(str(v) for v in value)
+            criteria.add(Condition(role, operator or "anywordssubstr", value))
+    criteria.add(_basic_fields(compiler, simple, raw))
+    criteria.add(_email(raw))
+    criteria.add(_chfield(raw))
+    if compiler.timetracker:
+        criteria.add(_deadline(raw))
+    criteria.add(_boolean_charts(raw))
+    criteria.add(_custom_search(raw))
+    return Query(criteria, _order(compiler, order_text), limit, offset)
+
+
+def _single(value):
+    if isinstance(value, list):
+        return value[0] if value else None
+    return value
+
+
+def _limit_and_offset(ctx, p):
+    maximum = int(ctx.param("max_search_results") or 0) or None
+    limit = p.int("limit")
+    offset = p.int("offset", 0)
+    if (limit is not None and limit < 0) or offset < 0:
+        raise ServiceError(PARAM_MUST_BE_NUMERIC, "'limit' and 'offset' must be positive numbers.")
+    if limit == 0:
+        return maximum, 0
+    if limit is None or (maximum is not None and limit > maximum):
+        limit = maximum
+    return limit, offset if limit is not None else 0
+
+
+def _simple_params(raw):
+    """The parameters with bug-object names translated to internal ones."""
+    simple = {}
+    for key, value in raw.items():
+        name = _PARAM_NAMES.get(key, key)
+        simple[name] = value
+    return simple
+
+
+def _basic_fields(compiler, simple, raw):
+    """Conditions of the simple field=value parameters (`<field>_type` picks
+    the operator; dotted field names may use '_' for '.')."""
+    clause = Clause()
+    for name in compiler.field_names():
+        underscored = name.replace(".", "_")
+        value = simple.get(name, simple.get(underscored))
+        if value is None or name in ("delta_ts", "creation_ts") or name in _ROLES:
+            continue
+        values = [v for v in (value if isinstance(value, list) else [value]) if v is not None]
+        operator = _single(raw.get(f"{underscored}_type") or raw.get(f"{name}_type")
+                           or _type_by_api_name(raw, name))
+        operator = operator or _DEFAULT_OPERATOR.get(name, "anyexact")
+        if name == "bug_status" and operator == "anyexact":
+            values = _expand_statuses(compiler, values)
+            if values is None:
+                continue
+        clause.add(Condition(name, operator, values[0] if len(values) == 1 else values))
+    return clause
+
+
+def _type_by_api_name(raw, name):
+    for api_name, internal in _PARAM_NAMES.items():
+        if internal == name and f"{api_name}_type" in raw:
+            return raw[f"{api_name}_type"]
+    return None
+
+
+def _expand_statuses(compiler, values):
+    """Status values with __open__/__closed__/__all__ expanded; None when
+    every status is wanted (no criterion)."""
+    statuses = compiler.ctx.conn.execute(
+        "SELECT fv.value, fv.is_open FROM field_values fv JOIN fields f ON f.id = fv.field_id"
+        " WHERE f.name = 'bug_status'").fetchall()
+    wanted = []
+    for value in (str(v).strip() for v in values):
+        if value == "__open__":
+            wanted += [name for name, is_open in statuses if is_open]
+        elif value == "__closed__":
+            wanted += [name for name, is_open in statuses if not is_open]
+        elif value == "__all__":
+            return None
+        else:
+            wanted.append(value)
+    wanted = list(dict.fromkeys(wanted))
+    if len(wanted) == len(statuses) and set(wanted) == {name for name, _ in statuses}:
+        return None
+    return wanted
+
+
+def _email(raw):
+    clause = Clause()
+    for key in sorted(raw, key=_number_suffix):
+        match = re.fullmatch(r"email(\d+)", key)
+        if not match:
+            continue
+        n = match.group(1)
+        value = _single(raw[key])
+        if value is None or not str(value).strip():
+            continue
+        operator = _single(raw.get(f"emailtype{n}")) or "anyexact"
+        operator = "equals" if operator == "exact" else operator
+        either = Clause("OR")
+        for role in _EMAIL_ROLES:
+            if as_bool(raw.get(f"email{role}{n}", False)):
+                either.add(Condition(role, operator, str(value).strip()))
+        if as_bool(raw.get(f"emaillongdesc{n}", False)):
+            either.add(Condition("commenter", operator, str(value).strip()))
+        clause.add(either)
+    return clause
+
+
+def _number_suffix(key):
+    digits = re.search(r"(-?\d+)$", key)
+    return (int(digits.group(1)) if digits else 0, key)
+
+
+def _chfield(raw):
+    """chfield/chfieldfrom/chfieldto/chfieldvalue: each field changed (to
+    the value) within the dates; several fields are alternatives."""
+    date_from = str(_single(raw.get("chfieldfrom")) or "").strip().lower()
+    date_to = str(_single(raw.get("chfieldto")) or "").strip().lower()
+    date_from = "" if date_from == "now" else date_from
+    date_to = "" if date_to == "now" else date_to
+    value = str(_single(raw.get("chfieldvalue")) or "")
+    fields = [("creation_ts" if f == "[Bug creation]" else f)
+              for f in Params(raw).str_list("chfield") if f]
+    clause = Clause()
+    if not (date_from or date_to or value):
+        return clause
+    if date_from:
+        clause.add(Condition("delta_ts", "greaterthaneq", date_from))
+    if date_to and not fields and not value:
+        clause.add(Condition("delta_ts", "lessthaneq", date_to))
+    if re.fullmatch(r"\d{4}-\d{1,2}-\d{1,2}", date_to):
+        date_to += " 23:59:59"
+    either = Clause("OR")
+    for name in fields:
+        same_change = Clause("AND_G")
+        if value:
+            same_change.add(Condition(name, "changedto", value))
+        if date_from:
+            same_change.add(Condition(name, "changedafter", date_from))
+        if date_to:
+            same_change.add(Condition(name, "changedbefore", date_to))
+        either.add(same_change)
+    return clause.add(either)
+
+
+def _deadline(raw):
+    clause = Clause()
+    for key, operator in (("deadlinefrom", "greaterthaneq"), ("deadlineto", "lessthaneq")):
+        value = _single(raw.get(key))
+        if value:
+            clause.add(Condition("deadline", operator, value))
+    return clause
+
+
+def _boolean_charts(raw):
+    """Legacy charts: same chart and row ORed, rows ANDed, charts ANDed."""
+    charts = {}
+    for key in raw:
+        match = _CHART.match(key)
+        if match:
+            chart, row, column = (int(part) for part in match.groups())
+            charts.setdefault(chart, {}).setdefault(row, []).append(column)
+    clause = Clause()
+    for chart in sorted(charts):
+        rows = Clause(negate=as_bool(raw.get(f"negate{chart}", False)))
+        for row in sorted(charts[chart]):
+            either = Clause("OR")
+            for column in sorted(charts[chart][row]):
+                ident = f"{chart}-{row}-{column}"
+                either.add(Condition(_single(raw.get(f"field{ident}")),
+                                     _single(raw.get(f"type{ident}")), raw.get(f"value{ident}")))
+            rows.add(either)
+        clause.add(rows)
+    return clause
+
+
+def _custom_search(raw):
+    """f<n>/o<n>/v<n>/n<n>, OP/CP groups with j<n>, top joiner j_top."""
+    ids = sorted(int(m.group(1)) for m in (_CUSTOM_F.match(k) for k in raw) if m)
+    if not ids:
+        return None
+    top = Clause(_joiner(raw.get("j_top")))
+    current, stack = top, []
+    for n in ids:
+        name = _single(raw.get(f"f{n}"))
+        negate = as_bool(raw.get(f"n{n}", False))
+        if name == "OP":
+            group = Clause(_joiner(raw.get(f"j{n}")), negate=negate)
+            current.add(group)
+            stack.append(current)
+            current = group
+        elif name == "CP":
+            if not stack:
+                raise ServiceError(USER_ERROR, f"f{n} closes a group (CP) that was never "
+                                               "opened (OP).")
+            current = stack.pop()
+        else:
+            current.add(Condition(name, _single(raw.get(f"o{n}")), raw.get(f"v{n}"), negate))
+    return top
+
+
+def _joiner(value):
+    value = str(_single(value) or "AND").strip().upper()
+    return value if value in ("AND", "OR", "AND_G") else "AND"
+
+
+def _order(compiler, text):
+    """ORDER BY SQL for `order` ("col [ASC|DESC], ..."); unknown columns are
+    dropped; the bug id always breaks ties."""
+    items = text if isinstance(text, list) else [text] if text else []
+    parts = []
+    for item in items:
+        for piece in str(item).split(","):
+            words = piece.split()
+            if not words:
+                continue
+            name = ALIASES.get(words[0], words[0])
+            direction = "DESC" if len(words) > 1 and words[1].upper() == "DESC" else "ASC"
+            sql = _order_sql(compiler, name)
+            if sql is None:
+                continue
+            parts.extend(f"{column.strip()} {direction}" for column in _split_columns(sql))
+    parts.append("b.id ASC")
+    return ", ".join(parts)
+
+
+def _order_sql(compiler, name):
+    if name in _TIMETRACKING_ORDER and not compiler.timetracker:
+        return None
+    if name in _ORDER:
+        return _ORDER[name]
+    if name in compiler.custom_fields():
+        field_id = int(compiler.custom_fields()[name][0])
+        return (f"(SELECT MIN(cv.value) FROM bug_custom_values cv WHERE cv.bug_id = b.id"
+                f" AND cv.field_id = {field_id})")
+    return None
+
+
+def _split_columns(sql):
+    """Top-level comma-separated parts of an order expression."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(sql):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(sql[start:index])
+            start = index + 1
+    parts.append(sql[start:])
+    return parts
+

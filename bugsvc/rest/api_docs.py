@@ -1,0 +1,438 @@
+"""What the OpenAPI description says about each service function: its
+parameters, its answer and its error codes, keyed by "module.function" as
+the route table names it. openapi.py joins this with the route table (paths,
+verbs, statuses, path parameters, login rules), so a route added to
+routes.py appears in the description by itself; tests/test_openapi.py fails
+while its service has no entry here.
+
+An entry's `params` are the call's parameters: query parameters for GET,
+properties of the JSON body otherwise. Parameters that a path template fills
+are described with the path (openapi.py). The service's docstring becomes the
+operation's description, so the words stay where the code is.
+"""
+
+from dataclasses import dataclass, field
+
+from .api_schemas import (
+    BOOL, DATETIME, DATETIME_IN, ID_OR_NAME, INT, NUMBER, NULLABLE_DATETIME, STR,
+    arr, created, described, group_change_object, ints, list_change_object, obj,
+    one_or_many, ref, strs, updated, wrapped,
+)
+
+
+@dataclass(frozen=True)
+class Doc:
+    """One service function as the description shows it.
+
+    summary: one line. params: name -> JSON schema. required: params that
+    must be given (a body without them fails with the listed error).
+    answer: JSON schema of the success answer as sent (scalars wrapped in
+    {"result"}). errors: the call's own error codes (authentication codes
+    are added to every operation). fields: include_fields/exclude_fields
+    shape the answer (also implied by a route's shapes). body_values: the
+    schema of body keys other than `params` (a body of free names).
+    """
+    summary: str
+    params: dict = field(default_factory=dict)
+    required: tuple = ()
+    answer: dict = field(default_factory=lambda: obj())
+    errors: tuple = ()
+    fields: bool = False
+    body_values: dict | None = None
+
+
+# Tags: one per service module, in the order the documentation page lists them.
+TAGS = {
+    "instance": "Instance information: version, time, parameters, audit time.",
+    "user": "Accounts, login and logout.",
+    "api_key": "API keys of accounts (bugsvc addition, admin.md section 4).",
+    "group": "Groups and their members.",
+    "product": "Products with their components, versions and milestones.",
+    "component": "Components of products.",
+    "version": "Versions of products (bugsvc addition).",
+    "milestone": "Milestones of products (bugsvc addition).",
+    "classification": "Classifications of products.",
+    "keyword": "Keywords (bugsvc addition for create/update).",
+    "flagtype": "Flag types of bugs and attachments.",
+    "field": "Bug field definitions, custom fields and legal values.",
+    "bug": "Bugs: get, create, update, history, possible duplicates.",
+    "bug_search": "Bug search.",
+    "comment": "Comments and comment tags.",
+    "attachment": "Attachments of bugs.",
+    "last_visit": "When the caller last visited bugs.",
+}
+
+_IDS = ints("ids (a repeated query key gives several)")
+_NAMES = strs("names")
+_TYPE = one_or_many({"type": "string", "enum": ["accessible", "selectable", "enterable"]},
+                    "which products: one of the kinds or several (their union)")
+_USERS_LOGINS = one_or_many(STR, "logins: an array or a comma-separated string")
+_FLAG_CHANGES = arr(ref("FlagChange"), "flag changes (bugs.md section 7)")
+_INCLUSIONS = {"anyOf": [strs(None), obj(values=strs(None))],
+               "description": "product names (every component), or product name -> component names"}
+_SELECT_VALUES = {"anyOf": [arr(ID_OR_NAME), obj({"add": arr({}), "remove": strs(None)})],
+                  "description": "values of a select field: an array, or {\"add\", \"remove\"}; "
+                                 "each a name or {name, sort_key, visibility_value}"}
+_ID_LIST_ANSWER = obj({"ids": ints(None)}, required=["ids"])
+_COMMENT_MAP = obj({
+    "bugs": obj(values=obj({"comments": arr(ref("Comment"))}),
+                description="bug id -> its comments, oldest first"),
+    "comments": obj(values=ref("Comment"), description="comment id -> comment")})
+_ATTACHMENT_MAP = obj({
+    "bugs": obj(values=arr(ref("Attachment")), description="bug id -> its attachments"),
+    "attachments": obj(values=ref("Attachment"), description="attachment id -> attachment")})
+_BUG_FIELDS = {
+    "summary": STR, "platform": STR, "severity": STR, "priority": STR, "op_sys": STR,
+    "version": STR, "component": STR, "target_milestone": STR, "url": STR, "whiteboard": STR,
+    "deadline": described(STR, "YYYY-MM-DD"), "product": STR, "status": STR,
+    "resolution": STR, "assigned_to": STR, "qa_contact": STR, "estimated_time": NUMBER,
+    "is_cc_accessible": BOOL, "is_creator_accessible": BOOL, "flags": _FLAG_CHANGES,
+}
+_SEARCH_PARAMS = {
+    "id": one_or_many(INT, "bug ids"), "alias": one_or_many(STR, "aliases"),
+    "product": one_or_many(STR, "product names"), "component": one_or_many(STR, "components"),
+    "status": one_or_many(STR, "statuses (also __open__, __closed__, __all__)"),
+    "resolution": one_or_many(STR, "resolutions (--- for open bugs)"),
+    "summary": one_or_many(STR, "words that must all occur in the summary"),
+    "assigned_to": one_or_many(STR, "assignee logins (substring)"),
+    "creator": one_or_many(STR, "reporter logins (substring)"),
+    "keywords": one_or_many(STR, "keywords (all of them)"),
+    "creation_time": DATETIME_IN, "last_change_time": DATETIME_IN,
+    "quicksearch": described(STR, "quick search text (bugs.md section 4)"),
+    "limit": described(INT, "at most this many bugs (0: the maximum)"),
+    "offset": described(INT, "skip this many (needs limit)"),
+    "order": described(STR, "columns, each optionally ASC or DESC, comma-separated"),
+    "count_only": described(BOOL, "answer {\"bug_count\"} instead of the bugs"),
+}
+
+DOCS = {
+    # Instance information
+    "instance.version": Doc("The compatibility version (X.X or X.X.X).",
+                            answer=obj({"version": STR}, required=["version"])),
+    "instance.extensions": Doc("Installed extensions.",
+                               answer=obj({"extensions": obj(values=obj({"version": STR}))})),
+    "instance.timezone": Doc("The service's time zone (+0000).",
+                             answer=obj({"timezone": STR}, required=["timezone"])),
+    "instance.time": Doc("The service's clock.", answer=obj({
+        "db_time": DATETIME, "web_time": DATETIME, "web_time_utc": DATETIME, "tz_name": STR,
+        "tz_short_name": STR, "tz_offset": STR})),
+    "instance.parameters": Doc(
+        "The instance parameters the caller may see (values are strings).", fields=True,
+        answer=obj({"parameters": obj(values=STR)})),
+    "instance.update_parameters": Doc(
+        "Change instance parameters (tweakparams); the body maps names to new values.",
+        body_values={"type": ["string", "integer", "boolean"]},
+        answer=obj({"parameters": ref("Changes")}), errors=(304, 51, 32000)),
+    "instance.last_audit_time": Doc(
+        "When an audited object last changed.",
+        params={"class": one_or_many(STR, "class names Bugzilla::X or Service::X")},
+        answer=obj({"last_audit_time": NULLABLE_DATETIME}), errors=(53,)),
+    # Users and login
+    "user.login": Doc(
+        "Log in with a login name and password; answers a token.",
+        params={"login": STR, "password": described(STR, "sent in the query string; prefer "
+                                                         "API keys"),
+                "restrict_login": described(BOOL, "the token works only from this address")},
+        required=("login", "password"),
+        answer=obj({"id": INT, "token": STR}, required=["id", "token"]),
+        errors=(50, 300, 301, 32000)),
+    "user.logout": Doc("Invalidate a login token.", params={"token": STR},
+                       answer=wrapped({"type": "null"})),
+    "user.valid_login": Doc("Whether a token is valid for a login.",
+                            params={"login": STR, "token": STR}, required=("login",),
+                            answer=wrapped(BOOL), errors=(50, 32000)),
+    "user.create": Doc(
+        "Create an account (editusers).",
+        params={"email": STR, "full_name": STR, "password": STR}, required=("email",),
+        answer=created(), errors=(304, 50, 501, 500, 502, 305)),
+    "user.update": Doc(
+        "Change accounts (editusers; blessers may change group membership).",
+        params={"ids": _IDS, "names": _NAMES, "full_name": STR, "email": STR, "password": STR,
+                "email_enabled": BOOL, "login_denied_text": STR,
+                "groups": group_change_object("group ids or names to add, remove or set"),
+                "bless_groups": group_change_object("the same, for the right to bless")},
+        answer=updated("users"), errors=(304, 50, 51, 53, 500, 501, 502, 305)),
+    "user.get": Doc(
+        "Accounts by ids, login names or matching text.",
+        params={"ids": _IDS, "names": _NAMES,
+                "match": strs("substrings of login or real name"),
+                "limit": described(INT, "matches per string"),
+                "include_disabled": BOOL, "group_ids": _IDS, "groups": _NAMES},
+        answer=obj({"users": arr(ref("User"))}), errors=(50, 505, 51, 304, 804, 52)),
+    # API keys
+    "api_key.get": Doc("The caller's API keys (never their secrets).",
+                       params={"user": described(ID_OR_NAME, "another account (editusers)")},
+                       answer=obj({"api_keys": arr(ref("ApiKey"))}), errors=(304, 51)),
+    "api_key.create": Doc(
+        "Create an API key; the secret is shown only in this answer.",
+        params={"description": STR, "user": described(ID_OR_NAME, "another account "
+                                                                  "(editusers)")},
+        answer=obj({"id": INT, "api_key": STR}, required=["id", "api_key"]),
+        errors=(304, 51)),
+    "api_key.update": Doc("Describe or revoke API keys.",
+                          params={"ids": _IDS, "description": STR, "revoked": BOOL},
+                          answer=updated("api_keys"), errors=(50, 51)),
+    # Groups
+    "group.create": Doc(
+        "Create a group (creategroups).",
+        params={"name": STR, "description": STR, "user_regexp": STR, "is_active": BOOL,
+                "icon_url": STR},
+        required=("name", "description"), answer=created(),
+        errors=(304, 800, 801, 802, 803, 804, 53)),
+    "group.update": Doc(
+        "Change groups (creategroups).",
+        params={"ids": _IDS, "names": _NAMES, "name": STR, "description": STR,
+                "user_regexp": STR, "is_active": BOOL, "icon_url": STR},
+        answer=updated("groups"), errors=(304, 50, 51, 800, 801, 802, 803, 804, 32000)),
+    "group.get": Doc(
+        "Groups, optionally with their members.",
+        params={"ids": _IDS, "names": _NAMES, "membership": BOOL},
+        answer=obj({"groups": arr(ref("Group"))}), errors=(805, 51)),
+    # Products, components, versions, milestones, classifications, keywords
+    "product.selectable": Doc("Ids of the products the caller may search.",
+                              answer=_ID_LIST_ANSWER),
+    "product.enterable": Doc("Ids of the products the caller may file bugs in.",
+                             answer=_ID_LIST_ANSWER),
+    "product.accessible": Doc("Ids of the products the caller may search or file bugs in.",
+                              answer=_ID_LIST_ANSWER),
+    "product.get": Doc(
+        "Products by kind, ids and names; unknown or hidden ones are left out.",
+        params={"type": _TYPE, "ids": _IDS, "names": _NAMES},
+        answer=obj({"products": arr(ref("Product"))}), errors=(50, 52, 32000)),
+    "product.create": Doc(
+        "Create a product with its first version and milestone (editcomponents).",
+        params={"name": STR, "description": STR, "version": STR, "default_milestone": STR,
+                "has_unconfirmed": BOOL, "is_open": BOOL, "classification": STR,
+                "create_series": BOOL},
+        required=("name", "description", "version"), answer=created(),
+        errors=(304, 700, 701, 702, 703, 704, 51, 32000)),
+    "product.update": Doc(
+        "Change products (editcomponents).",
+        params={"ids": _IDS, "names": _NAMES, "name": STR, "description": STR,
+                "default_milestone": STR, "has_unconfirmed": BOOL, "is_open": BOOL,
+                "classification": STR,
+                "group_controls": obj(values={"anyOf": [ref("GroupControl"), {"type": "null"}]},
+                                      description="group name -> controls, null removes")},
+        answer=updated("products"),
+        errors=(304, -32601, 50, 106, 700, 701, 702, 703, 705, 51, 32000)),
+    "component.create": Doc(
+        "Add a component to a product (editcomponents).",
+        params={"product": STR, "name": STR, "description": STR, "default_assignee": STR,
+                "default_qa_contact": STR, "default_cc": _USERS_LOGINS, "is_open": BOOL,
+                "create_series": BOOL},
+        required=("product", "name", "description", "default_assignee"), answer=created(),
+        errors=(304, 53, 50, 106, 32000, 105, 1200, 51, 504)),
+    "component.update": Doc(
+        "Change components (editcomponents); fields may also come inside `updates`.",
+        params={"ids": _IDS,
+                "names": arr(obj({"product": STR, "component": STR}), "product and component"),
+                "name": STR, "description": STR, "default_assignee": STR,
+                "default_qa_contact": STR, "default_cc": _USERS_LOGINS, "is_open": BOOL,
+                "updates": obj(description="the same fields (python-bugzilla)")},
+        answer=updated("components"),
+        errors=(304, -32601, 50, 51, 106, 1212, 1200, 105, 32000, 504)),
+    "component.delete": Doc(
+        "Delete components no bug uses (editcomponents).",
+        params={"ids": _IDS,
+                "names": arr(obj({"product": STR, "component": STR}), "product and component")},
+        answer=obj({"components": arr(obj({"id": INT}))}),
+        errors=(304, 50, 51, 106, 1201, 1202)),
+    "version.create": Doc(
+        "Add a version to a product (editcomponents).",
+        params={"product": ID_OR_NAME, "name": STR, "sort_key": INT, "is_active": BOOL},
+        required=("product", "name"), answer=created(),
+        errors=(304, 53, 50, 106, 32000, 52, 54, 55)),
+    "version.update": Doc(
+        "Change versions (editcomponents).",
+        params={"ids": _IDS, "name": STR, "sort_key": INT, "is_active": BOOL},
+        answer=updated("versions"), errors=(304, -32601, 50, 51, 106, 32000, 52, 54, 55)),
+    "milestone.create": Doc(
+        "Add a milestone to a product (editcomponents).",
+        params={"product": ID_OR_NAME, "name": STR, "sort_key": INT, "is_active": BOOL},
+        required=("product", "name"), answer=created(),
+        errors=(304, 53, 50, 106, 32000, 52, 54, 55)),
+    "milestone.update": Doc(
+        "Change milestones (editcomponents).",
+        params={"ids": _IDS, "name": STR, "sort_key": INT, "is_active": BOOL},
+        answer=updated("milestones"), errors=(304, -32601, 50, 51, 106, 32000, 52, 54, 55)),
+    "classification.get": Doc(
+        "Classifications with their products.", params={"ids": _IDS, "names": _NAMES},
+        answer=obj({"classifications": arr(ref("Classification"))}), errors=(900, 50, 51)),
+    "classification.create": Doc(
+        "Create a classification (editclassifications).",
+        params={"name": STR, "description": STR, "sort_key": INT}, required=("name",),
+        answer=created(), errors=(304, 53, 50, 32000, 52, 54, 55)),
+    "classification.update": Doc(
+        "Change classifications (editclassifications).",
+        params={"ids": _IDS, "names": _NAMES, "name": STR, "description": STR, "sort_key": INT},
+        answer=updated("classifications"), errors=(304, -32601, 50, 51, 32000, 52, 54, 55)),
+    "keyword.get": Doc("Keywords: all, or those named.", params={"ids": _IDS, "names": _NAMES},
+                       answer=obj({"keywords": arr(ref("Keyword"))}), errors=(51,)),
+    "keyword.create": Doc(
+        "Create a keyword (editkeywords).",
+        params={"name": STR, "description": STR, "is_active": BOOL},
+        required=("name", "description"), answer=created(), errors=(304, 53, 50, 32000)),
+    "keyword.update": Doc(
+        "Change keywords (editkeywords).",
+        params={"ids": _IDS, "names": _NAMES, "name": STR, "description": STR,
+                "is_active": BOOL},
+        answer=updated("keywords"), errors=(304, -32601, 50, 51, 32000)),
+    # Flag types and fields
+    "flagtype.get": Doc(
+        "The flag types of a product or one of its components.",
+        params={"product": STR, "component": STR},
+        answer=obj({"bug": arr(ref("FlagType")), "attachment": arr(ref("FlagType"))}),
+        errors=(50, 106, 51)),
+    "flagtype.create": Doc(
+        "Create a flag type (editcomponents).",
+        params={"name": STR, "description": STR,
+                "target_type": {"type": "string", "enum": ["bug", "attachment"]},
+                "inclusions": _INCLUSIONS, "exclusions": _INCLUSIONS,
+                "sortkey": {"type": "integer", "minimum": 1, "maximum": 32767},
+                "is_active": BOOL, "is_requestable": BOOL, "is_specifically_requestable": BOOL,
+                "is_multiplicable": BOOL, "cc_list": strs("e-mail addresses"),
+                "grant_group": STR, "request_group": STR},
+        required=("name", "description"), answer=created(),
+        errors=(304, 50, 1101, 1102, 1103, 501, 1104, 51, 106, 53, -32000)),
+    "flagtype.update": Doc(
+        "Change flag types (editcomponents).",
+        params={"ids": _IDS, "names": _NAMES, "name": STR, "description": STR,
+                "inclusions": _INCLUSIONS, "exclusions": _INCLUSIONS,
+                "sortkey": {"type": "integer", "minimum": 1, "maximum": 32767},
+                "is_active": BOOL, "is_requestable": BOOL, "is_specifically_requestable": BOOL,
+                "is_multiplicable": BOOL, "cc_list": strs("e-mail addresses"),
+                "grant_group": STR, "request_group": STR},
+        answer=obj({"flagtypes": arr(obj({"id": INT, "name": STR, "changes": ref("Changes")}))}),
+        errors=(304, 50, 51, 32000, -32601, 1101, 1102, 1103, 501, 1104, 106, 53)),
+    "field.fields": Doc(
+        "Bug field definitions (all that are not obsolete, or those named).",
+        params={"ids": _IDS, "names": _NAMES},
+        answer=obj({"fields": arr(ref("BugField"))}), errors=(51,)),
+    "field.legal_values": Doc(
+        "Legal values of a field (deprecated: use the field definitions).",
+        params={"field": STR, "product_id": INT},
+        answer=obj({"values": strs(None)}), errors=(50, 106, 108)),
+    "field.create": Doc(
+        "Create a custom field (admin).",
+        params={"name": described(STR, "cf_ then lower-case letters, digits, _"),
+                "display_name": STR, "type": {"type": "integer", "minimum": 1, "maximum": 10},
+                "is_mandatory": BOOL, "is_on_bug_entry": BOOL, "sort_key": INT,
+                "visibility_field": STR, "visibility_values": strs(None), "value_field": STR,
+                "values": _SELECT_VALUES},
+        required=("name", "display_name", "type"), answer=created(),
+        errors=(304, 50, 52, 51, 53, 32000)),
+    "field.update": Doc(
+        "Change custom fields (admin).",
+        params={"ids": _IDS, "names": _NAMES, "display_name": STR, "is_mandatory": BOOL,
+                "is_on_bug_entry": BOOL, "is_obsolete": BOOL, "sort_key": INT,
+                "visibility_field": {"type": ["string", "null"]},
+                "visibility_values": strs(None), "value_field": {"type": ["string", "null"]},
+                "values": _SELECT_VALUES},
+        answer=updated("fields"), errors=(304, 50, 51, 53, 32000)),
+    # Bugs
+    "bug.get": Doc(
+        "Bugs by id or alias.",
+        params={"ids": arr(ID_OR_NAME, "bug ids or aliases"),
+                "permissive": described(BOOL, "skip failing ids, report them in faults")},
+        answer=obj({"bugs": arr(ref("Bug")),
+                    "faults": arr(obj({"id": ID_OR_NAME, "faultString": STR,
+                                       "faultCode": INT}))}),
+        errors=(50, 100, 101, 102)),
+    "bug_search.search": Doc(
+        "Search bugs. Any field name (API or internal) is a criterion; also "
+        "f1/o1/v1 custom search, email1..., chfield...",
+        params=_SEARCH_PARAMS,
+        answer=obj({"bugs": arr(ref("Bug")), "bug_count": INT}),
+        errors=(50, 52, 56, 108, 1000, 32000)),
+    "bug.create": Doc(
+        "File a bug; the caller is its reporter.",
+        params={**_BUG_FIELDS, "description": STR, "comment_is_private": BOOL,
+                "alias": one_or_many(STR, "aliases"), "cc": one_or_many(STR, "logins"),
+                "groups": strs("group names"), "keywords": one_or_many(STR, "keywords"),
+                "depends_on": arr(ID_OR_NAME), "blocks": arr(ID_OR_NAME),
+                "see_also": one_or_many(STR, "URLs or bug ids")},
+        required=("product", "component", "summary", "version"), answer=created(),
+        errors=(50, 51, 53, 56, 103, 104, 105, 106, 107, 112, 113, 114, 116, 120, 121, 122,
+                123, 129, 130, 131, 132, 133, 134, 504, 32000)),
+    "bug.update": Doc(
+        "Change bugs.",
+        params={**_BUG_FIELDS, "ids": arr(ID_OR_NAME, "bugs (replace the path value)"),
+                "dupe_of": ID_OR_NAME, "reset_assigned_to": BOOL, "reset_qa_contact": BOOL,
+                "remaining_time": NUMBER, "work_time": NUMBER,
+                "comment": obj({"body": STR, "is_private": BOOL}),
+                "comment_is_private": obj(values=BOOL, description="comment id -> private"),
+                "alias": list_change_object(STR, "aliases to add, remove or set"),
+                "blocks": list_change_object(ID_OR_NAME, "bugs"),
+                "depends_on": list_change_object(ID_OR_NAME, "bugs"),
+                "cc": list_change_object(STR, "logins (no set)"),
+                "groups": list_change_object(STR, "group names (no set)"),
+                "keywords": list_change_object(STR, "keywords"),
+                "see_also": list_change_object(STR, "URLs (no set)")},
+        answer=obj({"bugs": arr(obj({"id": INT, "alias": strs(None),
+                                     "last_change_time": DATETIME,
+                                     "changes": ref("Changes")}))}),
+        errors=(50, 51, 100, 101, 102, 103, 104, 106, 109, 112, 113, 115, 116, 117, 118, 119,
+                120, 121, 122, 123, 129, 130, 131, 132, 133, 134, 32000)),
+    "bug.history": Doc(
+        "The change history of bugs.",
+        params={"ids": arr(ID_OR_NAME, "more bugs"), "new_since": DATETIME_IN},
+        answer=obj({"bugs": arr(obj({
+            "id": INT, "alias": strs(None),
+            "history": arr(obj({"when": DATETIME, "who": STR, "changes": arr(obj({
+                "field_name": STR, "removed": STR, "added": STR, "attachment_id": INT}))}))}))}),
+        errors=(50, 56, 100, 101, 102)),
+    "bug.possible_duplicates": Doc(
+        "Bugs whose summaries resemble a summary.",
+        params={"summary": STR, "products": strs("product names"),
+                "limit": {"type": "integer", "maximum": 25}},
+        required=("summary",), answer=obj({"bugs": arr(ref("Bug"))}), errors=(50, 52, 106)),
+    # Comments
+    "comment.search_tags": Doc(
+        "Comment tags containing a text.", params={"query": STR, "limit": INT},
+        answer=strs("tags"), errors=(125, 304, 50, 52)),
+    "comment.update_tags": Doc(
+        "Add and remove tags of a comment.",
+        params={"comment_id": INT, "add": strs("tags"), "remove": strs("tags")},
+        answer=strs("the comment's tags"),
+        errors=(125, 304, 50, 52, 102, 110, 126, 127, 128)),
+    "comment.comments": Doc(
+        "Comments of bugs, and comments by id.",
+        params={"ids": arr(ID_OR_NAME, "more bugs"), "comment_ids": ints("comment ids"),
+                "new_since": DATETIME_IN},
+        answer=_COMMENT_MAP, errors=(50, 100, 101, 102, 52, 111, 110, 56)),
+    "comment.add": Doc(
+        "Add a comment to a bug.",
+        params={"comment": STR, "is_private": BOOL, "work_time": NUMBER},
+        required=("comment",), answer=created("The new comment's id."),
+        errors=(50, 100, 101, 102, 109, 114, 113, 52, 54)),
+    # Attachments
+    "attachment.get": Doc(
+        "Attachments of bugs, and attachments by id.",
+        params={"ids": arr(ID_OR_NAME, "more bugs"), "attachment_ids": ints("attachment ids")},
+        answer=_ATTACHMENT_MAP, errors=(50, 100, 101, 102, 52, 304)),
+    "attachment.create": Doc(
+        "Attach a file to bugs.",
+        params={"ids": arr(ID_OR_NAME, "bugs (replace the path value)"),
+                "data": {"type": "string", "contentEncoding": "base64"}, "file_name": STR,
+                "summary": STR, "content_type": STR, "is_patch": BOOL, "is_private": BOOL,
+                "comment": STR, "flags": _FLAG_CHANGES, "obsoletes": ints("attachment ids")},
+        required=("data", "file_name", "summary"), answer=_ID_LIST_ANSWER,
+        errors=(50, 100, 101, 102, 109, 606, 600, 604, 603, 113, 601, 114, 51, 52, 129,
+                130, 131, 132, 133, 134, 32000)),
+    "attachment.update": Doc(
+        "Change attachments.",
+        params={"ids": ints("attachments (replace the path value)"), "summary": STR,
+                "file_name": STR, "content_type": STR, "is_patch": BOOL, "is_private": BOOL,
+                "is_obsolete": BOOL, "comment": STR, "flags": _FLAG_CHANGES},
+        answer=obj({"attachments": arr(obj({"id": INT, "last_change_time": DATETIME,
+                                            "changes": ref("Changes")}))}),
+        errors=(50, 52, 32000, 604, 601, 113, 114, 51, 129, 130, 131, 132, 133, 134)),
+    # Last visits
+    "last_visit.update": Doc(
+        "Record now as the caller's last visit of bugs.",
+        params={"ids": arr(ID_OR_NAME, "bugs")}, answer=arr(ref("LastVisit")),
+        errors=(50, 100, 101, 102, 32000)),
+    "last_visit.get": Doc(
+        "The caller's last visits (the 20 most recent without ids).",
+        params={"ids": arr(ID_OR_NAME, "bugs")}, answer=arr(ref("LastVisit"))),
+}

@@ -1,0 +1,245 @@
+"""Attachments of bugs: get, create, update (attachments.md)."""
+
+from .. import access, dates
+from ..bugs import activity, attachments as stored, comments, record
+from ..bugs.attachment_flags import AttachmentFlagEditor
+from ..bugs.lookup import visible_bug_id
+from ..bugs.permissions import can_edit_product, require_product_edit
+from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED, AUTH_FAILURE, USER_ERROR
+from ..params import Params
+
+# Keys of an update that change the attachment itself (not flags or comment).
+_FIELD_KEYS = ("summary", "file_name", "content_type", "is_patch", "is_private", "is_obsolete")
+
+
+def get(ctx, params):
+    """Attachments of bugs and attachments by id.
+
+    params: ids (bug ids or aliases), attachment_ids (ints).
+    Returns {"bugs": {"<bug id>": [Attachment, by id]}, "attachments":
+    {"<attachment id>": Attachment}}. A bug's list holds its private
+    attachments only for insiders and for their creator; unknown attachment
+    ids are left out. `exclude_fields=data` never reads the content.
+    Errors: 50 neither ids nor attachment_ids; 100/101/102 a bug (also the
+    bug of a requested attachment); 52 a non-numeric attachment id; 304 a
+    requested attachment is private and the caller is not an insider.
+    """
+    p = Params(params)
+    if p.get("ids") in (None, []) and p.get("attachment_ids") in (None, []):
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify ids or attachment_ids.")
+    bug_ids = list(dict.fromkeys(visible_bug_id(ctx, value) for value in p.list("ids")))
+    requested = stored.load(ctx.conn, p.int_list("attachment_ids"))
+    for bug_id in sorted({a["bug_id"] for a in requested.values()}):
+        visible_bug_id(ctx, bug_id)
+    insider = access.is_insider(ctx)
+    for attachment in requested.values():
+        if attachment["is_private"] and not insider:
+            raise ServiceError(AUTH_FAILURE, f"Sorry, you are not authorized to access "
+                                             f"attachment #{attachment['id']}.")
+    listed = stored.of_bugs(ctx, bug_ids)
+    ordered = [requested[i] for i in dict.fromkeys(p.int_list("attachment_ids")) if i in requested]
+    objects = stored.attachment_objects(ctx, listed + ordered)
+    by_bug = {str(bug_id): [] for bug_id in bug_ids}
+    for obj in objects[:len(listed)]:
+        by_bug[str(obj["bug_id"])].append(obj)
+    by_id = {str(obj["id"]): obj for obj in objects[len(listed):]}
+    return {"bugs": by_bug, "attachments": by_id}
+
+
+def create(ctx, params):
+    """Attach one file to one or several bugs.
+
+    params: ids (bug ids or aliases), data (base64, decoded leniently),
+    file_name, summary, content_type (not needed for a patch), is_patch
+    (forces text/plain), is_private (insiders only), comment, flags (Flag
+    changes of attachment flag types), obsoletes (ids of attachments of
+    the target bugs to mark obsolete). Other keys are ignored.
+    Every attachment, its "Created attachment" comment (private when the
+    attachment is) and the bugs' last_change_time share one timestamp.
+    Returns {"ids": [new attachment id per target bug, in target order]}.
+    Errors: 410 logged out; 50 no ids or no data; 100/101/102 a bug; 109
+    its product is not editable by the caller; 606 empty data; 600 too
+    large; 604 no summary; 603 no file name; 113 private without being an
+    insider; 601 bad content type; 114 comment too long; 51/129-134/32000
+    flag problems; 52 a non-numeric obsoletes id; 32000 an obsoletes id
+    that is unknown, on another bug or not editable by the caller.
+    """
+    require_login(ctx)
+    p = Params(params)
+    if not p.list("ids"):
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'ids' is required.")
+    if p.get("data") is None:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'data' is required.")
+    bugs = []
+    for value in p.list("ids"):
+        bug = record.load(ctx.conn, visible_bug_id(ctx, value))
+        if all(bug.id != other.id for other in bugs):
+            bugs.append(bug)
+    for bug in bugs:
+        product = ctx.conn.execute("SELECT name FROM products WHERE id = ?",
+                                   (bug.product_id,)).fetchone()[0]
+        require_product_edit(ctx, bug.product_id, product)
+    data = stored.check_data(ctx, p.str("data"))
+    is_patch = p.bool("is_patch")
+    fields = {"summary": stored.check_summary(p.str("summary")),
+              "file_name": stored.check_file_name(p.str("file_name")),
+              "is_patch": is_patch, "is_private": p.bool("is_private")}
+    if fields["is_private"]:
+        stored.require_insider(ctx)
+    fields["content_type"] = stored.check_content_type(p.str("content_type"), is_patch)
+    body = comments.normalise(p.str("comment") or "")
+    flag_lists = []
+    for bug in bugs:
+        flags = []
+        AttachmentFlagEditor(ctx, bug, flags, fields["is_private"]).apply(p.get("flags"))
+        flag_lists.append(flags)
+    obsolete = _obsoletes(ctx, p.int_list("obsoletes"), {bug.id for bug in bugs})
+    created = []
+    for bug, flags in zip(bugs, flag_lists):
+        attachment = stored.insert(ctx, bug.id, fields, data)
+        stored.save_flags(ctx, bug.id, attachment["id"], [], flags)
+        comments.insert(ctx.conn, bug.id, ctx.caller.id, body, ctx.now,
+                        is_private=fields["is_private"], kind=comments.ATTACHMENT_CREATED,
+                        extra=str(attachment["id"]), attachment_id=attachment["id"])
+        activity.touch(ctx.conn, bug.id, ctx.now)
+        created.append(attachment["id"])
+    for edit in obsolete:
+        edit.save(ctx)
+    return {"ids": created}
+
+
+def _obsoletes(ctx, attachment_ids, bug_ids):
+    """AttachmentEdits marking the still-current ones of `attachment_ids`
+    obsolete. Errors: 32000 unknown id, on none of `bug_ids`, or not
+    editable by the caller."""
+    found = stored.load(ctx.conn, attachment_ids)
+    flags = stored.flags_of(ctx.conn, list(found.values()))
+    edits = []
+    for attachment_id in dict.fromkeys(attachment_ids):
+        attachment = found.get(attachment_id)
+        if attachment is None:
+            raise ServiceError(USER_ERROR, f"Attachment #{attachment_id} does not exist.")
+        if attachment["bug_id"] not in bug_ids:
+            raise ServiceError(USER_ERROR, f"Attachment #{attachment_id} is not attached to the "
+                                           "bug the new attachment is for.")
+        if not stored.can_edit(ctx, attachment):
+            raise stored.illegal_edit(attachment_id)
+        if attachment["is_obsolete"]:
+            continue
+        edit = stored.AttachmentEdit(attachment, flags[attachment_id])
+        edit.set_obsolete(True)
+        edits.append(edit)
+    return edits
+
+
+def update(ctx, params):
+    """Change attachments.
+
+    params: ids (attachment ids), summary, file_name, content_type,
+    is_patch, is_private (changing it needs insider), is_obsolete (turning
+    it on cancels pending requests), comment (added to each attachment's
+    bug as "Comment on attachment", private when the attachment is), flags
+    (Flag changes). Unknown keys are ignored. The creator, and editbugs
+    members (for a private attachment only insiders among them), may
+    change everything; others only existing flags they set or were asked
+    for (and add a comment with that).
+    Returns {"attachments": [{"id", "last_change_time", "changes"}]} in the
+    order of ids; booleans in changes read "1"/"0".
+    Errors: 410 logged out; 50 no ids; 52 a non-numeric id; 32000 unknown
+    attachment, its bug not visible or product not editable, not allowed
+    to edit, empty file name; 604 empty summary; 601 bad content type; 113
+    privacy change without being an insider; 114 comment too long;
+    51/129-134/32000 flag problems.
+    """
+    require_login(ctx)
+    p = Params(params)
+    attachment_ids = list(dict.fromkeys(p.int_list("ids")))
+    if not attachment_ids:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'ids' is required.")
+    found = stored.load(ctx.conn, attachment_ids)
+    for attachment_id in attachment_ids:
+        if attachment_id not in found:
+            raise ServiceError(USER_ERROR, f"Attachment #{attachment_id} does not exist.")
+        _check_bug(ctx, found[attachment_id]["bug_id"])
+    text = (p.str("comment") or "").strip()
+    body = comments.normalise(text) if text else ""
+    flags = stored.flags_of(ctx.conn, list(found.values()))
+    bugs = {}
+    edits = []
+    for attachment_id in attachment_ids:
+        attachment = found[attachment_id]
+        if attachment["bug_id"] not in bugs:
+            bugs[attachment["bug_id"]] = record.load(ctx.conn, attachment["bug_id"])
+        edit = stored.AttachmentEdit(attachment, flags[attachment_id])
+        if stored.can_edit(ctx, attachment):
+            _apply_fields(ctx, edit, p)
+            _apply_flags(ctx, edit, bugs[attachment["bug_id"]], p)
+        else:
+            _apply_own_flags(ctx, edit, bugs[attachment["bug_id"]], p)
+        edits.append(edit)
+    results = []
+    for edit in edits:
+        changes = edit.save(ctx)
+        bug_id = edit.old["bug_id"]
+        if body:
+            comments.insert(ctx.conn, bug_id, ctx.caller.id, body, ctx.now,
+                            is_private=edit.new["is_private"], kind=comments.ATTACHMENT_UPDATED,
+                            extra=str(edit.id), attachment_id=edit.id)
+        if changes or body:
+            activity.touch(ctx.conn, bug_id, ctx.now)
+        results.append({"id": edit.id, "changes": changes,
+                        "last_change_time": dates.from_db(edit.new["last_change_time"])})
+    return {"attachments": results}
+
+
+def _check_bug(ctx, bug_id):
+    """Errors: 32000 when the caller cannot see the bug or edit its product."""
+    product_id = ctx.conn.execute("SELECT product_id FROM bugs WHERE id = ?",
+                                  (bug_id,)).fetchone()[0]
+    if not access.visible_bug_ids(ctx, [bug_id]) or not can_edit_product(ctx, product_id):
+        raise ServiceError(USER_ERROR, f"You are not allowed to change attachments of bug "
+                                       f"#{bug_id}.")
+
+
+def _apply_fields(ctx, edit, p):
+    """Check and apply the field keys of the update to `edit.new`."""
+    new = edit.new
+    if p.has("summary"):
+        new["summary"] = stored.check_summary(p.str("summary"))
+    if p.has("file_name"):
+        new["file_name"] = stored.check_file_name(p.str("file_name"), USER_ERROR)
+    if p.has("is_patch"):
+        new["is_patch"] = p.bool("is_patch")
+    if p.has("content_type") or (new["is_patch"] and not edit.old["is_patch"]):
+        new["content_type"] = stored.check_content_type(
+            p.str("content_type") if p.has("content_type") else new["content_type"],
+            new["is_patch"])
+    if p.has("is_private"):
+        new["is_private"] = p.bool("is_private")
+        if new["is_private"] != edit.old["is_private"]:
+            stored.require_insider(ctx)
+    if p.has("is_obsolete"):
+        edit.set_obsolete(p.bool("is_obsolete"))
+
+
+def _apply_flags(ctx, edit, bug, p):
+    if p.get("flags") is not None:
+        AttachmentFlagEditor(ctx, bug, edit.flags, edit.new["is_private"]).apply(p.get("flags"))
+
+
+def _apply_own_flags(ctx, edit, bug, p):
+    """A caller who may not edit the attachment: only flag changes, each of
+    an existing flag the caller set or was asked for. Errors: 32000."""
+    if any(p.has(key) for key in _FIELD_KEYS) or not p.list("flags"):
+        raise stored.illegal_edit(edit.id)
+    _apply_flags(ctx, edit, bug, p)
+    before = {flag["id"]: flag for flag in edit.old_flags}
+    after = {flag["id"]: flag for flag in edit.flags}
+    if None in after:
+        raise stored.illegal_edit(edit.id)
+    for flag_id, flag in before.items():
+        now = after.get(flag_id)
+        if now is not None and all(now[k] == flag[k] for k in ("status", "requestee_id")):
+            continue
+        if ctx.caller.id not in (flag["setter_id"], flag["requestee_id"]):
+            raise stored.illegal_edit(edit.id)

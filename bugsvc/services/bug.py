@@ -1,0 +1,183 @@
+"""Bugs: get, create, update, history, possible duplicates (bugs.md
+sections 2, 3, 5, 6, 7, 8, 10). The behaviour lives in bugsvc.bugs."""
+
+from .. import dates
+from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED
+from ..params import Params
+from ..bugs import create as bug_create, tags, update as bug_update, view
+from ..bugs.duplicates import possible_duplicates as find_duplicates, MAX_RESULTS
+from ..bugs.history import history as bug_history
+from ..bugs.lookup import visible_bug_id
+from ..bugs.values import enterable_product
+
+
+def get(ctx, params):
+    """Bugs by id or alias.
+
+    params: ids (array of ids/aliases, in order), permissive (boolean: skip
+    failing ids and report them in faults), include_fields/exclude_fields.
+    Returns {"bugs": [Bug], "faults": [{id, faultString, faultCode}]};
+    update_token is added for logged-in callers.
+    Errors: 50 no ids; 100 malformed id or unknown alias; 101 unknown id;
+    102 bug not visible.
+    """
+    p = Params(params)
+    values = p.list("ids")
+    if not values:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the ids of the bugs to get.")
+    permissive = p.bool("permissive")
+    bug_ids, faults = [], []
+    for value in values:
+        try:
+            bug_ids.append(visible_bug_id(ctx, value))
+        except ServiceError as error:
+            if not permissive:
+                raise
+            faults.append({"id": value, "faultString": error.message, "faultCode": error.code})
+    return {"bugs": view.bug_objects(ctx, bug_ids, with_update_token=True), "faults": faults}
+
+
+def create(ctx, params):
+    """File a bug; the caller is its reporter.
+
+    params: product, component, summary, version (required); description,
+    comment_is_private, op_sys, platform, priority, severity, status,
+    resolution, alias, assigned_to, qa_contact, cc, groups, keywords,
+    depends_on, blocks, see_also, target_milestone, url, whiteboard,
+    deadline, estimated_time, is_cc_accessible, is_creator_accessible,
+    flags, cf_* (bugs.md section 5 for defaults and rules).
+    Returns {"id"}.
+    Errors: 410 logged out; 50 product/version/op_sys/platform missing;
+    51 unknown component, version, milestone, value, keyword, user, flag
+    type; 53 unknown parameter; 56 bad deadline; 103 bad alias; 104 summary
+    too long; 105 component missing; 106 product not enterable; 107 summary
+    missing; 112 bad See Also; 113 private description by a non-insider;
+    114 description too long; 116 dependency loop; 120 group not allowed;
+    121/122 resolution; 123 status not allowed; 129-134 flags; 504 unknown
+    cc; 32000 inactive value, mandatory custom field, flag rules.
+    """
+    require_login(ctx)
+    return {"id": bug_create.create(ctx, params)}
+
+
+def update(ctx, params):
+    """Change bugs (path value or body `ids`).
+
+    params: ids, and any of the fields of bugs.md section 6: summary,
+    platform, severity, priority, op_sys, version, component,
+    target_milestone, url, whiteboard, deadline, product, status,
+    resolution, dupe_of, assigned_to, qa_contact, reset_assigned_to,
+    reset_qa_contact, is_cc_accessible, is_creator_accessible,
+    estimated_time, remaining_time, work_time, comment {body, is_private},
+    comment_is_private {id: bool}, alias, blocks, depends_on, cc, groups,
+    keywords, see_also, flags, cf_*. Other keys are ignored.
+    Returns {"bugs": [{id, alias, last_change_time, changes}]}.
+    Errors: 410; 50 no ids or empty assignee; 51 unknown value; 100/101/102
+    bad, unknown or invisible bug; 103 alias; 104 summary too long; 106
+    product not enterable; 109 product not editable; 112 See Also; 113 not
+    insider; 115 change not permitted; 116 dependency loop; 117 comment not
+    on the bug; 118 duplicate loop; 119 DUPLICATE without dupe_of; 120
+    group; 121 resolution missing; 122 resolution on an open bug; 123
+    status transition; 129-134 flags; 32000 comment required, milestone
+    required, open dependencies, cc removal denied, several duplicates,
+    inactive value.
+    """
+    require_login(ctx)
+    return {"bugs": bug_update.update(ctx, params)}
+
+
+def history(ctx, params):
+    """The history of bugs.
+
+    params: ids (ids/aliases), new_since (datetime: only later changes).
+    Returns {"bugs": [{id, alias, history: [{when, who, changes:
+    [{field_name, removed, added, attachment_id?}]}]}]}.
+    Errors: 50 no ids; 56 bad new_since; 100/101/102.
+    """
+    p = Params(params)
+    values = p.list("ids")
+    if not values:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the ids of the bugs.")
+    new_since = None
+    if p.get("new_since") not in (None, ""):
+        new_since = dates.parse_datetime(p.str("new_since"), "new_since")
+    result = []
+    for value in values:
+        bug_id = visible_bug_id(ctx, value)
+        aliases = [row[0] for row in ctx.conn.execute(
+            "SELECT alias FROM bug_aliases WHERE bug_id = ? ORDER BY rowid", (bug_id,))]
+        result.append({"id": bug_id, "alias": aliases,
+                       "history": bug_history(ctx, bug_id, new_since)})
+    return {"bugs": result}
+
+
+def possible_duplicates(ctx, params):
+    """Bugs whose summaries resemble a new summary.
+
+    params: summary (required), products (array of product names the
+    caller can file bugs in; none = all), limit (default and maximum 25).
+    Returns {"bugs": [Bug]} (duplicates replaced by the bug they duplicate).
+    Errors: 50 no summary; 52 non-numeric limit; 106 product not enterable.
+    """
+    p = Params(params)
+    summary = p.str("summary", "")
+    if not summary.strip():
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify a summary.")
+    product_ids = [enterable_product(ctx, name)["id"] for name in p.str_list("products")]
+    limit = p.int("limit", MAX_RESULTS) or MAX_RESULTS
+    limit = min(max(limit, 1), MAX_RESULTS)
+    bug_ids = find_duplicates(ctx, summary, product_ids, limit)
+    return {"bugs": view.bug_objects(ctx, bug_ids, with_update_token=True)}
+
+
+def update_see_also(ctx, params):
+    """Add and remove See Also links (JSON-RPC/XML-RPC only, as the reference).
+
+    params: ids, add (array of URLs or bug ids), remove (array of URLs);
+    removals are applied first. Returns {"changes": {bug id: {"see_also":
+    {"added": [...], "removed": [...]}}}}.
+    Errors: 410; 50 no ids, or neither add nor remove; 100/101/102; 109;
+    112 invalid URL; 115 change not permitted.
+    """
+    require_login(ctx)
+    p = Params(params)
+    if not p.has("add") and not p.has("remove"):
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify 'add' or 'remove'.")
+    changes = {}
+    for bug_id in bug_update.targets(ctx, p):
+        state = bug_update.BugUpdate(ctx, bug_update.Workflow(ctx.conn), bug_id)
+        state.apply_see_also(p.list("remove"), p.list("add"))
+        change = state.save().get("see_also", {"removed": "", "added": ""})
+        changes[str(bug_id)] = {"see_also": {
+            "removed": [url for url in change["removed"].split(", ") if url],
+            "added": [url for url in change["added"].split(", ") if url]}}
+    return {"changes": changes}
+
+
+def update_tags(ctx, params):
+    """Add and remove the caller's personal tags (JSON-RPC/XML-RPC only).
+
+    params: ids, tags {add: [...], remove: [...]} (removals first).
+    Returns {"changes": {bug id: {"tags": {"added": [...], "removed": [...]}}}}.
+    Errors: 410; 50 no ids or no tags; 100/101/102; 32000 empty or too
+    long tag name.
+    """
+    require_login(ctx)
+    p = Params(params)
+    if not p.list("ids"):
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the ids of the bugs.")
+    if p.get("tags") is None:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the tags to change.")
+    spec = p.dict("tags")
+    changes = {}
+    for value in p.list("ids"):
+        bug_id = visible_bug_id(ctx, value)
+        before = tags.tags_of(ctx.conn, ctx.caller.id, bug_id)
+        for name in Params(spec).str_list("remove"):
+            tags.remove(ctx.conn, ctx.caller.id, bug_id, name)
+        for name in Params(spec).str_list("add"):
+            tags.add(ctx.conn, ctx.caller.id, bug_id, name)
+        after = tags.tags_of(ctx.conn, ctx.caller.id, bug_id)
+        changes[str(bug_id)] = {"tags": {"removed": [t for t in before if t not in after],
+                                         "added": [t for t in after if t not in before]}}
+    return {"changes": changes}

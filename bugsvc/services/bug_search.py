@@ -1,0 +1,28 @@
+"""Bug search: GET /rest/bug (bugs.md section 4)."""
+
+from ..bugs import search as bug_search
+from ..bugs.view import bug_objects
+from ..params import Params
+
+
+def search(ctx, params):
+    """Bugs matching the criteria, as Bug objects (no update_token).
+
+    params: any simple field parameter (API or internal names, with
+    `<field>_type` operators), f/o/v/n/j custom search with OP/CP and j_top,
+    legacy boolean charts, email*, chfield*, deadlinefrom/to, quicksearch,
+    limit (default and maximum: max_search_results; 0 = the maximum),
+    offset (needs limit), order ("column [ASC|DESC], ..."; ties by bug id),
+    count_only (answer {"bug_count": n} instead).
+    Returns {"bugs": [Bug, ...]}. Only bugs the caller can see are found.
+    Errors: 50 offset without limit; 52 non-numeric limit/offset; 56 bad
+    date; 108 unknown field; 32000 bad operator, regular expression or
+    quicksearch; 1000 no criteria while search_allow_no_criteria is off, or
+    an empty quicksearch.
+    """
+    criteria = dict(params or {})
+    count_only = Params(criteria).bool("count_only")
+    found = bug_search.find(ctx, criteria, count_only=count_only)
+    if count_only:
+        return {"bug_count": found}
+    return {"bugs": bug_objects(ctx, found)}

@@ -1,0 +1,81 @@
+"""The seconds-long smoke run of the benchmark that CI executes: a tiny
+seeded database, one scenario, the ceiling, the real server as a separate
+process and a real load generator (wrk when installed, else the fallback
+Python driver, which runs as its own process too)."""
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench import seed as seeding
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the load run needs a POSIX host")
+
+
+class _Null:
+    def write(self, _):
+        pass
+
+    def flush(self):
+        pass
+
+
+@pytest.fixture(scope="module")
+def tiny_db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("smoke") / "tiny.sqlite"
+    seeding.seed(path, 300, jobs=1, out=_Null())
+    return path
+
+
+def run_bench(tmp_path, db, *options):
+    command = [sys.executable, "-m", "bench.run", "--db", str(db), "--duration", "1",
+               "--warmup", "0", "--concurrency", "2", "--out", str(tmp_path / "results"),
+               "--name", "smoke", "--log-dir", str(tmp_path / "logs"), *options]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((tmp_path / "results" / "smoke.json").read_text())
+    table = (tmp_path / "results" / "smoke.md").read_text()
+    return results, table
+
+
+def test_smoke_run_measures_a_scenario_against_the_ceiling(tmp_path, tiny_db):
+    results, table = run_bench(tmp_path, tiny_db, "--scenarios", "bug_get")
+    assert results["driver"] == ("wrk" if shutil.which("wrk") else "python")
+    figures = results["scenarios"]["bug_get"]["2"]
+    ceiling = results["ceiling"]["2"]
+    assert figures["requests"] > 0 and figures["rps"] > 0 and figures["errors"] == 0
+    assert ceiling["requests"] > 0 and ceiling["errors"] == 0
+    assert 0 < figures["p50_ms"] <= figures["p99_ms"]
+    assert results["bugs"] == 300 and results["startup_s"] > 0
+    if sys.platform.startswith("linux"):
+        assert results["peak_memory_mb"]["per_worker_max"] > 10
+    assert "| bug_get | GET /rest/bug/{id} (random ids) | 2 |" in table
+    assert "| ceiling |" in table and "| target |" in table
+    # The service really served them: its access log has the requests.
+    log = (tmp_path / "logs" / "service.log").read_text()
+    assert log.count('"GET /rest/bug/') >= figures["requests"]
+
+
+def test_fallback_driver_and_write_scenario(tmp_path, tiny_db):
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(tiny_db, copy)
+    results, _ = run_bench(tmp_path, copy, "--driver", "python", "--no-ceiling",
+                           "--scenarios", "comment_add")
+    figures = results["scenarios"]["comment_add"]["2"]
+    assert results["driver"] == "python" and results["ceiling"] == {}
+    assert figures["requests"] > 0 and figures["errors"] == 0
+    conn = sqlite3.connect(str(copy))
+    try:
+        added = conn.execute("SELECT COUNT(*) FROM comments c JOIN api_keys k"
+                             " ON k.user_id = c.author_id WHERE k.description = 'bench.run'"
+                             " AND c.created_at >= k.created_at").fetchone()[0]
+    finally:
+        conn.close()
+    # Every request the driver counted (plus the probe's) stored one comment.
+    assert added >= figures["requests"]
