@@ -72,6 +72,17 @@ LONG_TEXT = "\U0001F600" * 20000 + "x" * 70000
 LONG_QUERY_TEXT = "\U0001F600" * 1000 + "x" * 6000     # query strings stay under 64 KB
 
 
+# Every answer of the file, by status, printed once at its end (pytest -s).
+TOTALS = Counter()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def totals():
+    yield TOTALS
+    print(f"\nhostile input, whole file: {sum(TOTALS.values())} requests, answers by status "
+          f"{dict(sorted(TOTALS.items()))}")
+
+
 def concrete_path(route, segment="1"):
     return "/rest" + _PLACEHOLDER.sub(segment, route.template)
 
@@ -147,6 +158,7 @@ class Prober:
         result = self.client.simulate_request(method, path, **kwargs)
         self.tried += 1
         self.statuses[result.status_code] += 1
+        TOTALS[result.status_code] += 1
         what = f"{method} {path[:120]} as {caller}: {result.status_code} {result.text[:300]}"
         assert result.status_code in (200, 201, 304, 400, 401, 404), what
         if result.status_code >= 400:
@@ -880,3 +892,15 @@ def test_every_refusal_of_waitress_is_the_error_object(error, status, code):
     assert b"Content-Type: application/json" in head and b"Connection: close" in head
     answer = json.loads(body)
     assert answer["code"] == code and set(answer) == {"error", "code", "message", "documentation"}
+
+
+def test_the_body_limit_is_an_option_checked_like_the_others():
+    from bugsvc.cli import UsageError, build_parser, make_config
+    assert make_config(build_parser().parse_args([]), {}).max_body_bytes == 64 * 1024 * 1024
+    assert make_config(build_parser().parse_args(["--max-body-bytes", "4096"]),
+                       {"BUGSVC_MAX_BODY_BYTES": "9999"}).max_body_bytes == 4096
+    assert make_config(build_parser().parse_args([]),
+                       {"BUGSVC_MAX_BODY_BYTES": "9999"}).max_body_bytes == 9999
+    for bad in ("12", "abc", "-5", "\u0663\u0663\u0663\u0663", str(2**41)):
+        with pytest.raises(UsageError, match="--max-body-bytes"):
+            make_config(build_parser().parse_args(["--max-body-bytes", bad]), {})
