@@ -50,12 +50,7 @@ def main(argv=None):
     server = create_server(host=args.host, port=args.port)
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
     print(f"ceiling serving http://{args.host}:{server.effective_port}/", flush=True)
-    try:
-        server.run()
-    except (KeyboardInterrupt, SystemExit):
-        pass
-    finally:
-        server.close()
+    workers.run_until_stopped(server)
     return 0
 
 

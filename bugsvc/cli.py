@@ -280,12 +280,7 @@ def serve(config, out=sys.stdout):
     port = getattr(server, "effective_port", config.port)
     print(f"bugsvc {__version__} serving http://{_url_host(config.host)}:{port}/rest "
           f"(database {config.db_path})", file=out, flush=True)
-    try:
-        server.run()
-    except (KeyboardInterrupt, SystemExit):
-        pass
-    finally:
-        server.close()
+    workers.run_until_stopped(server)
     print("bugsvc stopped.", file=out, flush=True)
     return 0
 

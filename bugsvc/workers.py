@@ -126,6 +126,17 @@ def serve_forked(make_server, sock, workers):
     return 0
 
 
+def run_until_stopped(server):
+    """Run a waitress server until Ctrl-C or SystemExit (SIGTERM is turned into
+    one by the caller), then close it."""
+    try:
+        server.run()
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.close()
+
+
 def _kill(pid):
     try:
         os.kill(pid, signal.SIGTERM)
@@ -140,13 +151,7 @@ def _worker(make_server, sock):
     try:
         signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        server = make_server(sock)
-        try:
-            server.run()
-        except (KeyboardInterrupt, SystemExit):
-            pass
-        finally:
-            server.close()
+        run_until_stopped(make_server(sock))
     except BaseException:                       # noqa: BLE001 - report, then exit the child
         log.exception("worker %d failed", os.getpid())
         code = 1
