@@ -460,3 +460,44 @@ CREATE TABLE bug_tags (
     PRIMARY KEY (bug_id, tag_id)
 );
 CREATE INDEX bug_tags_tag_idx ON bug_tags (tag_id);
+
+-- BEGIN catalog generation
+-- A counter that every change to the rarely changing data the serving
+-- processes keep in memory (parameters, fields and their values, the status
+-- workflow, the names of classifications, products, components and groups)
+-- moves on, whoever makes
+-- the change: a process's copy is good while the counter has not moved
+-- (bugsvc/cache.py).
+CREATE TABLE catalog_generation (
+    id     INTEGER PRIMARY KEY CHECK (id = 1),
+    value  INTEGER NOT NULL
+);
+INSERT INTO catalog_generation (id, value) VALUES (1, 0);
+CREATE TRIGGER params_insert_moves_generation AFTER INSERT ON params BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER params_update_moves_generation AFTER UPDATE ON params BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER params_delete_moves_generation AFTER DELETE ON params BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER fields_insert_moves_generation AFTER INSERT ON fields BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER fields_update_moves_generation AFTER UPDATE ON fields BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER fields_delete_moves_generation AFTER DELETE ON fields BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER field_values_insert_moves_generation AFTER INSERT ON field_values BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER field_values_update_moves_generation AFTER UPDATE ON field_values BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER field_values_delete_moves_generation AFTER DELETE ON field_values BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER field_visibility_insert_moves_generation AFTER INSERT ON field_visibility BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER field_visibility_update_moves_generation AFTER UPDATE ON field_visibility BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER field_visibility_delete_moves_generation AFTER DELETE ON field_visibility BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER classifications_insert_moves_generation AFTER INSERT ON classifications BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER classifications_update_moves_generation AFTER UPDATE ON classifications BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER classifications_delete_moves_generation AFTER DELETE ON classifications BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER products_insert_moves_generation AFTER INSERT ON products BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER products_update_moves_generation AFTER UPDATE ON products BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER products_delete_moves_generation AFTER DELETE ON products BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER components_insert_moves_generation AFTER INSERT ON components BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER components_update_moves_generation AFTER UPDATE ON components BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER components_delete_moves_generation AFTER DELETE ON components BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER groups_insert_moves_generation AFTER INSERT ON groups BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER groups_update_moves_generation AFTER UPDATE ON groups BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER groups_delete_moves_generation AFTER DELETE ON groups BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER status_workflow_insert_moves_generation AFTER INSERT ON status_workflow BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER status_workflow_update_moves_generation AFTER UPDATE ON status_workflow BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER status_workflow_delete_moves_generation AFTER DELETE ON status_workflow BEGIN UPDATE catalog_generation SET value = value + 1; END;
+-- END catalog generation

@@ -199,6 +199,19 @@ def extract_credentials(params, headers, keep_method_params=False):
 
 # Resolving the caller ----------------------------------------------------------
 
+class CredentialsRefused(ServiceError):
+    """A credential refused in a way that counts toward the address's
+    lockout; whoever catches it records it (Authenticator.record_failure)
+    once the transaction it was found in is over.
+
+    user_id: the account the credential belonged to, when known.
+    """
+
+    def __init__(self, code, message, user_id=None):
+        super().__init__(code, message)
+        self.user_id = user_id
+
+
 class Authenticator:
     """Turns presented credentials into a Caller, throttling failures."""
 
@@ -246,23 +259,68 @@ class Authenticator:
     def resolve(self, creds, ip_address, now):
         """Return the Caller for `creds`; ANONYMOUS when none were presented.
 
-        Errors: 306 unknown or revoked API key; 300 wrong login or password;
-        301 disabled account; 32000 invalid or malformed token, or an address
-        locked after 5 failures in 30 minutes.
+        Runs in transactions of its own (see `identify` for the same inside
+        a call's transaction). Errors: 306 unknown or revoked API key; 300
+        wrong login or password; 301 disabled account; 32000 invalid or
+        malformed token, or an address locked after 5 failures in 30 minutes.
         """
         if not creds.present:
             return ANONYMOUS
-        if creds.api_key:
-            user_id = self._check_api_key(creds.api_key, ip_address, now)
-        elif creds.login:
-            user_id = self.check_password(creds.login, creds.password, ip_address, now)
-        else:
-            user_id = self._check_token(creds.token, ip_address)
+        if creds.api_key or not creds.login:
+            try:
+                with self._session() as conn:
+                    caller, key_to_touch = self.identify(conn, creds, ip_address, now)
+            except CredentialsRefused as refused:
+                self.record_failure(refused, ip_address, now)
+                raise
+            if key_to_touch is not None:
+                self.touch_key(key_to_touch, ip_address, now)
+            return caller
+        user_id = self.check_password(creds.login, creds.password, ip_address, now)
         with self._session() as conn:
             caller = load_caller(conn, user_id)
         if caller is None:
             raise ServiceError(USER_ERROR, "The login token or cookie you provided is not valid.")
         return caller
+
+    def identify(self, conn, creds, ip_address, now, may_write=False):
+        """The Caller for an API key or login token, read on `conn` (a call's
+        own transaction: nothing is written unless `may_write`).
+
+        Returns (caller, key id whose last use is due to be recorded with
+        touch_key, or None; always None when may_write, as it was recorded).
+        Errors: CredentialsRefused (306 unknown or revoked key), which the
+        caller records with record_failure once its transaction is over;
+        ServiceError 301 disabled account, 32000 invalid token or locked
+        address.
+        """
+        if creds.api_key:
+            user_id, key_to_touch = self._check_api_key(conn, creds.api_key, ip_address, now)
+            if key_to_touch is not None and may_write:
+                self._record_use(conn, key_to_touch, ip_address, now)
+                key_to_touch = None
+        else:
+            user_id, key_to_touch = self._check_token(conn, creds.token, ip_address), None
+        caller = load_caller(conn, user_id)
+        if caller is None:
+            raise ServiceError(USER_ERROR, "The login token or cookie you provided is not valid.")
+        return caller, key_to_touch
+
+    def record_failure(self, refused, ip_address, now):
+        """Store a refused credential against the address (its lockout)."""
+        with self._session(write=True) as conn:
+            conn.execute("INSERT INTO login_failures (ip_address, user_id, failed_at) VALUES (?, ?, ?)",
+                         (ip_address, refused.user_id, dates.to_db(now)))
+
+    def touch_key(self, key_id, ip_address, now):
+        """Record the use of API key `key_id` (in a transaction of its own)."""
+        with self._session(write=True) as conn:
+            self._record_use(conn, key_id, ip_address, now)
+
+    @staticmethod
+    def _record_use(conn, key_id, ip_address, now):
+        conn.execute("UPDATE api_keys SET last_used = ?, last_used_ip = ? WHERE id = ?",
+                     (dates.to_db(now), ip_address, key_id))
 
     def _locked(self, conn, ip_address, now):
         since = dates.to_db(now - LOCKOUT_WINDOW)
@@ -271,9 +329,9 @@ class Authenticator:
         return failures >= LOCKOUT_FAILURES
 
     def _fail(self, ip_address, user_id, now, code, message):
-        with self._session(write=True) as conn:
-            conn.execute("INSERT INTO login_failures (ip_address, user_id, failed_at) VALUES (?, ?, ?)",
-                         (ip_address, user_id, dates.to_db(now)))
+        """Record a refused password at once and raise its error (a plain
+        ServiceError: nobody is to record it again)."""
+        self.record_failure(CredentialsRefused(code, message, user_id=user_id), ip_address, now)
         raise ServiceError(code, message)
 
     @staticmethod
@@ -307,37 +365,33 @@ class Authenticator:
                          (ip_address, row["id"]))
         return row["id"]
 
-    def _check_api_key(self, key, ip_address, now):
-        with self._session() as conn:
-            if self._locked(conn, ip_address, now):
-                raise self._locked_error()
-            row = conn.execute("SELECT k.id, k.user_id, k.key_hash, k.revoked, k.last_used,"
-                               " u.disabled_text FROM api_keys k JOIN users u ON u.id = k.user_id"
-                               " WHERE k.key_hash = ?", (secret_hash(key),)).fetchone()
+    def _check_api_key(self, conn, key, ip_address, now):
+        """(account id, key id when its last use is due to be recorded)."""
+        if self._locked(conn, ip_address, now):
+            raise self._locked_error()
+        row = conn.execute("SELECT k.id, k.user_id, k.key_hash, k.revoked, k.last_used,"
+                           " u.disabled_text FROM api_keys k JOIN users u ON u.id = k.user_id"
+                           " WHERE k.key_hash = ?", (secret_hash(key),)).fetchone()
         if row is None or not hmac.compare_digest(row["key_hash"], secret_hash(key)):
-            self._fail(ip_address, None, now, API_KEY_NOT_VALID, "The API key you specified is invalid.")
+            raise CredentialsRefused(API_KEY_NOT_VALID, "The API key you specified is invalid.")
         if row["revoked"]:
-            self._fail(ip_address, row["user_id"], now, API_KEY_NOT_VALID,
-                       "The API key you specified has been revoked.")
+            raise CredentialsRefused(API_KEY_NOT_VALID, "The API key you specified has been revoked.",
+                                     user_id=row["user_id"])
         if row["disabled_text"]:
             raise ServiceError(ACCOUNT_DISABLED,
                                "Your account has been disabled: " + row["disabled_text"])
-        stamp = dates.to_db(now)
         # Record use at most once a minute, so reads do not all become writes.
-        if row["last_used"] is None or row["last_used"][:16] != stamp[:16]:
-            with self._session(write=True) as conn:
-                conn.execute("UPDATE api_keys SET last_used = ?, last_used_ip = ? WHERE id = ?",
-                             (stamp, ip_address, row["id"]))
-        return row["user_id"]
+        stamp = dates.to_db(now)
+        due = row["last_used"] is None or row["last_used"][:16] != stamp[:16]
+        return row["user_id"], row["id"] if due else None
 
-    def _check_token(self, token, ip_address):
+    def _check_token(self, conn, token, ip_address):
         # A malformed token is refused like an unknown one (compat.md
         # decision 4), where the reference would call anonymously.
         match = _TOKEN_FORM.match(token)
-        with self._session() as conn:
-            row = conn.execute("SELECT t.user_id, t.ip_address, u.disabled_text FROM login_tokens t"
-                               " JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?",
-                               (secret_hash(token),)).fetchone() if match else None
+        row = conn.execute("SELECT t.user_id, t.ip_address, u.disabled_text FROM login_tokens t"
+                           " JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?",
+                           (secret_hash(token),)).fetchone() if match else None
         if (row is None or str(row["user_id"]) != match.group(1)
                 or (row["ip_address"] and row["ip_address"] != ip_address)):
             raise ServiceError(USER_ERROR, "The login token or cookie you provided is not valid; "

@@ -3,7 +3,7 @@
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from . import settings
+from . import cache, settings
 from .caller import Caller
 from .fields import FieldFilter
 
@@ -24,12 +24,25 @@ class Context:
     auth: object = None
     remote_ip: str = ""
     fields: FieldFilter = field(default_factory=FieldFilter)
+    catalog: cache.CatalogCache | None = None
+    catalog_generation: int | None = None
+    writes: bool = True
     _params: dict | None = None
+
+    def cached(self, name, load):
+        """`load(conn)`, or the process's copy of it made at this call's
+        catalog generation (see bugsvc/cache.py). The value is shared: never
+        change it."""
+        if self.catalog is None or self.catalog_generation is None:
+            return load(self.conn)
+        if self.writes and cache.generation(self.conn) != self.catalog_generation:
+            return load(self.conn)      # this call changed the catalog: keep nothing
+        return self.catalog.get(self.catalog_generation, name, lambda: load(self.conn))
 
     def param(self, name):
         """The current value (a string) of instance parameter `name`."""
         if self._params is None:
-            self._params = settings.load(self.conn)
+            self._params = self.cached("params", settings.load)
         return self._params[name]
 
     def param_is_on(self, name):

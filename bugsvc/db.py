@@ -35,8 +35,21 @@ SCHEMA_PATHS = (_HERE / "schema.sql", _HERE.parent / "schema.sql")
 # A schema change after a release bumps this number, edits schema.sql (for new
 # installations) and adds MIGRATIONS[new number]: SQL text, or a function
 # taking the connection, that moves an existing file's data forward.
-SCHEMA_VERSION = 1
-MIGRATIONS = {}
+SCHEMA_VERSION = 2
+
+
+def schema_section(name):
+    """The statements of schema.sql between '-- BEGIN name' and '-- END name'
+    (a migration that adds a part of the schema runs the very same text)."""
+    text = schema_sql()
+    start = text.index(f"-- BEGIN {name}\n")
+    return text[start:text.index(f"-- END {name}\n", start)]
+
+
+MIGRATIONS = {
+    # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
+    2: lambda conn: run_script(conn, schema_section("catalog generation")),
+}
 
 BUSY_TIMEOUT_MS = 30000
 

@@ -36,6 +36,7 @@ class FieldFilter:
         # so include_fields=_extra gives the extra fields alone.
         if not include_names:
             self.include_types.add("default")
+        self._answers = {}
 
     @staticmethod
     def _split(names):
@@ -49,6 +50,13 @@ class FieldFilter:
         types: the field's type set, e.g. ("default",), ("default", "custom"),
         ("extra",).
         """
+        key = (name, types, prefix)
+        answer = self._answers.get(key)
+        if answer is None:
+            answer = self._answers[key] = self._decide(name, types, prefix)
+        return answer
+
+    def _decide(self, name, types, prefix):
         path = f"{prefix}.{name}" if prefix else name
         if path in self.exclude:
             return False

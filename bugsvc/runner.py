@@ -6,8 +6,8 @@ apply include_fields/exclude_fields."""
 import sqlite3
 from datetime import datetime, timezone
 
-from . import errors, fields
-from .auth import extract_credentials
+from . import cache, errors, fields
+from .auth import CredentialsRefused, extract_credentials
 from .caller import ANONYMOUS
 from .context import Context
 from .rest.routing import REQUIRED, EXEMPT, SELF
@@ -33,6 +33,7 @@ class Runner:
         self.config = config
         self.auth = authenticator
         self.clock = clock or (lambda: datetime.now(timezone.utc))
+        self.catalog = cache.CatalogCache()
 
     def run(self, function, rule, params, headers, remote_ip):
         """Run `function(ctx, params)` as the caller the credentials name.
@@ -49,15 +50,51 @@ class Runner:
         """
         creds = extract_credentials(params, headers, rule.keeps_credentials)
         now = self.clock()
-        caller = ANONYMOUS if rule.login == SELF else self.auth.resolve(creds, remote_ip, now)
+        # An API key or token is checked inside the call's transaction (one
+        # transaction per call); a password, which login also checks, and
+        # whose outcome is stored at once, before it.
+        in_call = rule.login != SELF and creds.present and (creds.api_key or not creds.login)
+        caller = ANONYMOUS if rule.login == SELF or in_call else self.auth.resolve(creds, remote_ip,
+                                                                                    now)
         flt = fields.FieldFilter(params.get("include_fields"), params.get("exclude_fields"))
+        call = (function, rule, params, caller, creds if in_call else None, remote_ip, now, flt)
+        try:
+            try:
+                result = self._run_in_transaction(*call)
+            except _KeyUseDue as due:
+                # A read call's key whose use is to be recorded (once a
+                # minute): recorded first, so the call sees it, then the call.
+                self.auth.touch_key(due.key_id, remote_ip, now)
+                result = self._run_in_transaction(*call, key_use_recorded=True)
+        except CredentialsRefused as refused:
+            self.auth.record_failure(refused, remote_ip, now)
+            raise
+        fields.apply(result, rule.shapes, flt)
+        return result
+
+    def _run_in_transaction(self, function, rule, params, caller, creds, remote_ip, now, flt,
+                            key_use_recorded=False):
+        """The call's result, in its transaction; `creds` (when not None)
+        are checked in it first. Errors: as `run`, and _KeyUseDue when a read
+        call's API key use is to be recorded first."""
         with self.db.transaction(write=rule.is_write) as conn:
+            if creds is not None:
+                caller, key_to_touch = self.auth.identify(conn, creds, remote_ip, now,
+                                                          may_write=rule.is_write)
+                if key_to_touch is not None and not key_use_recorded:
+                    raise _KeyUseDue(key_to_touch)
             # The call's time is read once its transaction holds the write
             # lock (as the reference reads it inside its transaction): writes
             # waiting for one another are then stamped in the order they are
             # stored, so history and last_change_time never run backwards.
+            # Login checks the password on a connection of its own, which
+            # records the outcome; this transaction must not have read
+            # anything before (its snapshot would then be too old to write
+            # the token), so that call keeps no copies.
             ctx = Context(conn=conn, caller=caller, now=self.clock(), config=self.config,
-                          auth=self.auth, remote_ip=remote_ip, fields=flt)
+                          auth=self.auth, remote_ip=remote_ip, fields=flt, catalog=self.catalog,
+                          catalog_generation=None if rule.login == SELF else cache.generation(conn),
+                          writes=rule.is_write)
             if not caller.is_logged_in:
                 if rule.login == REQUIRED or (rule.login not in (EXEMPT, SELF)
                                               and ctx.param_is_on("requirelogin")):
@@ -80,5 +117,12 @@ class Runner:
                 raise errors.ServiceError(errors.USER_ERROR, "The request names too many values, "
                                           "or is too complex, for the database to answer; "
                                           "split it into smaller requests.") from None
-        fields.apply(result, rule.shapes, flt)
         return result
+
+
+class _KeyUseDue(Exception):
+    """A read call's transaction cannot record its API key's use: record it, then run again."""
+
+    def __init__(self, key_id):
+        super().__init__(key_id)
+        self.key_id = key_id

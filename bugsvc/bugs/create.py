@@ -9,7 +9,7 @@ from . import activity, comments, custom_fields, dependencies, groups, see_also,
 from .flags import FlagEditor, types_for
 from .permissions import has_editbugs, can_confirm
 from .record import BugRecord
-from .status import Workflow, initial_status
+from .status import initial_status, workflow as status_workflow
 from .update import save_mirror
 
 NOT_INSIDER = 113
@@ -33,7 +33,7 @@ _KNOWN = {"product", "component", "summary", "version", "description", "comment_
 
 def _named(ctx, params):
     """The parameters under their bug-object names. Errors: 53 unknown key."""
-    custom = {field["name"]: field for field in custom_fields.active_fields(ctx.conn)}
+    custom = {field["name"]: field for field in custom_fields.active_fields(ctx)}
     named = {}
     for key, value in params.items():
         name = _INTERNAL_NAMES.get(key, key)
@@ -98,7 +98,7 @@ def _checked_record(ctx, p, custom):
     bug.severity = values.select(ctx, "bug_severity",
                                  _or_default(ctx, p, "severity", "defaultseverity"),
                                  api_name="severity")
-    workflow = Workflow(conn)
+    workflow = status_workflow(ctx)
     bug.status = initial_status(ctx, workflow, p.get("status"), product["has_unconfirmed"],
                                 can_confirm(ctx))
     bug.is_confirmed = bug.status != "UNCONFIRMED"

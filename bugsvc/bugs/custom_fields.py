@@ -25,9 +25,14 @@ _RECORD_ATTRIBUTE = {"bug_status": "status", "resolution": "resolution", "priori
                      "bug_severity": "severity", "rep_platform": "platform", "op_sys": "op_sys"}
 
 
-def active_fields(conn):
+def active_fields(ctx):
     """The custom fields in use (not obsolete), in field order: dicts with
-    id, name, type, is_mandatory, visibility_field_id."""
+    id, name, type, is_mandatory, visibility_field_id. Shared by the calls of
+    a catalog generation (bugsvc/cache.py): never change them."""
+    return ctx.cached("custom_fields", _read_active_fields)
+
+
+def _read_active_fields(conn):
     rows = conn.execute("SELECT id, name, type, is_mandatory, visibility_field_id FROM fields"
                         " WHERE is_custom = 1 AND is_obsolete = 0 ORDER BY sort_key, name, id")
     return [{"id": row["id"], "name": row["name"], "type": row["type"],

@@ -521,9 +521,13 @@ class Compiler:
                 parts.append(f"{expr} IN ({placeholders(exact)})")
                 args.extend(exact)
             elif definition.lookup is not None:
+                # The ids first, so the planner sees constants and can use
+                # the bugs' indexes (a subquery here hid them from it).
                 column, select = definition.lookup
-                parts.append(f"{column} IN ({select} IN ({', '.join('lower(?)' for _ in values)}))")
-                args.extend(values)
+                ids = [row[0] for row in self.ctx.conn.execute(
+                    f"{select} IN ({', '.join('lower(?)' for _ in values)})", values)]
+                parts.append(f"{column} IN ({placeholders(ids)})" if ids else "1 = 0")
+                args.extend(ids)
             else:
                 parts.append(f"lower({expr}) IN ({', '.join('lower(?)' for _ in values)})")
                 args.extend(values)

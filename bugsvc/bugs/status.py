@@ -14,8 +14,14 @@ UNCONFIRMED = "UNCONFIRMED"
 DUPLICATE = "DUPLICATE"
 
 
+def workflow(ctx):
+    """The installation's Workflow, shared by the calls of a catalog generation
+    (bugsvc/cache.py): never change it."""
+    return ctx.cached("workflow", Workflow)
+
+
 class Workflow:
-    """The statuses and transitions of the installation (read once per call)."""
+    """The statuses and transitions of the installation."""
 
     def __init__(self, conn):
         rows = conn.execute(

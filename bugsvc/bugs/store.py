@@ -171,7 +171,7 @@ def dependency_effects(old, new):
 
 
 def _write_custom(ctx, bug_id, custom, fields_by_name):
-    fields = fields_by_name or {f["name"]: f for f in custom_fields.active_fields(ctx.conn)}
+    fields = fields_by_name or {f["name"]: f for f in custom_fields.active_fields(ctx)}
     for name, stored in custom.items():
         field = fields.get(name)
         if field is None:
@@ -183,7 +183,7 @@ def _write_custom(ctx, bug_id, custom, fields_by_name):
 
 
 def _save_custom(ctx, old, new, changes):
-    fields = {f["name"]: f for f in custom_fields.active_fields(ctx.conn)}
+    fields = {f["name"]: f for f in custom_fields.active_fields(ctx)}
     changed = {name: stored for name, stored in new.custom.items()
                if name in fields and stored != old.custom.get(name, [])}
     if not changed:

@@ -10,7 +10,7 @@ from . import (activity, comments, custom_fields, dependencies, groups, record, 
 from .flags import FlagEditor, retarget, types_for, user_can_see_bug
 from .lookup import visible_bug_id
 from .permissions import TIME_FIELDS, FieldRights, can_edit_product, require_product_edit
-from .status import StatusChanger, Workflow
+from .status import StatusChanger, workflow as status_workflow
 
 NOT_INSIDER = 113
 COMMENT_NOT_ON_BUG = 117
@@ -40,7 +40,7 @@ def update(ctx, params):
         if p.get("alias") is not None:
             raise ServiceError(values.ALIAS_ERROR, "You cannot set aliases when changing several "
                                                    "bugs at once.")
-    workflow = Workflow(ctx.conn)
+    workflow = status_workflow(ctx)
     all_changes = []
     for bug_id in bug_ids:
         state = BugUpdate(ctx, workflow, bug_id)
@@ -122,7 +122,7 @@ class BugUpdate:
             self._qa_contact(self._component_row()["default_qa_contact"])
         if p.has("see_also"):
             self._see_also(p.get("see_also"))
-        for field in custom_fields.active_fields(self.ctx.conn):
+        for field in custom_fields.active_fields(self.ctx):
             if p.has(field["name"]):
                 self._custom(field, p.get(field["name"]))
         if p.has("cc"):

@@ -6,11 +6,13 @@ hidden inside a visible bug (dependencies on bugs the caller cannot see, time
 tracking for non-timetrackers) is left out here.
 """
 
+import orjson
+
 from .. import access, dates
 from ..db import placeholders
-from ..email import visible_email
 from ..fields import Shape
 from . import custom_fields
+from .status import workflow as status_workflow
 from .token import update_tokens
 
 USER_FIELDS = ("assigned_to", "creator", "qa_contact", "cc")
@@ -33,18 +35,16 @@ def _rows(conn, sql, ids, extra_args=()):
         yield from conn.execute(sql.format(ids=placeholders(chunk)), list(chunk) + list(extra_args))
 
 
-def _dict_rows(conn, sql, ids):
-    """Like _rows, as plain dicts (much faster to read than sqlite3.Row by name)."""
-    for chunk in _chunks(ids):
-        cursor = conn.execute(sql.format(ids=placeholders(chunk)), list(chunk))
-        names = [column[0] for column in cursor.description]
-        for row in cursor:
-            yield dict(zip(names, row))
+def _list(text):
+    """A JSON array made by json_group_array, as a list."""
+    return [] if text == "[]" else orjson.loads(text)
 
 
 def bug_objects(ctx, bug_ids, with_update_token=False):
     """Bug objects for `bug_ids`, in the given order (unknown ids skipped).
 
+    One query reads the bugs with everything held in other tables (each as
+    a JSON array made by SQLite), so the cost per bug is one row.
     with_update_token: add `update_token` for logged-in callers (bug get).
     """
     order = [int(bug_id) for bug_id in bug_ids]
@@ -52,34 +52,46 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
     if not ids:
         return []
     conn, wants = ctx.conn, ctx.fields.wants
-    bugs = {row["id"]: row for row in _dict_rows(conn, _BUG_SQL, ids)}
+    custom = [field for field in custom_fields.active_fields(ctx)
+              if wants(field["name"], ("default", "custom"))]
+    select, args = _select(ctx, wants, bool(custom))
+    bugs = {}
+    for chunk in _chunks(ids):
+        cursor = conn.execute(f"{select} WHERE b.id IN ({placeholders(chunk)})", args + chunk)
+        names = [column[0] for column in cursor.description]
+        for row in cursor:
+            bugs[row[0]] = dict(zip(names, row))
     ids = [bug_id for bug_id in ids if bug_id in bugs]
     if not ids:
         return []
-    statuses = dict(conn.execute(
-        "SELECT v.value, v.is_open FROM field_values v JOIN fields f ON f.id = v.field_id"
-        " WHERE f.name = 'bug_status'").fetchall())
-    related = _related(ctx, ids, wants)
-    user_ids = set(related["user_ids"])
-    for row in bugs.values():
-        user_ids.update(uid for uid in (row["assigned_to"], row["reporter"], row["qa_contact"])
-                        if uid is not None)
-    users = _users(conn, user_ids)
+    statuses = status_workflow(ctx).by_name
+    hide_domains = not ctx.caller.is_logged_in and ctx.param_is_on("webservice_email_filter")
+
+    def email(address):
+        return address.split("@", 1)[0] if hide_domains and address else address
+
+    def detail(user_id, login, real_name):
+        login = email(login)
+        return {"id": user_id, "real_name": real_name, "name": login, "email": login}
+
     timetracker = access.is_timetracker(ctx)
-    fields = custom_fields.active_fields(conn)
+    actual_times = _actual_times(conn, ids) if timetracker and wants("actual_time") else {}
+    tags = _tags(ctx, ids) if wants("tags", ("extra",)) else None
     tokens = {}
     if with_update_token and ctx.caller.is_logged_in and wants("update_token"):
         tokens = update_tokens(conn, ctx.caller.id, _token_states(conn, bugs, ids))
     objects = {}
     for bug_id in ids:
         row = bugs[bug_id]
+        get = row.get
+        state = statuses.get(row["status"])
         obj = {
             "id": bug_id,
-            "alias": related["aliases"].get(bug_id, []),
+            "alias": _list(get("aliases", "[]")),
             "summary": row["summary"],
             "status": row["status"],
             "resolution": row["resolution"],
-            "is_open": bool(statuses.get(row["status"], 1)),
+            "is_open": bool(state["is_open"]) if state is not None else True,
             "is_confirmed": bool(row["is_confirmed"]),
             "dupe_of": row["dupe_of"],
             "product": row["product"],
@@ -93,25 +105,27 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
             "severity": row["severity"],
             "url": row["url"],
             "whiteboard": row["whiteboard"],
-            "keywords": related["keywords"].get(bug_id, []),
-            "blocks": related["blocks"].get(bug_id, []),
-            "depends_on": related["depends_on"].get(bug_id, []),
+            "keywords": _list(get("keywords", "[]")),
+            "blocks": _list(get("blocks", "[]")),
+            "depends_on": _list(get("depends_on", "[]")),
         }
-        cc_ids = related["cc"].get(bug_id, [])
-        obj["cc"] = [_login(ctx, users, uid) for uid in cc_ids]
-        obj["cc_detail"] = [_detail(ctx, users, uid) for uid in cc_ids]
-        obj["assigned_to"] = _login(ctx, users, row["assigned_to"])
-        obj["assigned_to_detail"] = _detail(ctx, users, row["assigned_to"])
-        obj["creator"] = _login(ctx, users, row["reporter"])
-        obj["creator_detail"] = _detail(ctx, users, row["reporter"])
+        cc = _list(get("cc", "[]"))
+        obj["cc"] = [email(login) for _, login, _ in cc]
+        obj["cc_detail"] = [detail(*user) for user in cc]
+        obj["assigned_to"] = email(row["assigned_login"])
+        obj["assigned_to_detail"] = detail(row["assigned_to"], row["assigned_login"],
+                                           row["assigned_name"])
+        obj["creator"] = email(row["reporter_login"])
+        obj["creator_detail"] = detail(row["reporter"], row["reporter_login"],
+                                       row["reporter_name"])
         if row["qa_contact"] is not None:
-            obj["qa_contact"] = _login(ctx, users, row["qa_contact"])
-            obj["qa_contact_detail"] = _detail(ctx, users, row["qa_contact"])
+            obj["qa_contact"] = email(row["qa_login"])
+            obj["qa_contact_detail"] = detail(row["qa_contact"], row["qa_login"], row["qa_name"])
         else:
             obj["qa_contact"] = ""
-        obj["groups"] = related["groups"].get(bug_id, [])
-        obj["flags"] = [_flag(ctx, users, flag) for flag in related["flags"].get(bug_id, [])]
-        obj["see_also"] = related["see_also"].get(bug_id, [])
+        obj["groups"] = _list(get("groups", "[]"))
+        obj["flags"] = [_flag(flag, email) for flag in _list(get("flags", "[]"))]
+        obj["see_also"] = _list(get("see_also", "[]"))
         obj["creation_time"] = dates.from_db(row["creation_time"])
         obj["last_change_time"] = dates.from_db(row["last_change_time"])
         obj["is_cc_accessible"] = bool(row["is_cc_accessible"])
@@ -119,14 +133,16 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
         if timetracker:
             obj["estimated_time"] = float(row["estimated_time"] or 0)
             obj["remaining_time"] = float(row["remaining_time"] or 0)
-            obj["actual_time"] = float(related["actual_time"].get(bug_id, 0))
+            obj["actual_time"] = float(actual_times.get(bug_id, 0))
             obj["deadline"] = row["deadline"]
-        for field in fields:
-            if wants(field["name"], ("default", "custom")):
-                stored = related["custom"].get(bug_id, {}).get(field["name"], [])
-                obj[field["name"]] = custom_fields.display(field, stored)
-        if "tags" in related:
-            obj["tags"] = related["tags"].get(bug_id, [])
+        if custom:
+            stored = {}
+            for name, value in _list(row["custom"]):
+                stored.setdefault(name, []).append(value)
+            for field in custom:
+                obj[field["name"]] = custom_fields.display(field, stored.get(field["name"], []))
+        if tags is not None:
+            obj["tags"] = tags.get(bug_id, [])
         if bug_id in tokens:
             obj["update_token"] = tokens[bug_id]
         objects[bug_id] = obj
@@ -139,92 +155,95 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
     return result
 
 
-_BUG_SQL = (
+_BUG_COLUMNS = (
     "SELECT b.id, b.summary, b.status, b.resolution, b.is_confirmed, b.dupe_of, b.version,"
     " b.target_milestone, b.platform, b.op_sys, b.priority, b.severity, b.url, b.whiteboard,"
     " b.assigned_to, b.reporter, b.qa_contact, b.creation_time, b.last_change_time, b.deadline,"
     " b.estimated_time, b.remaining_time, b.is_cc_accessible, b.is_creator_accessible,"
-    " p.name AS product, c.name AS component, cl.name AS classification"
+    " p.name AS product, c.name AS component, cl.name AS classification,"
+    " ua.login AS assigned_login, ua.real_name AS assigned_name,"
+    " ur.login AS reporter_login, ur.real_name AS reporter_name,"
+    " uq.login AS qa_login, uq.real_name AS qa_name")
+_BUG_TABLES = (
     " FROM bugs b JOIN products p ON p.id = b.product_id"
     " JOIN components c ON c.id = b.component_id"
     " JOIN classifications cl ON cl.id = p.classification_id"
-    " WHERE b.id IN ({ids})")
+    " JOIN users ua ON ua.id = b.assigned_to JOIN users ur ON ur.id = b.reporter"
+    " LEFT JOIN users uq ON uq.id = b.qa_contact")
+
+# Fields held in other tables: (field names that want it, column). Each is a
+# JSON array, in the order the reference lists them (a subquery's ORDER BY
+# holds for the aggregate over it: SQLite never flattens such a subquery).
+_LIST_COLUMNS = (
+    (("alias",), "(SELECT json_group_array(alias) FROM (SELECT alias FROM bug_aliases"
+                 " WHERE bug_id = b.id ORDER BY rowid)) AS aliases"),
+    (("keywords",), "(SELECT json_group_array(name) FROM (SELECT k.name FROM bug_keywords bk"
+                    " JOIN keywords k ON k.id = bk.keyword_id WHERE bk.bug_id = b.id"
+                    " ORDER BY lower(k.name))) AS keywords"),
+    (("cc",), "(SELECT json_group_array(json_array(id, login, real_name)) FROM (SELECT u.id,"
+              " u.login, u.real_name FROM bug_cc cc JOIN users u ON u.id = cc.user_id"
+              " WHERE cc.bug_id = b.id ORDER BY lower(u.login))) AS cc"),
+    (("groups",), "(SELECT json_group_array(name) FROM (SELECT g.name FROM bug_groups bg"
+                  " JOIN groups g ON g.id = bg.group_id WHERE bg.bug_id = b.id"
+                  " ORDER BY lower(g.name))) AS groups"),
+    (("flags",), "(SELECT json_group_array(json_array(id, type_id, name, status, setter,"
+                 " requestee, created_at, modified_at)) FROM (SELECT f.id, f.type_id, t.name,"
+                 " f.status, us.login AS setter, uq.login AS requestee, f.created_at,"
+                 " f.modified_at FROM flags f JOIN flag_types t ON t.id = f.type_id"
+                 " JOIN users us ON us.id = f.setter_id LEFT JOIN users uq"
+                 " ON uq.id = f.requestee_id WHERE f.bug_id = b.id AND f.attachment_id IS NULL"
+                 " ORDER BY t.sort_key, lower(t.name), t.id, f.id)) AS flags"),
+    (("see_also",), "(SELECT json_group_array(url) FROM (SELECT url FROM bug_see_also"
+                    " WHERE bug_id = b.id ORDER BY id)) AS see_also"),
+)
+# Dependencies list only the bugs the caller may see ({visible} is the
+# condition on alias b2).
+_DEPENDENCY_COLUMNS = (
+    ("depends_on", "(SELECT json_group_array(id) FROM (SELECT d.depends_on AS id FROM"
+                   " dependencies d JOIN bugs b2 ON b2.id = d.depends_on WHERE d.blocked = b.id"
+                   " AND {visible} ORDER BY d.depends_on)) AS depends_on"),
+    ("blocks", "(SELECT json_group_array(id) FROM (SELECT d.blocked AS id FROM"
+               " dependencies d JOIN bugs b2 ON b2.id = d.blocked WHERE d.depends_on = b.id"
+               " AND {visible} ORDER BY d.blocked)) AS blocks"),
+)
+_CUSTOM_COLUMN = ("(SELECT json_group_array(json_array(name, value)) FROM (SELECT f.name, v.value"
+                  " FROM bug_custom_values v JOIN fields f ON f.id = v.field_id"
+                  " WHERE v.bug_id = b.id ORDER BY v.rowid)) AS custom")
 
 
-def _related(ctx, ids, wants):
-    """Everything held in other tables, each as {bug id: ...}."""
-    conn = ctx.conn
-    result = {"aliases": {}, "keywords": {}, "blocks": {}, "depends_on": {}, "cc": {},
-              "groups": {}, "flags": {}, "see_also": {}, "custom": {}, "actual_time": {},
-              "user_ids": set()}
-    if wants("alias"):
-        for bug_id, alias in _rows(conn, "SELECT bug_id, alias FROM bug_aliases"
-                                         " WHERE bug_id IN ({ids}) ORDER BY rowid", ids):
-            result["aliases"].setdefault(bug_id, []).append(alias)
-    if wants("keywords"):
-        for bug_id, name in _rows(conn, "SELECT bk.bug_id, k.name FROM bug_keywords bk"
-                                        " JOIN keywords k ON k.id = bk.keyword_id"
-                                        " WHERE bk.bug_id IN ({ids}) ORDER BY lower(k.name)", ids):
-            result["keywords"].setdefault(bug_id, []).append(name)
-    if wants("blocks") or wants("depends_on"):
-        pairs = [tuple(row) for column in ("blocked", "depends_on")
-                 for row in _rows(conn, "SELECT blocked, depends_on FROM dependencies"
-                                        f" WHERE {column} IN ({{ids}})", ids)]
-        wanted = set(ids)
-        visible = set()
-        for chunk in _chunks(sorted({bug for pair in pairs for bug in pair})):
-            visible |= access.visible_bug_ids(ctx, chunk)
-        for blocked, depends_on in sorted(set(tuple(pair) for pair in pairs)):
-            if blocked in wanted and depends_on in visible:
-                result["depends_on"].setdefault(blocked, []).append(depends_on)
-            if depends_on in wanted and blocked in visible:
-                result["blocks"].setdefault(depends_on, []).append(blocked)
-        for mapping in (result["depends_on"], result["blocks"]):
-            for bug_id in mapping:
-                mapping[bug_id].sort()
-    if wants("cc"):
-        for bug_id, user_id in _rows(conn, "SELECT cc.bug_id, cc.user_id FROM bug_cc cc"
-                                           " JOIN users u ON u.id = cc.user_id"
-                                           " WHERE cc.bug_id IN ({ids}) ORDER BY lower(u.login)",
-                                     ids):
-            result["cc"].setdefault(bug_id, []).append(user_id)
-            result["user_ids"].add(user_id)
-    if wants("groups"):
-        for bug_id, name in _rows(conn, "SELECT bg.bug_id, g.name FROM bug_groups bg"
-                                        " JOIN groups g ON g.id = bg.group_id"
-                                        " WHERE bg.bug_id IN ({ids}) ORDER BY lower(g.name)", ids):
-            result["groups"].setdefault(bug_id, []).append(name)
-    if wants("flags"):
-        for row in _rows(conn, "SELECT f.id, f.bug_id, f.type_id, t.name, f.status, f.setter_id,"
-                               " f.requestee_id, f.created_at, f.modified_at FROM flags f"
-                               " JOIN flag_types t ON t.id = f.type_id"
-                               " WHERE f.bug_id IN ({ids}) AND f.attachment_id IS NULL"
-                               " ORDER BY t.sort_key, lower(t.name), t.id, f.id", ids):
-            result["flags"].setdefault(row["bug_id"], []).append(dict(row))
-            result["user_ids"].update(uid for uid in (row["setter_id"], row["requestee_id"])
-                                      if uid is not None)
-    if wants("see_also"):
-        for bug_id, url in _rows(conn, "SELECT bug_id, url FROM bug_see_also"
-                                       " WHERE bug_id IN ({ids}) ORDER BY id", ids):
-            result["see_also"].setdefault(bug_id, []).append(url)
-    for bug_id, name, value in _rows(conn, "SELECT v.bug_id, f.name, v.value"
-                                           " FROM bug_custom_values v JOIN fields f"
-                                           " ON f.id = v.field_id WHERE v.bug_id IN ({ids})"
-                                           " ORDER BY v.rowid", ids):
-        result["custom"].setdefault(bug_id, {}).setdefault(name, []).append(value)
-    if access.is_timetracker(ctx) and wants("actual_time"):
-        for bug_id, total in _rows(conn, "SELECT bug_id, SUM(work_time) FROM comments"
-                                         " WHERE bug_id IN ({ids}) GROUP BY bug_id", ids):
-            result["actual_time"][bug_id] = total or 0
-    if wants("tags", ("extra",)):
-        result["tags"] = {}
-        if ctx.caller.is_logged_in:
-            for bug_id, name in _rows(conn, "SELECT bt.bug_id, t.name FROM bug_tags bt"
+def _select(ctx, wants, with_custom):
+    """The SELECT (without WHERE) reading bugs with the wanted related lists,
+    and its arguments."""
+    columns, args = [_BUG_COLUMNS], []
+    for names, column in _LIST_COLUMNS:
+        if any(wants(name) for name in names):
+            columns.append(column)
+    for name, column in _DEPENDENCY_COLUMNS:
+        if wants(name):
+            condition, condition_args = access.bug_visibility_sql(ctx, "b2")
+            columns.append(column.format(visible=condition))
+            args += condition_args
+    if with_custom:
+        columns.append(_CUSTOM_COLUMN)
+    return ", ".join(columns) + _BUG_TABLES, args
+
+
+def _actual_times(conn, ids):
+    """{bug id: hours worked} (time tracking)."""
+    return dict(_rows(conn, "SELECT bug_id, SUM(work_time) FROM comments"
+                            " WHERE bug_id IN ({ids}) GROUP BY bug_id", ids))
+
+
+def _tags(ctx, ids):
+    """{bug id: [the caller's tag names]} (none for logged-out callers)."""
+    tags = {}
+    if ctx.caller.is_logged_in:
+        for bug_id, name in _rows(ctx.conn, "SELECT bt.bug_id, t.name FROM bug_tags bt"
                                             " JOIN personal_tags t ON t.id = bt.tag_id"
                                             " WHERE bt.bug_id IN ({ids}) AND t.user_id = ?"
                                             " ORDER BY lower(t.name)", ids, (ctx.caller.id,)):
-                result["tags"].setdefault(bug_id, []).append(name)
-    return result
+            tags.setdefault(bug_id, []).append(name)
+    return tags
 
 
 def _token_states(conn, bugs, ids):
@@ -237,28 +256,12 @@ def _token_states(conn, bugs, ids):
                      counts["comments"].get(bug_id, 0)) for bug_id in ids}
 
 
-def _users(conn, user_ids):
-    user_ids = sorted(user_ids)
-    return {row["id"]: row for row in _dict_rows(conn, "SELECT id, login, real_name FROM users"
-                                                       " WHERE id IN ({ids})", user_ids)}
-
-
-def _login(ctx, users, user_id):
-    return visible_email(ctx, users[user_id]["login"])
-
-
-def _detail(ctx, users, user_id):
-    """The User detail object: {id, real_name, name, email}."""
-    login = visible_email(ctx, users[user_id]["login"])
-    return {"id": user_id, "real_name": users[user_id]["real_name"], "name": login,
-            "email": login}
-
-
-def _flag(ctx, users, flag):
-    obj = {"id": flag["id"], "name": flag["name"], "type_id": flag["type_id"],
-           "creation_date": dates.from_db(flag["created_at"]),
-           "modification_date": dates.from_db(flag["modified_at"]),
-           "status": flag["status"], "setter": _login(ctx, users, flag["setter_id"])}
-    if flag["requestee_id"] is not None:
-        obj["requestee"] = _login(ctx, users, flag["requestee_id"])
+def _flag(flag, email):
+    flag_id, type_id, name, status, setter, requestee, created_at, modified_at = flag
+    obj = {"id": flag_id, "name": name, "type_id": type_id,
+           "creation_date": dates.from_db(created_at),
+           "modification_date": dates.from_db(modified_at),
+           "status": status, "setter": email(setter)}
+    if requestee is not None:
+        obj["requestee"] = email(requestee)
     return obj

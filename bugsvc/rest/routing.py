@@ -93,15 +93,31 @@ class Route:
 
 
 class Router:
-    """Matches (verb, path) against the route table; first match wins."""
+    """Matches (verb, path) against the route table; first match wins.
+
+    Routes are indexed by their first path part and number of parts (a
+    placeholder stands for exactly one part), so a request is compared with
+    the few templates that could match, not the whole table.
+    """
 
     def __init__(self, routes):
         self._entries = []
-        for route in routes:
+        self._index = {}
+        for position, route in enumerate(routes):
             pattern = "^" + _PLACEHOLDER.sub(r"(?P<\1>[^/]+)", re.escape(route.template)
                                              .replace(r"\{", "{").replace(r"\}", "}")) + "$"
             function = resolve_service(route.service)
-            self._entries.append((re.compile(pattern), route, function))
+            entry = (re.compile(pattern), route, function)
+            self._entries.append(entry)
+            self._index.setdefault(_index_key(route.template), []).append(entry)
+        self._wildcards = [entry for entry in self._entries
+                           if _PLACEHOLDER.match(entry[1].template.split("/")[1])]
+
+    def _candidates(self, path):
+        listed = self._index.get(_index_key(path), [])
+        if not self._wildcards:
+            return listed
+        return [entry for entry in self._entries if entry in listed or entry in self._wildcards]
 
     def match(self, method, path):
         """Find the route for `path` (below /rest, still percent-encoded).
@@ -111,7 +127,7 @@ class Router:
         routes whose template matches the path.
         """
         found, allowed = None, []
-        for pattern, route, function in self._entries:
+        for pattern, route, function in self._candidates(path):
             hit = pattern.match(path)
             if not hit:
                 continue
@@ -128,6 +144,12 @@ class Router:
     def routes(self):
         """Every route, in table order."""
         return [route for _, route, _ in self._entries]
+
+
+def _index_key(path):
+    """(first path part, number of parts) of a template or request path."""
+    parts = path.split("/")
+    return parts[1] if len(parts) > 1 else "", len(parts)
 
 
 def resolve_service(dotted):

@@ -145,7 +145,7 @@ def update_see_also(ctx, params):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify 'add' or 'remove'.")
     changes = {}
     for bug_id in bug_update.targets(ctx, p):
-        state = bug_update.BugUpdate(ctx, bug_update.Workflow(ctx.conn), bug_id)
+        state = bug_update.BugUpdate(ctx, bug_update.status_workflow(ctx), bug_id)
         state.apply_see_also(p.list("remove"), p.list("add"))
         change = state.save().get("see_also", {"removed": "", "added": ""})
         changes[str(bug_id)] = {"see_also": {

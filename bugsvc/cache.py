@@ -1,0 +1,44 @@
+"""Process-wide copies of rarely changing data: the parameters, the custom
+fields, which statuses are open, product names.
+
+Every change to the tables they come from moves a counter (the catalog
+generation, kept by triggers in schema.sql, whoever writes: a call, the
+`parameters` command, another worker process). A call reads the counter
+once, in its own transaction, and uses the copies made at that generation;
+at a new generation they are read again. A call that changed the catalog
+itself reads what its transaction sees and keeps nothing, so nothing that is
+later rolled back is ever kept (Context.cached).
+"""
+
+import threading
+
+
+def generation(conn):
+    """The catalog generation the connection's transaction sees."""
+    return conn.execute("SELECT value FROM catalog_generation WHERE id = 1").fetchone()[0]
+
+
+class CatalogCache:
+    """The copies of one process, for the newest generation seen."""
+
+    def __init__(self):
+        self._generation = None
+        self._values = {}
+        self._lock = threading.Lock()
+
+    def get(self, at, name, load):
+        """The copy called `name` made at generation `at`; `load()` makes it
+        when there is none (and it is kept, replacing older generations')."""
+        if self._generation == at:
+            value = self._values.get(name, _MISSING)
+            if value is not _MISSING:
+                return value
+        value = load()
+        with self._lock:
+            if self._generation != at:
+                self._generation, self._values = at, {}
+            self._values[name] = value
+        return value
+
+
+_MISSING = object()
