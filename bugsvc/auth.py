@@ -124,6 +124,11 @@ _HEADERS = {
 }
 
 
+_ALL_PARAM_NAMES = frozenset(_API_KEY_PARAMS + _LOGIN_PARAMS + _PASSWORD_PARAMS + _TOKEN_PARAMS
+                             + _RESTRICT_PARAMS + _METHOD_NAMES)
+_ALL_HEADERS = frozenset(name for names in _HEADERS.values() for name in names) | {"AUTHORIZATION"}
+
+
 @dataclass
 class Credentials:
     """What a call presented to prove who it is (any of them may be None)."""
@@ -157,6 +162,8 @@ def extract_credentials(params, headers, keep_method_params=False):
     whose own parameters they are.
     Returns Credentials. Parameters win over headers (compat.md decision 4).
     """
+    if params.keys().isdisjoint(_ALL_PARAM_NAMES) and headers.keys().isdisjoint(_ALL_HEADERS):
+        return Credentials()          # most calls: nothing to take out
     creds = Credentials(api_key=_first(params, _API_KEY_PARAMS),
                         login=_first(params, _LOGIN_PARAMS),
                         password=_first(params, _PASSWORD_PARAMS),

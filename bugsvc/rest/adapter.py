@@ -174,5 +174,7 @@ class RestAdapter:
 
 
 def upper_headers(req):
-    """The request's headers keyed by upper-case name (as extract_credentials reads them)."""
-    return {name.upper(): value for name, value in req.headers.items()}
+    """The request's headers keyed by upper-case name (as extract_credentials
+    reads them), straight from the WSGI environment."""
+    return {key[5:].replace("_", "-"): value for key, value in req.env.items()
+            if key.startswith("HTTP_")}
