@@ -1,5 +1,6 @@
 """Who may see and use which product: the reference's per-product group
-controls (admin.md section 4), in one place for every area.
+controls (admin.md section 4), in one place for every area; which bugs and
+accounts the caller may see.
 
 membercontrol / othercontrol values: 0 NA, 1 Shown, 2 Default, 3 Mandatory.
 """
@@ -105,6 +106,52 @@ def visible_bug_ids(ctx, bug_ids):
     rows = ctx.conn.execute(f"SELECT b.id FROM bugs b WHERE b.id IN ({placeholders(bug_ids)})"
                             f" AND {condition}", bug_ids + args)
     return {row[0] for row in rows}
+
+
+def sees_every_bug(ctx):
+    """True when no bug is hidden from the caller: it is in every group some
+    bug is restricted to. Only such a caller is told that a bug id does not
+    exist (issue 7: hidden and missing bugs answer alike to everyone else)."""
+    condition, args = _not_in_groups(ctx.caller, "g.id")
+    row = ctx.conn.execute(f"SELECT 1 FROM groups g WHERE {condition} AND EXISTS"
+                           " (SELECT 1 FROM bug_groups bg WHERE bg.group_id = g.id) LIMIT 1",
+                           args).fetchone()
+    return row is None
+
+
+def visible_users_sql(ctx, column):
+    """SQL condition (and its arguments) true when the account whose id is in
+    `column` is visible to the caller. With the parameter usevisibilitygroups
+    off (the default) every caller sees every account; when it is on, a
+    caller sees its own account and the accounts sharing a group membership
+    with it, and members of editusers see all."""
+    if not ctx.param_is_on("usevisibilitygroups") or ctx.caller.in_group("editusers"):
+        return "1 = 1", []
+    if not ctx.caller.is_logged_in:
+        return "1 = 0", []
+    return (f"({column} = ? OR EXISTS (SELECT 1 FROM user_groups theirs JOIN user_groups mine"
+            f" ON mine.group_id = theirs.group_id WHERE theirs.user_id = {column}"
+            " AND theirs.is_bless = 0 AND mine.user_id = ? AND mine.is_bless = 0))",
+            [ctx.caller.id, ctx.caller.id])
+
+
+def can_see_user(ctx, user_id):
+    """True when account `user_id` is visible to the caller."""
+    condition, args = visible_users_sql(ctx, "u.id")
+    if condition == "1 = 1":
+        return True
+    return ctx.conn.execute(f"SELECT 1 FROM users u WHERE u.id = ? AND {condition}",
+                            [user_id] + args).fetchone() is not None
+
+
+def sees_every_user(ctx):
+    """True when no account is hidden from the caller; only such a caller is
+    told that an account does not exist (issue 7)."""
+    condition, args = visible_users_sql(ctx, "u.id")
+    if condition == "1 = 1":
+        return True
+    return ctx.conn.execute(f"SELECT 1 FROM users u WHERE NOT {condition} LIMIT 1",
+                            args).fetchone() is None
 
 
 def is_insider(ctx):

@@ -149,8 +149,8 @@ def update_value(ctx, params, kind):
     product only), sort_key, is_active. A rename follows onto the bugs that
     carry the value (and, for milestones, the product's default milestone).
     Returns {"<answer_key>": [{"id", "changes"}]}; booleans "1"/"0".
-    Errors: 410, 304; -32601 unknown key; 50 no ids; 51 unknown id; 106 the
-    value's product is hidden from the caller; 32000 blank, too long or
+    Errors: 410, 304; -32601 unknown key; 50 no ids; 51 unknown id, or the
+    value's product is hidden from the caller (alike, issue 7); 32000 blank, too long or
     taken name, two values of one product renamed, the default milestone
     deactivated; 52/54/55 bad sort_key. Nothing is stored unless all is valid.
     """
@@ -164,12 +164,10 @@ def update_value(ctx, params, kind):
     values, seen = [], set()
     for value_id in ids:
         value = _value_by_id(ctx, kind, value_id)
-        if value is None:
+        # A value of a hidden product answers like a missing one (issue 7).
+        if value is None or not access.can_see_product(ctx, value["product_id"]):
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no {kind.noun} with the id "
                                                       f"'{value_id}'.")
-        if not access.can_see_product(ctx, value["product_id"]):
-            raise ServiceError(PRODUCT_ACCESS_DENIED, f"You don't have access to the product of "
-                                                      f"{kind.noun} {value_id}.")
         if value["id"] not in seen:
             seen.add(value["id"])
             values.append(value)

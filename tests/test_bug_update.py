@@ -539,8 +539,9 @@ def test_private_comments_and_privacy_changes(services):
     assert history_of(services, bug_id)[-1]["changes"] == [
         {"field_name": "longdescs.isprivate", "removed": "0", "added": "1"}]
     services.add_user("plain@example.com")
+    # Issue 7: to a non-insider a private comment answers like one not on the bug.
     assert update_error(services, bug_id, as_user="plain@example.com",
-                        comment_is_private={str(comment_id): False}) == 113
+                        comment_is_private={str(comment_id): False}) == 117
     other = file_bug(services)
     assert update_error(services, other, comment_is_private={str(comment_id): False}) == 117
 

@@ -112,8 +112,11 @@ def test_comment_by_id_private_is_110_unknown_111_non_numeric_52(client, service
     resp = client.simulate_get(f"/rest/bug/comment/{private}")
     assert resp.status_code == 401 and resp.json["code"] == 110
     assert call(services, comment.comments, {"comment_ids": [private]}, INSIDER)["comments"]
+    # Issue 7: a missing comment answers like a private one, except to a
+    # caller who sees every comment (here the insider).
     missing = client.simulate_get("/rest/bug/comment/99999")
-    assert missing.status_code == 400 and missing.json["code"] == 111
+    assert missing.status_code == 401 and missing.json["code"] == 110
+    assert error_code(services, comment.comments, {"comment_ids": [99999]}, INSIDER) == 111
     assert error_code(services, comment.comments, {"comment_ids": ["abc"]}) == 52
 
 
@@ -144,7 +147,7 @@ def test_restricted_bug_comments_for_anonymous_plain_member_and_admin(client, se
     assert anonymous.status_code == 401 and anonymous.json["code"] == 102
     for who in (PLAIN, ADMIN):
         assert error_code(services, comment.comments, {"ids": [hidden]}, who) == 102
-        assert error_code(services, comment.comments, {"comment_ids": [hidden_comment]}, who) == 102
+        assert error_code(services, comment.comments, {"comment_ids": [hidden_comment]}, who) == 110
     assert texts(call(services, comment.comments, {"ids": [hidden]}, INSIDER), hidden) == [
         "Hidden text."]
 

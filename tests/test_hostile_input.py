@@ -521,10 +521,11 @@ def test_huge_integers_in_query_and_body_answer_54_or_another_user_error(prober)
     for path in ("/rest/bug", "/rest/user", "/rest/product", "/rest/group", "/rest/keyword",
                  "/rest/bug/1/comment", "/rest/bug_user_last_visit"):
         answer = prober.request("GET", path, "admin", params={"ids": [huge], "limit": huge})
-        assert answer.status_code == 200 or answer.json["code"] in (52, 54, 100, 101, 32000), \
-            answer.text
+        # 102: the administrator here does not see every bug (issue 7).
+        assert answer.status_code == 200 or answer.json["code"] in (52, 54, 100, 101, 102,
+                                                                    32000), answer.text
     answer = prober.request("GET", f"/rest/bug/{huge}", "admin")
-    assert answer.status_code in (400, 404), answer.text
+    assert answer.status_code in (400, 401, 404), answer.text
     answer = prober.request("PUT", "/rest/bug/1", "admin", body={"dupe_of": 2**64})
     assert answer.status_code in (400, 401, 404), answer.text
 

@@ -130,8 +130,9 @@ def test_values_of_hidden_product_are_not_editable_by_non_members(services, modu
     hidden = add_product(services, "Hidden", versions=("1.0",), milestones=("---",))
     control(services, hidden["id"], group_id, MANDATORY, MANDATORY)
     (value_id,) = services.query(f"SELECT id FROM {key} WHERE product_id = ?", (hidden["id"],))[0]
+    # Issue 7: a value of a hidden product answers like a missing one.
     assert error_code(services, module.update, {"ids": [value_id], "name": "x"},
-                      as_user="editor@example.com") == 106
+                      as_user="editor@example.com") == 51
     assert error_code(services, module.create, {"product": hidden["id"], "name": "x"},
                       as_user="editor@example.com") == 106
     services.call(module.update, {"ids": [value_id], "sort_key": 7}, as_user=ADMIN)

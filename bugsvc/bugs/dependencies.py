@@ -9,7 +9,7 @@ DEPENDENCY_LOOP = 116
 
 def bug_ids(ctx, values):
     """Bug ids for `values` (ids or aliases), duplicates dropped.
-    Errors: 100 malformed or unknown alias; 101 unknown id; 102 invisible."""
+    Errors: 100/101/102 as lookup.visible_bug_id."""
     result = []
     for value in values:
         bug_id = visible_bug_id(ctx, value)

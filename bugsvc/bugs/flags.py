@@ -151,7 +151,7 @@ class FlagEditor:
         if status != "?" or requestee in (None, ""):
             return None
         account = catalog.user_by_login(self.ctx.conn, requestee)
-        if account is None:
+        if account is None or not access.can_see_user(self.ctx, account["id"]):
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no user account '{requestee}'.")
         if account["id"] == old_requestee:
             return old_requestee

@@ -1,47 +1,103 @@
-"""Finding a bug by id or alias, as the caller is allowed to (bugs.md section 3)."""
+"""Finding a bug by id or alias, as the caller is allowed to (bugs.md section 3).
 
-from ..access import visible_bug_ids
+Issue 7 (no oracles): a bug the caller may not see and a bug that does not
+exist answer alike. A numeric id answers 102 ("not authorized") for both,
+except to a caller who can see every bug, who is told the truth (101); an
+alias of a hidden bug answers 100 like an unknown alias.
+"""
+
+from .. import access
 from ..errors import ServiceError
 
 IMPROPER_BUG_ID = 100
 BUG_DOES_NOT_EXIST = 101
 BUG_ACCESS_DENIED = 102
+# No bug id reaches 2**63 (SQLite integers); longer numbers are never looked up.
+_MAX_ID = 2**63
+
+
+def _text(value):
+    """`value` as stripped text without a leading '#' ('' for None and booleans)."""
+    if isinstance(value, bool) or value is None:
+        return ""
+    text = str(value).strip()
+    return text[1:] if text.startswith("#") else text
+
+
+def numeric_bug_id(value):
+    """The number `value` names (an int, digits or '#digits'), or None when it
+    is not a number. Numbers past any possible id come back as 2**63."""
+    text = _text(value)
+    if not (text.isdigit() and text.isascii()):
+        return None
+    # Past 19 digits no id exists (and Python will not convert 4300).
+    return int(text) if len(text.lstrip("0")) <= 19 else _MAX_ID
+
+
+def _exists(ctx, bug_id):
+    return bug_id < _MAX_ID and ctx.conn.execute("SELECT 1 FROM bugs WHERE id = ?",
+                                                 (bug_id,)).fetchone() is not None
+
+
+def _alias_target(ctx, text):
+    row = ctx.conn.execute("SELECT bug_id FROM bug_aliases WHERE lower(alias) = lower(?)",
+                           (text,)).fetchone()
+    return None if row is None else row[0]
+
+
+def _unknown_alias(text):
+    return ServiceError(IMPROPER_BUG_ID, f"'{text[:100]}' is not a valid bug number nor an alias "
+                                         "to a bug.")
+
+
+def _denied(ctx, number):
+    """102 for bug `number` (its digits, shortened like the reference's)."""
+    shown = (str(number).lstrip("0") or "0")[:40]
+    if ctx.caller.is_logged_in:
+        return ServiceError(BUG_ACCESS_DENIED, f"You are not authorized to access bug #{shown}.")
+    return ServiceError(BUG_ACCESS_DENIED, f"You are not authorized to access bug #{shown}. "
+                                           "To see this bug, you must first log in.")
 
 
 def bug_id_of(ctx, value):
     """The id of the bug named by `value` (an int, digits, '#digits' or an alias).
 
-    Errors: 100 malformed value or unknown alias; 101 unknown numeric id.
-    Does not check visibility (see `visible_bug_id`).
+    Does not check visibility, and its errors tell the truth: use it only
+    where neither the id nor the error reaches the caller (see
+    `visible_bug_id`). Errors: 100 malformed value or unknown alias; 101
+    unknown numeric id.
     """
-    text = str(value).strip() if not isinstance(value, bool) and value is not None else ""
-    if text.startswith("#"):
-        text = text[1:]
-    if text.isdigit() and text.isascii():
-        # Past 19 digits no id exists (and Python will not convert 4300).
-        bug_id = int(text) if len(text.lstrip("0")) <= 19 else 2**63
-        if bug_id < 2**63 and ctx.conn.execute("SELECT 1 FROM bugs WHERE id = ?",
-                                               (bug_id,)).fetchone():
-            return bug_id
+    text = _text(value)
+    number = numeric_bug_id(text)
+    if number is not None:
+        if _exists(ctx, number):
+            return number
         raise ServiceError(BUG_DOES_NOT_EXIST, f"Bug #{text[:40]} does not exist.")
-    if text:
-        row = ctx.conn.execute("SELECT bug_id FROM bug_aliases WHERE lower(alias) = lower(?)",
-                               (text,)).fetchone()
-        if row is not None:
-            return row[0]
-    raise ServiceError(IMPROPER_BUG_ID, f"'{text[:100]}' is not a valid bug number nor an alias "
-                                        "to a bug.")
+    bug_id = _alias_target(ctx, text) if text else None
+    if bug_id is None:
+        raise _unknown_alias(text)
+    return bug_id
 
 
 def visible_bug_id(ctx, value):
-    """Like `bug_id_of`, and the caller must be able to see the bug.
+    """The id of the bug named by `value`, which the caller must be able to see.
 
-    Errors: 100, 101 as bug_id_of; 102 the bug is not visible to the caller.
+    Errors: 100 malformed value, unknown alias, or the alias of a bug the
+    caller cannot see; 102 a numeric id of a bug the caller cannot see, or
+    of none at all unless the caller sees every bug; 101 an unknown numeric
+    id, for a caller who sees every bug.
     """
-    bug_id = bug_id_of(ctx, value)
-    if bug_id not in visible_bug_ids(ctx, [bug_id]):
-        if ctx.caller.is_logged_in:
-            raise ServiceError(BUG_ACCESS_DENIED, f"You are not authorized to access bug #{bug_id}.")
-        raise ServiceError(BUG_ACCESS_DENIED, f"You are not authorized to access bug #{bug_id}. "
-                                              "To see this bug, you must first log in.")
-    return bug_id
+    text = _text(value)
+    number = numeric_bug_id(text)
+    if number is None:
+        bug_id = _alias_target(ctx, text) if text else None
+        if bug_id is None or not access.visible_bug_ids(ctx, [bug_id]):
+            raise _unknown_alias(text)
+        return bug_id
+    if _exists(ctx, number):
+        if access.visible_bug_ids(ctx, [number]):
+            return number
+        raise _denied(ctx, number)
+    if access.sees_every_bug(ctx):
+        raise ServiceError(BUG_DOES_NOT_EXIST, f"Bug #{text[:40]} does not exist.")
+    raise _denied(ctx, text)

@@ -3,7 +3,7 @@
 
 from ..errors import ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR
 from . import values
-from .lookup import bug_id_of, visible_bug_id
+from .lookup import numeric_bug_id, visible_bug_id
 
 DUPE_LOOP = 118
 DUPE_ID_REQUIRED = 119
@@ -223,10 +223,12 @@ class StatusChanger:
         if not raw or raw == "0":
             raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the bug this one is a "
                                                      "duplicate of.")
-        target = bug_id_of(ctx, raw)
-        if target == bug.dupe_of:
+        # The current target may be hidden: naming it again by number changes nothing.
+        if bug.dupe_of is not None and numeric_bug_id(raw) == bug.dupe_of:
             return
         target = visible_bug_id(ctx, raw)
+        if target == bug.dupe_of:
+            return
         resolve_ultimate_dupe(ctx.conn, bug.id, target)
         if ctx.param_is_on("commentonduplicate") and not self.state.has_comment():
             raise ServiceError(USER_ERROR, "You have to specify a comment when marking a bug as "

@@ -354,7 +354,8 @@ class BugUpdate:
         for key, flag in p.dict("comment_is_private").items():
             row = ctx.conn.execute("SELECT id, is_private FROM comments WHERE id = ? AND bug_id = ?",
                                    (str(key).strip(), self.new.id)).fetchone()
-            if row is None:
+            # A private comment answers like a missing one to non-insiders (issue 7).
+            if row is None or (row["is_private"] and not access.is_insider(ctx)):
                 raise ServiceError(COMMENT_NOT_ON_BUG, f"Comment {key} is not a comment of bug "
                                                        f"{self.new.id}.")
             wanted = as_bool(flag)

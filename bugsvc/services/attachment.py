@@ -19,23 +19,18 @@ def get(ctx, params):
     Returns {"bugs": {"<bug id>": [Attachment, by id]}, "attachments":
     {"<attachment id>": Attachment}}. A bug's list holds its private
     attachments only for insiders and for their creator; unknown attachment
-    ids are left out. `exclude_fields=data` never reads the content.
-    Errors: 50 neither ids nor attachment_ids; 100/101/102 a bug (also the
-    bug of a requested attachment); 52 a non-numeric attachment id; 304 a
-    requested attachment is private and the caller is not an insider.
+    ids are left out for a caller who sees every attachment (see
+    _requested). `exclude_fields=data` never reads the content.
+    Errors: 50 neither ids nor attachment_ids; 100/101/102 a bug; 52 a
+    non-numeric attachment id; 304 a requested attachment the caller may
+    not see (private and the caller no insider, or its bug hidden) or,
+    alike, a missing one.
     """
     p = Params(params)
     if p.get("ids") in (None, []) and p.get("attachment_ids") in (None, []):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify ids or attachment_ids.")
     bug_ids = list(dict.fromkeys(visible_bug_id(ctx, value) for value in p.list("ids")))
-    requested = stored.load(ctx.conn, p.int_list("attachment_ids"))
-    for bug_id in sorted({a["bug_id"] for a in requested.values()}):
-        visible_bug_id(ctx, bug_id)
-    insider = access.is_insider(ctx)
-    for attachment in requested.values():
-        if attachment["is_private"] and not insider:
-            raise ServiceError(AUTH_FAILURE, f"Sorry, you are not authorized to access "
-                                             f"attachment #{attachment['id']}.")
+    requested = _requested(ctx, p.int_list("attachment_ids"))
     listed = stored.of_bugs(ctx, bug_ids)
     ordered = [requested[i] for i in dict.fromkeys(p.int_list("attachment_ids")) if i in requested]
     objects = stored.attachment_objects(ctx, listed + ordered)
@@ -44,6 +39,34 @@ def get(ctx, params):
         by_bug[str(obj["bug_id"])].append(obj)
     by_id = {str(obj["id"]): obj for obj in objects[len(listed):]}
     return {"bugs": by_bug, "attachments": by_id}
+
+
+def _requested(ctx, attachment_ids):
+    """{id: attachment} of the attachments asked for by id. One the caller may
+    not see (its bug is hidden, or it is private and the caller no insider)
+    and a missing one answer alike (issue 7): 304, except that a caller who
+    sees every attachment is answered truthfully (a missing id is left out)."""
+    found = stored.load(ctx.conn, attachment_ids)
+    insider = access.is_insider(ctx)
+    visible_bugs = access.visible_bug_ids(ctx, {a["bug_id"] for a in found.values()})
+    shown = {i: a for i, a in found.items()
+             if a["bug_id"] in visible_bugs and (insider or not a["is_private"])}
+    for attachment_id in dict.fromkeys(attachment_ids):
+        if attachment_id in shown:
+            continue
+        if attachment_id in found or not _sees_every_attachment(ctx, insider):
+            raise ServiceError(AUTH_FAILURE, f"Sorry, you are not authorized to access "
+                                             f"attachment #{attachment_id}.")
+    return shown
+
+
+def _sees_every_attachment(ctx, insider):
+    """True when no attachment is hidden from the caller: it sees every bug
+    and is an insider, or no attachment is private."""
+    if not access.sees_every_bug(ctx):
+        return False
+    return insider or ctx.conn.execute(
+        "SELECT 1 FROM attachments WHERE is_private = 1 LIMIT 1").fetchone() is None
 
 
 def create(ctx, params):
@@ -110,18 +133,18 @@ def create(ctx, params):
 
 def _obsoletes(ctx, attachment_ids, bug_ids):
     """AttachmentEdits marking the still-current ones of `attachment_ids`
-    obsolete. Errors: 32000 unknown id, on none of `bug_ids`, or not
-    editable by the caller."""
+    obsolete. Errors: 32000 unknown id, on none of `bug_ids` or hidden from
+    the caller (one answer), or not editable by the caller."""
     found = stored.load(ctx.conn, attachment_ids)
     flags = stored.flags_of(ctx.conn, list(found.values()))
     edits = []
     for attachment_id in dict.fromkeys(attachment_ids):
         attachment = found.get(attachment_id)
-        if attachment is None:
-            raise ServiceError(USER_ERROR, f"Attachment #{attachment_id} does not exist.")
-        if attachment["bug_id"] not in bug_ids:
-            raise ServiceError(USER_ERROR, f"Attachment #{attachment_id} is not attached to the "
-                                           "bug the new attachment is for.")
+        # Missing, on another bug, or hidden from the caller: one answer (issue 7).
+        if attachment is None or attachment["bug_id"] not in bug_ids or not _may_see(
+                ctx, attachment):
+            raise ServiceError(USER_ERROR, f"Attachment #{attachment_id} is not an attachment "
+                                           "of the bug the new attachment is for.")
         if not stored.can_edit(ctx, attachment):
             raise stored.illegal_edit(attachment_id)
         if attachment["is_obsolete"]:
@@ -146,8 +169,9 @@ def update(ctx, params):
     Returns {"attachments": [{"id", "last_change_time", "changes"}]} in the
     order of ids; booleans in changes read "1"/"0".
     Errors: 410 logged out; 50 no ids; 52 a non-numeric id; 32000 unknown
-    attachment, its bug not visible or product not editable, not allowed
-    to edit, empty file name; 604 empty summary; 601 bad content type; 113
+    attachment or one the caller may not see (alike: "not allowed to
+    edit", see _unknown_attachment), product not editable, not allowed to
+    edit, empty file name; 604 empty summary; 601 bad content type; 113
     privacy change without being an insider; 114 comment too long;
     51/129-134/32000 flag problems.
     """
@@ -158,9 +182,10 @@ def update(ctx, params):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'ids' is required.")
     found = stored.load(ctx.conn, attachment_ids)
     for attachment_id in attachment_ids:
-        if attachment_id not in found:
-            raise ServiceError(USER_ERROR, f"Attachment #{attachment_id} does not exist.")
-        _check_bug(ctx, found[attachment_id]["bug_id"])
+        attachment = found.get(attachment_id)
+        if attachment is None or not _may_see(ctx, attachment):
+            raise _unknown_attachment(ctx, attachment_id, attachment is None)
+        _check_bug(ctx, attachment["bug_id"])
     text = (p.str("comment") or "").strip()
     body = comments.normalise(text) if text else ""
     flags = stored.flags_of(ctx.conn, list(found.values()))
@@ -192,11 +217,28 @@ def update(ctx, params):
     return {"attachments": results}
 
 
+def _may_see(ctx, attachment):
+    """True when the caller sees the attachment's bug, and the attachment is
+    public or the caller is an insider or its creator."""
+    return (bool(access.visible_bug_ids(ctx, [attachment["bug_id"]]))
+            and (not attachment["is_private"] or access.is_insider(ctx)
+                 or attachment["creator_id"] == ctx.caller.id))
+
+
+def _unknown_attachment(ctx, attachment_id, missing):
+    """32000 for an attachment that is missing or hidden from the caller: the
+    same answer for both (issue 7), except to a caller who sees every
+    attachment, who is told a missing one does not exist."""
+    if missing and _sees_every_attachment(ctx, access.is_insider(ctx)):
+        return ServiceError(USER_ERROR, f"Attachment #{attachment_id} does not exist.")
+    return stored.illegal_edit(attachment_id)
+
+
 def _check_bug(ctx, bug_id):
-    """Errors: 32000 when the caller cannot see the bug or edit its product."""
+    """Errors: 32000 when the caller cannot edit the (visible) bug's product."""
     product_id = ctx.conn.execute("SELECT product_id FROM bugs WHERE id = ?",
                                   (bug_id,)).fetchone()[0]
-    if not access.visible_bug_ids(ctx, [bug_id]) or not can_edit_product(ctx, product_id):
+    if not can_edit_product(ctx, product_id):
         raise ServiceError(USER_ERROR, f"You are not allowed to change attachments of bug "
                                        f"#{bug_id}.")
 

@@ -34,9 +34,10 @@ def comments(ctx, params):
     Returns {"bugs": {"<bug id>": {"comments": [Comment, oldest first]}},
     "comments": {"<comment id>": Comment}}. Private comments are left out of
     the bugs' lists for callers outside the insidergroup.
-    Errors: 50 neither ids nor comment_ids; 100/101/102 a bug (also the bug
-    of a requested comment); 52 a non-numeric comment id; 111 unknown
-    comment id; 110 a requested comment is private; 56 bad new_since.
+    Errors: 50 neither ids nor comment_ids; 100/101/102 a bug; 52 a
+    non-numeric comment id; 110 a requested comment the caller may not see
+    (private, or on a hidden bug) or, alike, a missing one; 111 a missing
+    comment, for a caller who sees every comment; 56 bad new_since.
     """
     p = Params(params)
     if not p.has("ids") and not p.has("comment_ids"):
@@ -62,22 +63,40 @@ def comments(ctx, params):
 
 
 def _comments_by_id(ctx, comment_ids):
+    """Comments by id. A comment the caller may not see (its bug is hidden,
+    or it is private and the caller no insider) and a missing one answer
+    alike (issue 7): 110, except that a caller who sees every comment is
+    told 111 for a missing one."""
     if not comment_ids:
         return {}
     rows = stored.select_rows(ctx, f"c.id IN ({placeholders(comment_ids)})", comment_ids)
-    found = {row["id"]: row for row in rows}
-    for comment_id in comment_ids:
-        if comment_id not in found:
-            raise ServiceError(COMMENT_ID_INVALID, f"There is no comment with the id {comment_id}.")
-    for bug_id in sorted({row["bug_id"] for row in rows}):
-        visible_bug_id(ctx, bug_id)
     insider = access.is_insider(ctx)
+    visible_bugs = access.visible_bug_ids(ctx, {row["bug_id"] for row in rows})
+    found = {row["id"]: row for row in rows
+             if row["bug_id"] in visible_bugs and (insider or not row["is_private"])}
+    existing = {row["id"] for row in rows}
     for comment_id in comment_ids:
-        if found[comment_id]["is_private"] and not insider:
-            raise ServiceError(COMMENT_IS_PRIVATE,
-                               f"Comment {comment_id} is private; you are not allowed to see it.")
+        if comment_id in found:
+            continue
+        if comment_id not in existing and _sees_every_comment(ctx, insider):
+            raise ServiceError(COMMENT_ID_INVALID, f"There is no comment with the id {comment_id}.")
+        raise _comment_denied(comment_id)
     ordered = [found[comment_id] for comment_id in dict.fromkeys(comment_ids)]
     return {str(obj["id"]): obj for obj in stored.comment_objects(ctx, ordered)}
+
+
+def _comment_denied(comment_id):
+    return ServiceError(COMMENT_IS_PRIVATE,
+                        f"You are not authorized to access comment #{comment_id}.")
+
+
+def _sees_every_comment(ctx, insider):
+    """True when no comment is hidden from the caller: it sees every bug and
+    is an insider, or no comment is private."""
+    if not access.sees_every_bug(ctx):
+        return False
+    return insider or ctx.conn.execute(
+        "SELECT 1 FROM comments WHERE is_private = 1 LIMIT 1").fetchone() is None
 
 
 def add(ctx, params):
@@ -182,10 +201,10 @@ def update_tags(ctx, params):
     Tags are 3-24 characters of letters, digits, '_', '.', '-'; a tag the
     comment already has in another case is not added twice.
     Returns the comment's tags, sorted (bare array); [] for an unknown
-    comment id.
+    comment id and, alike (issue 7), for a comment the caller may not see
+    (its bug hidden, or private and the caller no insider): nothing changes.
     Errors: 410 logged out; 125 tagging disabled; 304 not in
     comment_taggers_group; 50 no comment_id; 52 non-numeric comment_id;
-    102 the bug is not visible; 110 private comment and not an insider;
     126/127/128 invalid, too long, too short tag.
     """
     _require_tagger(ctx, "update")
@@ -195,12 +214,9 @@ def update_tags(ctx, params):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'comment_id' is required.")
     row = ctx.conn.execute("SELECT bug_id, is_private FROM comments WHERE id = ?",
                            (comment_id,)).fetchone()
-    if row is None:
+    if (row is None or not access.visible_bug_ids(ctx, [row["bug_id"]])
+            or (row["is_private"] and not access.is_insider(ctx))):
         return []
-    visible_bug_id(ctx, row["bug_id"])
-    if row["is_private"] and not access.is_insider(ctx):
-        raise ServiceError(COMMENT_IS_PRIVATE,
-                           f"Comment {comment_id} is private; you are not allowed to see it.")
     to_add = [_checked_tag(tag) for tag in p.list("add") if tag is not None]
     to_remove = [str(tag).strip() for tag in p.list("remove") if tag is not None]
     tags = stored.tags_of(ctx.conn, [comment_id])[comment_id]

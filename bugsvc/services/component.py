@@ -1,6 +1,6 @@
 """Components: create (admin.md 2.1), update and delete (admin.md 2.2)."""
 
-from .. import audit, catalog
+from .. import access, audit, catalog
 from ..catalog_admin import NAME_MAX_LENGTH, UNKNOWN_METHOD, administered_product, \
     reject_unknown_keys
 from ..changes import note
@@ -59,7 +59,7 @@ def _check_description(description):
 
 def _user_id(ctx, login, field):
     user = catalog.user_by_login(ctx.conn, login)
-    if user is None:
+    if user is None or not access.can_see_user(ctx, user["id"]):
         raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no user account '{login}' "
                                                   f"(given as {field}).")
     return user["id"]
@@ -89,7 +89,7 @@ def _check_cc(ctx, value):
     ids = []
     for login in logins:
         user = catalog.user_by_login(ctx.conn, login)
-        if user is None:
+        if user is None or not access.can_see_user(ctx, user["id"]):
             raise ServiceError(INVALID_USERNAME, f"There is no user account '{login}' "
                                                  "(given in default_cc).")
         if user["id"] not in ids:
@@ -146,7 +146,8 @@ def _components(ctx, p):
     once, in the order given.
 
     Errors: 50 neither given; 53 a malformed names entry; 51 unknown
-    component; 106 unknown or hidden product.
+    component (also an id of a component of a hidden product); 106 unknown
+    or hidden product.
     """
     ids = p.int_list("ids")
     names = p.list("names")
@@ -156,7 +157,8 @@ def _components(ctx, p):
     found = []
     for component_id in ids:
         component = catalog.component_by_id(ctx.conn, component_id)
-        if component is None:
+        # A component of a hidden product answers like a missing one (issue 7).
+        if component is None or not access.can_see_product(ctx, component["product_id"]):
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no component with the id "
                                                       f"'{component_id}'.")
         product = administered_product(ctx, component["product_id"])

@@ -409,7 +409,7 @@ def _check_group(ctx, name):
 def _parse_clusions(ctx, value, param):
     """[(product_id | None, component_id | None)] from the API form: an
     array of product names and/or {product: [components]} objects (a bare
-    object is accepted too). Errors: 106 unknown product; 51 unknown
+    object is accepted too). Errors: 106 unknown or hidden product; 51 unknown
     component; 53 anything else."""
     items = [value] if isinstance(value, dict) else value
     if not isinstance(items, list):
@@ -441,7 +441,8 @@ def _clusion_product(ctx, name):
     if name == ANY:
         return None
     product = catalog.product_by_name(ctx.conn, name)
-    if product is None:
+    # A product hidden from the caller answers like a missing one (issue 7).
+    if product is None or not access.can_see_product(ctx, product["id"]):
         raise _product_denied(name)
     return product["id"]
 

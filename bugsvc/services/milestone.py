@@ -26,8 +26,8 @@ def update(ctx, params):
     have the milestone and onto the product's default milestone.
     Returns {"milestones": [{"id", "changes"}]}; change keys name, sort_key,
     is_active ("1"/"0").
-    Errors: 410; 304; -32601 unknown key; 50 no ids; 51 unknown milestone;
-    106 its product is hidden from the caller; 32000 bad or taken name, two
+    Errors: 410; 304; -32601 unknown key; 50 no ids; 51 unknown milestone,
+    or one of a product hidden from the caller (alike); 32000 bad or taken name, two
     milestones of one product renamed, or deactivating a product's default
     milestone; 52/54/55 bad sort_key.
     """

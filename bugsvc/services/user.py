@@ -10,7 +10,7 @@ of editusers see all.
 import re
 import string
 
-from .. import audit, auth, dates, membership
+from .. import access, audit, auth, dates, membership
 from ..changes import note
 from ..db import placeholders
 from ..email import visible_email
@@ -82,30 +82,17 @@ def valid_login(ctx, params):
 
 # Visibility --------------------------------------------------------------------
 
-def visible_users_sql(ctx, column):
-    """SQL condition (and its arguments) true when the account whose id is in
-    `column` is visible to the caller (see the module's docstring)."""
-    if not ctx.param_is_on("usevisibilitygroups") or ctx.caller.in_group("editusers"):
-        return "1 = 1", []
-    if not ctx.caller.is_logged_in:
-        return "1 = 0", []
-    return (f"({column} = ? OR EXISTS (SELECT 1 FROM user_groups theirs JOIN user_groups mine"
-            f" ON mine.group_id = theirs.group_id WHERE theirs.user_id = {column}"
-            " AND theirs.is_bless = 0 AND mine.user_id = ? AND mine.is_bless = 0))",
-            [ctx.caller.id, ctx.caller.id])
-
-
-def can_see_user(ctx, user_id):
-    """True when account `user_id` is visible to the caller."""
-    condition, args = visible_users_sql(ctx, "u.id")
-    return ctx.conn.execute(f"SELECT 1 FROM users u WHERE u.id = ? AND {condition}",
-                            [user_id] + args).fetchone() is not None
+# visible_users_sql and can_see_user live in access.py (bugs check logins too).
+visible_users_sql = access.visible_users_sql
+can_see_user = access.can_see_user
 
 
 def _named_users(ctx, ids, names):
     """Rows of the accounts named by `ids` and `names`, in that order, each once.
 
-    Errors: 51 no such account; 304 an account the caller may not see.
+    Errors: 304 an account the caller may not see, or (issue 7: alike) one
+    that does not exist unless the caller sees every account; 51 no such
+    account, for a caller who sees every account.
     """
     rows, seen = [], set()
     lookups = ([("u.id = ?", user_id, "id") for user_id in ids]
@@ -113,9 +100,9 @@ def _named_users(ctx, ids, names):
     for condition, value, kind in lookups:
         row = ctx.conn.execute(f"SELECT {_COLUMNS} FROM users u WHERE {condition}",
                                (value,)).fetchone()
-        if row is None:
+        if row is None and access.sees_every_user(ctx):
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no user with the {kind} '{value}'.")
-        if not can_see_user(ctx, row["id"]):
+        if row is None or not can_see_user(ctx, row["id"]):
             raise ServiceError(AUTH_FAILURE, f"You are not authorized to access the user '{value}'.")
         if row["id"] not in seen:
             seen.add(row["id"])
@@ -175,9 +162,11 @@ def _group_filter(ctx, p):
     """Ids of the groups named by group_ids and groups; None when neither.
 
     A caller may filter by a group it is a member of or may bless.
-    Errors: 51 unknown group id; 804 unknown group name, or a group the
-    caller may not filter by.
+    Errors: 804 unknown group name, or a group the caller may not filter
+    by; 51 unknown group id for members of creategroups or editusers (who
+    see every group), else 804 like a group it may not use (issue 7).
     """
+    sees_all = ctx.caller.in_group("creategroups") or ctx.caller.in_group("editusers")
     group_ids, group_names = p.int_list("group_ids"), p.str_list("groups")
     if not group_ids and not group_names:
         return None
@@ -185,7 +174,7 @@ def _group_filter(ctx, p):
     for value, condition in ([(gid, "id = ?") for gid in group_ids]
                              + [(name, "lower(name) = lower(?)") for name in group_names]):
         row = ctx.conn.execute(f"SELECT id FROM groups WHERE {condition}", (value,)).fetchone()
-        if row is None and condition == "id = ?":
+        if row is None and condition == "id = ?" and sees_all:
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no group with the id '{value}'.")
         if row is None or not (ctx.caller.in_group_id(row["id"]) or ctx.caller.can_bless(row["id"])):
             raise ServiceError(INVALID_GROUP_NAME, f"The group you specified, '{value}', is not "
@@ -259,7 +248,9 @@ def get(ctx, params):
     email_enabled, login_denied_text; one's own account also saved_searches,
     saved_reports.
     Errors: 50 none of ids, names, match; 505 ids or match while logged out;
-    51 unknown account or group id; 304 an account the caller may not see;
+    51 unknown group id (creategroups/editusers members; others 804), or
+    unknown account (for a caller who sees every account); 304 an account the caller may not see (or, to a caller who
+    does not see every account, one that does not exist);
     804 a group name that is unknown or not the caller's; 52 a negative limit.
     """
     p = Params(params)
@@ -502,7 +493,9 @@ def update(ctx, params):
     accounts it can see.
     Returns {"users": [{"id", "changes"}]}; the password never shows.
     Errors: 410 logged out; 304 not allowed, or a group the caller may not
-    bless (or that does not exist); 50 no ids or names; 51 unknown account;
+    bless (or that does not exist), or an account the caller may not see
+    (or that does not exist, unless it sees every account); 50 no ids or
+    names; 51 unknown account;
     53 a groups object that is not one of arrays; 500, 501, 502, 305 as in
     create. Nothing changes when any check fails.
     """

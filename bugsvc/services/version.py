@@ -25,8 +25,8 @@ def update(ctx, params):
     sort_key, is_active. A rename is carried onto the bugs that have the
     version. Returns {"versions": [{"id", "changes"}]}; change keys name,
     sort_key, is_active ("1"/"0").
-    Errors: 410; 304; -32601 unknown key; 50 no ids; 51 unknown version; 106
-    its product is hidden from the caller; 32000 bad or taken name, or two
+    Errors: 410; 304; -32601 unknown key; 50 no ids; 51 unknown version, or
+    one of a product hidden from the caller (alike); 32000 bad or taken name, or two
     versions of one product renamed; 52/54/55 bad sort_key.
     """
     return update_value(ctx, params, VERSION)
