@@ -1,6 +1,6 @@
 """The ceiling: a minimal falcon app answering a constant JSON body, served
-exactly as bugsvc is (waitress, 8 threads, one or N processes on one shared
-socket). No Python web service on this server can be faster, so the load run
+exactly as bugsvc is (waitress, the same number of threads, one or N
+processes on one shared socket). No Python web service on this server can be faster, so the load run
 reports every scenario as a share of it.
 
     python -m bench.ceiling --port 8001 [--workers 2]
@@ -13,9 +13,9 @@ import sys
 import falcon
 
 from bugsvc import workers
+from bugsvc.config import DEFAULT_THREADS
 
 BODY = b'{"version":"5.2"}'
-THREADS = 8
 
 
 def constant(req, resp, **_):
@@ -30,9 +30,9 @@ def create_app():
     return app
 
 
-def create_server(**where):
+def create_server(threads=DEFAULT_THREADS, **where):
     import waitress
-    return waitress.create_server(create_app(), threads=THREADS, ident="ceiling", **where)
+    return waitress.create_server(create_app(), threads=threads, ident="ceiling", **where)
 
 
 def main(argv=None):
@@ -40,14 +40,15 @@ def main(argv=None):
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS)
     args = parser.parse_args(argv)
     if args.workers > 1 and workers.fork_available():
         sock = workers.listening_socket(args.host, args.port)
         print(f"ceiling serving http://{args.host}:{sock.getsockname()[1]}/", flush=True)
-        return workers.serve_forked(lambda shared: create_server(sockets=[shared]), sock,
+        return workers.serve_forked(lambda shared: create_server(args.threads, sockets=[shared]), sock,
                                     args.workers)
     workers.pin_to_core(workers.core_offset())        # before waitress starts its threads
-    server = create_server(host=args.host, port=args.port)
+    server = create_server(args.threads, host=args.host, port=args.port)
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
     print(f"ceiling serving http://{args.host}:{server.effective_port}/", flush=True)
     workers.run_until_stopped(server)

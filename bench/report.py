@@ -120,8 +120,8 @@ def markdown(results):
         f"# bugsvc load run, {results['date']}",
         "",
         f"- data: {results['bugs']:,} bugs (`{results['database']}`)",
-        f"- service: `python bugsvc.py --workers {results['workers']}` (waitress, 8 threads per "
-        f"process); answered {results.get('startup_s', '?')} s after start",
+        f"- service: `python bugsvc.py --workers {results['workers']} --threads "
+        f"{results.get('threads', 8)}` (waitress; the ceiling runs as many threads); answered {results.get('startup_s', '?')} s after start",
         f"- load: {results['driver']}"
         + (f" ({m['wrk']})" if results['driver'] == "wrk" and m.get("wrk") else "")
         + f", {results['duration_s']} s per measurement after {results['warmup_s']} s warm-up;"

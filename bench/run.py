@@ -30,6 +30,8 @@ import urllib.request
 from datetime import datetime, timezone
 from pathlib import Path
 
+from bugsvc.config import DEFAULT_THREADS
+
 from . import profile, report, scenarios, seed as seeding
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -326,7 +328,7 @@ class LoadRun:
         self.results = {
             "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "machine": machine(), "database": shown_path(db_path), "bugs": count_bugs(db_path),
-            "workers": args.workers, "driver": driver, "duration_s": args.duration,
+            "workers": args.workers, "threads": args.threads, "driver": driver, "duration_s": args.duration,
             "warmup_s": args.warmup, "concurrency": self.concurrencies, "ceiling": {},
             "scenarios": {}, "skipped": {}, "memory_mb": {}, "log_dir": str(self.log_dir)}
         log(f"{self.results['bugs']:,} bugs in {db_path}; driver {driver}; {args.workers} "
@@ -342,7 +344,8 @@ class LoadRun:
 
     def measure_ceiling(self):
         ceiling = Server([sys.executable, "-m", "bench.ceiling", "--port", "0", "--workers",
-                          str(self.args.workers)], self.log_dir / "ceiling.log", "ceiling")
+                          str(self.args.workers), "--threads", str(self.args.threads)],
+                         self.log_dir / "ceiling.log", "ceiling")
         try:
             self.log("ceiling (constant JSON on the same server)")
             self.results["ceiling"] = self._measure(ceiling, "ceiling", self.requests("version"))
@@ -351,7 +354,8 @@ class LoadRun:
 
     def measure_service(self, wanted):
         service = Server([sys.executable, "bugsvc.py", "--db", str(self.db_path), "--port", "0",
-                          "--workers", str(self.args.workers)], self.log_dir / "service.log",
+                          "--workers", str(self.args.workers), "--threads", str(self.args.threads)],
+                         self.log_dir / "service.log",
                          "service")
         self.results["startup_s"] = round(service.startup_seconds, 2)
         self.log(f"service answered after {service.startup_seconds:.2f}s")
@@ -419,6 +423,9 @@ def build_parser():
                         help="use (or seed) bench/data/bugs-N.sqlite (default 100000)")
     parser.add_argument("--db", help="database file to use instead (seeded when missing)")
     parser.add_argument("--workers", type=int, default=1, help="server processes (default 1)")
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
+                        help=f"request threads per process, of the service and the ceiling alike "
+                             f"(default {DEFAULT_THREADS}, the service's)")
     parser.add_argument("--duration", type=float, default=10.0,
                         help="seconds per measurement (default 10)")
     parser.add_argument("--warmup", type=float, default=2.0,

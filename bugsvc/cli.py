@@ -18,7 +18,8 @@ from datetime import datetime, timezone
 
 from . import __version__, auth, backup, install, server_errors, settings, workers
 from .caller import ANONYMOUS
-from .config import Config, DEFAULT_DB, DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT
+from .config import (Config, DEFAULT_DB, DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT,
+                     DEFAULT_THREADS)
 from .context import Context
 from .db import Database, SchemaError
 from .errors import ServiceError
@@ -56,6 +57,9 @@ def _add_serve_options(parser, inherited):
     parser.add_argument("--workers", default=argparse.SUPPRESS if inherited else None,
                         help="server processes sharing the listening socket, to use several "
                              "cores (env BUGSVC_WORKERS, default 1; always 1 on Windows)")
+    parser.add_argument("--threads", default=argparse.SUPPRESS if inherited else None,
+                        help="request threads of each server process (env BUGSVC_THREADS, "
+                             f"default {DEFAULT_THREADS})")
     parser.add_argument("--max-body-bytes", default=argparse.SUPPRESS if inherited else None,
                         help="largest request body accepted; larger ones are refused (413) "
                              "before they are read (env BUGSVC_MAX_BODY_BYTES, default "
@@ -117,21 +121,27 @@ def make_config(args, environ):
     if admin_password is not None and len(admin_password) < MIN_PASSWORD_LENGTH:
         raise UsageError(f"the administrator's password must have at least "
                          f"{MIN_PASSWORD_LENGTH} characters")
-    workers_text = _choose(getattr(args, "workers", None), environ, "BUGSVC_WORKERS")
-    worker_count = 1
-    if workers_text is not None:
-        if not str(workers_text).strip().isdigit() or not 1 <= int(workers_text) <= 64:
-            raise UsageError(f"--workers must be a number from 1 to 64, not '{workers_text}'")
-        worker_count = int(workers_text)
     return Config(
         db_path=_choose(args.db, environ, "BUGSVC_DB") or DEFAULT_DB,
         host=_choose(args.host, environ, "BUGSVC_HOST") or DEFAULT_HOST,
         port=port,
         admin_email=admin_email,
         admin_password=admin_password,
-        workers=worker_count,
+        workers=_count(args, environ, "workers", 64, 1),
+        threads=_count(args, environ, "threads", 256, DEFAULT_THREADS),
         max_body_bytes=_max_body_bytes(args, environ),
     )
+
+
+def _count(args, environ, name, most, default):
+    """--NAME, else BUGSVC_NAME, else `default`: a number from 1 to `most`.
+    Errors: UsageError for anything else."""
+    text = _choose(getattr(args, name, None), environ, f"BUGSVC_{name.upper()}")
+    if text is None:
+        return default
+    if not str(text).strip().isdigit() or not 1 <= int(text) <= most:
+        raise UsageError(f"--{name} must be a number from 1 to {most}, not '{text}'")
+    return int(text)
 
 
 def _max_body_bytes(args, environ):
@@ -255,7 +265,7 @@ def _create_server(config, writers_lock_path=None, **where):
     from .app import create_app
     listeners = {}
     app = create_app(config, db=Database(config.db_path, writers_lock_path))
-    server = waitress.create_server(app, map=listeners, threads=8, ident="bugsvc",
+    server = waitress.create_server(app, map=listeners, threads=config.threads, ident="bugsvc",
                                     max_request_body_size=server_errors.waitress_body_limit(
                                         config.max_body_bytes), **where)
     server_errors.install(listeners)

@@ -8,6 +8,7 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 DEFAULT_DB = "bugsvc.sqlite"
 DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024
+DEFAULT_THREADS = 8
 
 
 @dataclass
@@ -17,7 +18,7 @@ class Config:
     db_path: the SQLite file. admin_email / admin_password: the first
     administrator, created on an empty database. password_cost: scrypt work
     factors for new password hashes. workers: serving processes (see
-    bugsvc/workers.py).
+    bugsvc/workers.py). threads: waitress's request threads per process.
     """
     db_path: str = DEFAULT_DB
     host: str = DEFAULT_HOST
@@ -27,3 +28,4 @@ class Config:
     password_cost: ScryptCost = field(default_factory=ScryptCost)
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES   # larger request bodies: 413, unread
     workers: int = 1                 # server processes sharing the listening socket
+    threads: int = DEFAULT_THREADS   # request threads of each process

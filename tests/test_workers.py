@@ -18,6 +18,7 @@ import pytest
 
 from bugsvc import cli, workers
 from bugsvc.cli import UsageError, build_parser, make_config
+from bugsvc.config import DEFAULT_THREADS
 from bugsvc.db import Database
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +38,29 @@ def test_workers_option_environment_and_default():
     assert config_for(["serve", "--workers", "2"]).workers == 2
     assert config_for([], {"BUGSVC_WORKERS": "4"}).workers == 4
     assert config_for(["--workers", "2"], {"BUGSVC_WORKERS": "4"}).workers == 2
+
+
+def test_thread_count_comes_from_flag_then_environment_then_default():
+    assert config_for([]).threads == DEFAULT_THREADS
+    assert config_for(["--threads", "3"]).threads == 3
+    assert config_for([], {"BUGSVC_THREADS": "16"}).threads == 16
+    assert config_for(["serve", "--threads", "2"], {"BUGSVC_THREADS": "16"}).threads == 2
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two", "257", "1.5"])
+def test_bad_thread_counts_are_usage_errors(value):
+    with pytest.raises(UsageError, match="--threads"):
+        config_for(["--threads", value])
+
+
+def test_the_server_runs_the_configured_number_of_threads(tmp_path):
+    config = config_for(["--threads", "3", "--db", str(tmp_path / "t.sqlite"), "--port", "0"])
+    cli.prepare_database(config, io.StringIO()).close()
+    server = cli._create_server(config, host="127.0.0.1", port=0)
+    try:
+        assert server.adj.threads == 3
+    finally:
+        server.close()
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "two", "65", "1.5"])
