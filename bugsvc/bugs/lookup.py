@@ -39,6 +39,17 @@ def _exists(ctx, bug_id):
                                                  (bug_id,)).fetchone() is not None
 
 
+def _visibility(ctx, bug_id):
+    """True when bug `bug_id` exists and the caller may see it, False when it
+    exists hidden, None when there is no such bug (one query)."""
+    if bug_id >= _MAX_ID:
+        return None
+    condition, args = access.bug_visibility_sql(ctx)
+    row = ctx.conn.execute(f"SELECT {condition} FROM bugs b WHERE b.id = ?",
+                           args + [bug_id]).fetchone()
+    return None if row is None else bool(row[0])
+
+
 def _alias_target(ctx, text):
     row = ctx.conn.execute("SELECT bug_id FROM bug_aliases WHERE lower(alias) = lower(?)",
                            (text,)).fetchone()
@@ -94,9 +105,10 @@ def visible_bug_id(ctx, value):
         if bug_id is None or not access.visible_bug_ids(ctx, [bug_id]):
             raise _unknown_alias(text)
         return bug_id
-    if _exists(ctx, number):
-        if access.visible_bug_ids(ctx, [number]):
-            return number
+    visible = _visibility(ctx, number)
+    if visible:
+        return number
+    if visible is not None:
         raise _denied(ctx, number)
     if access.sees_every_bug(ctx):
         raise ServiceError(BUG_DOES_NOT_EXIST, f"Bug #{text[:40]} does not exist.")
