@@ -79,3 +79,20 @@ def test_fallback_driver_and_write_scenario(tmp_path, tiny_db):
         conn.close()
     # Every request the driver counted (plus the probe's) stored one comment.
     assert added >= figures["requests"]
+
+
+def test_paired_run_reports_every_ratio_with_its_rounds(tmp_path, tiny_db):
+    command = [sys.executable, "-m", "bench.paired", "--db", str(tiny_db), "--rounds", "1",
+               "--duration", "1", "--warmup", "0", "--out", str(tmp_path), "--name", "paired"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((tmp_path / "paired.json").read_text())
+    assert set(results["shares"]) == {"bug_get", "search", "comment_add"}
+    assert set(results["scaling"]) == {"bug_get", "search", "comments"}
+    for figures in [*results["shares"].values(), *results["scaling"].values()]:
+        (measured,) = figures["rounds"]
+        assert measured["first_rps"] > 0 and measured["second_rps"] > 0
+        assert measured["second_errors"] == 0
+        assert figures["median"] == measured["ratio"] > 0
+    table = (tmp_path / "paired.md").read_text()
+    assert "| bug_get / ceiling |" in table and "| search: --workers 2 / 1 |" in table

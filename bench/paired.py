@@ -1,0 +1,195 @@
+"""Paired measurements: the ratios of the targets, measured so that a host
+whose speed drifts between runs (other tenants, a shared hypervisor) does
+not decide them.
+
+    python -m bench.paired [--bugs 100000] [--rounds 3] [--duration 5]
+
+The servers being compared run at the same time (an idle one takes no CPU)
+and are measured in turn, seconds apart, round after round; each round gives
+a ratio, and the report shows their median, lowest and highest:
+
+- the ceiling against the service, for GET bug, search limit 50 and POST
+  comment (the share-of-ceiling targets), one worker;
+- the service with --workers 2 against --workers 1, for the read scenarios
+  (the 1.6x target).
+
+Writes bench/results/DATE-bugsN-paired.md and .json.
+"""
+
+import argparse
+import json
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+from bugsvc.config import DEFAULT_THREADS
+
+from . import scenarios
+from .report import HEADLINE_CONCURRENCY
+from .run import (RESULTS_DIR, Server, count_bugs, load_average, machine, measure, shown_path,
+                  wrk_available)
+from .seed import default_db_path
+
+SHARE_TARGETS = {"bug_get": 0.50, "search": 0.15, "comment_add": 0.30}
+SCALING_SCENARIOS = ("bug_get", "search", "comments")
+SCALING_TARGET = 1.6
+
+
+class PairedRun:
+    """The servers, request files and figures of one paired run."""
+
+    def __init__(self, args, log):
+        self.args, self.log = args, log
+        self.db_path = Path(args.db) if args.db else default_db_path(args.bugs)
+        if not self.db_path.exists():
+            raise RuntimeError(f"{self.db_path} does not exist: seed it with python -m bench.seed")
+        self.driver = "wrk" if wrk_available() else "python"
+        self.work = Path(tempfile.mkdtemp(prefix="bench-paired-"))
+        self.log_dir = Path(tempfile.mkdtemp(prefix="bench-paired-logs-"))
+        self.workload = scenarios.Workload.from_db(self.db_path, random.Random(args.seed))
+        self.files = {}
+
+    def request_file(self, name):
+        if name not in self.files:
+            requests = scenarios.requests_for(name, self.workload, self.args.seed)
+            self.files[name] = scenarios.write_request_file(self.work / f"{name}.txt", requests)
+        return self.files[name]
+
+    def start(self, name, command):
+        return Server([sys.executable] + command + ["--port", "0", "--threads",
+                                                    str(self.args.threads)],
+                      self.log_dir / f"{name}.log", name)
+
+    def rps(self, server, scenario):
+        figures = measure(server, self.driver, self.request_file(scenario), [HEADLINE_CONCURRENCY],
+                          self.args.duration, self.args.warmup, lambda _: None)
+        return figures[HEADLINE_CONCURRENCY]
+
+    def pairs(self, first, second, scenario_of_first, scenario_of_second, label):
+        """Measure `first` then `second`, args.rounds times; returns the figures."""
+        rounds = []
+        for number in range(self.args.rounds):
+            a = self.rps(first, scenario_of_first)
+            b = self.rps(second, scenario_of_second)
+            ratio = b["rps"] / a["rps"] if a["rps"] else 0.0
+            rounds.append({"first_rps": a["rps"], "second_rps": b["rps"], "ratio": round(ratio, 3),
+                           "second_p50_ms": b["p50_ms"], "second_p99_ms": b["p99_ms"],
+                           "second_errors": b["errors"]})
+            self.log(f"  {label} round {number + 1}: {a['rps']:,.0f} / {b['rps']:,.0f} req/s"
+                     f" -> {ratio:.3f}")
+        return rounds
+
+
+def summary(rounds):
+    ratios = [r["ratio"] for r in rounds]
+    return {"median": round(statistics.median(ratios), 3), "lowest": min(ratios),
+            "highest": max(ratios)}
+
+
+def run(args, log=print):
+    """The whole paired run; returns the results dict."""
+    paired = PairedRun(args, log)
+    results = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+               "machine": machine(), "database": shown_path(paired.db_path),
+               "bugs": count_bugs(paired.db_path), "driver": paired.driver,
+               "duration_s": args.duration, "warmup_s": args.warmup, "rounds": args.rounds,
+               "concurrency": HEADLINE_CONCURRENCY, "threads": args.threads,
+               "shares": {}, "scaling": {}}
+    servers = []
+    try:
+        ceiling = paired.start("ceiling", ["-m", "bench.ceiling"])
+        servers.append(ceiling)
+        one = paired.start("service-w1", ["bugsvc.py", "--db", str(paired.db_path)])
+        servers.append(one)
+        for scenario in SHARE_TARGETS:
+            log(f"{scenario} against the ceiling")
+            rounds = paired.pairs(ceiling, one, "version", scenario, scenario)
+            results["shares"][scenario] = {"rounds": rounds, **summary(rounds)}
+        two = paired.start("service-w2", ["bugsvc.py", "--db", str(paired.db_path),
+                                          "--workers", "2"])
+        servers.append(two)
+        for scenario in SCALING_SCENARIOS:
+            log(f"{scenario}: --workers 2 against 1")
+            rounds = paired.pairs(one, two, scenario, scenario, scenario)
+            results["scaling"][scenario] = {"rounds": rounds, **summary(rounds)}
+    finally:
+        for server in servers:
+            server.stop()
+        shutil.rmtree(paired.work, ignore_errors=True)
+    results["machine"]["load_after"] = load_average()
+    return results
+
+
+def markdown(results):
+    """The report table of a paired run."""
+    m = results["machine"]
+    lines = [f"# bugsvc paired measurements, {results['date']}", "",
+             f"- data: {results['bugs']:,} bugs (`{results['database']}`)",
+             f"- {results['rounds']} rounds of {results['duration_s']} s after "
+             f"{results['warmup_s']} s warm-up per server, concurrency "
+             f"{results['concurrency']}, {results['threads']} threads, driver {results['driver']};"
+             " the servers compared run at the same time and are measured in turn",
+             f"- load average before / after: {m.get('load_before')} / {m.get('load_after')}", "",
+             "| ratio | rounds (req/s: first / second -> ratio) | median | lowest | highest "
+             "| target | met (median) |",
+             "|---|---|---:|---:|---:|---:|---|"]
+    for scenario, figures in results["shares"].items():
+        target = SHARE_TARGETS[scenario]
+        lines.append(_row(f"{scenario} / ceiling", figures, f"{target:.0%}",
+                          figures["median"] >= target, percent=True))
+    for scenario, figures in results["scaling"].items():
+        lines.append(_row(f"{scenario}: --workers 2 / 1", figures, f"{SCALING_TARGET}x",
+                          figures["median"] >= SCALING_TARGET))
+    return "\n".join(lines) + "\n"
+
+
+def _row(label, figures, target, met, percent=False):
+    show = (lambda v: f"{v:.1%}") if percent else (lambda v: f"{v:.2f}x")
+    rounds = "; ".join(f"{r['first_rps']:,.0f} / {r['second_rps']:,.0f} -> {show(r['ratio'])}"
+                       for r in figures["rounds"])
+    return (f"| {label} | {rounds} | {show(figures['median'])} | {show(figures['lowest'])} "
+            f"| {show(figures['highest'])} | {target} | {'yes' if met else '**no**'} |")
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="python -m bench.paired",
+                                     description=__doc__.split("\n")[0])
+    parser.add_argument("--bugs", type=int, default=100000,
+                        help="use bench/data/bugs-N.sqlite (default 100000)")
+    parser.add_argument("--db", help="database file to use instead")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds per ratio (default 3)")
+    parser.add_argument("--duration", type=float, default=5.0,
+                        help="seconds per measurement (default 5)")
+    parser.add_argument("--warmup", type=float, default=1.0,
+                        help="seconds of unmeasured load before each measurement (default 1)")
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
+                        help=f"request threads per process (default {DEFAULT_THREADS})")
+    parser.add_argument("--seed", type=int, default=1, help="random seed of the requests")
+    parser.add_argument("--out", default=str(RESULTS_DIR), help="results folder")
+    parser.add_argument("--name", help="results file name without extension")
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        results = run(args)
+    except (RuntimeError, ValueError) as exc:
+        print(f"bench.paired: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    name = args.name or f"{results['date'][:10]}-bugs{results['bugs']}-paired"
+    (out / f"{name}.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    (out / f"{name}.md").write_text(markdown(results), encoding="utf-8")
+    print(markdown(results))
+    print(f"Wrote {out / name}.md and .json")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
