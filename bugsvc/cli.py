@@ -57,6 +57,11 @@ def _add_serve_options(parser, inherited):
     parser.add_argument("--workers", default=argparse.SUPPRESS if inherited else None,
                         help="server processes sharing the listening socket, to use several "
                              "cores (env BUGSVC_WORKERS, default 1; always 1 on Windows)")
+    parser.add_argument("--pin-cores", default=argparse.SUPPRESS if inherited else None,
+                        choices=("yes", "no"),
+                        help="keep each serving process on one core, which makes it several "
+                             "times faster; say no where other services need those cores "
+                             "(env BUGSVC_PIN_CORES, default yes)")
     parser.add_argument("--threads", default=argparse.SUPPRESS if inherited else None,
                         help="request threads of each server process (env BUGSVC_THREADS, "
                              f"default {DEFAULT_THREADS})")
@@ -129,6 +134,7 @@ def make_config(args, environ):
         admin_password=admin_password,
         workers=_count(args, environ, "workers", 64, 1),
         threads=_count(args, environ, "threads", 256, DEFAULT_THREADS),
+        pin_cores=_yes_or_no(args, environ, "pin_cores", True),
         max_body_bytes=_max_body_bytes(args, environ),
     )
 
@@ -142,6 +148,20 @@ def _count(args, environ, name, most, default):
     if not str(text).strip().isdigit() or not 1 <= int(text) <= most:
         raise UsageError(f"--{name} must be a number from 1 to {most}, not '{text}'")
     return int(text)
+
+
+def _yes_or_no(args, environ, name, default):
+    """--NAME yes|no, else BUGSVC_NAME (yes/no, 1/0, true/false, on/off), else
+    `default`. Errors: UsageError for another value."""
+    text = _choose(getattr(args, name, None), environ, f"BUGSVC_{name.upper()}")
+    if text is None:
+        return default
+    word = str(text).strip().lower()
+    if word in ("yes", "1", "true", "on"):
+        return True
+    if word in ("no", "0", "false", "off"):
+        return False
+    raise UsageError(f"--{name.replace('_', '-')} must be yes or no, not '{text}'")
 
 
 def _max_body_bytes(args, environ):
@@ -282,7 +302,8 @@ def serve(config, out=sys.stdout):
         print("bugsvc: --workers needs fork(), which this system lacks; serving with one "
               "process.", file=out, flush=True)
     # Before the server starts its threads: they inherit the core.
-    workers.pin_to_core(workers.core_offset())
+    if config.pin_cores:
+        workers.pin_to_core(workers.core_offset())
     server = _create_server(config, host=config.host, port=config.port)
     # waitress shuts down cleanly on SystemExit; turn SIGTERM into one.
     if threading.current_thread() is threading.main_thread():
@@ -309,7 +330,7 @@ def _serve_workers(config, out):
     try:
         status = workers.serve_forked(
             lambda shared: _create_server(config, lock_path, sockets=[shared]), sock,
-            config.workers)
+            config.workers, pin=config.pin_cores)
     finally:
         sock.close()
         os.unlink(lock_path)

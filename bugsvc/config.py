@@ -29,3 +29,4 @@ class Config:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES   # larger request bodies: 413, unread
     workers: int = 1                 # server processes sharing the listening socket
     threads: int = DEFAULT_THREADS   # request threads of each process
+    pin_cores: bool = True           # each serving process on one core (bugsvc/workers.py)

@@ -75,10 +75,11 @@ def listening_socket(host, port, backlog=BACKLOG):
     return sock
 
 
-def serve_forked(make_server, sock, workers):
+def serve_forked(make_server, sock, workers, pin=True):
     """Run `workers` processes serving the listening `sock` until SIGTERM or
     SIGINT. `make_server(sock)` builds, inside each worker, the waitress
     server on that socket (waitress.create_server(app, sockets=[sock], ...)).
+    pin: keep each worker on a core of its own (pin_to_core).
     Returns the exit status: 0 after a requested stop, 1 when workers keep
     dying."""
     children = {}
@@ -89,7 +90,8 @@ def serve_forked(make_server, sock, workers):
     def start(slot):
         pid = os.fork()
         if pid == 0:
-            pin_to_core(offset + slot)
+            if pin:
+                pin_to_core(offset + slot)
             _worker(make_server, sock)      # never returns
         children[pid] = slot
 

@@ -102,6 +102,25 @@ def test_without_fork_several_workers_fall_back_to_one_process(monkeypatch, conf
     assert created[0].where == {"host": config.host, "port": config.port}
 
 
+def test_pin_cores_option_environment_and_default():
+    assert config_for([]).pin_cores is True
+    assert config_for(["--pin-cores", "no"]).pin_cores is False
+    assert config_for([], {"BUGSVC_PIN_CORES": "off"}).pin_cores is False
+    assert config_for(["--pin-cores", "yes"], {"BUGSVC_PIN_CORES": "0"}).pin_cores is True
+    with pytest.raises(UsageError, match="--pin-cores must be yes or no"):
+        config_for([], {"BUGSVC_PIN_CORES": "maybe"})
+
+
+@pytest.mark.parametrize("pin_cores", [True, False])
+def test_serving_pins_the_process_only_when_asked(monkeypatch, config, pin_cores):
+    pinned = []
+    monkeypatch.setattr(workers, "pin_to_core", pinned.append)
+    monkeypatch.setattr(cli, "_create_server", lambda cfg, **where: _FakeServer(where))
+    config.pin_cores = pin_cores
+    assert cli.serve(config, io.StringIO()) == 0
+    assert len(pinned) == (1 if pin_cores else 0)
+
+
 # The real server with workers -------------------------------------------------------
 
 def children_of(pid):
