@@ -50,12 +50,14 @@ class Runner:
         """
         creds = extract_credentials(params, headers, rule.keeps_credentials)
         now = self.clock()
-        # An API key or token is checked inside the call's transaction (one
-        # transaction per call); a password, which login also checks, and
-        # whose outcome is stored at once, before it.
+        # API keys and tokens are checked inside the call's own transaction
+        # (one transaction per call). Passwords are checked before it, as
+        # login does, since each outcome is stored at once.
         in_call = rule.login != SELF and creds.present and (creds.api_key or not creds.login)
-        caller = ANONYMOUS if rule.login == SELF or in_call else self.auth.resolve(creds, remote_ip,
-                                                                                    now)
+        if rule.login == SELF or in_call:
+            caller = ANONYMOUS
+        else:
+            caller = self.auth.resolve(creds, remote_ip, now)
         flt = fields.FieldFilter(params.get("include_fields"), params.get("exclude_fields"))
         call = (function, rule, params, caller, creds if in_call else None, remote_ip, now, flt)
         try:
