@@ -263,26 +263,17 @@ class Authenticator:
         finally:
             own.close()
 
-    def resolve(self, creds, ip_address, now):
-        """Return the Caller for `creds`; ANONYMOUS when none were presented.
+    def resolve_password(self, creds, ip_address, now):
+        """The Caller for the login and password in `creds`, checked in
+        transactions of their own (each outcome is stored at once); ANONYMOUS
+        when no credentials were presented. API keys and tokens are checked
+        by `identify`, inside the call's transaction.
 
-        Runs in transactions of its own (see `identify` for the same inside
-        a call's transaction). Errors: 306 unknown or revoked API key; 300
-        wrong login or password; 301 disabled account; 32000 invalid or
-        malformed token, or an address locked after 5 failures in 30 minutes.
+        Errors: 300 wrong login or password; 301 disabled account; 32000 an
+        address locked after 5 failures in 30 minutes.
         """
         if not creds.present:
             return ANONYMOUS
-        if creds.api_key or not creds.login:
-            try:
-                with self._session() as conn:
-                    caller, key_to_touch = self.identify(conn, creds, ip_address, now)
-            except CredentialsRefused as refused:
-                self.record_failure(refused, ip_address, now)
-                raise
-            if key_to_touch is not None:
-                self.touch_key(key_to_touch, ip_address, now)
-            return caller
         user_id = self.check_password(creds.login, creds.password, ip_address, now)
         with self._session() as conn:
             caller = load_caller(conn, user_id)

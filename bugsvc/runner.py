@@ -57,7 +57,7 @@ class Runner:
         if rule.login == SELF or in_call:
             caller = ANONYMOUS
         else:
-            caller = self.auth.resolve(creds, remote_ip, now)
+            caller = self.auth.resolve_password(creds, remote_ip, now)
         flt = fields.FieldFilter(params.get("include_fields"), params.get("exclude_fields"))
         call = (function, rule, params, caller, creds if in_call else None, remote_ip, now, flt)
         try:
