@@ -12,7 +12,7 @@ import sys
 
 import falcon
 
-from bugsvc import workers
+from bugsvc.serving import workers
 from bugsvc.config import DEFAULT_THREADS
 
 BODY = b'{"version":"5.2"}'

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from urllib.parse import urlencode
 
-from bugsvc import auth
-from bugsvc.db import Database
+from bugsvc.accounts import auth
+from bugsvc.store.db import Database
 
 from . import corpus
 

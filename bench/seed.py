@@ -25,11 +25,11 @@ from datetime import datetime, timezone
 from multiprocessing import get_context
 from pathlib import Path
 
-from bugsvc import membership
-from bugsvc.auth import ScryptCost
+from bugsvc.accounts import membership
+from bugsvc.accounts.auth import ScryptCost
 from bugsvc.cli import prepare_database
 from bugsvc.config import Config
-from bugsvc.db import schema_sql, split_script
+from bugsvc.store.db import schema_sql, split_script
 
 from . import corpus
 from .progress import Progress

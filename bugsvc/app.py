@@ -7,17 +7,17 @@ from urllib.parse import unquote_plus
 import falcon
 
 from . import errors
-from .auth import Authenticator
-from .db import Database
+from .accounts.auth import Authenticator
+from .store.db import Database
 from .errors import ServiceError, RequestTooLarge
-from .rest import render
-from .rest.adapter import RestAdapter
-from .rest.routes import ROUTES
-from .rest.openapi import add_documentation
-from .rest.routing import Router
-from .rpc.dispatch import Dispatcher
-from .rpc.jsonrpc import JsonRpcAdapter
-from .rpc.xmlrpc import XmlRpcAdapter
+from .web.rest import render
+from .web.rest.adapter import RestAdapter
+from .web.rest.routes import ROUTES
+from .web.rest.openapi import add_documentation
+from .web.rest.routing import Router
+from .web.rpc.dispatch import Dispatcher
+from .web.rpc.jsonrpc import JsonRpcAdapter
+from .web.rpc.xmlrpc import XmlRpcAdapter
 
 log = logging.getLogger("bugsvc")
 access_log = logging.getLogger("bugsvc.access")

@@ -16,12 +16,16 @@ import sys
 import threading
 from datetime import datetime, timezone
 
-from . import __version__, auth, backup, install, server_errors, settings, workers
-from .caller import ANONYMOUS
+from . import __version__
+from .accounts import auth
+from .store import backup, install
+from .serving import server_errors, workers
+from .catalogue import settings
+from .accounts.caller import ANONYMOUS
 from .config import (Config, DEFAULT_DB, DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT,
                      DEFAULT_THREADS)
-from .context import Context
-from .db import Database, SchemaError
+from .api.context import Context
+from .store.db import Database, SchemaError
 from .errors import ServiceError
 from .services import instance
 

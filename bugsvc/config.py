@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, field
 
-from .auth import ScryptCost
+from .accounts.auth import ScryptCost
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import pytest
 
 from bugsvc.errors import ServiceError
-from bugsvc.membership import refresh_for_user
+from bugsvc.accounts.membership import refresh_for_user
 from bugsvc.services import attachment, flagtype
 
 from bug_rows import ADMIN, add_bug, add_group, set_param

@@ -1,7 +1,7 @@
 """Builders for the bug tests: filing bugs through the service, and setting
 up the world (parameters, groups, rights) directly in the database."""
 
-from bugsvc.membership import refresh_for_user
+from bugsvc.accounts.membership import refresh_for_user
 from bugsvc.services import bug as bug_service
 
 ADMIN = "admin@example.com"

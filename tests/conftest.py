@@ -8,15 +8,15 @@ from datetime import datetime, timezone
 import pytest
 from falcon import testing
 
-from bugsvc import auth
+from bugsvc.accounts import auth
 from bugsvc.app import create_app
-from bugsvc.auth import ScryptCost
-from bugsvc.caller import ANONYMOUS, load_caller
+from bugsvc.accounts.auth import ScryptCost
+from bugsvc.accounts.caller import ANONYMOUS, load_caller
 from bugsvc.cli import prepare_database
 from bugsvc.config import Config
-from bugsvc.context import Context
-from bugsvc.db import Database
-from bugsvc.membership import refresh_for_user
+from bugsvc.api.context import Context
+from bugsvc.store.db import Database
+from bugsvc.accounts.membership import refresh_for_user
 
 ADMIN_EMAIL = "admin@example.com"
 ADMIN_PASSWORD = "admin-password"

@@ -6,7 +6,7 @@ import base64
 import pytest
 from freezegun import freeze_time
 
-from bugsvc.fields import FieldFilter
+from bugsvc.api.fields import FieldFilter
 from bugsvc.services import attachment, comment
 
 from attachment_support import (ATTACHER, INSIDER, PLAIN, T0, T1, attach, b64, bug, change,

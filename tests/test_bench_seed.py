@@ -11,10 +11,10 @@ import pytest
 from falcon import testing
 
 from bench import seed as seeding
-from bugsvc import auth
+from bugsvc.accounts import auth
 from bugsvc.app import create_app
 from bugsvc.config import Config
-from bugsvc.db import Database, SCHEMA_VERSION, schema_sql
+from bugsvc.store.db import Database, SCHEMA_VERSION, schema_sql
 
 BUGS = 600
 

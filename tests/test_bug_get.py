@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 
 from freezegun import freeze_time
 
-from bugsvc.fields import FieldFilter
+from bugsvc.api.fields import FieldFilter
 from bugsvc.services import bug as bug_service
 from bug_support import (ADMIN, add_custom_field, add_flag_type, add_keyword,
                          editbugs_only_for_members, file_bug, get_bug, set_param, update_bug)
@@ -143,8 +143,8 @@ def test_update_token_absent_from_search_style_objects(services):
     from bugsvc.bugs.view import bug_objects
     bug_id = file_bug(services)
     with services.db.transaction() as conn:
-        from bugsvc.context import Context
-        from bugsvc.caller import load_caller
+        from bugsvc.api.context import Context
+        from bugsvc.accounts.caller import load_caller
         ctx = Context(conn=conn, caller=load_caller(conn, 1), now=datetime.now(timezone.utc))
         (bug,) = bug_objects(ctx, [bug_id])
     assert "update_token" not in bug

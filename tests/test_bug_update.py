@@ -619,7 +619,7 @@ def test_update_tags_are_personal(services):
     result = services.call(bug_service.update_tags,
                            {"ids": [bug_id], "tags": {"remove": ["later"]}}, as_user=ADMIN)
     assert result["changes"][str(bug_id)]["tags"] == {"removed": ["Later"], "added": []}
-    from bugsvc.fields import FieldFilter
+    from bugsvc.api.fields import FieldFilter
     mine = services.call(bug_service.get, {"ids": [bug_id]}, as_user=ADMIN, write=False,
                          fields=FieldFilter(include="tags"))["bugs"][0]
     assert mine["tags"] == ["mine"]

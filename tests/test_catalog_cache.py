@@ -5,11 +5,12 @@ was rolled back is never kept."""
 import sqlite3
 from datetime import datetime, timezone
 
-from bugsvc import cache, settings
-from bugsvc import db as dbmodule
-from bugsvc.caller import ANONYMOUS
-from bugsvc.context import Context
-from bugsvc.db import Database
+from bugsvc.store import cache
+from bugsvc.catalogue import settings
+from bugsvc.store import db as dbmodule
+from bugsvc.accounts.caller import ANONYMOUS
+from bugsvc.api.context import Context
+from bugsvc.store.db import Database
 
 from bug_support import file_bug
 

@@ -7,11 +7,11 @@ import sqlite3
 import pytest
 from falcon import testing
 
-from bugsvc import auth
+from bugsvc.accounts import auth
 from bugsvc.app import create_app
 from bugsvc.cli import build_parser, main, make_config, prepare_database, UsageError
 from bugsvc.config import Config
-from bugsvc import db as dbmodule
+from bugsvc.store import db as dbmodule
 
 NO_ENV = {}
 

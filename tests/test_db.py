@@ -4,8 +4,8 @@ import sqlite3
 
 import pytest
 
-from bugsvc import db as dbmodule
-from bugsvc.db import Database, SchemaError, split_script
+from bugsvc.store import db as dbmodule
+from bugsvc.store.db import Database, SchemaError, split_script
 
 
 def stored_version(path):

@@ -11,8 +11,8 @@ import re
 import pytest
 
 from bugsvc.errors import http_status
-from bugsvc.rest.routes import ROUTES
-from bugsvc.rest.routing import SELF
+from bugsvc.web.rest.routes import ROUTES
+from bugsvc.web.rest.routing import SELF
 
 _PLACEHOLDER = re.compile(r"\{\w+\}")
 _ALL_METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH")

@@ -3,7 +3,7 @@ tests of bugsvc.fields, and through HTTP on groups."""
 
 import pytest
 
-from bugsvc.fields import FieldFilter, Shape, apply, filter_object
+from bugsvc.api.fields import FieldFilter, Shape, apply, filter_object
 from bugsvc.services import group
 
 ADMIN = "admin@example.com"

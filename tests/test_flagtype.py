@@ -4,7 +4,7 @@ creating and updating them (interface "Flag types"; compat.md sections 9, 11).""
 import pytest
 from freezegun import freeze_time
 
-from bugsvc import flag_rules
+from bugsvc.catalogue import flag_rules
 from bugsvc.errors import ServiceError
 from bugsvc.services import flagtype, instance
 

@@ -36,10 +36,10 @@ from waitress.server import create_server
 
 from bugsvc.app import create_app
 from bugsvc.config import Config
-from bugsvc.db import Database
-from bugsvc.install import SYSTEM_GROUPS
-from bugsvc.rest.openapi import describe
-from bugsvc.rest.routes import ROUTES
+from bugsvc.store.db import Database
+from bugsvc.store.install import SYSTEM_GROUPS
+from bugsvc.web.rest.openapi import describe
+from bugsvc.web.rest.routes import ROUTES
 from conftest import ADMIN_EMAIL, ADMIN_PASSWORD, FAST_COST, Services
 
 # A deeper run by hand, with new random inputs each time:

@@ -26,8 +26,8 @@ from falcon import testing
 from bugsvc.app import create_app
 from bugsvc.config import Config
 from bugsvc.errors import http_status
-from bugsvc.rest.routes import ROUTES
-from bugsvc.rest.routing import resolve_service
+from bugsvc.web.rest.routes import ROUTES
+from bugsvc.web.rest.routing import resolve_service
 
 import bug_rows
 from live_server import start  # noqa: F401 (fixture)
@@ -392,7 +392,7 @@ def test_acceptable_bodies_at_the_edges_still_work(prober, services):
 
 
 def test_nesting_is_accepted_to_64_levels():
-    from bugsvc import json_input
+    from bugsvc.api import json_input
     deepest = []
     for _ in range(62):                    # 63 arrays inside one object: 64 levels
         deepest = [deepest]
@@ -428,10 +428,10 @@ def test_more_values_than_sqlite_takes_in_a_query_string(prober):
 
 
 def test_a_statement_beyond_sqlites_limits_is_a_user_error_and_rolls_back(config, db, services):
-    from bugsvc.auth import Authenticator
+    from bugsvc.accounts.auth import Authenticator
     from bugsvc.errors import ServiceError
-    from bugsvc.rest.routing import Route
-    from bugsvc.runner import Runner
+    from bugsvc.web.rest.routing import Route
+    from bugsvc.api.runner import Runner
 
     def careless_service(ctx, params):
         ctx.conn.execute("INSERT INTO keywords (name, description) VALUES ('kept?', 'x')")
@@ -479,10 +479,10 @@ def test_forms_and_multipart_bodies(prober):
 # Integers beyond 64 bits: the general mechanism ----------------------------------
 
 def test_an_integer_beyond_64_bits_that_reaches_sql_is_54_and_rolls_back(config, db, services):
-    from bugsvc.auth import Authenticator
+    from bugsvc.accounts.auth import Authenticator
     from bugsvc.errors import ServiceError
-    from bugsvc.rest.routing import Route
-    from bugsvc.runner import Runner
+    from bugsvc.web.rest.routing import Route
+    from bugsvc.api.runner import Runner
 
     def careless_service(ctx, params):
         ctx.conn.execute("INSERT INTO keywords (name, description) VALUES ('kept?', 'x')")
@@ -506,7 +506,7 @@ def test_an_integer_beyond_64_bits_that_reaches_sql_is_54_and_rolls_back(config,
 ])
 def test_integer_parameters_at_their_edges(value, expected):
     from bugsvc.errors import ServiceError
-    from bugsvc.params import as_int
+    from bugsvc.api.params import as_int
     if expected in (52, 54):
         with pytest.raises(ServiceError) as raised:
             as_int(value, "n")
@@ -878,7 +878,7 @@ def test_every_refusal_of_waitress_is_the_error_object(error, status, code):
     # connection whose unread headers it gave up on), answered by the task.
     from types import SimpleNamespace
     from waitress import utilities
-    from bugsvc.server_errors import JsonErrorTask, waitress_body_limit
+    from bugsvc.serving.server_errors import JsonErrorTask, waitress_body_limit
 
     written = []
     adj = SimpleNamespace(max_request_body_size=waitress_body_limit(4096), ident="bugsvc")

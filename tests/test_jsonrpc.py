@@ -9,14 +9,14 @@ import pytest
 from freezegun import freeze_time
 
 from bugsvc import app as app_module
-from bugsvc.auth import Authenticator
+from bugsvc.accounts.auth import Authenticator
 from bugsvc.errors import ServiceError
-from bugsvc.rest.routes import ROUTES
-from bugsvc.rest.routing import REQUIRED
-from bugsvc.rpc.dispatch import Dispatcher
-from bugsvc.rpc.methods import METHODS, Method
-from bugsvc.rpc.jsonrpc import params_object
-from bugsvc.runner import Runner
+from bugsvc.web.rest.routes import ROUTES
+from bugsvc.web.rest.routing import REQUIRED
+from bugsvc.web.rpc.dispatch import Dispatcher
+from bugsvc.web.rpc.methods import METHODS, Method
+from bugsvc.web.rpc.jsonrpc import params_object
+from bugsvc.api.runner import Runner
 from catalog_support import set_param
 
 ADMIN = "admin@example.com"

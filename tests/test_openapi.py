@@ -12,11 +12,11 @@ import pytest
 import schemathesis
 
 from bugsvc.errors import http_status
-from bugsvc.rest.api_docs import DOCS
-from bugsvc.rest.api_schemas import SCHEMAS
-from bugsvc.rest.openapi import describe, missing_docs
-from bugsvc.rest.routes import ROUTES
-from bugsvc.rest.routing import REQUIRED, Route, id_list, resolve_service
+from bugsvc.api.docs import DOCS
+from bugsvc.api.schemas import SCHEMAS
+from bugsvc.web.rest.openapi import describe, missing_docs
+from bugsvc.web.rest.routes import ROUTES
+from bugsvc.web.rest.routing import REQUIRED, Route, id_list, resolve_service
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 DESCRIPTION = describe(ROUTES)

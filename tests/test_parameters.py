@@ -6,9 +6,10 @@ from datetime import datetime, timezone
 import pytest
 from freezegun import freeze_time
 
-from bugsvc import audit, settings
+from bugsvc.store import audit
+from bugsvc.catalogue import settings
 from bugsvc.errors import ServiceError
-from bugsvc.fields import FieldFilter
+from bugsvc.api.fields import FieldFilter
 from bugsvc.services import instance
 
 ADMIN = "admin@example.com"

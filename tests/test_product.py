@@ -7,7 +7,7 @@ import pytest
 from freezegun import freeze_time
 
 from bugsvc.errors import ServiceError
-from bugsvc.fields import FieldFilter
+from bugsvc.api.fields import FieldFilter
 from bugsvc.services import classification, component, product, version
 
 from catalog_support import (ADMIN, DEFAULT, MANDATORY, NA, SHOWN, add_bug, add_bug_group,

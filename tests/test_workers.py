@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from bugsvc import cli, workers
+from bugsvc import cli
+from bugsvc.serving import workers
 from bugsvc.cli import UsageError, build_parser, make_config
 from bugsvc.config import DEFAULT_THREADS
-from bugsvc.db import Database
+from bugsvc.store.db import Database
 
 ROOT = Path(__file__).resolve().parent.parent
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"),
@@ -250,7 +251,7 @@ def test_a_single_server_process_runs_all_its_threads_on_one_core(tmp_path):
 @linux_only
 def test_pinning_keeps_a_process_on_one_allowed_core():
     allowed = sorted(os.sched_getaffinity(0))
-    code = ("import os; from bugsvc import workers; core = workers.pin_to_core(3);"
+    code = ("import os; from bugsvc.serving import workers; core = workers.pin_to_core(3);"
             " print(core, sorted(os.sched_getaffinity(0)))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                           check=True)

@@ -15,7 +15,7 @@ from waitress import wasyncore
 from freezegun import freeze_time
 
 from bugsvc.errors import ServiceError
-from bugsvc.rpc.xmlrpc import call_params, parse_call, response_body, to_wire
+from bugsvc.web.rpc.xmlrpc import call_params, parse_call, response_body, to_wire
 
 ADMIN = "admin@example.com"
 ADMIN_PASSWORD = "admin-password"

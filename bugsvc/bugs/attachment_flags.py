@@ -5,8 +5,9 @@ an insider."""
 
 from dataclasses import replace
 
-from .. import access, flag_rules
-from ..caller import load_caller
+from ..accounts import access
+from ..catalogue import flag_rules
+from ..accounts.caller import load_caller
 from ..errors import ServiceError, USER_ERROR
 from .flags import FlagEditor
 

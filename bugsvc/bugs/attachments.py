@@ -11,11 +11,12 @@ import binascii
 import copy
 import re
 
-from .. import access, dates
-from ..db import placeholders
-from ..email import visible_email
+from ..accounts import access
+from .. import dates
+from ..store.db import placeholders
+from ..accounts.email import visible_email
 from ..errors import ServiceError, USER_ERROR
-from ..fields import Shape
+from ..api.fields import Shape
 from . import activity, flags as bug_flags
 from .store import diff
 

@@ -2,8 +2,8 @@
 reading them as Comment objects (rendered system texts, tags), time worked."""
 
 from .. import dates
-from ..db import placeholders
-from ..email import visible_email
+from ..store.db import placeholders
+from ..accounts.email import visible_email
 from ..errors import ServiceError
 from . import activity
 

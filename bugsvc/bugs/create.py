@@ -2,9 +2,10 @@
 the parameters and the component, then the bug, its description (comment 0),
 its flags and its effects on the bugs it names are written."""
 
-from .. import access, dates
+from ..accounts import access
+from .. import dates
 from ..errors import ServiceError, PARAM_INVALID, USER_ERROR, INVALID_USERNAME
-from ..params import Params
+from ..api.params import Params
 from . import activity, comments, custom_fields, dependencies, groups, see_also, store, values
 from .flags import FlagEditor, types_for
 from .permissions import has_editbugs, can_confirm

@@ -6,9 +6,9 @@ import re
 from datetime import date
 
 from .. import dates
-from ..db import placeholders
+from ..store.db import placeholders
 from ..errors import ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR
-from ..install import (FREETEXT, SINGLE_SELECT, MULTI_SELECT, TEXTAREA, DATETIME, BUG_ID,
+from ..store.install import (FREETEXT, SINGLE_SELECT, MULTI_SELECT, TEXTAREA, DATETIME, BUG_ID,
                        DATE, INTEGER)
 from .lookup import visible_bug_id
 

@@ -2,8 +2,8 @@
 
 import re
 
-from .. import access
-from ..db import placeholders
+from ..accounts import access
+from ..store.db import placeholders
 from .status import ultimate_dupe
 
 MAX_RESULTS = 25

@@ -6,8 +6,9 @@ flags)."""
 
 from dataclasses import replace
 
-from .. import access, catalog, flag_rules
-from ..caller import load_caller
+from ..accounts import access
+from ..catalogue import catalog, flag_rules
+from ..accounts.caller import load_caller
 from ..errors import ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR
 
 STATUS_INVALID = 129

@@ -2,8 +2,8 @@
 from the product's group controls (admin.md section 4; the reference's
 groups_available / groups_mandatory / group_is_settable / groups_valid)."""
 
-from .. import catalog
-from ..access import NA, SHOWN, DEFAULT, MANDATORY
+from ..catalogue import catalog
+from ..accounts.access import NA, SHOWN, DEFAULT, MANDATORY
 from ..errors import ServiceError
 
 GROUP_NOT_ALLOWED = 120

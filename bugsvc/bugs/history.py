@@ -5,8 +5,9 @@ private attachments (non-insiders), time-tracking fields (non-timetrackers),
 and ids of bugs they cannot see in depends_on/blocks changes.
 """
 
-from .. import access, dates
-from ..email import visible_email
+from ..accounts import access
+from .. import dates
+from ..accounts.email import visible_email
 from .permissions import TIME_FIELDS
 
 _DEPENDENCY_FIELDS = ("depends_on", "blocks")

@@ -6,7 +6,7 @@ except to a caller who can see every bug, who is told the truth (101); an
 alias of a hidden bug answers 100 like an unknown alias.
 """
 
-from .. import access
+from ..accounts import access
 from ..errors import ServiceError
 
 IMPROPER_BUG_ID = 100

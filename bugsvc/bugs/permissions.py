@@ -1,7 +1,7 @@
 """Who may change what on a bug (bugs.md section 6, "Field permissions")."""
 
-from .. import access
-from ..db import placeholders
+from ..accounts import access
+from ..store.db import placeholders
 from ..errors import ServiceError
 
 PRODUCT_EDIT_DENIED = 109

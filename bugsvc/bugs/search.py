@@ -11,9 +11,9 @@ quicksearch; all of them are ANDed.
 import re
 from dataclasses import dataclass
 
-from .. import access
+from ..accounts import access
 from ..errors import ServiceError, OBJECT_NOT_SPECIFIED, PARAM_MUST_BE_NUMERIC, USER_ERROR
-from ..params import Params, as_bool
+from ..api.params import Params, as_bool
 from . import quicksearch
 from .search_sql import ALIASES, Clause, Compiler, Condition
 

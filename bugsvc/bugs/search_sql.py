@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass, field
 from re import _constants, _parser   # pattern structure, to refuse exponential regexps
 
-from .. import access
-from ..db import placeholders
+from ..accounts import access
+from ..store.db import placeholders
 from ..errors import ServiceError, USER_ERROR
-from ..install import MULTI_SELECT, DATETIME, DATE, BUG_ID, INTEGER
+from ..store.install import MULTI_SELECT, DATETIME, DATE, BUG_ID, INTEGER
 from . import search_dates
 
 INVALID_FIELD_NAME = 108

@@ -3,8 +3,8 @@ old and a new record, which is also the update's `changes` answer and the
 bug's history (bugs.md sections 6 and 8)."""
 
 from .. import dates
-from ..changes import note
-from ..db import placeholders
+from ..api.changes import note
+from ..store.db import placeholders
 from . import activity, custom_fields, flags as bug_flags
 from .record import COLUMNS
 

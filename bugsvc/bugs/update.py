@@ -2,9 +2,11 @@
 to an in-memory copy of the bug, in the reference's order, then the
 difference is written with its history and side effects on other bugs."""
 
-from .. import access, catalog, dates
+from ..accounts import access
+from ..catalogue import catalog
+from .. import dates
 from ..errors import ServiceError, OBJECT_NOT_SPECIFIED, PARAM_INVALID, USER_ERROR
-from ..params import Params, as_bool
+from ..api.params import Params, as_bool
 from . import (activity, comments, custom_fields, dependencies, groups, record, see_also, store,
                values)
 from .flags import FlagEditor, retarget, types_for, user_can_see_bug

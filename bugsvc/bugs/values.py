@@ -5,7 +5,8 @@ documented error."""
 import re
 from datetime import date
 
-from .. import access, catalog
+from ..accounts import access
+from ..catalogue import catalog
 from ..errors import (ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST,
                       PARAM_MUST_BE_NUMERIC, NUMBER_TOO_LARGE, NUMBER_TOO_SMALL, ILLEGAL_DATE,
                       USER_ERROR)

@@ -8,9 +8,10 @@ tracking for non-timetrackers) is left out here.
 
 import orjson
 
-from .. import access, dates
-from ..db import placeholders
-from ..fields import Shape
+from ..accounts import access
+from .. import dates
+from ..store.db import placeholders
+from ..api.fields import Shape
 from . import custom_fields
 from .status import workflow as status_workflow
 from .token import update_tokens

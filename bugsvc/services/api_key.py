@@ -4,11 +4,13 @@ The secret is shown once, in the answer of create; only its hash is stored.
 Every change is audited under class User, on the key owner's account.
 """
 
-from .. import audit, auth, dates
-from ..changes import note
+from ..store import audit
+from ..accounts import auth
+from .. import dates
+from ..api.changes import note
 from ..errors import (ServiceError, require_group, require_login, OBJECT_DOES_NOT_EXIST,
                       OBJECT_NOT_SPECIFIED)
-from ..params import Params
+from ..api.params import Params
 
 
 def _owner_id(ctx, p):

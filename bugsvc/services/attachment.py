@@ -1,12 +1,13 @@
 """Attachments of bugs: get, create, update (attachments.md)."""
 
-from .. import access, dates
+from ..accounts import access
+from .. import dates
 from ..bugs import activity, attachments as stored, comments, record
 from ..bugs.attachment_flags import AttachmentFlagEditor
 from ..bugs.lookup import visible_bug_id
 from ..bugs.permissions import can_edit_product, require_product_edit
 from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED, AUTH_FAILURE, USER_ERROR
-from ..params import Params
+from ..api.params import Params
 
 # Keys of an update that change the attachment itself (not flags or comment).
 _FIELD_KEYS = ("summary", "file_name", "content_type", "is_patch", "is_private", "is_obsolete")

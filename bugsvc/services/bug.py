@@ -3,7 +3,7 @@ sections 2, 3, 5, 6, 7, 8, 10). The behaviour lives in bugsvc.bugs."""
 
 from .. import dates
 from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED
-from ..params import Params
+from ..api.params import Params
 from ..bugs import create as bug_create, tags, update as bug_update, view
 from ..bugs.duplicates import possible_duplicates as find_duplicates, MAX_RESULTS
 from ..bugs.history import history as bug_history

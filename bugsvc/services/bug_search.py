@@ -2,7 +2,7 @@
 
 from ..bugs import search as bug_search
 from ..bugs.view import bug_objects
-from ..params import Params
+from ..api.params import Params
 
 
 def search(ctx, params):

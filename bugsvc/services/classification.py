@@ -1,13 +1,15 @@
 """Classifications: get (admin.md section 1), and create and update (admin.md
 section 4; bugsvc extension in the reference's style)."""
 
-from .. import access, audit, catalog
-from ..catalog_admin import SMALLINT_MAX, UNKNOWN_METHOD, check_sort_key, checked_name, \
+from ..accounts import access
+from ..store import audit
+from ..catalogue import catalog
+from ..catalogue.admin import SMALLINT_MAX, UNKNOWN_METHOD, check_sort_key, checked_name, \
     reject_unknown_keys, required_text
-from ..changes import note
+from ..api.changes import note
 from ..errors import ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, \
     PARAM_INVALID, USER_ERROR
-from ..params import Params
+from ..api.params import Params
 
 CLASSIFICATIONS_DISABLED = 900
 _CREATE_KEYS = frozenset({"name", "description", "sort_key"})

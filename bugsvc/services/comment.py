@@ -3,15 +3,16 @@ compat.md 11)."""
 
 import re
 
-from .. import access, dates
+from ..accounts import access
+from .. import dates
 from ..bugs import activity, values
 from ..bugs import comments as stored
 from ..bugs.lookup import visible_bug_id
 from ..bugs.permissions import require_product_edit
-from ..db import placeholders
+from ..store.db import placeholders
 from ..errors import (ServiceError, require_login, AUTH_FAILURE, OBJECT_NOT_SPECIFIED,
                       PARAM_MUST_BE_NUMERIC)
-from ..params import Params
+from ..api.params import Params
 
 COMMENT_IS_PRIVATE = 110
 COMMENT_ID_INVALID = 111

@@ -1,12 +1,14 @@
 """Components: create (admin.md 2.1), update and delete (admin.md 2.2)."""
 
-from .. import access, audit, catalog
-from ..catalog_admin import NAME_MAX_LENGTH, UNKNOWN_METHOD, administered_product, \
+from ..accounts import access
+from ..store import audit
+from ..catalogue import catalog
+from ..catalogue.admin import NAME_MAX_LENGTH, UNKNOWN_METHOD, administered_product, \
     reject_unknown_keys
-from ..changes import note
+from ..api.changes import note
 from ..errors import ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, \
     PARAM_INVALID, INVALID_USERNAME, USER_ERROR
-from ..params import Params, as_list
+from ..api.params import Params, as_list
 
 COMPONENT_NAME_TOO_LONG = 105
 COMPONENT_EXISTS = 1200

@@ -9,12 +9,14 @@ are ids of rows of the controlling field's value source.
 
 import re
 
-from .. import access, audit, catalog
-from ..changes import note
+from ..accounts import access
+from ..store import audit
+from ..catalogue import catalog
+from ..api.changes import note
 from ..errors import (ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST,
                       PARAM_INVALID, NUMBER_TOO_SMALL, USER_ERROR)
-from ..install import SINGLE_SELECT, MULTI_SELECT, INTEGER
-from ..params import Params
+from ..store.install import SINGLE_SELECT, MULTI_SELECT, INTEGER
+from ..api.params import Params
 
 PRODUCT_ACCESS_DENIED = 106
 INVALID_FIELD_NAME = 108

@@ -9,11 +9,13 @@ reference writes it.
 
 import re
 
-from .. import access, audit, catalog, flag_rules
-from ..changes import note
+from ..accounts import access
+from ..store import audit
+from ..catalogue import catalog, flag_rules
+from ..api.changes import note
 from ..errors import (ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST,
                       PARAM_INVALID, ILLEGAL_EMAIL_ADDRESS, USER_ERROR, INTERNAL_ERROR)
-from ..params import Params
+from ..api.params import Params
 
 PRODUCT_ACCESS_DENIED = 106
 FLAG_TYPE_NAME_INVALID = 1101

@@ -7,15 +7,17 @@ one of the 14 system groups that carry permissions by name.
 
 import re
 
-from .. import audit, membership, settings
-from ..changes import note
-from ..db import placeholders
-from ..email import visible_email
+from ..store import audit
+from ..accounts import membership
+from ..catalogue import settings
+from ..api.changes import note
+from ..store.db import placeholders
+from ..accounts.email import visible_email
 from ..errors import (ServiceError, require_group, require_login, OBJECT_NOT_SPECIFIED,
                       OBJECT_DOES_NOT_EXIST, EMPTY_GROUP_NAME, GROUP_EXISTS,
                       EMPTY_GROUP_DESCRIPTION, INVALID_REGEXP, INVALID_GROUP_NAME,
                       GROUP_CANNOT_VIEW, USER_ERROR)
-from ..params import Params
+from ..api.params import Params
 
 NAME_MAX_LENGTH = 255
 _CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]+")

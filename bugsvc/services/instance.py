@@ -3,10 +3,12 @@ last audit time (interface "Instance information")."""
 
 import re
 
-from .. import COMPATIBLE_VERSION, __version__, audit, dates, settings
-from ..db import placeholders
+from .. import COMPATIBLE_VERSION, __version__, dates
+from ..store import audit
+from ..catalogue import settings
+from ..store.db import placeholders
 from ..errors import ServiceError, require_group, OBJECT_DOES_NOT_EXIST, USER_ERROR
-from ..params import Params
+from ..api.params import Params
 
 # The reference accepts ^Bugzilla(::\w+)*$; Service:: is our neutral twin.
 _CLASS_NAME = re.compile(r"(?:Bugzilla|Service)((?:::[A-Za-z0-9_]+)*)", re.ASCII)

@@ -3,12 +3,13 @@ the reference's style). Keywords in use are deactivated, never deleted."""
 
 import re
 
-from .. import audit, catalog
-from ..catalog_admin import UNKNOWN_METHOD, checked_name, reject_unknown_keys, required_text
-from ..changes import note
+from ..store import audit
+from ..catalogue import catalog
+from ..catalogue.admin import UNKNOWN_METHOD, checked_name, reject_unknown_keys, required_text
+from ..api.changes import note
 from ..errors import ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, \
     PARAM_INVALID, USER_ERROR
-from ..params import Params
+from ..api.params import Params
 
 _SEPARATORS = re.compile(r"[\s,]")
 _CREATE_KEYS = frozenset({"name", "description", "is_active"})

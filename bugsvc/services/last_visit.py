@@ -1,12 +1,12 @@
 """When the caller last visited bugs (interface "Bug last visited")."""
 
 from .. import dates
-from ..access import bug_visibility_sql
+from ..accounts.access import bug_visibility_sql
 from ..bugs.lookup import bug_id_of, visible_bug_id
-from ..db import placeholders
+from ..store.db import placeholders
 from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED, USER_ERROR
-from ..fields import Shape, filter_object
-from ..params import Params
+from ..api.fields import Shape, filter_object
+from ..api.params import Params
 
 RECENT_LIMIT = 20
 _SHAPE = Shape()

@@ -2,7 +2,7 @@
 extension in the reference's style). Milestones in use are deactivated
 (is_active false), never deleted."""
 
-from ..catalog_admin import MILESTONE, create_value, update_value
+from ..catalogue.admin import MILESTONE, create_value, update_value
 
 
 def create(ctx, params):

@@ -1,15 +1,17 @@
 """Products: the id lists, get, create and update (interface "Products";
 admin.md sections 2.3, 3 and 4)."""
 
-from .. import access, audit, catalog, flag_rules, group_control
-from ..catalog_admin import NAME_MAX_LENGTH, UNKNOWN_METHOD, administered_product, \
+from ..accounts import access
+from ..store import audit
+from ..catalogue import catalog, flag_rules, group_control
+from ..catalogue.admin import NAME_MAX_LENGTH, UNKNOWN_METHOD, administered_product, \
     reject_unknown_keys
-from ..changes import note
-from ..email import visible_email
+from ..api.changes import note
+from ..accounts.email import visible_email
 from ..errors import ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, \
     USER_ERROR
-from ..membership import GRANT_DIRECT
-from ..params import Params
+from ..accounts.membership import GRANT_DIRECT
+from ..api.params import Params
 
 PRODUCT_BLANK_NAME = 700
 PRODUCT_NAME_TOO_LONG = 701

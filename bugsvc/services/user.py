@@ -10,16 +10,18 @@ of editusers see all.
 import re
 import string
 
-from .. import access, audit, auth, dates, membership
-from ..changes import note
-from ..db import placeholders
-from ..email import visible_email
+from ..accounts import access, auth, membership
+from ..store import audit
+from .. import dates
+from ..api.changes import note
+from ..store.db import placeholders
+from ..accounts.email import visible_email
 from ..errors import (ServiceError, require_group, require_login, ACCOUNT_EXISTS, AUTH_FAILURE,
                       ILLEGAL_EMAIL_ADDRESS, INVALID_GROUP_NAME, OBJECT_DOES_NOT_EXIST,
                       OBJECT_NOT_SPECIFIED, PARAM_INVALID, PARAM_MUST_BE_NUMERIC,
                       PASSWORD_NOT_COMPLEX, PASSWORD_TOO_SHORT, USER_ACCESS_DENIED)
-from ..membership import GRANT_DIRECT
-from ..params import Params
+from ..accounts.membership import GRANT_DIRECT
+from ..api.params import Params
 
 PASSWORD_MIN_LENGTH = 6
 LOGIN_MAX_LENGTH = 127

@@ -6,7 +6,7 @@ Names are matched case-insensitively, as the unique indexes of schema.sql
 are (lower(name)).
 """
 
-from .db import placeholders
+from ..store.db import placeholders
 
 _INT64_LIMIT = 2**63       # ids beyond SQLite's integers name nothing
 

@@ -11,11 +11,11 @@ import re
 import threading
 from importlib import resources
 
-from .. import __version__
-from ..errors import INVALID_CALLBACK, USER_ERROR, http_status
+from ... import __version__
+from ...errors import INVALID_CALLBACK, USER_ERROR, http_status
 from . import render
-from .api_docs import DOCS, TAGS, Doc
-from .api_schemas import SCHEMAS, STR, obj, ref, strs
+from ...api.docs import DOCS, TAGS, Doc
+from ...api.schemas import SCHEMAS, STR, obj, ref, strs
 from .routing import EXEMPT, REQUIRED, SELF, resolve_service
 
 OPENAPI_VERSION = "3.1.0"

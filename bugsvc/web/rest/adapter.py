@@ -8,9 +8,10 @@ from urllib.parse import parse_qsl
 import falcon
 from falcon.media.multipart import MultipartFormHandler
 
-from .. import errors, json_input
-from ..errors import ServiceError, RequestTooLarge
-from ..runner import Runner
+from ... import errors
+from ...api import json_input
+from ...errors import ServiceError, RequestTooLarge
+from ...api.runner import Runner
 from . import render
 
 _REST_PREFIX = re.compile(r"^/rest(?:\.cgi)?")

@@ -5,11 +5,13 @@ versions and milestones (admin.md section 4)."""
 
 from dataclasses import dataclass
 
-from . import access, audit, catalog
-from .changes import note
-from .errors import (ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST,
+from ..accounts import access
+from ..store import audit
+from . import catalog
+from ..api.changes import note
+from ..errors import (ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST,
                      PARAM_INVALID, NUMBER_TOO_LARGE, NUMBER_TOO_SMALL, USER_ERROR)
-from .params import Params
+from ..api.params import Params
 
 PRODUCT_ACCESS_DENIED = 106
 UNKNOWN_METHOD = -32601

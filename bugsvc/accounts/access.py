@@ -5,7 +5,7 @@ accounts the caller may see.
 membercontrol / othercontrol values: 0 NA, 1 Shown, 2 Default, 3 Mandatory.
 """
 
-from .db import placeholders
+from ..store.db import placeholders
 
 NA, SHOWN, DEFAULT, MANDATORY = 0, 1, 2, 3
 CONTROL_NAMES = {NA: "NA", SHOWN: "Shown", DEFAULT: "Default", MANDATORY: "Mandatory"}

@@ -27,9 +27,9 @@ import time
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
-_HERE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent
 # Installed wheels carry the schema inside the package; a checkout has it at the top.
-SCHEMA_PATHS = (_HERE / "schema.sql", _HERE.parent / "schema.sql")
+SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 
 # Version written by schema.sql, which always describes the newest schema.
 # A schema change after a release bumps this number, edits schema.sql (for new

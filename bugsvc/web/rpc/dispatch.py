@@ -6,7 +6,7 @@ import logging
 import re
 from dataclasses import dataclass
 
-from ..errors import ServiceError, INTERNAL_ERROR, USER_ERROR
+from ...errors import ServiceError, INTERNAL_ERROR, USER_ERROR
 from ..rest.routing import Route
 from .methods import METHODS
 

@@ -10,8 +10,8 @@ import json
 import logging
 import re
 
-from .. import json_input
-from ..errors import ServiceError, USER_ERROR, INTERNAL_ERROR, INVALID_CALLBACK
+from ...api import json_input
+from ...errors import ServiceError, USER_ERROR, INTERNAL_ERROR, INVALID_CALLBACK
 from ..rest import render
 from ..rest.adapter import parse_query, upper_headers
 from .dispatch import POST_ONLY, JSONRPC_ILLEGAL_CONTENT_TYPE, read_body

@@ -7,7 +7,7 @@ them through `Params`, so "1", 1 and true mean the same everywhere.
 
 import re
 
-from .errors import ServiceError, PARAM_MUST_BE_NUMERIC, PARAM_INVALID, NUMBER_TOO_LARGE
+from ..errors import ServiceError, PARAM_MUST_BE_NUMERIC, PARAM_INVALID, NUMBER_TOO_LARGE
 
 _FALSE_STRINGS = {"", "0", "false", "no", "off"}
 _INT64_MAX = 2**63 - 1

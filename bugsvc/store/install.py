@@ -1,9 +1,10 @@
 """The reference's default installation data (compat.md section 13), written
 once into an empty database, and the first administrator."""
 
-from . import dates, settings
-from .bugs import token as update_token
-from .membership import GRANT_DIRECT, refresh_for_user
+from .. import dates
+from ..catalogue import settings
+from ..bugs import token as update_token
+from ..accounts.membership import GRANT_DIRECT, refresh_for_user
 
 # Field type codes (compat.md section 10).
 UNKNOWN, FREETEXT, SINGLE_SELECT, MULTI_SELECT, TEXTAREA, DATETIME, BUG_ID, BUG_URLS, \

@@ -5,9 +5,9 @@ route with the request's verb wins, so specific templates come first.
 """
 
 from .routing import Route, EXEMPT, REQUIRED, SELF, id_or_name, id_list, name_pair, scalars
-from ..fields import Shape
-from ..bugs.view import BUG_SHAPES
-from ..bugs.attachments import ATTACHMENT_SHAPES
+from ...api.fields import Shape
+from ...bugs.view import BUG_SHAPES
+from ...bugs.attachments import ATTACHMENT_SHAPES
 
 # Products with their subfields (compat.md section 7); group_controls only on request.
 PRODUCT_SHAPES = {"products": Shape(types={"group_controls": ("extra",)},

@@ -3,8 +3,9 @@
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from . import cache, settings
-from .caller import Caller
+from ..store import cache
+from ..catalogue import settings
+from ..accounts.caller import Caller
 from .fields import FieldFilter
 
 

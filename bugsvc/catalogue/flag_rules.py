@@ -15,8 +15,8 @@ Other areas call `flag_types_for_component` (product objects),
 `can_request_flag`.
 """
 
-from .caller import load_caller
-from .db import placeholders
+from ..accounts.caller import load_caller
+from ..store.db import placeholders
 
 TARGET_CODES = {"bug": "b", "attachment": "a"}
 TARGET_NAMES = {code: name for name, code in TARGET_CODES.items()}

@@ -6,11 +6,13 @@ apply include_fields/exclude_fields."""
 import sqlite3
 from datetime import datetime, timezone
 
-from . import cache, errors, fields
-from .auth import CredentialsRefused, extract_credentials
-from .caller import ANONYMOUS
+from ..store import cache
+from .. import errors
+from . import fields
+from ..accounts.auth import CredentialsRefused, extract_credentials
+from ..accounts.caller import ANONYMOUS
 from .context import Context
-from .rest.routing import REQUIRED, EXEMPT, SELF
+from ..web.rest.routing import REQUIRED, EXEMPT, SELF
 
 
 # SQLite's messages for statements beyond its size limits.

@@ -3,9 +3,9 @@
 requested change, and storing it with its effect on the product's bugs."""
 
 from . import catalog
-from .access import NA, SHOWN, DEFAULT, MANDATORY, CONTROL_NAMES, CONTROL_VALUES
-from .bugs import activity
-from .errors import ServiceError, OBJECT_DOES_NOT_EXIST, USER_ERROR
+from ..accounts.access import NA, SHOWN, DEFAULT, MANDATORY, CONTROL_NAMES, CONTROL_VALUES
+from ..bugs import activity
+from ..errors import ServiceError, OBJECT_DOES_NOT_EXIST, USER_ERROR
 
 _SETTINGS = ("membercontrol", "othercontrol", "entry", "canedit")
 _NONE = {"membercontrol": NA, "othercontrol": NA, "entry": 0, "canedit": 0}

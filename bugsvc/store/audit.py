@@ -1,6 +1,6 @@
 """The audit log behind GET /rest/last_audit_time: every admin change writes here."""
 
-from . import dates
+from .. import dates
 
 CLASS_PREFIX = "Bugzilla::"
 

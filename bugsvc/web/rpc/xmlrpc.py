@@ -24,8 +24,8 @@ import re
 import xmlrpc.client
 from xml.parsers import expat
 
-from .. import dates
-from ..errors import ServiceError, USER_ERROR, INTERNAL_ERROR
+from ... import dates
+from ...errors import ServiceError, USER_ERROR, INTERNAL_ERROR
 from ..rest.adapter import upper_headers
 from .dispatch import POST_ONLY, INVALID_VALUE, XMLRPC_ILLEGAL_CONTENT_TYPE, read_body
 

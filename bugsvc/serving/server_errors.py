@@ -18,8 +18,8 @@ from waitress.channel import HTTPChannel
 from waitress.server import BaseWSGIServer
 from waitress.task import ErrorTask
 
-from . import errors
-from .rest import render
+from .. import errors
+from ..web.rest import render
 
 access_log = logging.getLogger("bugsvc.access")
 

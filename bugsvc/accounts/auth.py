@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 from urllib.parse import unquote
 
-from . import dates
+from .. import dates
 from .caller import ANONYMOUS, load_caller
-from .errors import (ServiceError, API_KEY_NOT_VALID, ACCOUNT_DISABLED,
+from ..errors import (ServiceError, API_KEY_NOT_VALID, ACCOUNT_DISABLED,
                      INVALID_LOGIN_OR_PASSWORD, USER_ERROR)
 
 _ALNUM = string.ascii_letters + string.digits
