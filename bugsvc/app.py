@@ -1,35 +1,32 @@
-"""create_app(config): the falcon application. No I/O happens at import."""
+"""create_app(config): the falcon application, every way in over one Runner.
+No I/O happens at import."""
 
 import logging
-import time
-from urllib.parse import unquote_plus
 
 import falcon
 
 from . import errors
 from .accounts.auth import Authenticator
+from .api.operations import OPERATIONS
+from .api.runner import Runner
+from .errors import ServiceError
 from .store.db import Database
-from .errors import ServiceError, RequestTooLarge
+from .web.http import AccessLog, BodyLimit
 from .web.rest import render
 from .web.rest.adapter import RestAdapter
-from .web.rest.routes import ROUTES
 from .web.rest.openapi import add_documentation
+from .web.rest.routes import ROUTES
 from .web.rest.routing import Router
 from .web.rpc.dispatch import Dispatcher
 from .web.rpc.jsonrpc import JsonRpcAdapter
 from .web.rpc.xmlrpc import XmlRpcAdapter
 
 log = logging.getLogger("bugsvc")
-access_log = logging.getLogger("bugsvc.access")
-
-# Query keys whose values never reach the log: every spelling of an API key,
-# password or token (Bugzilla_/Service_ prefixed or plain, any case, even
-# percent-encoded).
-_SECRET_KEY_ENDINGS = ("api_key", "password", "token")
 
 
 def _error_handler(req, resp, exc, params):
-    """Answer every failure with the one error object (compat.md section 9)."""
+    """Answer every failure outside the RPC envelopes with the one error
+    object: {"error": true, "code", "message", "documentation"}."""
     status = None
     if isinstance(exc, ServiceError):
         code, message, status = exc.code, exc.message, exc.status
@@ -45,49 +42,6 @@ def _error_handler(req, resp, exc, params):
                    status or errors.http_status(code), callback)
 
 
-def _redacted(query_string):
-    """The query string with the values of credential parameters hidden."""
-    if not query_string:
-        return ""
-    parts = []
-    for part in query_string.split("&"):
-        key = part.split("=", 1)[0]
-        name = unquote_plus(key).strip().lower()
-        # JSON-RPC over GET carries its credentials inside the JSON `params`.
-        secret = name.endswith(_SECRET_KEY_ENDINGS) or name == "params"
-        parts.append(key + "=[hidden]" if secret else part)
-    return "?" + "&".join(parts)
-
-
-class AccessLog:
-    """Falcon middleware: one line per request, secrets hidden."""
-
-    def process_request(self, req, resp):
-        req.context.started = time.perf_counter()
-
-    def process_response(self, req, resp, resource, req_succeeded):
-        elapsed = (time.perf_counter() - getattr(req.context, "started", time.perf_counter())) * 1000
-        status = resp.status if isinstance(resp.status, int) else str(resp.status).split()[0]
-        size = len(resp.data) if resp.data is not None else 0
-        access_log.info('%s "%s %s%s" %s %d %.1fms', req.remote_addr, req.method, req.path,
-                        _redacted(req.query_string), status, size, elapsed)
-
-
-class BodyLimit:
-    """Falcon middleware: a request whose Content-Length is over the limit is
-    refused (413) before anything reads its body. A body without a length is
-    capped where it is read (the adapters); waitress enforces the same limit
-    itself, before the request reaches the application (server_errors.py)."""
-
-    def __init__(self, limit):
-        self.limit = limit
-
-    def process_request(self, req, resp):
-        length = req.content_length      # a malformed header: 400, code 32000
-        if length is not None and length > self.limit:
-            raise RequestTooLarge(self.limit)
-
-
 def create_app(config, db=None, clock=None):
     """Build the falcon App serving bugsvc for `config`.
 
@@ -95,16 +49,16 @@ def create_app(config, db=None, clock=None):
     clock: a function returning the current aware UTC datetime (tests).
     """
     db = db or Database(config.db_path)
+    runner = Runner(db, config, Authenticator(db, config.password_cost), clock)
     app = falcon.App(middleware=[AccessLog(), BodyLimit(config.max_body_bytes)])
     app.req_options.strip_url_path_trailing_slash = False
     app.resp_options.secure_cookies_by_default = False
-    authenticator = Authenticator(db, config.password_cost)
-    adapter = RestAdapter(db, config, authenticator, Router(ROUTES), clock)
-    app.add_sink(adapter, prefix=r"^/rest(\.cgi)?(?=/|$)")
-    add_documentation(app, ROUTES)
-    dispatcher = Dispatcher(adapter.runner, ROUTES)
-    app.add_sink(JsonRpcAdapter(dispatcher, config), prefix=r"^/jsonrpc\.cgi$")
-    app.add_sink(XmlRpcAdapter(dispatcher, config), prefix=r"^/xmlrpc\.cgi$")
+    app.add_sink(RestAdapter(runner, Router(ROUTES, OPERATIONS), config.max_body_bytes),
+                 prefix=r"^/rest(\.cgi)?(?=/|$)")
+    add_documentation(app, ROUTES, OPERATIONS)
+    dispatcher = Dispatcher(runner, OPERATIONS)
+    app.add_sink(JsonRpcAdapter(dispatcher, config.max_body_bytes), prefix=r"^/jsonrpc\.cgi$")
+    app.add_sink(XmlRpcAdapter(dispatcher, config.max_body_bytes), prefix=r"^/xmlrpc\.cgi$")
     app.add_error_handler(Exception, _error_handler)
     app.add_error_handler(falcon.HTTPError, _error_handler)
     return app

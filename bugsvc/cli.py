@@ -266,7 +266,7 @@ def manage_parameters(config, assignments, out=sys.stdout, err=sys.stderr):
 
 
 def make_backup(config, path, out=sys.stdout, err=sys.stderr):
-    """Copy the database to `path` (bugsvc.backup). Returns the exit status:
+    """Copy the database to `path` (bugsvc.store.backup). Returns the exit status:
     0, or 1 when no backup was made (the reason is printed on `err`)."""
     try:
         result = backup.backup(config.db_path, path)

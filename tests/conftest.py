@@ -1,6 +1,7 @@
 """Shared fixtures: every test gets its own database, copied from a template
 built once per session from schema.sql and the default installation data."""
 
+import dataclasses
 import shutil
 import sqlite3
 from datetime import datetime, timezone
@@ -11,16 +12,19 @@ from falcon import testing
 from bugsvc.accounts import auth
 from bugsvc.app import create_app
 from bugsvc.accounts.auth import ScryptCost
-from bugsvc.accounts.caller import ANONYMOUS, load_caller
+
+from bugsvc.api.fields import FieldFilter
+from bugsvc.api.operations import OPERATIONS
+from bugsvc.api.runner import Runner
 from bugsvc.cli import prepare_database
 from bugsvc.config import Config
-from bugsvc.api.context import Context
 from bugsvc.store.db import Database
 from bugsvc.accounts.membership import refresh_for_user
 
 ADMIN_EMAIL = "admin@example.com"
 ADMIN_PASSWORD = "admin-password"
 FAST_COST = ScryptCost(n=16, r=1, p=1)   # tests only: hashing must not dominate
+_OPERATION_OF = {operation.service: operation for operation in OPERATIONS}
 
 
 @pytest.fixture(scope="session")
@@ -73,33 +77,38 @@ def client(app):
 
 
 class Services:
-    """Calls service functions directly, as a given account, in one transaction
-    (committed on success, rolled back on error) like the REST adapter does."""
+    """Calls operations without HTTP, as a given account, through the
+    Runner's rules (login rule, transaction, include/exclude fields), as
+    every way in does. Functions that are no operation run in a transaction
+    of their own (committed on success, rolled back on error)."""
 
     def __init__(self, db, config):
         self.db = db
         self.config = config
         self.auth = auth.Authenticator(db, config.password_cost)
+        self.runner = Runner(db, config, self.auth)
 
-    def call(self, function, params=None, as_user=None, now=None, write=True, fields=None):
-        """Run `function(ctx, params)` as account id/login `as_user` (None: anonymous)."""
+    def call(self, function, params=None, as_user=None, now=None, write=True):
+        """Run the operation whose service is `function` (or, for any other
+        function, `function(ctx, params)` in a transaction, writing unless
+        `write` is false) as account id/login `as_user` (None: anonymous)."""
         now = now or datetime.now(timezone.utc)
-        with self.db.transaction(write=write) as conn:
-            caller = self.caller(conn, as_user)
-            ctx = Context(conn=conn, caller=caller, now=now, config=self.config, auth=self.auth,
-                          remote_ip="127.0.0.1")
-            if fields is not None:
-                ctx.fields = fields
-            return function(ctx, dict(params or {}))
+        user_id = self.user_id(as_user)
+        operation = _OPERATION_OF.get(function)
+        if operation is not None:
+            return self.runner.call(operation, params or {}, user_id, now=now)
+        params = dict(params or {})
+        chosen = FieldFilter(params.pop("include_fields", None), params.pop("exclude_fields", None))
+        with self.runner.context(user_id, write=write, now=now, fields=chosen) as ctx:
+            return function(ctx, params)
 
-    @staticmethod
-    def caller(conn, as_user):
-        if as_user is None:
-            return ANONYMOUS
-        if isinstance(as_user, str):
-            as_user = conn.execute("SELECT id FROM users WHERE lower(login) = lower(?)",
-                                   (as_user,)).fetchone()[0]
-        return load_caller(conn, as_user)
+    def user_id(self, as_user):
+        """The account id of id/login `as_user` (None stays None)."""
+        if as_user is None or isinstance(as_user, int):
+            return as_user
+        with self.db.transaction() as conn:
+            return conn.execute("SELECT id FROM users WHERE lower(login) = lower(?)",
+                                (as_user,)).fetchone()[0]
 
     def add_user(self, login, password=None, real_name="", groups=(), bless=(), disabled_text=""):
         """Create an account directly in the database; returns its id."""
@@ -129,6 +138,16 @@ class Services:
         """Rows of a read-only query, for checking what is stored."""
         with self.db.transaction() as conn:
             return [tuple(row) for row in conn.execute(sql, args).fetchall()]
+
+
+@pytest.fixture
+def swap_service(monkeypatch):
+    """swap_service(name, function): operation `name` runs `function` until
+    the test ends (for every app created after the call, and every RPC call)."""
+    def swap(name, function):
+        monkeypatch.setitem(OPERATIONS._by_name, name,
+                            dataclasses.replace(OPERATIONS[name], service=function))
+    return swap
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import base64
 import pytest
 from freezegun import freeze_time
 
-from bugsvc.api.fields import FieldFilter
 from bugsvc.services import attachment, comment
 
 from attachment_support import (ATTACHER, INSIDER, PLAIN, T0, T1, attach, b64, bug, change,
@@ -354,8 +353,8 @@ def test_excluding_data_never_reads_the_content(services, bug):
         finally:
             ctx.conn.set_trace_callback(None)
 
-    result = services.call(traced, {"ids": [bug], "attachment_ids": [new_id]}, write=False,
-                           fields=FieldFilter(exclude="data"))
+    result = services.call(traced, {"ids": [bug], "attachment_ids": [new_id],
+                                    "exclude_fields": "data"}, write=False)
     assert "data" not in result["attachments"][str(new_id)]
     assert statements and not any("attachment_data" in sql for sql in statements)
     statements.clear()

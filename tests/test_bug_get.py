@@ -5,7 +5,6 @@ from datetime import datetime, timezone
 
 from freezegun import freeze_time
 
-from bugsvc.api.fields import FieldFilter
 from bugsvc.services import bug as bug_service
 from bug_support import (ADMIN, add_custom_field, add_flag_type, add_keyword,
                          editbugs_only_for_members, file_bug, get_bug, set_param, update_bug)
@@ -100,8 +99,7 @@ def test_exclude_custom_and_extra_tags(client, services, admin_key):
 
 def test_fields_filter_skips_work_in_service(services):
     bug_id = file_bug(services)
-    result = services.call(bug_service.get, {"ids": [bug_id]}, write=False,
-                           fields=FieldFilter(include="id"))
+    result = services.call(bug_service.get, {"ids": [bug_id], "include_fields": "id"})
     assert "tags" not in result["bugs"][0]
 
 

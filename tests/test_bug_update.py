@@ -619,12 +619,11 @@ def test_update_tags_are_personal(services):
     result = services.call(bug_service.update_tags,
                            {"ids": [bug_id], "tags": {"remove": ["later"]}}, as_user=ADMIN)
     assert result["changes"][str(bug_id)]["tags"] == {"removed": ["Later"], "added": []}
-    from bugsvc.api.fields import FieldFilter
-    mine = services.call(bug_service.get, {"ids": [bug_id]}, as_user=ADMIN, write=False,
-                         fields=FieldFilter(include="tags"))["bugs"][0]
+    mine = services.call(bug_service.get, {"ids": [bug_id], "include_fields": "tags"},
+                         as_user=ADMIN)["bugs"][0]
     assert mine["tags"] == ["mine"]
-    other = services.call(bug_service.get, {"ids": [bug_id]}, as_user="other@example.com",
-                          write=False, fields=FieldFilter(include="_extra"))["bugs"][0]
+    other = services.call(bug_service.get, {"ids": [bug_id], "include_fields": "_extra"},
+                          as_user="other@example.com")["bugs"][0]
     assert other["tags"] == []
     with pytest.raises(ServiceError) as caught:
         services.call(bug_service.update_tags, {"ids": [bug_id]}, as_user=ADMIN)

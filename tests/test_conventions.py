@@ -10,7 +10,7 @@ import pytest
 from falcon import testing
 
 from bugsvc.app import create_app
-from bugsvc.services import group, instance
+from bugsvc.services import group
 
 ADMIN = "admin@example.com"
 
@@ -341,12 +341,12 @@ def test_wrong_api_key_is_an_error_never_anonymous(client):
 
 # Unexpected failures -----------------------------------------------------------------
 
-def test_unexpected_exception_is_minus_32000_logged_without_traceback(config, db, monkeypatch,
+def test_unexpected_exception_is_minus_32000_logged_without_traceback(config, db, swap_service,
                                                                        caplog):
     def broken(ctx, params):
         raise RuntimeError("secret internal detail")
 
-    monkeypatch.setattr(instance, "version", broken)
+    swap_service("Bugzilla.version", broken)
     client = testing.TestClient(create_app(config, db=db))
     with caplog.at_level(logging.ERROR, logger="bugsvc"):
         resp = client.simulate_get("/rest/version")

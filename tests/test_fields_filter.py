@@ -1,5 +1,5 @@
 """include_fields / exclude_fields: every step of compat.md section 7, as unit
-tests of bugsvc.fields, and through HTTP on groups."""
+tests of bugsvc.api.fields, and through HTTP on groups."""
 
 import pytest
 
@@ -12,7 +12,8 @@ DEFAULT, CUSTOM, EXTRA = ("default",), ("default", "custom"), ("extra",)
 
 def kept(flt, names_and_types, prefix=None):
     """The names `flt` wants out of [(name, types)]."""
-    return [name for name, types in names_and_types if flt.wants(name, types, prefix)]
+    shape = Shape(types=dict(names_and_types))
+    return [name for name, _ in names_and_types if flt.wants(name, shape, prefix)]
 
 
 FIELDS = [("id", DEFAULT), ("summary", DEFAULT), ("cf_colour", CUSTOM), ("tags", EXTRA)]
@@ -208,7 +209,11 @@ def test_apply_walks_star_paths_and_leaves_other_parts_alone():
 def test_apply_without_a_choice_or_on_non_objects_changes_nothing():
     result = {"products": [product()]}
     assert apply(result, {"products": PRODUCT_SHAPE}, FieldFilter()) == {"products": [product()]}
-    assert apply([{"id": 1, "x": 2}], {"*": Shape()}, FieldFilter("id")) == [{"id": 1, "x": 2}]
+    assert apply(True, {"*": Shape()}, FieldFilter("id")) is True
+
+
+def test_apply_walks_an_answer_that_is_a_list_of_objects():
+    assert apply([{"id": 1, "x": 2}], {"*": Shape()}, FieldFilter("id")) == [{"id": 1}]
 
 
 # Through HTTP on groups ------------------------------------------------------------------

@@ -39,6 +39,7 @@ from bugsvc.config import Config
 from bugsvc.store.db import Database
 from bugsvc.store.install import SYSTEM_GROUPS
 from bugsvc.web.rest.openapi import describe
+from bugsvc.api.operations import OPERATIONS
 from bugsvc.web.rest.routes import ROUTES
 from conftest import ADMIN_EMAIL, ADMIN_PASSWORD, FAST_COST, Services
 
@@ -54,7 +55,7 @@ PLAIN_USER = "fuzz-user@example.com"
 FUZZ_ADMIN = "fuzz-admin@example.com"
 TARGET_USER = "fuzz-target@example.com"     # the account {user} paths name: changes hurt nobody
 
-schema = schemathesis.openapi.from_dict(describe(ROUTES))
+schema = schemathesis.openapi.from_dict(describe(ROUTES, OPERATIONS))
 schema.config.generation.update(with_security_parameters=False)
 OPERATIONS = {result.ok().label: result.ok() for result in schema.get_all_operations()}
 _ROUTED = {(route.method, route.template) for route in ROUTES}

@@ -27,7 +27,7 @@ from bugsvc.app import create_app
 from bugsvc.config import Config
 from bugsvc.errors import http_status
 from bugsvc.web.rest.routes import ROUTES
-from bugsvc.web.rest.routing import resolve_service
+from bugsvc.api.operations import OPERATIONS
 
 import bug_rows
 from live_server import start  # noqa: F401 (fixture)
@@ -248,7 +248,7 @@ def test_wrong_types_for_every_parameter(prober, route, record_property):
 
 def documented_names(route):
     """The parameter names the route's service docstring mentions."""
-    doc = resolve_service(route.service).__doc__ or ""
+    doc = OPERATIONS[route.operation].service.__doc__ or ""
     return [name for name in PARAM_NAMES if re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", doc)]
 
 
@@ -430,7 +430,7 @@ def test_more_values_than_sqlite_takes_in_a_query_string(prober):
 def test_a_statement_beyond_sqlites_limits_is_a_user_error_and_rolls_back(config, db, services):
     from bugsvc.accounts.auth import Authenticator
     from bugsvc.errors import ServiceError
-    from bugsvc.web.rest.routing import Route
+    from bugsvc.api.operation import Operation
     from bugsvc.api.runner import Runner
 
     def careless_service(ctx, params):
@@ -441,7 +441,7 @@ def test_a_statement_beyond_sqlites_limits_is_a_user_error_and_rolls_back(config
 
     runner = Runner(db, config, Authenticator(db, config.password_cost), lambda: FIXED_NOW)
     with pytest.raises(ServiceError) as raised:
-        runner.run(careless_service, Route("POST", "/careless", "instance.version"),
+        runner.run(Operation("Test.careless", careless_service, writes=True),
                    {"ids": list(range(MORE_THAN_SQLITE_TAKES + 1))}, {}, "127.0.0.1")
     assert raised.value.code == 32000 and "too many values" in raised.value.message
     assert services.query("SELECT COUNT(*) FROM keywords WHERE name = 'kept?'") == [(0,)]
@@ -481,7 +481,7 @@ def test_forms_and_multipart_bodies(prober):
 def test_an_integer_beyond_64_bits_that_reaches_sql_is_54_and_rolls_back(config, db, services):
     from bugsvc.accounts.auth import Authenticator
     from bugsvc.errors import ServiceError
-    from bugsvc.web.rest.routing import Route
+    from bugsvc.api.operation import Operation
     from bugsvc.api.runner import Runner
 
     def careless_service(ctx, params):
@@ -490,9 +490,9 @@ def test_an_integer_beyond_64_bits_that_reaches_sql_is_54_and_rolls_back(config,
         return {}
 
     runner = Runner(db, config, Authenticator(db, config.password_cost), lambda: FIXED_NOW)
-    rule = Route("POST", "/careless", "instance.version")
+    careless = Operation("Test.careless", careless_service, writes=True)
     with pytest.raises(ServiceError) as raised:
-        runner.run(careless_service, rule, {"id": 2**64}, {}, "127.0.0.1")
+        runner.run(careless, {"id": 2**64}, {}, "127.0.0.1")
     assert raised.value.code == 54 and raised.value.status == 400
     assert services.query("SELECT COUNT(*) FROM keywords WHERE name = 'kept?'") == [(0,)]
 

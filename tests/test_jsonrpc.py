@@ -8,15 +8,15 @@ import logging
 import pytest
 from freezegun import freeze_time
 
-from bugsvc import app as app_module
 from bugsvc.accounts.auth import Authenticator
-from bugsvc.errors import ServiceError
-from bugsvc.web.rest.routes import ROUTES
-from bugsvc.web.rest.routing import REQUIRED
-from bugsvc.web.rpc.dispatch import Dispatcher
-from bugsvc.web.rpc.methods import METHODS, Method
-from bugsvc.web.rpc.jsonrpc import params_object
+from bugsvc.api.operation import REQUIRED, Operation, Operations
+from bugsvc.api.operations import OPERATIONS
 from bugsvc.api.runner import Runner
+from bugsvc.errors import ServiceError
+from bugsvc.services import instance
+from bugsvc.web.http import redacted
+from bugsvc.web.rpc.dispatch import Dispatcher
+from bugsvc.web.rpc.jsonrpc import params_object
 from catalog_support import set_param
 
 ADMIN = "admin@example.com"
@@ -119,7 +119,7 @@ def test_errors_answer_http_200_with_the_rest_code(client):
 
 
 def test_unknown_method_is_32601(client):
-    for name in ("Bug.nothing", "Nothing.get", "Bugzilla.update_parameters", "version"):
+    for name in ("Bug.nothing", "Nothing.get", "update_parameters", "version"):
         assert rpc(client, name, {}).json["error"]["code"] == -32601
 
 
@@ -136,12 +136,10 @@ def test_unreadable_or_batch_bodies_are_32000(client, body):
     assert resp.json["error"]["code"] == 32000 and resp.json["id"] is None
 
 
-def test_unexpected_exception_is_logged_and_answered_32000_minus(client, monkeypatch, caplog):
-    from bugsvc.services import instance
-
+def test_unexpected_exception_is_logged_and_answered_32000_minus(client, swap_service, caplog):
     def broken(ctx, params):
         raise RuntimeError("secret internals")
-    monkeypatch.setattr(instance, "version", broken)
+    swap_service("Bugzilla.version", broken)
     with caplog.at_level(logging.ERROR, logger="bugsvc.rpc"):
         resp = rpc(client, "Bugzilla.version", {})
     assert resp.json["error"]["code"] == -32000
@@ -238,7 +236,7 @@ def test_get_answers_etag_and_304_when_unchanged(client):
 
 
 def test_params_in_the_query_string_never_reach_the_access_log():
-    logged = app_module._redacted('method=User.get&params=[{"Bugzilla_api_key":"k"}]&id=1')
+    logged = redacted('method=User.get&params=[{"Bugzilla_api_key":"k"}]&id=1')
     assert "Bugzilla_api_key" not in logged and "params=[hidden]" in logged
 
 
@@ -304,32 +302,29 @@ def test_requirelogin_keeps_exempt_methods_open(client, services):
 
 # The method table ----------------------------------------------------------------------
 
-def test_every_method_is_unique_and_only_reading_routes_are_reachable_by_get():
-    names = [method.name for method in METHODS]
-    assert len(names) == len(set(names))
-    for method in METHODS:
-        assert (method.rest is None) != (method.service is None), method.name
-        if method.via_get:
-            assert method.rest.startswith("GET "), method.name
+def test_only_operations_that_read_are_reachable_by_get():
+    for operation in OPERATIONS:
+        if operation.reachable_by_get:
+            assert not operation.writes, operation.name
+    # Login and token checks would put secrets into URLs.
+    for name in ("User.login", "User.logout", "User.valid_login"):
+        assert not OPERATIONS[name].reachable_by_get
 
 
-def test_table_methods_resolve_to_the_rest_routes_services(services, config):
-    dispatcher = Dispatcher(Runner(services.db, config, Authenticator(services.db)), ROUTES)
+def test_methods_are_the_operations_of_the_same_name(services, config):
+    dispatcher = Dispatcher(Runner(services.db, config, Authenticator(services.db)), OPERATIONS)
     group_get = dispatcher.lookup("Group.get", via_get=True)
-    assert group_get.function.__module__ == "bugsvc.services.group"
-    assert group_get.rule.login == REQUIRED and not group_get.rule.is_write
-    assert dispatcher.lookup("Group.create").rule.is_write
+    assert group_get.service.__module__ == "bugsvc.services.group"
+    assert group_get.login == REQUIRED and not group_get.writes
+    assert dispatcher.lookup("Group.create").writes
 
 
-def test_a_missing_service_or_route_is_an_unknown_method(services, config):
-    table = [Method("Test.module", service="no_such_module.get"),
-             Method("Test.function", service="instance.no_such_function"),
-             Method("Test.route", rest="GET /no/such/{}"),
-             Method("Test.read", rest="GET /version", via_get=True)]
-    dispatcher = Dispatcher(Runner(services.db, config, Authenticator(services.db)), ROUTES, table)
-    for name in ("Test.module", "Test.function", "Test.route"):
+def test_an_unknown_name_is_an_unknown_method(services, config):
+    table = Operations([Operation("Test.read", instance.version)])
+    dispatcher = Dispatcher(Runner(services.db, config, Authenticator(services.db)), table)
+    for name in ("Test.module", "Bug.get", "", None, 7):
         with pytest.raises(ServiceError) as caught:
             dispatcher.lookup(name)
         assert caught.value.code == -32601
-    bound = dispatcher.lookup("Test.read", via_get=True)
-    assert dispatcher.run(bound, {}, {}, "127.0.0.1") == {"version": "5.2"}
+    found = dispatcher.lookup("Test.read", via_get=True)
+    assert dispatcher.run(found, {}, {}, "127.0.0.1") == {"version": "5.2"}

@@ -15,11 +15,14 @@ from bugsvc.errors import http_status
 from bugsvc.api.docs import DOCS
 from bugsvc.api.schemas import SCHEMAS
 from bugsvc.web.rest.openapi import describe, missing_docs
+from bugsvc.api.operation import REQUIRED, Operation, Operations
+from bugsvc.api.operations import OPERATIONS
+from bugsvc.services import instance
 from bugsvc.web.rest.routes import ROUTES
-from bugsvc.web.rest.routing import REQUIRED, Route, id_list, resolve_service
+from bugsvc.web.rest.routing import Route, id_list
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
-DESCRIPTION = describe(ROUTES)
+DESCRIPTION = describe(ROUTES, OPERATIONS)
 
 
 def first_routes():
@@ -49,15 +52,13 @@ def assert_matches(operation, status, body):
 
 # The description and the route table ----------------------------------------
 
-def test_every_routed_service_has_a_documentation_entry():
-    assert missing_docs(ROUTES) == []
+def test_every_operation_has_a_documentation_entry():
+    assert missing_docs(OPERATIONS) == []
 
 
-def test_every_documentation_entry_names_a_routed_service():
-    routed = {route.service for route in ROUTES}
-    for service in DOCS:
-        assert callable(resolve_service(service)), service
-        assert service in routed, f"{service} is documented but has no route"
+def test_every_documentation_entry_names_an_operation():
+    for name in DOCS:
+        assert OPERATIONS.get(name) is not None, f"{name} is documented but is no operation"
 
 
 # Every error code of compat.md section 9, to tell codes from other numbers in prose.
@@ -69,12 +70,12 @@ KNOWN_CODES = ({*range(50, 59), *range(100, 135), *range(300, 308), -303, 410, *
 
 @pytest.mark.parametrize("service", sorted(DOCS))
 def test_error_codes_a_service_docstring_lists_are_documented(service):
-    docstring = resolve_service(service).__doc__ or ""
+    docstring = OPERATIONS[service].service.__doc__ or ""
     errors_part = docstring.split("Errors", 1)[1] if "Errors" in docstring else ""
     numbers = {int(n) for n in re.findall(r"(?<![\w.])(-?\d+)(?![\w.])", errors_part)}
     undocumented = sorted((numbers & KNOWN_CODES) - set(DOCS[service].errors)
                           - {306, 32000, 32611, 300, 301, 410})
-    assert not undocumented, f"add {undocumented} to the errors of {service} in api_docs.py"
+    assert not undocumented, f"add {undocumented} to the errors of {service} in api/docs.py"
 
 
 def test_the_description_is_valid_openapi_3_1():
@@ -89,7 +90,7 @@ def test_every_route_is_described_with_its_status_and_path_parameters(route):
     path_parameters = [p["name"] for p in operation["parameters"] if p["in"] == "path"]
     assert path_parameters == _PLACEHOLDER.findall(route.template)
     assert "x-undocumented" not in operation
-    assert operation["summary"] == DOCS[route.service].summary
+    assert operation["summary"] == DOCS[route.operation].summary
 
 
 @pytest.mark.parametrize("route", first_routes(), ids=route_id)
@@ -97,7 +98,7 @@ def test_errors_are_documented_with_the_error_object_and_their_statuses(route):
     responses = DESCRIPTION["paths"][route.template][route.method.lower()]["responses"]
     # Credentials can be wrong on every call: 306 (400) and 300 (401).
     assert {"400", "401"} <= set(responses)
-    for code in DOCS[route.service].errors:
+    for code in DOCS[route.operation].errors:
         status = str(http_status(code))
         assert status in responses, (code, status)
         assert re.search(rf"(?<![\d-]){code}(?!\d)", responses[status]["description"])
@@ -110,29 +111,33 @@ def test_errors_are_documented_with_the_error_object_and_their_statuses(route):
 @pytest.mark.parametrize("route", first_routes(), ids=route_id)
 def test_security_says_which_calls_need_a_login(route):
     security = DESCRIPTION["paths"][route.template][route.method.lower()]["security"]
-    assert ({} in security) == (route.login != REQUIRED)
+    assert ({} in security) == (OPERATIONS[route.operation].login != REQUIRED)
     assert {"api_key": []} in security and {"bearer": []} in security
 
 
 def test_a_new_route_appears_without_touching_the_description_code():
-    routes = [Route("GET", "/widget/{widget}", "instance.version", path_params=id_list("widget"),
+    operations = Operations([Operation("Bugzilla.version", instance.version),
+                             Operation("Widget.create", instance.version, login=REQUIRED,
+                                       writes=True)])
+    routes = [Route("GET", "/widget/{widget}", "Bugzilla.version", path_params=id_list("widget"),
                     status=200),
-              Route("POST", "/widget", "instance.version", status=201, login=REQUIRED)]
-    description = describe(routes)
+              Route("POST", "/widget", "Widget.create", status=201)]
+    description = describe(routes, operations)
     get = description["paths"]["/widget/{widget}"]["get"]
     assert [p["name"] for p in get["parameters"] if p["in"] == "path"] == ["widget"]
     assert "ids" in get["parameters"][0]["description"]
-    assert "201" in description["paths"]["/widget"]["post"]["responses"]
-    assert missing_docs(routes) == []
+    post = description["paths"]["/widget"]["post"]
+    assert "201" in post["responses"] and {} not in post["security"]
+    assert missing_docs(operations) == ["Widget.create"]
 
 
 def test_a_route_without_an_entry_is_flagged_but_still_described():
-    routes = [Route("GET", "/widget", "instance.version")]
-    description = describe(routes, docs={})
+    routes = [Route("GET", "/widget", "Bugzilla.version")]
+    description = describe(routes, OPERATIONS, docs={})
     operation = description["paths"]["/widget"]["get"]
     assert operation["x-undocumented"] is True
     assert operation["summary"].startswith("Returns")    # the service's docstring
-    assert missing_docs(routes, docs={}) == ["instance.version"]
+    assert missing_docs(OPERATIONS, docs={})[0] == "Bugzilla.version"
 
 
 def test_every_reference_resolves_and_every_schema_is_valid_json_schema():

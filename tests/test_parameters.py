@@ -9,7 +9,6 @@ from freezegun import freeze_time
 from bugsvc.store import audit
 from bugsvc.catalogue import settings
 from bugsvc.errors import ServiceError
-from bugsvc.api.fields import FieldFilter
 from bugsvc.services import instance
 
 ADMIN = "admin@example.com"
@@ -57,11 +56,11 @@ def test_tweakparams_member_sees_every_parameter_as_strings(client, services, tw
 
 
 def test_include_and_exclude_fields_choose_parameter_names(services):
-    chosen = services.call(instance.parameters, as_user=ADMIN, write=False,
-                           fields=FieldFilter("maintainer,urlbase"))["parameters"]
+    chosen = services.call(instance.parameters, {"include_fields": "maintainer,urlbase"},
+                           as_user=ADMIN)["parameters"]
     assert chosen == {"maintainer": "", "urlbase": ""}
-    rest = services.call(instance.parameters, as_user=ADMIN, write=False,
-                         fields=FieldFilter(None, "maintainer"))["parameters"]
+    rest = services.call(instance.parameters, {"exclude_fields": "maintainer"},
+                         as_user=ADMIN)["parameters"]
     assert "maintainer" not in rest and "urlbase" in rest
 
 

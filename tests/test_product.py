@@ -7,7 +7,6 @@ import pytest
 from freezegun import freeze_time
 
 from bugsvc.errors import ServiceError
-from bugsvc.api.fields import FieldFilter
 from bugsvc.services import classification, component, product, version
 
 from catalog_support import (ADMIN, DEFAULT, MANDATORY, NA, SHOWN, add_bug, add_bug_group,
@@ -412,8 +411,8 @@ def test_group_controls_set_change_and_remove(services):
     unchanged = services.call(product.update, {"ids": [1], "group_controls": {
         "Staff": {"membercontrol": "Default"}}}, as_user=ADMIN)
     assert unchanged["products"][0]["changes"] == {}
-    assert services.call(product.get, {"ids": [1]}, as_user=ADMIN, write=False,
-                         fields=FieldFilter("group_controls"))["products"][0][
+    assert services.call(product.get, {"ids": [1], "include_fields": "group_controls"},
+                         as_user=ADMIN)["products"][0][
         "group_controls"] == {"Staff": {"membercontrol": "Default", "othercontrol": "Default",
                                         "entry": True, "canedit": False}}
 

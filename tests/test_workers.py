@@ -315,7 +315,7 @@ def test_a_second_writer_waits_for_the_first_and_readers_are_not_blocked(config)
 
 _HOLD_LOCK = """
 import sys, time
-from bugsvc.db import Database
+from bugsvc.store.db import Database
 db = Database(sys.argv[1], writers_lock_path=sys.argv[2])
 with db.transaction(write=True) as conn:
     conn.execute("UPDATE params SET value = 'other process' WHERE name = 'maintainer'")

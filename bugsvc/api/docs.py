@@ -1,9 +1,9 @@
-"""What the OpenAPI description says about each service function: its
-parameters, its answer and its error codes, keyed by "module.function" as
-the route table names it. openapi.py joins this with the route table (paths,
-verbs, statuses, path parameters, login rules), so a route added to
-routes.py appears in the description by itself; tests/test_openapi.py fails
-while its service has no entry here.
+"""What the documentation says about each operation: its parameters, its
+answer and its error codes, keyed by the operation's name. The OpenAPI
+description joins this with the route table (paths, verbs, statuses, path
+parameters) and the operations' rules, so a route added to routes.py appears
+in the description by itself; tests/test_openapi.py fails while an operation
+has no entry here.
 
 An entry's `params` are the call's parameters: query parameters for GET,
 properties of the JSON body otherwise. Parameters that a path template fills
@@ -73,6 +73,7 @@ _INCLUSIONS = {"anyOf": [strs(None), obj(values=strs(None))],
 _SELECT_VALUES = {"anyOf": [arr(ID_OR_NAME), obj({"add": arr({}), "remove": strs(None)})],
                   "description": "values of a select field: an array, or {\"add\", \"remove\"}; "
                                  "each a name or {name, sort_key, visibility_value}"}
+_LIST_CHANGE = obj({"added": strs(None), "removed": strs(None)})
 _ID_LIST_ANSWER = obj({"ids": ints(None)}, required=["ids"])
 _COMMENT_MAP = obj({
     "bugs": obj(values=obj({"comments": arr(ref("Comment"))}),
@@ -107,28 +108,28 @@ _SEARCH_PARAMS = {
 
 DOCS = {
     # Instance information
-    "instance.version": Doc("The compatibility version (X.X or X.X.X).",
+    "Bugzilla.version": Doc("The compatibility version (X.X or X.X.X).",
                             answer=obj({"version": STR}, required=["version"])),
-    "instance.extensions": Doc("Installed extensions.",
+    "Bugzilla.extensions": Doc("Installed extensions.",
                                answer=obj({"extensions": obj(values=obj({"version": STR}))})),
-    "instance.timezone": Doc("The service's time zone (+0000).",
+    "Bugzilla.timezone": Doc("The service's time zone (+0000).",
                              answer=obj({"timezone": STR}, required=["timezone"])),
-    "instance.time": Doc("The service's clock.", answer=obj({
+    "Bugzilla.time": Doc("The service's clock.", answer=obj({
         "db_time": DATETIME, "web_time": DATETIME, "web_time_utc": DATETIME, "tz_name": STR,
         "tz_short_name": STR, "tz_offset": STR})),
-    "instance.parameters": Doc(
+    "Bugzilla.parameters": Doc(
         "The instance parameters the caller may see (values are strings).", fields=True,
         answer=obj({"parameters": obj(values=STR)})),
-    "instance.update_parameters": Doc(
+    "Bugzilla.update_parameters": Doc(
         "Change instance parameters (tweakparams); the body maps names to new values.",
         body_values={"type": ["string", "integer", "boolean"]},
         answer=obj({"parameters": ref("Changes")}), errors=(304, 51, 32000)),
-    "instance.last_audit_time": Doc(
+    "Bugzilla.last_audit_time": Doc(
         "When an audited object last changed.",
         params={"class": one_or_many(STR, "class names Bugzilla::X or Service::X")},
         answer=obj({"last_audit_time": NULLABLE_DATETIME}), errors=(53,)),
     # Users and login
-    "user.login": Doc(
+    "User.login": Doc(
         "Log in with a login name and password; answers a token.",
         params={"login": STR, "password": described(STR, "sent in the query string; prefer "
                                                          "API keys"),
@@ -136,23 +137,23 @@ DOCS = {
         required=("login", "password"),
         answer=obj({"id": INT, "token": STR}, required=["id", "token"]),
         errors=(50, 300, 301, 32000)),
-    "user.logout": Doc("Invalidate a login token.", params={"token": STR},
+    "User.logout": Doc("Invalidate a login token.", params={"token": STR},
                        answer=wrapped({"type": "null"})),
-    "user.valid_login": Doc("Whether a token is valid for a login.",
+    "User.valid_login": Doc("Whether a token is valid for a login.",
                             params={"login": STR, "token": STR}, required=("login",),
                             answer=wrapped(BOOL), errors=(50, 32000)),
-    "user.create": Doc(
+    "User.create": Doc(
         "Create an account (editusers).",
         params={"email": STR, "full_name": STR, "password": STR}, required=("email",),
         answer=created(), errors=(304, 50, 501, 500, 502, 305)),
-    "user.update": Doc(
+    "User.update": Doc(
         "Change accounts (editusers; blessers may change group membership).",
         params={"ids": _IDS, "names": _NAMES, "full_name": STR, "email": STR, "password": STR,
                 "email_enabled": BOOL, "login_denied_text": STR,
                 "groups": group_change_object("group ids or names to add, remove or set"),
                 "bless_groups": group_change_object("the same, for the right to bless")},
         answer=updated("users"), errors=(304, 50, 51, 53, 500, 501, 502, 305)),
-    "user.get": Doc(
+    "User.get": Doc(
         "Accounts by ids, login names or matching text.",
         params={"ids": _IDS, "names": _NAMES,
                 "match": strs("substrings of login or real name"),
@@ -160,53 +161,53 @@ DOCS = {
                 "include_disabled": BOOL, "group_ids": _IDS, "groups": _NAMES},
         answer=obj({"users": arr(ref("User"))}), errors=(50, 505, 51, 304, 804, 52)),
     # API keys
-    "api_key.get": Doc("The caller's API keys (never their secrets).",
+    "ApiKey.get": Doc("The caller's API keys (never their secrets).",
                        params={"user": described(ID_OR_NAME, "another account (editusers)")},
                        answer=obj({"api_keys": arr(ref("ApiKey"))}), errors=(304, 51)),
-    "api_key.create": Doc(
+    "ApiKey.create": Doc(
         "Create an API key; the secret is shown only in this answer.",
         params={"description": STR, "user": described(ID_OR_NAME, "another account "
                                                                   "(editusers)")},
         answer=obj({"id": INT, "api_key": STR}, required=["id", "api_key"]),
         errors=(304, 51)),
-    "api_key.update": Doc("Describe or revoke API keys.",
+    "ApiKey.update": Doc("Describe or revoke API keys.",
                           params={"ids": _IDS, "description": STR, "revoked": BOOL},
                           answer=updated("api_keys"), errors=(50, 51)),
     # Groups
-    "group.create": Doc(
+    "Group.create": Doc(
         "Create a group (creategroups).",
         params={"name": STR, "description": STR, "user_regexp": STR, "is_active": BOOL,
                 "icon_url": STR},
         required=("name", "description"), answer=created(),
         errors=(304, 800, 801, 802, 803, 804, 53)),
-    "group.update": Doc(
+    "Group.update": Doc(
         "Change groups (creategroups).",
         params={"ids": _IDS, "names": _NAMES, "name": STR, "description": STR,
                 "user_regexp": STR, "is_active": BOOL, "icon_url": STR},
         answer=updated("groups"), errors=(304, 50, 51, 800, 801, 802, 803, 804, 32000)),
-    "group.get": Doc(
+    "Group.get": Doc(
         "Groups, optionally with their members.",
         params={"ids": _IDS, "names": _NAMES, "membership": BOOL},
         answer=obj({"groups": arr(ref("Group"))}), errors=(805, 51)),
     # Products, components, versions, milestones, classifications, keywords
-    "product.selectable": Doc("Ids of the products the caller may search.",
+    "Product.get_selectable_products": Doc("Ids of the products the caller may search.",
                               answer=_ID_LIST_ANSWER),
-    "product.enterable": Doc("Ids of the products the caller may file bugs in.",
+    "Product.get_enterable_products": Doc("Ids of the products the caller may file bugs in.",
                              answer=_ID_LIST_ANSWER),
-    "product.accessible": Doc("Ids of the products the caller may search or file bugs in.",
+    "Product.get_accessible_products": Doc("Ids of the products the caller may search or file bugs in.",
                               answer=_ID_LIST_ANSWER),
-    "product.get": Doc(
+    "Product.get": Doc(
         "Products by kind, ids and names; unknown or hidden ones are left out.",
         params={"type": _TYPE, "ids": _IDS, "names": _NAMES},
         answer=obj({"products": arr(ref("Product"))}), errors=(50, 52, 32000)),
-    "product.create": Doc(
+    "Product.create": Doc(
         "Create a product with its first version and milestone (editcomponents).",
         params={"name": STR, "description": STR, "version": STR, "default_milestone": STR,
                 "has_unconfirmed": BOOL, "is_open": BOOL, "classification": STR,
                 "create_series": BOOL},
         required=("name", "description", "version"), answer=created(),
         errors=(304, 700, 701, 702, 703, 704, 51, 32000)),
-    "product.update": Doc(
+    "Product.update": Doc(
         "Change products (editcomponents).",
         params={"ids": _IDS, "names": _NAMES, "name": STR, "description": STR,
                 "default_milestone": STR, "has_unconfirmed": BOOL, "is_open": BOOL,
@@ -215,14 +216,14 @@ DOCS = {
                                       description="group name -> controls, null removes")},
         answer=updated("products"),
         errors=(304, -32601, 50, 106, 700, 701, 702, 703, 705, 51, 32000)),
-    "component.create": Doc(
+    "Component.create": Doc(
         "Add a component to a product (editcomponents).",
         params={"product": STR, "name": STR, "description": STR, "default_assignee": STR,
                 "default_qa_contact": STR, "default_cc": _USERS_LOGINS, "is_open": BOOL,
                 "create_series": BOOL},
         required=("product", "name", "description", "default_assignee"), answer=created(),
         errors=(304, 53, 50, 106, 32000, 105, 1200, 51, 504)),
-    "component.update": Doc(
+    "Component.update": Doc(
         "Change components (editcomponents); fields may also come inside `updates`.",
         params={"ids": _IDS,
                 "names": arr(obj({"product": STR, "component": STR}), "product and component"),
@@ -231,59 +232,59 @@ DOCS = {
                 "updates": obj(description="the same fields (python-bugzilla)")},
         answer=updated("components"),
         errors=(304, -32601, 50, 51, 106, 1212, 1200, 105, 32000, 504)),
-    "component.delete": Doc(
+    "Component.delete": Doc(
         "Delete components no bug uses (editcomponents).",
         params={"ids": _IDS,
                 "names": arr(obj({"product": STR, "component": STR}), "product and component")},
         answer=obj({"components": arr(obj({"id": INT}))}),
         errors=(304, 50, 51, 106, 1201, 1202)),
-    "version.create": Doc(
+    "Version.create": Doc(
         "Add a version to a product (editcomponents).",
         params={"product": ID_OR_NAME, "name": STR, "sort_key": INT, "is_active": BOOL},
         required=("product", "name"), answer=created(),
         errors=(304, 53, 50, 106, 32000, 52, 54, 55)),
-    "version.update": Doc(
+    "Version.update": Doc(
         "Change versions (editcomponents).",
         params={"ids": _IDS, "name": STR, "sort_key": INT, "is_active": BOOL},
         answer=updated("versions"), errors=(304, -32601, 50, 51, 106, 32000, 52, 54, 55)),
-    "milestone.create": Doc(
+    "Milestone.create": Doc(
         "Add a milestone to a product (editcomponents).",
         params={"product": ID_OR_NAME, "name": STR, "sort_key": INT, "is_active": BOOL},
         required=("product", "name"), answer=created(),
         errors=(304, 53, 50, 106, 32000, 52, 54, 55)),
-    "milestone.update": Doc(
+    "Milestone.update": Doc(
         "Change milestones (editcomponents).",
         params={"ids": _IDS, "name": STR, "sort_key": INT, "is_active": BOOL},
         answer=updated("milestones"), errors=(304, -32601, 50, 51, 106, 32000, 52, 54, 55)),
-    "classification.get": Doc(
+    "Classification.get": Doc(
         "Classifications with their products.", params={"ids": _IDS, "names": _NAMES},
         answer=obj({"classifications": arr(ref("Classification"))}), errors=(900, 50, 51)),
-    "classification.create": Doc(
+    "Classification.create": Doc(
         "Create a classification (editclassifications).",
         params={"name": STR, "description": STR, "sort_key": INT}, required=("name",),
         answer=created(), errors=(304, 53, 50, 32000, 52, 54, 55)),
-    "classification.update": Doc(
+    "Classification.update": Doc(
         "Change classifications (editclassifications).",
         params={"ids": _IDS, "names": _NAMES, "name": STR, "description": STR, "sort_key": INT},
         answer=updated("classifications"), errors=(304, -32601, 50, 51, 32000, 52, 54, 55)),
-    "keyword.get": Doc("Keywords: all, or those named.", params={"ids": _IDS, "names": _NAMES},
+    "Keyword.get": Doc("Keywords: all, or those named.", params={"ids": _IDS, "names": _NAMES},
                        answer=obj({"keywords": arr(ref("Keyword"))}), errors=(51,)),
-    "keyword.create": Doc(
+    "Keyword.create": Doc(
         "Create a keyword (editkeywords).",
         params={"name": STR, "description": STR, "is_active": BOOL},
         required=("name", "description"), answer=created(), errors=(304, 53, 50, 32000)),
-    "keyword.update": Doc(
+    "Keyword.update": Doc(
         "Change keywords (editkeywords).",
         params={"ids": _IDS, "names": _NAMES, "name": STR, "description": STR,
                 "is_active": BOOL},
         answer=updated("keywords"), errors=(304, -32601, 50, 51, 32000)),
     # Flag types and fields
-    "flagtype.get": Doc(
+    "FlagType.get": Doc(
         "The flag types of a product or one of its components.",
         params={"product": STR, "component": STR},
         answer=obj({"bug": arr(ref("FlagType")), "attachment": arr(ref("FlagType"))}),
         errors=(50, 106, 51)),
-    "flagtype.create": Doc(
+    "FlagType.create": Doc(
         "Create a flag type (editcomponents).",
         params={"name": STR, "description": STR,
                 "target_type": {"type": "string", "enum": ["bug", "attachment"]},
@@ -294,7 +295,7 @@ DOCS = {
                 "grant_group": STR, "request_group": STR},
         required=("name", "description"), answer=created(),
         errors=(304, 50, 1101, 1102, 1103, 501, 1104, 51, 106, 53, -32000)),
-    "flagtype.update": Doc(
+    "FlagType.update": Doc(
         "Change flag types (editcomponents).",
         params={"ids": _IDS, "names": _NAMES, "name": STR, "description": STR,
                 "inclusions": _INCLUSIONS, "exclusions": _INCLUSIONS,
@@ -304,15 +305,15 @@ DOCS = {
                 "grant_group": STR, "request_group": STR},
         answer=obj({"flagtypes": arr(obj({"id": INT, "name": STR, "changes": ref("Changes")}))}),
         errors=(304, 50, 51, 32000, -32601, 1101, 1102, 1103, 501, 1104, 106, 53)),
-    "field.fields": Doc(
+    "Bug.fields": Doc(
         "Bug field definitions (all that are not obsolete, or those named).",
         params={"ids": _IDS, "names": _NAMES},
         answer=obj({"fields": arr(ref("BugField"))}), errors=(51,)),
-    "field.legal_values": Doc(
+    "Bug.legal_values": Doc(
         "Legal values of a field (deprecated: use the field definitions).",
         params={"field": STR, "product_id": INT},
         answer=obj({"values": strs(None)}), errors=(50, 106, 108)),
-    "field.create": Doc(
+    "Field.create": Doc(
         "Create a custom field (admin).",
         params={"name": described(STR, "cf_ then lower-case letters, digits, _"),
                 "display_name": STR, "type": {"type": "integer", "minimum": 1, "maximum": 10},
@@ -321,7 +322,7 @@ DOCS = {
                 "values": _SELECT_VALUES},
         required=("name", "display_name", "type"), answer=created(),
         errors=(304, 50, 52, 51, 53, 32000)),
-    "field.update": Doc(
+    "Field.update": Doc(
         "Change custom fields (admin).",
         params={"ids": _IDS, "names": _NAMES, "display_name": STR, "is_mandatory": BOOL,
                 "is_on_bug_entry": BOOL, "is_obsolete": BOOL, "sort_key": INT,
@@ -330,7 +331,7 @@ DOCS = {
                 "values": _SELECT_VALUES},
         answer=updated("fields"), errors=(304, 50, 51, 53, 32000)),
     # Bugs
-    "bug.get": Doc(
+    "Bug.get": Doc(
         "Bugs by id or alias.",
         params={"ids": arr(ID_OR_NAME, "bug ids or aliases"),
                 "permissive": described(BOOL, "skip failing ids, report them in faults")},
@@ -338,13 +339,13 @@ DOCS = {
                     "faults": arr(obj({"id": ID_OR_NAME, "faultString": STR,
                                        "faultCode": INT}))}),
         errors=(50, 100, 101, 102)),
-    "bug_search.search": Doc(
+    "Bug.search": Doc(
         "Search bugs. Any field name (API or internal) is a criterion; also "
         "f1/o1/v1 custom search, email1..., chfield...",
         params=_SEARCH_PARAMS,
         answer=obj({"bugs": arr(ref("Bug")), "bug_count": INT}),
         errors=(50, 52, 56, 108, 1000, 32000)),
-    "bug.create": Doc(
+    "Bug.create": Doc(
         "File a bug; the caller is its reporter.",
         params={**_BUG_FIELDS, "description": STR, "comment_is_private": BOOL,
                 "alias": one_or_many(STR, "aliases"), "cc": one_or_many(STR, "logins"),
@@ -354,7 +355,7 @@ DOCS = {
         required=("product", "component", "summary", "version"), answer=created(),
         errors=(50, 51, 53, 56, 103, 104, 105, 106, 107, 112, 113, 114, 116, 120, 121, 122,
                 123, 129, 130, 131, 132, 133, 134, 504, 32000)),
-    "bug.update": Doc(
+    "Bug.update": Doc(
         "Change bugs.",
         params={**_BUG_FIELDS, "ids": arr(ID_OR_NAME, "bugs (replace the path value)"),
                 "dupe_of": ID_OR_NAME, "reset_assigned_to": BOOL, "reset_qa_contact": BOOL,
@@ -373,7 +374,21 @@ DOCS = {
                                      "changes": ref("Changes")}))}),
         errors=(50, 51, 100, 101, 102, 103, 104, 106, 109, 112, 113, 115, 116, 117, 118, 119,
                 120, 121, 122, 123, 129, 130, 131, 132, 133, 134, 32000)),
-    "bug.history": Doc(
+    "Bug.update_see_also": Doc(
+        "Add and remove See Also links of bugs (RPC only, as in the reference).",
+        params={"ids": arr(ID_OR_NAME, "bugs"), "add": arr(ID_OR_NAME, "URLs or bug ids"),
+                "remove": strs("URLs")},
+        required=("ids",),
+        answer=obj({"changes": obj(values=obj({"see_also": _LIST_CHANGE}))}),
+        errors=(50, 100, 101, 102, 109, 112, 115)),
+    "Bug.update_tags": Doc(
+        "Add and remove the caller's personal tags on bugs (RPC only, as in the reference).",
+        params={"ids": arr(ID_OR_NAME, "bugs"),
+                "tags": obj({"add": strs(None), "remove": strs(None)})},
+        required=("ids", "tags"),
+        answer=obj({"changes": obj(values=obj({"tags": _LIST_CHANGE}))}),
+        errors=(50, 100, 101, 102, 32000)),
+    "Bug.history": Doc(
         "The change history of bugs.",
         params={"ids": arr(ID_OR_NAME, "more bugs"), "new_since": DATETIME_IN},
         answer=obj({"bugs": arr(obj({
@@ -381,36 +396,36 @@ DOCS = {
             "history": arr(obj({"when": DATETIME, "who": STR, "changes": arr(obj({
                 "field_name": STR, "removed": STR, "added": STR, "attachment_id": INT}))}))}))}),
         errors=(50, 56, 100, 101, 102)),
-    "bug.possible_duplicates": Doc(
+    "Bug.possible_duplicates": Doc(
         "Bugs whose summaries resemble a summary.",
         params={"summary": STR, "products": strs("product names"),
                 "limit": {"type": "integer", "maximum": 25}},
         required=("summary",), answer=obj({"bugs": arr(ref("Bug"))}), errors=(50, 52, 106)),
     # Comments
-    "comment.search_tags": Doc(
+    "Bug.search_comment_tags": Doc(
         "Comment tags containing a text.", params={"query": STR, "limit": INT},
         answer=strs("tags"), errors=(125, 304, 50, 52)),
-    "comment.update_tags": Doc(
+    "Bug.update_comment_tags": Doc(
         "Add and remove tags of a comment.",
         params={"comment_id": INT, "add": strs("tags"), "remove": strs("tags")},
         answer=strs("the comment's tags"),
         errors=(125, 304, 50, 52, 102, 110, 126, 127, 128)),
-    "comment.comments": Doc(
+    "Bug.comments": Doc(
         "Comments of bugs, and comments by id.",
         params={"ids": arr(ID_OR_NAME, "more bugs"), "comment_ids": ints("comment ids"),
                 "new_since": DATETIME_IN},
         answer=_COMMENT_MAP, errors=(50, 100, 101, 102, 52, 111, 110, 56)),
-    "comment.add": Doc(
+    "Bug.add_comment": Doc(
         "Add a comment to a bug.",
         params={"comment": STR, "is_private": BOOL, "work_time": NUMBER},
         required=("comment",), answer=created("The new comment's id."),
         errors=(50, 100, 101, 102, 109, 114, 113, 52, 54)),
     # Attachments
-    "attachment.get": Doc(
+    "Bug.attachments": Doc(
         "Attachments of bugs, and attachments by id.",
         params={"ids": arr(ID_OR_NAME, "more bugs"), "attachment_ids": ints("attachment ids")},
         answer=_ATTACHMENT_MAP, errors=(50, 100, 101, 102, 52, 304)),
-    "attachment.create": Doc(
+    "Bug.add_attachment": Doc(
         "Attach a file to bugs.",
         params={"ids": arr(ID_OR_NAME, "bugs (replace the path value)"),
                 "data": {"type": "string", "contentEncoding": "base64"}, "file_name": STR,
@@ -419,7 +434,7 @@ DOCS = {
         required=("data", "file_name", "summary"), answer=_ID_LIST_ANSWER,
         errors=(50, 100, 101, 102, 109, 606, 600, 604, 603, 113, 601, 114, 51, 52, 129,
                 130, 131, 132, 133, 134, 32000)),
-    "attachment.update": Doc(
+    "Bug.update_attachment": Doc(
         "Change attachments.",
         params={"ids": ints("attachments (replace the path value)"), "summary": STR,
                 "file_name": STR, "content_type": STR, "is_patch": BOOL, "is_private": BOOL,
@@ -428,11 +443,11 @@ DOCS = {
                                             "changes": ref("Changes")}))}),
         errors=(50, 52, 32000, 604, 601, 113, 114, 51, 129, 130, 131, 132, 133, 134)),
     # Last visits
-    "last_visit.update": Doc(
+    "BugUserLastVisit.update": Doc(
         "Record now as the caller's last visit of bugs.",
         params={"ids": arr(ID_OR_NAME, "bugs")}, answer=arr(ref("LastVisit")),
         errors=(50, 100, 101, 102, 32000)),
-    "last_visit.get": Doc(
+    "BugUserLastVisit.get": Doc(
         "The caller's last visits (the 20 most recent without ids).",
         params={"ids": arr(ID_OR_NAME, "bugs")}, answer=arr(ref("LastVisit"))),
 }

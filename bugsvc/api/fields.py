@@ -44,12 +44,14 @@ class FieldFilter:
         types = {n[1:] for n in names if n.startswith("_")}
         return plain, types
 
-    def wants(self, name, types=DEFAULT, prefix=None):
+    def wants(self, name, shape=None, prefix=None):
         """True when field `name` (under subfield `prefix`) is to be returned.
 
-        types: the field's type set, e.g. ("default",), ("default", "custom"),
-        ("extra",).
+        shape: the Shape of the object the field belongs to, which knows the
+        field's types (default, custom, extra); without one the field is a
+        default field.
         """
+        types = shape.types_of(name) if shape is not None else DEFAULT
         key = (name, types, prefix)
         answer = self._answers.get(key)
         if answer is None:
@@ -104,7 +106,7 @@ def filter_object(obj, shape, flt, prefix=None):
     """Remove from dict `obj`, in place, the fields `flt` does not want."""
     for name in list(obj):
         base = shape.follows.get(name, name)
-        if not flt.wants(base, shape.types_of(base), prefix):
+        if not flt.wants(base, shape, prefix):
             del obj[name]
             continue
         child = shape.children.get(name)
@@ -129,7 +131,7 @@ def apply(result, targets, flt):
     `*` standing for every value of a dict or item of a list; it ends at an
     object or a list of objects ("products", "bugs.*.comments", "comments.*").
     """
-    if not flt.active or not isinstance(result, dict):
+    if not flt.active or not isinstance(result, (dict, list)):
         return result
     for path, shape in targets.items():
         for node in _resolve(result, path.split(".")):

@@ -1,18 +1,26 @@
-"""Running one service call, the same way for every transport (REST,
-JSON-RPC, XML-RPC): take the credentials out of the parameters, resolve the
-caller, open the call's transaction, enforce the login rule, run the service,
-apply include_fields/exclude_fields."""
+"""Running one operation, the same way for every way in (REST, JSON-RPC,
+XML-RPC, and the operator's commands): take the credentials and the field
+choice out of the parameters, resolve the caller, open the call's
+transaction, enforce the login rule, run the service, trim the answer to the
+requested fields. Services never see credentials or field lists."""
 
 import sqlite3
+from contextlib import contextmanager
 from datetime import datetime, timezone
 
-from ..store import cache
 from .. import errors
-from . import fields
 from ..accounts.auth import CredentialsRefused, extract_credentials
-from ..accounts.caller import ANONYMOUS
+from ..accounts.caller import ANONYMOUS, load_caller
+from ..store import cache
+from . import fields
 from .context import Context
-from ..web.rest.routing import REQUIRED, EXEMPT, SELF
+from .fields import FieldFilter
+from .operation import EXEMPT, REQUIRED, SELF
+
+# Parameters that shape the call, not the service's work: the answer's
+# fields, and the reference's web-session token (a cookie's twin that only
+# its own pages send), which the service never reads.
+_CALL_KEYS = ("include_fields", "exclude_fields", "Bugzilla_api_token", "Service_api_token")
 
 
 # SQLite's messages for statements beyond its size limits.
@@ -24,7 +32,7 @@ _SQL_SIZE_LIMITS = ("too many SQL variables", "Expression tree is too large",
 
 
 class Runner:
-    """Runs service functions for the transports.
+    """Runs operations for the ways in.
 
     db: the Database. config: the instance Config. authenticator: the
     Authenticator. clock: returns the current aware UTC datetime (tests).
@@ -37,31 +45,29 @@ class Runner:
         self.clock = clock or (lambda: datetime.now(timezone.utc))
         self.catalog = cache.CatalogCache()
 
-    def run(self, function, rule, params, headers, remote_ip):
-        """Run `function(ctx, params)` as the caller the credentials name.
+    def run(self, operation, params, headers, remote_ip):
+        """Run `operation` as the caller the credentials name.
 
-        rule: what the call needs, with the attributes of a Route: login
-        (OPTIONAL/REQUIRED/EXEMPT/SELF), is_write, shapes, keeps_credentials.
-        params: the merged parameters (credential keys are removed from it).
-        headers: upper-case header names to values.
+        params: the merged parameters (credential and field keys are removed
+        from it). headers: upper-case header names to values.
         Returns the service's result, trimmed by include/exclude fields.
         Errors: every ServiceError of authentication (300, 301, 306, 32000),
-        410 when the rule needs a login, those of the service, 54 for a
+        410 when the operation needs a login, those of the service, 54 for a
         number too large for SQL (or a date) that the service let through,
         and 32000 for a request beyond SQLite's statement size limits.
         """
-        creds = extract_credentials(params, headers, rule.keeps_credentials)
+        creds = extract_credentials(params, headers, operation.keeps_credentials)
+        flt = _field_filter(params)
         now = self.clock()
         # API keys and tokens are checked inside the call's own transaction
         # (one transaction per call). Passwords are checked before it, as
         # login does, since each outcome is stored at once.
-        in_call = rule.login != SELF and creds.present and (creds.api_key or not creds.login)
-        if rule.login == SELF or in_call:
+        in_call = operation.login != SELF and creds.present and (creds.api_key or not creds.login)
+        if operation.login == SELF or in_call:
             caller = ANONYMOUS
         else:
             caller = self.auth.resolve_password(creds, remote_ip, now)
-        flt = fields.FieldFilter(params.get("include_fields"), params.get("exclude_fields"))
-        call = (function, rule, params, caller, creds if in_call else None, remote_ip, now, flt)
+        call = (operation, params, caller, creds if in_call else None, remote_ip, flt)
         try:
             try:
                 result = self._run_in_transaction(*call)
@@ -73,20 +79,56 @@ class Runner:
         except CredentialsRefused as refused:
             self.auth.record_failure(refused, remote_ip, now)
             raise
-        fields.apply(result, rule.shapes, flt)
-        return result
+        return fields.apply(result, operation.shapes, flt)
 
-    def _run_in_transaction(self, function, rule, params, caller, creds, remote_ip, now, flt,
-                            key_use_recorded=False):
+    def call(self, operation, params, user_id=None, remote_ip="127.0.0.1", now=None):
+        """Run `operation` as account `user_id` (None: anonymous), already
+        known to be who it is: the operator's own commands and service-level
+        tests. The operation's rules apply as in `run`.
+
+        Returns the trimmed result. Errors: as `run`, without those of
+        authentication.
+        """
+        params = dict(params)
+        flt = _field_filter(params)
+        result = self._run_in_transaction(operation, params, user_id, None, remote_ip, flt,
+                                          now=now)
+        return fields.apply(result, operation.shapes, flt)
+
+    @contextmanager
+    def context(self, user_id=None, write=False, remote_ip="127.0.0.1", now=None, fields=None):
+        """A Context in a transaction of its own, for work that is no
+        operation (the operator's commands, tests): committed when the block
+        ends, rolled back when it raises. user_id: the caller's account
+        (None: anonymous). fields: a FieldFilter (default: every field)."""
+        with self.db.transaction(write=write) as conn:
+            caller = ANONYMOUS if user_id is None else load_caller(conn, user_id)
+            yield self._context(conn, caller, now or self.clock(), remote_ip,
+                                fields or FieldFilter(), write, with_catalog=False)
+
+    def _context(self, conn, caller, now, remote_ip, flt, writes, with_catalog=True):
+        """The one place a Context is made."""
+        return Context(conn=conn, caller=caller, now=now, config=self.config, auth=self.auth,
+                       remote_ip=remote_ip, fields=flt, catalog=self.catalog,
+                       catalog_generation=cache.generation(conn) if with_catalog else None,
+                       writes=writes)
+
+    def _run_in_transaction(self, operation, params, caller, creds, remote_ip, flt,
+                            key_use_recorded=False, now=None):
         """The call's result, in its transaction; `creds` (when not None)
-        are checked in it first. Errors: as `run`, and _KeyUseDue when a read
-        call's API key use is to be recorded first."""
-        with self.db.transaction(write=rule.is_write) as conn:
+        are checked in it first; a `caller` given as an account id (or None
+        with no creds: anonymous) is loaded in it. Errors: as `run`, and
+        _KeyUseDue when a read call's API key use is to be recorded first."""
+        with self.db.transaction(write=operation.writes) as conn:
             if creds is not None:
-                caller, key_to_touch = self.auth.identify(conn, creds, remote_ip, now,
-                                                          may_write=rule.is_write)
+                caller, key_to_touch = self.auth.identify(conn, creds, remote_ip, self.clock(),
+                                                          may_write=operation.writes)
                 if key_to_touch is not None and not key_use_recorded:
                     raise _KeyUseDue(key_to_touch)
+            elif caller is None:
+                caller = ANONYMOUS
+            elif isinstance(caller, int):
+                caller = load_caller(conn, caller)
             # The call's time is read once its transaction holds the write
             # lock (as the reference reads it inside its transaction): writes
             # waiting for one another are then stamped in the order they are
@@ -95,16 +137,14 @@ class Runner:
             # records the outcome; this transaction must not have read
             # anything before (its snapshot would then be too old to write
             # the token), so that call keeps no copies.
-            ctx = Context(conn=conn, caller=caller, now=self.clock(), config=self.config,
-                          auth=self.auth, remote_ip=remote_ip, fields=flt, catalog=self.catalog,
-                          catalog_generation=None if rule.login == SELF else cache.generation(conn),
-                          writes=rule.is_write)
+            ctx = self._context(conn, caller, now or self.clock(), remote_ip, flt,
+                                operation.writes, with_catalog=operation.login != SELF)
             if not caller.is_logged_in:
-                if rule.login == REQUIRED or (rule.login not in (EXEMPT, SELF)
-                                              and ctx.param_is_on("requirelogin")):
+                if operation.login == REQUIRED or (operation.login not in (EXEMPT, SELF)
+                                                   and ctx.param_is_on("requirelogin")):
                     errors.require_login(ctx)
             try:
-                result = function(ctx, params)
+                result = operation.service(ctx, params)
             except OverflowError:
                 # An integer beyond 64 bits that reached SQL (sqlite3 refuses
                 # it) or date arithmetic without passing Params.int: the
@@ -122,6 +162,15 @@ class Runner:
                                           "or is too complex, for the database to answer; "
                                           "split it into smaller requests.") from None
         return result
+
+
+def _field_filter(params):
+    """The include/exclude choice of a call, taken out of its `params`
+    together with the other keys that shape the call rather than its work."""
+    flt = FieldFilter(params.get("include_fields"), params.get("exclude_fields"))
+    for key in _CALL_KEYS:
+        params.pop(key, None)
+    return flt
 
 
 class _KeyUseDue(Exception):

@@ -6,12 +6,16 @@ from ..store.db import placeholders
 from ..accounts.email import visible_email
 from ..errors import ServiceError
 from . import activity
+from ..api.fields import Shape
 
 COMMENT_TOO_LONG = 114
 MAX_COMMENT_LENGTH = 65535
 
 # comments.kind values
 PLAIN, DUPE_OF, HAS_DUPE, ATTACHMENT_CREATED, ATTACHMENT_UPDATED = 0, 2, 3, 5, 6
+
+# include/exclude shape of comments, by bug and by comment id.
+COMMENT_SHAPES = {"bugs.*.comments": Shape(), "comments.*": Shape()}
 
 
 def normalise(text):

@@ -27,9 +27,7 @@ _KNOWN = {"product", "component", "summary", "version", "description", "comment_
           "op_sys", "platform", "priority", "severity", "status", "resolution", "alias",
           "assigned_to", "qa_contact", "cc", "groups", "keywords", "depends_on", "blocks",
           "see_also", "target_milestone", "url", "whiteboard", "deadline", "estimated_time",
-          "remaining_time", "is_cc_accessible", "is_creator_accessible", "flags", "creator",
-          # handled by the transport, harmless here
-          "include_fields", "exclude_fields", "Bugzilla_api_token", "Service_api_token"}
+          "remaining_time", "is_cc_accessible", "is_creator_accessible", "flags", "creator"}
 
 
 def _named(ctx, params):

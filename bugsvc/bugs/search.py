@@ -34,7 +34,7 @@ _DEFAULT_OPERATOR = {"short_desc": "allwordssubstr", "longdesc": "anywordssubstr
                      "reporter": "anywordssubstr", "qa_contact": "anywordssubstr",
                      "cc": "anywordssubstr", "content": "matches"}
 _ROLES = ("assigned_to", "reporter", "qa_contact", "longdesc", "cc")
-_NOT_CRITERIA = {"limit", "offset", "include_fields", "exclude_fields", "count_only"}
+_NOT_CRITERIA = {"limit", "offset", "count_only"}
 _EMAIL_ROLES = ("assigned_to", "reporter", "cc", "qa_contact")
 
 _CUSTOM_F = re.compile(r"^f(\d+)$")

@@ -52,9 +52,11 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
     ids = list(dict.fromkeys(order))
     if not ids:
         return []
-    conn, wants = ctx.conn, ctx.fields.wants
-    custom = [field for field in custom_fields.active_fields(ctx)
-              if wants(field["name"], ("default", "custom"))]
+    conn = ctx.conn
+
+    def wants(name):
+        return ctx.fields.wants(name, BUG_SHAPE)
+    custom = [field for field in custom_fields.active_fields(ctx) if wants(field["name"])]
     select, args = _select(ctx, wants, bool(custom))
     bugs = {}
     for chunk in _chunks(ids):
@@ -77,7 +79,7 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
 
     timetracker = access.is_timetracker(ctx)
     actual_times = _actual_times(conn, ids) if timetracker and wants("actual_time") else {}
-    tags = _tags(ctx, ids) if wants("tags", ("extra",)) else None
+    tags = _tags(ctx, ids) if wants("tags") else None
     tokens = {}
     if with_update_token and ctx.caller.is_logged_in and wants("update_token"):
         tokens = update_tokens(conn, ctx.caller.id, _token_states(conn, bugs, ids))

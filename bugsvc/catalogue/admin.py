@@ -18,7 +18,6 @@ UNKNOWN_METHOD = -32601
 NAME_MAX_LENGTH = 64              # products, components, versions, milestones, ...
 SMALLINT_MIN, SMALLINT_MAX = -32768, 32767
 # Keys every call may carry besides its own parameters.
-COMMON_KEYS = frozenset({"include_fields", "exclude_fields"})
 
 
 def administered_product(ctx, value, name="product", by_name=False):
@@ -48,7 +47,7 @@ def administered_product(ctx, value, name="product", by_name=False):
 def reject_unknown_keys(params, allowed, code):
     """Raise `code` (53 on creates, -32601 on updates, as the reference) when
     `params` holds a key that is neither in `allowed` nor a common key."""
-    unknown = sorted(key for key in params if key not in allowed and key not in COMMON_KEYS)
+    unknown = sorted(key for key in params if key not in allowed)
     if unknown:
         raise ServiceError(code, f"The parameter '{unknown[0]}' is not valid here.")
 

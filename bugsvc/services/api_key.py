@@ -11,6 +11,10 @@ from ..api.changes import note
 from ..errors import (ServiceError, require_group, require_login, OBJECT_DOES_NOT_EXIST,
                       OBJECT_NOT_SPECIFIED)
 from ..api.params import Params
+from ..api.fields import Shape
+
+# include/exclude shape of an API key.
+API_KEY_SHAPES = {"api_keys": Shape()}
 
 
 def _owner_id(ctx, p):

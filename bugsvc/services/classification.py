@@ -10,8 +10,12 @@ from ..api.changes import note
 from ..errors import ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, \
     PARAM_INVALID, USER_ERROR
 from ..api.params import Params
+from ..api.fields import Shape
 
 CLASSIFICATIONS_DISABLED = 900
+
+# include/exclude shape of a classification and its products.
+CLASSIFICATION_SHAPES = {"classifications": Shape(children={"products": Shape()})}
 _CREATE_KEYS = frozenset({"name", "description", "sort_key"})
 _UPDATE_KEYS = frozenset({"ids", "names", "name", "description", "sort_key"})
 

@@ -17,6 +17,7 @@ from ..errors import (ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_
                       PARAM_INVALID, NUMBER_TOO_SMALL, USER_ERROR)
 from ..store.install import SINGLE_SELECT, MULTI_SELECT, INTEGER
 from ..api.params import Params
+from ..api.fields import Shape
 
 PRODUCT_ACCESS_DENIED = 106
 INVALID_FIELD_NAME = 108
@@ -30,6 +31,9 @@ DEFAULT_VALUE = "---"
 NAME_MAX_LENGTH = 64
 DISPLAY_NAME_MAX_LENGTH = 255
 VALUE_MAX_LENGTH = 64
+
+# include/exclude shape of a field definition.
+FIELD_SHAPES = {"fields": Shape()}
 _CUSTOM_NAME = re.compile(r"^cf_[a-z0-9_]+$")
 # Bug-object names the deprecated legal-values call also accepts.
 _API_NAMES = {"status": "bug_status", "severity": "bug_severity", "platform": "rep_platform",
@@ -38,7 +42,6 @@ _FIELD_COLUMNS = ("id, name, display_name, type, is_custom, is_mandatory, is_on_
                   " is_obsolete, sort_key, visibility_field_id, value_field_id")
 _SETTABLE = ("display_name", "is_mandatory", "is_on_bug_entry", "sort_key", "visibility_field",
              "visibility_values", "value_field", "values")
-_NOT_VALUES = ("include_fields", "exclude_fields", "Bugzilla_api_token", "Service_api_token")
 
 
 def field_dict(row):
@@ -510,7 +513,7 @@ def _id_of(field):
 # Validation ------------------------------------------------------------------
 
 def _reject_unknown(params, allowed):
-    unknown = sorted(set(params) - set(allowed) - set(_NOT_VALUES))
+    unknown = sorted(set(params) - set(allowed))
     if unknown:
         raise ServiceError(PARAM_INVALID, f"The parameter '{unknown[0]}' is not valid here.")
 

@@ -48,8 +48,7 @@ _UPDATABLE = {
     "request_group": ("request_group_id", "request_group_id"),
 }
 _CLUSIONS = {"inclusions": "flag_inclusions", "exclusions": "flag_exclusions"}
-_NOT_VALUES = {"ids", "names", "include_fields", "exclude_fields", "Bugzilla_api_token",
-               "Service_api_token"}
+_NOT_VALUES = {"ids", "names"}
 
 
 # Read ------------------------------------------------------------------------

@@ -18,8 +18,12 @@ from ..errors import (ServiceError, require_group, require_login, OBJECT_NOT_SPE
                       EMPTY_GROUP_DESCRIPTION, INVALID_REGEXP, INVALID_GROUP_NAME,
                       GROUP_CANNOT_VIEW, USER_ERROR)
 from ..api.params import Params
+from ..api.fields import Shape
 
 NAME_MAX_LENGTH = 255
+
+# include/exclude shape of a group and its members.
+GROUP_SHAPES = {"groups": Shape(children={"membership": Shape()})}
 _CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]+")
 _COLUMNS = "id, name, description, is_bug_group, user_regexp, is_active, icon_url"
 # Parameters whose value is a group name; they follow a rename (as the reference).

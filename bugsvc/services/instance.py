@@ -56,16 +56,14 @@ def parameters(ctx, params):
 def update_parameters(ctx, params):
     """Change parameters (tweakparams only; compat.md decision 7).
 
-    params: {name: new value, ...} (include_fields/exclude_fields ignored).
+    params: {name: new value, ...}.
     Returns {"parameters": {name: {"added", "removed"}}} for those that changed.
     Errors: 410 logged out; 304 not in tweakparams; 51 unknown parameter;
     32000 a value the parameter does not accept. Nothing is stored unless
     every value is valid.
     """
     require_group(ctx, "tweakparams", "change parameters")
-    values = {name: value for name, value in params.items()
-              if name not in ("include_fields", "exclude_fields")}
-    return {"parameters": change_parameters(ctx, values)}
+    return {"parameters": change_parameters(ctx, params)}
 
 
 def change_parameters(ctx, values):

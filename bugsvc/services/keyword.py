@@ -10,7 +10,10 @@ from ..api.changes import note
 from ..errors import ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, \
     PARAM_INVALID, USER_ERROR
 from ..api.params import Params
+from ..api.fields import Shape
 
+# include/exclude shape of a keyword.
+KEYWORD_SHAPES = {"keywords": Shape()}
 _SEPARATORS = re.compile(r"[\s,]")
 _CREATE_KEYS = frozenset({"name", "description", "is_active"})
 _UPDATE_KEYS = frozenset({"ids", "names", "name", "description", "is_active"})

@@ -5,17 +5,16 @@ from ..accounts.access import bug_visibility_sql
 from ..bugs.lookup import bug_id_of, visible_bug_id
 from ..store.db import placeholders
 from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED, USER_ERROR
-from ..api.fields import Shape, filter_object
 from ..api.params import Params
+from ..api.fields import Shape
 
 RECENT_LIMIT = 20
-_SHAPE = Shape()
+# include/exclude shape of the answer: a list of last visits.
+LAST_VISIT_SHAPES = {"*": Shape()}
 
 
-def _record(ctx, bug_id, when):
-    obj = {"id": bug_id, "last_visit_ts": dates.from_db(when)}
-    filter_object(obj, _SHAPE, ctx.fields)
-    return obj
+def _record(bug_id, when):
+    return {"id": bug_id, "last_visit_ts": dates.from_db(when)}
 
 
 def _is_involved(ctx, bug_id):
@@ -58,7 +57,7 @@ def update(ctx, params):
                          (ctx.caller.id, bug_id))
         ctx.conn.execute("INSERT INTO bug_user_last_visit (user_id, bug_id, last_visit_ts)"
                          " VALUES (?, ?, ?)", (ctx.caller.id, bug_id, when))
-    return [_record(ctx, bug_id, when) for bug_id in bug_ids]
+    return [_record(bug_id, when) for bug_id in bug_ids]
 
 
 def get(ctx, params):
@@ -87,7 +86,7 @@ def get(ctx, params):
         limit = f" LIMIT {RECENT_LIMIT}"
     rows = ctx.conn.execute(sql + " ORDER BY v.last_visit_ts DESC, v.bug_id DESC" + limit,
                             args).fetchall()
-    return [_record(ctx, row[0], row[1]) for row in rows]
+    return [_record(row[0], row[1]) for row in rows]
 
 
 def _known_ids(ctx, values):

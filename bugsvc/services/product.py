@@ -12,6 +12,7 @@ from ..errors import ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_D
     USER_ERROR
 from ..accounts.membership import GRANT_DIRECT
 from ..api.params import Params
+from ..api.fields import Shape
 
 PRODUCT_BLANK_NAME = 700
 PRODUCT_NAME_TOO_LONG = 701
@@ -20,6 +21,12 @@ PRODUCT_NEEDS_DESCRIPTION = 703
 PRODUCT_NEEDS_VERSION = 704
 PRODUCT_NEEDS_DEFAULT_MILESTONE = 705
 UNCLASSIFIED_ID = 1
+
+# include/exclude shape of a product: group_controls only on request.
+PRODUCT_SHAPE = Shape(types={"group_controls": ("extra",)},
+                      children={"components": Shape(), "versions": Shape(),
+                                "milestones": Shape()})
+PRODUCT_SHAPES = {"products": PRODUCT_SHAPE}
 
 _TYPES = {
     "accessible": access.accessible_product_ids,
@@ -93,7 +100,8 @@ def get(ctx, params):
 def product_object(ctx, product):
     """The interface's Product object for catalog product dict `product`,
     computing only the parts the caller's include/exclude choice wants."""
-    wants = ctx.fields.wants
+    def wants(name):
+        return ctx.fields.wants(name, PRODUCT_SHAPE)
     classification = catalog.classification_by_id(ctx.conn, product["classification_id"])
     result = {
         "id": product["id"], "name": product["name"], "description": product["description"],
@@ -111,7 +119,7 @@ def product_object(ctx, product):
         result["milestones"] = [{"id": m["id"], "name": m["name"], "sort_key": m["sort_key"],
                                  "is_active": m["is_active"]}
                                 for m in catalog.milestones_of(ctx.conn, product["id"])]
-    if ctx.caller.in_group("editcomponents") and wants("group_controls", ("extra",)):
+    if ctx.caller.in_group("editcomponents") and wants("group_controls"):
         result["group_controls"] = group_control.controls_of(ctx.conn, product["id"])
     return result
 

@@ -22,9 +22,13 @@ from ..errors import (ServiceError, require_group, require_login, ACCOUNT_EXISTS
                       PASSWORD_NOT_COMPLEX, PASSWORD_TOO_SHORT, USER_ACCESS_DENIED)
 from ..accounts.membership import GRANT_DIRECT
 from ..api.params import Params
+from ..api.fields import Shape
 
 PASSWORD_MIN_LENGTH = 6
 LOGIN_MAX_LENGTH = 127
+
+# include/exclude shape of a user.
+USER_SHAPES = {"users": Shape()}
 _COLUMNS = "u.id, u.login, u.real_name, u.disabled_text, u.email_enabled"
 # Update User parameters only editusers members may give; blessers may give `groups`.
 _EDITUSERS_FIELDS = ("full_name", "email", "password", "email_enabled", "login_denied_text",

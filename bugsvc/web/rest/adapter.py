@@ -1,48 +1,21 @@
 """The one generic REST resource: match the route, merge the parameters,
-resolve the caller, run the service in one transaction, trim fields, render."""
+run the route's operation through the Runner, render the answer."""
 
 import io
 import re
-from urllib.parse import parse_qsl
 
 import falcon
 from falcon.media.multipart import MultipartFormHandler
 
 from ... import errors
 from ...api import json_input
-from ...errors import ServiceError, RequestTooLarge
-from ...api.runner import Runner
+from ...errors import ServiceError
+from ..http import parse_query, raw_path, read_body, upper_headers, valid_callback
 from . import render
 
 _REST_PREFIX = re.compile(r"^/rest(?:\.cgi)?")
 _KEY = re.compile(r"^[\w.-]+$")
 _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
-
-
-def raw_path(req):
-    """The request path still percent-encoded (so %2F inside a name survives)."""
-    uri = req.env.get("REQUEST_URI") or req.env.get("RAW_URI")
-    if uri:
-        path = uri.split("?", 1)[0]
-        if "://" in path:
-            path = "/" + path.split("://", 1)[1].split("/", 1)[-1]
-        return path
-    return req.path
-
-
-def parse_query(query_string):
-    """{key: value} from a query string; a repeated key gives a list."""
-    result = {}
-    for key, value in parse_qsl(query_string or "", keep_blank_values=True, errors="replace"):
-        if key in result:
-            existing = result[key]
-            if isinstance(existing, list):
-                existing.append(value)      # in place: a key repeated n times costs n, not n²
-            else:
-                result[key] = [existing, value]
-        else:
-            result[key] = value
-    return result
 
 
 def _clean_keys(value):
@@ -61,12 +34,7 @@ def parse_body(req, limit):
     it is read; 32000 for JSON that json_input.decode refuses (malformed, not
     UTF-8, NaN, duplicate keys, too deep ...) or a body that is not an object.
     """
-    length = req.content_length
-    if length is not None and length > limit:
-        raise RequestTooLarge(limit)
-    data = req.bounded_stream.read(limit + 1) if length is None or length > 0 else b""
-    if len(data) > limit:
-        raise RequestTooLarge(limit)
+    data = read_body(req, limit)
     if not data.strip():
         return {}
     content_type = (req.content_type or "").split(";")[0].strip().lower()
@@ -135,12 +103,16 @@ def merge_params(method, path_params, query, body):
 
 
 class RestAdapter:
-    """Falcon sink serving /rest and /rest.cgi from the route table."""
+    """Falcon sink serving /rest and /rest.cgi from the route table.
 
-    def __init__(self, db, config, authenticator, router, clock=None):
-        self.config = config
+    runner: the shared Runner. router: the Router over the route table.
+    max_body_bytes: the request body limit.
+    """
+
+    def __init__(self, runner, router, max_body_bytes):
+        self.runner = runner
         self.router = router
-        self.runner = Runner(db, config, authenticator, clock)
+        self.max_body_bytes = max_body_bytes
 
     def __call__(self, req, resp, **_):
         path = _REST_PREFIX.sub("", raw_path(req), count=1) or "/"
@@ -148,11 +120,11 @@ class RestAdapter:
         query = parse_query(req.query_string)
         callback = None
         if query.get("callback", "") != "":    # an empty callback is no callback (as the reference)
-            callback = render.valid_callback(query["callback"])
+            callback = valid_callback(query["callback"])
             if callback is None:
                 raise ServiceError(errors.INVALID_CALLBACK, "The callback name you specified is invalid.")
             req.context.callback = callback
-        route, function, path_params, allowed = self.router.match(method, path)
+        route, operation, path_params, allowed = self.router.match(method, path)
         if route is None:
             if method == "OPTIONS" and allowed:
                 return self._options(req, resp, allowed, callback)
@@ -160,11 +132,10 @@ class RestAdapter:
                 return render.respond(req, resp, {}, 200)
             raise ServiceError(errors.INVALID_RESOURCE,
                                f"A REST API resource was not found for '{method} {path}'.")
-        body = {} if method == "GET" else parse_body(req, self.config.max_body_bytes)
+        body = {} if method == "GET" else parse_body(req, self.max_body_bytes)
         params = merge_params(method, path_params, query, body)
         params.pop("callback", None)
-        result = self.runner.run(function, route, params, upper_headers(req),
-                                 req.remote_addr or "")
+        result = self.runner.run(operation, params, upper_headers(req), req.remote_addr or "")
         render.respond(req, resp, result, route.status, callback)
 
     def _options(self, req, resp, allowed, callback):
@@ -172,10 +143,3 @@ class RestAdapter:
         methods = ", ".join(allowed)
         resp.set_header("Allow", methods)
         resp.set_header("Access-Control-Allow-Methods", methods)
-
-
-def upper_headers(req):
-    """The request's headers keyed by upper-case name (as extract_credentials
-    reads them), straight from the WSGI environment."""
-    return {key[5:].replace("_", "-"): value for key, value in req.env.items()
-            if key.startswith("HTTP_")}

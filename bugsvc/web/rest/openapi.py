@@ -1,8 +1,9 @@
 """The OpenAPI 3.1 description of the REST interface, generated from the
-route table (paths, verbs, success statuses, path parameters, login rules)
-and api_docs.DOCS (parameters, answers, error codes), so a new route shows up
-by itself; and the falcon resources serving it at GET /rest/openapi.json and
-a self-contained documentation page at GET /rest/docs."""
+route table (paths, verbs, success statuses, path parameters), the
+operations they reach (login rules, reading or writing, answer shapes) and
+api/docs.py (parameters, answers, error codes), so a new route shows up by
+itself; and the falcon resources serving it at GET /rest/openapi.json and a
+self-contained documentation page at GET /rest/docs."""
 
 import base64
 import hashlib
@@ -16,7 +17,7 @@ from ...errors import INVALID_CALLBACK, USER_ERROR, http_status
 from . import render
 from ...api.docs import DOCS, TAGS, Doc
 from ...api.schemas import SCHEMAS, STR, obj, ref, strs
-from .routing import EXEMPT, REQUIRED, SELF, resolve_service
+from ...api.operation import EXEMPT, REQUIRED, SELF
 
 OPENAPI_VERSION = "3.1.0"
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
@@ -76,9 +77,10 @@ choose the fields of the objects where a call says so. Every error is \
 """
 
 
-def describe(routes, docs=None):
-    """The OpenAPI document (a dict) for `routes`, with `docs` (default
-    api_docs.DOCS) as the source of parameter and answer schemas."""
+def describe(routes, operations, docs=None):
+    """The OpenAPI document (a dict) for `routes` reaching `operations`,
+    with `docs` (default api/docs.py DOCS) as the source of parameter and
+    answer schemas."""
     docs = DOCS if docs is None else docs
     paths, operation_ids, modules = {}, set(), []
     for route in routes:
@@ -86,10 +88,12 @@ def describe(routes, docs=None):
         verb = route.method.lower()
         if verb in item:
             continue    # an earlier route with this verb and template wins
-        module = route.service.split(".")[0]
+        operation = operations[route.operation]
+        module = _tag(operation)
         if module not in modules:
             modules.append(module)
-        item[verb] = _operation(route, docs.get(route.service), module, operation_ids)
+        item[verb] = _operation(route, operation, docs.get(operation.name), module,
+                                operation_ids)
     paths.update(_documentation_paths())
     order = list(TAGS)
     modules.sort(key=lambda m: order.index(m) if m in order else len(order))
@@ -105,29 +109,34 @@ def describe(routes, docs=None):
     }
 
 
-def missing_docs(routes, docs=None):
-    """Services routed in `routes` that have no entry in `docs`, in table order."""
+def missing_docs(operations, docs=None):
+    """Names of the operations that have no entry in `docs`, in table order."""
     docs = DOCS if docs is None else docs
-    return list(dict.fromkeys(r.service for r in routes if r.service not in docs))
+    return [operation.name for operation in operations if operation.name not in docs]
 
 
-def _operation(route, doc, module, operation_ids):
+def _tag(operation):
+    """The description's section of an operation: its service module."""
+    return operation.service.__module__.rsplit(".", 1)[-1]
+
+
+def _operation(route, operation, doc, module, operation_ids):
     documented = doc is not None
-    doc = doc or Doc(summary=_first_line(route.service))
+    doc = doc or Doc(summary=_first_line(operation))
     path_keys = _path_keys(route)
     parameters = [_path_parameter(name, path_keys, route) for name in _placeholders(route)]
-    operation = {
+    described = {
         "tags": [module],
         "summary": doc.summary,
         "operationId": _operation_id(route, operation_ids),
-        "description": _description(route),
+        "description": _description(operation),
         "parameters": parameters,
-        "responses": _responses(route, doc),
-        "security": _SIGNED_IN if route.login == REQUIRED else [{}] + _SIGNED_IN,
+        "responses": _responses(route, operation, doc),
+        "security": _SIGNED_IN if operation.login == REQUIRED else [{}] + _SIGNED_IN,
     }
     if not documented:
-        operation["x-undocumented"] = True
-    wants_fields = doc.fields or bool(route.shapes)
+        described["x-undocumented"] = True
+    wants_fields = doc.fields or bool(operation.shapes)
     if route.method == "GET":
         params = {k: v for k, v in doc.params.items() if path_keys.get(k) != "scalar"}
         if wants_fields:
@@ -135,8 +144,8 @@ def _operation(route, doc, module, operation_ids):
         for name, schema in params.items():
             parameters.append(_query_parameter(name, schema, name in doc.required))
     elif doc.params or doc.body_values is not None:
-        operation["requestBody"] = _request_body(doc, path_keys)
-    return operation
+        described["requestBody"] = _request_body(doc, path_keys)
+    return described
 
 
 def _placeholders(route):
@@ -207,7 +216,7 @@ def _request_body(doc, path_keys):
     return {"required": bool(required), "content": {"application/json": {"schema": body}}}
 
 
-def _responses(route, doc):
+def _responses(route, operation, doc):
     success = {"description": "Success.", "content": {"application/json": {"schema": doc.answer}}}
     by_status = {}
     for code in (*doc.errors, *_COMMON_CODES):
@@ -218,7 +227,7 @@ def _responses(route, doc):
             codes = ", ".join(str(c) for c in sorted(set(by_status[status]), key=abs))
             responses[status] = {"description": f"Error; codes {codes}.",
                                  "content": {"application/json": {"schema": ref("Error")}}}
-    if route.is_write:
+    if operation.writes:
         responses["413"] = {"description": "The request body is over the size limit (code "
                                            "32000).",
                             "content": {"application/json": {"schema": ref("Error")}}}
@@ -234,14 +243,14 @@ def _operation_id(route, taken):
     return candidate
 
 
-def _description(route):
-    login = _LOGIN_TEXT.get(route.login, _OPTIONAL_LOGIN)
-    docstring = inspect.getdoc(resolve_service(route.service)) or ""
-    return f"{login}\n\nService {route.service}: {docstring}"
+def _description(operation):
+    login = _LOGIN_TEXT.get(operation.login, _OPTIONAL_LOGIN)
+    docstring = inspect.getdoc(operation.service) or ""
+    return f"{login}\n\n{operation.name}: {docstring}"
 
 
-def _first_line(service):
-    docstring = inspect.getdoc(resolve_service(service)) or service
+def _first_line(operation):
+    docstring = inspect.getdoc(operation.service) or operation.name
     return docstring.splitlines()[0]
 
 
@@ -264,15 +273,16 @@ def _documentation_paths():
 class OpenApiResource:
     """GET /rest/openapi.json: the description, built once on first use."""
 
-    def __init__(self, routes):
+    def __init__(self, routes, operations):
         self._routes = list(routes)
+        self._operations = operations
         self._description = None
         self._lock = threading.Lock()
 
     def description(self):
         with self._lock:
             if self._description is None:
-                self._description = describe(self._routes)
+                self._description = describe(self._routes, self._operations)
             return self._description
 
     def on_get(self, req, resp):
@@ -309,10 +319,10 @@ def _b64_sha256(text):
     return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
-def add_documentation(app, routes):
+def add_documentation(app, routes, operations):
     """Serve the description and its page on `app` (under /rest and /rest.cgi);
     these falcon routes take precedence over the REST sink."""
-    description, page = OpenApiResource(routes), DocsPageResource()
+    description, page = OpenApiResource(routes, operations), DocsPageResource()
     for prefix in ("/rest", "/rest.cgi"):
         app.add_route(f"{prefix}/openapi.json", description)
         app.add_route(f"{prefix}/docs", page)

@@ -1,9 +1,8 @@
 """Route declarations and matching: a route is data (verb, path template,
-service method, how path parts become parameters, success status)."""
+the operation it reaches, how path parts become parameters, success status)."""
 
-import importlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from urllib.parse import unquote
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
@@ -57,57 +56,40 @@ def scalars(**keys):
     return mapper
 
 
-# Login rules of a route.
-OPTIONAL = "optional"    # anonymous callers allowed (unless requirelogin is on)
-REQUIRED = "required"    # 410 when not logged in
-EXEMPT = "exempt"        # anonymous allowed even when requirelogin is on
-SELF = "self"            # the service checks the credentials itself (login)
-
-
 @dataclass(frozen=True)
 class Route:
     """One REST call.
 
     method, template: HTTP verb and path below /rest ('/product/{x}').
-    service: 'module.function' in bugsvc.services.
+    operation: the name of the operation it reaches ('Product.get').
     path_params: maps the template's parts to parameters (None: no parts).
-    status: HTTP status on success. login: one of OPTIONAL/REQUIRED/EXEMPT/SELF.
-    write: opens a write transaction (default: every verb but GET).
-    shapes: include/exclude targets for fields.apply ({path: Shape}).
-    keeps_credentials: login/password/token stay in the parameters (they are
-    the call's own parameters).
+    status: HTTP status on success.
     """
     method: str
     template: str
-    service: str
+    operation: str
     path_params: object = None
     status: int = 200
-    login: str = OPTIONAL
-    write: bool | None = None
-    shapes: dict = field(default_factory=dict)
-    keeps_credentials: bool = False
-
-    @property
-    def is_write(self):
-        return self.method != "GET" if self.write is None else self.write
 
 
 class Router:
     """Matches (verb, path) against the route table; first match wins.
+
+    routes: the Route table. operations: the Operations its names resolve
+    in. Errors: KeyError at construction for a route naming no operation.
 
     Routes are indexed by their first path part and number of parts (a
     placeholder stands for exactly one part), so a request is compared with
     the few templates that could match, not the whole table.
     """
 
-    def __init__(self, routes):
+    def __init__(self, routes, operations):
         self._entries = []
         self._index = {}
-        for position, route in enumerate(routes):
+        for route in routes:
             pattern = "^" + _PLACEHOLDER.sub(r"(?P<\1>[^/]+)", re.escape(route.template)
                                              .replace(r"\{", "{").replace(r"\}", "}")) + "$"
-            function = resolve_service(route.service)
-            entry = (re.compile(pattern), route, function)
+            entry = (re.compile(pattern), route, operations[route.operation])
             self._entries.append(entry)
             self._index.setdefault(_index_key(route.template), []).append(entry)
         self._wildcards = [entry for entry in self._entries
@@ -122,12 +104,12 @@ class Router:
     def match(self, method, path):
         """Find the route for `path` (below /rest, still percent-encoded).
 
-        Returns (route, function, params from the path, allowed verbs). route
-        is None when no route has that verb; allowed lists the verbs of the
-        routes whose template matches the path.
+        Returns (route, operation, params from the path, allowed verbs).
+        route is None when no route has that verb; allowed lists the verbs of
+        the routes whose template matches the path.
         """
         found, allowed = None, []
-        for pattern, route, function in self._candidates(path):
+        for pattern, route, operation in self._candidates(path):
             hit = pattern.match(path)
             if not hit:
                 continue
@@ -136,24 +118,17 @@ class Router:
             if found is None and route.method == method:
                 values = {k: unquote(v) for k, v in hit.groupdict().items()}
                 params = route.path_params(values) if route.path_params else {}
-                found = (route, function, params)
+                found = (route, operation, params)
         if found is None:
             return None, None, {}, allowed
         return found[0], found[1], found[2], allowed
 
     def routes(self):
-        """Every route, in table order."""
-        return [route for _, route, _ in self._entries]
+        """(route, operation) for every route, in table order."""
+        return [(route, operation) for _, route, operation in self._entries]
 
 
 def _index_key(path):
     """(first path part, number of parts) of a template or request path."""
     parts = path.split("/")
     return parts[1] if len(parts) > 1 else "", len(parts)
-
-
-def resolve_service(dotted):
-    """The function named 'module.function' in bugsvc.services."""
-    module_name, function_name = dotted.rsplit(".", 1)
-    module = importlib.import_module(f"bugsvc.services.{module_name}")
-    return getattr(module, function_name)

@@ -1,6 +1,6 @@
 """The reference's RPC transports, XML-RPC (/xmlrpc.cgi) and JSON-RPC
-(/jsonrpc.cgi), served over the same service functions as REST.
+(/jsonrpc.cgi): every operation is a method of the same name.
 
-methods.py: the method table (data). dispatch.py: finding and running a
-method. jsonrpc.py / xmlrpc.py: the two wire formats.
+dispatch.py: finding and running a method. jsonrpc.py / xmlrpc.py: the two
+wire formats.
 """

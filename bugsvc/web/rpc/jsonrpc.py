@@ -6,22 +6,24 @@ Errors are answered in the envelope with HTTP 200, as the reference does;
 their codes are the REST ones (compat.md section 9).
 """
 
-import json
 import logging
 import re
 
 from ...api import json_input
-from ...errors import ServiceError, USER_ERROR, INTERNAL_ERROR, INVALID_CALLBACK
-from ..rest import render
-from ..rest.adapter import parse_query, upper_headers
-from .dispatch import POST_ONLY, JSONRPC_ILLEGAL_CONTENT_TYPE, read_body
+from ...errors import (
+    INTERNAL_ERROR, INVALID_CALLBACK, JSONRPC_ILLEGAL_CONTENT_TYPE, POST_ONLY, USER_ERROR,
+    ServiceError,
+)
+from ..http import (
+    JSONP_TYPE, json_bytes, jsonp, not_modified, parse_query, read_body, upper_headers,
+    valid_callback,
+)
 
 log = logging.getLogger("bugsvc.rpc")
 
 # The reference's rule: application/json or application/json-rpc, any parameters.
 _CONTENT_TYPE = re.compile(r"^application/json(?:-rpc)?(?:;.*)?$", re.IGNORECASE | re.DOTALL)
 JSON_TYPE = "application/json; charset=UTF-8"
-JSONP_TYPE = "text/javascript; charset=UTF-8"
 
 
 class Envelope:
@@ -104,9 +106,9 @@ def _decode(text, what):
 class JsonRpcAdapter:
     """Falcon sink serving /jsonrpc.cgi through the RPC Dispatcher."""
 
-    def __init__(self, dispatcher, config):
+    def __init__(self, dispatcher, max_body_bytes):
         self.dispatcher = dispatcher
-        self.config = config
+        self.max_body_bytes = max_body_bytes
 
     def __call__(self, req, resp, **_):
         call = _Call()
@@ -118,8 +120,8 @@ class JsonRpcAdapter:
             else:
                 raise ServiceError(POST_ONLY, "JSON-RPC calls are made with POST, or with GET "
                                               "for methods that only read.")
-            bound = self.dispatcher.lookup(call.method, via_get=req.method == "GET")
-            result = self.dispatcher.run(bound, call.params, upper_headers(req),
+            operation = self.dispatcher.lookup(call.method, via_get=req.method == "GET")
+            result = self.dispatcher.run(operation, call.params, upper_headers(req),
                                          req.remote_addr or "")
             payload = call.envelope.success(result)
             data, content_type = self._encode(payload, call.callback)
@@ -132,19 +134,13 @@ class JsonRpcAdapter:
                                             "An internal error occurred; it has been logged.")
             data, content_type = self._encode(failure, call.callback)
         resp.status = 200
-        if req.method == "GET" and data:
-            tag = render.etag(data, content_type)
-            resp.set_header("ETag", tag)
-            if req.get_header("If-None-Match") == tag:
-                resp.status = 304
-                resp.content_type = None
-                resp.data = b""
-                return
+        if req.method == "GET" and data and not_modified(req, resp, data, content_type):
+            return
         resp.content_type = content_type
         resp.data = data
 
     def _read_post(self, req, call):
-        data = read_body(req, self.config.max_body_bytes)
+        data = read_body(req, self.max_body_bytes)
         if not data.strip():
             raise ServiceError(USER_ERROR, "The request holds no JSON-RPC call.")
         try:
@@ -176,7 +172,7 @@ class JsonRpcAdapter:
         else:
             call.envelope = Envelope("1.1" if version else "1.0", query.get("id"))
         if "callback" in query:
-            callback = render.valid_callback(query["callback"])
+            callback = valid_callback(query["callback"])
             if callback is None:
                 raise ServiceError(INVALID_CALLBACK, "The callback name you specified is invalid.")
             call.callback = callback
@@ -192,9 +188,6 @@ class JsonRpcAdapter:
         """(body bytes, content type) of an answer object (None: empty body)."""
         if payload is None:
             return b"", JSON_TYPE
-        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
         if callback:
-            # U+2028/2029 end a line inside a JavaScript string literal.
-            text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-            return f"/**/{callback}({text})".encode("utf-8"), JSONP_TYPE
-        return text.encode("utf-8"), JSON_TYPE
+            return jsonp(callback, json_bytes(payload)), JSONP_TYPE
+        return json_bytes(payload), JSON_TYPE

@@ -25,9 +25,11 @@ import xmlrpc.client
 from xml.parsers import expat
 
 from ... import dates
-from ...errors import ServiceError, USER_ERROR, INTERNAL_ERROR
-from ..rest.adapter import upper_headers
-from .dispatch import POST_ONLY, INVALID_VALUE, XMLRPC_ILLEGAL_CONTENT_TYPE, read_body
+from ...errors import (
+    INTERNAL_ERROR, POST_ONLY, USER_ERROR, XMLRPC_ILLEGAL_CONTENT_TYPE, XMLRPC_INVALID_VALUE,
+    ServiceError,
+)
+from ..http import read_body, upper_headers
 
 log = logging.getLogger("bugsvc.rpc")
 
@@ -117,8 +119,8 @@ def parse_call(data):
         raise ServiceError(USER_ERROR, "XML-RPC requests may not declare a document type or "
                                        "entities.") from None
     except (ValueError, TypeError, binascii.Error) as exc:
-        raise ServiceError(INVALID_VALUE, f"A value of the XML-RPC request is not valid: {exc}") \
-            from None
+        raise ServiceError(XMLRPC_INVALID_VALUE,
+                           f"A value of the XML-RPC request is not valid: {exc}") from None
     except (expat.ExpatError, xmlrpc.client.ResponseError, xmlrpc.client.Fault,
             IndexError, KeyError) as exc:
         raise ServiceError(USER_ERROR, f"The request is not a well-formed XML-RPC call: {exc}") \
@@ -141,7 +143,7 @@ def _from_wire(value):
         try:
             return dates.format_datetime(dates.parse_datetime(value.value, "dateTime.iso8601"))
         except ServiceError:
-            raise ServiceError(INVALID_VALUE, f"'{value.value}' is not a valid "
+            raise ServiceError(XMLRPC_INVALID_VALUE, f"'{value.value}' is not a valid "
                                               "dateTime.iso8601 value.") from None
     return value
 
@@ -207,9 +209,9 @@ class XmlRpcAdapter:
     XML-RPC over REST.
     """
 
-    def __init__(self, dispatcher, config):
+    def __init__(self, dispatcher, max_body_bytes):
         self.dispatcher = dispatcher
-        self.config = config
+        self.max_body_bytes = max_body_bytes
 
     def __call__(self, req, resp, **_):
         resp.status = 200
@@ -227,11 +229,12 @@ class XmlRpcAdapter:
                                    f"When using XML-RPC, you cannot use "
                                    f"'{req.content_type or ''}' as your content type; use "
                                    "'text/xml'.")
-            method, params = parse_call(read_body(req, self.config.max_body_bytes))
-            bound = self.dispatcher.lookup(method)
-            named = call_params(params, bound.method.binary_in)
-            result = self.dispatcher.run(bound, named, upper_headers(req), req.remote_addr or "")
-            resp.data = response_body(result, bound.method.binary_out)
+            method, params = parse_call(read_body(req, self.max_body_bytes))
+            operation = self.dispatcher.lookup(method)
+            named = call_params(params, operation.file_params)
+            result = self.dispatcher.run(operation, named, upper_headers(req),
+                                         req.remote_addr or "")
+            resp.data = response_body(result, operation.file_answer)
         except ServiceError as exc:
             resp.data = fault_body(exc.code, exc.message)
         except Exception:

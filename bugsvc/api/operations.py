@@ -1,0 +1,109 @@
+"""The table of operations: every call of the interface, once, with its rules.
+
+REST routes (web/rest/routes.py) map paths to these names; RPC serves them
+under the same names; the OpenAPI description and the docs page describe them.
+`writes` opens a write transaction; login rules are those of
+api/operation.py; each answer's shapes live beside the code that builds it.
+"""
+
+from ..bugs.attachments import ATTACHMENT_SHAPES
+from ..bugs.comments import COMMENT_SHAPES
+from ..bugs.view import BUG_SHAPES
+from ..services import (
+    api_key, attachment, bug, bug_search, classification, comment, component, field, flagtype,
+    group, instance, keyword, last_visit, milestone, product, user, version,
+)
+from .operation import EXEMPT, REQUIRED, SELF, Operation, Operations
+
+
+def _read(name, service, **rules):
+    """An operation that only reads (login optional unless given)."""
+    return Operation(name, service, **rules)
+
+
+def _write(name, service, login=REQUIRED, **rules):
+    """An operation that writes (login required unless given)."""
+    return Operation(name, service, login=login, writes=True, **rules)
+
+
+OPERATIONS = Operations([
+    # Instance information (version, timezone, parameters stay open when
+    # requirelogin is on, as in the reference; the others do not)
+    _read("Bugzilla.version", instance.version, login=EXEMPT),
+    _read("Bugzilla.extensions", instance.extensions),
+    _read("Bugzilla.timezone", instance.timezone, login=EXEMPT),
+    _read("Bugzilla.time", instance.time),
+    _read("Bugzilla.parameters", instance.parameters, login=EXEMPT),
+    _write("Bugzilla.update_parameters", instance.update_parameters),
+    _read("Bugzilla.last_audit_time", instance.last_audit_time),
+    # Users and login. Login checks the password itself, inside a deferred
+    # transaction (see services/user.py login), so it does not write here.
+    # None of these three is reachable by GET, as in the reference: their
+    # parameters are secrets that would end up in URLs.
+    _read("User.login", user.login, login=SELF, read_only=False, keeps_credentials=True),
+    _write("User.logout", user.logout, login=SELF, keeps_credentials=True),
+    _read("User.valid_login", user.valid_login, read_only=False, keeps_credentials=True),
+    _write("User.create", user.create),
+    _write("User.update", user.update),
+    _read("User.get", user.get, shapes=user.USER_SHAPES),
+    # API keys (bugsvc addition)
+    _read("ApiKey.get", api_key.get, login=REQUIRED, shapes=api_key.API_KEY_SHAPES),
+    _write("ApiKey.create", api_key.create),
+    _write("ApiKey.update", api_key.update),
+    # Groups
+    _write("Group.create", group.create),
+    _write("Group.update", group.update),
+    _read("Group.get", group.get, login=REQUIRED, shapes=group.GROUP_SHAPES),
+    # Flag types
+    _read("FlagType.get", flagtype.get),
+    _write("FlagType.create", flagtype.create),
+    _write("FlagType.update", flagtype.update),
+    # Bug fields, and custom fields (bugsvc addition)
+    _read("Bug.fields", field.fields, shapes=field.FIELD_SHAPES),
+    _read("Bug.legal_values", field.legal_values),
+    _write("Field.create", field.create),
+    _write("Field.update", field.update),
+    # Products, components, versions, milestones, classifications, keywords
+    _read("Product.get_selectable_products", product.selectable),
+    _read("Product.get_enterable_products", product.enterable),
+    _read("Product.get_accessible_products", product.accessible),
+    _read("Product.get", product.get, shapes=product.PRODUCT_SHAPES),
+    _write("Product.create", product.create),
+    _write("Product.update", product.update),
+    _write("Component.create", component.create),
+    _write("Component.update", component.update),
+    _write("Component.delete", component.delete),
+    _write("Version.create", version.create),
+    _write("Version.update", version.update),
+    _write("Milestone.create", milestone.create),
+    _write("Milestone.update", milestone.update),
+    _read("Classification.get", classification.get,
+          shapes=classification.CLASSIFICATION_SHAPES),
+    _write("Classification.create", classification.create),
+    _write("Classification.update", classification.update),
+    _read("Keyword.get", keyword.get, shapes=keyword.KEYWORD_SHAPES),
+    _write("Keyword.create", keyword.create),
+    _write("Keyword.update", keyword.update),
+    # Bugs
+    _read("Bug.get", bug.get, shapes=BUG_SHAPES),
+    _read("Bug.search", bug_search.search, shapes=BUG_SHAPES),
+    _write("Bug.create", bug.create),
+    _write("Bug.update", bug.update),
+    _read("Bug.history", bug.history),
+    _read("Bug.possible_duplicates", bug.possible_duplicates, shapes=BUG_SHAPES),
+    _write("Bug.update_see_also", bug.update_see_also),
+    _write("Bug.update_tags", bug.update_tags),
+    # Comments and comment tags
+    _read("Bug.comments", comment.comments, shapes=COMMENT_SHAPES),
+    _write("Bug.add_comment", comment.add),
+    _read("Bug.search_comment_tags", comment.search_tags, login=REQUIRED),
+    _write("Bug.update_comment_tags", comment.update_tags),
+    # Attachments
+    _read("Bug.attachments", attachment.get, shapes=ATTACHMENT_SHAPES, file_answer=("data",)),
+    _write("Bug.add_attachment", attachment.create, file_params=("data",)),
+    _write("Bug.update_attachment", attachment.update),
+    # Last visits
+    _write("BugUserLastVisit.update", last_visit.update, shapes=last_visit.LAST_VISIT_SHAPES),
+    _read("BugUserLastVisit.get", last_visit.get, login=REQUIRED,
+          shapes=last_visit.LAST_VISIT_SHAPES),
+])
