@@ -395,8 +395,7 @@ class BugUpdate:
             if target is not None:
                 self.see_also_mirror.append((target, "add"))
         for value in values.split(spec.get("remove")):
-            wanted = see_also.local_url(ctx, value.lstrip("#")) if value.lstrip("#").isdigit() \
-                else value
+            wanted = see_also.url_to_remove(ctx, value)
             matches = [url for url in bug.see_also if url.lower() == wanted.lower()]
             for url in matches:
                 bug.see_also.remove(url)

@@ -350,10 +350,10 @@ DOCS = {
                 "alias": one_or_many(STR, "aliases"), "cc": one_or_many(STR, "logins"),
                 "groups": strs("group names"), "keywords": one_or_many(STR, "keywords"),
                 "depends_on": arr(ID_OR_NAME), "blocks": arr(ID_OR_NAME),
-                "see_also": one_or_many(STR, "URLs or bug ids")},
+                "see_also": one_or_many(STR, "URLs, or numbers or aliases of bugs here")},
         required=("product", "component", "summary", "version"), answer=created(),
-        errors=(50, 51, 53, 56, 103, 104, 105, 106, 107, 112, 113, 114, 116, 120, 121, 122,
-                123, 129, 130, 131, 132, 133, 134, 504, 32000)),
+        errors=(50, 51, 53, 56, 100, 101, 102, 103, 104, 105, 106, 107, 112, 113, 114, 116,
+                120, 121, 122, 123, 129, 130, 131, 132, 133, 134, 504, 32000)),
     "bug.update": Doc(
         "Change bugs.",
         params={**_BUG_FIELDS, "ids": arr(ID_OR_NAME, "bugs (replace the path value)"),
