@@ -367,12 +367,13 @@ DOCS = {
                 "cc": list_change_object(STR, "logins (no set)"),
                 "groups": list_change_object(STR, "group names (no set)"),
                 "keywords": list_change_object(STR, "keywords"),
-                "see_also": list_change_object(STR, "URLs (no set)")},
+                "see_also": list_change_object(STR, "URLs, or numbers or aliases of bugs "
+                                                    "here (no set)")},
         answer=obj({"bugs": arr(obj({"id": INT, "alias": strs(None),
                                      "last_change_time": DATETIME,
                                      "changes": ref("Changes")}))}),
         errors=(50, 51, 100, 101, 102, 103, 104, 106, 109, 112, 113, 115, 116, 117, 118, 119,
-                120, 121, 122, 123, 129, 130, 131, 132, 133, 134, 32000)),
+                120, 121, 122, 123, 129, 130, 131, 132, 133, 134, 504, 32000)),
     "bug.history": Doc(
         "The change history of bugs.",
         params={"ids": arr(ID_OR_NAME, "more bugs"), "new_since": DATETIME_IN},
