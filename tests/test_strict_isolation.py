@@ -10,8 +10,8 @@ import pytest
 
 from bugsvc.errors import ServiceError
 from bugsvc.services import bug as bug_service
-from bug_support import (ADMIN, MANDATORY, NA, SHOWN, add_bug_group, control, file_bug, get_bug,
-                         set_param, update_bug)
+from bug_support import (ADMIN, MANDATORY, NA, SHOWN, add_bug_group, add_to_group, control,
+                         editbugs_only_for_members, file_bug, get_bug, set_param, update_bug)
 
 OUTSIDER = "outsider@example.com"
 DEV = "dev@example.com"
@@ -210,3 +210,21 @@ def test_on_over_jsonrpc_adding_a_dependency_is_fault_32000(client, admin_key, s
                                   headers={"Content-Type": "application/json"})
     assert answer.json["error"]["code"] == 32000
     assert get_bug(services, other)["depends_on"] == []
+
+
+def test_on_an_account_the_caller_may_not_see_is_not_named(services, world):
+    # usevisibilitygroups: the caller (in devs) shares no group with OUTSIDER,
+    # who is a default CC of the component.
+    editbugs_only_for_members(services)
+    set_param(services, "usevisibilitygroups", "1")
+    services.add_user("filer@example.com")
+    add_to_group(services, "filer@example.com", "devs")
+    with services.db.transaction(write=True) as conn:
+        conn.execute("INSERT INTO component_cc (component_id, user_id) SELECT 1, id FROM users"
+                     " WHERE login = ?", (OUTSIDER,))
+    strict(services)
+    error = error_of(services, bug_service.create, BASE, as_user="filer@example.com")
+    assert error.code == 504
+    assert error.message == ("1 account is not able to edit the 'TestProduct' product and may "
+                             "not be included on a new bug.")
+    assert OUTSIDER in error_of(services, bug_service.create, BASE).message   # the admin sees all

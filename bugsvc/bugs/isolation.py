@@ -40,17 +40,28 @@ def check_people(ctx, product, user_ids, bug_id=None, must_see=False):
     being changed (None: a bug being filed)."""
     if not is_on(ctx):
         return
-    refused = []
+    refused, unnamed = [], 0
     for user_id in sorted({u for u in user_ids if u is not None}):
         other = load_caller(ctx.conn, user_id)
         as_other = replace(ctx, caller=other)
         if not can_edit_product(as_other, product["id"]) or (
                 must_see and not access.can_see_product(as_other, product["id"])):
-            refused.append(other.login)
-    if not refused:
+            # An account the caller may not see (a component's default CC or
+            # assignee, with usevisibilitygroups on) is counted, not named.
+            if access.can_see_user(ctx, user_id):
+                refused.append(other.login)
+            else:
+                unnamed += 1
+    total = len(refused) + unnamed
+    if not total:
         return
-    who = (f"User '{refused[0]}' is" if len(refused) == 1
-           else f"Users '{', '.join(refused)}' are")
+    others = f"{unnamed} {'other ' if refused else ''}account{'s' if unnamed > 1 else ''}"
+    if refused:
+        who = f"User{'s' if len(refused) > 1 else ''} '{', '.join(refused)}'"
+        who += f" and {others}" if unnamed else ""
+    else:
+        who = others[0].upper() + others[1:]
+    who += " is" if total == 1 else " are"
     where = (f"for bug '{bug_id}'" if bug_id is not None
              else "and may not be included on a new bug")
     raise ServiceError(INVALID_USERNAME, f"{who} not able to edit the '{product['name']}' "
