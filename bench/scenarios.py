@@ -66,6 +66,11 @@ class Workload:
             with db.transaction(write=True) as write_conn:
                 keys = [auth.create_api_key(write_conn, user_id, "bench.run", now)[1]
                         for user_id in writers]
+                # bug_update changes whiteboards, which take values only while
+                # usestatuswhiteboard is on (databases seeded before bench.seed
+                # turned it on have it off).
+                write_conn.execute("UPDATE params SET value = '1'"
+                                   " WHERE name = 'usestatuswhiteboard'")
         finally:
             db.close()
         return cls(bug_ids=bug_ids, products=products, statuses=statuses, keys=keys)

@@ -31,7 +31,9 @@ OWNER_PASSWORD = "andreas-password-pbz"
 RHEL = "Red Hat Enterprise Linux 9"
 SUSE = "SUSE Linux Enterprise Server 15 SP6"
 
-PARAMETERS = {"maintainer": OWNER}
+# Their test instance uses the status whiteboard (bug 1 has one), which
+# Bugzilla switches off by default.
+PARAMETERS = {"maintainer": OWNER, "usestatuswhiteboard": "1"}
 
 # (name, description, versions): created in this order, so ids 2 and 3.
 PRODUCTS = (

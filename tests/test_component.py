@@ -229,7 +229,6 @@ def test_delete_refuses_component_with_bugs_and_last_component(client, services,
     resp = client.simulate_delete(f"/rest/component/{second['id']}",
                                   params={"Bugzilla_api_key": admin_key})
     assert resp.status_code == 400 and resp.json["code"] == 1202
-    set_param(services, "allowbugdeletion", "1")
     assert error_code(services, component.delete, {"ids": [second["id"]]}) == 1202
     with services.db.transaction(write=True) as conn:
         conn.execute("DELETE FROM bugs")

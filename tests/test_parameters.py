@@ -138,7 +138,6 @@ def test_unknown_name_is_51_and_nothing_is_stored(client, admin_key, services):
     ("maxattachmentsize", "-5"),
     ("maxattachmentsize", "lots"),
     ("password_complexity", "strong"),
-    ("rememberlogin", "always"),
     ("insidergroup", "no-such-group"),
     ("defaultpriority", "Urgent"),
     ("defaultpriority", ""),
@@ -151,7 +150,7 @@ def test_unknown_name_is_51_and_nothing_is_stored(client, admin_key, services):
     ("emailregexp", "(unclosed"),
     ("maintainer", ["a@example.com"]),
     ("maxusermatches", {"value": 3}),
-    ("mailfrom", None),
+    ("emailsuffix", None),
 ])
 def test_invalid_value_is_32000_and_nothing_is_stored(services, name, value):
     before = stored(services)
@@ -173,13 +172,59 @@ def test_one_bad_value_among_several_over_http_stores_nothing(client, admin_key,
 
 @pytest.mark.parametrize("name, value", [
     ("defaultplatform", ""), ("defaultopsys", "Linux"), ("duplicate_or_move_bug_status", "VERIFIED"),
-    ("urlbase", "https://bugs.example.com/"), ("attachment_base", "http://files.example.com/"),
-    ("maintainer", ""), ("emailregexp", r"^[^@]+@example\.com$"), ("rememberlogin", "defaultoff"),
+    ("urlbase", "https://bugs.example.com/"), ("emailsuffix", "@example.com"),
+    ("maintainer", ""), ("emailregexp", r"^[^@]+@example\.com$"),
     ("password_complexity", "letters_numbers"), ("comment_taggers_group", "canconfirm"),
 ])
 def test_valid_values_are_stored(services, name, value):
     update(services, {name: value})
     assert stored(services)[name] == value
+
+
+# Parameters not offered ---------------------------------------------------------------------------
+
+NOT_OFFERED = ("allowbugdeletion", "allowemailchange", "attachment_base", "cookiepath",
+               "createemailregexp", "default_search_limit", "mailfrom", "rememberlogin",
+               "usemenuforusers")
+
+
+def test_parameters_without_an_effect_are_not_offered(client, admin_key, services):
+    services.add_user("plain@example.com")
+    plain_key = services.api_key("plain@example.com")
+    for key in (admin_key, plain_key):
+        seen = client.simulate_get("/rest/parameters",
+                                   params={"Bugzilla_api_key": key}).json["parameters"]
+        assert not set(NOT_OFFERED) & set(seen)
+    assert not set(NOT_OFFERED) & set(settings.DEFINITIONS)
+
+
+@pytest.mark.parametrize("name", NOT_OFFERED)
+def test_changing_one_is_51_like_an_unknown_name(client, admin_key, services, name):
+    before = services.query("SELECT name, value FROM params ORDER BY name")
+    answer = client.simulate_put("/rest/parameters", params={"Bugzilla_api_key": admin_key},
+                                 json={name: "1"})
+    assert (answer.status_code, answer.json["code"]) == (404, 51)
+    assert answer.json["message"] == f"There is no parameter named '{name}'."
+    assert services.query("SELECT name, value FROM params ORDER BY name") == before
+
+
+def test_a_value_stored_by_an_earlier_version_is_ignored(client, admin_key, services):
+    with services.db.transaction(write=True) as conn:
+        conn.execute("INSERT INTO params (name, value) VALUES ('mailfrom', 'bugs@example.com')")
+    seen = client.simulate_get("/rest/parameters",
+                               params={"Bugzilla_api_key": admin_key}).json["parameters"]
+    assert "mailfrom" not in seen and seen["maxusermatches"] == "1000"
+    changed = update(services, {"maxusermatches": 5})
+    assert changed == {"parameters": {"maxusermatches": {"added": "5", "removed": "1000"}}}
+    assert services.query("SELECT value FROM params WHERE name = 'mailfrom'") == [
+        ("bugs@example.com",)]
+
+
+def test_update_with_an_unknown_parameter_and_a_known_one_changes_nothing(services):
+    with pytest.raises(ServiceError) as caught:
+        update(services, {"maxusermatches": 5, "cookiepath": "/x"})
+    assert caught.value.code == 51
+    assert services.query("SELECT value FROM params WHERE name = 'maxusermatches'") == [("1000",)]
 
 
 # Audit and last_audit_time -----------------------------------------------------------------

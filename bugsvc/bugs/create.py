@@ -6,7 +6,9 @@ from ..accounts import access
 from .. import dates
 from ..errors import ServiceError, PARAM_INVALID, USER_ERROR, INVALID_USERNAME
 from ..api.params import Params
-from . import activity, comments, custom_fields, dependencies, groups, see_also, store, values
+from . import (
+    activity, comments, custom_fields, dependencies, groups, isolation, see_also, store, values,
+)
 from .flags import FlagEditor, types_for
 from .permissions import has_editbugs, can_confirm
 from .record import BugRecord
@@ -55,7 +57,10 @@ def create(ctx, params):
     if private and not access.is_insider(ctx):
         raise ServiceError(NOT_INSIDER, "You are not allowed to make comments private.")
     see_also_targets = []
-    for value in values.split(p.get("see_also")):
+    links = values.split(p.get("see_also"))
+    if links:
+        values.require_in_use(ctx, "see_also")
+    for value in links:
         url, target = see_also.check(ctx, value)
         if url.lower() not in (u.lower() for u in bug.see_also):
             bug.see_also.append(url)
@@ -125,13 +130,20 @@ def _checked_record(ctx, p, custom):
     if editbugs:
         bug.depends_on = sorted(dependencies.bug_ids(ctx, values.split(p.get("depends_on"))))
         bug.blocks = sorted(dependencies.bug_ids(ctx, values.split(p.get("blocks"))))
+        isolation.check_dependencies(ctx, "depends_on", bug.depends_on)
+        isolation.check_dependencies(ctx, "blocks", bug.blocks)
         dependencies.check_loops(conn, None, bug.depends_on, bug.blocks)
-    milestone = p.get("target_milestone")
+    # letsubmitterchoosemilestone off: every new bug starts at the product's
+    # default milestone, whatever the submitter asked for.
+    milestone = (p.get("target_milestone") if ctx.param_is_on("letsubmitterchoosemilestone")
+                 else None)
     bug.target_milestone = values.milestone(
         ctx, product, milestone if milestone is not None else product["default_milestone"])
     url = values.text(p.get("url"), "url").strip()
     bug.url = "" if url == "http://" else url
     bug.whiteboard = values.text(p.get("whiteboard"), "whiteboard").strip()
+    if bug.whiteboard:
+        values.require_in_use(ctx, "whiteboard")
     if access.is_timetracker(ctx):
         bug.deadline = values.deadline(p.get("deadline"))
         bug.estimated_time = values.time_value(p.get("estimated_time"), "estimated_time")
@@ -143,6 +155,7 @@ def _checked_record(ctx, p, custom):
             bug.custom[name] = custom_fields.check_value(ctx, field, p.get(name), [])
     for field in custom.values():
         custom_fields.require_mandatory(conn, field, bug)
+    isolation.check_people(ctx, product, bug.cc + [bug.assigned_to, bug.qa_contact], must_see=True)
     return bug
 
 

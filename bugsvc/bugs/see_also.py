@@ -1,21 +1,33 @@
 """See Also links (bugs.md sections 5 and 6): which URLs are accepted, and
 links to bugs of this installation ("local" links, mirrored on the other bug).
 
-Accepted, like the reference: a local bug id (or the installation's own
-show_bug.cgi URL), and http(s) links to bugs of other trackers: Bugzilla
-(show_bug.cgi?id=N), Launchpad, Debian, GitHub and GitLab issues or pull
-requests, JIRA, Trac, MantisBT, SourceForge, Google Code and Chromium.
+Accepted, like the reference: a bare word, taken as the number or alias
+of a bug of this installation; the installation's own show_bug.cgi URL;
+and http(s) links to bugs of other trackers: Bugzilla (show_bug.cgi?id=N),
+Launchpad, Debian, GitHub and GitLab issues or pull requests, JIRA, Trac,
+MantisBT, SourceForge, Google Code and Chromium.
+
+A local link is stored as `{urlbase}show_bug.cgi?id=N` with the bug's
+number, also when it was given by alias (aliases can change, numbers do
+not). A word that is no bug the caller can see answers 100, whether no bug
+has it or the bug is hidden: the answer never tells that a hidden bug has
+that alias. An alias with characters other than letters, digits and `_`
+is also found; when it names no bug the caller can see, the value is
+checked as a URL (112), as the reference does with every such value.
 """
 
 import re
 from urllib.parse import urlsplit, parse_qs, urlencode
 
+from ..accounts import access
 from ..errors import ServiceError, USER_ERROR
 from .lookup import visible_bug_id
 
 URL_INVALID = 112
 MAX_LENGTH = 255
 LOCAL_PATH = "show_bug.cgi?id="
+# What the reference takes for a local bug number or alias: one word.
+_WORD = re.compile(r"\w+")
 
 
 def local_prefix(ctx):
@@ -43,8 +55,9 @@ def check(ctx, value, bug_id=None):
     """The link to store for `value` and the local bug id it points to (or
     None). bug_id: the bug getting the link (None while being created).
 
-    Errors: 112 invalid or longer than 255 characters; 100/101/102 a local
-    bug that is malformed, unknown or invisible; 32000 a link to itself.
+    Errors: 112 invalid or longer than 255 characters; 100 a word that is
+    no visible bug's alias; 101/102 an unknown or invisible bug number;
+    32000 a link to itself.
     """
     raw = str(value).strip()
     if len(raw) > MAX_LENGTH:
@@ -54,12 +67,38 @@ def check(ctx, value, bug_id=None):
     prefix = local_prefix(ctx)
     if ctx.param("urlbase") and local.lower().startswith(prefix.lower()):
         local = local[len(prefix):]
-    if local.isdigit():
+    if _WORD.fullmatch(local):
         target = visible_bug_id(ctx, local)
-        if target == bug_id:
-            raise ServiceError(USER_ERROR, "A bug cannot have a See Also link to itself.")
-        return local_url(ctx, target), target
-    return _remote(raw), None
+    else:
+        target = _visible_alias_target(ctx, local)
+        if target is None:
+            return _remote(raw), None
+    if target == bug_id:
+        raise ServiceError(USER_ERROR, "A bug cannot have a See Also link to itself.")
+    return local_url(ctx, target), target
+
+
+def url_to_remove(ctx, value):
+    """The stored link that `value` names for removal: the local link of a
+    bug number, or of the alias of a bug the caller can see; else `value`
+    itself (a link no bug has is silently ignored)."""
+    local = str(value).strip()
+    local = local[1:] if local.startswith("#") else local
+    if local.isdigit() and local.isascii():
+        return local_url(ctx, local.lstrip("0") or "0")
+    target = _visible_alias_target(ctx, local)
+    return value if target is None else local_url(ctx, target)
+
+
+def _visible_alias_target(ctx, text):
+    """The bug whose alias is `text`, when the caller can see it; else None."""
+    if not text or "/" in text:
+        return None
+    row = ctx.conn.execute("SELECT bug_id FROM bug_aliases WHERE lower(alias) = lower(?)",
+                           (text,)).fetchone()
+    if row is None or not access.visible_bug_ids(ctx, [row[0]]):
+        return None
+    return row[0]
 
 
 def _remote(raw):

@@ -7,8 +7,10 @@ from ..catalogue import catalog
 from .. import dates
 from ..errors import ServiceError, OBJECT_NOT_SPECIFIED, PARAM_INVALID, USER_ERROR
 from ..api.params import Params, as_bool
-from . import (activity, comments, custom_fields, dependencies, groups, record, see_also, store,
-               values)
+from . import (
+    activity, comments, custom_fields, dependencies, groups, isolation, record, see_also, store,
+    values,
+)
 from .flags import FlagEditor, retarget, types_for, user_can_see_bug
 from .lookup import visible_bug_id
 from .permissions import TIME_FIELDS, FieldRights, can_edit_product, require_product_edit
@@ -134,6 +136,20 @@ class BugUpdate:
         if p.has("flags"):
             types = types_for(self.ctx.conn, self.new.product_id, self.new.component_id)
             FlagEditor(self.ctx, self.new, self.new.flags, types).apply(p.get("flags"))
+        self._check_isolation()
+
+    def _check_isolation(self):
+        """strict_isolation: the people this update puts on the bug (added to
+        the CC list, new assignee, new QA contact) must be able to edit its
+        product, and see it when the bug moved there."""
+        old, bug = self.old, self.new
+        people = [user_id for user_id in bug.cc if user_id not in old.cc]
+        if bug.assigned_to != old.assigned_to:
+            people.append(bug.assigned_to)
+        if bug.qa_contact is not None and bug.qa_contact != old.qa_contact:
+            people.append(bug.qa_contact)
+        isolation.check_people(self.ctx, self.product, people, bug_id=bug.id,
+                               must_see=self.product_changed)
 
     def _check(self, field, old, new):
         self.rights.check(field, old, new, self.new)
@@ -259,8 +275,10 @@ class BugUpdate:
                     current.remove(bug_id)
             result[field] = current
         for field in ("depends_on", "blocks"):
-            if sorted(result[field]) != sorted(getattr(bug, field)):
+            before, after = set(getattr(bug, field)), set(result[field])
+            if before != after:
                 self._check(field, 0, 1)
+                isolation.check_dependencies(ctx, field, before ^ after)
         dependencies.check_loops(ctx.conn, bug.id, result["depends_on"], result["blocks"])
         bug.depends_on, bug.blocks = sorted(result["depends_on"]), sorted(result["blocks"])
 
@@ -318,6 +336,8 @@ class BugUpdate:
         for name in ("url", "whiteboard"):
             if p.has(name):
                 value = values.text(p.get(name), name).strip()
+                if name == "whiteboard" and value and value != bug.whiteboard:
+                    values.require_in_use(ctx, "whiteboard")
                 self._check(name, getattr(bug, name), value)
                 setattr(bug, name, value)
         if p.has("deadline"):
@@ -388,7 +408,10 @@ class BugUpdate:
         if not isinstance(spec, dict):
             spec = {"add": spec}
         before = list(bug.see_also)
-        for value in values.split(spec.get("add")):
+        adding = values.split(spec.get("add"))
+        if adding:
+            values.require_in_use(ctx, "see_also")
+        for value in adding:
             url, target = see_also.check(ctx, value, bug.id)
             if url.lower() in (existing.lower() for existing in bug.see_also):
                 continue
@@ -397,8 +420,7 @@ class BugUpdate:
             if target is not None:
                 self.see_also_mirror.append((target, "add"))
         for value in values.split(spec.get("remove")):
-            wanted = see_also.local_url(ctx, value.lstrip("#")) if value.lstrip("#").isdigit() \
-                else value
+            wanted = see_also.url_to_remove(ctx, value)
             matches = [url for url in bug.see_also if url.lower() == wanted.lower()]
             for url in matches:
                 bug.see_also.remove(url)

@@ -1,7 +1,17 @@
-"""Instance parameters: their defaults (compat.md section 12), who may read
-them, and how a new value is checked.
+"""Instance parameters: their defaults (those of the reference tracker),
+who may read them, and how a new value is checked.
 
 Values are stored and returned as strings, as the reference does.
+
+Every parameter offered here changes what the service does. The reference
+has more, for parts bugsvc does not have yet; they are not offered (a PUT
+naming one answers like any unknown name, 51) and come back with their
+part: mail (mailfrom; createemailregexp, which governs self-registration
+by mail), web pages and their cookies (attachment_base, cookiepath,
+rememberlogin, usemenuforusers, default_search_limit, allowemailchange,
+which governs the e-mail change in the user preferences page) and bug
+deletion (allowbugdeletion). Values stored under such names by an earlier
+version stay in the params table and are ignored by `load`.
 """
 
 import re
@@ -19,15 +29,9 @@ EMAIL = "email"          # "" or an e-mail address
 # name -> (default, kind, extra). extra: allowed choices for TEXT when a
 # tuple; the select field for FIELD_VALUE.
 DEFINITIONS = {
-    "allowbugdeletion": ("0", BOOL, None),
-    "allowemailchange": ("1", BOOL, None),
-    "attachment_base": ("", URL, None),
     "comment_taggers_group": ("editbugs", GROUP, None),
     "commentonchange_resolution": ("0", BOOL, None),
     "commentonduplicate": ("0", BOOL, None),
-    "cookiepath": ("/", TEXT, None),
-    "createemailregexp": (".*", REGEXP, None),
-    "default_search_limit": ("500", INT, None),
     "defaultopsys": ("", FIELD_VALUE, "op_sys"),
     "defaultplatform": ("", FIELD_VALUE, "rep_platform"),
     "defaultpriority": ("---", FIELD_VALUE, "priority"),
@@ -40,7 +44,6 @@ DEFINITIONS = {
     "insidergroup": ("", GROUP, None),
     "letsubmitterchoosemilestone": ("1", BOOL, None),
     "letsubmitterchoosepriority": ("1", BOOL, None),
-    "mailfrom": ("bugzilla-daemon", TEXT, None),
     "maintainer": ("", EMAIL, None),
     "makeproductgroups": ("0", BOOL, None),
     "max_search_results": ("10000", INT, None),
@@ -52,7 +55,6 @@ DEFINITIONS = {
     "password_complexity": ("no_constraints", TEXT,
                             ("no_constraints", "mixed_letters", "letters_numbers",
                              "letters_numbers_specialchars")),
-    "rememberlogin": ("on", TEXT, ("on", "defaulton", "defaultoff")),
     "requirelogin": ("0", BOOL, None),
     "search_allow_no_criteria": ("1", BOOL, None),
     "strict_isolation": ("0", BOOL, None),
@@ -60,7 +62,6 @@ DEFINITIONS = {
     "urlbase": ("", URL, None),
     "use_see_also": ("1", BOOL, None),
     "useclassification": ("0", BOOL, None),
-    "usemenuforusers": ("0", BOOL, None),
     "useqacontact": ("0", BOOL, None),
     "usestatuswhiteboard": ("0", BOOL, None),
     "usetargetmilestone": ("0", BOOL, None),
@@ -76,14 +77,13 @@ _EMAIL = re.compile(r"[^@\s]+@[^@\s]+")
 # What each tier of caller sees (interface "Parameters object").
 PUBLIC = ("maintainer", "requirelogin")
 LOGGED_IN = (
-    "allowemailchange", "attachment_base", "commentonchange_resolution", "commentonduplicate",
-    "cookiepath", "defaultopsys", "defaultplatform", "defaultpriority", "defaultseverity",
-    "duplicate_or_move_bug_status", "emailregexpdesc", "emailsuffix",
-    "letsubmitterchoosemilestone", "letsubmitterchoosepriority", "mailfrom", "maintainer",
+    "commentonchange_resolution", "commentonduplicate", "defaultopsys", "defaultplatform",
+    "defaultpriority", "defaultseverity", "duplicate_or_move_bug_status", "emailregexpdesc",
+    "emailsuffix", "letsubmitterchoosemilestone", "letsubmitterchoosepriority", "maintainer",
     "maxattachmentsize", "maxlocalattachment", "musthavemilestoneonaccept",
-    "noresolveonopenblockers", "password_complexity", "rememberlogin", "requirelogin",
+    "noresolveonopenblockers", "password_complexity", "requirelogin",
     "search_allow_no_criteria", "urlbase", "use_see_also", "useclassification",
-    "usemenuforusers", "useqacontact", "usestatuswhiteboard", "usetargetmilestone",
+    "useqacontact", "usestatuswhiteboard", "usetargetmilestone",
 )
 
 

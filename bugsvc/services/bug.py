@@ -54,7 +54,12 @@ def create(ctx, params):
     missing; 112 bad See Also; 113 private description by a non-insider;
     114 description too long; 116 dependency loop; 120 group not allowed;
     121/122 resolution; 123 status not allowed; 129-134 flags; 504 unknown
-    cc; 32000 inactive value, mandatory custom field, flag rules.
+    cc, or (strict_isolation) an assignee, QA contact or cc who may not
+    edit or see the product; 32000 inactive value, mandatory custom field,
+    flag rules, a whiteboard while usestatuswhiteboard is off, See Also
+    while use_see_also is off, (strict_isolation) a dependency on a bug
+    of a product the caller may not edit. While letsubmitterchoosemilestone
+    is off the bug gets the product's default milestone whatever is asked.
     """
     require_login(ctx)
     return {"id": bug_create.create(ctx, params)}
@@ -78,9 +83,14 @@ def update(ctx, params):
     insider; 115 change not permitted; 116 dependency loop; 117 comment not
     on the bug; 118 duplicate loop; 119 DUPLICATE without dupe_of; 120
     group; 121 resolution missing; 122 resolution on an open bug; 123
-    status transition; 129-134 flags; 32000 comment required, milestone
+    status transition; 129-134 flags; 504 (strict_isolation) an added cc,
+    new assignee or new QA contact who may not edit the product (or see
+    it, when the bug moves there); 32000 comment required, milestone
     required, open dependencies, cc removal denied, several duplicates,
-    inactive value.
+    inactive value, a new whiteboard while usestatuswhiteboard is off, a
+    See Also link added while use_see_also is off, (strict_isolation) a
+    dependency added or removed on a bug of a product the caller may not
+    edit.
     """
     require_login(ctx)
     return {"bugs": bug_update.update(ctx, params)}
@@ -133,11 +143,13 @@ def possible_duplicates(ctx, params):
 def update_see_also(ctx, params):
     """Add and remove See Also links (JSON-RPC/XML-RPC only, as the reference).
 
-    params: ids, add (array of URLs or bug ids), remove (array of URLs);
-    removals are applied first. Returns {"changes": {bug id: {"see_also":
-    {"added": [...], "removed": [...]}}}}.
-    Errors: 410; 50 no ids, or neither add nor remove; 100/101/102; 109;
-    112 invalid URL; 115 change not permitted.
+    params: ids, add (array of URLs, or bug numbers or aliases of this
+    installation), remove (array of URLs or bug numbers/aliases; unknown
+    ones are ignored); removals are applied first. Returns {"changes":
+    {bug id: {"see_also": {"added": [...], "removed": [...]}}}}.
+    Errors: 410; 50 no ids, or neither add nor remove; 100 a word that is
+    no visible bug's number or alias; 101/102; 109; 112 invalid URL; 115
+    change not permitted; 32000 adding while use_see_also is off.
     """
     require_login(ctx)
     p = Params(params)
