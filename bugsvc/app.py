@@ -6,7 +6,7 @@ from urllib.parse import unquote_plus
 
 import falcon
 
-from . import errors
+from . import errors, landing
 from .auth import Authenticator
 from .db import Database
 from .errors import ServiceError, RequestTooLarge
@@ -102,6 +102,8 @@ def create_app(config, db=None, clock=None):
     adapter = RestAdapter(db, config, authenticator, Router(ROUTES), clock)
     app.add_sink(adapter, prefix=r"^/rest(\.cgi)?(?=/|$)")
     add_documentation(app, ROUTES)
+    app.add_route("/", landing.RootResource())
+    app.add_route("/README.md", landing.ReadmeResource())
     dispatcher = Dispatcher(adapter.runner, ROUTES)
     app.add_sink(JsonRpcAdapter(dispatcher, config), prefix=r"^/jsonrpc\.cgi$")
     app.add_sink(XmlRpcAdapter(dispatcher, config), prefix=r"^/xmlrpc\.cgi$")

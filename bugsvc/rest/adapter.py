@@ -8,7 +8,7 @@ from urllib.parse import parse_qsl
 import falcon
 from falcon.media.multipart import MultipartFormHandler
 
-from .. import errors, json_input
+from .. import errors, json_input, landing
 from ..errors import ServiceError, RequestTooLarge
 from ..runner import Runner
 from . import render
@@ -170,6 +170,8 @@ class RestAdapter:
                 return self._options(req, resp, allowed, callback)
             if method == "HEAD" and path == "/":
                 return render.respond(req, resp, {}, 200)
+            if method == "GET" and path == "/" and landing.wants_page(req):
+                return landing.answer(resp)
             raise ServiceError(errors.INVALID_RESOURCE,
                                f"A REST API resource was not found for '{method} {path}'.")
         body = {} if method == "GET" else parse_body(req, self.config.max_body_bytes)
