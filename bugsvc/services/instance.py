@@ -52,7 +52,8 @@ def parameters(ctx, params):
 
 
 def update_parameters(ctx, params):
-    """Change parameters (tweakparams only; compat.md decision 7).
+    """Change parameters (tweakparams only; Bugzilla has no such call: this
+    one follows its update conventions).
 
     params: {name: new value, ...} (include_fields/exclude_fields ignored).
     Returns {"parameters": {name: {"added", "removed"}}} for those that changed.
