@@ -68,7 +68,7 @@ def test_the_readme_is_served_as_plain_text(client):
     assert resp.status_code == 200
     assert resp.headers["Content-Type"] == "text/plain; charset=UTF-8"
     assert resp.headers["Content-Security-Policy"].startswith("default-src 'none'")
-    assert resp.text.startswith("# bugsvc\n")
+    assert resp.text.startswith("# bugsvc\n") and "## First steps" in resp.text
 
 
 def test_a_page_is_public_while_requirelogin_is_on(client, admin_key):
