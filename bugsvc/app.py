@@ -11,6 +11,7 @@ from .api.operations import OPERATIONS
 from .api.runner import Runner
 from .errors import ServiceError
 from .store.db import Database
+from .web import landing
 from .web.http import AccessLog, BodyLimit
 from .web.rest import render
 from .web.rest.adapter import RestAdapter
@@ -56,6 +57,8 @@ def create_app(config, db=None, clock=None):
     app.add_sink(RestAdapter(runner, Router(ROUTES, OPERATIONS), config.max_body_bytes),
                  prefix=r"^/rest(\.cgi)?(?=/|$)")
     add_documentation(app, ROUTES, OPERATIONS)
+    app.add_route("/", landing.RootResource())
+    app.add_route("/README.md", landing.ReadmeResource())
     dispatcher = Dispatcher(runner, OPERATIONS)
     app.add_sink(JsonRpcAdapter(dispatcher, config.max_body_bytes), prefix=r"^/jsonrpc\.cgi$")
     app.add_sink(XmlRpcAdapter(dispatcher, config.max_body_bytes), prefix=r"^/xmlrpc\.cgi$")

@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from . import __version__
 from .accounts import auth
 from .store import backup, install
-from .serving import server_errors, workers
+from .serving import server_errors, startup, workers
 from .catalogue import settings
 from .accounts.caller import ANONYMOUS
 from .config import (Config, DEFAULT_DB, DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT,
@@ -40,19 +40,36 @@ class UsageError(Exception):
 
 
 def _add_common_options(parser, inherited):
+    """The options of serving: where to listen, the database, the first
+    administrator."""
+    _add_listen_options(parser, inherited)
+    _add_database_option(parser, inherited)
+    _add_admin_options(parser, inherited)
+
+
+def _inherited(inherited):
     # In a subcommand the options default to SUPPRESS, so a value given before
     # the subcommand (`bugsvc --db x api-key ...`) is not overwritten.
-    default = argparse.SUPPRESS if inherited else None
-    parser.add_argument("--host", default=default,
+    return argparse.SUPPRESS if inherited else None
+
+
+def _add_listen_options(parser, inherited):
+    parser.add_argument("--host", default=_inherited(inherited),
                         help=f"address to listen on (env BUGSVC_HOST, default {DEFAULT_HOST})")
-    parser.add_argument("--port", default=default,
+    parser.add_argument("--port", default=_inherited(inherited),
                         help=f"port; 0 picks a free one (env BUGSVC_PORT, default {DEFAULT_PORT})")
-    parser.add_argument("--db", default=default,
+
+
+def _add_database_option(parser, inherited):
+    parser.add_argument("--db", default=_inherited(inherited),
                         help=f"SQLite database file (env BUGSVC_DB, default ./{DEFAULT_DB})")
-    parser.add_argument("--admin-email", default=default,
+
+
+def _add_admin_options(parser, inherited):
+    parser.add_argument("--admin-email", default=_inherited(inherited),
                         help="login of the first administrator, created on an empty database "
                              f"(env BUGSVC_ADMIN_EMAIL, default {DEFAULT_ADMIN_EMAIL})")
-    parser.add_argument("--admin-password", default=default,
+    parser.add_argument("--admin-password", default=_inherited(inherited),
                         help="its password (env BUGSVC_ADMIN_PASSWORD); when not given a strong "
                              "one is generated and printed once")
 
@@ -87,18 +104,20 @@ def build_parser():
     serve_parser = commands.add_parser("serve", help="serve the REST interface (the default)")
     _add_common_options(serve_parser, inherited=True)
     _add_serve_options(serve_parser, inherited=True)
+    # The commands below work on an existing database (they never create
+    # one), so --db is the only option they take.
     key = commands.add_parser("api-key", help="print a new API key for an account")
     key.add_argument("email", help="the account's login")
     key.add_argument("--description", default="", help="what the key is for")
-    _add_common_options(key, inherited=True)
+    _add_database_option(key, inherited=True)
     params = commands.add_parser("parameters", help="print every parameter, or change some "
                                  "(NAME=VALUE ...), with the checks of PUT /rest/parameters")
     params.add_argument("assignments", nargs="*", metavar="NAME=VALUE")
-    _add_common_options(params, inherited=True)
+    _add_database_option(params, inherited=True)
     copy = commands.add_parser("backup", help="copy the database to PATH while the server runs "
                                "(a consistent online copy; see README, Backups)")
     copy.add_argument("path", metavar="PATH", help="the backup file (replaced if it exists)")
-    _add_common_options(copy, inherited=True)
+    _add_database_option(copy, inherited=True)
     return parser
 
 
@@ -208,9 +227,11 @@ def prepare_database(config, out=sys.stdout, now=None):
 def create_api_key(config, email, description, out=sys.stdout, err=sys.stderr):
     """Print a new API key for account `email` (and nothing else) on `out`.
 
-    An empty database is installed first; what that prints goes to `err`.
     Returns the exit status: 0, or 1 when no account has that login.
+    Errors: StartError when there is no database at config.db_path (none is
+    created) or it cannot be written.
     """
+    startup.check_database(config.db_path, must_exist=True)
     db = prepare_database(config, err)
     try:
         with db.transaction(write=True) as conn:
@@ -232,6 +253,8 @@ def manage_parameters(config, assignments, out=sys.stdout, err=sys.stderr):
 
     Returns the exit status: 0; 1 for an unknown name or invalid value
     (nothing changed); 2 for an assignment without '='.
+    Errors: StartError when there is no database at config.db_path (none is
+    created) or it cannot be written.
     """
     values = {}
     for item in assignments:
@@ -240,6 +263,7 @@ def manage_parameters(config, assignments, out=sys.stdout, err=sys.stderr):
             print(f"bugsvc: '{item}' is not of the form NAME=VALUE.", file=err)
             return 2
         values[name.strip()] = value
+    startup.check_database(config.db_path, must_exist=True)
     db = prepare_database(config, err)
     try:
         if not values:
@@ -267,7 +291,9 @@ def manage_parameters(config, assignments, out=sys.stdout, err=sys.stderr):
 
 def make_backup(config, path, out=sys.stdout, err=sys.stderr):
     """Copy the database to `path` (bugsvc.store.backup). Returns the exit status:
-    0, or 1 when no backup was made (the reason is printed on `err`)."""
+    0, or 1 when no backup was made (the reason is printed on `err`).
+    Errors: StartError when there is no database at config.db_path."""
+    startup.require_database(config.db_path)
     try:
         result = backup.backup(config.db_path, path)
     except backup.BackupError as exc:
@@ -282,8 +308,8 @@ def _url_host(host):
     return f"[{host}]" if ":" in host else host
 
 
-def _create_server(config, writers_lock_path=None, **where):
-    """The waitress server of the app; `where`: host and port, or sockets.
+def _create_server(config, sock, writers_lock_path=None):
+    """The waitress server of the app on the listening socket `sock`.
     writers_lock_path: the lock file the worker processes' writers share."""
     import waitress
     from .app import create_app
@@ -291,49 +317,71 @@ def _create_server(config, writers_lock_path=None, **where):
     app = create_app(config, db=Database(config.db_path, writers_lock_path))
     server = waitress.create_server(app, map=listeners, threads=config.threads, ident="bugsvc",
                                     max_request_body_size=server_errors.waitress_body_limit(
-                                        config.max_body_bytes), **where)
+                                        config.max_body_bytes), sockets=[sock])
     server_errors.install(listeners)
     return server
 
 
 def serve(config, out=sys.stdout):
-    """Prepare the database and serve with waitress until interrupted or
-    terminated (SIGINT, SIGTERM). Returns the exit status."""
-    prepare_database(config, out).close()
+    """Check the database location and the address, prepare the database,
+    and serve with waitress until interrupted or terminated (SIGINT,
+    SIGTERM). Returns the exit status.
+
+    The address is taken before the database is created, so a port in use
+    leaves no new database behind and prints no password that would never
+    be used. Errors: StartError (startup.py) when either cannot work.
+    """
+    # waitress shuts down cleanly on SystemExit; turn SIGTERM into one, from
+    # the start (a first start's install is then rolled back, not cut off).
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
+    startup.check_database(config.db_path, must_exist=False)
+    sock = startup.claim_address(config.host, config.port)
+    try:
+        prepare_database(config, out).close()
+    except BaseException:
+        sock.close()
+        raise
+    startup.start_listening(sock, config.host, config.port)
     if config.workers > 1:
+        warning = startup.workers_warning(config.workers)
+        if warning:
+            print(warning, file=out, flush=True)
         if workers.fork_available():
-            return _serve_workers(config, out)
+            return _serve_workers(config, sock, out)
         print("bugsvc: --workers needs fork(), which this system lacks; serving with one "
               "process.", file=out, flush=True)
     # Before the server starts its threads: they inherit the core.
     if config.pin_cores:
         workers.pin_to_core(workers.core_offset())
-    server = _create_server(config, host=config.host, port=config.port)
-    # waitress shuts down cleanly on SystemExit; turn SIGTERM into one.
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
-    port = getattr(server, "effective_port", config.port)
-    print(f"bugsvc {__version__} serving http://{_url_host(config.host)}:{port}/rest "
-          f"(database {config.db_path})", file=out, flush=True)
+    server = _create_server(config, sock)
+    _print_serving(config, sock, out)
     workers.run_until_stopped(server)
     print("bugsvc stopped.", file=out, flush=True)
     return 0
 
 
-def _serve_workers(config, out):
-    """Serve with config.workers processes on one listening socket."""
+def _print_serving(config, sock, out):
+    """The start-up lines: where the interface is, and its documentation."""
+    base = f"http://{_url_host(config.host)}:{sock.getsockname()[1]}"
+    processes = f", {config.workers} workers" if config.workers > 1 else ""
+    print(f"bugsvc {__version__} serving {base}/rest (database {config.db_path}{processes})",
+          file=out)
+    print(f"Documentation: {base}/rest/docs (a browser at {base}/ finds it too)", file=out,
+          flush=True)
+
+
+def _serve_workers(config, sock, out):
+    """Serve with config.workers processes on the listening socket `sock`."""
     import tempfile
     import waitress                    # noqa: F401 - imported once, before forking
     from . import app                  # noqa: F401
     handle, lock_path = tempfile.mkstemp(prefix="bugsvc-writers-", suffix=".lock")
     os.close(handle)
-    sock = workers.listening_socket(config.host, config.port)
-    port = sock.getsockname()[1]
-    print(f"bugsvc {__version__} serving http://{_url_host(config.host)}:{port}/rest "
-          f"(database {config.db_path}, {config.workers} workers)", file=out, flush=True)
+    _print_serving(config, sock, out)
     try:
         status = workers.serve_forked(
-            lambda shared: _create_server(config, lock_path, sockets=[shared]), sock,
+            lambda shared: _create_server(config, shared, lock_path), sock,
             config.workers, pin=config.pin_cores)
     finally:
         sock.close()
@@ -363,7 +411,7 @@ def main(argv, environ, out=None, err=None):
         if args.command == "backup":
             return make_backup(config, args.path, out, err)
         return serve(config, out)
-    except UsageError as exc:
+    except (UsageError, startup.StartError) as exc:
         print(f"bugsvc: {exc}", file=err)
         return 2
     except (SchemaError, OSError) as exc:

@@ -96,8 +96,8 @@ def test_backup_command_prints_what_it_copied(db_path, tmp_path):
 
 def test_backup_command_without_a_database_fails_and_creates_nothing(tmp_path):
     done = run_cli("--db", tmp_path / "absent.sqlite", "backup", tmp_path / "copy.sqlite")
-    assert done.returncode == 1
-    assert done.stderr.startswith("bugsvc: no backup made: there is no database at")
+    assert done.returncode == 2
+    assert done.stderr.startswith("bugsvc: there is no database at")
     assert "Traceback" not in done.stderr
     assert list(tmp_path.iterdir()) == []
 

@@ -415,3 +415,42 @@ def test_see_also_trackers(services, url, stored):
                                  "https://github.com/o/r/wiki"])
 def test_see_also_rejected(services, url):
     assert create_error(services, see_also=[url]) == 112
+
+
+# Refused values of fixed lists name the legal ones ---------------------------------
+
+def create_message(client, admin_key, **fields):
+    resp = client.simulate_post("/rest/bug", params={"Bugzilla_api_key": admin_key},
+                                json={k: v for k, v in dict(BASE, **fields).items()
+                                      if v is not None})
+    assert resp.status_code in (400, 404), resp.text
+    return resp.json["message"]
+
+
+@pytest.mark.parametrize("fields, legal", [
+    ({"priority": "Urgent"}, "Legal values: Highest, High, Normal, Low, Lowest, ---."),
+    ({"severity": "apocalyptic"},
+     "Legal values: blocker, critical, major, normal, minor, trivial, enhancement."),
+    ({"op_sys": "Plan 9"}, "Legal values: All, Windows, Mac OS, Linux, Other."),
+    ({"op_sys": None}, "Legal values: All, Windows, Mac OS, Linux, Other."),
+    ({"platform": "Amiga"}, "Legal values: All, PC, Macintosh, Other."),
+    ({"status": "NOSUCH"},
+     "Legal values: UNCONFIRMED, CONFIRMED, IN_PROGRESS, RESOLVED, VERIFIED."),
+    ({"status": "RESOLVED"}, "Allowed: UNCONFIRMED, CONFIRMED, IN_PROGRESS."),
+])
+def test_refused_fixed_list_values_name_the_legal_ones(client, admin_key, fields, legal):
+    assert create_message(client, admin_key, **fields).endswith(legal)
+
+
+def test_legal_values_leave_out_inactive_ones(client, admin_key, services):
+    with services.db.transaction(write=True) as conn:
+        conn.execute("UPDATE field_values SET is_active = 0 WHERE value = 'Lowest'")
+    message = create_message(client, admin_key, priority="Lowest")
+    assert message == ("The priority 'Lowest' is no longer active. "
+                       "Legal values: Highest, High, Normal, Low, ---.")
+
+
+def test_refused_custom_select_value_names_the_legal_ones(client, admin_key, services):
+    add_custom_field(services, "cf_colour", 2, values=["red", "green"])
+    message = create_message(client, admin_key, cf_colour="blue")
+    assert message.endswith("Legal values: ---, red, green.")

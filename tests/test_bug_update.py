@@ -648,3 +648,28 @@ def test_internal_names_on_update(services):
     changes = update_bug(services, bug_id, bug_status="IN_PROGRESS", dependson={"add": [first]},
                          status_whiteboard="wb")["changes"]
     assert set(changes) == {"status", "depends_on", "whiteboard"}
+
+
+# Refused values of fixed lists name the legal ones ---------------------------------
+
+def update_message(client, admin_key, bug_id, **body):
+    resp = client.simulate_put(f"/rest/bug/{bug_id}", params={"Bugzilla_api_key": admin_key},
+                               json=body)
+    assert resp.status_code in (400, 404), resp.text
+    return resp.json["message"]
+
+
+@pytest.mark.parametrize("body, legal", [
+    ({"priority": "P1"}, "Legal values: Highest, High, Normal, Low, Lowest, ---."),
+    ({"status": "CLOSED"},
+     "Legal values: UNCONFIRMED, CONFIRMED, IN_PROGRESS, RESOLVED, VERIFIED."),
+    ({"status": "VERIFIED", "resolution": "FIXED"}, "Allowed: CONFIRMED, IN_PROGRESS, RESOLVED."),
+    ({"status": "RESOLVED"}, "Legal values: FIXED, INVALID, WONTFIX, DUPLICATE, WORKSFORME."),
+    ({"status": "RESOLVED", "resolution": "DONE"},
+     "Legal values: FIXED, INVALID, WONTFIX, DUPLICATE, WORKSFORME."),
+])
+def test_refused_fixed_list_values_name_the_legal_ones(client, admin_key, services, body, legal):
+    bug_id = file_bug(services)
+    before = snapshot(services)
+    assert update_message(client, admin_key, bug_id, **body).endswith(legal)
+    assert snapshot(services) == before

@@ -206,6 +206,42 @@ def test_malformed_json_is_400_32000_and_stores_nothing(client, admin_key, servi
     assert services.query("SELECT COUNT(*) FROM groups")[0][0] == 14
 
 
+def test_malformed_json_message_gives_the_position(client, admin_key):
+    body = '{\n  "name": "positioned",\n  "description": "d",,\n}'
+    resp = client.simulate_post("/rest/group", params={"Bugzilla_api_key": admin_key},
+                                body=body, headers={"Content-Type": "application/json"})
+    assert resp.status_code == 400 and resp.json["code"] == 32000
+    assert "line 3 column 22 (character 47)" in resp.json["message"]
+    assert body[47] == "," and body[46] == ","
+
+
+def test_a_long_reason_keeps_the_position_too(client):
+    resp = client.simulate_post("/jsonrpc.cgi", body='{"method": "Bug.version", "params": [}',
+                                headers={"Content-Type": "application/json"})
+    assert "line 1 column 38 (character 37)" in resp.json["error"]["message"]
+
+
+def test_json_object_sent_with_curls_default_form_type_is_read_as_json(client, admin_key,
+                                                                        services):
+    # `curl -d '{...}'` sends Content-Type: application/x-www-form-urlencoded.
+    resp = client.simulate_post("/rest/group", params={"Bugzilla_api_key": admin_key},
+                                body=' {"name": "curled", "description": "Sent by curl -d"}',
+                                headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert resp.status_code == 201, resp.text
+    assert group_description(services, "curled") == "Sent by curl -d"
+
+
+def test_malformed_json_with_a_form_type_names_the_content_type_header(client, admin_key,
+                                                                        services):
+    resp = client.simulate_post("/rest/group", params={"Bugzilla_api_key": admin_key},
+                                body='{"name": "curled", description: "no quotes"}',
+                                headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert resp.status_code == 400 and resp.json["code"] == 32000
+    message = resp.json["message"]
+    assert "Content-Type: application/json" in message and "line 1 column 20 (character 19)" in message
+    assert services.query("SELECT COUNT(*) FROM groups")[0][0] == 14
+
+
 @pytest.mark.parametrize("body", ["[1, 2]", "\"text\"", "42", "true", "null"])
 def test_json_body_that_is_not_an_object_is_400_32000(client, admin_key, body):
     resp = client.simulate_post("/rest/group", params={"Bugzilla_api_key": admin_key}, body=body,

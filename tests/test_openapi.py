@@ -61,7 +61,37 @@ def test_every_documentation_entry_names_an_operation():
         assert OPERATIONS.get(name) is not None, f"{name} is documented but is no operation"
 
 
-# Every error code of compat.md section 9, to tell codes from other numbers in prose.
+# Written for API users -----------------------------------------------------------
+
+# Pointers that a reader outside the project cannot follow: the project's own
+# notes (name.md, their sections and decisions), issue numbers, paths that
+# leave the repository.
+OUTSIDE_POINTER = re.compile(r"\b[\w-]+\.md\b|\bsections? \d|§|\bissues? \d|\bdecisions? \d|"
+                             r"\.\./|\bshared/")
+
+
+def test_the_description_has_no_internal_names():
+    text = json.dumps(DESCRIPTION)
+    modules = {operation.service.__module__.rsplit(".", 1)[1] for operation in OPERATIONS}
+    for operation in OPERATIONS:
+        service = f"{operation.service.__module__.rsplit('.', 1)[1]}.{operation.service.__name__}"
+        assert not re.search(rf"(?<![\w/.]){re.escape(service)}(?![\w])", text), service
+    tags = {tag["name"] for tag in DESCRIPTION["tags"]}
+    assert not tags & modules
+    operation_tags = {operation["tags"][0] for item in DESCRIPTION["paths"].values()
+                      for operation in item.values()}
+    assert operation_tags <= tags
+    assert "Service " not in text and "ctx" not in text
+
+
+def test_the_description_and_its_page_point_at_nothing_outside():
+    from importlib import resources
+    page = resources.files("bugsvc.web.rest").joinpath("docs.html").read_text(encoding="utf-8")
+    for text in (json.dumps(DESCRIPTION), page):
+        assert OUTSIDE_POINTER.findall(text) == []
+
+
+# Every error code the interface knows, to tell codes from other numbers in prose.
 KNOWN_CODES = ({*range(50, 59), *range(100, 135), *range(300, 308), -303, 410, *range(500, 506),
                 *range(600, 607), *range(700, 707), *range(800, 806), 900, 1000,
                 *range(1101, 1106), *range(1200, 1203), *range(1210, 1214), 1300, 32000,

@@ -57,7 +57,7 @@ def test_bad_thread_counts_are_usage_errors(value):
 def test_the_server_runs_the_configured_number_of_threads(tmp_path):
     config = config_for(["--threads", "3", "--db", str(tmp_path / "t.sqlite"), "--port", "0"])
     cli.prepare_database(config, io.StringIO()).close()
-    server = cli._create_server(config, host="127.0.0.1", port=0)
+    server = cli._create_server(config, workers.listening_socket("127.0.0.1", 0))
     try:
         assert server.adj.threads == 3
     finally:
@@ -79,14 +79,16 @@ def test_command_line_reports_a_bad_worker_count_with_status_2():
 class _FakeServer:
     effective_port = 4321
 
-    def __init__(self, where):
-        self.where = where
+    def __init__(self, sock):
+        self.sock = sock
+        self.where = sock.getsockname()
         self.ran = self.closed = False
 
     def run(self):
         self.ran = True
 
     def close(self):
+        self.sock.close()
         self.closed = True
 
 
@@ -94,13 +96,13 @@ def test_without_fork_several_workers_fall_back_to_one_process(monkeypatch, conf
     created = []
     monkeypatch.setattr(workers, "fork_available", lambda: False)
     monkeypatch.setattr(cli, "_create_server",
-                        lambda cfg, **where: created.append(_FakeServer(where)) or created[-1])
-    config.workers = 3
+                        lambda cfg, sock: created.append(_FakeServer(sock)) or created[-1])
+    config.workers, config.port = 3, 0
     out = io.StringIO()
     assert cli.serve(config, out) == 0
     assert "needs fork()" in out.getvalue() and "one process" in out.getvalue()
     assert len(created) == 1 and created[0].ran and created[0].closed
-    assert created[0].where == {"host": config.host, "port": config.port}
+    assert created[0].where[0] == config.host and created[0].where[1] > 0
 
 
 def test_pin_cores_option_environment_and_default():
@@ -116,8 +118,8 @@ def test_pin_cores_option_environment_and_default():
 def test_serving_pins_the_process_only_when_asked(monkeypatch, config, pin_cores):
     pinned = []
     monkeypatch.setattr(workers, "pin_to_core", pinned.append)
-    monkeypatch.setattr(cli, "_create_server", lambda cfg, **where: _FakeServer(where))
-    config.pin_cores = pin_cores
+    monkeypatch.setattr(cli, "_create_server", lambda cfg, sock: _FakeServer(sock))
+    config.pin_cores, config.port = pin_cores, 0
     assert cli.serve(config, io.StringIO()) == 0
     assert len(pinned) == (1 if pin_cores else 0)
 

@@ -41,25 +41,27 @@ class Doc:
     body_values: dict | None = None
 
 
-# Tags: one per service module, in the order the documentation page lists them.
+# Tags: one per service module, in the order the documentation page lists
+# them: module -> (the name the page shows, its description).
 TAGS = {
-    "instance": "Instance information: version, time, parameters, audit time.",
-    "user": "Accounts, login and logout.",
-    "api_key": "API keys of accounts (bugsvc addition, admin.md section 4).",
-    "group": "Groups and their members.",
-    "product": "Products with their components, versions and milestones.",
-    "component": "Components of products.",
-    "version": "Versions of products (bugsvc addition).",
-    "milestone": "Milestones of products (bugsvc addition).",
-    "classification": "Classifications of products.",
-    "keyword": "Keywords (bugsvc addition for create/update).",
-    "flagtype": "Flag types of bugs and attachments.",
-    "field": "Bug field definitions, custom fields and legal values.",
-    "bug": "Bugs: get, create, update, history, possible duplicates.",
-    "bug_search": "Bug search.",
-    "comment": "Comments and comment tags.",
-    "attachment": "Attachments of bugs.",
-    "last_visit": "When the caller last visited bugs.",
+    "instance": ("Instance", "Version, time, parameters, audit time."),
+    "user": ("Users", "Accounts, login and logout."),
+    "api_key": ("API keys", "API keys of accounts (a bugsvc addition: Bugzilla manages them "
+                            "in its web pages)."),
+    "group": ("Groups", "Groups and their members."),
+    "product": ("Products", "Products with their components, versions and milestones."),
+    "component": ("Components", "Components of products."),
+    "version": ("Versions", "Versions of products (a bugsvc addition)."),
+    "milestone": ("Milestones", "Milestones of products (a bugsvc addition)."),
+    "classification": ("Classifications", "Classifications of products."),
+    "keyword": ("Keywords", "Keywords (create and update are a bugsvc addition)."),
+    "flagtype": ("Flag types", "Flag types of bugs and attachments."),
+    "field": ("Bug fields", "Bug field definitions, custom fields and legal values."),
+    "bug": ("Bugs", "Get, create, update, history, possible duplicates."),
+    "bug_search": ("Bug search", "Searching bugs by field values, boolean charts or quick search."),
+    "comment": ("Comments", "Comments and comment tags."),
+    "attachment": ("Attachments", "Attachments of bugs."),
+    "last_visit": ("Last visits", "When the caller last visited bugs."),
 }
 
 _IDS = ints("ids (a repeated query key gives several)")
@@ -67,7 +69,7 @@ _NAMES = strs("names")
 _TYPE = one_or_many({"type": "string", "enum": ["accessible", "selectable", "enterable"]},
                     "which products: one of the kinds or several (their union)")
 _USERS_LOGINS = one_or_many(STR, "logins: an array or a comma-separated string")
-_FLAG_CHANGES = arr(ref("FlagChange"), "flag changes (bugs.md section 7)")
+_FLAG_CHANGES = arr(ref("FlagChange"), "flag changes")
 _INCLUSIONS = {"anyOf": [strs(None), obj(values=strs(None))],
                "description": "product names (every component), or product name -> component names"}
 _SELECT_VALUES = {"anyOf": [arr(ID_OR_NAME), obj({"add": arr({}), "remove": strs(None)})],
@@ -99,7 +101,8 @@ _SEARCH_PARAMS = {
     "creator": one_or_many(STR, "reporter logins (substring)"),
     "keywords": one_or_many(STR, "keywords (all of them)"),
     "creation_time": DATETIME_IN, "last_change_time": DATETIME_IN,
-    "quicksearch": described(STR, "quick search text (bugs.md section 4)"),
+    "quicksearch": described(STR, "quick search text, as in Bugzilla's search box: words, "
+                                  "field:value, OPEN/ALL, #summary, @assignee ..."),
     "limit": described(INT, "at most this many bugs (0: the maximum)"),
     "offset": described(INT, "skip this many (needs limit)"),
     "order": described(STR, "columns, each optionally ASC or DESC, comma-separated"),

@@ -87,7 +87,12 @@ def decode(data):
         raise
     except RecursionError:
         raise JsonInputError(f"it is nested deeper than {MAX_DEPTH} levels") from None
-    except ValueError as exc:       # json.JSONDecodeError, and integers of over 4300 digits
+    except json.JSONDecodeError as exc:
+        # The position is what lets the sender find the mistake: keep it
+        # whole, however long the reason before it.
+        raise JsonInputError(f"{exc.msg} at line {exc.lineno} column {exc.colno} "
+                             f"(character {exc.pos})") from None
+    except ValueError as exc:       # integers of over 4300 digits
         raise JsonInputError(_shown(str(exc))) from None
     _check_tree(value)
     return value

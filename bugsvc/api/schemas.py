@@ -104,11 +104,12 @@ _SEARCH = obj({"id": INT, "name": STR, "query": STR})
 SCHEMAS = {
     "Error": obj({
         "error": {"const": True},
-        "code": described(INT, "the condition's number (compat.md section 9)"),
+        "code": described(INT, "the condition's number, as Bugzilla numbers it"),
         "message": STR,
         "documentation": described(STR, "where the interface is documented"),
     }, required=["error", "code", "message", "documentation"],
-        description="Every failure: HTTP 400, 401 or 404 as the code maps (compat.md section 9)."),
+        description="Every failure: HTTP 400, 401 or 404 as the code maps (404 for unknown "
+                    "objects and calls; 401 for missing rights; 400 otherwise)."),
     "Changes": obj(values=obj({"added": STR, "removed": STR}, required=["added", "removed"]),
                    description="Changed field -> {added, removed} as text; booleans \"1\"/\"0\", "
                                "lists joined with \", \"."),
@@ -181,7 +182,9 @@ SCHEMAS = {
     "FlagChange": obj({
         "status": {"type": "string", "enum": ["?", "+", "-", "X"]}, "id": INT, "type_id": INT,
         "name": STR, "requestee": STR, "new": BOOL}, required=["status"],
-        description="bugs.md section 7"),
+        description="One flag to set: status ?, +, - or X (X removes it); the flag by id, "
+                    "else its type by type_id or name; requestee only with ?; new forces "
+                    "an additional flag."),
     "Bug": obj({
         "id": INT, "alias": strs(None), "summary": STR, "status": STR, "resolution": STR,
         "is_open": BOOL, "is_confirmed": BOOL, "dupe_of": NULLABLE_INT, "product": STR,

@@ -176,7 +176,8 @@ def _resolution(ctx, workflow, status, requested):
         return ""
     if not name:
         raise ServiceError(MISSING_RESOLUTION, f"A valid resolution is required to file a bug as "
-                                               f"{status}.")
+                                               f"{status}."
+                           + values.legal_values(ctx.conn, "resolution"))
     name = values.select(ctx, "resolution", name, api_name="resolution")
     if name == "DUPLICATE":
         raise ServiceError(USER_ERROR, "A bug cannot be filed as a duplicate.")

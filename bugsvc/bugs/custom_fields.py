@@ -10,6 +10,7 @@ from ..store.db import placeholders
 from ..errors import ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR
 from ..store.install import (FREETEXT, SINGLE_SELECT, MULTI_SELECT, TEXTAREA, DATETIME, BUG_ID,
                        DATE, INTEGER)
+from .values import legal_values
 from .lookup import visible_bug_id
 
 FREETEXT_TOO_LONG = 104
@@ -159,10 +160,11 @@ def _select_value(ctx, field, text, current):
                            " AND lower(value) = lower(?)", (field["id"], text)).fetchone()
     if row is None:
         raise ServiceError(OBJECT_DOES_NOT_EXIST,
-                           f"There is no value '{text}' of the field '{field['name']}'.")
+                           f"There is no value '{text}' of the field '{field['name']}'."
+                           + legal_values(ctx.conn, field["name"]))
     if not row["is_active"] and row["value"] not in current:
         raise ServiceError(USER_ERROR, f"The value '{row['value']}' of '{field['name']}' is no "
-                                       "longer active.")
+                                       "longer active." + legal_values(ctx.conn, field["name"]))
     return row["value"]
 
 

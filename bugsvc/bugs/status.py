@@ -57,7 +57,9 @@ class Workflow:
             raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify a status.")
         status = self.by_lower.get(text.lower())
         if status is None:
-            raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no status called '{text}'.")
+            raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no status called '{text}'."
+                               + values.legal_values(None, "bug_status", "status", names=[
+                                   row["value"] for row in self.statuses if row["is_active"]]))
         return status["value"]
 
     def targets(self, old, allows_unconfirmed):
@@ -90,7 +92,8 @@ def initial_status(ctx, workflow, requested, allows_unconfirmed, privileged):
     name = workflow.find(requested)
     if name not in allowed:
         raise ServiceError(ILLEGAL_TRANSITION, f"You are not allowed to file a new bug with "
-                                               f"the status '{name}'.")
+                                               f"the status '{name}'. Allowed: "
+                                               f"{', '.join(allowed)}.")
     return name
 
 
@@ -149,9 +152,11 @@ class StatusChanger:
         ctx, bug = self.ctx, self.state.new
         old_status = bug.status
         name = self.workflow.find(requested)
-        if name != old_status and name not in self.available():
+        available = self.available()
+        if name != old_status and name not in available:
             raise ServiceError(ILLEGAL_TRANSITION, f"You are not allowed to change the status "
-                                                   f"from {old_status} to {name}.")
+                                                   f"from {old_status} to {name}. Allowed: "
+                                                   f"{', '.join(available)}.")
         if (name != old_status and (old_status, name) in self.workflow.comment_required
                 and not self.state.has_comment()):
             raise ServiceError(USER_ERROR, f"You have to specify a comment when changing the "
@@ -189,7 +194,8 @@ class StatusChanger:
         text = values.text(requested, "resolution").strip()
         if not text:
             raise ServiceError(MISSING_RESOLUTION, f"A valid resolution is required to mark "
-                                                   f"bugs as {bug.status}.")
+                                                   f"bugs as {bug.status}."
+                               + values.legal_values(ctx.conn, "resolution"))
         old = bug.resolution
         name = values.select(ctx, "resolution", text, current=old, api_name="resolution")
         if (ctx.param_is_on("noresolveonopenblockers") and name == "FIXED" and name != old

@@ -19,6 +19,7 @@ SUMMARY_REQUIRED = 107
 MAX_SUMMARY = 255
 MAX_ALIAS = 40
 MAX_TIME = 99999.99
+MAX_LISTED_VALUES = 30          # longer lists of legal values are cut in messages
 _TIME = re.compile(r"^-?(?:\d+(?:\.\d*)?|\.\d+)$")
 _DATE = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})$")
 _CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
@@ -85,19 +86,42 @@ def select(ctx, field, value, current=None, api_name=None):
     """A legal value of the select field `field` (internal name: op_sys,
     rep_platform, priority, bug_severity, resolution, bug_status), matched
     case-insensitively. current: the bug's value now (may stay even when
-    inactive). Errors: 50 empty; 51 unknown; 32000 inactive."""
+    inactive). Errors: 50 empty; 51 unknown; 32000 inactive; each message
+    lists the active values."""
     api_name = api_name or field
     name = text(value, api_name).strip()
     if not name:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, f"You must specify a value for '{api_name}'.")
+        raise ServiceError(OBJECT_NOT_SPECIFIED, f"You must specify a value for '{api_name}'."
+                                                 + legal_values(ctx.conn, field, api_name))
     row = ctx.conn.execute(
         "SELECT v.value, v.is_active FROM field_values v JOIN fields f ON f.id = v.field_id"
         " WHERE f.name = ? AND lower(v.value) = lower(?)", (field, name)).fetchone()
     if row is None:
-        raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no {api_name} called '{name}'.")
+        raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no {api_name} called '{name}'."
+                                                  + legal_values(ctx.conn, field, api_name))
     if not row["is_active"] and row["value"] != current:
-        raise ServiceError(USER_ERROR, f"The {api_name} '{row['value']}' is no longer active.")
+        raise ServiceError(USER_ERROR, f"The {api_name} '{row['value']}' is no longer active."
+                                       + legal_values(ctx.conn, field, api_name))
     return row["value"]
+
+
+def legal_values(conn, field, api_name=None, names=None):
+    """The sentence that ends a refusal of a fixed-list value: " Legal
+    values: A, B, C." with the active values of select field `field`
+    (internal name) in their sort order (the empty resolution of open bugs
+    left out), or the given `names`. A long list is
+    cut, pointing at GET /rest/field/bug/{api_name}, which lists them all."""
+    if names is None:
+        names = [row[0] for row in conn.execute(
+            "SELECT v.value FROM field_values v JOIN fields f ON f.id = v.field_id"
+            " WHERE f.name = ? AND v.is_active = 1 AND v.value <> ''"
+            " ORDER BY v.sort_key, v.value", (field,))]
+    if not names:
+        return ""
+    if len(names) > MAX_LISTED_VALUES:
+        return (f" Legal values include: {', '.join(names[:MAX_LISTED_VALUES])} "
+                f"(GET /rest/field/bug/{api_name or field} lists all {len(names)}).")
+    return f" Legal values: {', '.join(names)}."
 
 
 def enterable_product(ctx, value):

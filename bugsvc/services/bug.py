@@ -45,7 +45,9 @@ def create(ctx, params):
     resolution, alias, assigned_to, qa_contact, cc, groups, keywords,
     depends_on, blocks, see_also, target_milestone, url, whiteboard,
     deadline, estimated_time, is_cc_accessible, is_creator_accessible,
-    flags, cf_* (bugs.md section 5 for defaults and rules).
+    flags, cf_*. op_sys, platform, priority and severity default to the
+    parameters defaultopsys, defaultplatform, defaultpriority and
+    defaultseverity.
     Returns {"id"}.
     Errors: 410 logged out; 50 product/version/op_sys/platform missing;
     51 unknown component, version, milestone, value, keyword, user, flag
@@ -68,7 +70,7 @@ def create(ctx, params):
 def update(ctx, params):
     """Change bugs (path value or body `ids`).
 
-    params: ids, and any of the fields of bugs.md section 6: summary,
+    params: ids, and any of these fields: summary,
     platform, severity, priority, op_sys, version, component,
     target_milestone, url, whiteboard, deadline, product, status,
     resolution, dupe_of, assigned_to, qa_contact, reset_assigned_to,

@@ -202,8 +202,9 @@ def update_tags(ctx, params):
     Tags are 3-24 characters of letters, digits, '_', '.', '-'; a tag the
     comment already has in another case is not added twice.
     Returns the comment's tags, sorted (bare array); [] for an unknown
-    comment id and, alike (issue 7), for a comment the caller may not see
-    (its bug hidden, or private and the caller no insider): nothing changes.
+    comment id and alike, so that nobody learns what exists, for a comment
+    the caller may not see (its bug hidden, or private and the caller no
+    insider): nothing changes.
     Errors: 410 logged out; 125 tagging disabled; 304 not in
     comment_taggers_group; 50 no comment_id; 52 non-numeric comment_id;
     126/127/128 invalid, too long, too short tag.

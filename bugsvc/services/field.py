@@ -133,8 +133,10 @@ def fields(ctx, params):
     Returns {"fields": [...]}: id, name, display_name, type, is_custom,
     is_mandatory, is_on_bug_entry, visibility_field, visibility_values, and
     for select fields (except product), component, version,
-    target_milestone and keywords also value_field and values (the shapes
-    of compat.md section 10). Errors: 51 unknown id or name.
+    target_milestone and keywords also value_field and values (Value
+    objects: name, sort_key, sortkey, visibility_values, is_active, and
+    for some fields description, is_open, can_change_to).
+    Errors: 51 unknown id or name.
     """
     p = Params(params)
     all_fields = _all_fields(ctx.conn)
@@ -318,8 +320,9 @@ def create(ctx, params):
     """Create a custom field (admin).
 
     params: name (required, cf_ then lower-case letters, digits, _; at most
-    64), display_name (required), type (required, 1-10 of compat.md section
-    10), is_mandatory, is_on_bug_entry (default false), sort_key (default
+    64), display_name (required), type (required: 1 free text, 2 single
+    select, 3 multiple select, 4 large text, 5 date/time, 6 bug id, 7 bug
+    URLs, 8 keywords, 9 date, 10 integer), is_mandatory, is_on_bug_entry (default false), sort_key (default
     after every field), visibility_field (a select field's name) with
     visibility_values (its value names), value_field (select fields only),
     values (select fields only: an array, or {"add": [...]}; each a name or

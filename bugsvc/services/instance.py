@@ -54,7 +54,8 @@ def parameters(ctx, params):
 
 
 def update_parameters(ctx, params):
-    """Change parameters (tweakparams only; compat.md decision 7).
+    """Change parameters (tweakparams only; Bugzilla has no such call: this
+    one follows its update conventions).
 
     params: {name: new value, ...}.
     Returns {"parameters": {name: {"added", "removed"}}} for those that changed.

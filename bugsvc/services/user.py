@@ -40,15 +40,16 @@ _EDITUSERS_FIELDS = ("full_name", "email", "password", "email_enabled", "login_d
 def login(ctx, params):
     """Log in with a login name and password.
 
-    params: login, password (any credential name or header, compat.md
-    section 8), restrict_login (also Service_restrictlogin,
+    params: login, password (also under any credential parameter name or
+    header: Bugzilla_login/Bugzilla_password, X-BUGZILLA-LOGIN/
+    X-BUGZILLA-PASSWORD ...), restrict_login (also Service_restrictlogin,
     Bugzilla_restrictlogin): the token is valid only from the caller's address.
     Returns {"id", "token"}.
     Errors: 50 login or password missing; 300 wrong login or password (or
     an account without one); 301 disabled; 32000 the address is locked after
     5 failures in 30 minutes.
-    The route opens a deferred transaction and the password is checked before
-    ctx.conn is touched, so the failure log commits although the call fails.
+    A failed attempt counts towards the lock even though the call fails: the
+    password is checked before the call's transaction writes anything.
     """
     p = Params(params)
     login_name, password = p.str("login"), p.str("password")

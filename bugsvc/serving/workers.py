@@ -32,6 +32,14 @@ def fork_available():
     return hasattr(os, "fork")
 
 
+def usable_cores():
+    """How many cores this process may run on (its affinity where the
+    system has one, else the machine's count)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
 def pin_to_core(slot):
     """Pin this process to one of the cores it may run on, chosen by `slot`
     (worker number plus the service's offset); returns the core, or None where
@@ -59,6 +67,19 @@ def core_offset():
 
 def listening_socket(host, port, backlog=BACKLOG):
     """A bound, listening TCP socket on host:port (port 0: a free one)."""
+    sock = bound_socket(host, port)
+    try:
+        sock.listen(backlog)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def bound_socket(host, port):
+    """A TCP socket bound to host:port (port 0: a free one), not listening
+    yet: the address is taken (a port in use fails here), but connections
+    are refused until listen()."""
     family, socktype, proto, _, address = socket.getaddrinfo(
         host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
     sock = socket.socket(family, socktype, proto)
@@ -68,7 +89,6 @@ def listening_socket(host, port, backlog=BACKLOG):
         if family == socket.AF_INET6:
             sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
         sock.bind(address)
-        sock.listen(backlog)
     except OSError:
         sock.close()
         raise

@@ -10,6 +10,7 @@ from falcon.media.multipart import MultipartFormHandler
 from ... import errors
 from ...api import json_input
 from ...errors import ServiceError
+from .. import landing
 from ..http import parse_query, raw_path, read_body, upper_headers, valid_callback
 from . import render
 
@@ -30,9 +31,12 @@ def _clean_keys(value):
 def parse_body(req, limit):
     """The request body as a parameter dict ({} when empty).
 
+    A body is JSON unless its Content-Type is a form's; a form body that
+    opens with "{" is JSON too (see below).
     Errors: 32000 (HTTP 413) for a body over `limit` bytes, refused before
     it is read; 32000 for JSON that json_input.decode refuses (malformed, not
-    UTF-8, NaN, duplicate keys, too deep ...) or a body that is not an object.
+    UTF-8, NaN, duplicate keys, too deep ...; the message gives the line and
+    column) or a body that is not an object.
     """
     data = read_body(req, limit)
     if not data.strip():
@@ -40,12 +44,22 @@ def parse_body(req, limit):
     content_type = (req.content_type or "").split(";")[0].strip().lower()
     if content_type == "multipart/form-data":
         return parse_multipart(data, req.content_type)
+    sent_as = ""
     if content_type in _FORM_TYPES:
-        return parse_query(data.decode("utf-8", errors="replace"))
+        if data.lstrip()[:1] != b"{":
+            return parse_query(data.decode("utf-8", errors="replace"))
+        # A form body that opens with "{" is a JSON object sent with a form's
+        # Content-Type (what `curl -d` does by default). Read as form fields
+        # its first field would have an unusable name (field names match
+        # ^[\w.-]+$), so no client means it as a form: it is read as the JSON
+        # it is, and when it is not valid JSON the message names the header.
+        sent_as = (f" (sent with Content-Type: {content_type}; "
+                   "send Content-Type: application/json)")
     try:
         body = json_input.decode(data)
     except json_input.JsonInputError as exc:
-        raise ServiceError(errors.USER_ERROR, f"Could not parse the JSON body: {exc}.") from None
+        raise ServiceError(errors.USER_ERROR,
+                           f"Could not parse the JSON body{sent_as}: {exc}.") from None
     if not isinstance(body, dict):
         raise ServiceError(errors.USER_ERROR, "The JSON body must be an object.")
     return _clean_keys(body)
@@ -130,6 +144,8 @@ class RestAdapter:
                 return self._options(req, resp, allowed, callback)
             if method == "HEAD" and path == "/":
                 return render.respond(req, resp, {}, 200)
+            if method == "GET" and path == "/" and landing.wants_page(req):
+                return landing.answer(resp)
             raise ServiceError(errors.INVALID_RESOURCE,
                                f"A REST API resource was not found for '{method} {path}'.")
         body = {} if method == "GET" else parse_body(req, self.max_body_bytes)

@@ -57,8 +57,10 @@ A bug tracker whose REST interface is compatible with Bugzilla 5.x. Every path \
 below starts with /rest (/rest.cgi is an alias).
 
 Parameters: GET calls take query parameters; a parameter given several times \
-is an array (ids=1&ids=2). Other calls take a JSON object as body (form fields \
-are read too); query parameters override body keys of the same name. \
+is an array (ids=1&ids=2). Other calls take a JSON object as body, sent with \
+Content-Type: application/json (a JSON object sent with a form's type, as \
+curl -d does, is read as JSON too; form fields are read as parameters); \
+query parameters override body keys of the same name. \
 Booleans: 0, "", false, no, off are false, anything else is true. Parameters \
 that a path template fills (ids, names ...) are joined with the same query \
 parameter on GET and replaced by the body's on other verbs.
@@ -92,7 +94,7 @@ def describe(routes, operations, docs=None):
         module = _tag(operation)
         if module not in modules:
             modules.append(module)
-        item[verb] = _operation(route, operation, docs.get(operation.name), module,
+        item[verb] = _operation(route, operation, docs.get(operation.name), _tag_name(module),
                                 operation_ids)
     paths.update(_documentation_paths())
     order = list(TAGS)
@@ -102,11 +104,16 @@ def describe(routes, operations, docs=None):
         "info": {"title": "bugsvc REST interface", "version": __version__,
                  "description": INTRODUCTION},
         "servers": [{"url": "/rest", "description": "this service"}],
-        "tags": [{"name": m, "description": TAGS.get(m, "")} for m in modules]
-        + [{"name": "documentation", "description": "This description and its page."}],
+        "tags": [{"name": _tag_name(m), "description": TAGS.get(m, ("", ""))[1]} for m in modules]
+        + [{"name": "Documentation", "description": "This description and its page."}],
         "paths": paths,
         "components": {"schemas": SCHEMAS, "securitySchemes": SECURITY_SCHEMES},
     }
+
+
+def _tag_name(module):
+    """The name the documentation shows for a service module's calls."""
+    return TAGS[module][0] if module in TAGS else module.replace("_", " ").capitalize()
 
 
 def missing_docs(operations, docs=None):
@@ -120,13 +127,13 @@ def _tag(operation):
     return operation.service.__module__.rsplit(".", 1)[-1]
 
 
-def _operation(route, operation, doc, module, operation_ids):
+def _operation(route, operation, doc, tag, operation_ids):
     documented = doc is not None
     doc = doc or Doc(summary=_first_line(operation))
     path_keys = _path_keys(route)
     parameters = [_path_parameter(name, path_keys, route) for name in _placeholders(route)]
     described = {
-        "tags": [module],
+        "tags": [tag],
         "summary": doc.summary,
         "operationId": _operation_id(route, operation_ids),
         "description": _description(operation),
@@ -246,7 +253,7 @@ def _operation_id(route, taken):
 def _description(operation):
     login = _LOGIN_TEXT.get(operation.login, _OPTIONAL_LOGIN)
     docstring = inspect.getdoc(operation.service) or ""
-    return f"{login}\n\n{operation.name}: {docstring}"
+    return f"{login}\n\n{docstring}" if docstring else login
 
 
 def _first_line(operation):
@@ -256,7 +263,7 @@ def _first_line(operation):
 
 def _documentation_paths():
     def operation(operation_id, summary, content):
-        return {"get": {"tags": ["documentation"], "summary": summary,
+        return {"get": {"tags": ["Documentation"], "summary": summary,
                         "operationId": operation_id, "security": [{}],
                         "description": "No login needed.",
                         "responses": {"200": {"description": "Success.", "content": content}}}}
