@@ -69,7 +69,8 @@ _TYPE = one_or_many({"type": "string", "enum": ["accessible", "selectable", "ent
 _USERS_LOGINS = one_or_many(STR, "logins: an array or a comma-separated string")
 _FLAG_CHANGES = arr(ref("FlagChange"), "flag changes (bugs.md section 7)")
 _INCLUSIONS = {"anyOf": [strs(None), obj(values=strs(None))],
-               "description": "product names (every component), or product name -> component names"}
+               "description": "product names (every component), or product name -> component "
+                              "names (an empty list: every component)"}
 _SELECT_VALUES = {"anyOf": [arr(ID_OR_NAME), obj({"add": arr({}), "remove": strs(None)})],
                   "description": "values of a select field: an array, or {\"add\", \"remove\"}; "
                                  "each a name or {name, sort_key, visibility_value}"}

@@ -2,7 +2,8 @@
 them (interface "Flag types"; compat.md sections 9 and 11).
 
 Inclusions and exclusions are given as an array of product names (every
-component of each) and/or objects {product name: [component names]}. The
+component of each) and/or objects {product name: [component names]}, where
+an empty list of components means every component of that product. The
 name "__Any__" stands for every product (or every component), as the
 reference writes it.
 """
@@ -409,7 +410,8 @@ def _check_group(ctx, name):
 def _parse_clusions(ctx, value, param):
     """[(product_id | None, component_id | None)] from the API form: an
     array of product names and/or {product: [components]} objects (a bare
-    object is accepted too). Errors: 106 unknown or hidden product; 51 unknown
+    object is accepted too); an empty component list stands for every
+    component of that product. Errors: 106 unknown or hidden product; 51 unknown
     component; 53 anything else."""
     items = [value] if isinstance(value, dict) else value
     if not isinstance(items, list):
@@ -422,6 +424,9 @@ def _parse_clusions(ctx, value, param):
             for product_name, component_names in item.items():
                 product_id = _clusion_product(ctx, product_name)
                 names = component_names if isinstance(component_names, list) else [component_names]
+                if not names:
+                    # No component named: the whole product, like its bare name.
+                    rules.append((product_id, None))
                 for component_name in names:
                     if not isinstance(component_name, str):
                         raise ServiceError(PARAM_INVALID,
