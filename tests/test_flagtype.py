@@ -38,11 +38,12 @@ def add_product(services, name, components=("Alpha", "Beta")):
 
 
 def hide_product(services, product_id, group_name="insiders"):
-    """Restrict a product to members of a new group (Mandatory for members)."""
+    """Restrict a product to members of a new group: Mandatory, and needed
+    for entry, so non-members may neither search it nor file bugs in it."""
     group_id = write(services, "INSERT INTO groups (name, description) VALUES (?, 'secret')",
                      (group_name,))
-    write(services, "INSERT INTO group_controls (group_id, product_id, membercontrol, othercontrol)"
-                    " VALUES (?, ?, 3, 3)", (group_id, product_id))
+    write(services, "INSERT INTO group_controls (group_id, product_id, entry, membercontrol,"
+                    " othercontrol) VALUES (?, ?, 1, 3, 3)", (group_id, product_id))
     return group_id
 
 

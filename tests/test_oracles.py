@@ -54,7 +54,7 @@ def world(services):
         "SELECT bug_id, MAX(id) FROM comments WHERE bug_id IN (?, ?) GROUP BY bug_id",
         (public, hidden)))
     product = add_product(services, HIDDEN_PRODUCT, versions=("1.0", "2.0"))
-    control(services, vault, MANDATORY, MANDATORY, product=HIDDEN_PRODUCT)
+    control(services, vault, MANDATORY, MANDATORY, product=HIDDEN_PRODUCT, entry=1)
     file_bug(services, product=HIDDEN_PRODUCT, component="General", version="1.0",
              summary="In the vault")
     return {
