@@ -304,11 +304,11 @@ DOCS = {
                 "is_multiplicable": BOOL, "cc_list": strs("e-mail addresses"),
                 "grant_group": STR, "request_group": STR},
         answer=obj({"flagtypes": arr(obj({"id": INT, "name": STR, "changes": ref("Changes")}))}),
-        errors=(304, 50, 51, 32000, -32601, 1101, 1102, 1103, 501, 1104, 106, 53)),
+        errors=(304, 50, 52, 51, 32000, -32601, 1101, 1102, 1103, 501, 1104, 106, 53)),
     "field.fields": Doc(
         "Bug field definitions (all that are not obsolete, or those named).",
         params={"ids": _IDS, "names": _NAMES},
-        answer=obj({"fields": arr(ref("BugField"))}), errors=(51,)),
+        answer=obj({"fields": arr(ref("BugField"))}), errors=(52, 51)),
     "field.legal_values": Doc(
         "Legal values of a field (deprecated: use the field definitions).",
         params={"field": STR, "product_id": INT},
@@ -329,7 +329,7 @@ DOCS = {
                 "visibility_field": {"type": ["string", "null"]},
                 "visibility_values": strs(None), "value_field": {"type": ["string", "null"]},
                 "values": _SELECT_VALUES},
-        answer=updated("fields"), errors=(304, 50, 51, 53, 32000)),
+        answer=updated("fields"), errors=(304, 50, 52, 51, 53, 32000)),
     # Bugs
     "bug.get": Doc(
         "Bugs by id or alias.",

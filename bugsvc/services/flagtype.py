@@ -224,8 +224,8 @@ def update(ctx, params):
     type no longer applies to move to an applicable type of the same name,
     or are deleted; requestees are dropped when the type stops being
     specifically requestable.
-    Errors: 410, 304 as create; 50 neither ids nor names; 51 unknown id or
-    group; 32000 a new name for several types; -32601 a parameter that is
+    Errors: 410, 304 as create; 50 neither ids nor names; 52 an id that
+    is not a whole number of 0 or more; 51 unknown id or group; 32000 a new name for several types; -32601 a parameter that is
     not a changeable field; the validation errors of create.
     """
     _require_editcomponents(ctx, "edit")
@@ -259,7 +259,7 @@ def _type_ids(ctx, p):
     """The ids named by `ids` (each must exist: 51) and `names` (every type
     of each name; unknown names match nothing), without repeats."""
     type_ids = []
-    for type_id in p.int_list("ids"):
+    for type_id in p.id_list("ids"):
         if ctx.conn.execute("SELECT 1 FROM flag_types WHERE id = ?", (type_id,)).fetchone() is None:
             raise ServiceError(OBJECT_DOES_NOT_EXIST,
                                f"There is no flag type with the id '{type_id}'.")
