@@ -7,6 +7,7 @@ of the groups, not all). Privileged callers still get the truth."""
 import base64
 import json
 import re
+import xmlrpc.client
 
 import pytest
 
@@ -268,7 +269,6 @@ def test_an_alias_of_a_hidden_bug_is_in_use_like_that_of_a_visible_one(client, s
 
 
 def test_an_alias_in_use_answers_alike_over_xmlrpc(client, services, world):
-    import xmlrpc.client
     update_bug(services, world["public"], alias=[VISIBLE_ALIAS])
     faults = []
     for alias in (HIDDEN_ALIAS, VISIBLE_ALIAS):
