@@ -38,8 +38,8 @@ def add_product(services, name, component="Main", version="1.0", milestone="M1")
 
 def hide_product(services, product_id):
     group_id = write(services, "INSERT INTO groups (name, description) VALUES ('insiders', 's')")
-    write(services, "INSERT INTO group_controls (group_id, product_id, membercontrol, othercontrol)"
-                    " VALUES (?, ?, 3, 3)", (group_id, product_id))
+    write(services, "INSERT INTO group_controls (group_id, product_id, entry, membercontrol,"
+                    " othercontrol) VALUES (?, ?, 1, 3, 3)", (group_id, product_id))
 
 
 def get_fields(services, params=None, as_user=None):

@@ -38,11 +38,12 @@ def add_product(services, name, components=("Alpha", "Beta")):
 
 
 def hide_product(services, product_id, group_name="insiders"):
-    """Restrict a product to members of a new group (Mandatory for members)."""
+    """Restrict a product to members of a new group: Mandatory, and needed
+    for entry, so non-members may neither search it nor file bugs in it."""
     group_id = write(services, "INSERT INTO groups (name, description) VALUES (?, 'secret')",
                      (group_name,))
-    write(services, "INSERT INTO group_controls (group_id, product_id, membercontrol, othercontrol)"
-                    " VALUES (?, ?, 3, 3)", (group_id, product_id))
+    write(services, "INSERT INTO group_controls (group_id, product_id, entry, membercontrol,"
+                    " othercontrol) VALUES (?, ?, 1, 3, 3)", (group_id, product_id))
     return group_id
 
 
@@ -412,6 +413,91 @@ def test_update_clusions_report_entries_and_change_where_the_type_applies(servic
     assert back["flagtypes"][0]["changes"]["inclusions"] == {"removed": "Widget:__Any__",
                                                             "added": "__Any__:__Any__"}
     assert names(get_types(services, "TestProduct")["bug"]) == ["review"]
+
+
+# An empty component list: the whole product ------------------------------------------
+
+def _rest_types(client, product, component):
+    resp = client.simulate_get(f"/rest/flag_type/{product}/{component}")
+    assert resp.status_code == 200, resp.text
+    return {t["name"] for t in resp.json["bug"]}
+
+
+def _component_types(client, product):
+    """{component: names of its bug flag types} as Product.get shows them."""
+    resp = client.simulate_get(f"/rest/product/{product}",
+                               params={"include_fields": "components.name,components.flag_types"})
+    assert resp.status_code == 200, resp.text
+    return {c["name"]: {t["name"] for t in c["flag_types"]["bug"]}
+            for c in resp.json["products"][0]["components"]}
+
+
+def _jsonrpc(client, method, params, key):
+    resp = client.simulate_post("/jsonrpc.cgi", json={
+        "method": method, "params": [dict(params, Bugzilla_api_key=key)], "id": 1})
+    assert resp.status_code == 200 and resp.json["error"] is None, resp.text
+    return resp.json["result"]
+
+
+def test_create_with_an_empty_component_list_includes_every_component(client, admin_key,
+                                                                     services, widget):
+    product_id, _ = widget
+    resp = client.simulate_post("/rest/flag_type", params={"Bugzilla_api_key": admin_key},
+                                json={"name": "qa", "description": "QA", "target_type": "bug",
+                                      "inclusions": [{"Widget": []}]})
+    assert resp.status_code == 201, resp.text
+    type_id = resp.json["id"]
+    assert services.query("SELECT product_id, component_id FROM flag_inclusions"
+                          " WHERE type_id = ?", (type_id,)) == [(product_id, None)]
+    for component in ("Alpha", "Beta"):
+        assert _rest_types(client, "Widget", component) == {"qa"}
+    assert _component_types(client, "Widget") == {"Alpha": {"qa"}, "Beta": {"qa"}}
+    assert _rest_types(client, "TestProduct", "TestComponent") == set()
+    # A component added later is covered too: the rule names the product, not its components.
+    write(services, "INSERT INTO components (product_id, name, description, default_assignee)"
+                    " VALUES (?, 'Gamma', 'c', ?)", (product_id, admin_id(services)))
+    assert _rest_types(client, "Widget", "Gamma") == {"qa"}
+
+
+def test_create_with_an_empty_component_list_excludes_every_component(client, admin_key, widget):
+    result = _jsonrpc(client, "FlagType.create",
+                      {"name": "qa", "description": "QA", "inclusions": ["__Any__"],
+                       "exclusions": {"Widget": []}}, admin_key)
+    assert result["id"]
+    assert _component_types(client, "Widget") == {"Alpha": set(), "Beta": set()}
+    assert _rest_types(client, "TestProduct", "TestComponent") == {"qa"}
+
+
+def test_update_with_an_empty_component_list_applies_to_every_component(client, admin_key,
+                                                                        services, widget):
+    type_id = create(services, name="qa", inclusions=[{"Widget": ["Alpha"]}])
+    assert _component_types(client, "Widget") == {"Alpha": {"qa"}, "Beta": set()}
+    result = _jsonrpc(client, "FlagType.update",
+                      {"ids": [type_id], "inclusions": [{"Widget": []}]}, admin_key)
+    assert result["flagtypes"][0]["changes"] == {
+        "inclusions": {"removed": "Widget:Alpha", "added": "Widget:__Any__"}}
+    assert _component_types(client, "Widget") == {"Alpha": {"qa"}, "Beta": {"qa"}}
+    resp = client.simulate_put(f"/rest/flag_type/{type_id}", params={"Bugzilla_api_key": admin_key},
+                               json={"exclusions": [{"Widget": []}]})
+    assert resp.status_code == 200, resp.text
+    assert resp.json["flagtypes"][0]["changes"] == {
+        "exclusions": {"removed": "", "added": "Widget:__Any__"}}
+    assert _component_types(client, "Widget") == {"Alpha": set(), "Beta": set()}
+
+
+def test_a_flag_of_such_a_type_can_be_set_on_bugs_of_every_component(client, admin_key,
+                                                                     services, widget):
+    create(services, name="qa", inclusions=[{"Widget": []}])
+    write(services, "INSERT INTO milestones (product_id, name) VALUES (?, '---')", (widget[0],))
+    for component in ("Alpha", "Beta"):
+        resp = client.simulate_post("/rest/bug", params={"Bugzilla_api_key": admin_key}, json={
+            "product": "Widget", "component": component, "version": "unspecified",
+            "summary": "s", "op_sys": "Linux", "platform": "PC",
+            "flags": [{"name": "qa", "status": "+"}]})
+        assert resp.status_code == 201, resp.text
+        bug = client.simulate_get(f"/rest/bug/{resp.json['id']}",
+                                  params={"include_fields": "flags"}).json["bugs"][0]
+        assert [(f["name"], f["status"]) for f in bug["flags"]] == [("qa", "+")]
 
 
 def add_bug_with_flag(services, product_id, component_id, type_id, requestee=None):

@@ -7,6 +7,7 @@ of the groups, not all). Privileged callers still get the truth."""
 import base64
 import json
 import re
+import xmlrpc.client
 
 import pytest
 
@@ -54,7 +55,7 @@ def world(services):
         "SELECT bug_id, MAX(id) FROM comments WHERE bug_id IN (?, ?) GROUP BY bug_id",
         (public, hidden)))
     product = add_product(services, HIDDEN_PRODUCT, versions=("1.0", "2.0"))
-    control(services, vault, MANDATORY, MANDATORY, product=HIDDEN_PRODUCT)
+    control(services, vault, MANDATORY, MANDATORY, product=HIDDEN_PRODUCT, entry=1)
     file_bug(services, product=HIDDEN_PRODUCT, component="General", version="1.0",
              summary="In the vault")
     return {
@@ -228,6 +229,58 @@ def test_nothing_changes_when_the_bug_is_hidden_or_missing(client, services, wor
             resp = ask(client, key, *BUG_REQUESTS[name](world, key, value))
             assert resp.status_code in (400, 401)
     assert state() == before
+
+
+# Aliases in use --------------------------------------------------------------------------
+
+VISIBLE_ALIAS = "public-1"
+ALIAS_REQUESTS = {
+    "create": lambda w, k, x: ("POST", "/rest/bug", _new_bug(alias=[x]), None),
+    "create string": lambda w, k, x: ("POST", "/rest/bug", _new_bug(alias=f"new-1, {x}"), None),
+    "update set": lambda w, k, x: ("PUT", f"/rest/bug/{w['spare']}", {"alias": [x]}, None),
+    "update add": lambda w, k, x: ("PUT", f"/rest/bug/{w['spare']}", {"alias": {"add": [x]}},
+                                   None),
+    "jsonrpc create": lambda w, k, x: rpc("Bug.create", _new_bug(alias=[x]), k),
+    "jsonrpc update": lambda w, k, x: rpc("Bug.update", {"ids": [w["spare"]],
+                                                         "alias": {"add": [x]}}, k),
+}
+
+
+@pytest.mark.parametrize("caller", [PLAIN, PARTIAL])
+@pytest.mark.parametrize("name", sorted(ALIAS_REQUESTS))
+def test_an_alias_of_a_hidden_bug_is_in_use_like_that_of_a_visible_one(client, services, world,
+                                                                      caller, name):
+    """Aliases are unique, so taking a hidden bug's alias must fail; it fails
+    exactly as for a visible bug's alias (103, one message naming no bug), so
+    the answer confirms only that the alias is taken."""
+    update_bug(services, world["public"], alias=[VISIBLE_ALIAS])
+    world["spare"] = file_bug(services, summary="Spare bug", alias="spare-1")
+    key = world["keys"][caller]
+    before = services.query("SELECT * FROM bug_aliases ORDER BY 1, 2")
+    bugs_before = services.query("SELECT COUNT(*) FROM bugs")
+    request = ALIAS_REQUESTS[name]
+    status, text = assert_alike(client, key, lambda x: request(world, key, x), HIDDEN_ALIAS,
+                                VISIBLE_ALIAS)
+    assert status == (200 if name.startswith("jsonrpc") else 400) and '"code": 103' in text
+    # One message, naming neither bug.
+    assert "\"The alias '<X>' is already in use by another bug.\"" in text
+    assert services.query("SELECT * FROM bug_aliases ORDER BY 1, 2") == before
+    assert services.query("SELECT COUNT(*) FROM bugs") == bugs_before
+
+
+def test_an_alias_in_use_answers_alike_over_xmlrpc(client, services, world):
+    update_bug(services, world["public"], alias=[VISIBLE_ALIAS])
+    faults = []
+    for alias in (HIDDEN_ALIAS, VISIBLE_ALIAS):
+        params = _new_bug(alias=[alias], Bugzilla_api_key=world["keys"][PLAIN])
+        resp = client.simulate_post("/xmlrpc.cgi",
+                                    body=xmlrpc.client.dumps((params,), "Bug.create"),
+                                    headers={"Content-Type": "text/xml"})
+        with pytest.raises(xmlrpc.client.Fault) as caught:
+            xmlrpc.client.loads(resp.content)
+        faults.append((caught.value.faultCode, caught.value.faultString.replace(alias, "<X>")))
+    assert faults[0] == faults[1]
+    assert faults[0][0] == 103
 
 
 # Comments and attachments by id --------------------------------------------------------

@@ -172,11 +172,11 @@ def test_group_controls_only_for_editcomponents_who_ask(client, services, admin_
 @pytest.fixture
 def hidden(services):
     """Product 'Hidden' in classification 1, Mandatory for group 'Insiders'
-    (member: insider@example.com, and the admin)."""
+    and needing it for entry (member: insider@example.com, and the admin)."""
     services.add_user("insider@example.com")
     group_id = add_bug_group(services, "Insiders", members=["insider@example.com"])
     made = add_product(services, "Hidden")
-    control(services, made["id"], group_id, MANDATORY, MANDATORY)
+    control(services, made["id"], group_id, MANDATORY, MANDATORY, entry=1)
     return made
 
 
@@ -217,6 +217,133 @@ def test_hidden_product_over_http(client, services, hidden, plain):
             "products": []}
         assert hidden["id"] not in client.simulate_get("/rest/product_accessible",
                                                        params=params).json["ids"]
+
+
+# Enterable without being selectable ---------------------------------------------------
+
+REPORTER, OTHER, MEMBER = "reporter@example.com", "other@example.com", "member@example.com"
+
+
+@pytest.fixture
+def security(services):
+    """Product 'Security': Mandatory for group 'sec' (member: MEMBER and the
+    admin) with no entry group, so anyone may file a bug there that only the
+    group (and its reporter) may then see."""
+    for login in (REPORTER, OTHER, MEMBER):
+        services.add_user(login)
+    group_id = add_bug_group(services, "sec", members=[MEMBER])
+    made = add_product(services, "Security")
+    control(services, made["id"], group_id, MANDATORY, MANDATORY)
+    return {"id": made["id"], "group": group_id,
+            "keys": {login: services.api_key(login) for login in (REPORTER, OTHER, MEMBER)}}
+
+
+def _ids(client, path, key):
+    resp = client.simulate_get(path, params={"Bugzilla_api_key": key} if key else {})
+    assert resp.status_code == 200, resp.text
+    return resp.json["ids"]
+
+
+def _jsonrpc(client, method, params, key=None):
+    resp = client.simulate_post("/jsonrpc.cgi", json={
+        "method": method, "params": [dict(params, **({"Bugzilla_api_key": key} if key else {}))],
+        "id": 1})
+    assert resp.status_code == 200, resp.text
+    return resp.json
+
+
+@pytest.mark.parametrize("who", [None, REPORTER, MEMBER])
+def test_a_product_anyone_may_enter_but_only_a_group_search_is_enterable(client, security, who):
+    key = security["keys"].get(who)
+    product_id = security["id"]
+    assert product_id in _ids(client, "/rest/product_enterable", key)
+    assert product_id in _ids(client, "/rest/product_accessible", key)
+    assert (product_id in _ids(client, "/rest/product_selectable", key)) == (who == MEMBER)
+    for params in ({"ids": product_id}, {"names": "security"}, {"type": "enterable"},
+                   {"type": "accessible"}):
+        resp = client.simulate_get("/rest/product", params=dict(
+            params, **({"Bugzilla_api_key": key} if key else {})))
+        found = [p for p in resp.json["products"] if p["id"] == product_id]
+        assert [p["name"] for p in found] == ["Security"], params
+        assert [c["name"] for c in found[0]["components"]] == ["General"]
+    selectable = client.simulate_get("/rest/product", params=dict(
+        {"type": "selectable"}, **({"Bugzilla_api_key": key} if key else {}))).json["products"]
+    assert ("Security" in [p["name"] for p in selectable]) == (who == MEMBER)
+    answer = _jsonrpc(client, "Product.get_enterable_products", {}, key)
+    assert product_id in answer["result"]["ids"]
+    answer = _jsonrpc(client, "Product.get", {"names": ["Security"]}, key)
+    assert [p["name"] for p in answer["result"]["products"]] == ["Security"]
+
+
+def _new_bug(**extra):
+    return dict({"product": "Security", "component": "General", "version": "1.0",
+                 "summary": "Remote code execution", "description": "Details of the hole.",
+                 "op_sys": "Linux", "platform": "PC"}, **extra)
+
+
+@pytest.mark.parametrize("transport", ["rest", "jsonrpc"])
+def test_a_bug_filed_there_gets_the_group_and_its_reporter_keeps_access(client, services,
+                                                                       security, transport):
+    keys = security["keys"]
+    if transport == "rest":
+        resp = client.simulate_post("/rest/bug", params={"Bugzilla_api_key": keys[REPORTER]},
+                                    json=_new_bug())
+        assert resp.status_code == 201, resp.text
+        bug_id = resp.json["id"]
+    else:
+        answer = _jsonrpc(client, "Bug.create", _new_bug(), keys[REPORTER])
+        assert answer["error"] is None, answer
+        bug_id = answer["result"]["id"]
+    assert services.query("SELECT group_id FROM bug_groups WHERE bug_id = ?", (bug_id,)) == [
+        (security["group"],)]
+    for who, sees in ((REPORTER, True), (MEMBER, True), (OTHER, False), (None, False)):
+        key = keys.get(who)
+        resp = client.simulate_get(f"/rest/bug/{bug_id}",
+                                   params={"Bugzilla_api_key": key} if key else {})
+        if sees:
+            assert resp.status_code == 200 and resp.json["bugs"][0]["groups"] == ["sec"], who
+        else:
+            assert (resp.status_code, resp.json["code"]) == (401, 102), who
+            assert "Remote code execution" not in resp.text
+        answer = _jsonrpc(client, "Bug.comments", {"ids": [bug_id]}, key)
+        assert (answer["error"] is None) == sees, who
+    # The reporter may not take the group away: it is Mandatory.
+    resp = client.simulate_put(f"/rest/bug/{bug_id}", params={"Bugzilla_api_key": keys[REPORTER]},
+                               json={"groups": {"remove": ["sec"]}})
+    assert resp.status_code in (400, 401) and resp.json["code"] == 120
+    assert services.query("SELECT group_id FROM bug_groups WHERE bug_id = ?", (bug_id,)) == [
+        (security["group"],)]
+
+
+def test_a_bug_moved_there_gets_the_group(client, services, security):
+    keys = security["keys"]
+    resp = client.simulate_post("/rest/bug", params={"Bugzilla_api_key": keys[OTHER]}, json={
+        "product": "TestProduct", "component": "TestComponent", "version": "unspecified",
+        "summary": "Wrong place", "op_sys": "Linux", "platform": "PC"})
+    bug_id = resp.json["id"]
+    resp = client.simulate_put(f"/rest/bug/{bug_id}", params={"Bugzilla_api_key": keys[OTHER]},
+                               json={"product": "Security", "component": "General",
+                                     "version": "1.0", "target_milestone": "---"})
+    assert resp.status_code == 200, resp.text
+    assert services.query("SELECT group_id FROM bug_groups WHERE bug_id = ?", (bug_id,)) == [
+        (security["group"],)]
+
+
+def test_an_entry_group_still_keeps_non_members_out(client, services, security):
+    with services.db.transaction(write=True) as conn:
+        conn.execute("UPDATE group_controls SET entry = 1 WHERE product_id = ?",
+                     (security["id"],))
+    keys = security["keys"]
+    for who in (None, REPORTER):
+        key = keys.get(who)
+        assert security["id"] not in _ids(client, "/rest/product_enterable", key)
+        assert security["id"] not in _ids(client, "/rest/product_accessible", key)
+    before = services.query("SELECT COUNT(*) FROM bugs")
+    resp = client.simulate_post("/rest/bug", params={"Bugzilla_api_key": keys[REPORTER]},
+                                json=_new_bug())
+    assert (resp.status_code, resp.json["code"]) == (401, 106)
+    assert services.query("SELECT COUNT(*) FROM bugs") == before
+    assert security["id"] in _ids(client, "/rest/product_enterable", keys[MEMBER])
 
 
 # Create ------------------------------------------------------------------------------

@@ -35,9 +35,11 @@ def enterable_product_ids(ctx):
     """Ids of the active products the caller may file bugs in: member of every
     entry group, with at least one active component and one active version.
 
-    Unlike the reference, a product the caller may not search (Mandatory
-    membercontrol for a group the caller is not in) is never enterable
-    either, so a hidden product's name never shows in any product call.
+    Searching is another right: a product with a Mandatory control for a
+    group the caller is not in, but no entry group it lacks, is enterable
+    without being selectable (the reference's "report a security bug here"
+    product). A bug filed there gets the group, and its reporter keeps
+    access to it through is_creator_accessible.
     """
     condition, args = _not_in_groups(ctx.caller, "gc.group_id")
     rows = ctx.conn.execute(
@@ -45,7 +47,7 @@ def enterable_product_ids(ctx):
         " AND EXISTS (SELECT 1 FROM components c WHERE c.product_id = p.id AND c.is_active = 1)"
         " AND EXISTS (SELECT 1 FROM versions v WHERE v.product_id = p.id AND v.is_active = 1)"
         " AND NOT EXISTS (SELECT 1 FROM group_controls gc WHERE gc.product_id = p.id"
-        f" AND (gc.entry <> 0 OR gc.membercontrol = {MANDATORY}) AND {condition})"
+        f" AND gc.entry <> 0 AND {condition})"
         " ORDER BY lower(p.name)", args)
     return [row[0] for row in rows]
 

@@ -71,7 +71,8 @@ _TYPE = one_or_many({"type": "string", "enum": ["accessible", "selectable", "ent
 _USERS_LOGINS = one_or_many(STR, "logins: an array or a comma-separated string")
 _FLAG_CHANGES = arr(ref("FlagChange"), "flag changes")
 _INCLUSIONS = {"anyOf": [strs(None), obj(values=strs(None))],
-               "description": "product names (every component), or product name -> component names"}
+               "description": "product names (every component), or product name -> component "
+                              "names (an empty list: every component)"}
 _SELECT_VALUES = {"anyOf": [arr(ID_OR_NAME), obj({"add": arr({}), "remove": strs(None)})],
                   "description": "values of a select field: an array, or {\"add\", \"remove\"}; "
                                  "each a name or {name, sort_key, visibility_value}"}
@@ -307,11 +308,11 @@ DOCS = {
                 "is_multiplicable": BOOL, "cc_list": strs("e-mail addresses"),
                 "grant_group": STR, "request_group": STR},
         answer=obj({"flagtypes": arr(obj({"id": INT, "name": STR, "changes": ref("Changes")}))}),
-        errors=(304, 50, 51, 32000, -32601, 1101, 1102, 1103, 501, 1104, 106, 53)),
+        errors=(304, 50, 52, 51, 32000, -32601, 1101, 1102, 1103, 501, 1104, 106, 53)),
     "Bug.fields": Doc(
         "Bug field definitions (all that are not obsolete, or those named).",
         params={"ids": _IDS, "names": _NAMES},
-        answer=obj({"fields": arr(ref("BugField"))}), errors=(51,)),
+        answer=obj({"fields": arr(ref("BugField"))}), errors=(52, 51)),
     "Bug.legal_values": Doc(
         "Legal values of a field (deprecated: use the field definitions).",
         params={"field": STR, "product_id": INT},
@@ -332,7 +333,7 @@ DOCS = {
                 "visibility_field": {"type": ["string", "null"]},
                 "visibility_values": strs(None), "value_field": {"type": ["string", "null"]},
                 "values": _SELECT_VALUES},
-        answer=updated("fields"), errors=(304, 50, 51, 53, 32000)),
+        answer=updated("fields"), errors=(304, 50, 52, 51, 53, 32000)),
     # Bugs
     "Bug.get": Doc(
         "Bugs by id or alias.",

@@ -69,6 +69,11 @@ def _shown(value):
     return text if len(text) <= 40 else text[:40] + "..."
 
 
+def _not_an_id(name, value):
+    return ServiceError(PARAM_MUST_BE_NUMERIC, f"Invalid parameter '{name}': '{value}' is not a "
+                                               "valid id (a whole number, 0 or more).")
+
+
 def as_str(value, name):
     """Coerce a scalar to a string; numbers become their decimal text.
 
@@ -133,6 +138,27 @@ class Params:
     def int_list(self, name):
         """`name` as a list of ints. Errors: 52, 54."""
         return [as_int(v, name) for v in as_list(self.raw.get(name)) if v is not None and v != ""]
+
+    def id_list(self, name):
+        """`name` as a list of object ids: whole numbers, none negative. An id
+        is checked as a number of 0 or more before anything is looked up (as
+        the reference does), so -1 is refused like "abc" rather than
+        reported missing. Errors: 52 not a whole number or negative; 54."""
+        ids = self.int_list(name)
+        for value in ids:
+            if value < 0:
+                raise _not_an_id(name, value)
+        return ids
+
+    def id(self, name, default=None):
+        """`name` as one object id (see id_list); `default` when absent, null
+        or "". Errors: 52, 54."""
+        value = self.int(name)
+        if value is None:
+            return default
+        if value < 0:
+            raise _not_an_id(name, value)
+        return value
 
     def dict(self, name):
         """`name` as a dict ({} when absent or null). Errors: 53."""

@@ -1,6 +1,7 @@
 """Comments (bugs.md section 9): storing (numbering, normalisation, limits),
 reading them as Comment objects (rendered system texts, tags), time worked."""
 
+from ..accounts import access
 from .. import dates
 from ..store.db import placeholders
 from ..accounts.email import visible_email
@@ -81,6 +82,21 @@ def _attachment_of(row):
     return int(extra) if extra.isdigit() else None
 
 
+def _attachment_summaries(ctx, attachment_ids):
+    """{attachment id: summary} of those of `attachment_ids` the caller may
+    see. The text of an attachment comment shows the attachment's current
+    summary, and the comment may be public while the attachment is private
+    (it was made private later, or the comment was made public): the summary
+    of a private attachment shows only to insiders and to its creator, the
+    callers who see it in the bug's attachment list; everyone else reads the
+    comment with that line empty."""
+    insider = access.is_insider(ctx)
+    return {row["id"]: row["summary"] for row in ctx.conn.execute(
+        "SELECT id, summary, is_private, creator_id FROM attachments"
+        f" WHERE id IN ({placeholders(attachment_ids)})", attachment_ids)
+        if insider or not row["is_private"] or row["creator_id"] == ctx.caller.id}
+
+
 def tags_enabled(ctx):
     """True while comment tagging is on (comment_taggers_group non-empty)."""
     return bool(ctx.param("comment_taggers_group"))
@@ -105,11 +121,7 @@ def tags_of(conn, comment_ids):
 def comment_objects(ctx, rows):
     """Comment objects (interface "Comment") for `rows` of select_rows, in order."""
     attachment_ids = sorted({a for a in (_attachment_of(row) for row in rows) if a is not None})
-    summaries = {}
-    if attachment_ids:
-        summaries = dict(ctx.conn.execute(
-            f"SELECT id, summary FROM attachments WHERE id IN ({placeholders(attachment_ids)})",
-            attachment_ids).fetchall())
+    summaries = _attachment_summaries(ctx, attachment_ids) if attachment_ids else {}
     tags = tags_of(ctx.conn, [row["id"] for row in rows]) if tags_enabled(ctx) else None
     objects = []
     for row in rows:

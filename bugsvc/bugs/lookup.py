@@ -57,6 +57,9 @@ def _alias_target(ctx, text):
 
 
 def _unknown_alias(text):
+    if not text:
+        # An empty id names no bug at all: the reference's "missing bug id".
+        return ServiceError(IMPROPER_BUG_ID, "You must enter a valid bug number!")
     return ServiceError(IMPROPER_BUG_ID, f"'{text[:100]}' is not a valid bug number nor an alias "
                                          "to a bug.")
 

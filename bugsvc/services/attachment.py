@@ -22,8 +22,8 @@ def get(ctx, params):
     attachments only for insiders and for their creator; unknown attachment
     ids are left out for a caller who sees every attachment (see
     _requested). `exclude_fields=data` never reads the content.
-    Errors: 50 neither ids nor attachment_ids; 100/101/102 a bug; 52 a
-    non-numeric attachment id; 304 a requested attachment the caller may
+    Errors: 50 neither ids nor attachment_ids; 100/101/102 a bug; 52 an
+    attachment id that is not a whole number of 0 or more; 304 a requested attachment the caller may
     not see (private and the caller no insider, or its bug hidden) or,
     alike, a missing one.
     """
@@ -31,9 +31,9 @@ def get(ctx, params):
     if p.get("ids") in (None, []) and p.get("attachment_ids") in (None, []):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify ids or attachment_ids.")
     bug_ids = list(dict.fromkeys(visible_bug_id(ctx, value) for value in p.list("ids")))
-    requested = _requested(ctx, p.int_list("attachment_ids"))
+    requested = _requested(ctx, p.id_list("attachment_ids"))
     listed = stored.of_bugs(ctx, bug_ids)
-    ordered = [requested[i] for i in dict.fromkeys(p.int_list("attachment_ids")) if i in requested]
+    ordered = [requested[i] for i in dict.fromkeys(p.id_list("attachment_ids")) if i in requested]
     objects = stored.attachment_objects(ctx, listed + ordered)
     by_bug = {str(bug_id): [] for bug_id in bug_ids}
     for obj in objects[:len(listed)]:
@@ -85,7 +85,7 @@ def create(ctx, params):
     its product is not editable by the caller; 606 empty data; 600 too
     large; 604 no summary; 603 no file name; 113 private without being an
     insider; 601 bad content type; 114 comment too long; 51/129-134/32000
-    flag problems; 52 a non-numeric obsoletes id; 32000 an obsoletes id
+    flag problems; 52 an obsoletes id that is not a whole number of 0 or more; 32000 an obsoletes id
     that is unknown, on another bug or not editable by the caller.
     """
     require_login(ctx)
@@ -117,7 +117,7 @@ def create(ctx, params):
         flags = []
         AttachmentFlagEditor(ctx, bug, flags, fields["is_private"]).apply(p.get("flags"))
         flag_lists.append(flags)
-    obsolete = _obsoletes(ctx, p.int_list("obsoletes"), {bug.id for bug in bugs})
+    obsolete = _obsoletes(ctx, p.id_list("obsoletes"), {bug.id for bug in bugs})
     created = []
     for bug, flags in zip(bugs, flag_lists):
         attachment = stored.insert(ctx, bug.id, fields, data)
@@ -169,7 +169,7 @@ def update(ctx, params):
     for (and add a comment with that).
     Returns {"attachments": [{"id", "last_change_time", "changes"}]} in the
     order of ids; booleans in changes read "1"/"0".
-    Errors: 410 logged out; 50 no ids; 52 a non-numeric id; 32000 unknown
+    Errors: 410 logged out; 50 no ids; 52 an id that is not a whole number of 0 or more; 32000 unknown
     attachment or one the caller may not see (alike: "not allowed to
     edit", see _unknown_attachment), product not editable, not allowed to
     edit, empty file name; 604 empty summary; 601 bad content type; 113
@@ -178,7 +178,7 @@ def update(ctx, params):
     """
     require_login(ctx)
     p = Params(params)
-    attachment_ids = list(dict.fromkeys(p.int_list("ids")))
+    attachment_ids = list(dict.fromkeys(p.id_list("ids")))
     if not attachment_ids:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'ids' is required.")
     found = stored.load(ctx.conn, attachment_ids)

@@ -36,7 +36,7 @@ def comments(ctx, params):
     "comments": {"<comment id>": Comment}}. Private comments are left out of
     the bugs' lists for callers outside the insidergroup.
     Errors: 50 neither ids nor comment_ids; 100/101/102 a bug; 52 a
-    non-numeric comment id; 110 a requested comment the caller may not see
+    comment id that is not a whole number of 0 or more; 110 a requested comment the caller may not see
     (private, or on a hidden bug) or, alike, a missing one; 111 a missing
     comment, for a caller who sees every comment; 56 bad new_since.
     """
@@ -60,7 +60,7 @@ def comments(ctx, params):
             where += " AND c.is_private = 0"
         for obj in stored.comment_objects(ctx, stored.select_rows(ctx, where, args)):
             by_bug[str(obj["bug_id"])]["comments"].append(obj)
-    return {"bugs": by_bug, "comments": _comments_by_id(ctx, p.int_list("comment_ids"))}
+    return {"bugs": by_bug, "comments": _comments_by_id(ctx, p.id_list("comment_ids"))}
 
 
 def _comments_by_id(ctx, comment_ids):
@@ -109,12 +109,14 @@ def add(ctx, params):
     remaining time, not below 0).
     Returns {"id": new comment id}.
     Errors: 410 logged out; 50 no id or an empty comment; 100/101/102 the
-    bug; 109 the caller may not edit the product's bugs; 114 comment too
+    bug (100 also for an empty id); 109 the caller may not edit the product's bugs; 114 comment too
     long; 113 private without being an insider; 52/54 bad work_time.
     """
     require_login(ctx)
     p = Params(params)
-    if p.get("id") in (None, "", []):
+    # Only a missing id is "not specified" (50); an empty one is a bad bug
+    # id (100), as the reference answers.
+    if p.get("id") in (None, []):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'id' is required.")
     text = p.str("comment")
     if text is None or not text.strip():
@@ -206,12 +208,13 @@ def update_tags(ctx, params):
     the caller may not see (its bug hidden, or private and the caller no
     insider): nothing changes.
     Errors: 410 logged out; 125 tagging disabled; 304 not in
-    comment_taggers_group; 50 no comment_id; 52 non-numeric comment_id;
+    comment_taggers_group; 50 no comment_id; 52 a comment_id that is not a
+    whole number of 0 or more;
     126/127/128 invalid, too long, too short tag.
     """
     _require_tagger(ctx, "update")
     p = Params(params)
-    comment_id = p.int("comment_id")
+    comment_id = p.id("comment_id")
     if comment_id is None:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'comment_id' is required.")
     row = ctx.conn.execute("SELECT bug_id, is_private FROM comments WHERE id = ?",

@@ -136,12 +136,13 @@ def fields(ctx, params):
     target_milestone and keywords also value_field and values (Value
     objects: name, sort_key, sortkey, visibility_values, is_active, and
     for some fields description, is_open, can_change_to).
-    Errors: 51 unknown id or name.
+    Errors: 52 an id that is not a whole number of 0 or more (checked
+    before anything is looked up: -1 is 52, not 51); 51 unknown id or name.
     """
     p = Params(params)
     all_fields = _all_fields(ctx.conn)
     chosen = []
-    for field_id in p.int_list("ids"):
+    for field_id in p.id_list("ids"):
         if field_id not in all_fields:
             raise ServiceError(OBJECT_DOES_NOT_EXIST,
                                f"There is no field with the id '{field_id}'.")
@@ -397,9 +398,10 @@ def update(ctx, params):
     Returns {"fields": [{"id", "changes"}]}; changes keys: display_name,
     is_mandatory, is_on_bug_entry, is_obsolete, sort_key, visibility_field,
     visibility_values, value_field, values (names added/removed).
-    Errors: 410, 304 as create; 50 neither ids nor names; 51 unknown field
-    or value; 53 an unknown parameter; 32000 a standard field, a new name
-    or type, "---" removed, a value that controls another field's
+    Errors: 410, 304 as create; 50 neither ids nor names; 52 an id that
+    is not a whole number of 0 or more; 51 unknown field or value; 53 an
+    unknown parameter; 32000 a standard field, a new name or type, "---"
+    removed, a value that controls another field's
     visibility removed, and the rules of create.
     """
     require_group(ctx, "admin", "edit custom fields")
@@ -418,7 +420,7 @@ def update(ctx, params):
 
 def _update_targets(ctx, p):
     targets = []
-    for field_id in p.int_list("ids"):
+    for field_id in p.id_list("ids"):
         field = _field_by_id(ctx.conn, field_id)
         if field is None:
             raise ServiceError(OBJECT_DOES_NOT_EXIST,

@@ -2,7 +2,8 @@
 them (interface "Flag types"; compat.md sections 9 and 11).
 
 Inclusions and exclusions are given as an array of product names (every
-component of each) and/or objects {product name: [component names]}. The
+component of each) and/or objects {product name: [component names]}, where
+an empty list of components means every component of that product. The
 name "__Any__" stands for every product (or every component), as the
 reference writes it.
 """
@@ -224,8 +225,8 @@ def update(ctx, params):
     type no longer applies to move to an applicable type of the same name,
     or are deleted; requestees are dropped when the type stops being
     specifically requestable.
-    Errors: 410, 304 as create; 50 neither ids nor names; 51 unknown id or
-    group; 32000 a new name for several types; -32601 a parameter that is
+    Errors: 410, 304 as create; 50 neither ids nor names; 52 an id that
+    is not a whole number of 0 or more; 51 unknown id or group; 32000 a new name for several types; -32601 a parameter that is
     not a changeable field; the validation errors of create.
     """
     _require_editcomponents(ctx, "edit")
@@ -259,7 +260,7 @@ def _type_ids(ctx, p):
     """The ids named by `ids` (each must exist: 51) and `names` (every type
     of each name; unknown names match nothing), without repeats."""
     type_ids = []
-    for type_id in p.int_list("ids"):
+    for type_id in p.id_list("ids"):
         if ctx.conn.execute("SELECT 1 FROM flag_types WHERE id = ?", (type_id,)).fetchone() is None:
             raise ServiceError(OBJECT_DOES_NOT_EXIST,
                                f"There is no flag type with the id '{type_id}'.")
@@ -410,7 +411,8 @@ def _check_group(ctx, name):
 def _parse_clusions(ctx, value, param):
     """[(product_id | None, component_id | None)] from the API form: an
     array of product names and/or {product: [components]} objects (a bare
-    object is accepted too). Errors: 106 unknown or hidden product; 51 unknown
+    object is accepted too); an empty component list stands for every
+    component of that product. Errors: 106 unknown or hidden product; 51 unknown
     component; 53 anything else."""
     items = [value] if isinstance(value, dict) else value
     if not isinstance(items, list):
@@ -423,6 +425,9 @@ def _parse_clusions(ctx, value, param):
             for product_name, component_names in item.items():
                 product_id = _clusion_product(ctx, product_name)
                 names = component_names if isinstance(component_names, list) else [component_names]
+                if not names:
+                    # No component named: the whole product, like its bare name.
+                    rules.append((product_id, None))
                 for component_name in names:
                     if not isinstance(component_name, str):
                         raise ServiceError(PARAM_INVALID,
