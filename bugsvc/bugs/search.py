@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from .. import access
+from ..db import RegexpTooSlow, regexp_budget
 from ..errors import ServiceError, OBJECT_NOT_SPECIFIED, PARAM_MUST_BE_NUMERIC, USER_ERROR
 from ..params import Params, as_bool
 from . import quicksearch
@@ -97,8 +98,9 @@ def find(ctx, params, count_only=False):
     number when `count_only`.
 
     Errors: 50 offset without limit; 52 non-numeric limit/offset; 108
-    unknown field; 32000 bad operator, regexp or quicksearch; 56 bad date;
-    1000 no criteria (search_allow_no_criteria off) or empty quicksearch.
+    unknown field; 32000 bad operator, regexp or quicksearch, or regular
+    expressions that take too long to match; 56 bad date; 1000 no criteria
+    (search_allow_no_criteria off) or empty quicksearch.
     """
     compiler = Compiler(ctx)
     query = parse(ctx, compiler, params)
@@ -109,12 +111,21 @@ def find(ctx, params, count_only=False):
         where += " AND " + compiled[0]
         args = args + compiled[1]
     if count_only:
-        return ctx.conn.execute(f"SELECT COUNT(*) FROM bugs b WHERE {where}", args).fetchone()[0]
-    sql = f"SELECT b.id FROM bugs b WHERE {where} ORDER BY {query.order}"
-    if query.limit is not None:
-        sql += " LIMIT ? OFFSET ?"
-        args = args + [query.limit, query.offset]
-    return [row[0] for row in ctx.conn.execute(sql, args)]
+        sql = f"SELECT COUNT(*) FROM bugs b WHERE {where}"
+    else:
+        sql = f"SELECT b.id FROM bugs b WHERE {where} ORDER BY {query.order}"
+        if query.limit is not None:
+            sql += " LIMIT ? OFFSET ?"
+            args = args + [query.limit, query.offset]
+    try:
+        with regexp_budget():
+            rows = ctx.conn.execute(sql, args).fetchall()
+    except RegexpTooSlow as slow:
+        raise ServiceError(USER_ERROR, f"The regular expression '{slow.pattern}' takes too "
+                                       "long to match; make it simpler.") from None
+    if count_only:
+        return rows[0][0]
+    return [row[0] for row in rows]
 
 
 def parse(ctx, compiler, params):

@@ -17,8 +17,9 @@ def search(ctx, params):
     Returns {"bugs": [Bug, ...]}. Only bugs the caller can see are found.
     Errors: 50 offset without limit; 52 non-numeric limit/offset; 56 bad
     date; 108 unknown field; 32000 bad operator, regular expression or
-    quicksearch; 1000 no criteria while search_allow_no_criteria is off, or
-    an empty quicksearch.
+    quicksearch, or regular expressions that take too long to match; 1000
+    no criteria while search_allow_no_criteria is off, or an empty
+    quicksearch.
     """
     criteria = dict(params or {})
     count_only = Params(criteria).bool("count_only")
