@@ -1,6 +1,7 @@
 """Bug search (bugs.md section 4): the request's parameters become one tree
 of criteria, compiled into ONE SQL query joined with the caller's visibility
-condition, so hidden bugs are never returned or counted.
+condition, so hidden bugs are never returned or counted, and no criterion is
+ever evaluated on them (search_sql.Compiler.where).
 
 The parameter forms, in the order the reference reads them: simple
 field=value parameters, email*, chfield*, deadlinefrom/to, legacy boolean
@@ -11,7 +12,6 @@ quicksearch; all of them are ANDed.
 import re
 from dataclasses import dataclass
 
-from .. import access
 from ..db import RegexpTooSlow, regexp_budget
 from ..errors import ServiceError, OBJECT_NOT_SPECIFIED, PARAM_MUST_BE_NUMERIC, USER_ERROR
 from ..params import Params, as_bool
@@ -104,12 +104,7 @@ def find(ctx, params, count_only=False):
     """
     compiler = Compiler(ctx)
     query = parse(ctx, compiler, params)
-    visible, args = access.bug_visibility_sql(ctx)
-    where = visible
-    compiled = compiler.compile(query.criteria)
-    if compiled is not None:
-        where += " AND " + compiled[0]
-        args = args + compiled[1]
+    where, args, _ = compiler.where(query.criteria)
     if count_only:
         sql = f"SELECT COUNT(*) FROM bugs b WHERE {where}"
     else:
