@@ -13,12 +13,11 @@ import re
 from dataclasses import dataclass
 
 from ..db import RegexpTooSlow, regexp_budget
-from ..errors import ServiceError, OBJECT_NOT_SPECIFIED, PARAM_MUST_BE_NUMERIC, USER_ERROR
+from ..errors import (ServiceError, BUGLIST_PARAMETERS_REQUIRED, OBJECT_NOT_SPECIFIED,
+                      PARAM_MUST_BE_NUMERIC, USER_ERROR)
 from ..params import Params, as_bool
 from . import quicksearch
 from .search_sql import ALIASES, Clause, Compiler, Condition
-
-BUGLIST_PARAMETERS_REQUIRED = 1000
 
 # Bug-object names of the simple parameters (the reference's map_fields).
 _PARAM_NAMES = {"id": "bug_id", "summary": "short_desc", "status": "bug_status",
@@ -35,7 +34,6 @@ _DEFAULT_OPERATOR = {"short_desc": "allwordssubstr", "longdesc": "anywordssubstr
                      "reporter": "anywordssubstr", "qa_contact": "anywordssubstr",
                      "cc": "anywordssubstr", "content": "matches"}
 _ROLES = ("assigned_to", "reporter", "qa_contact", "longdesc", "cc")
-_NOT_CRITERIA = {"limit", "offset", "include_fields", "exclude_fields", "count_only"}
 _EMAIL_ROLES = ("assigned_to", "reporter", "cc", "qa_contact")
 
 _CUSTOM_F = re.compile(r"^f(\d+)$")
@@ -104,7 +102,14 @@ def find(ctx, params, count_only=False):
     """
     compiler = Compiler(ctx)
     query = parse(ctx, compiler, params)
-    where, args, _ = compiler.where(query.criteria)
+    # A criterion is a condition that was compiled: parameters that name no
+    # search field, empty values, limit, offset, order, count_only and the
+    # field lists are none (as the reference: it refuses a search whose
+    # conditions come out empty).
+    where, args, criteria = compiler.where(query.criteria)
+    if not criteria and not ctx.param_is_on("search_allow_no_criteria"):
+        raise ServiceError(BUGLIST_PARAMETERS_REQUIRED, "You may not search, or create saved "
+                                                        "searches, without any search terms.")
     if count_only:
         sql = f"SELECT COUNT(*) FROM bugs b WHERE {where}"
     else:
@@ -142,9 +147,6 @@ def parse(ctx, compiler, params):
         if found.order:
             order_text = found.order
         criteria.add(found.criteria)
-    if not any(key not in _NOT_CRITERIA for key in raw) and \
-            not ctx.param_is_on("search_allow_no_criteria"):
-        raise ServiceError(BUGLIST_PARAMETERS_REQUIRED, "A search needs at least one criterion.")
     simple = _simple_params(raw)
     for field_name, value in (("delta_ts", simple.pop("delta_ts", None)),
                               ("creation_ts", simple.pop("creation_ts", None))):
