@@ -445,13 +445,41 @@ def test_errors(services, bugs, params, code):
     assert error_code(services, params) == code
 
 
-def test_no_criteria_when_disallowed_is_1000(client, services, bugs, find):
+def test_parameters_naming_no_field_are_ignored(services, bugs, find):
+    assert find({"IDONTEXIST": "FOO"}) == PUBLIC
+    assert find({"IDONTEXIST": "FOO", "priority": "Low"}) == ["button"]
+
+
+NO_CRITERIA = [{}, {"limit": 5, "offset": 1}, {"IDONTEXIST": "FOO"}, {"order": "bug_id DESC"},
+               {"count_only": 1}, {"include_fields": "id", "exclude_fields": "summary"},
+               {"summary": ""}, {"f1": "short_desc", "o1": "substring", "v1": ""},
+               {"f1": "noop", "o1": "noop", "v1": "x"}, {"status": "__all__"},
+               {"query_format": "advanced", "savedsearch": "mine"}]
+
+
+@pytest.mark.parametrize("params", NO_CRITERIA)
+def test_no_criteria_when_disallowed_is_1000(services, bugs, find, params):
+    services.call(bug_search.search, params, write=False)   # allowed by default
     set_param(services, "search_allow_no_criteria", "0")
-    assert error_code(services, {}) == 1000
-    assert error_code(services, {"limit": 5, "offset": 1}) == 1000
+    with pytest.raises(ServiceError) as caught:
+        services.call(bug_search.search, params, write=False)
+    assert caught.value.code == 1000
+    assert caught.value.message == ("You may not search, or create saved searches, without any "
+                                    "search terms.")
+
+
+def test_any_real_criterion_is_enough_when_criteria_are_required(client, services, bugs, find):
+    set_param(services, "search_allow_no_criteria", "0")
     assert find({"priority": "Low"}) == ["button"]
-    resp = client.simulate_get("/rest/bug")
-    assert resp.status_code == 400 and resp.json["code"] == 1000
+    assert find({"IDONTEXIST": "FOO", "priority": "Low"}) == ["button"]
+    assert find({"quicksearch": "button"}) == []
+    assert find({"f1": "short_desc", "o1": "isempty"}) == []
+    key = services.api_key(ALICE)
+    for query in ("", "IDONTEXIST=FOO", f"Bugzilla_api_key={key}&limit=3&order=bug_id"):
+        resp = client.simulate_get("/rest/bug", query_string=query)
+        assert resp.status_code == 400 and resp.json["code"] == 1000
+    resp = client.simulate_get("/rest/bug", query_string=f"Bugzilla_api_key={key}&priority=Low")
+    assert [bug["id"] for bug in resp.json["bugs"]] == [bugs["button"]]
 
 
 def test_count_only_counts_what_the_caller_may_see(services, bugs):

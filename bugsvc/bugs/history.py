@@ -2,12 +2,19 @@
 
 Left out for the caller: changes of private comments' privacy and of
 private attachments (non-insiders), time-tracking fields (non-timetrackers),
-and ids of bugs they cannot see in depends_on/blocks changes.
+and ids of bugs they cannot see in the changes of fields holding bug ids
+(depends_on, blocks and Bug ID custom fields); a change of such a field that
+names no bug the caller may see is left out whole.
+
+The same rule decides which history rows a search's changed* conditions
+read (`visible_rows_sql`, `visible_value`), so a search never tells more of
+a bug's history than the history itself.
 """
 
 from ..accounts import access
 from .. import dates
 from ..accounts.email import visible_email
+from ..store.install import BUG_ID
 from .permissions import TIME_FIELDS
 
 _DEPENDENCY_FIELDS = ("depends_on", "blocks")
@@ -17,30 +24,23 @@ def history(ctx, bug_id, new_since=None):
     """[{when, who, changes: [{field_name, removed, added, attachment_id?}]}],
     one entry per (who, when), oldest first. new_since: aware datetime;
     only later changes."""
+    visible_rows, args = visible_rows_sql(ctx, "a")
     sql = ("SELECT a.id, a.changed_at, u.login, a.field, a.removed, a.added, a.attachment_id"
-           " FROM bug_activity a JOIN users u ON u.id = a.who"
-           " LEFT JOIN comments c ON c.id = a.comment_id"
-           " LEFT JOIN attachments att ON att.id = a.attachment_id"
-           " WHERE a.bug_id = ?")
-    args = [bug_id]
+           f" FROM bug_activity a JOIN users u ON u.id = a.who WHERE a.bug_id = ? AND {visible_rows}")
+    args = [bug_id] + args
     if new_since is not None:
         sql += " AND a.changed_at > ?"
         args.append(dates.to_db(new_since))
-    if not access.is_insider(ctx):
-        sql += " AND COALESCE(c.is_private, 0) = 0 AND COALESCE(att.is_private, 0) = 0"
-    if not access.is_timetracker(ctx):
-        sql += f" AND a.field NOT IN ({', '.join('?' for _ in TIME_FIELDS)})"
-        args += list(TIME_FIELDS)
     rows = ctx.conn.execute(sql + " ORDER BY a.changed_at, a.id", args).fetchall()
-    visible = _visible_dependencies(ctx, rows)
+    id_fields = bug_id_fields(ctx)
+    visible = access.visible_bug_ids(ctx, {bug for row in rows if row["field"] in id_fields
+                                           for bug in _ids(row["removed"]) + _ids(row["added"])})
     entries = []
     for row in rows:
         change = {"field_name": row["field"], "removed": row["removed"], "added": row["added"]}
-        if row["field"] in _DEPENDENCY_FIELDS:
+        if row["field"] in id_fields:
             change["removed"] = _only_visible(row["removed"], visible)
             change["added"] = _only_visible(row["added"], visible)
-            if not change["removed"] and not change["added"]:
-                continue
         if row["attachment_id"] is not None:
             change["attachment_id"] = row["attachment_id"]
         who = visible_email(ctx, row["login"])
@@ -52,14 +52,52 @@ def history(ctx, bug_id, new_since=None):
     return entries
 
 
+def bug_id_fields(ctx):
+    """Names of the fields whose history values are bug ids: depends_on,
+    blocks and every Bug ID custom field."""
+    return _DEPENDENCY_FIELDS + tuple(row[0] for row in ctx.conn.execute(
+        "SELECT name FROM fields WHERE is_custom = 1 AND type = ?", (BUG_ID,)))
+
+
+def visible_rows_sql(ctx, row="a"):
+    """SQL condition (and its arguments) true for the bug_activity rows
+    (table alias `row`) the caller may see: for non-insiders none about a
+    private comment or attachment, for non-timetrackers none of a
+    time-tracking field, and a change of a field holding bug ids only when
+    it names a bug the caller may see."""
+    parts, args = [], []
+    if not access.is_insider(ctx):
+        parts.append(f"NOT EXISTS (SELECT 1 FROM comments hc WHERE hc.id = {row}.comment_id"
+                     " AND hc.is_private <> 0)")
+        parts.append(f"NOT EXISTS (SELECT 1 FROM attachments ha WHERE ha.id = {row}.attachment_id"
+                     " AND ha.is_private <> 0)")
+    if not access.is_timetracker(ctx):
+        parts.append(f"{row}.field NOT IN ({', '.join('?' for _ in TIME_FIELDS)})")
+        args += list(TIME_FIELDS)
+    id_fields = bug_id_fields(ctx)
+    # The ids of a change, as a JSON array: values are ids joined by ", ".
+    ids = (f"'[' || {row}.removed || CASE WHEN {row}.removed <> '' AND {row}.added <> ''"
+           f" THEN ', ' ELSE '' END || {row}.added || ']'")
+    visible, visible_args = access.bug_visibility_sql(ctx, "hb")
+    parts.append(f"({row}.field NOT IN ({', '.join('?' for _ in id_fields)}) OR EXISTS"
+                 f" (SELECT 1 FROM json_each(CASE WHEN json_valid({ids}) THEN {ids} ELSE '[]'"
+                 f" END) hj JOIN bugs hb ON hb.id = hj.value WHERE {visible}))")
+    args += list(id_fields) + visible_args
+    return "(" + " AND ".join(parts) + ")", args
+
+
+def visible_value(ctx, field, text):
+    """`text`, a value of history field `field`, as the caller may see it:
+    ids of bugs the caller may not see (or that do not exist) left out of
+    the values of fields holding bug ids; other fields' values as they are."""
+    if field not in bug_id_fields(ctx):
+        return text
+    ids = _ids(text)
+    return _only_visible(text, access.visible_bug_ids(ctx, ids))
+
+
 def _ids(text):
     return [int(part) for part in text.replace(",", " ").split() if part.isdigit()]
-
-
-def _visible_dependencies(ctx, rows):
-    ids = {bug_id for row in rows if row["field"] in _DEPENDENCY_FIELDS
-           for bug_id in _ids(row["removed"]) + _ids(row["added"])}
-    return access.visible_bug_ids(ctx, ids)
 
 
 def _only_visible(text, visible):

@@ -14,10 +14,8 @@ CONF,IN_PROG); otherwise only open bugs are searched.
 import re
 from dataclasses import dataclass
 
-from ..errors import ServiceError, USER_ERROR
+from ..errors import ServiceError, BUGLIST_PARAMETERS_REQUIRED, USER_ERROR
 from .search_sql import Clause, Condition
-
-BUGLIST_PARAMETERS_REQUIRED = 1000
 
 # Short names of fields (the reference's quicksearch mappings).
 MAPPINGS = {

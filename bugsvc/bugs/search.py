@@ -1,6 +1,7 @@
 """Bug search (bugs.md section 4): the request's parameters become one tree
 of criteria, compiled into ONE SQL query joined with the caller's visibility
-condition, so hidden bugs are never returned or counted.
+condition, so hidden bugs are never returned or counted, and no criterion is
+ever evaluated on them (search_sql.Compiler.where).
 
 The parameter forms, in the order the reference reads them: simple
 field=value parameters, email*, chfield*, deadlinefrom/to, legacy boolean
@@ -12,12 +13,12 @@ import re
 from dataclasses import dataclass
 
 from ..accounts import access
-from ..errors import ServiceError, OBJECT_NOT_SPECIFIED, PARAM_MUST_BE_NUMERIC, USER_ERROR
+from ..store.db import RegexpTooSlow, regexp_budget
+from ..errors import (ServiceError, BUGLIST_PARAMETERS_REQUIRED, OBJECT_NOT_SPECIFIED,
+                      PARAM_MUST_BE_NUMERIC, USER_ERROR)
 from ..api.params import Params, as_bool
 from . import quicksearch
 from .search_sql import ALIASES, Clause, Compiler, Condition
-
-BUGLIST_PARAMETERS_REQUIRED = 1000
 
 # Bug-object names of the simple parameters (the reference's map_fields).
 _PARAM_NAMES = {"id": "bug_id", "summary": "short_desc", "status": "bug_status",
@@ -34,7 +35,6 @@ _DEFAULT_OPERATOR = {"short_desc": "allwordssubstr", "longdesc": "anywordssubstr
                      "reporter": "anywordssubstr", "qa_contact": "anywordssubstr",
                      "cc": "anywordssubstr", "content": "matches"}
 _ROLES = ("assigned_to", "reporter", "qa_contact", "longdesc", "cc")
-_NOT_CRITERIA = {"limit", "offset", "count_only"}
 _EMAIL_ROLES = ("assigned_to", "reporter", "cc", "qa_contact")
 
 _CUSTOM_F = re.compile(r"^f(\d+)$")
@@ -97,24 +97,36 @@ def find(ctx, params, count_only=False):
     number when `count_only`.
 
     Errors: 50 offset without limit; 52 non-numeric limit/offset; 108
-    unknown field; 32000 bad operator, regexp or quicksearch; 56 bad date;
-    1000 no criteria (search_allow_no_criteria off) or empty quicksearch.
+    unknown field; 32000 bad operator, regexp or quicksearch, or regular
+    expressions that take too long to match; 56 bad date; 1000 no criteria
+    (search_allow_no_criteria off) or empty quicksearch.
     """
     compiler = Compiler(ctx)
     query = parse(ctx, compiler, params)
-    visible, args = access.bug_visibility_sql(ctx)
-    where = visible
-    compiled = compiler.compile(query.criteria)
-    if compiled is not None:
-        where += " AND " + compiled[0]
-        args = args + compiled[1]
+    # A criterion is a condition that was compiled: parameters that name no
+    # search field, empty values, limit, offset, order, count_only and the
+    # field lists are none (as the reference: it refuses a search whose
+    # conditions come out empty).
+    where, args, criteria = compiler.where(query.criteria)
+    if not criteria and not ctx.param_is_on("search_allow_no_criteria"):
+        raise ServiceError(BUGLIST_PARAMETERS_REQUIRED, "You may not search, or create saved "
+                                                        "searches, without any search terms.")
     if count_only:
-        return ctx.conn.execute(f"SELECT COUNT(*) FROM bugs b WHERE {where}", args).fetchone()[0]
-    sql = f"SELECT b.id FROM bugs b WHERE {where} ORDER BY {query.order}"
-    if query.limit is not None:
-        sql += " LIMIT ? OFFSET ?"
-        args = args + [query.limit, query.offset]
-    return [row[0] for row in ctx.conn.execute(sql, args)]
+        sql = f"SELECT COUNT(*) FROM bugs b WHERE {where}"
+    else:
+        sql = f"SELECT b.id FROM bugs b WHERE {where} ORDER BY {query.order}"
+        if query.limit is not None:
+            sql += " LIMIT ? OFFSET ?"
+            args = args + [query.limit, query.offset]
+    try:
+        with regexp_budget():
+            rows = ctx.conn.execute(sql, args).fetchall()
+    except RegexpTooSlow as slow:
+        raise ServiceError(USER_ERROR, f"The regular expression '{slow.pattern}' takes too "
+                                       "long to match; make it simpler.") from None
+    if count_only:
+        return rows[0][0]
+    return [row[0] for row in rows]
 
 
 def parse(ctx, compiler, params):
@@ -136,9 +148,6 @@ def parse(ctx, compiler, params):
         if found.order:
             order_text = found.order
         criteria.add(found.criteria)
-    if not any(key not in _NOT_CRITERIA for key in raw) and \
-            not ctx.param_is_on("search_allow_no_criteria"):
-        raise ServiceError(BUGLIST_PARAMETERS_REQUIRED, "A search needs at least one criterion.")
     simple = _simple_params(raw)
     for field_name, value in (("delta_ts", simple.pop("delta_ts", None)),
                               ("creation_ts", simple.pop("creation_ts", None))):

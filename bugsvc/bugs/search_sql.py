@@ -7,7 +7,13 @@ Conditions on a bug's own columns are plain comparisons; conditions on
 fields with several values per bug (CC, keywords, comments, flags ...) are
 EXISTS subqueries, whose negative operators mean "no value matches".
 Private comments and attachments are searched only for insiders; related
-bugs (depends on / blocks) only when the caller can see them.
+bugs (depends on / blocks, Bug ID fields) only when the caller can see them;
+history rows only as the bug's history shows them to the caller.
+
+Nothing hidden from the caller is ever handed to a condition, whatever
+order the planner picks: a condition's cost on a hidden bug, comment or
+history row (a slow regular expression, say) would tell what it holds. So
+each condition sits in a CASE behind the rule that hides such rows (`_guarded`).
 """
 
 import re
@@ -15,9 +21,10 @@ from dataclasses import dataclass, field
 from re import _constants, _parser   # pattern structure, to refuse exponential regexps
 
 from ..accounts import access
-from ..store.db import placeholders
+from ..store.db import compile_regexp, placeholders
 from ..errors import ServiceError, USER_ERROR
 from ..store.install import MULTI_SELECT, DATETIME, DATE, BUG_ID, INTEGER
+from . import history as bug_history
 from . import search_dates
 
 INVALID_FIELD_NAME = 108
@@ -40,7 +47,9 @@ class FieldDef:
     history: the field name in bug_activity (changed* operators).
     timetracking: only members of the timetrackinggroup may search it.
     words_exact: word operators compare whole values (keywords).
-    needs: placeholders in expr: "now" and/or "caller", in order.
+    needs: what expr needs, in order: "now" and "caller" (a placeholder
+    each), "history" (the history rows of alias oa the caller may see, in
+    place of {history_oa}).
     """
     kind: str
     expr: str
@@ -116,8 +125,8 @@ FIELDS = {
                                      " AS INTEGER)", needs=("now",)),
     "owner_idle_time": FieldDef(
         NUMBER, "CAST(julianday(?) - julianday(COALESCE((SELECT MAX(oa.changed_at) FROM"
-                " bug_activity oa WHERE oa.bug_id = b.id AND oa.who = b.assigned_to),"
-                " b.creation_time)) AS INTEGER)", needs=("now",)),
+                " bug_activity oa WHERE oa.bug_id = b.id AND oa.who = b.assigned_to"
+                " AND {history_oa}), b.creation_time)) AS INTEGER)", needs=("now", "history")),
     "last_visit_ts": FieldDef(DATE_KIND, "(SELECT lv.last_visit_ts FROM bug_user_last_visit lv"
                                          " WHERE lv.bug_id = b.id AND lv.user_id = ?)",
                               needs=("caller",)),
@@ -181,6 +190,10 @@ _PRONOUNS = {"%reporter%": "b.reporter", "%assignee%": "b.assigned_to",
 _WORDS = re.compile(r"[\s,]+")
 _EXPR = "\x00"   # stands for the field's expression while a condition is built
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
+# A comparison of a bug's own column with constants (or a constant false):
+# it calls no function and costs the same on every bug, so it may be tested
+# on bugs the caller cannot see, which lets the planner use an index for it.
+_PLAIN = re.compile(r"b\.[a-z_]+ (?:IN \(\?(?:, \?)*\)|[<>]=? \?|= \?)|1 = 0")
 
 
 # The criteria tree ------------------------------------------------------------------
@@ -208,18 +221,40 @@ class Clause:
 
 
 @dataclass
+class _Rows:
+    """The rows of a multi-valued source for bug alias b: `from_sql` (FROM ...
+    WHERE <link to b>) and `guard`, the condition a row must meet to be seen
+    by the caller (None: every row)."""
+    from_sql: str
+    from_args: list
+    guard: str | None = None
+    guard_args: list = field(default_factory=list)
+
+
+@dataclass
 class _Exists:
     """A condition on one row of a multi-valued source (still to be wrapped)."""
     source: str
-    from_sql: str
-    from_args: list
+    rows: _Rows
     row_sql: str
     row_args: list
     negative: bool = False
 
     def sql(self):
-        exists = f"EXISTS (SELECT 1 {self.from_sql} AND {self.row_sql})"
-        return (f"NOT {exists}" if self.negative else exists), self.from_args + self.row_args
+        row, args = _guarded(self.rows.guard, self.rows.guard_args, self.row_sql, self.row_args)
+        exists = f"EXISTS (SELECT 1 {self.rows.from_sql} AND {row})"
+        return (f"NOT {exists}" if self.negative else exists), self.rows.from_args + args
+
+
+def _guarded(guard, guard_args, sql, args):
+    """(SQL, args) of condition `sql` evaluated only where `guard` holds.
+
+    A CASE is the one form whose order of evaluation SQLite keeps; in an AND
+    the planner tests the terms as it likes (correlated subqueries, such as
+    most visibility rules, last of all)."""
+    if not guard:
+        return sql, args
+    return f"(CASE WHEN {guard} THEN {sql} ELSE 0 END)", list(guard_args) + list(args)
 
 
 # Compiling ------------------------------------------------------------------------------
@@ -233,6 +268,38 @@ class Compiler:
         self.timetracker = access.is_timetracker(ctx)
         self._custom = None
         self._legal = {}
+
+    def where(self, criteria):
+        """(SQL, args, has criteria) of a search's WHERE over bug alias b: the
+        bugs the caller may see that meet `criteria` (a Clause); has criteria
+        is False when no condition came out of it.
+
+        The criteria are evaluated only on bugs the caller may see (they sit
+        behind its visibility in a CASE); comparisons of a bug's own column
+        with constants (`_PLAIN`) are also left outside, so the planner can
+        find the bugs through an index on them.
+        """
+        visible, visible_args = access.bug_visibility_sql(self.ctx)
+        plain, guarded = [], []
+        for sql, args in self._and_terms(criteria):
+            (plain if _PLAIN.fullmatch(sql) else guarded).append((sql, args))
+        rest = None
+        if guarded:
+            rest = (" AND ".join(sql for sql, _ in guarded),
+                    [arg for _, args in guarded for arg in args])
+        condition, args = _guarded(visible, visible_args, *rest) if rest else (visible,
+                                                                               visible_args)
+        where = " AND ".join([sql for sql, _ in plain] + [condition])
+        return (where, [arg for _, plain_args in plain for arg in plain_args] + args,
+                bool(plain or guarded))
+
+    def _and_terms(self, node):
+        """The compiled terms whose AND is `node`: nested AND clauses are
+        opened up, anything else is one term."""
+        if isinstance(node, Clause) and node.joiner == "AND" and not node.negate:
+            return [term for child in node.children for term in self._and_terms(child)]
+        compiled = self.compile(node)
+        return [] if compiled is None else [compiled]
 
     # Fields -----------------------------------------------------------------------
 
@@ -269,50 +336,66 @@ class Compiler:
                         words_exact=field_type == MULTI_SELECT)
 
     def _source(self, key):
-        """(FROM ... WHERE link, args) of a multi-valued source."""
-        hide_private = "" if self.insider else " AND {a}.is_private = 0"
+        """The _Rows of a multi-valued source."""
+        private = None if self.insider else "{a}.is_private = 0"
         if key.startswith("custom:"):
-            return "FROM bug_custom_values cv WHERE cv.bug_id = b.id AND cv.field_id = ?", [
-                int(key.split(":", 1)[1])]
+            field_id = int(key.split(":", 1)[1])
+            if field_id not in {fid for fid, kind in self.custom_fields().values()
+                                if kind == BUG_ID}:
+                return _Rows("FROM bug_custom_values cv WHERE cv.bug_id = b.id"
+                             " AND cv.field_id = ?", [field_id])
+            # A Bug ID field names a bug only to those who may see it (as
+            # depends_on does).
+            visible, args = access.bug_visibility_sql(self.ctx, "ob")
+            return _Rows("FROM bug_custom_values cv JOIN bugs ob ON ob.id = cv.value"
+                         " WHERE cv.bug_id = b.id AND cv.field_id = ?", [field_id], visible, args)
         if key in ("dependson", "blocked"):
             other, this = ("depends_on", "blocked") if key == "dependson" else ("blocked",
                                                                                 "depends_on")
             visible, args = access.bug_visibility_sql(self.ctx, "ob")
-            return (f"FROM dependencies dep JOIN bugs ob ON ob.id = dep.{other}"
-                    f" WHERE dep.{this} = b.id AND {visible}", args)
+            return _Rows(f"FROM dependencies dep JOIN bugs ob ON ob.id = dep.{other}"
+                         f" WHERE dep.{this} = b.id", [], visible, args)
         if key == "tags":
-            return ("FROM bug_tags bt JOIN personal_tags pt ON pt.id = bt.tag_id"
-                    " WHERE bt.bug_id = b.id AND pt.user_id = ?", [self.ctx.caller.id])
+            return _Rows("FROM bug_tags bt JOIN personal_tags pt ON pt.id = bt.tag_id"
+                         " WHERE bt.bug_id = b.id", [], "pt.user_id = ?", [self.ctx.caller.id])
         if key == "flags":
-            private = "" if self.insider else (
-                " AND (fl.attachment_id IS NULL OR fl.attachment_id IN"
-                " (SELECT fa.id FROM attachments fa WHERE fa.is_private = 0))")
-            return ("FROM flags fl JOIN flag_types ft ON ft.id = fl.type_id"
-                    f" WHERE fl.bug_id = b.id{private}", [])
+            return _Rows("FROM flags fl JOIN flag_types ft ON ft.id = fl.type_id"
+                         " WHERE fl.bug_id = b.id", [], None if self.insider else
+                         "NOT EXISTS (SELECT 1 FROM attachments fa WHERE fa.id = fl.attachment_id"
+                         " AND fa.is_private <> 0)")
         simple = {
-            "alias": "FROM bug_aliases ba WHERE ba.bug_id = b.id",
-            "keywords": "FROM bug_keywords bk JOIN keywords k ON k.id = bk.keyword_id"
-                        " WHERE bk.bug_id = b.id",
-            "cc": "FROM bug_cc cc WHERE cc.bug_id = b.id",
-            "see_also": "FROM bug_see_also sa WHERE sa.bug_id = b.id",
-            "groups": "FROM bug_groups bgs JOIN groups g ON g.id = bgs.group_id"
-                      " WHERE bgs.bug_id = b.id",
-            "comments": "FROM comments c WHERE c.bug_id = b.id" + hide_private.format(a="c"),
-            "comment_tags": "FROM comments c JOIN comment_tags ct ON ct.comment_id = c.id"
-                            " WHERE c.bug_id = b.id" + hide_private.format(a="c"),
-            "attachments": "FROM attachments att WHERE att.bug_id = b.id"
-                           + hide_private.format(a="att"),
-            "attach_data": "FROM attachments att JOIN attachment_data adt ON adt.attachment_id"
-                           " = att.id WHERE att.bug_id = b.id" + hide_private.format(a="att"),
+            "alias": ("FROM bug_aliases ba WHERE ba.bug_id = b.id", None),
+            "keywords": ("FROM bug_keywords bk JOIN keywords k ON k.id = bk.keyword_id"
+                         " WHERE bk.bug_id = b.id", None),
+            "cc": ("FROM bug_cc cc WHERE cc.bug_id = b.id", None),
+            "see_also": ("FROM bug_see_also sa WHERE sa.bug_id = b.id", None),
+            "groups": ("FROM bug_groups bgs JOIN groups g ON g.id = bgs.group_id"
+                       " WHERE bgs.bug_id = b.id", None),
+            "comments": ("FROM comments c WHERE c.bug_id = b.id", "c"),
+            "comment_tags": ("FROM comments c JOIN comment_tags ct ON ct.comment_id = c.id"
+                             " WHERE c.bug_id = b.id", "c"),
+            "attachments": ("FROM attachments att WHERE att.bug_id = b.id", "att"),
+            "attach_data": ("FROM attachments att JOIN attachment_data adt"
+                            " ON adt.attachment_id = att.id WHERE att.bug_id = b.id", "att"),
         }
-        return simple[key], []
+        from_sql, private_alias = simple[key]
+        return _Rows(from_sql, [], private.format(a=private_alias)
+                     if private and private_alias else None)
 
     def _expr(self, definition):
         """(SQL, args) of a field's value expression."""
         expr = definition.expr.replace("{private_lc}", "" if self.insider
                                        else " AND lc.is_private = 0")
-        args = [self.ctx.now.strftime("%Y-%m-%d %H:%M:%S") if need == "now" else self.ctx.caller.id
-                for need in definition.needs]
+        args = []
+        for need in definition.needs:
+            if need == "now":
+                args.append(self.ctx.now.strftime("%Y-%m-%d %H:%M:%S"))
+            elif need == "caller":
+                args.append(self.ctx.caller.id)
+            else:
+                history, history_args = bug_history.visible_rows_sql(self.ctx, "oa")
+                expr = expr.replace("{history_oa}", history)
+                args += history_args
         return expr, args
 
     def legal_values(self, name):
@@ -362,7 +445,7 @@ class Compiler:
             else:
                 parts.append(self.compile(child))
         for terms in groups.values():
-            merged = _Exists(terms[0].source, terms[0].from_sql, terms[0].from_args,
+            merged = _Exists(terms[0].source, terms[0].rows,
                              " AND ".join(f"({t.row_sql})" for t in terms),
                              [arg for t in terms for arg in t.row_args])
             parts.append(merged.sql())
@@ -410,7 +493,7 @@ class Compiler:
                 return None
             sql, args = built
             return (f"(({sql}) IS NOT TRUE)", args) if negative else (sql, args)
-        from_sql, from_args = self._source(definition.source)
+        rows = self._source(definition.source)
         if operator in ("allwords", "allwordssubstr") and not negative:
             words = _words(value)
             if not words:
@@ -420,13 +503,13 @@ class Compiler:
             parts = []
             for word in words:
                 sql, args = self._bound_row(definition, single, word, name)
-                parts.append(_Exists(definition.source, from_sql, from_args, sql, args).sql())
+                parts.append(_Exists(definition.source, rows, sql, args).sql())
             return "(" + " AND ".join(p[0] for p in parts) + ")", [a for p in parts for a in p[1]]
         built = self._bound_row(definition, operator, value, name)
         if built is None:
             return None
         sql, args = built
-        return _Exists(definition.source, from_sql, from_args, sql, args, negative)
+        return _Exists(definition.source, rows, sql, args, negative)
 
     def _bound_row(self, definition, operator, value, name):
         """_row with the field's expression put in, each occurrence with its
@@ -544,32 +627,36 @@ class Compiler:
         return f"lower({expr}) {sign} lower(?)", [text]
 
     def _changed(self, name, definition, operator, value):
+        """A changed* condition, on the bug's history rows as its history
+        shows them to the caller (bugsvc/bugs/history.py's rule)."""
         now = self.ctx.now
+        history = definition.history or name
         if operator in ("changedbefore", "changedafter"):
             sign = "<=" if operator == "changedbefore" else ">="
             moment = search_dates.sql_date(value, now)
             if name == "creation_ts":
                 return f"b.creation_time {sign} ?", [moment]
             if name == "longdesc":
-                private = "" if self.insider else " AND c.is_private = 0"
-                return _Exists("comments", f"FROM comments c WHERE c.bug_id = b.id{private}", [],
-                               f"c.created_at {sign} ?", [moment])
+                return _Exists("comments", self._source("comments"), f"c.created_at {sign} ?",
+                               [moment])
             row, args = f"a.changed_at {sign} ?", [moment]
         elif operator == "changedby":
             if name == "longdesc":
-                private = "" if self.insider else " AND c.is_private = 0"
-                return _Exists("comments", f"FROM comments c WHERE c.bug_id = b.id{private}", [],
+                return _Exists("comments", self._source("comments"),
                                f"c.author_id IN ({_USERS} = lower(?))", [value])
             row, args = f"a.who IN ({_USERS} = lower(?))", [value]
         else:
+            value = bug_history.visible_value(self.ctx, history, value)
+            if not value:
+                return "1 = 0", []
             column = "a.removed" if operator == "changedfrom" else "a.added"
             row = (f"(lower({column}) = lower(?) OR instr(', ' || lower({column}) || ', ',"
                    " ', ' || lower(?) || ', ') > 0)")
             args = [value, value]
-        history = definition.history or name
+        guard, guard_args = bug_history.visible_rows_sql(self.ctx, "a")
         return _Exists(f"activity:{history}",
-                       "FROM bug_activity a WHERE a.bug_id = b.id AND a.field = ?", [history],
-                       row, args)
+                       _Rows("FROM bug_activity a WHERE a.bug_id = b.id AND a.field = ?",
+                             [history], guard, guard_args), row, args)
 
     def _content(self, text, negative):
         """Full text: every word in the summary or in a comment the caller may see."""
@@ -580,13 +667,14 @@ class Compiler:
             words = stripped.split()
         if not words:
             return None
-        private = "" if self.insider else " AND fc.is_private = 0"
+        comments = self._source("comments")
         parts, args = [], []
         for word in words:
-            parts.append("(instr(lower(b.summary), lower(?)) > 0 OR EXISTS (SELECT 1 FROM comments"
-                         f" fc WHERE fc.bug_id = b.id{private} AND instr(lower(fc.body), lower(?))"
-                         " > 0))")
-            args.extend([word, word])
+            match, match_args = _guarded(comments.guard, comments.guard_args,
+                                         "instr(lower(c.body), lower(?)) > 0", [word])
+            parts.append(f"(instr(lower(b.summary), lower(?)) > 0 OR EXISTS (SELECT 1"
+                         f" {comments.from_sql} AND {match}))")
+            args.extend([word] + match_args)
         sql = "(" + " AND ".join(parts) + ")"
         return (f"({sql} IS NOT TRUE)" if negative else sql), args
 
@@ -634,6 +722,7 @@ def _number(text):
 
 
 _MAX_REGEXP = 1000
+_POSIX_CLASS = re.compile(r"\[:\^?[a-z]+:\]")
 
 
 def _checked_regexp(pattern):
@@ -641,12 +730,23 @@ def _checked_regexp(pattern):
 
     Errors: 32000 invalid, longer than 1000 characters, or with a repetition
     inside a repetition (such as (a+)+, which can take exponential time).
+    What other patterns cost is bounded when they run (bugsvc/db.py).
     """
-    try:
-        parsed = _parser.parse(pattern) if len(pattern) <= _MAX_REGEXP else None
-    except (re.error, RecursionError, OverflowError):
-        parsed = None
-    if parsed is None or _nested_repeat(parsed, False):
+    usable = len(pattern) <= _MAX_REGEXP
+    if usable:
+        try:
+            compile_regexp(pattern)
+        except Exception:    # whatever the engine's parser rejects, in whichever way
+            usable = False
+    if usable:
+        try:
+            # POSIX classes become a plain letter: the structure stays, and
+            # `re` does not warn of a "nested set".
+            parsed = _parser.parse(_POSIX_CLASS.sub("a", pattern))
+        except Exception:    # beyond `re` (such as \p{L}): only the time bound applies
+            parsed = None
+        usable = parsed is None or not _nested_repeat(parsed, False)
+    if not usable:
         raise ServiceError(USER_ERROR, f"The regular expression '{pattern}' is not valid or "
                                        "too complex.")
     return pattern

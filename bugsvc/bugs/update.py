@@ -6,10 +6,11 @@ from ..accounts import access
 from ..catalogue import catalog
 from .. import dates
 from ..errors import ServiceError, OBJECT_NOT_SPECIFIED, PARAM_INVALID, USER_ERROR
+from ..store.install import BUG_ID
 from ..api.params import Params, as_bool
 from . import (
-    activity, comments, custom_fields, dependencies, groups, isolation, record, see_also, store,
-    values,
+    activity, comments, custom_fields, dependencies, groups, history, isolation, record,
+    see_also, store, values,
 )
 from .flags import FlagEditor, retarget, types_for, user_can_see_bug
 from .lookup import visible_bug_id
@@ -52,11 +53,21 @@ def update(ctx, params):
         all_changes.append((bug_id, state.save()))
     result = []
     timetracker = access.is_timetracker(ctx)
+    id_fields = history.bug_id_fields(ctx)
     for bug_id, changes in all_changes:
         if not timetracker:
             # A status change may zero the remaining time: not for their eyes.
             changes = {name: change for name, change in changes.items()
                        if name not in TIME_FIELDS}
+        # Changes read as the bug's history shows them (a Bug ID field's old
+        # value may name a bug the caller cannot see).
+        for name in [name for name in changes if name in id_fields]:
+            shown = {key: history.visible_value(ctx, name, changes[name][key])
+                     for key in ("removed", "added")}
+            if shown["removed"] or shown["added"]:
+                changes[name] = shown
+            else:
+                del changes[name]
         aliases = [row[0] for row in ctx.conn.execute(
             "SELECT alias FROM bug_aliases WHERE bug_id = ? ORDER BY rowid", (bug_id,))]
         changed_at = ctx.conn.execute("SELECT last_change_time FROM bugs WHERE id = ?",
@@ -432,6 +443,11 @@ class BugUpdate:
     def _custom(self, field, raw):
         current = self.new.custom.get(field["name"], [])
         stored = custom_fields.check_value(self.ctx, field, raw, current)
+        if field["type"] == BUG_ID and not stored and current and not access.visible_bug_ids(
+                self.ctx, [int(current[0])]):
+            # Emptying a Bug ID field that names a bug the caller cannot see
+            # (and is shown as empty) keeps it, as depends_on's `set` does.
+            stored = current
         self._check(field["name"], current, stored)
         self.new.custom[field["name"]] = stored
         custom_fields.require_mandatory(self.ctx.conn, field, self.new)

@@ -2,8 +2,9 @@
 related table for the whole id list, never one per bug.
 
 The caller must already be allowed to see every bug it asks for; what is
-hidden inside a visible bug (dependencies on bugs the caller cannot see, time
-tracking for non-timetrackers) is left out here.
+hidden inside a visible bug (dependencies on bugs the caller cannot see and
+Bug ID fields naming them, time tracking for non-timetrackers) is left out
+here.
 """
 
 import orjson
@@ -12,6 +13,7 @@ from ..accounts import access
 from .. import dates
 from ..store.db import placeholders
 from ..api.fields import Shape
+from ..store.install import BUG_ID
 from . import custom_fields
 from .status import workflow as status_workflow
 from .token import update_tokens
@@ -80,6 +82,8 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
     timetracker = access.is_timetracker(ctx)
     actual_times = _actual_times(conn, ids) if timetracker and wants("actual_time") else {}
     tags = _tags(ctx, ids) if wants("tags") else None
+    customs = {bug_id: _list(bugs[bug_id]["custom"]) for bug_id in ids} if custom else {}
+    shown_bugs = _shown_bug_id_values(ctx, custom, customs)
     tokens = {}
     if with_update_token and ctx.caller.is_logged_in and wants("update_token"):
         tokens = update_tokens(conn, ctx.caller.id, _token_states(conn, bugs, ids))
@@ -140,10 +144,13 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
             obj["deadline"] = row["deadline"]
         if custom:
             stored = {}
-            for name, value in _list(row["custom"]):
+            for name, value in customs[bug_id]:
                 stored.setdefault(name, []).append(value)
             for field in custom:
-                obj[field["name"]] = custom_fields.display(field, stored.get(field["name"], []))
+                value = custom_fields.display(field, stored.get(field["name"], []))
+                if field["type"] == BUG_ID and value not in shown_bugs:
+                    value = None
+                obj[field["name"]] = value
         if tags is not None:
             obj["tags"] = tags.get(bug_id, [])
         if bug_id in tokens:
@@ -229,6 +236,18 @@ def _select(ctx, wants, with_custom):
     if with_custom:
         columns.append(_CUSTOM_COLUMN)
     return ", ".join(columns) + _BUG_TABLES, args
+
+
+def _shown_bug_id_values(ctx, custom, customs):
+    """The bug ids named by the Bug ID fields among `custom` that the caller
+    may see: like depends_on, such a field names a bug only to those who may
+    see it (None for the others)."""
+    names = {field["name"] for field in custom if field["type"] == BUG_ID}
+    if not names:
+        return set()
+    named = {int(value) for values in customs.values() for name, value in values
+             if name in names and str(value).isdigit()}
+    return access.visible_bug_ids(ctx, named)
 
 
 def _actual_times(conn, ids):

@@ -14,11 +14,14 @@ def search(ctx, params):
     limit (default and maximum: max_search_results; 0 = the maximum),
     offset (needs limit), order ("column [ASC|DESC], ..."; ties by bug id),
     count_only (answer {"bug_count": n} instead).
-    Returns {"bugs": [Bug, ...]}. Only bugs the caller can see are found.
+    Parameters that name no search field are ignored.
+    Returns {"bugs": [Bug, ...]}. Only bugs the caller can see are found,
+    and no criterion is evaluated on anything hidden from the caller.
     Errors: 50 offset without limit; 52 non-numeric limit/offset; 56 bad
     date; 108 unknown field; 32000 bad operator, regular expression or
-    quicksearch; 1000 no criteria while search_allow_no_criteria is off, or
-    an empty quicksearch.
+    quicksearch, or regular expressions that take too long to match; 1000
+    no criterion while search_allow_no_criteria is off, or an empty
+    quicksearch.
     """
     criteria = dict(params or {})
     count_only = Params(criteria).bool("count_only")
