@@ -264,7 +264,7 @@ def test_credentials_in_headers_are_read(client, admin_key):
 
 
 def test_wrong_credentials_are_errors_not_anonymous_calls(client, plain):
-    bad_key = rpc(client, "Bugzilla.version", {"Bugzilla_api_key": "x" * 40}).json
+    bad_key = rpc(client, "Bugzilla.extensions", {"Bugzilla_api_key": "x" * 40}).json
     assert bad_key["error"]["code"] == 306
     bad_password = rpc(client, "Bugzilla.version",
                        {"Bugzilla_login": "plain@example.com", "Bugzilla_password": "nope"}).json

@@ -9,6 +9,7 @@ import falcon
 from falcon.media.multipart import MultipartFormHandler
 
 from .. import errors, json_input
+from ..client_address import client_address
 from ..errors import ServiceError, RequestTooLarge
 from ..runner import Runner
 from . import render
@@ -163,7 +164,7 @@ class RestAdapter:
         params = merge_params(method, path_params, query, body)
         params.pop("callback", None)
         result = self.runner.run(function, route, params, upper_headers(req),
-                                 req.remote_addr or "")
+                                 request_address(req, self.config))
         render.respond(req, resp, result, route.status, callback)
 
     def _options(self, req, resp, allowed, callback):
@@ -171,6 +172,13 @@ class RestAdapter:
         methods = ", ".join(allowed)
         resp.set_header("Allow", methods)
         resp.set_header("Access-Control-Allow-Methods", methods)
+
+
+def request_address(req, config):
+    """The client's address (bugsvc/client_address.py: the socket peer, or
+    what a trusted proxy forwarded)."""
+    return client_address(req.remote_addr, req.get_header("X-Forwarded-For"),
+                          config.trusted_proxies)
 
 
 def upper_headers(req):

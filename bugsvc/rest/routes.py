@@ -90,11 +90,13 @@ ROUTES = [
     Route("PUT", "/classification/{classification}", "classification.update",
           path_params=id_or_name("classification"), login=REQUIRED),
     # Users and login. Login checks the password itself, inside a deferred
-    # transaction (see services/user.py login), so its route is not a write.
+    # transaction (see services/user.py login), so its route is not a write;
+    # valid_login checks its token itself (false, not an error, when it is
+    # not valid). User create answers 304, not 410, to a logged-out caller.
     Route("GET", "/login", "user.login", login=SELF, write=False, keeps_credentials=True),
     Route("GET", "/logout", "user.logout", login=SELF, write=True, keeps_credentials=True),
-    Route("GET", "/valid_login", "user.valid_login", keeps_credentials=True),
-    Route("POST", "/user", "user.create", status=201, login=REQUIRED),
+    Route("GET", "/valid_login", "user.valid_login", login=SELF, keeps_credentials=True),
+    Route("POST", "/user", "user.create", status=201),
     Route("PUT", "/user/{user}", "user.update", path_params=id_or_name("user"), login=REQUIRED),
     Route("GET", "/user", "user.get", shapes={"users": Shape()}),
     Route("GET", "/user/{user}", "user.get", path_params=id_or_name("user"),

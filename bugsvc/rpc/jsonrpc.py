@@ -13,7 +13,7 @@ import re
 from .. import json_input
 from ..errors import ServiceError, USER_ERROR, INTERNAL_ERROR, INVALID_CALLBACK
 from ..rest import render
-from ..rest.adapter import parse_query, upper_headers
+from ..rest.adapter import parse_query, request_address, upper_headers
 from .dispatch import POST_ONLY, JSONRPC_ILLEGAL_CONTENT_TYPE, read_body
 
 log = logging.getLogger("bugsvc.rpc")
@@ -120,7 +120,7 @@ class JsonRpcAdapter:
                                               "for methods that only read.")
             bound = self.dispatcher.lookup(call.method, via_get=req.method == "GET")
             result = self.dispatcher.run(bound, call.params, upper_headers(req),
-                                         req.remote_addr or "")
+                                         request_address(req, self.config))
             payload = call.envelope.success(result)
             data, content_type = self._encode(payload, call.callback)
         except ServiceError as exc:

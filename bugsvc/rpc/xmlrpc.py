@@ -26,7 +26,7 @@ from xml.parsers import expat
 
 from .. import dates
 from ..errors import ServiceError, USER_ERROR, INTERNAL_ERROR
-from ..rest.adapter import upper_headers
+from ..rest.adapter import request_address, upper_headers
 from .dispatch import POST_ONLY, INVALID_VALUE, XMLRPC_ILLEGAL_CONTENT_TYPE, read_body
 
 log = logging.getLogger("bugsvc.rpc")
@@ -230,7 +230,8 @@ class XmlRpcAdapter:
             method, params = parse_call(read_body(req, self.config.max_body_bytes))
             bound = self.dispatcher.lookup(method)
             named = call_params(params, bound.method.binary_in)
-            result = self.dispatcher.run(bound, named, upper_headers(req), req.remote_addr or "")
+            result = self.dispatcher.run(bound, named, upper_headers(req),
+                                         request_address(req, self.config))
             resp.data = response_body(result, bound.method.binary_out)
         except ServiceError as exc:
             resp.data = fault_body(exc.code, exc.message)
