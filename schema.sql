@@ -66,12 +66,12 @@ CREATE INDEX api_keys_user_idx ON api_keys (user_id);
 -- account, or a name no account has) or 'address:<client address>' for API
 -- keys and login tokens that are not valid. A successful password login or an
 -- administrator clears a row; one idle for a day is forgotten.
-CREATE TABLE IF NOT EXISTS login_throttle (
+CREATE TABLE login_throttle (
     subject       TEXT PRIMARY KEY,
     failures      INTEGER NOT NULL,
     last_failure  TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS login_throttle_last_failure_idx ON login_throttle (last_failure);
+CREATE INDEX login_throttle_last_failure_idx ON login_throttle (last_failure);
 -- END login throttle
 
 CREATE TABLE saved_searches (

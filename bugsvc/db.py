@@ -51,9 +51,13 @@ def _login_throttle(conn):
     instead of logged per address. The failures logged so far are carried
     over, those of an account to its login name and the others to their
     address, before the old log is dropped."""
-    run_script(conn, schema_section("login throttle"))
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table'"
-                    " AND name = 'login_failures'").fetchone() is None:
+    def exists(table):
+        return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                            (table,)).fetchone() is not None
+
+    if not exists("login_throttle"):      # a step run twice leaves it as it is
+        run_script(conn, schema_section("login throttle"))
+    if not exists("login_failures"):
         return
     conn.execute("INSERT INTO login_throttle (subject, failures, last_failure)"
                  " SELECT 'login:' || lower(u.login), COUNT(*), MAX(f.failed_at)"

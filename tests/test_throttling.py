@@ -415,6 +415,23 @@ def test_a_restricted_token_is_bound_to_the_forwarded_address(proxied, carol):
     assert use(GUESSER).json["code"] == 32000
 
 
+@pytest.mark.parametrize("remote, forwarded, expected", [
+    ("10.0.0.2", "203.0.113.9", "203.0.113.9"),
+    ("10.0.0.2", "203.0.113.9:4711", "203.0.113.9"),
+    ("10.0.0.2", "[2001:db8::7]:443", "2001:db8::7"),
+    ("10.0.0.2", "2001:db8::7, 10.0.0.3", "2001:db8::7"),           # two trusted hops
+    ("10.0.0.2", "unknown, 203.0.113.9", "203.0.113.9"),
+    ("10.0.0.2", "203.0.113.9, garbage", "10.0.0.2"),               # nothing believable
+    ("::ffff:10.0.0.2", "203.0.113.9", "203.0.113.9"),
+    ("203.0.113.50", "203.0.113.9", "203.0.113.50"),                # not a trusted peer
+    ("10.0.0.2", None, "10.0.0.2"),
+])
+def test_the_client_address_behind_trusted_proxies(remote, forwarded, expected):
+    from bugsvc.client_address import client_address
+    assert client_address(remote, forwarded, parse_networks("10.0.0.0/8")) == expected
+    assert client_address(remote, forwarded, ()) == remote
+
+
 def test_trusted_proxies_are_an_option_with_an_environment_variable():
     from bugsvc.cli import UsageError, build_parser, make_config
     parse = build_parser().parse_args
