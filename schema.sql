@@ -60,13 +60,19 @@ CREATE TABLE api_keys (
 );
 CREATE INDEX api_keys_user_idx ON api_keys (user_id);
 
--- Failed sign-ins, for locking an address out (5 in 30 minutes).
-CREATE TABLE login_failures (
-    ip_address  TEXT NOT NULL,
-    user_id     INTEGER,
-    failed_at   TEXT NOT NULL
+-- BEGIN login throttle
+-- Failed sign-ins, for throttling guesses (bugsvc/auth.py): one row per
+-- subject, 'login:<login name in lower case>' for wrong passwords (an
+-- account, or a name no account has) or 'address:<client address>' for API
+-- keys and login tokens that are not valid. A successful password login or an
+-- administrator clears a row; one idle for a day is forgotten.
+CREATE TABLE login_throttle (
+    subject       TEXT PRIMARY KEY,
+    failures      INTEGER NOT NULL,
+    last_failure  TEXT NOT NULL
 );
-CREATE INDEX login_failures_ip_idx ON login_failures (ip_address, failed_at);
+CREATE INDEX login_throttle_last_failure_idx ON login_throttle (last_failure);
+-- END login throttle
 
 CREATE TABLE saved_searches (
     id       INTEGER PRIMARY KEY,

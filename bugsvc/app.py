@@ -12,7 +12,7 @@ from .api.runner import Runner
 from .errors import ServiceError
 from .store.db import Database
 from .web import landing
-from .web.http import AccessLog, BodyLimit
+from .web.http import AccessLog, BodyLimit, ClientAddress
 from .web.rest import render
 from .web.rest.adapter import RestAdapter
 from .web.rest.openapi import add_documentation
@@ -51,7 +51,8 @@ def create_app(config, db=None, clock=None):
     """
     db = db or Database(config.db_path)
     runner = Runner(db, config, Authenticator(db, config.password_cost), clock)
-    app = falcon.App(middleware=[AccessLog(), BodyLimit(config.max_body_bytes)])
+    app = falcon.App(middleware=[ClientAddress(config.trusted_proxies), AccessLog(),
+                                 BodyLimit(config.max_body_bytes)])
     app.req_options.strip_url_path_trailing_slash = False
     app.resp_options.secure_cookies_by_default = False
     app.add_sink(RestAdapter(runner, Router(ROUTES, OPERATIONS), config.max_body_bytes),

@@ -7,6 +7,7 @@ the environment, which beats the default.
 """
 
 import argparse
+import ipaddress
 import logging
 import os
 import re
@@ -18,10 +19,11 @@ from datetime import datetime, timezone
 
 from . import __version__
 from .accounts import auth
-from .store import backup, install
+from .store import audit, backup, install
 from .serving import server_errors, startup, workers
 from .catalogue import settings
 from .accounts.caller import ANONYMOUS
+from .web.client_address import parse_networks
 from .config import (Config, DEFAULT_DB, DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT,
                      DEFAULT_THREADS)
 from .api.context import Context
@@ -90,6 +92,12 @@ def _add_serve_options(parser, inherited):
                         help="largest request body accepted; larger ones are refused (413) "
                              "before they are read (env BUGSVC_MAX_BODY_BYTES, default "
                              f"{DEFAULT_MAX_BODY_BYTES})")
+    parser.add_argument("--trusted-proxies", default=argparse.SUPPRESS if inherited else None,
+                        metavar="ADDRESSES",
+                        help="reverse proxies (addresses or networks, comma-separated) whose "
+                             "X-Forwarded-For names the client's address; without them the "
+                             "socket's peer is the client (env BUGSVC_TRUSTED_PROXIES, "
+                             "default none)")
 
 
 def build_parser():
@@ -114,6 +122,11 @@ def build_parser():
                                  "(NAME=VALUE ...), with the checks of PUT /rest/parameters")
     params.add_argument("assignments", nargs="*", metavar="NAME=VALUE")
     _add_database_option(params, inherited=True)
+    reset = commands.add_parser("reset-failed-logins", help="forget the failed sign-ins counted "
+                                "against accounts (by login) or client addresses, so their next "
+                                "attempts are checked at once")
+    reset.add_argument("subjects", nargs="+", metavar="LOGIN_OR_ADDRESS")
+    _add_database_option(reset, inherited=True)
     copy = commands.add_parser("backup", help="copy the database to PATH while the server runs "
                                "(a consistent online copy; see README, Backups)")
     copy.add_argument("path", metavar="PATH", help="the backup file (replaced if it exists)")
@@ -159,6 +172,7 @@ def make_config(args, environ):
         threads=_count(args, environ, "threads", 256, DEFAULT_THREADS),
         pin_cores=_yes_or_no(args, environ, "pin_cores", True),
         max_body_bytes=_max_body_bytes(args, environ),
+        trusted_proxies=_trusted_proxies(args, environ),
     )
 
 
@@ -197,6 +211,16 @@ def _max_body_bytes(args, environ):
     if not (text.isascii() and text.isdigit() and 1024 <= int(text) <= 2**40):
         raise UsageError(f"--max-body-bytes must be a number from 1024 to {2**40}, not '{text}'")
     return int(text)
+
+
+def _trusted_proxies(args, environ):
+    """--trusted-proxies, else BUGSVC_TRUSTED_PROXIES, else none.
+    Errors: UsageError for an entry that is not an address or network."""
+    text = _choose(getattr(args, "trusted_proxies", None), environ, "BUGSVC_TRUSTED_PROXIES")
+    try:
+        return parse_networks(text or "")
+    except ValueError as exc:
+        raise UsageError(f"--trusted-proxies: {exc}") from None
 
 
 def prepare_database(config, out=sys.stdout, now=None):
@@ -287,6 +311,51 @@ def manage_parameters(config, assignments, out=sys.stdout, err=sys.stderr):
     if not changes:
         print("Nothing changed.", file=out)
     return 0
+
+
+def reset_failed_logins(config, subjects, out=sys.stdout, err=sys.stderr):
+    """Forget the failed sign-ins counted against each of `subjects`: an
+    account's login, or a client address (auth.py, Throttling). Account
+    resets are audited like PUT /rest/user's reset_failed_logins.
+
+    Returns the exit status: 0; 1 when a subject is neither an account's
+    login nor an IP address (nothing is changed).
+    """
+    db = prepare_database(config, err)
+    cleared = []
+    try:
+        with db.transaction(write=True) as conn:
+            ctx = Context(conn=conn, caller=ANONYMOUS, now=datetime.now(timezone.utc),
+                          config=config)
+            for subject in subjects:
+                try:
+                    address = str(ipaddress.ip_address(subject.strip()))
+                except ValueError:
+                    address = None
+                if address is not None:
+                    cleared.append((address, auth.reset_address_failures(conn, address)))
+                    continue
+                row = conn.execute("SELECT id, login FROM users WHERE lower(login) = lower(?)",
+                                   (subject.strip(),)).fetchone()
+                if row is None:
+                    print(f"bugsvc: '{subject}' is neither an account's login nor an IP "
+                          "address; nothing was changed.", file=err)
+                    raise _NothingChanged
+                count = auth.reset_failed_logins(conn, row["login"])
+                if count:
+                    audit.record(ctx, "User", row["id"], "failed_logins", count, 0)
+                cleared.append((row["login"], count))
+    except _NothingChanged:
+        return 1
+    finally:
+        db.close()
+    for subject, count in cleared:
+        print(f"{subject}: {count} failed sign-in attempts forgotten.", file=out)
+    return 0
+
+
+class _NothingChanged(Exception):
+    """Leaves a command's transaction, rolling it back."""
 
 
 def make_backup(config, path, out=sys.stdout, err=sys.stderr):
@@ -408,6 +477,8 @@ def main(argv, environ, out=None, err=None):
             return create_api_key(config, args.email, args.description, out, err)
         if args.command == "parameters":
             return manage_parameters(config, args.assignments, out, err)
+        if args.command == "reset-failed-logins":
+            return reset_failed_logins(config, args.subjects, out, err)
         if args.command == "backup":
             return make_backup(config, args.path, out, err)
         return serve(config, out)

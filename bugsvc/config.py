@@ -30,3 +30,5 @@ class Config:
     workers: int = 1                 # server processes sharing the listening socket
     threads: int = DEFAULT_THREADS   # request threads of each process
     pin_cores: bool = True           # each serving process on one core (bugsvc/workers.py)
+    # Proxies whose X-Forwarded-For is believed (bugsvc/web/client_address.py).
+    trusted_proxies: tuple = ()

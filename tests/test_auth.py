@@ -3,6 +3,7 @@ body, the headers, precedence, failures that are never anonymous, and no
 secret kept or echoed in clear (compat.md section 8 and decision 4)."""
 
 import pytest
+from freezegun import freeze_time
 
 PASSWORD = "carols-password"
 
@@ -156,8 +157,56 @@ def test_wrong_credentials_are_errors_that_do_not_echo_them(client, carol, param
 
 
 def test_wrong_credentials_fail_on_open_calls_too(client):
-    resp = client.simulate_get("/rest/version", params={"Bugzilla_api_key": "WrongKey"})
+    resp = client.simulate_get("/rest/extensions", params={"Bugzilla_api_key": "WrongKey"})
     assert resp.json["code"] == 306
+
+
+# Calls exempt from login: a stale key or token does not fail them ----------------
+
+def rest_exempt(client, path, params=None, headers=None):
+    return client.simulate_get(path, params=params, headers=headers)
+
+
+def jsonrpc_exempt(client, path, params=None, headers=None):
+    method = {"/rest/version": "Bugzilla.version", "/rest/timezone": "Bugzilla.timezone",
+              "/rest/parameters": "Bugzilla.parameters"}[path]
+    resp = client.simulate_post("/jsonrpc.cgi", json={"method": method, "id": 1,
+                                                      "params": [params or {}]},
+                                headers=headers)
+    assert resp.status_code == 200 and resp.json["error"] is None, resp.text
+    return resp.json["result"]
+
+
+@pytest.mark.parametrize("path", ["/rest/version", "/rest/timezone", "/rest/parameters"])
+def test_exempt_calls_run_anonymously_with_a_stale_key_or_token(client, services, carol,
+                                                                carol_key, path):
+    with services.db.transaction(write=True) as conn:
+        conn.execute("UPDATE api_keys SET revoked = 1 WHERE user_id = ?", (carol,))
+    anonymous = rest_exempt(client, path).json
+    stale = [({"Bugzilla_api_key": carol_key}, None), ({"Bugzilla_api_key": "W" * 40}, None),
+             ({"Bugzilla_token": f"{carol}-AAAAAAAAAA"}, None), ({"token": "garbage"}, None),
+             (None, {"X-BUGZILLA-API-KEY": "W" * 40}), (None, {"Authorization": "Bearer nope"})]
+    for params, headers in stale:
+        resp = rest_exempt(client, path, params, headers)
+        assert (resp.status_code, resp.json) == (200, anonymous), (params, headers)
+        assert jsonrpc_exempt(client, path, params, headers) == anonymous
+    # Refused there, they are not counted as failures either.
+    assert services.query("SELECT COUNT(*) FROM login_throttle") == [(0,)]
+
+
+def test_exempt_calls_still_use_a_valid_key_and_check_a_given_login(client, admin_key, carol):
+    everything = client.simulate_get("/rest/parameters", params={"Bugzilla_api_key": admin_key})
+    assert "insidergroup" in everything.json["parameters"]     # tweakparams sees them all
+    # A login name given: the credentials are checked as on every call.
+    for params, code in (({"Bugzilla_login": "carol@example.com", "Bugzilla_password": "no"}, 300),
+                         ({"Bugzilla_login": "", "Bugzilla_password": "no"}, 300),
+                         ({"Bugzilla_login": "carol@example.com", "Bugzilla_password": "no",
+                           "Bugzilla_api_key": "W" * 40}, 306)):
+        resp = client.simulate_get("/rest/version", params=params)
+        assert resp.json["code"] == code, params
+    logged_in = client.simulate_get("/rest/parameters", params={
+        "Bugzilla_login": "carol@example.com", "Bugzilla_password": PASSWORD})
+    assert "urlbase" in logged_in.json["parameters"]
 
 
 def test_wrong_credentials_in_the_body_are_errors(client, services):
@@ -207,14 +256,18 @@ def test_disabled_account_is_301_with_every_credential(client, services, carol, 
     assert header.json["code"] == 301
 
 
-def test_guessing_api_keys_locks_the_address(client, carol, carol_key):
-    for _ in range(5):
-        assert probe(client, carol, {"api_key": "guess"}, remote_addr="198.51.100.7"
-                     ).json["code"] == 306
-    locked = probe(client, carol, {"api_key": carol_key}, remote_addr="198.51.100.7")
-    assert locked.json["code"] == 32000
-    assert own_account_seen(probe(client, carol, {"api_key": carol_key},
-                                  remote_addr="198.51.100.8"))
+def test_guessing_api_keys_throttles_guesses_not_valid_keys(client, carol, carol_key):
+    # Before: five wrong keys locked the address out, valid keys included.
+    with freeze_time("2026-05-01 09:00:00"):
+        for _ in range(5):
+            assert probe(client, carol, {"api_key": "guess"}, remote_addr="198.51.100.7"
+                         ).json["code"] == 306
+        throttled = probe(client, carol, {"api_key": "guess"}, remote_addr="198.51.100.7")
+        assert (throttled.status_code, throttled.json["code"]) == (400, 32000)
+        assert own_account_seen(probe(client, carol, {"api_key": carol_key},
+                                      remote_addr="198.51.100.7"))
+        assert own_account_seen(probe(client, carol, {"api_key": carol_key},
+                                      remote_addr="198.51.100.8"))
 
 
 def test_login_required_call_without_credentials_is_410(client):

@@ -119,7 +119,7 @@ def test_version_1_database_gets_the_generation_counter(tmp_path):
 
     migrated = Database(path)
     assert migrated.initialize() is False
-    assert migrated.version() == dbmodule.SCHEMA_VERSION == 2
+    assert migrated.version() == dbmodule.SCHEMA_VERSION >= 2
     with migrated.transaction(write=True) as conn:
         before = cache.generation(conn)
         conn.execute("INSERT INTO params (name, value) VALUES ('maintainer', 'z@example.com')")

@@ -172,7 +172,7 @@ def test_api_key_command_prints_a_key_that_authenticates(tmp_path):
     answer = client.simulate_get("/rest/parameters", params={"Bugzilla_api_key": key})
     assert answer.status_code == 200
     assert "insidergroup" in answer.json["parameters"]   # admin sees every parameter
-    wrong = client.simulate_get("/rest/parameters", params={"Bugzilla_api_key": "x" * 40})
+    wrong = client.simulate_get("/rest/extensions", params={"Bugzilla_api_key": "x" * 40})
     assert wrong.status_code == 400 and wrong.json["code"] == 306
 
     conn = sqlite3.connect(path)

@@ -371,7 +371,7 @@ def test_credentials_in_query_body_and_headers(client, admin_key, services):
 
 
 def test_wrong_api_key_is_an_error_never_anonymous(client):
-    resp = client.simulate_get("/rest/version", params={"Bugzilla_api_key": "x" * 40})
+    resp = client.simulate_get("/rest/extensions", params={"Bugzilla_api_key": "x" * 40})
     assert resp.status_code == 400 and resp.json["code"] == 306
 
 

@@ -111,7 +111,7 @@ class Prober:
     a 2xx, or the error object with a 400/401/404 status matching its code
     and never the internal error -32000; a refused call changes nothing."""
 
-    BOOKKEEPING = {"login_failures": None, "api_keys": ("last_used", "last_used_ip"),
+    BOOKKEEPING = {"login_throttle": None, "api_keys": ("last_used", "last_used_ip"),
                    "login_tokens": ("last_used",)}
 
     def __init__(self, client, db_path, keys):

@@ -140,7 +140,7 @@ def test_unexpected_exception_is_logged_and_answered_32000_minus(client, swap_se
     def broken(ctx, params):
         raise RuntimeError("secret internals")
     swap_service("Bugzilla.version", broken)
-    with caplog.at_level(logging.ERROR, logger="bugsvc.rpc"):
+    with caplog.at_level(logging.ERROR, logger="bugsvc.web.rpc"):
         resp = rpc(client, "Bugzilla.version", {})
     assert resp.json["error"]["code"] == -32000
     assert "secret internals" not in resp.text
@@ -262,7 +262,7 @@ def test_credentials_in_headers_are_read(client, admin_key):
 
 
 def test_wrong_credentials_are_errors_not_anonymous_calls(client, plain):
-    bad_key = rpc(client, "Bugzilla.version", {"Bugzilla_api_key": "x" * 40}).json
+    bad_key = rpc(client, "Bugzilla.extensions", {"Bugzilla_api_key": "x" * 40}).json
     assert bad_key["error"]["code"] == 306
     bad_password = rpc(client, "Bugzilla.version",
                        {"Bugzilla_login": "plain@example.com", "Bugzilla_password": "nope"}).json

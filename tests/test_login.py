@@ -1,6 +1,7 @@
 """Login, logout and valid_login (interface "Users and login"; compat.md section 8)."""
 
 import re
+import xmlrpc.client
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -30,7 +31,17 @@ def set_param(services, name, value):
 
 
 def failures(services):
-    return services.query("SELECT COUNT(*) FROM login_failures")[0][0]
+    return services.query("SELECT COALESCE(SUM(failures), 0) FROM login_throttle")[0][0]
+
+
+def xml_call(client, method, params, remote_addr="127.0.0.1"):
+    """(result, None) or (None, fault code) of one XML-RPC call."""
+    resp = client.simulate_post("/xmlrpc.cgi", body=xmlrpc.client.dumps((params,), method),
+                                headers={"Content-Type": "text/xml"}, remote_addr=remote_addr)
+    try:
+        return xmlrpc.client.loads(resp.content)[0][0], None
+    except xmlrpc.client.Fault as fault:
+        return None, fault.faultCode
 
 
 @pytest.fixture
@@ -68,11 +79,32 @@ def test_login_accepts_credential_headers(client, alice):
     assert resp.status_code == 200 and resp.json["id"] == alice
 
 
-@pytest.mark.parametrize("params", [{}, {"login": "alice@example.com"}, {"password": "x"},
-                                    {"login": "", "password": "alice-secret"}])
+@pytest.mark.parametrize("params", [{}, {"login": "alice@example.com"}, {"password": "x"}])
 def test_login_without_login_or_password_is_50(client, alice, params):
     resp = login(client, **params)
     assert (resp.status_code, resp.json["code"]) == (400, 50)
+
+
+@pytest.mark.parametrize("params", [{"login": "", "password": "alice-secret"},
+                                    {"Bugzilla_login": "", "Bugzilla_password": "alice-secret"},
+                                    {"login": "", "password": ""}])
+def test_an_empty_login_is_a_failed_login(client, services, alice, params):
+    resp = login(client, **params)
+    assert (resp.status_code, resp.json["code"]) == (401, 300)
+    assert xml_call(client, "User.login", params) == (None, 300)
+    assert failures(services) == 2
+
+
+@pytest.mark.parametrize("credentials", [
+    {"Bugzilla_login": "", "Bugzilla_password": "alice-secret"},
+    {"Service_login": "", "Service_password": "x"},
+    {"login": "", "password": "alice-secret"}])
+def test_an_empty_login_on_any_call_is_300_not_an_anonymous_call(client, alice, credentials):
+    resp = client.simulate_get("/rest/user", params={"names": "alice@example.com",
+                                                     **credentials})
+    assert (resp.status_code, resp.json["code"]) == (401, 300)
+    assert xml_call(client, "User.get", {"names": ["alice@example.com"], **credentials}) \
+        == (None, 300)
 
 
 def test_wrong_password_is_300_and_is_logged(client, services, alice):
@@ -103,26 +135,28 @@ def test_disabled_account_is_301_with_the_right_password_only(client, services):
     assert login(client, login="gone@example.com", password="wrong-one").json["code"] == 300
 
 
-def test_five_failures_lock_the_address_for_30_minutes(client, services, alice):
+def test_five_failures_throttle_that_login_from_every_address(client, services, alice):
+    # Before: the address was locked for 30 minutes, every account behind it.
+    services.add_user("bob@example.com", password="bob-secret")
     start = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
     with freeze_time(start) as clock:
         for _ in range(5):
             assert login(client, "10.0.0.5", login="alice@example.com",
                          password="guess").json["code"] == 300
-        locked = login(client, "10.0.0.5", login="alice@example.com", password="alice-secret")
-        assert (locked.status_code, locked.json["code"]) == (400, 32000)
-        # Another address is not locked.
-        assert login(client, "10.0.0.6", login="alice@example.com",
-                     password="alice-secret").status_code == 200
-        clock.move_to(start + timedelta(minutes=29))
+        for address in ("10.0.0.5", "10.0.0.6"):
+            throttled = login(client, address, login="alice@example.com", password="alice-secret")
+            assert (throttled.status_code, throttled.json["code"]) == (400, 32000)
+            assert "1 second" in throttled.json["message"]
+        # Other accounts behind the same address are not affected.
+        assert login(client, "10.0.0.5", login="bob@example.com",
+                     password="bob-secret").status_code == 200
+        clock.move_to(start + timedelta(seconds=1))
         assert login(client, "10.0.0.5", login="alice@example.com",
-                     password="alice-secret").json["code"] == 32000
-        clock.move_to(start + timedelta(minutes=31))
-        assert login(client, "10.0.0.5", login="alice@example.com",
                      password="alice-secret").status_code == 200
+        assert failures(services) == 0           # a right password clears the count
 
 
-def test_four_failures_do_not_lock(client, alice):
+def test_four_failures_do_not_throttle(client, alice):
     for _ in range(4):
         login(client, "10.0.0.7", login="alice@example.com", password="guess")
     assert login(client, "10.0.0.7", login="alice@example.com",
@@ -214,7 +248,9 @@ def test_valid_login_is_false_after_logout(client, alice):
     client.simulate_get("/rest/logout", params={"token": token})
     resp = client.simulate_get("/rest/valid_login", params={"login": "alice@example.com",
                                                             "token": token})
-    assert resp.json["code"] == 32000
+    assert (resp.status_code, resp.json) == (200, {"result": False})
+    assert xml_call(client, "User.valid_login", {"login": "alice@example.com",
+                                               "token": token}) == (False, None)
 
 
 def test_valid_login_without_login_is_50(client, alice):
@@ -224,7 +260,129 @@ def test_valid_login_without_login_is_50(client, alice):
 
 
 @pytest.mark.parametrize("token", ["1-AAAAAAAAAA", "no-dash-here", "abc", "1-"])
-def test_valid_login_with_an_invalid_or_malformed_token_is_32000(client, token):
+def test_valid_login_with_an_unknown_or_malformed_token_is_false(client, services, token):
     resp = client.simulate_get("/rest/valid_login", params={"login": ADMIN, "token": token})
-    assert (resp.status_code, resp.json["code"]) == (400, 32000)
-    assert token not in resp.json["message"]
+    assert (resp.status_code, resp.json) == (200, {"result": False})
+    assert xml_call(client, "User.valid_login", {"login": ADMIN, "token": token}) == (False, None)
+    assert failures(services) == 2               # counted like any token that is not valid
+
+
+def test_valid_login_is_false_for_a_token_of_another_address_or_a_disabled_account(
+        client, services, alice):
+    token = login(client, "10.1.1.1", login="alice@example.com", password="alice-secret",
+                  restrict_login="1").json["token"]
+    check = {"login": "alice@example.com", "token": token}
+    assert client.simulate_get("/rest/valid_login", params=check,
+                               remote_addr="10.1.1.1").json == {"result": True}
+    assert client.simulate_get("/rest/valid_login", params=check,
+                               remote_addr="10.2.2.2").json == {"result": False}
+    with services.db.transaction(write=True) as conn:
+        conn.execute("UPDATE users SET disabled_text = 'Gone' WHERE id = ?", (alice,))
+    assert client.simulate_get("/rest/valid_login", params=check,
+                               remote_addr="10.1.1.1").json == {"result": False}
+
+
+def test_valid_login_guesses_are_throttled_but_a_valid_token_still_answers(client, alice):
+    token = login(client, login="alice@example.com", password="alice-secret").json["token"]
+    with freeze_time("2026-05-01 12:00:00"):
+        for number in range(5):
+            guess = client.simulate_get("/rest/valid_login", params={
+                "login": "alice@example.com", "token": f"{alice}-Guess{number:05d}"})
+            assert guess.json == {"result": False}
+        throttled = client.simulate_get("/rest/valid_login", params={
+            "login": "alice@example.com", "token": f"{alice}-GuessAgain"})
+        assert (throttled.status_code, throttled.json["code"]) == (400, 32000)
+        assert client.simulate_get("/rest/valid_login", params={
+            "login": "alice@example.com", "token": token}).json == {"result": True}
+
+
+# Logout and the tokens that are not valid ---------------------------------------
+
+@pytest.mark.parametrize("token", ["1-AAAAAAAAAA", "garbage", "1-"])
+def test_logout_with_a_token_that_is_not_valid_succeeds_over_every_transport(client, alice,
+                                                                            token):
+    assert client.simulate_get("/rest/logout", params={"token": token}).json == {"result": None}
+    assert xml_call(client, "User.logout", {"token": token}) == (None, None)
+    resp = client.simulate_post("/jsonrpc.cgi", json={"method": "User.logout", "id": 1,
+                                                      "params": [{"Bugzilla_token": token}]})
+    assert resp.json["error"] is None
+
+
+def test_logout_of_an_expired_token_succeeds(client, services, alice):
+    start = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
+    with freeze_time(start) as clock:
+        token = login(client, login="alice@example.com", password="alice-secret").json["token"]
+        clock.move_to(start + timedelta(days=31))
+        assert client.simulate_get("/rest/logout", params={"Bugzilla_token": token}
+                                   ).json == {"result": None}
+        assert xml_call(client, "User.logout", {"Bugzilla_token": token}) == (None, None)
+
+
+# Token expiry and last use --------------------------------------------------------------
+
+def token_last_used(services):
+    return services.query("SELECT last_used FROM login_tokens")[0][0]
+
+
+def test_a_token_unused_for_login_token_max_age_days_expires(client, services, alice):
+    start = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
+    with freeze_time(start) as clock:
+        token = login(client, login="alice@example.com", password="alice-secret").json["token"]
+        # Used on day 29, it lives 30 more days from then.
+        clock.move_to(start + timedelta(days=29))
+        assert sees_own_account(client, alice, Bugzilla_token=token)
+        clock.move_to(start + timedelta(days=59))
+        assert xml_call(client, "User.get", {"ids": [alice], "Bugzilla_token": token})[1] is None
+        clock.move_to(start + timedelta(days=89, seconds=1))
+        expired = client.simulate_get("/rest/user", params={"ids": alice, "Bugzilla_token": token})
+        assert (expired.status_code, expired.json["code"]) == (400, 32000)
+        assert "expired" in expired.json["message"]
+        assert xml_call(client, "User.get", {"ids": [alice], "Bugzilla_token": token}) \
+            == (None, 32000)
+        assert client.simulate_get("/rest/valid_login", params={
+            "login": "alice@example.com", "token": token}).json == {"result": False}
+        # The next login deletes the expired tokens.
+        login(client, login="alice@example.com", password="alice-secret")
+        assert services.query("SELECT COUNT(*) FROM login_tokens")[0][0] == 1
+
+
+def test_login_token_max_age_is_a_parameter_checked_like_the_others(client, services, alice,
+                                                                    admin_key):
+    key = {"Bugzilla_api_key": admin_key}
+    for bad in ("0", "-1", "3651", "a week", ""):
+        resp = client.simulate_put("/rest/parameters", params=key,
+                                   json={"login_token_max_age": bad})
+        assert (resp.status_code, resp.json["code"]) == (400, 32000), bad
+    assert client.simulate_get("/rest/parameters", params=key
+                               ).json["parameters"]["login_token_max_age"] == "30"
+    resp = client.simulate_put("/rest/parameters", params=key, json={"login_token_max_age": 2})
+    assert resp.json == {"parameters": {"login_token_max_age": {"added": "2", "removed": "30"}}}
+    start = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
+    with freeze_time(start) as clock:
+        token = login(client, login="alice@example.com", password="alice-secret").json["token"]
+        clock.move_to(start + timedelta(days=2))
+        assert sees_own_account(client, alice, Bugzilla_token=token)
+        clock.move_to(start + timedelta(days=4, seconds=1))
+        assert client.simulate_get("/rest/user", params={"ids": alice, "Bugzilla_token": token}
+                                   ).json["code"] == 32000
+
+
+def test_a_tokens_use_is_recorded_at_most_once_a_minute(client, services, alice):
+    start = datetime(2026, 5, 1, 12, 0, 5, tzinfo=timezone.utc)
+    with freeze_time(start) as clock:
+        token = login(client, login="alice@example.com", password="alice-secret").json["token"]
+        assert token_last_used(services) == "2026-05-01 12:00:05"
+        clock.move_to(start + timedelta(seconds=50))           # the same minute: not again
+        assert sees_own_account(client, alice, Bugzilla_token=token)
+        assert token_last_used(services) == "2026-05-01 12:00:05"
+        clock.move_to(start + timedelta(seconds=70))           # a read call records it
+        assert sees_own_account(client, alice, Bugzilla_token=token)
+        assert token_last_used(services) == "2026-05-01 12:01:15"
+        clock.move_to(start + timedelta(minutes=5))            # so does a write call
+        resp = client.simulate_post("/rest/api_key", params={"Bugzilla_token": token},
+                                    json={"description": "x"})
+        assert resp.status_code == 201
+        assert token_last_used(services) == "2026-05-01 12:05:05"
+        clock.move_to(start + timedelta(minutes=7))            # and XML-RPC
+        assert xml_call(client, "User.get", {"ids": [alice], "Bugzilla_token": token})[1] is None
+        assert token_last_used(services) == "2026-05-01 12:07:05"

@@ -57,7 +57,7 @@ def test_real_server_serves_logs_and_keeps_data_across_restart(start, tmp_path):
     # Error answers: the one error object, with the documented codes and statuses.
     wrong_key = "W" * 40
     secrets.append(wrong_key)
-    status, body, _ = server.call("GET", "/rest/parameters", {"Bugzilla_api_key": wrong_key})
+    status, body, _ = server.call("GET", "/rest/extensions", {"Bugzilla_api_key": wrong_key})
     assert (status, body["error"], body["code"]) == (400, True, 306)
     status, body, _ = server.call("GET", "/rest/login",
                                   {"login": ADMIN_EMAIL, "password": "wrong " + ADMIN_PASSWORD})

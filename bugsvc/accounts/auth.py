@@ -1,23 +1,43 @@
-"""Passwords, API keys, login tokens, and resolving who a call runs as.
+"""Passwords, API keys, login tokens, throttling of failed sign-ins, and
+resolving who a call runs as.
 
-Passwords are hashed with scrypt and a per-user salt; the parameters are
-stored with the hash so they can be raised later. API keys and tokens are
+Passwords are hashed with scrypt and a per-user salt; the work factors are
+stored with the hash, and a hash made with lower factors than the instance's
+is replaced at the account's next successful sign-in. API keys and tokens are
 high-entropy secrets stored only as SHA-256 digests, so a copy of the database
 does not hand them out. Comparisons are constant-time.
+
+Throttling: failed sign-ins are counted per subject. A wrong password counts
+against the login name it was given for (an account; a name no account has
+is treated the same way, so answers never tell which names are accounts); an
+API key or login token that is not valid counts against the client's
+address. The first FREE_FAILURES failures of a subject cost nothing; after
+that its next attempt waits 1 second after the last failure, twice as long
+with each further failure, at most 30 minutes. An attempt made while its
+subject waits is answered with the throttled error (32000) without being
+checked or counted. A right password clears its login name's count; a
+subject idle for a day is forgotten; administrators clear counts by hand.
+Valid API keys and tokens always work, whatever their address's count: a
+guessed key or token is refused on its own and a guessed password only
+delays that one account's password sign-ins.
 """
 
 import base64
 import hashlib
 import hmac
+import math
+import os
 import re
 import secrets
 import string
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from urllib.parse import unquote
 
 from .. import dates
+from ..catalogue import settings
 from .caller import ANONYMOUS, load_caller
 from ..errors import (ServiceError, API_KEY_NOT_VALID, ACCOUNT_DISABLED,
                      INVALID_LOGIN_OR_PASSWORD, USER_ERROR)
@@ -25,44 +45,150 @@ from ..errors import (ServiceError, API_KEY_NOT_VALID, ACCOUNT_DISABLED,
 _ALNUM = string.ascii_letters + string.digits
 API_KEY_LENGTH = 40
 TOKEN_SECRET_LENGTH = 10
-LOCKOUT_FAILURES = 5
-LOCKOUT_WINDOW = timedelta(minutes=30)
 _TOKEN_FORM = re.compile(r"^(\d+)-([A-Za-z0-9]+)$")
+TOKEN_MAX_AGE_PARAM = "login_token_max_age"
 
 
 # Passwords -------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class ScryptCost:
-    """scrypt work factors; tests lower n to stay fast."""
-    n: int = 2**14
+    """scrypt work factors: n=2**17, r=8, p=1 by default (OWASP's figure for
+    scrypt); tests lower them to stay fast."""
+    n: int = 2**17
     r: int = 8
     p: int = 1
+
+    def covers(self, other):
+        """True when no factor of `other` is higher than this one's."""
+        return other.n <= self.n and other.r <= self.r and other.p <= self.p
+
+
+# One scrypt evaluation holds 128 * r * n bytes (128 MiB at the default
+# factors): at most this many run at once in a process, so a burst of
+# sign-ins waits its turn instead of taking all the memory there is.
+_SCRYPT_SLOTS = threading.BoundedSemaphore(max(1, min(4, os.cpu_count() or 1)))
+
+
+def _scrypt(password, salt, cost, dklen):
+    maxmem = 128 * cost.r * (cost.n + cost.p + 2) + 2**20
+    with _SCRYPT_SLOTS:
+        return hashlib.scrypt(password.encode("utf-8"), salt=salt, n=cost.n, r=cost.r, p=cost.p,
+                              maxmem=maxmem, dklen=dklen)
 
 
 def hash_password(password, cost=ScryptCost()):
     """Return 'scrypt$n$r$p$salt$digest' (base64 parts) for `password`."""
     salt = secrets.token_bytes(16)
-    digest = hashlib.scrypt(password.encode("utf-8"), salt=salt, n=cost.n, r=cost.r, p=cost.p,
-                            maxmem=2**26, dklen=32)
+    digest = _scrypt(password, salt, cost, 32)
     return "$".join(["scrypt", str(cost.n), str(cost.r), str(cost.p),
                      base64.b64encode(salt).decode(), base64.b64encode(digest).decode()])
+
+
+def hash_cost(stored):
+    """The ScryptCost a stored hash was made with; None when it is not one of ours."""
+    try:
+        scheme, n, r, p, _, _ = stored.split("$")
+        return ScryptCost(int(n), int(r), int(p)) if scheme == "scrypt" else None
+    except (AttributeError, ValueError):
+        return None
 
 
 def verify_password(password, stored):
     """True when `password` matches the stored hash (constant-time)."""
     if not stored or password is None:
         return False
+    cost = hash_cost(stored)
+    if cost is None:
+        return False
     try:
-        scheme, n, r, p, salt, digest = stored.split("$")
-        if scheme != "scrypt":
-            return False
+        salt, digest = stored.split("$")[4:]
         expected = base64.b64decode(digest)
-        actual = hashlib.scrypt(password.encode("utf-8"), salt=base64.b64decode(salt), n=int(n),
-                                r=int(r), p=int(p), maxmem=2**26, dklen=len(expected))
-    except (ValueError, TypeError):
+        actual = _scrypt(password, base64.b64decode(salt), cost, len(expected))
+    except (ValueError, TypeError, MemoryError, OverflowError):
         return False
     return hmac.compare_digest(actual, expected)
+
+
+# Throttling ------------------------------------------------------------------
+
+FREE_FAILURES = 5
+FIRST_DELAY_SECONDS = 1
+MAX_DELAY_SECONDS = 30 * 60
+FORGET_AFTER = timedelta(days=1)
+# Logins have at most 127 characters: a longer name is no account's, and
+# keeping more of it would only let a guesser fill the table faster.
+_SUBJECT_NAME_LENGTH = 128
+
+
+def throttle_delay(failures):
+    """Seconds a subject with `failures` counted failures waits after the
+    last one: none for the first FREE_FAILURES, then 1, doubling with each
+    further failure, at most MAX_DELAY_SECONDS."""
+    if failures < FREE_FAILURES:
+        return 0
+    return min(FIRST_DELAY_SECONDS * 2 ** min(failures - FREE_FAILURES, 31), MAX_DELAY_SECONDS)
+
+
+def login_subject(login_name):
+    """The throttling subject of wrong passwords given for `login_name`."""
+    return "login:" + (login_name or "").lower()[:_SUBJECT_NAME_LENGTH]
+
+
+def address_subject(ip_address):
+    """The throttling subject of API keys and tokens refused from `ip_address`."""
+    return "address:" + (ip_address or "")
+
+
+def throttle_state(conn, subject, now):
+    """(seconds `subject` still waits, 0 when an attempt may be checked now;
+    its counted failures)."""
+    row = conn.execute("SELECT failures, last_failure FROM login_throttle WHERE subject = ?",
+                       (subject,)).fetchone()
+    if row is None:
+        return 0, 0
+    last = datetime.strptime(row["last_failure"], "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc)
+    if now - last >= FORGET_AFTER:
+        return 0, 0
+    remaining = throttle_delay(row["failures"]) - (now - last).total_seconds()
+    return max(0, math.ceil(remaining)), row["failures"]
+
+
+def count_failure(conn, subject, failures, now):
+    """Store `failures` + 1 failures for `subject`, the last one now, and
+    forget the subjects idle for FORGET_AFTER (inside a write transaction
+    that read `failures` with throttle_state)."""
+    conn.execute("INSERT INTO login_throttle (subject, failures, last_failure) VALUES (?, ?, ?)"
+                 " ON CONFLICT (subject) DO UPDATE SET failures = excluded.failures,"
+                 " last_failure = excluded.last_failure", (subject, failures + 1, dates.to_db(now)))
+    conn.execute("DELETE FROM login_throttle WHERE last_failure <= ?",
+                 (dates.to_db(now - FORGET_AFTER),))
+
+
+def reset_failed_logins(conn, login_name):
+    """Clear the failures counted against `login_name` (an administrator's
+    reset). Returns how many there were."""
+    return _clear(conn, login_subject(login_name))
+
+
+def reset_address_failures(conn, ip_address):
+    """Clear the failures counted against the address `ip_address`.
+    Returns how many there were."""
+    return _clear(conn, address_subject(ip_address))
+
+
+def _clear(conn, subject):
+    rows = conn.execute("DELETE FROM login_throttle WHERE subject = ? RETURNING failures",
+                        (subject,)).fetchall()
+    return rows[0][0] if rows else 0
+
+
+def throttled_error(seconds, what):
+    """The answer to an attempt made while its subject waits (the reference's
+    code for a locked account)."""
+    unit = "second" if seconds == 1 else "seconds"
+    return ServiceError(USER_ERROR, f"Too many failed sign-in attempts {what}: the next one is "
+                                    f"checked in {seconds} {unit}.")
 
 
 # Secrets ---------------------------------------------------------------------
@@ -86,11 +212,22 @@ def create_api_key(conn, user_id, description, now):
     return cur.lastrowid, key
 
 
+def token_max_age(conn):
+    """How long a login token stays valid after its last use (the parameter
+    login_token_max_age, in days)."""
+    row = conn.execute("SELECT value FROM params WHERE name = ?", (TOKEN_MAX_AGE_PARAM,)).fetchone()
+    text = row[0] if row is not None else settings.DEFINITIONS[TOKEN_MAX_AGE_PARAM][0]
+    return timedelta(days=int(text) if str(text).isdigit() and int(text) > 0 else 30)
+
+
 def create_token(conn, user_id, ip_address, now):
-    """Store a login token for `user_id` (bound to `ip_address` when given)."""
+    """Store a login token for `user_id` (bound to `ip_address` when given),
+    and delete the tokens that expired (unused for token_max_age)."""
     secret = new_secret(TOKEN_SECRET_LENGTH)
     token = f"{user_id}-{secret}"
     stamp = dates.to_db(now)
+    conn.execute("DELETE FROM login_tokens WHERE last_used < ?",
+                 (dates.to_db(now - token_max_age(conn)),))
     conn.execute("INSERT INTO login_tokens (token_hash, user_id, ip_address, created_at, last_used)"
                  " VALUES (?, ?, ?, ?, ?)", (secret_hash(token), user_id, ip_address, stamp, stamp))
     return token
@@ -140,7 +277,7 @@ class Credentials:
 
     @property
     def present(self):
-        return bool(self.api_key or self.login or self.token)
+        return bool(self.api_key or self.token) or self.login is not None
 
 
 def _first(params, names):
@@ -151,6 +288,11 @@ def _first(params, names):
         if value is not None and value != "":
             return value if isinstance(value, str) else str(value)
     return None
+
+
+def _given_empty(params, names):
+    """True when one of `names` is given with an empty value."""
+    return any(params.get(name) in ("", [""]) for name in names)
 
 
 def extract_credentials(params, headers, keep_method_params=False):
@@ -182,11 +324,18 @@ def extract_credentials(params, headers, keep_method_params=False):
                 if value:
                     setattr(creds, kind, unquote(value))
                     break
+    # An empty login given with a password is a sign-in that fails (300),
+    # never an anonymous call.
+    pair = "login" in params and "password" in params
+    if creds.login is None and (_given_empty(params, _LOGIN_PARAMS)
+                                or (pair and _given_empty(params, ("login",)))):
+        if pair or creds.password is not None or any(params.get(name) is not None
+                                                     for name in _PASSWORD_PARAMS):
+            creds.login = ""
     if creds.api_key is None:
         authorization = headers.get("AUTHORIZATION") or ""
         if authorization[:7].lower() == "bearer " and authorization[7:].strip():
             creds.api_key = authorization[7:].strip()
-    pair = "login" in params and "password" in params
     if keep_method_params:
         # login, logout and valid_login read these under their plain names,
         # whichever parameter or header carried them.
@@ -207,20 +356,36 @@ def extract_credentials(params, headers, keep_method_params=False):
 # Resolving the caller ----------------------------------------------------------
 
 class CredentialsRefused(ServiceError):
-    """A credential refused in a way that counts toward the address's
-    lockout; whoever catches it records it (Authenticator.record_failure)
-    once the transaction it was found in is over.
+    """An API key or token refused in a way that counts against its
+    throttling subject; whoever catches it records it
+    (Authenticator.record_failure) once the transaction it was found in is
+    over.
 
-    user_id: the account the credential belonged to, when known.
+    subject: the throttling subject the failure counts against.
     """
 
-    def __init__(self, code, message, user_id=None):
+    def __init__(self, code, message, subject):
         super().__init__(code, message)
-        self.user_id = user_id
+        self.subject = subject
+
+
+@dataclass(frozen=True)
+class SecretUse:
+    """An API key or login token whose use is due to be recorded (at most
+    once a minute, so reads do not all become writes).
+
+    kind: "api_key" (ident: the key's id) or "token" (ident: its hash).
+    """
+    kind: str
+    ident: object
 
 
 class Authenticator:
-    """Turns presented credentials into a Caller, throttling failures."""
+    """Turns presented credentials into a Caller, throttling failures.
+
+    cost: the scrypt factors of new password hashes; stored hashes below
+    them are replaced at the next successful sign-in.
+    """
 
     def __init__(self, db, cost=ScryptCost()):
         self.db = db
@@ -241,10 +406,11 @@ class Authenticator:
         """A transaction for the authenticator's own reads and writes.
 
         Credentials are normally checked before a call's transaction opens,
-        on the thread's connection. Login checks the password from inside its
-        call, whose route opens a deferred transaction that has touched
-        nothing yet; a connection of our own then commits the failure log even
-        though the call answers an error and rolls its own work back.
+        on the thread's connection. Login and valid_login check theirs from
+        inside their call, whose route opens a deferred transaction that has
+        written nothing; a connection of our own then commits the failure
+        count even though the call answers an error and rolls its own work
+        back.
         """
         conn = self.db.connection()
         if not conn.in_transaction:
@@ -269,8 +435,8 @@ class Authenticator:
         when no credentials were presented. API keys and tokens are checked
         by `identify`, inside the call's transaction.
 
-        Errors: 300 wrong login or password; 301 disabled account; 32000 an
-        address locked after 5 failures in 30 minutes.
+        Errors: 300 wrong login or password; 301 disabled account; 32000 the
+        login name's attempts are throttled (see check_password).
         """
         if not creds.present:
             return ANONYMOUS
@@ -281,120 +447,175 @@ class Authenticator:
             raise ServiceError(USER_ERROR, "The login token or cookie you provided is not valid.")
         return caller
 
-    def identify(self, conn, creds, ip_address, now, may_write=False):
-        """The Caller for an API key or login token, read on `conn` (a call's
-        own transaction: nothing is written unless `may_write`).
-
-        Returns (caller, key id whose last use is due to be recorded with
-        touch_key, or None; always None when may_write, as it was recorded).
-        Errors: CredentialsRefused (306 unknown or revoked key), which the
-        caller records with record_failure once its transaction is over;
-        ServiceError 301 disabled account, 32000 invalid token or locked
-        address.
-        """
-        if creds.api_key:
-            user_id, key_to_touch = self._check_api_key(conn, creds.api_key, ip_address, now)
-            if key_to_touch is not None and may_write:
-                self._record_use(conn, key_to_touch, ip_address, now)
-                key_to_touch = None
-        else:
-            user_id, key_to_touch = self._check_token(conn, creds.token, ip_address), None
-        caller = load_caller(conn, user_id)
-        if caller is None:
-            raise ServiceError(USER_ERROR, "The login token or cookie you provided is not valid.")
-        return caller, key_to_touch
-
-    def record_failure(self, refused, ip_address, now):
-        """Store a refused credential against the address (its lockout)."""
-        with self._session(write=True) as conn:
-            conn.execute("INSERT INTO login_failures (ip_address, user_id, failed_at) VALUES (?, ?, ?)",
-                         (ip_address, refused.user_id, dates.to_db(now)))
-
-    def touch_key(self, key_id, ip_address, now):
-        """Record the use of API key `key_id` (in a transaction of its own)."""
-        with self._session(write=True) as conn:
-            self._record_use(conn, key_id, ip_address, now)
-
-    @staticmethod
-    def _record_use(conn, key_id, ip_address, now):
-        conn.execute("UPDATE api_keys SET last_used = ?, last_used_ip = ? WHERE id = ?",
-                     (dates.to_db(now), ip_address, key_id))
-
-    def _locked(self, conn, ip_address, now):
-        since = dates.to_db(now - LOCKOUT_WINDOW)
-        failures = conn.execute("SELECT COUNT(*) FROM login_failures WHERE ip_address = ?"
-                                " AND failed_at > ?", (ip_address, since)).fetchone()[0]
-        return failures >= LOCKOUT_FAILURES
-
-    def _fail(self, ip_address, user_id, now, code, message):
-        """Record a refused password at once and raise its error (a plain
-        ServiceError: nobody is to record it again)."""
-        self.record_failure(CredentialsRefused(code, message, user_id=user_id), ip_address, now)
-        raise ServiceError(code, message)
-
-    @staticmethod
-    def _locked_error():
-        return ServiceError(USER_ERROR, "Too many failed attempts to sign in from your address: it "
-                                        "is locked out for 30 minutes.")
-
     def check_password(self, login, password, ip_address, now):
         """Check a login and password; return the account id.
 
-        Usable before a call's transaction and from inside login's (see
-        _session). Errors: 300 wrong login or password (also for an account
-        without a password); 301 disabled; 32000 locked out.
+        The attempt is counted as a failure of its login name before the
+        password is checked, in the same write transaction as the throttle
+        check, so concurrent guesses cannot all pass that check; a right
+        password clears the count (and replaces a hash made with lower
+        factors than this instance's). Usable before a call's transaction and
+        from inside login's (see _session).
+        Errors: 300 wrong login or password (also for an account without a
+        password, or an empty login); 301 disabled; 32000 the login name waits
+        after too many failures (the password is not checked).
         """
-        with self._session() as conn:
-            if self._locked(conn, ip_address, now):
-                raise self._locked_error()
-            row = conn.execute("SELECT id, password_hash, disabled_text FROM users"
+        login = login or ""
+        with self._session(write=True) as conn:
+            row = conn.execute("SELECT id, login, password_hash, disabled_text FROM users"
                                " WHERE lower(login) = lower(?)", (login,)).fetchone()
+            subject = login_subject(row["login"] if row is not None else login)
+            wait, failures = throttle_state(conn, subject, now)
+            if wait:
+                raise throttled_error(wait, "for this login name")
+            count_failure(conn, subject, failures, now)
         stored = row["password_hash"] if row is not None else None
         # Without a stored hash, check against a throwaway one: the answer
         # takes as long, so timing does not tell which logins exist.
         if not verify_password(password or "", stored or self._throwaway_hash()) or not stored:
-            self._fail(ip_address, row["id"] if row else None, now, INVALID_LOGIN_OR_PASSWORD,
-                       "The username or password you entered is not valid.")
+            raise ServiceError(INVALID_LOGIN_OR_PASSWORD,
+                               "The username or password you entered is not valid.")
+        stored_cost = hash_cost(stored)
+        upgraded = None
+        if not stored_cost.covers(self.cost):
+            upgraded = hash_password(password, ScryptCost(max(stored_cost.n, self.cost.n),
+                                                          max(stored_cost.r, self.cost.r),
+                                                          max(stored_cost.p, self.cost.p)))
+        with self._session(write=True) as conn:
+            _clear(conn, subject)
+            if upgraded is not None:
+                # Unless the password changed meanwhile.
+                conn.execute("UPDATE users SET password_hash = ? WHERE id = ?"
+                             " AND password_hash = ?", (upgraded, row["id"], stored))
         if row["disabled_text"]:
             raise ServiceError(ACCOUNT_DISABLED,
                                "Your account has been disabled: " + row["disabled_text"])
-        with self._session(write=True) as conn:
-            conn.execute("DELETE FROM login_failures WHERE ip_address = ? AND user_id = ?",
-                         (ip_address, row["id"]))
         return row["id"]
 
+    def identify(self, conn, creds, ip_address, now, may_write=False):
+        """The Caller for an API key or login token, read on `conn` (a call's
+        own transaction: nothing is written unless `may_write`).
+
+        Returns (caller, SecretUse due to be recorded with record_use, or
+        None; always None when may_write, as it was recorded).
+        Errors: CredentialsRefused (306 unknown or revoked key; 32000 a token
+        that is unknown, logged out, expired, malformed or bound to another
+        address), which the caller records with record_failure once its
+        transaction is over; ServiceError 301 disabled account, 32000 a key
+        or token that is not valid while its address waits (not counted).
+        """
+        if creds.api_key:
+            user_id, use = self._check_api_key(conn, creds.api_key, ip_address, now)
+        else:
+            user_id, use = self._check_token(conn, creds.token, ip_address, now)
+        if use is not None and may_write:
+            self._record_use(conn, use, ip_address, now)
+            use = None
+        caller = load_caller(conn, user_id)
+        if caller is None:
+            raise ServiceError(USER_ERROR, "The login token or cookie you provided is not valid.")
+        return caller, use
+
+    def token_owner(self, conn, token, ip_address, now):
+        """The id of the account login token `token` signs in as, read on
+        `conn`; None when it signs in as nobody (unknown, logged out,
+        expired, malformed, bound to another address, or the account is
+        disabled). A token that is not valid counts against the address.
+        Errors: 32000 a token that is not valid while the address waits."""
+        row = self._token_row(conn, token, ip_address, now)
+        if row is None:
+            subject = address_subject(ip_address)
+            wait, _ = throttle_state(conn, subject, now)
+            if wait:
+                raise throttled_error(wait, "from your address")
+            self.record_failure(subject, now)
+            return None
+        return None if row["disabled_text"] else row["user_id"]
+
+    def record_failure(self, subject, now):
+        """Count a failure against `subject` (in a transaction of its own)."""
+        with self._session(write=True) as conn:
+            _, failures = throttle_state(conn, subject, now)
+            count_failure(conn, subject, failures, now)
+
+    def record_use(self, use, ip_address, now):
+        """Record the use of an API key or token (in a transaction of its own)."""
+        with self._session(write=True) as conn:
+            self._record_use(conn, use, ip_address, now)
+
+    @staticmethod
+    def _record_use(conn, use, ip_address, now):
+        if use.kind == "api_key":
+            conn.execute("UPDATE api_keys SET last_used = ?, last_used_ip = ? WHERE id = ?",
+                         (dates.to_db(now), ip_address, use.ident))
+        else:
+            conn.execute("UPDATE login_tokens SET last_used = ? WHERE token_hash = ?",
+                         (dates.to_db(now), use.ident))
+
+    @staticmethod
+    def _refuse(conn, ip_address, now, code, message):
+        """Raise the refusal of an API key or token that is not valid: a
+        CredentialsRefused counted against the address, or, while the
+        address waits, the throttled error (not counted)."""
+        subject = address_subject(ip_address)
+        wait, _ = throttle_state(conn, subject, now)
+        if wait:
+            raise throttled_error(wait, "from your address")
+        raise CredentialsRefused(code, message, subject)
+
+    @staticmethod
+    def _due(last_used, now):
+        """True when a use at `now` is to be recorded: the stored one is of
+        another minute."""
+        return last_used is None or last_used[:16] != dates.to_db(now)[:16]
+
     def _check_api_key(self, conn, key, ip_address, now):
-        """(account id, key id when its last use is due to be recorded)."""
-        if self._locked(conn, ip_address, now):
-            raise self._locked_error()
+        """(account id, SecretUse when its use is due to be recorded)."""
         row = conn.execute("SELECT k.id, k.user_id, k.key_hash, k.revoked, k.last_used,"
                            " u.disabled_text FROM api_keys k JOIN users u ON u.id = k.user_id"
                            " WHERE k.key_hash = ?", (secret_hash(key),)).fetchone()
         if row is None or not hmac.compare_digest(row["key_hash"], secret_hash(key)):
-            raise CredentialsRefused(API_KEY_NOT_VALID, "The API key you specified is invalid.")
+            self._refuse(conn, ip_address, now, API_KEY_NOT_VALID,
+                         "The API key you specified is invalid.")
         if row["revoked"]:
-            raise CredentialsRefused(API_KEY_NOT_VALID, "The API key you specified has been revoked.",
-                                     user_id=row["user_id"])
+            self._refuse(conn, ip_address, now, API_KEY_NOT_VALID,
+                         "The API key you specified has been revoked.")
         if row["disabled_text"]:
             raise ServiceError(ACCOUNT_DISABLED,
                                "Your account has been disabled: " + row["disabled_text"])
-        # Record use at most once a minute, so reads do not all become writes.
-        stamp = dates.to_db(now)
-        due = row["last_used"] is None or row["last_used"][:16] != stamp[:16]
-        return row["user_id"], row["id"] if due else None
+        use = SecretUse("api_key", row["id"]) if self._due(row["last_used"], now) else None
+        return row["user_id"], use
 
-    def _check_token(self, conn, token, ip_address):
-        # A malformed token is refused like an unknown one (compat.md
-        # decision 4), where the reference would call anonymously.
-        match = _TOKEN_FORM.match(token)
-        row = conn.execute("SELECT t.user_id, t.ip_address, u.disabled_text FROM login_tokens t"
-                           " JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?",
-                           (secret_hash(token),)).fetchone() if match else None
-        if (row is None or str(row["user_id"]) != match.group(1)
-                or (row["ip_address"] and row["ip_address"] != ip_address)):
-            raise ServiceError(USER_ERROR, "The login token or cookie you provided is not valid; "
-                                           "please log in again.")
+    def _check_token(self, conn, token, ip_address, now):
+        """(account id, SecretUse when its use is due to be recorded)."""
+        row = self._token_row(conn, token, ip_address, now)
+        if row is None:
+            self._refuse(conn, ip_address, now, USER_ERROR, "The login token or cookie you "
+                         "provided is not valid or has expired; please log in again.")
         if row["disabled_text"]:
             raise ServiceError(ACCOUNT_DISABLED,
                                "Your account has been disabled: " + row["disabled_text"])
-        return row["user_id"]
+        use = SecretUse("token", row["token_hash"]) if self._due(row["last_used"], now) else None
+        return row["user_id"], use
+
+    @staticmethod
+    def _token_row(conn, token, ip_address, now):
+        """The stored row of a token that is valid now from `ip_address`
+        (token_hash, user_id, last_used, disabled_text); None otherwise.
+
+        A malformed token is refused like an unknown one (a credential that
+        is present but wrong is an error, never an anonymous call), where the
+        reference would call anonymously. A token unused for token_max_age
+        has expired.
+        """
+        match = _TOKEN_FORM.match(token or "")
+        if not match:
+            return None
+        row = conn.execute("SELECT t.token_hash, t.user_id, t.ip_address, t.last_used,"
+                           " u.disabled_text FROM login_tokens t JOIN users u ON u.id = t.user_id"
+                           " WHERE t.token_hash = ?", (secret_hash(token),)).fetchone()
+        if (row is None or str(row["user_id"]) != match.group(1)
+                or (row["ip_address"] and row["ip_address"] != ip_address)
+                or row["last_used"] < dates.to_db(now - token_max_age(conn))):
+            return None
+        return row

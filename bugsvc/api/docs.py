@@ -154,6 +154,8 @@ DOCS = {
         "Change accounts (editusers; blessers may change group membership).",
         params={"ids": _IDS, "names": _NAMES, "full_name": STR, "email": STR, "password": STR,
                 "email_enabled": BOOL, "login_denied_text": STR,
+                "reset_failed_logins": described(BOOL, "forget the wrong passwords counted "
+                                                       "against the account"),
                 "groups": group_change_object("group ids or names to add, remove or set"),
                 "bless_groups": group_change_object("the same, for the right to bless")},
         answer=updated("users"), errors=(304, 50, 51, 53, 500, 501, 502, 305)),

@@ -41,6 +41,16 @@ class Operation:
     file_answer: tuple = ()
 
     @property
+    def anonymous_when_key_refused(self):
+        """True for calls exempt from login (version, timezone, parameters):
+        an API key or token that is refused does not fail them, they run as
+        an anonymous caller (as the reference, which reads no credential for
+        them unless a login name is given; a valid key still counts, so a
+        tweakparams member sees every parameter). Clients send whatever key
+        their configuration holds with their first call, GET /version."""
+        return self.login == EXEMPT
+
+    @property
     def reachable_by_get(self):
         """True when a body-less request (JSON-RPC GET) may call it."""
         return not self.writes if self.read_only is None else self.read_only

@@ -13,7 +13,7 @@ from ..services import (
     api_key, attachment, bug, bug_search, classification, comment, component, field, flagtype,
     group, instance, keyword, last_visit, milestone, product, user, version,
 )
-from .operation import EXEMPT, REQUIRED, SELF, Operation, Operations
+from .operation import EXEMPT, OPTIONAL, REQUIRED, SELF, Operation, Operations
 
 
 def _read(name, service, **rules):
@@ -37,13 +37,16 @@ OPERATIONS = Operations([
     _write("Bugzilla.update_parameters", instance.update_parameters),
     _read("Bugzilla.last_audit_time", instance.last_audit_time),
     # Users and login. Login checks the password itself, inside a deferred
-    # transaction (see services/user.py login), so it does not write here.
-    # None of these three is reachable by GET, as in the reference: their
-    # parameters are secrets that would end up in URLs.
+    # transaction (see services/user.py login), so it does not write here;
+    # valid_login checks its token itself (false, not an error, when it is
+    # not valid). None of these three is reachable by GET, as in the
+    # reference: their parameters are secrets that would end up in URLs.
+    # User create answers 304, not 410, to a logged-out caller.
     _read("User.login", user.login, login=SELF, read_only=False, keeps_credentials=True),
     _write("User.logout", user.logout, login=SELF, keeps_credentials=True),
-    _read("User.valid_login", user.valid_login, read_only=False, keeps_credentials=True),
-    _write("User.create", user.create),
+    _read("User.valid_login", user.valid_login, login=SELF, read_only=False,
+          keeps_credentials=True),
+    _write("User.create", user.create, login=OPTIONAL),
     _write("User.update", user.update),
     _read("User.get", user.get, shapes=user.USER_SHAPES),
     # API keys (bugsvc addition)

@@ -51,18 +51,21 @@ class Runner:
         params: the merged parameters (credential and field keys are removed
         from it). headers: upper-case header names to values.
         Returns the service's result, trimmed by include/exclude fields.
-        Errors: every ServiceError of authentication (300, 301, 306, 32000),
-        410 when the operation needs a login, those of the service, 54 for a
-        number too large for SQL (or a date) that the service let through,
-        and 32000 for a request beyond SQLite's statement size limits.
+        Errors: every ServiceError of authentication (300, 301, 306, 32000
+        an invalid token or a throttled attempt), 410 when the operation
+        needs a login, those of the service, 54 for a number too large for
+        SQL (or a date) that the service let through, and 32000 for a request
+        beyond SQLite's statement size limits.
         """
         creds = extract_credentials(params, headers, operation.keeps_credentials)
         flt = _field_filter(params)
+        forgiving = operation.anonymous_when_key_refused and creds.login is None
         now = self.clock()
         # API keys and tokens are checked inside the call's own transaction
         # (one transaction per call). Passwords are checked before it, as
         # login does, since each outcome is stored at once.
-        in_call = operation.login != SELF and creds.present and (creds.api_key or not creds.login)
+        in_call = operation.login != SELF and bool(creds.api_key
+                                                   or (creds.token and creds.login is None))
         if operation.login == SELF or in_call:
             caller = ANONYMOUS
         else:
@@ -70,14 +73,14 @@ class Runner:
         call = (operation, params, caller, creds if in_call else None, remote_ip, flt)
         try:
             try:
-                result = self._run_in_transaction(*call)
-            except _KeyUseDue as due:
-                # A read call's key whose use is to be recorded (once a
-                # minute): recorded first, so the call sees it, then the call.
-                self.auth.touch_key(due.key_id, remote_ip, now)
-                result = self._run_in_transaction(*call, key_use_recorded=True)
+                result = self._run_in_transaction(*call, forgiving=forgiving)
+            except _UseDue as due:
+                # A read call's key or token whose use is to be recorded (once
+                # a minute): recorded first, so the call sees it, then the call.
+                self.auth.record_use(due.use, remote_ip, now)
+                result = self._run_in_transaction(*call, forgiving=forgiving, use_recorded=True)
         except CredentialsRefused as refused:
-            self.auth.record_failure(refused, remote_ip, now)
+            self.auth.record_failure(refused.subject, now)
             raise
         return fields.apply(result, operation.shapes, flt)
 
@@ -114,17 +117,24 @@ class Runner:
                        writes=writes)
 
     def _run_in_transaction(self, operation, params, caller, creds, remote_ip, flt,
-                            key_use_recorded=False, now=None):
+                            forgiving=False, use_recorded=False, now=None):
         """The call's result, in its transaction; `creds` (when not None)
-        are checked in it first; a `caller` given as an account id (or None
-        with no creds: anonymous) is loaded in it. Errors: as `run`, and
-        _KeyUseDue when a read call's API key use is to be recorded first."""
+        are checked in it first (when `forgiving`, a key or token that is
+        refused leaves the call anonymous, and is not counted); a `caller`
+        given as an account id (or None with no creds: anonymous) is loaded
+        in it. Errors: as `run`, and _UseDue when a read call's API key or
+        token use is to be recorded first."""
         with self.db.transaction(write=operation.writes) as conn:
             if creds is not None:
-                caller, key_to_touch = self.auth.identify(conn, creds, remote_ip, self.clock(),
-                                                          may_write=operation.writes)
-                if key_to_touch is not None and not key_use_recorded:
-                    raise _KeyUseDue(key_to_touch)
+                try:
+                    caller, use = self.auth.identify(conn, creds, remote_ip, self.clock(),
+                                                     may_write=operation.writes)
+                except errors.ServiceError:
+                    if not forgiving:
+                        raise
+                    caller, use = ANONYMOUS, None
+                if use is not None and not use_recorded:
+                    raise _UseDue(use)
             elif caller is None:
                 caller = ANONYMOUS
             elif isinstance(caller, int):
@@ -173,9 +183,10 @@ def _field_filter(params):
     return flt
 
 
-class _KeyUseDue(Exception):
-    """A read call's transaction cannot record its API key's use: record it, then run again."""
+class _UseDue(Exception):
+    """A read call's transaction cannot record its API key's or token's use:
+    record it, then run again."""
 
-    def __init__(self, key_id):
-        super().__init__(key_id)
-        self.key_id = key_id
+    def __init__(self, use):
+        super().__init__(use)
+        self.use = use

@@ -27,7 +27,7 @@ URL = "url"              # "" or an http(s) URL ending in a slash
 EMAIL = "email"          # "" or an e-mail address
 
 # name -> (default, kind, extra). extra: allowed choices for TEXT when a
-# tuple; the select field for FIELD_VALUE.
+# tuple; (least, most) for INT when a tuple; the select field for FIELD_VALUE.
 DEFINITIONS = {
     "comment_taggers_group": ("editbugs", GROUP, None),
     "commentonchange_resolution": ("0", BOOL, None),
@@ -44,6 +44,9 @@ DEFINITIONS = {
     "insidergroup": ("", GROUP, None),
     "letsubmitterchoosemilestone": ("1", BOOL, None),
     "letsubmitterchoosepriority": ("1", BOOL, None),
+    # Days a login token stays valid after its last use (the reference keeps
+    # its login cookies 30 days after their last use).
+    "login_token_max_age": ("30", INT, (1, 3650)),
     "maintainer": ("", EMAIL, None),
     "makeproductgroups": ("0", BOOL, None),
     "max_search_results": ("10000", INT, None),
@@ -124,6 +127,8 @@ def normalise(conn, name, value):
     if kind == INT:
         if not re.fullmatch(r"\d{1,12}", text):
             raise ValueError(f"'{name}' must be a non-negative integer")
+        if isinstance(extra, tuple) and not extra[0] <= int(text) <= extra[1]:
+            raise ValueError(f"'{name}' must be a number from {extra[0]} to {extra[1]}")
         return str(int(text))
     if kind == REGEXP:
         try:

@@ -32,7 +32,7 @@ USER_SHAPES = {"users": Shape()}
 _COLUMNS = "u.id, u.login, u.real_name, u.disabled_text, u.email_enabled"
 # Update User parameters only editusers members may give; blessers may give `groups`.
 _EDITUSERS_FIELDS = ("full_name", "email", "password", "email_enabled", "login_denied_text",
-                     "bless_groups")
+                     "bless_groups", "reset_failed_logins")
 
 
 # Login -----------------------------------------------------------------------
@@ -46,14 +46,16 @@ def login(ctx, params):
     Bugzilla_restrictlogin): the token is valid only from the caller's address.
     Returns {"id", "token"}.
     Errors: 50 login or password missing; 300 wrong login or password (or
-    an account without one); 301 disabled; 32000 the address is locked after
-    5 failures in 30 minutes.
-    A failed attempt counts towards the lock even though the call fails: the
-    password is checked before the call's transaction writes anything.
+    an account without one, or an empty login); 301 disabled; 32000 too many
+    failures for this login name: the password is not checked until its
+    delay has passed.
     """
+    # The operation opens a deferred transaction and the password is checked
+    # before this call's connection is touched, so the failure count commits
+    # although the call fails.
     p = Params(params)
     login_name, password = p.str("login"), p.str("password")
-    if not login_name or password is None:
+    if login_name is None or password is None:
         raise ServiceError(OBJECT_NOT_SPECIFIED,
                            "The function 'login' requires the parameters 'login' and 'password'.")
     user_id = ctx.auth.check_password(login_name, password, ctx.remote_ip, ctx.now)
@@ -65,7 +67,8 @@ def logout(ctx, params):
     """Invalidate a login token.
 
     params: token (also Service_token, Bugzilla_token, X-BUGZILLA-TOKEN).
-    Returns None ({"result": null}); an unknown or missing token does nothing.
+    Returns None ({"result": null}); a token that is unknown, expired,
+    already logged out or missing does nothing.
     """
     token = Params(params).str("token")
     if token:
@@ -74,17 +77,29 @@ def logout(ctx, params):
 
 
 def valid_login(ctx, params):
-    """Whether the call's credentials (normally a token) log in as `login`.
+    """Whether login token `token` logs in as `login`.
 
-    params: login (compared without regard to case), token.
-    Returns True or False ({"result": ...}).
-    Errors: 50 login missing; 32000 a token that is not valid (malformed ones
-    included), like every call.
+    params: login (compared without regard to case), token (also
+    Service_token, Bugzilla_token, X-BUGZILLA-TOKEN).
+    Returns True or False ({"result": ...}): false also for a token that is
+    missing, unknown, expired, logged out, malformed, bound to another
+    address or of a disabled account. A token that is not valid counts
+    against the caller's address like one presented to any call.
+    Errors: 50 login missing; 32000 a token that is not valid while the
+    address waits after too many failures.
     """
-    login_name = Params(params).str("login")
+    p = Params(params)
+    login_name, token = p.str("login"), p.str("token")
     if not login_name:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'valid_login' requires 'login'.")
-    return ctx.caller.is_logged_in and ctx.caller.login.lower() == login_name.strip().lower()
+    if not token:
+        return False
+    user_id = ctx.auth.token_owner(ctx.conn, token, ctx.remote_ip, ctx.now)
+    if user_id is None:
+        return False
+    row = ctx.conn.execute("SELECT 1 FROM users WHERE id = ? AND lower(login) = lower(?)",
+                           (user_id, login_name.strip())).fetchone()
+    return row is not None
 
 
 # Visibility --------------------------------------------------------------------
@@ -337,11 +352,15 @@ def create(ctx, params):
     is accepted for it), password (trimmed; blank or omitted: the account
     exists but cannot log in with a password).
     Returns {"id"}. The account joins the groups whose user_regexp matches.
-    Errors: 410 logged out; 304 not in editusers; 50 no email; 501 address
-    not acceptable; 500 already taken (any case); 502 password shorter than
-    6; 305 password not complex enough.
+    Errors: 304 not in editusers, also when logged out (as the reference:
+    its web-service tests expect 304 there); 50 no email; 501 address not
+    acceptable; 500 already taken (any case); 502 password shorter than 6;
+    305 password not complex enough.
     """
-    require_group(ctx, "editusers", "create accounts")
+    if not ctx.caller.in_group("editusers"):
+        raise ServiceError(AUTH_FAILURE, "Sorry, you aren't a member of the 'editusers' group, "
+                                         "and only users with that membership may create "
+                                         "accounts.")
     p = Params(params)
     login_name = (p.str("email") or "").strip()
     if not login_name:
@@ -449,6 +468,8 @@ def _new_values(ctx, p, users):
         values["email_enabled"] = p.bool("email_enabled")
     if p.get("login_denied_text") is not None:
         values["login_denied_text"] = p.str("login_denied_text").strip()
+    if p.bool("reset_failed_logins"):
+        values["reset_failed_logins"] = True
     return values
 
 
@@ -481,6 +502,12 @@ def _update_one(ctx, row, values, groups, bless_groups):
         ends_sessions = True
     if ends_sessions:
         auth.delete_user_tokens(ctx.conn, user_id)
+    if values.get("reset_failed_logins"):
+        # Under the login the account had and the one it has now.
+        cleared = sum(auth.reset_failed_logins(ctx.conn, name)
+                      for name in {row["login"].lower(), values.get("email", "").lower()} if name)
+        if cleared:
+            audit.record(ctx, "User", user_id, "failed_logins", cleared, 0)
     return changes
 
 
@@ -492,9 +519,11 @@ def update(ctx, params):
     login_denied_text (non-empty disables the account), groups and
     bless_groups ({"add", "remove", "set"}: group ids or names; `set` wins
     and keeps the groups the caller may not bless; a group both added and
-    removed is added). Only direct grants change; user_regexp memberships
-    follow the login. A new login, password or login_denied_text ends the
-    account's login tokens.
+    removed is added), reset_failed_logins (true: forget the wrong passwords
+    counted against the account, so its password sign-ins are checked again
+    at once; audited, not in `changes`). Only direct grants change;
+    user_regexp memberships follow the login. A new login, password or
+    login_denied_text ends the account's login tokens.
     Members of editusers may change everything; a caller who may bless some
     groups (as the reference's user admin pages allow) only `groups`, of
     accounts it can see.

@@ -36,7 +36,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # A schema change after a release bumps this number, edits schema.sql (for new
 # installations) and adds MIGRATIONS[new number]: SQL text, or a function
 # taking the connection, that moves an existing file's data forward.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def schema_section(name):
@@ -47,9 +47,33 @@ def schema_section(name):
     return text[start:text.index(f"-- END {name}\n", start)]
 
 
+def _login_throttle(conn):
+    """Version 3: failed sign-ins are counted per subject (bugsvc/auth.py)
+    instead of logged per address. The failures logged so far are carried
+    over, those of an account to its login name and the others to their
+    address, before the old log is dropped."""
+    def exists(table):
+        return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                            (table,)).fetchone() is not None
+
+    if not exists("login_throttle"):      # a step run twice leaves it as it is
+        run_script(conn, schema_section("login throttle"))
+    if not exists("login_failures"):
+        return
+    conn.execute("INSERT INTO login_throttle (subject, failures, last_failure)"
+                 " SELECT 'login:' || lower(u.login), COUNT(*), MAX(f.failed_at)"
+                 " FROM login_failures f JOIN users u ON u.id = f.user_id GROUP BY lower(u.login)")
+    conn.execute("INSERT INTO login_throttle (subject, failures, last_failure)"
+                 " SELECT 'address:' || f.ip_address, COUNT(*), MAX(f.failed_at)"
+                 " FROM login_failures f LEFT JOIN users u ON u.id = f.user_id WHERE u.id IS NULL"
+                 " GROUP BY f.ip_address")
+    conn.execute("DROP TABLE login_failures")
+
+
 MIGRATIONS = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
+    3: _login_throttle,
 }
 
 BUSY_TIMEOUT_MS = 30000

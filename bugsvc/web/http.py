@@ -14,6 +14,7 @@ from urllib.parse import parse_qsl, unquote_plus
 import orjson
 
 from ..errors import RequestTooLarge
+from .client_address import client_address
 
 access_log = logging.getLogger("bugsvc.access")
 
@@ -148,8 +149,22 @@ def redacted(query_string):
     return "?" + "&".join(parts)
 
 
+class ClientAddress:
+    """Falcon middleware: `req.context.client_address` is the address the
+    request comes from: the socket's peer, or what a trusted proxy forwarded
+    (web/client_address.py). trusted: the trusted proxies' networks."""
+
+    def __init__(self, trusted):
+        self.trusted = trusted
+
+    def process_request(self, req, resp):
+        req.context.client_address = client_address(
+            req.remote_addr, req.get_header("X-Forwarded-For"), self.trusted)
+
+
 class AccessLog:
-    """Falcon middleware: one line per request, secrets hidden."""
+    """Falcon middleware: one line per request (with the client's address),
+    secrets hidden."""
 
     def process_request(self, req, resp):
         req.context.started = time.perf_counter()
@@ -158,7 +173,8 @@ class AccessLog:
         elapsed = (time.perf_counter() - getattr(req.context, "started", time.perf_counter())) * 1000
         status = resp.status if isinstance(resp.status, int) else str(resp.status).split()[0]
         size = len(resp.data) if resp.data is not None else 0
-        access_log.info('%s "%s %s%s" %s %d %.1fms', req.remote_addr, req.method, req.path,
+        address = getattr(req.context, "client_address", req.remote_addr)
+        access_log.info('%s "%s %s%s" %s %d %.1fms', address, req.method, req.path,
                         redacted(req.query_string), status, size, elapsed)
 
 

@@ -151,7 +151,7 @@ class RestAdapter:
         body = {} if method == "GET" else parse_body(req, self.max_body_bytes)
         params = merge_params(method, path_params, query, body)
         params.pop("callback", None)
-        result = self.runner.run(operation, params, upper_headers(req), req.remote_addr or "")
+        result = self.runner.run(operation, params, upper_headers(req), req.context.client_address)
         render.respond(req, resp, result, route.status, callback)
 
     def _options(self, req, resp, allowed, callback):

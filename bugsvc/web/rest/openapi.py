@@ -28,7 +28,9 @@ _ERROR_STATUSES = ("400", "401", "404")
 _COMMON_CODES = (306, USER_ERROR, INVALID_CALLBACK, 300, 301, 410)
 _LOGIN_TEXT = {
     REQUIRED: "Login required (410 without credentials).",
-    EXEMPT: "No login needed, even while the parameter requirelogin is on.",
+    EXEMPT: ("No login needed, even while the parameter requirelogin is on; unless a login "
+             "name is given, an API key or token that is refused is ignored (the call runs "
+             "anonymously)."),
     SELF: "The call checks the credentials it is given itself.",
 }
 _OPTIONAL_LOGIN = ("Login optional; credentials show what only some may see. While the "

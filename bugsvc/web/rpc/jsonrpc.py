@@ -122,7 +122,7 @@ class JsonRpcAdapter:
                                               "for methods that only read.")
             operation = self.dispatcher.lookup(call.method, via_get=req.method == "GET")
             result = self.dispatcher.run(operation, call.params, upper_headers(req),
-                                         req.remote_addr or "")
+                                         req.context.client_address)
             payload = call.envelope.success(result)
             data, content_type = self._encode(payload, call.callback)
         except ServiceError as exc:

@@ -233,7 +233,7 @@ class XmlRpcAdapter:
             operation = self.dispatcher.lookup(method)
             named = call_params(params, operation.file_params)
             result = self.dispatcher.run(operation, named, upper_headers(req),
-                                         req.remote_addr or "")
+                                         req.context.client_address)
             resp.data = response_body(result, operation.file_answer)
         except ServiceError as exc:
             resp.data = fault_body(exc.code, exc.message)
