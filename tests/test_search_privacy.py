@@ -319,7 +319,6 @@ def test_bug_id_field_history_hides_hidden_bugs(services, related):
                 for c in entry["changes"] if c["field_name"] == "cf_related"] == shown
 
 
-
 def test_owner_idle_time_counts_only_the_changes_the_caller_sees(services, world):
     attachment = services.query("SELECT id FROM attachments WHERE bug_id = ? AND is_private = 1",
                                 (world["visible"],))[0][0]

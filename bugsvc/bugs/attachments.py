@@ -15,17 +15,14 @@ from ..accounts import access
 from .. import dates
 from ..store.db import placeholders
 from ..accounts.email import visible_email
-from ..errors import ServiceError, USER_ERROR
+from ..errors import (
+    ServiceError, USER_ERROR, FILE_NOT_SPECIFIED, FILE_TOO_LARGE, INVALID_CONTENT_TYPE,
+    MISSING_DESCRIPTION, USER_NOT_INSIDER, ZERO_LENGTH_FILE,
+)
 from ..api.fields import Shape
 from . import activity, flags as bug_flags
 from .store import diff
 
-USER_NOT_INSIDER = 113
-FILE_TOO_LARGE = 600
-INVALID_CONTENT_TYPE = 601
-FILE_NOT_SPECIFIED = 603
-MISSING_DESCRIPTION = 604
-ZERO_LENGTH_FILE = 606
 MAX_FILE_NAME = 255
 
 # include/exclude shape: plain default fields; flags are never filtered.

@@ -5,11 +5,10 @@ from ..accounts import access
 from .. import dates
 from ..store.db import placeholders
 from ..accounts.email import visible_email
-from ..errors import ServiceError
+from ..errors import ServiceError, COMMENT_TOO_LONG
 from . import activity
 from ..api.fields import Shape
 
-COMMENT_TOO_LONG = 114
 MAX_COMMENT_LENGTH = 65535
 
 # comments.kind values
@@ -26,8 +25,8 @@ def normalise(text):
     """
     text = (text or "").replace("\r\n", "\n").replace("\r", "\n").rstrip()
     if len(text) > MAX_COMMENT_LENGTH:
-        raise ServiceError(COMMENT_TOO_LONG, f"A comment cannot be longer than {MAX_COMMENT_LENGTH} "
-                                             "characters.")
+        raise ServiceError(COMMENT_TOO_LONG, f"A comment cannot be longer than "
+                                             f"{MAX_COMMENT_LENGTH} characters.")
     return text
 
 

@@ -4,7 +4,10 @@ its flags and its effects on the bugs it names are written."""
 
 from ..accounts import access
 from .. import dates
-from ..errors import ServiceError, PARAM_INVALID, USER_ERROR, INVALID_USERNAME
+from ..errors import (
+    ServiceError, PARAM_INVALID, USER_ERROR, INVALID_USERNAME, MISSING_RESOLUTION,
+    RESOLUTION_NOT_ALLOWED, USER_NOT_INSIDER,
+)
 from ..api.params import Params
 from . import (
     activity, comments, custom_fields, dependencies, groups, isolation, see_also, store, values,
@@ -15,9 +18,6 @@ from .record import BugRecord
 from .status import initial_status, workflow as status_workflow
 from .update import save_mirror
 
-NOT_INSIDER = 113
-RESOLUTION_NOT_ALLOWED = 122
-MISSING_RESOLUTION = 121
 # Internal names accepted for bug-object names.
 _INTERNAL_NAMES = {"short_desc": "summary", "rep_platform": "platform",
                    "bug_severity": "severity", "bug_status": "status", "dependson": "depends_on",
@@ -55,7 +55,7 @@ def create(ctx, params):
     description = comments.normalise(values.text(p.get("description"), "description"))
     private = p.bool("comment_is_private")
     if private and not access.is_insider(ctx):
-        raise ServiceError(NOT_INSIDER, "You are not allowed to make comments private.")
+        raise ServiceError(USER_NOT_INSIDER, "You are not allowed to make comments private.")
     see_also_targets = []
     links = values.split(p.get("see_also"))
     if links:

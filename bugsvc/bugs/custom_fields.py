@@ -7,15 +7,16 @@ from datetime import date
 
 from .. import dates
 from ..store.db import placeholders
-from ..errors import ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR
+from ..errors import (
+    ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR, ILLEGAL_DATE,
+    TEXT_TOO_LONG,
+)
 from ..store.install import (FREETEXT, SINGLE_SELECT, MULTI_SELECT, TEXTAREA, DATETIME, BUG_ID,
-                       DATE, INTEGER)
+                             DATE, INTEGER)
 from .values import legal_values
 from .lookup import visible_bug_id
 
-FREETEXT_TOO_LONG = 104
 NUMBER_TOO_LARGE, NUMBER_TOO_SMALL = 54, 55
-ILLEGAL_DATE = 56
 MAX_FREETEXT = 255
 UNSET_SELECT = "---"
 _INT32 = 2**31
@@ -100,8 +101,8 @@ def check_value(ctx, field, raw, current):
     if kind == FREETEXT:
         text = text.strip()
         if len(text) > MAX_FREETEXT:
-            raise ServiceError(FREETEXT_TOO_LONG, f"The text of '{name}' is longer than "
-                                                  f"{MAX_FREETEXT} characters.")
+            raise ServiceError(TEXT_TOO_LONG, f"The text of '{name}' is longer than "
+                                              f"{MAX_FREETEXT} characters.")
         return [text] if text else []
     if kind == TEXTAREA:
         text = text.replace("\r\n", "\n").replace("\r", "\n")

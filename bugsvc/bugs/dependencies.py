@@ -1,10 +1,8 @@
 """Dependencies between bugs (depends_on / blocks): naming them and refusing
 loops (bugs.md sections 5 and 6; code 116)."""
 
-from ..errors import ServiceError
+from ..errors import ServiceError, DEPENDENCY_LOOP
 from .lookup import visible_bug_id
-
-DEPENDENCY_LOOP = 116
 
 
 def bug_ids(ctx, values):

@@ -9,14 +9,12 @@ from dataclasses import replace
 from ..accounts import access
 from ..catalogue import catalog, flag_rules
 from ..accounts.caller import load_caller
-from ..errors import ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR
+from ..errors import (
+    ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR, FLAG_NOT_UNIQUE,
+    FLAG_REQUESTEE_DISABLED, FLAG_STATUS_INVALID, FLAG_TYPE_INACTIVE, FLAG_TYPE_NOT_UNIQUE,
+    FLAG_UPDATE_DENIED,
+)
 
-STATUS_INVALID = 129
-UPDATE_DENIED = 130
-REQUESTEE_DISABLED = 131
-NOT_UNIQUE = 132
-TYPE_NOT_UNIQUE = 133
-TYPE_INACTIVE = 134
 STATUSES = ("X", "?", "+", "-")
 
 
@@ -68,8 +66,8 @@ class FlagEditor:
             if status == "X":
                 return   # removing a flag that does not exist: nothing to do
             if not flag_type["is_active"]:
-                raise ServiceError(TYPE_INACTIVE, f"The flag type '{flag_type['name']}' is "
-                                                  "inactive and cannot take new flags.")
+                raise ServiceError(FLAG_TYPE_INACTIVE, f"The flag type '{flag_type['name']}' is "
+                                                       "inactive and cannot take new flags.")
             if not flag_type["is_multiplicable"] and any(
                     f["type_id"] == flag_type["id"] for f in self.flags):
                 raise ServiceError(USER_ERROR, f"The flag type '{flag_type['name']}' is not "
@@ -101,8 +99,8 @@ class FlagEditor:
                 raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no flag type named "
                                                           f"'{name}' for this bug.")
             if len(matches) > 1:
-                raise ServiceError(TYPE_NOT_UNIQUE, f"Several flag types are named '{name}'; "
-                                                    "name the one you mean by type_id.")
+                raise ServiceError(FLAG_TYPE_NOT_UNIQUE, f"Several flag types are named '{name}'; "
+                                                         "name the one you mean by type_id.")
             return self._existing(matches[0], new, str(name), by_name=True), matches[0]
         raise ServiceError(OBJECT_NOT_SPECIFIED, "A flag change needs an id, a type_id or a name.")
 
@@ -115,8 +113,8 @@ class FlagEditor:
         else:
             found = [f for f in self.flags if f["type_id"] == flag_type["id"]]
         if len(found) > 1:
-            raise ServiceError(NOT_UNIQUE, f"This bug has several '{label}' flags; name the one "
-                                           "you mean by its id, or add one with new.")
+            raise ServiceError(FLAG_NOT_UNIQUE, f"This bug has several '{label}' flags; name "
+                                                "the one you mean by its id, or add one with new.")
         return found[0] if found else None
 
     def _type_of(self, flag):
@@ -130,8 +128,8 @@ class FlagEditor:
         old_status, old_requestee = flag["status"], flag["requestee_id"]
         if status not in STATUSES or (status == "?" and old_status != "?"
                                       and not flag_type["is_requestable"]):
-            raise ServiceError(STATUS_INVALID, f"'{status}' is not a valid status for the flag "
-                                               f"'{flag_type['name']}'.")
+            raise ServiceError(FLAG_STATUS_INVALID, f"'{status}' is not a valid status for the "
+                                                    f"flag '{flag_type['name']}'.")
         flag["status"] = status
         flag["requestee_id"] = self._requestee(flag, flag_type, status, requestee, old_requestee)
         if status != old_status or flag["requestee_id"] != old_requestee:
@@ -139,9 +137,9 @@ class FlagEditor:
                        or (status == "?" and flag_rules.can_request_flag(ctx.caller, flag_type))
                        or flag_rules.can_set_flag(ctx.caller, flag_type))
             if not allowed:
-                raise ServiceError(UPDATE_DENIED, f"You tried to set the flag "
-                                                  f"'{flag_type['name']}' to '{status}', but "
-                                                  "you are not allowed to.")
+                raise ServiceError(FLAG_UPDATE_DENIED, f"You tried to set the flag "
+                                                       f"'{flag_type['name']}' to '{status}', but "
+                                                       "you are not allowed to.")
             if not (status == "?" and old_status == "?"):
                 flag["setter_id"] = ctx.caller.id
             flag["modified_at"] = None   # marks it changed; store.py sets the time
@@ -157,8 +155,8 @@ class FlagEditor:
         if account["id"] == old_requestee:
             return old_requestee
         if not flag_type["is_requesteeble"]:
-            raise ServiceError(REQUESTEE_DISABLED, f"The flag type '{flag_type['name']}' does not "
-                                                   "allow asking a particular person.")
+            raise ServiceError(FLAG_REQUESTEE_DISABLED, f"The flag type '{flag_type['name']}' "
+                                                        "does not allow asking a particular person.")
         if account["disabled_text"]:
             raise ServiceError(USER_ERROR, f"'{account['login']}' cannot be asked: the account "
                                            "is disabled.")

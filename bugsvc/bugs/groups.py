@@ -4,9 +4,7 @@ groups_available / groups_mandatory / group_is_settable / groups_valid)."""
 
 from ..catalogue import catalog
 from ..accounts.access import NA, SHOWN, DEFAULT, MANDATORY
-from ..errors import ServiceError
-
-GROUP_NOT_ALLOWED = 120
+from ..errors import ServiceError, GROUP_NOT_ALLOWED
 
 
 def controls(conn, product_id):

@@ -7,11 +7,8 @@ alias of a hidden bug answers 100 like an unknown alias.
 """
 
 from ..accounts import access
-from ..errors import ServiceError
+from ..errors import ServiceError, BUG_ACCESS_DENIED, BUG_DOES_NOT_EXIST, IMPROPER_BUG_ID
 
-IMPROPER_BUG_ID = 100
-BUG_DOES_NOT_EXIST = 101
-BUG_ACCESS_DENIED = 102
 # No bug id reaches 2**63 (SQLite integers); longer numbers are never looked up.
 _MAX_ID = 2**63
 

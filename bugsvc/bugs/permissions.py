@@ -2,10 +2,8 @@
 
 from ..accounts import access
 from ..store.db import placeholders
-from ..errors import ServiceError
+from ..errors import ServiceError, ILLEGAL_CHANGE, PRODUCT_EDIT_DENIED
 
-PRODUCT_EDIT_DENIED = 109
-ILLEGAL_CHANGE = 115
 TIME_FIELDS = ("estimated_time", "remaining_time", "work_time", "deadline")
 # Fields the reporter may not change (unless also assignee or QA contact).
 _NOT_FOR_REPORTER = ("assigned_to", "qa_contact", "target_milestone", "is_confirmed")

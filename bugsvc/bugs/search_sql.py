@@ -22,12 +22,11 @@ from re import _constants, _parser   # pattern structure, to refuse exponential 
 
 from ..accounts import access
 from ..store.db import compile_regexp, placeholders
-from ..errors import ServiceError, USER_ERROR
+from ..errors import ServiceError, USER_ERROR, INVALID_FIELD_NAME
 from ..store.install import MULTI_SELECT, DATETIME, DATE, BUG_ID, INTEGER
 from . import history as bug_history
 from . import search_dates
 
-INVALID_FIELD_NAME = 108
 
 TEXT, NUMBER, DATE_KIND, USER, SELECT = "text", "number", "date", "user", "select"
 _USERS = "SELECT id FROM users WHERE lower(login)"

@@ -20,10 +20,9 @@ import re
 from urllib.parse import urlsplit, parse_qs, urlencode
 
 from ..accounts import access
-from ..errors import ServiceError, USER_ERROR
+from ..errors import ServiceError, USER_ERROR, URL_INVALID
 from .lookup import visible_bug_id
 
-URL_INVALID = 112
 MAX_LENGTH = 255
 LOCAL_PATH = "show_bug.cgi?id="
 # What the reference takes for a local bug number or alias: one word.

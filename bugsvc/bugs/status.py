@@ -1,15 +1,13 @@
 """Bug status workflow, resolutions and duplicates (bugs.md sections 5 and 6,
 "Status / resolution / duplicate rules")."""
 
-from ..errors import ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR
+from ..errors import (
+    ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR, DUPE_ID_REQUIRED,
+    DUPE_LOOP, ILLEGAL_TRANSITION, MISSING_RESOLUTION, RESOLUTION_NOT_ALLOWED,
+)
 from . import values
 from .lookup import numeric_bug_id, visible_bug_id
 
-DUPE_LOOP = 118
-DUPE_ID_REQUIRED = 119
-MISSING_RESOLUTION = 121
-RESOLUTION_NOT_ALLOWED = 122
-ILLEGAL_TRANSITION = 123
 UNCONFIRMED = "UNCONFIRMED"
 DUPLICATE = "DUPLICATE"
 

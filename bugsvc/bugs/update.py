@@ -5,7 +5,10 @@ difference is written with its history and side effects on other bugs."""
 from ..accounts import access
 from ..catalogue import catalog
 from .. import dates
-from ..errors import ServiceError, OBJECT_NOT_SPECIFIED, PARAM_INVALID, USER_ERROR
+from ..errors import (
+    ServiceError, OBJECT_NOT_SPECIFIED, PARAM_INVALID, USER_ERROR, COMMENT_NOT_ON_BUG,
+    USER_NOT_INSIDER,
+)
 from ..store.install import BUG_ID
 from ..api.params import Params, as_bool
 from . import (
@@ -17,8 +20,6 @@ from .lookup import visible_bug_id
 from .permissions import TIME_FIELDS, FieldRights, can_edit_product, require_product_edit
 from .status import StatusChanger, workflow as status_workflow
 
-NOT_INSIDER = 113
-COMMENT_NOT_ON_BUG = 117
 _SELECTS = (("platform", "rep_platform"), ("op_sys", "op_sys"), ("priority", "priority"),
             ("severity", "bug_severity"))
 
@@ -323,7 +324,7 @@ class BugUpdate:
         body = comments.normalise(values.text(body, "comment"))
         work_time = values.time_value(p.get("work_time"), "work_time", allow_negative=True)
         if is_private and not access.is_insider(ctx):
-            raise ServiceError(NOT_INSIDER, "You are not allowed to make comments private.")
+            raise ServiceError(USER_NOT_INSIDER, "You are not allowed to make comments private.")
         if work_time:
             self._check("work_time", 0, work_time)
         if body or work_time:
@@ -394,8 +395,8 @@ class BugUpdate:
             wanted = as_bool(flag)
             if wanted != bool(row["is_private"]):
                 if not access.is_insider(ctx):
-                    raise ServiceError(NOT_INSIDER, "You are not allowed to change the privacy "
-                                                    "of comments.")
+                    raise ServiceError(USER_NOT_INSIDER, "You are not allowed to change the "
+                                                         "privacy of comments.")
                 self.privacy[row["id"]] = wanted
 
     def _status(self, p):

@@ -7,15 +7,12 @@ from datetime import date
 
 from ..accounts import access
 from ..catalogue import catalog
-from ..errors import (ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST,
-                      PARAM_MUST_BE_NUMERIC, NUMBER_TOO_LARGE, NUMBER_TOO_SMALL, ILLEGAL_DATE,
-                      USER_ERROR)
+from ..errors import (
+    ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_MUST_BE_NUMERIC,
+    NUMBER_TOO_LARGE, NUMBER_TOO_SMALL, ILLEGAL_DATE, USER_ERROR, ALIAS_ERROR, COMPONENT_INVALID,
+    PRODUCT_ACCESS_DENIED, SUMMARY_REQUIRED, TEXT_TOO_LONG,
+)
 
-ALIAS_ERROR = 103
-TEXT_TOO_LONG = 104
-COMPONENT_REQUIRED = 105
-PRODUCT_ACCESS_DENIED = 106
-SUMMARY_REQUIRED = 107
 MAX_SUMMARY = 255
 MAX_ALIAS = 40
 MAX_TIME = 99999.99
@@ -143,7 +140,7 @@ def component(ctx, product, value, current_id=None):
     51 unknown; 32000 inactive (unless it is the bug's current one)."""
     name = text(value, "component").strip()
     if not name:
-        raise ServiceError(COMPONENT_REQUIRED, "You must specify a component.")
+        raise ServiceError(COMPONENT_INVALID, "You must specify a component.")
     found = catalog.component_by_name(ctx.conn, product["id"], name)
     if found is None:
         raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no component '{name}' in the "

@@ -4,15 +4,17 @@ section 4; bugsvc extension in the reference's style)."""
 from ..accounts import access
 from ..store import audit
 from ..catalogue import catalog
-from ..catalogue.admin import SMALLINT_MAX, UNKNOWN_METHOD, check_sort_key, checked_name, \
-    reject_unknown_keys, required_text
+from ..catalogue.admin import (
+    SMALLINT_MAX, check_sort_key, checked_name, reject_unknown_keys, required_text,
+)
 from ..api.changes import note
-from ..errors import ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, \
-    PARAM_INVALID, USER_ERROR
+from ..errors import (
+    ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_INVALID,
+    USER_ERROR, CLASSIFICATIONS_DISABLED, UNKNOWN_METHOD,
+)
 from ..api.params import Params
 from ..api.fields import Shape
 
-CLASSIFICATIONS_DISABLED = 900
 
 # include/exclude shape of a classification and its products.
 CLASSIFICATION_SHAPES = {"classifications": Shape(children={"products": Shape()})}

@@ -10,17 +10,13 @@ from ..bugs import comments as stored
 from ..bugs.lookup import visible_bug_id
 from ..bugs.permissions import require_product_edit
 from ..store.db import placeholders
-from ..errors import (ServiceError, require_login, AUTH_FAILURE, OBJECT_NOT_SPECIFIED,
-                      PARAM_MUST_BE_NUMERIC)
+from ..errors import (
+    ServiceError, require_login, AUTH_FAILURE, OBJECT_NOT_SPECIFIED, PARAM_MUST_BE_NUMERIC,
+    COMMENT_ID_INVALID, COMMENT_IS_PRIVATE, COMMENT_TAG_DISABLED, COMMENT_TAG_INVALID,
+    COMMENT_TAG_TOO_LONG, COMMENT_TAG_TOO_SHORT, USER_NOT_INSIDER,
+)
 from ..api.params import Params
 
-COMMENT_IS_PRIVATE = 110
-COMMENT_ID_INVALID = 111
-USER_NOT_INSIDER = 113
-COMMENT_TAG_DISABLED = 125
-COMMENT_TAG_INVALID = 126
-COMMENT_TAG_TOO_LONG = 127
-COMMENT_TAG_TOO_SHORT = 128
 
 MIN_TAG_LENGTH, MAX_TAG_LENGTH = 3, 24
 _TAG = re.compile(r"^[\w.\-]+$")

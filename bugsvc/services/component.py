@@ -3,18 +3,15 @@
 from ..accounts import access
 from ..store import audit
 from ..catalogue import catalog
-from ..catalogue.admin import NAME_MAX_LENGTH, UNKNOWN_METHOD, administered_product, \
-    reject_unknown_keys
+from ..catalogue.admin import NAME_MAX_LENGTH, administered_product, reject_unknown_keys
 from ..api.changes import note
-from ..errors import ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, \
-    PARAM_INVALID, INVALID_USERNAME, USER_ERROR
+from ..errors import (
+    ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_INVALID,
+    INVALID_USERNAME, USER_ERROR, COMPONENT_EXISTS, COMPONENT_HAS_BUGS, COMPONENT_IS_LAST,
+    COMPONENT_RENAME_NOT_UNIQUE, COMPONENT_INVALID, UNKNOWN_METHOD,
+)
 from ..api.params import Params, as_list
 
-COMPONENT_NAME_TOO_LONG = 105
-COMPONENT_EXISTS = 1200
-COMPONENT_IS_LAST = 1201
-COMPONENT_HAS_BUGS = 1202
-COMPONENT_RENAME_NOT_UNIQUE = 1212
 
 # python-bugzilla's names (addcomponent/editcomponent) and the reference's is_active.
 _ALIASES = {"initialowner": "default_assignee", "initialqacontact": "default_qa_contact",
@@ -43,8 +40,8 @@ def _check_name(ctx, product, name, component_id=None):
     if not name:
         raise ServiceError(USER_ERROR, "You must enter a name for the component.")
     if len(name) > NAME_MAX_LENGTH:
-        raise ServiceError(COMPONENT_NAME_TOO_LONG, f"The component name '{name}' is longer "
-                                                    f"than {NAME_MAX_LENGTH} characters.")
+        raise ServiceError(COMPONENT_INVALID, f"The component name '{name}' is longer "
+                                              f"than {NAME_MAX_LENGTH} characters.")
     existing = catalog.component_by_name(ctx.conn, product["id"], name)
     if existing is not None and existing["id"] != component_id:
         raise ServiceError(COMPONENT_EXISTS, f"The product '{product['name']}' already has a "

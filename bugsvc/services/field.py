@@ -13,14 +13,14 @@ from ..accounts import access
 from ..store import audit
 from ..catalogue import catalog
 from ..api.changes import note
-from ..errors import (ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST,
-                      PARAM_INVALID, NUMBER_TOO_SMALL, USER_ERROR)
+from ..errors import (
+    ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_INVALID,
+    NUMBER_TOO_SMALL, USER_ERROR, INVALID_FIELD_NAME, PRODUCT_ACCESS_DENIED,
+)
 from ..store.install import SINGLE_SELECT, MULTI_SELECT, INTEGER
 from ..api.params import Params
 from ..api.fields import Shape
 
-PRODUCT_ACCESS_DENIED = 106
-INVALID_FIELD_NAME = 108
 
 SELECT_TYPES = (SINGLE_SELECT, MULTI_SELECT)
 CUSTOM_TYPES = range(1, INTEGER + 1)

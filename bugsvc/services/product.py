@@ -4,22 +4,19 @@ admin.md sections 2.3, 3 and 4)."""
 from ..accounts import access
 from ..store import audit
 from ..catalogue import catalog, flag_rules, group_control
-from ..catalogue.admin import NAME_MAX_LENGTH, UNKNOWN_METHOD, administered_product, \
-    reject_unknown_keys
+from ..catalogue.admin import NAME_MAX_LENGTH, administered_product, reject_unknown_keys
 from ..api.changes import note
 from ..accounts.email import visible_email
-from ..errors import ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, \
-    USER_ERROR
+from ..errors import (
+    ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR,
+    PRODUCT_BLANK_NAME, PRODUCT_NAME_IN_USE, PRODUCT_NAME_TOO_LONG,
+    PRODUCT_NEEDS_DEFAULT_MILESTONE, PRODUCT_NEEDS_DESCRIPTION, PRODUCT_NEEDS_VERSION,
+    UNKNOWN_METHOD,
+)
 from ..accounts.membership import GRANT_DIRECT
 from ..api.params import Params
 from ..api.fields import Shape
 
-PRODUCT_BLANK_NAME = 700
-PRODUCT_NAME_TOO_LONG = 701
-PRODUCT_NAME_IN_USE = 702
-PRODUCT_NEEDS_DESCRIPTION = 703
-PRODUCT_NEEDS_VERSION = 704
-PRODUCT_NEEDS_DEFAULT_MILESTONE = 705
 UNCLASSIFIED_ID = 1
 
 # include/exclude shape of a product: group_controls only on request.
