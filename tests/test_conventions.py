@@ -10,6 +10,7 @@ import pytest
 from falcon import testing
 
 from bugsvc.app import create_app
+from bugsvc.accounts import membership
 from bugsvc.services import group
 
 ADMIN = "admin@example.com"
@@ -395,13 +396,13 @@ def test_unexpected_exception_is_minus_32000_logged_without_traceback(config, db
 
 
 def test_unexpected_exception_rolls_back_the_write(config, db, monkeypatch, services, admin_key):
-    original = group._grant_to_admins
+    original = membership.create_bug_group
 
-    def grant_then_fail(ctx, group_id):
-        original(ctx, group_id)
+    def create_then_fail(*args, **kwargs):
+        original(*args, **kwargs)        # the group and its first members are written
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(group, "_grant_to_admins", grant_then_fail)
+    monkeypatch.setattr(membership, "create_bug_group", create_then_fail)
     client = testing.TestClient(create_app(config, db=db))
     resp = client.simulate_post("/rest/group", params={"Bugzilla_api_key": admin_key},
                                 json={"name": "half", "description": "d"})

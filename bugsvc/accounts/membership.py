@@ -1,4 +1,5 @@
-"""Group membership granted by a group's user_regexp (grant_type 2).
+"""Group membership: the members a new group starts with, and membership
+granted by a group's user_regexp (grant_type 2).
 
 Kept materialised in user_groups, like the reference, and refreshed whenever
 a user's login or a group's regexp changes.
@@ -8,6 +9,26 @@ import re
 
 GRANT_DIRECT = 0
 GRANT_REGEXP = 2
+
+
+def create_bug_group(conn, name, description, user_regexp="", is_active=True, icon_url=""):
+    """Store a new bug group with the members it starts with: members of
+    `admin` become its members and blessers (the reference grants them
+    through its admin group), and accounts whose login matches
+    `user_regexp` become members. Returns the group's id."""
+    cur = conn.execute(
+        "INSERT INTO groups (name, description, is_bug_group, user_regexp, is_active, icon_url)"
+        " VALUES (?, ?, 1, ?, ?, ?)", (name, description, user_regexp, int(is_active), icon_url))
+    group_id = cur.lastrowid
+    admins = [row[0] for row in conn.execute(
+        "SELECT DISTINCT ug.user_id FROM user_groups ug JOIN groups g ON g.id = ug.group_id"
+        " WHERE g.name = 'admin' AND ug.is_bless = 0")]
+    conn.executemany("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
+                     " VALUES (?, ?, ?, ?)",
+                     [(user_id, group_id, is_bless, GRANT_DIRECT)
+                      for user_id in admins for is_bless in (0, 1)])
+    refresh_for_group(conn, group_id)
+    return group_id
 
 
 def regexp_matches(pattern, login):

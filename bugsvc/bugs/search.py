@@ -12,7 +12,6 @@ quicksearch; all of them are ANDed.
 import re
 from dataclasses import dataclass
 
-from ..accounts import access
 from ..store.db import RegexpTooSlow, regexp_budget
 from ..errors import (ServiceError, BUGLIST_PARAMETERS_REQUIRED, OBJECT_NOT_SPECIFIED,
                       PARAM_MUST_BE_NUMERIC, USER_ERROR)

@@ -74,12 +74,24 @@ def required_text(p, name, noun):
 
 def checked_name(text, noun):
     """`text` trimmed. Errors: 32000 blank or longer than 64 characters."""
+    return checked_text(text, noun)
+
+
+def checked_text(text, noun, field="name", blank_code=USER_ERROR, long_code=USER_ERROR,
+                 max_length=NAME_MAX_LENGTH):
+    """The trimmed `field` (a name, a description ...) of a `noun` (a
+    component ...), as every catalogue object checks it; the codes are the
+    object's own.
+
+    max_length: None for no limit. Errors: `blank_code` when empty after
+    trimming; `long_code` when longer than max_length.
+    """
     text = (text or "").strip()
     if not text:
-        raise ServiceError(USER_ERROR, f"The {noun} name may not be empty.")
-    if len(text) > NAME_MAX_LENGTH:
-        raise ServiceError(USER_ERROR, f"The {noun} name '{text}' is longer than "
-                                       f"{NAME_MAX_LENGTH} characters.")
+        raise ServiceError(blank_code, f"You must enter a {field} for the {noun}.")
+    if max_length is not None and len(text) > max_length:
+        raise ServiceError(long_code, f"The {noun} {field} '{text}' is longer than "
+                                      f"{max_length} characters.")
     return text
 
 

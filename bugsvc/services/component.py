@@ -3,7 +3,7 @@
 from ..accounts import access
 from ..store import audit
 from ..catalogue import catalog
-from ..catalogue.admin import NAME_MAX_LENGTH, administered_product, reject_unknown_keys
+from ..catalogue.admin import checked_text, administered_product, reject_unknown_keys
 from ..api.changes import note
 from ..errors import (
     ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_INVALID,
@@ -36,12 +36,7 @@ def _canonical(values):
 
 def _check_name(ctx, product, name, component_id=None):
     """Errors: 32000 blank; 105 longer than 64; 1200 taken in the product."""
-    name = (name or "").strip()
-    if not name:
-        raise ServiceError(USER_ERROR, "You must enter a name for the component.")
-    if len(name) > NAME_MAX_LENGTH:
-        raise ServiceError(COMPONENT_INVALID, f"The component name '{name}' is longer "
-                                              f"than {NAME_MAX_LENGTH} characters.")
+    name = checked_text(name, "component", long_code=COMPONENT_INVALID)
     existing = catalog.component_by_name(ctx.conn, product["id"], name)
     if existing is not None and existing["id"] != component_id:
         raise ServiceError(COMPONENT_EXISTS, f"The product '{product['name']}' already has a "
@@ -50,10 +45,8 @@ def _check_name(ctx, product, name, component_id=None):
 
 
 def _check_description(description):
-    description = (description or "").strip()
-    if not description:
-        raise ServiceError(USER_ERROR, "You must enter a description for the component.")
-    return description
+    """The trimmed description. Errors: 32000 blank."""
+    return checked_text(description, "component", "description", max_length=None)
 
 
 def _user_id(ctx, login, field):

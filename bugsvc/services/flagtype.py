@@ -20,6 +20,7 @@ from ..errors import (
     FLAG_TYPE_DESCRIPTION_INVALID, FLAG_TYPE_NAME_INVALID, FLAG_TYPE_SORTKEY_INVALID,
     PRODUCT_ACCESS_DENIED, UNKNOWN_METHOD,
 )
+from ..catalogue.admin import checked_text
 from ..api.params import Params
 
 
@@ -344,10 +345,8 @@ def _check_name(name):
 
 def _check_description(description):
     """The trimmed description. Errors: 1102 blank."""
-    description = (description or "").strip()
-    if not description:
-        raise ServiceError(FLAG_TYPE_DESCRIPTION_INVALID, "The flag type description is blank.")
-    return description
+    return checked_text(description, "flag type", "description",
+                        blank_code=FLAG_TYPE_DESCRIPTION_INVALID, max_length=None)
 
 
 def _check_target_type(target):

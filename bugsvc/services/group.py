@@ -17,6 +17,7 @@ from ..errors import (ServiceError, require_group, require_login, OBJECT_NOT_SPE
                       OBJECT_DOES_NOT_EXIST, EMPTY_GROUP_NAME, GROUP_EXISTS,
                       EMPTY_GROUP_DESCRIPTION, INVALID_REGEXP, INVALID_GROUP_NAME,
                       GROUP_CANNOT_VIEW, USER_ERROR)
+from ..catalogue.admin import checked_text
 from ..api.params import Params
 from ..api.fields import Shape
 
@@ -38,9 +39,7 @@ def _check_name(ctx, name, group_id=None):
     """The trimmed new group name. Errors: 800 empty; 804 not a usable name
     (a comma, only digits, control characters, too long); 801 taken by
     another group (any case)."""
-    name = (name or "").strip()
-    if not name:
-        raise ServiceError(EMPTY_GROUP_NAME, "You must enter a name for the group.")
+    name = checked_text(name, "group", blank_code=EMPTY_GROUP_NAME, max_length=None)
     if ("," in name or name.isdigit() or _CONTROL_CHARS.search(name)
             or len(name) > NAME_MAX_LENGTH):
         raise ServiceError(INVALID_GROUP_NAME,
@@ -55,10 +54,8 @@ def _check_name(ctx, name, group_id=None):
 
 def _check_description(description):
     """The trimmed description. Errors: 802 empty."""
-    description = (description or "").strip()
-    if not description:
-        raise ServiceError(EMPTY_GROUP_DESCRIPTION, "You must enter a description for the group.")
-    return description
+    return checked_text(description, "group", "description",
+                        blank_code=EMPTY_GROUP_DESCRIPTION, max_length=None)
 
 
 def _check_regexp(pattern):
@@ -97,27 +94,10 @@ def create(ctx, params):
     user_regexp = _check_regexp(p.str("user_regexp", ""))
     is_active = p.bool("is_active", False)
     icon_url = _clean_icon_url(p.str("icon_url", ""))
-    cur = ctx.conn.execute(
-        "INSERT INTO groups (name, description, is_bug_group, user_regexp, is_active, icon_url)"
-        " VALUES (?, ?, 1, ?, ?, ?)", (name, description, user_regexp, int(is_active), icon_url))
-    group_id = cur.lastrowid
-    _grant_to_admins(ctx, group_id)
-    membership.refresh_for_group(ctx.conn, group_id)
+    group_id = membership.create_bug_group(ctx.conn, name, description, user_regexp, is_active,
+                                           icon_url)
     audit.record(ctx, "Group", group_id)
     return {"id": group_id}
-
-
-def _grant_to_admins(ctx, group_id):
-    """Members of `admin` get membership and bless rights on a new group, as
-    the reference grants them through its admin group."""
-    admins = [row[0] for row in ctx.conn.execute(
-        "SELECT DISTINCT ug.user_id FROM user_groups ug JOIN groups g ON g.id = ug.group_id"
-        " WHERE g.name = 'admin' AND ug.is_bless = 0")]
-    for user_id in admins:
-        for is_bless in (0, 1):
-            ctx.conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
-                             " VALUES (?, ?, ?, ?)",
-                             (user_id, group_id, is_bless, membership.GRANT_DIRECT))
 
 
 # Update ----------------------------------------------------------------------

@@ -5,7 +5,7 @@ import re
 
 from ..store import audit
 from ..catalogue import catalog
-from ..catalogue.admin import checked_name, reject_unknown_keys, required_text
+from ..catalogue.admin import checked_text, checked_name, reject_unknown_keys, required_text
 from ..api.changes import note
 from ..errors import (
     ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_INVALID,
@@ -70,10 +70,8 @@ def _check_name(ctx, name, keyword_id=None):
 
 
 def _check_description(text):
-    text = (text or "").strip()
-    if not text:
-        raise ServiceError(USER_ERROR, "A keyword needs a description.")
-    return text
+    """The trimmed description. Errors: 32000 blank."""
+    return checked_text(text, "keyword", "description", max_length=None)
 
 
 def create(ctx, params):

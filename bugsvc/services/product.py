@@ -4,7 +4,7 @@ admin.md sections 2.3, 3 and 4)."""
 from ..accounts import access
 from ..store import audit
 from ..catalogue import catalog, flag_rules, group_control
-from ..catalogue.admin import NAME_MAX_LENGTH, administered_product, reject_unknown_keys
+from ..catalogue.admin import checked_text, NAME_MAX_LENGTH, administered_product, reject_unknown_keys
 from ..api.changes import note
 from ..accounts.email import visible_email
 from ..errors import (
@@ -13,7 +13,7 @@ from ..errors import (
     PRODUCT_NEEDS_DEFAULT_MILESTONE, PRODUCT_NEEDS_DESCRIPTION, PRODUCT_NEEDS_VERSION,
     UNKNOWN_METHOD,
 )
-from ..accounts.membership import GRANT_DIRECT
+from ..accounts import membership
 from ..api.params import Params
 from ..api.fields import Shape
 
@@ -150,12 +150,8 @@ def _components(ctx, product):
 def _check_name(ctx, name, product_id=None):
     """The trimmed product name. Errors: 700 blank; 701 too long; 702 taken
     by another product (any case)."""
-    name = (name or "").strip()
-    if not name:
-        raise ServiceError(PRODUCT_BLANK_NAME, "You must enter a name for the product.")
-    if len(name) > NAME_MAX_LENGTH:
-        raise ServiceError(PRODUCT_NAME_TOO_LONG, f"The product name '{name}' is longer than "
-                                                  f"{NAME_MAX_LENGTH} characters.")
+    name = checked_text(name, "product", blank_code=PRODUCT_BLANK_NAME,
+                        long_code=PRODUCT_NAME_TOO_LONG)
     existing = catalog.product_by_name(ctx.conn, name)
     if existing is not None and existing["id"] != product_id:
         raise ServiceError(PRODUCT_NAME_IN_USE, f"The product name '{existing['name']}' is "
@@ -164,11 +160,9 @@ def _check_name(ctx, name, product_id=None):
 
 
 def _check_description(description):
-    description = (description or "").strip()
-    if not description:
-        raise ServiceError(PRODUCT_NEEDS_DESCRIPTION, "You must enter a description for the "
-                                                      "product.")
-    return description
+    """The trimmed description. Errors: 703 blank."""
+    return checked_text(description, "product", "description",
+                        blank_code=PRODUCT_NEEDS_DESCRIPTION, max_length=None)
 
 
 def _classification_id(ctx, p, default):
@@ -240,17 +234,8 @@ def _create_product_group(ctx, product_id, product_name):
     group_name = product_name
     while catalog.group_by_name(ctx.conn, group_name) is not None:
         group_name += "_"
-    cur = ctx.conn.execute(
-        "INSERT INTO groups (name, description, is_bug_group, user_regexp, is_active)"
-        " VALUES (?, ?, 1, '', 1)", (group_name, f"Access to bugs in the {product_name} product"))
-    group_id = cur.lastrowid
-    admins = [row[0] for row in ctx.conn.execute(
-        "SELECT DISTINCT ug.user_id FROM user_groups ug JOIN groups g ON g.id = ug.group_id"
-        " WHERE g.name = 'admin' AND ug.is_bless = 0")]
-    for user_id in admins:
-        for is_bless in (0, 1):
-            ctx.conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
-                             " VALUES (?, ?, ?, ?)", (user_id, group_id, is_bless, GRANT_DIRECT))
+    group_id = membership.create_bug_group(ctx.conn, group_name,
+                                           f"Access to bugs in the {product_name} product")
     ctx.conn.execute("INSERT INTO group_controls (group_id, product_id, entry, membercontrol,"
                      " othercontrol, canedit) VALUES (?, ?, 0, ?, ?, 0)",
                      (group_id, product_id, access.DEFAULT, access.NA))

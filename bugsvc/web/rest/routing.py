@@ -71,16 +71,6 @@ class Route:
     path_params: object = None
     status: int = 200
 
-    @property
-    def anonymous_when_key_refused(self):
-        """True for calls exempt from login (version, timezone, parameters):
-        an API key or token that is refused does not fail them, they run as
-        an anonymous caller (as the reference, which reads no credential for
-        them unless a login name is given; a valid key still counts, so a
-        tweakparams member sees every parameter). Clients send whatever key
-        their configuration holds with their first call, GET /version."""
-        return self.login == EXEMPT
-
 
 class Router:
     """Matches (verb, path) against the route table; first match wins.
