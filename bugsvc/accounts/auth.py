@@ -412,22 +412,9 @@ class Authenticator:
         count even though the call answers an error and rolls its own work
         back.
         """
-        conn = self.db.connection()
-        if not conn.in_transaction:
-            with self.db.transaction(write=write) as conn:
-                yield conn
-            return
-        own = self.db.connect()
-        try:
-            own.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-            try:
-                yield own
-            except BaseException:
-                own.execute("ROLLBACK")
-                raise
-            own.execute("COMMIT")
-        finally:
-            own.close()
+        busy = self.db.connection().in_transaction
+        with (self.db.separate_transaction if busy else self.db.transaction)(write) as conn:
+            yield conn
 
     def resolve_password(self, creds, ip_address, now):
         """The Caller for the login and password in `creds`, checked in

@@ -133,7 +133,26 @@ class Database:
 
         Commits when the block ends normally; rolls back on any exception.
         """
-        conn = self.connection()
+        with self._transaction_on(self.connection(), write) as conn:
+            yield conn
+
+    @contextmanager
+    def separate_transaction(self, write=False):
+        """Yield a connection of its own inside one transaction, beside this
+        thread's open one: for what must be stored whatever becomes of the
+        transaction already open (a failed sign-in counted by a call that
+        then fails). Writers still take their turn. Commits when the block
+        ends normally; rolls back on any exception; the connection is closed.
+        """
+        conn = self.connect()
+        try:
+            with self._transaction_on(conn, write):
+                yield conn
+        finally:
+            conn.close()
+
+    @contextmanager
+    def _transaction_on(self, conn, write):
         with self._writer_turn() if write else nullcontext():
             conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
             try:
