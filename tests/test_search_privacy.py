@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 import pytest
 
 from bugsvc.store import db as bugsvc_db
-from bugsvc.store.install import BUG_ID
+from bugsvc.catalogue.field_types import BUG_ID
 from bugsvc.services import bug as bug_service
 from bugsvc.services import bug_search
 from bugsvc.services import field as field_service

@@ -11,8 +11,9 @@ from ..errors import (
     ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR, ILLEGAL_DATE,
     TEXT_TOO_LONG,
 )
-from ..store.install import (FREETEXT, SINGLE_SELECT, MULTI_SELECT, TEXTAREA, DATETIME, BUG_ID,
-                             DATE, INTEGER)
+from ..catalogue.field_types import (
+    BUG_ID, DATE, DATETIME, FREETEXT, INTEGER, MULTI_SELECT, SINGLE_SELECT, TEXTAREA,
+)
 from .values import legal_values
 from .lookup import visible_bug_id
 

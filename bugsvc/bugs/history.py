@@ -14,7 +14,7 @@ a bug's history than the history itself.
 from ..accounts import access
 from .. import dates
 from ..accounts.email import visible_email
-from ..store.install import BUG_ID
+from ..catalogue.field_types import BUG_ID
 from .permissions import TIME_FIELDS
 
 _DEPENDENCY_FIELDS = ("depends_on", "blocks")

@@ -23,7 +23,7 @@ from re import _constants, _parser   # pattern structure, to refuse exponential 
 from ..accounts import access
 from ..store.db import compile_regexp, placeholders
 from ..errors import ServiceError, USER_ERROR, INVALID_FIELD_NAME
-from ..store.install import MULTI_SELECT, DATETIME, DATE, BUG_ID, INTEGER
+from ..catalogue.field_types import MULTI_SELECT, DATETIME, DATE, BUG_ID, INTEGER
 from . import history as bug_history
 from . import search_dates
 

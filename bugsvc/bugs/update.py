@@ -9,7 +9,7 @@ from ..errors import (
     ServiceError, OBJECT_NOT_SPECIFIED, PARAM_INVALID, USER_ERROR, COMMENT_NOT_ON_BUG,
     USER_NOT_INSIDER,
 )
-from ..store.install import BUG_ID
+from ..catalogue.field_types import BUG_ID
 from ..api.params import Params, as_bool
 from . import (
     activity, comments, custom_fields, dependencies, groups, history, isolation, record,

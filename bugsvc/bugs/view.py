@@ -13,7 +13,7 @@ from ..accounts import access
 from .. import dates
 from ..store.db import placeholders
 from ..api.fields import Shape
-from ..store.install import BUG_ID
+from ..catalogue.field_types import BUG_ID
 from . import custom_fields
 from .status import workflow as status_workflow
 from .token import update_tokens

@@ -17,7 +17,7 @@ from ..errors import (
     ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_INVALID,
     NUMBER_TOO_SMALL, USER_ERROR, INVALID_FIELD_NAME, PRODUCT_ACCESS_DENIED,
 )
-from ..store.install import SINGLE_SELECT, MULTI_SELECT, INTEGER
+from ..catalogue.field_types import SINGLE_SELECT, MULTI_SELECT, INTEGER
 from ..catalogue.admin import checked_text
 from ..api.params import Params
 from ..api.fields import Shape

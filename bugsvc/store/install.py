@@ -3,12 +3,10 @@ once into an empty database, and the first administrator."""
 
 from .. import dates
 from ..catalogue import settings
-from ..bugs import token as update_token
+from ..catalogue.field_types import BUG_URLS, DATETIME, KEYWORDS, SINGLE_SELECT, UNKNOWN
+from . import server_secrets
 from ..accounts.membership import GRANT_DIRECT, refresh_for_user
 
-# Field type codes (compat.md section 10).
-UNKNOWN, FREETEXT, SINGLE_SELECT, MULTI_SELECT, TEXTAREA, DATETIME, BUG_ID, BUG_URLS, \
-    KEYWORDS, DATE, INTEGER = range(11)
 
 # (name, display name, type, is_mandatory) of the standard fields, in the
 # reference's order.
@@ -133,8 +131,7 @@ def install_defaults(conn):
                      " VALUES (?, ?, 0, ?, 1)", (name, description, regexp))
     for name, value in settings.defaults().items():
         conn.execute("INSERT INTO params (name, value) VALUES (?, ?)", (name, value))
-    conn.execute("INSERT INTO server_secrets (name, value) VALUES (?, ?)",
-                 (update_token.SECRET_NAME, update_token.new_secret()))
+    server_secrets.install(conn)
     conn.execute("INSERT INTO classifications (id, name, description, sort_key)"
                  " VALUES (1, 'Unclassified', 'Not assigned to any classification', 0)")
 

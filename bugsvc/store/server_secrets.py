@@ -1,0 +1,30 @@
+"""Server secrets kept in the database (the server_secrets table): made when
+the database is installed, read by whatever signs with them, so every
+process serving one database signs alike."""
+
+import secrets
+
+UPDATE_TOKEN = "update_token"   # the key of bugs' update_token HMACs
+NAMES = (UPDATE_TOKEN,)
+
+
+def new_secret():
+    """A fresh random secret (64 hex digits)."""
+    return secrets.token_hex(32)
+
+
+def install(conn):
+    """Store a fresh value of every secret (a new database)."""
+    conn.executemany("INSERT INTO server_secrets (name, value) VALUES (?, ?)",
+                     [(name, new_secret()) for name in NAMES])
+
+
+def secret(conn, name):
+    """The value of secret `name`; a database installed without it gets one
+    on first use."""
+    row = conn.execute("SELECT value FROM server_secrets WHERE name = ?", (name,)).fetchone()
+    if row is not None:
+        return row[0]
+    conn.execute("INSERT OR IGNORE INTO server_secrets (name, value) VALUES (?, ?)",
+                 (name, new_secret()))
+    return conn.execute("SELECT value FROM server_secrets WHERE name = ?", (name,)).fetchone()[0]
