@@ -3,6 +3,7 @@ from the product's group controls (admin.md section 4; the reference's
 groups_available / groups_mandatory / group_is_settable / groups_valid)."""
 
 from ..catalogue import catalog
+from . import activity
 from ..accounts.access import NA, SHOWN, DEFAULT, MANDATORY
 from ..errors import ServiceError, GROUP_NOT_ALLOWED
 
@@ -93,3 +94,29 @@ def for_new_bug(ctx, product, names):
         if group_id not in chosen:
             chosen.append(group_id)
     return sorted(set(chosen))
+
+
+def restrict_product_bugs(ctx, product_id, group):
+    """Put every bug of the product into `group` (a group dict, now
+    Mandatory for the product), each change in the bug's history."""
+    bug_ids = [row[0] for row in ctx.conn.execute(
+        "SELECT b.id FROM bugs b WHERE b.product_id = ? AND NOT EXISTS (SELECT 1 FROM"
+        " bug_groups bg WHERE bg.bug_id = b.id AND bg.group_id = ?) ORDER BY b.id",
+        (product_id, group["id"]))]
+    for bug_id in bug_ids:
+        ctx.conn.execute("INSERT INTO bug_groups (bug_id, group_id) VALUES (?, ?)",
+                         (bug_id, group["id"]))
+        activity.record(ctx.conn, bug_id, ctx.caller.id, ctx.now, "groups", "", group["name"])
+
+
+def lift_product_restriction(ctx, product_id, group):
+    """Take every bug of the product out of `group` (a group dict, now NA
+    for the product), each change in the bug's history."""
+    bug_ids = [row[0] for row in ctx.conn.execute(
+        "SELECT bg.bug_id FROM bug_groups bg JOIN bugs b ON b.id = bg.bug_id"
+        " WHERE b.product_id = ? AND bg.group_id = ? ORDER BY bg.bug_id",
+        (product_id, group["id"]))]
+    for bug_id in bug_ids:
+        ctx.conn.execute("DELETE FROM bug_groups WHERE bug_id = ? AND group_id = ?",
+                         (bug_id, group["id"]))
+        activity.record(ctx.conn, bug_id, ctx.caller.id, ctx.now, "groups", group["name"], "")

@@ -1,10 +1,10 @@
 """Per-product group controls over REST (admin.md section 4): reading them as
 `{group name: {membercontrol, othercontrol, entry, canedit}}`, checking a
-requested change, and storing it with its effect on the product's bugs."""
+requested change, and storing it (its effect on the product's bugs is
+bugs/groups.py's)."""
 
 from . import catalog
 from ..accounts.access import NA, SHOWN, DEFAULT, MANDATORY, CONTROL_NAMES, CONTROL_VALUES
-from ..bugs import activity
 from ..errors import ServiceError, OBJECT_DOES_NOT_EXIST, USER_ERROR
 
 _SETTINGS = ("membercontrol", "othercontrol", "entry", "canedit")
@@ -100,11 +100,12 @@ def apply(ctx, product_id, planned, changes):
     """Store `planned` (from `plan`) for product `product_id`; add a
     `group_controls.<group>` entry to `changes` for each group that changed.
 
-    Mandatory for members restricts every bug of the product to the group;
-    NA (or removal) lifts the group from them; both are written to the
-    bugs' history, as the reference does.
+    Returns (groups now Mandatory for members, groups now NA or removed):
+    the first restrict every bug of the product, the second are lifted from
+    them, as the reference does (bugs/groups.py applies that).
     Errors: 32000 an illegal membercontrol/othercontrol combination.
     """
+    mandatory, lifted = [], []
     stored = _stored(ctx.conn, product_id)
     for group, parsed in planned:
         old = stored.get(group["id"])
@@ -133,9 +134,10 @@ def apply(ctx, product_id, planned, changes):
             "removed": _describe(None if old is None else old),
             "added": "" if all_zero else _describe(new)}
         if new["membercontrol"] == MANDATORY:
-            _restrict_bugs(ctx, product_id, group)
+            mandatory.append(group)
         elif new["membercontrol"] == NA:
-            _lift_restriction(ctx, product_id, group)
+            lifted.append(group)
+    return mandatory, lifted
 
 
 def _describe(settings):
@@ -144,25 +146,3 @@ def _describe(settings):
     return (f"membercontrol: {CONTROL_NAMES[settings['membercontrol']]}, "
             f"othercontrol: {CONTROL_NAMES[settings['othercontrol']]}, "
             f"entry: {int(bool(settings['entry']))}, canedit: {int(bool(settings['canedit']))}")
-
-
-def _restrict_bugs(ctx, product_id, group):
-    bug_ids = [row[0] for row in ctx.conn.execute(
-        "SELECT b.id FROM bugs b WHERE b.product_id = ? AND NOT EXISTS (SELECT 1 FROM"
-        " bug_groups bg WHERE bg.bug_id = b.id AND bg.group_id = ?) ORDER BY b.id",
-        (product_id, group["id"]))]
-    for bug_id in bug_ids:
-        ctx.conn.execute("INSERT INTO bug_groups (bug_id, group_id) VALUES (?, ?)",
-                         (bug_id, group["id"]))
-        activity.record(ctx.conn, bug_id, ctx.caller.id, ctx.now, "groups", "", group["name"])
-
-
-def _lift_restriction(ctx, product_id, group):
-    bug_ids = [row[0] for row in ctx.conn.execute(
-        "SELECT bg.bug_id FROM bug_groups bg JOIN bugs b ON b.id = bg.bug_id"
-        " WHERE b.product_id = ? AND bg.group_id = ? ORDER BY bg.bug_id",
-        (product_id, group["id"]))]
-    for bug_id in bug_ids:
-        ctx.conn.execute("DELETE FROM bug_groups WHERE bug_id = ? AND group_id = ?",
-                         (bug_id, group["id"]))
-        activity.record(ctx.conn, bug_id, ctx.caller.id, ctx.now, "groups", group["name"], "")

@@ -3,6 +3,7 @@ admin.md sections 2.3, 3 and 4)."""
 
 from ..accounts import access
 from ..store import audit
+from ..bugs import groups as bug_groups
 from ..catalogue import catalog, flag_rules, group_control
 from ..catalogue.admin import checked_text, NAME_MAX_LENGTH, administered_product, reject_unknown_keys
 from ..api.changes import note
@@ -305,7 +306,12 @@ def update(ctx, params):
     for product in products:
         changes = _store(ctx, product, new, milestones.get(product["id"]), classification_id)
         if planned_controls:
-            group_control.apply(ctx, product["id"], planned_controls, changes)
+            mandatory, lifted = group_control.apply(ctx, product["id"], planned_controls,
+                                                    changes)
+            for group in mandatory:
+                bug_groups.restrict_product_bugs(ctx, product["id"], group)
+            for group in lifted:
+                bug_groups.lift_product_restriction(ctx, product["id"], group)
         audit.record_changes(ctx, "Product", product["id"], changes)
         answers.append({"id": product["id"], "changes": changes})
     return {"products": answers}
