@@ -3,7 +3,7 @@
     python -m bench.seed --bugs 100000 [--db bench/data/bugs-100000.sqlite] [--seed 1]
 
 The schema and the default installation come from the project itself
-(`bugsvc.cli.prepare_database`: schema.sql, default data, the administrator);
+(`bugsvc.serving.server.prepare_database`: schema.sql, default data, the administrator);
 then products, components, users, groups and bugs (with CC, keywords,
 dependencies, flags, comments (a few private), history rows, small attachments,
 aliases and a few restricted bugs) are bulk-inserted into the same tables.
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from bugsvc.accounts import membership
 from bugsvc.accounts.auth import ScryptCost
-from bugsvc.cli import prepare_database
+from bugsvc.serving.server import prepare_database
 from bugsvc.config import Config
 from bugsvc.store.db import schema_sql, split_script
 

@@ -16,7 +16,7 @@ from bugsvc.accounts.auth import ScryptCost
 from bugsvc.api.fields import FieldFilter
 from bugsvc.api.operations import OPERATIONS
 from bugsvc.api.runner import Runner
-from bugsvc.cli import prepare_database
+from bugsvc.serving.server import prepare_database
 from bugsvc.config import Config
 from bugsvc.store.db import Database
 from bugsvc.accounts.membership import refresh_for_user

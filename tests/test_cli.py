@@ -9,7 +9,9 @@ from falcon import testing
 
 from bugsvc.accounts import auth
 from bugsvc.app import create_app
-from bugsvc.cli import build_parser, main, make_config, prepare_database, UsageError
+from bugsvc.cli import main
+from bugsvc.cli.options import UsageError, build_parser, make_config
+from bugsvc.serving.server import prepare_database
 from bugsvc.config import Config
 from bugsvc.store import db as dbmodule
 

@@ -896,7 +896,7 @@ def test_every_refusal_of_waitress_is_the_error_object(error, status, code):
 
 
 def test_the_body_limit_is_an_option_checked_like_the_others():
-    from bugsvc.cli import UsageError, build_parser, make_config
+    from bugsvc.cli.options import UsageError, build_parser, make_config
     assert make_config(build_parser().parse_args([]), {}).max_body_bytes == 64 * 1024 * 1024
     assert make_config(build_parser().parse_args(["--max-body-bytes", "4096"]),
                        {"BUGSVC_MAX_BODY_BYTES": "9999"}).max_body_bytes == 4096

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from bugsvc.cli import prepare_database
+from bugsvc.serving.server import prepare_database
 from bugsvc.config import Config
 from live_server import ROOT, START_TIMEOUT, start  # noqa: F401 (fixture)
 

@@ -433,7 +433,7 @@ def test_the_client_address_behind_trusted_proxies(remote, forwarded, expected):
 
 
 def test_trusted_proxies_are_an_option_with_an_environment_variable():
-    from bugsvc.cli import UsageError, build_parser, make_config
+    from bugsvc.cli.options import UsageError, build_parser, make_config
     parse = build_parser().parse_args
     assert make_config(parse([]), {}).trusted_proxies == ()
     from_env = make_config(parse([]), {"BUGSVC_TRUSTED_PROXIES": "10.0.0.1, fd00::/8"})

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from bugsvc import cli
+from bugsvc.serving import server
 from bugsvc.serving import workers
-from bugsvc.cli import UsageError, build_parser, make_config
+from bugsvc.cli.options import UsageError, build_parser, make_config
 from bugsvc.config import DEFAULT_THREADS
 from bugsvc.store.db import Database
 
@@ -56,12 +57,12 @@ def test_bad_thread_counts_are_usage_errors(value):
 
 def test_the_server_runs_the_configured_number_of_threads(tmp_path):
     config = config_for(["--threads", "3", "--db", str(tmp_path / "t.sqlite"), "--port", "0"])
-    cli.prepare_database(config, io.StringIO()).close()
-    server = cli._create_server(config, workers.listening_socket("127.0.0.1", 0))
+    server.prepare_database(config, io.StringIO()).close()
+    waitress_server = server._create_server(config, workers.listening_socket("127.0.0.1", 0))
     try:
-        assert server.adj.threads == 3
+        assert waitress_server.adj.threads == 3
     finally:
-        server.close()
+        waitress_server.close()
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "two", "65", "1.5"])
@@ -95,11 +96,11 @@ class _FakeServer:
 def test_without_fork_several_workers_fall_back_to_one_process(monkeypatch, config):
     created = []
     monkeypatch.setattr(workers, "fork_available", lambda: False)
-    monkeypatch.setattr(cli, "_create_server",
+    monkeypatch.setattr(server, "_create_server",
                         lambda cfg, sock: created.append(_FakeServer(sock)) or created[-1])
     config.workers, config.port = 3, 0
     out = io.StringIO()
-    assert cli.serve(config, out) == 0
+    assert server.serve(config, out) == 0
     assert "needs fork()" in out.getvalue() and "one process" in out.getvalue()
     assert len(created) == 1 and created[0].ran and created[0].closed
     assert created[0].where[0] == config.host and created[0].where[1] > 0
@@ -118,9 +119,9 @@ def test_pin_cores_option_environment_and_default():
 def test_serving_pins_the_process_only_when_asked(monkeypatch, config, pin_cores):
     pinned = []
     monkeypatch.setattr(workers, "pin_to_core", pinned.append)
-    monkeypatch.setattr(cli, "_create_server", lambda cfg, sock: _FakeServer(sock))
+    monkeypatch.setattr(server, "_create_server", lambda cfg, sock: _FakeServer(sock))
     config.pin_cores, config.port = pin_cores, 0
-    assert cli.serve(config, io.StringIO()) == 0
+    assert server.serve(config, io.StringIO()) == 0
     assert len(pinned) == (1 if pin_cores else 0)
 
 

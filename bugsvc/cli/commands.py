@@ -1,0 +1,145 @@
+"""The operator's commands on an existing database, also while the server
+runs: print a new API key, read or change parameters, forget failed
+sign-ins, take a backup. None creates a database."""
+
+import ipaddress
+import sys
+from datetime import datetime, timezone
+
+from ..accounts import auth
+from ..accounts.auth import Authenticator
+from ..api.runner import Runner
+from ..catalogue import settings
+from ..errors import ServiceError
+from ..serving import startup
+from ..serving.server import prepare_database
+from ..services import instance
+from ..store import audit, backup
+
+
+def create_api_key(config, email, description, out=sys.stdout, err=sys.stderr):
+    """Print a new API key for account `email` (and nothing else) on `out`.
+
+    Returns the exit status: 0, or 1 when no account has that login.
+    Errors: StartError when there is no database at config.db_path (none is
+    created) or it cannot be written.
+    """
+    startup.check_database(config.db_path, must_exist=True)
+    db = prepare_database(config, err)
+    try:
+        with db.transaction(write=True) as conn:
+            row = conn.execute("SELECT id FROM users WHERE lower(login) = lower(?)",
+                               (email,)).fetchone()
+            if row is None:
+                print(f"bugsvc: no account has the login '{email}'.", file=err)
+                return 1
+            _, key = auth.create_api_key(conn, row["id"], description, datetime.now(timezone.utc))
+    finally:
+        db.close()
+    print(key, file=out, flush=True)
+    return 0
+
+
+def manage_parameters(config, assignments, out=sys.stdout, err=sys.stderr):
+    """Print every parameter as NAME=VALUE, or apply `assignments` (NAME=VALUE
+    strings) all or nothing, audited like PUT /rest/parameters.
+
+    Returns the exit status: 0; 1 for an unknown name or invalid value
+    (nothing changed); 2 for an assignment without '='.
+    Errors: StartError when there is no database at config.db_path (none is
+    created) or it cannot be written.
+    """
+    values = {}
+    for item in assignments:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            print(f"bugsvc: '{item}' is not of the form NAME=VALUE.", file=err)
+            return 2
+        values[name.strip()] = value
+    startup.check_database(config.db_path, must_exist=True)
+    db = prepare_database(config, err)
+    try:
+        if not values:
+            with db.transaction() as conn:
+                current = settings.load(conn)
+            for name in sorted(current):
+                print(f"{name}={current[name]}", file=out)
+            return 0
+        try:
+            with _runner(config, db).context(write=True) as ctx:
+                changes = instance.change_parameters(ctx, values)
+        except ServiceError as exc:
+            print(f"bugsvc: {exc.message} Nothing was changed.", file=err)
+            return 1
+    finally:
+        db.close()
+    for name, change in changes.items():
+        print(f"{name}: '{change['removed']}' -> '{change['added']}'", file=out)
+    if not changes:
+        print("Nothing changed.", file=out)
+    return 0
+
+
+def reset_failed_logins(config, subjects, out=sys.stdout, err=sys.stderr):
+    """Forget the failed sign-ins counted against each of `subjects`: an
+    account's login, or a client address (auth.py, Throttling). Account
+    resets are audited like PUT /rest/user's reset_failed_logins.
+
+    Returns the exit status: 0; 1 when a subject is neither an account's
+    login nor an IP address (nothing is changed).
+    """
+    db = prepare_database(config, err)
+    cleared = []
+    try:
+        with _runner(config, db).context(write=True) as ctx:
+            conn = ctx.conn
+            for subject in subjects:
+                try:
+                    address = str(ipaddress.ip_address(subject.strip()))
+                except ValueError:
+                    address = None
+                if address is not None:
+                    cleared.append((address, auth.reset_address_failures(conn, address)))
+                    continue
+                row = conn.execute("SELECT id, login FROM users WHERE lower(login) = lower(?)",
+                                   (subject.strip(),)).fetchone()
+                if row is None:
+                    print(f"bugsvc: '{subject}' is neither an account's login nor an IP "
+                          "address; nothing was changed.", file=err)
+                    raise _NothingChanged
+                count = auth.reset_failed_logins(conn, row["login"])
+                if count:
+                    audit.record(ctx, "User", row["id"], "failed_logins", count, 0)
+                cleared.append((row["login"], count))
+    except _NothingChanged:
+        return 1
+    finally:
+        db.close()
+    for subject, count in cleared:
+        print(f"{subject}: {count} failed sign-in attempts forgotten.", file=out)
+    return 0
+
+
+class _NothingChanged(Exception):
+    """Leaves a command's transaction, rolling it back."""
+
+
+def make_backup(config, path, out=sys.stdout, err=sys.stderr):
+    """Copy the database to `path` (bugsvc.store.backup). Returns the exit status:
+    0, or 1 when no backup was made (the reason is printed on `err`).
+    Errors: StartError when there is no database at config.db_path."""
+    startup.require_database(config.db_path)
+    try:
+        result = backup.backup(config.db_path, path)
+    except backup.BackupError as exc:
+        print(f"bugsvc: no backup made: {exc}", file=err)
+        return 1
+    print(f"Backed up {config.db_path} to {result.path}: {result.size} bytes, schema version "
+          f"{result.schema_version}, {result.bugs} bugs.", file=out, flush=True)
+    return 0
+
+
+def _runner(config, db):
+    """The Runner whose context the operator's commands work in (as an
+    anonymous caller: the operator is not an account)."""
+    return Runner(db, config, Authenticator(db, config.password_cost))

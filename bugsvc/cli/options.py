@@ -1,0 +1,202 @@
+"""The command line's commands and options, and the Config they make.
+
+Every option has a flag, an environment variable and a default; a flag beats
+the environment, which beats the default.
+"""
+
+import argparse
+import re
+
+from .. import __version__
+from ..config import (Config, DEFAULT_ADMIN_EMAIL, DEFAULT_DB, DEFAULT_HOST,
+                      DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_THREADS)
+from ..web.client_address import parse_networks
+
+MIN_PASSWORD_LENGTH = 8          # the reference's minimum length of a password
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
+
+
+class UsageError(Exception):
+    """A bad option value: reported in one line, exit status 2."""
+
+
+def _add_common_options(parser, inherited):
+    """The options of serving: where to listen, the database, the first
+    administrator."""
+    _add_listen_options(parser, inherited)
+    _add_database_option(parser, inherited)
+    _add_admin_options(parser, inherited)
+
+
+def _inherited(inherited):
+    # In a subcommand the options default to SUPPRESS, so a value given before
+    # the subcommand (`bugsvc --db x api-key ...`) is not overwritten.
+    return argparse.SUPPRESS if inherited else None
+
+
+def _add_listen_options(parser, inherited):
+    parser.add_argument("--host", default=_inherited(inherited),
+                        help=f"address to listen on (env BUGSVC_HOST, default {DEFAULT_HOST})")
+    parser.add_argument("--port", default=_inherited(inherited),
+                        help=f"port; 0 picks a free one (env BUGSVC_PORT, default {DEFAULT_PORT})")
+
+
+def _add_database_option(parser, inherited):
+    parser.add_argument("--db", default=_inherited(inherited),
+                        help=f"SQLite database file (env BUGSVC_DB, default ./{DEFAULT_DB})")
+
+
+def _add_admin_options(parser, inherited):
+    parser.add_argument("--admin-email", default=_inherited(inherited),
+                        help="login of the first administrator, created on an empty database "
+                             f"(env BUGSVC_ADMIN_EMAIL, default {DEFAULT_ADMIN_EMAIL})")
+    parser.add_argument("--admin-password", default=_inherited(inherited),
+                        help="its password (env BUGSVC_ADMIN_PASSWORD); when not given a strong "
+                             "one is generated and printed once")
+
+
+def _add_serve_options(parser, inherited):
+    parser.add_argument("--workers", default=argparse.SUPPRESS if inherited else None,
+                        help="server processes sharing the listening socket, to use several "
+                             "cores (env BUGSVC_WORKERS, default 1; always 1 on Windows)")
+    parser.add_argument("--pin-cores", default=argparse.SUPPRESS if inherited else None,
+                        choices=("yes", "no"),
+                        help="keep each serving process on one core, which makes it several "
+                             "times faster; say no where other services need those cores "
+                             "(env BUGSVC_PIN_CORES, default yes)")
+    parser.add_argument("--threads", default=argparse.SUPPRESS if inherited else None,
+                        help="request threads of each server process (env BUGSVC_THREADS, "
+                             f"default {DEFAULT_THREADS})")
+    parser.add_argument("--max-body-bytes", default=argparse.SUPPRESS if inherited else None,
+                        help="largest request body accepted; larger ones are refused (413) "
+                             "before they are read (env BUGSVC_MAX_BODY_BYTES, default "
+                             f"{DEFAULT_MAX_BODY_BYTES})")
+    parser.add_argument("--trusted-proxies", default=argparse.SUPPRESS if inherited else None,
+                        metavar="ADDRESSES",
+                        help="reverse proxies (addresses or networks, comma-separated) whose "
+                             "X-Forwarded-For names the client's address; without them the "
+                             "socket's peer is the client (env BUGSVC_TRUSTED_PROXIES, "
+                             "default none)")
+
+
+def build_parser():
+    """The argument parser of `bugsvc` / `python bugsvc.py`."""
+    parser = argparse.ArgumentParser(
+        prog="bugsvc", description="Bug tracker with a Bugzilla 5.x compatible REST interface. "
+        "Without a command it serves the REST interface.")
+    parser.add_argument("--version", action="version", version=f"bugsvc {__version__}")
+    _add_common_options(parser, inherited=False)
+    _add_serve_options(parser, inherited=False)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    serve_parser = commands.add_parser("serve", help="serve the REST interface (the default)")
+    _add_common_options(serve_parser, inherited=True)
+    _add_serve_options(serve_parser, inherited=True)
+    # The commands below work on an existing database (they never create
+    # one), so --db is the only option they take.
+    key = commands.add_parser("api-key", help="print a new API key for an account")
+    key.add_argument("email", help="the account's login")
+    key.add_argument("--description", default="", help="what the key is for")
+    _add_database_option(key, inherited=True)
+    params = commands.add_parser("parameters", help="print every parameter, or change some "
+                                 "(NAME=VALUE ...), with the checks of PUT /rest/parameters")
+    params.add_argument("assignments", nargs="*", metavar="NAME=VALUE")
+    _add_database_option(params, inherited=True)
+    reset = commands.add_parser("reset-failed-logins", help="forget the failed sign-ins counted "
+                                "against accounts (by login) or client addresses, so their next "
+                                "attempts are checked at once")
+    reset.add_argument("subjects", nargs="+", metavar="LOGIN_OR_ADDRESS")
+    _add_database_option(reset, inherited=True)
+    copy = commands.add_parser("backup", help="copy the database to PATH while the server runs "
+                               "(a consistent online copy; see README, Backups)")
+    copy.add_argument("path", metavar="PATH", help="the backup file (replaced if it exists)")
+    _add_database_option(copy, inherited=True)
+    return parser
+
+
+def _choose(flag, environ, name):
+    """A flag's value, else a non-empty environment variable, else None."""
+    if flag is not None:
+        return flag
+    value = environ.get(name)
+    return value if value not in (None, "") else None
+
+
+def make_config(args, environ):
+    """Config from parsed arguments, then the environment, then defaults.
+
+    Errors: UsageError for a port that is not a number from 0 to 65535, an
+    administrator login that is not an e-mail address, a password shorter
+    than 8 characters, or a worker count that is not a number from 1 to 64.
+    """
+    port_text = _choose(args.port, environ, "BUGSVC_PORT")
+    port = DEFAULT_PORT
+    if port_text is not None:
+        if not str(port_text).strip().isdigit() or int(port_text) > 65535:
+            raise UsageError(f"the port must be a number from 0 to 65535, not '{port_text}'")
+        port = int(port_text)
+    admin_email = _choose(args.admin_email, environ, "BUGSVC_ADMIN_EMAIL")
+    if admin_email is not None and not _EMAIL.match(admin_email):
+        raise UsageError(f"the administrator's login must be an e-mail address, not '{admin_email}'")
+    admin_password = _choose(args.admin_password, environ, "BUGSVC_ADMIN_PASSWORD")
+    if admin_password is not None and len(admin_password) < MIN_PASSWORD_LENGTH:
+        raise UsageError(f"the administrator's password must have at least "
+                         f"{MIN_PASSWORD_LENGTH} characters")
+    return Config(
+        db_path=_choose(args.db, environ, "BUGSVC_DB") or DEFAULT_DB,
+        host=_choose(args.host, environ, "BUGSVC_HOST") or DEFAULT_HOST,
+        port=port,
+        admin_email=admin_email,
+        admin_password=admin_password,
+        workers=_count(args, environ, "workers", 64, 1),
+        threads=_count(args, environ, "threads", 256, DEFAULT_THREADS),
+        pin_cores=_yes_or_no(args, environ, "pin_cores", True),
+        max_body_bytes=_max_body_bytes(args, environ),
+        trusted_proxies=_trusted_proxies(args, environ),
+    )
+
+
+def _count(args, environ, name, most, default):
+    """--NAME, else BUGSVC_NAME, else `default`: a number from 1 to `most`.
+    Errors: UsageError for anything else."""
+    text = _choose(getattr(args, name, None), environ, f"BUGSVC_{name.upper()}")
+    if text is None:
+        return default
+    if not str(text).strip().isdigit() or not 1 <= int(text) <= most:
+        raise UsageError(f"--{name} must be a number from 1 to {most}, not '{text}'")
+    return int(text)
+
+
+def _yes_or_no(args, environ, name, default):
+    """--NAME yes|no, else BUGSVC_NAME (yes/no, 1/0, true/false, on/off), else
+    `default`. Errors: UsageError for another value."""
+    text = _choose(getattr(args, name, None), environ, f"BUGSVC_{name.upper()}")
+    if text is None:
+        return default
+    word = str(text).strip().lower()
+    if word in ("yes", "1", "true", "on"):
+        return True
+    if word in ("no", "0", "false", "off"):
+        return False
+    raise UsageError(f"--{name.replace('_', '-')} must be yes or no, not '{text}'")
+
+
+def _max_body_bytes(args, environ):
+    """--max-body-bytes, else BUGSVC_MAX_BODY_BYTES, else the default.
+    Errors: UsageError for anything but a number from 1024 to 2**40."""
+    text = _choose(getattr(args, "max_body_bytes", None), environ, "BUGSVC_MAX_BODY_BYTES")
+    if text is None:
+        return DEFAULT_MAX_BODY_BYTES
+    text = str(text).strip()
+    if not (text.isascii() and text.isdigit() and 1024 <= int(text) <= 2**40):
+        raise UsageError(f"--max-body-bytes must be a number from 1024 to {2**40}, not '{text}'")
+    return int(text)
+
+
+def _trusted_proxies(args, environ):
+    """--trusted-proxies, else BUGSVC_TRUSTED_PROXIES, else none.
+    Errors: UsageError for an entry that is not an address or network."""
+    text = _choose(getattr(args, "trusted_proxies", None), environ, "BUGSVC_TRUSTED_PROXIES")
+    try:
+        return parse_networks(text or "")
+    except ValueError as exc:
+        raise UsageError(f"--trusted-proxies: {exc}") from None

@@ -1,0 +1,127 @@
+"""Serving: preparing the database at start, then waitress on the listening
+socket, in one process or several (workers.py), until SIGINT or SIGTERM."""
+
+import os
+import secrets
+import signal
+import sys
+import threading
+from datetime import datetime, timezone
+
+from .. import __version__
+from ..accounts import auth
+from ..config import DEFAULT_ADMIN_EMAIL
+from ..store import install
+from ..store.db import Database
+from . import server_errors, startup, workers
+
+
+def prepare_database(config, out=sys.stdout, now=None):
+    """Create or migrate the schema; on an empty database install the default
+    data and the first administrator (printing a generated password once).
+
+    Returns the Database. Errors: SchemaError (see Database.initialize).
+    """
+    db = Database(config.db_path)
+    db.initialize()
+    now = now or datetime.now(timezone.utc)
+    with db.transaction(write=True) as conn:
+        if not install.is_installed(conn):
+            email = config.admin_email or DEFAULT_ADMIN_EMAIL
+            password = config.admin_password
+            generated = not password
+            if generated:
+                password = secrets.token_urlsafe(18)
+            if conn.execute("SELECT 1 FROM fields LIMIT 1").fetchone() is None:
+                install.install_defaults(conn)
+            install.create_admin(conn, email, auth.hash_password(password, config.password_cost), now)
+            print(f"Created the administrator {email}.", file=out, flush=True)
+            if generated:
+                print(f"Its password, shown only this once: {password}", file=out, flush=True)
+    return db
+
+
+def _url_host(host):
+    return f"[{host}]" if ":" in host else host
+
+
+def _create_server(config, sock, writers_lock_path=None):
+    """The waitress server of the app on the listening socket `sock`.
+    writers_lock_path: the lock file the worker processes' writers share."""
+    import waitress
+    from ..app import create_app
+    listeners = {}
+    app = create_app(config, db=Database(config.db_path, writers_lock_path))
+    server = waitress.create_server(app, map=listeners, threads=config.threads, ident="bugsvc",
+                                    max_request_body_size=server_errors.waitress_body_limit(
+                                        config.max_body_bytes), sockets=[sock])
+    server_errors.install(listeners)
+    return server
+
+
+def serve(config, out=sys.stdout):
+    """Check the database location and the address, prepare the database,
+    and serve with waitress until interrupted or terminated (SIGINT,
+    SIGTERM). Returns the exit status.
+
+    The address is taken before the database is created, so a port in use
+    leaves no new database behind and prints no password that would never
+    be used. Errors: StartError (startup.py) when either cannot work.
+    """
+    # waitress shuts down cleanly on SystemExit; turn SIGTERM into one, from
+    # the start (a first start's install is then rolled back, not cut off).
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
+    startup.check_database(config.db_path, must_exist=False)
+    sock = startup.claim_address(config.host, config.port)
+    try:
+        prepare_database(config, out).close()
+    except BaseException:
+        sock.close()
+        raise
+    startup.start_listening(sock, config.host, config.port)
+    if config.workers > 1:
+        warning = startup.workers_warning(config.workers)
+        if warning:
+            print(warning, file=out, flush=True)
+        if workers.fork_available():
+            return _serve_workers(config, sock, out)
+        print("bugsvc: --workers needs fork(), which this system lacks; serving with one "
+              "process.", file=out, flush=True)
+    # Before the server starts its threads: they inherit the core.
+    if config.pin_cores:
+        workers.pin_to_core(workers.core_offset())
+    server = _create_server(config, sock)
+    _print_serving(config, sock, out)
+    workers.run_until_stopped(server)
+    print("bugsvc stopped.", file=out, flush=True)
+    return 0
+
+
+def _print_serving(config, sock, out):
+    """The start-up lines: where the interface is, and its documentation."""
+    base = f"http://{_url_host(config.host)}:{sock.getsockname()[1]}"
+    processes = f", {config.workers} workers" if config.workers > 1 else ""
+    print(f"bugsvc {__version__} serving {base}/rest (database {config.db_path}{processes})",
+          file=out)
+    print(f"Documentation: {base}/rest/docs (a browser at {base}/ finds it too)", file=out,
+          flush=True)
+
+
+def _serve_workers(config, sock, out):
+    """Serve with config.workers processes on the listening socket `sock`."""
+    import tempfile
+    import waitress                    # noqa: F401 - imported once, before forking
+    from .. import app                 # noqa: F401
+    handle, lock_path = tempfile.mkstemp(prefix="bugsvc-writers-", suffix=".lock")
+    os.close(handle)
+    _print_serving(config, sock, out)
+    try:
+        status = workers.serve_forked(
+            lambda shared: _create_server(config, shared, lock_path), sock,
+            config.workers, pin=config.pin_cores)
+    finally:
+        sock.close()
+        os.unlink(lock_path)
+    print("bugsvc stopped.", file=out, flush=True)
+    return status
