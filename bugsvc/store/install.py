@@ -1,4 +1,4 @@
-"""The reference's default installation data (compat.md section 13), written
+"""The reference's default installation data, written
 once into an empty database, and the first administrator."""
 
 from .. import dates
@@ -6,7 +6,7 @@ from ..catalogue import settings
 from ..bugs import token as update_token
 from ..accounts.membership import GRANT_DIRECT, refresh_for_user
 
-# Field type codes (compat.md section 10).
+# Field type codes, as Bugzilla numbers them.
 UNKNOWN, FREETEXT, SINGLE_SELECT, MULTI_SELECT, TEXTAREA, DATETIME, BUG_ID, BUG_URLS, \
     KEYWORDS, DATE, INTEGER = range(11)
 
