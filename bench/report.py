@@ -1,4 +1,4 @@
-"""The load run's report: the markdown table and the issue's targets,
+"""The load run's report: the markdown table and the performance targets,
 evaluated on the figures of one run (and an earlier one to compare with).
 
     python -m bench.report RESULTS.json [--compare EARLIER.json]

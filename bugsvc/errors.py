@@ -1,12 +1,12 @@
 """One error family for every service, and the table from error code to HTTP status.
 
-Codes are facts of the interface (../shared/spec/compat.md section 9): a
+Codes are facts of the interface, numbered as Bugzilla numbers them: a
 condition that already has a number keeps it; no number is invented.
 """
 
 DOCUMENTATION_URL = "https://bugzilla.readthedocs.io/en/5.2/api/index.html"
 
-# compat.md section 9: everything not listed here answers 400.
+# The codes Bugzilla answers with 404 or 401; every other code answers 400.
 _STATUS_BY_CODE = {
     51: 404, 101: 404, 32614: 404,
     102: 401, 106: 401, 109: 401, 110: 401, 113: 401, 115: 401, 120: 401,
@@ -109,7 +109,7 @@ JSONRPC_ILLEGAL_CONTENT_TYPE = 32613
 
 
 def http_status(code):
-    """Return the HTTP status that answers error `code` (compat.md section 9)."""
+    """Return the HTTP status that answers error `code`: 404, 401 or 400."""
     return _STATUS_BY_CODE.get(code, 400)
 
 
@@ -136,7 +136,7 @@ class ServiceError(Exception):
 
 class RequestTooLarge(ServiceError):
     """A request body over the size limit: code 32000 answered with HTTP 413,
-    the one status outside 400/401/404 (issue 7: refused before it is read)."""
+    the one status outside 400/401/404 (the body is refused before it is read)."""
 
     def __init__(self, limit):
         super().__init__(USER_ERROR, f"The request body is larger than the limit of {limit} "

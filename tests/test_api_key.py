@@ -1,4 +1,4 @@
-"""API keys: list, create, describe and revoke (admin.md section 4)."""
+"""API keys: list, create, describe and revoke."""
 
 import re
 

@@ -1,4 +1,4 @@
-"""Attachments: create, get, update (attachments.md); the privacy rules are
+"""Attachments: create, get, update; the privacy rules are
 in test_attachment_privacy.py."""
 
 import base64

@@ -75,7 +75,7 @@ def test_attachments_of_an_invisible_bug_are_not_shown(client, services, people)
                      (bug, secret_group))
     new_id = attach(services, bug, as_user=INSIDER)
     for who in (None, PLAIN, ATTACHER, ADMIN):
-        # Issue 7: the bug's number does not show; the answer is that of a missing id.
+        # The bug's number does not show; the answer is that of a missing id.
         assert error_code(services, attachment.get, {"attachment_ids": [new_id]}, who) == 304
         assert error_code(services, attachment.get, {"ids": [bug]}, who) == 102
     resp = client.simulate_get(f"/rest/bug/{bug}/attachment")

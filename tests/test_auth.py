@@ -1,6 +1,6 @@
 """Authentication on every call: each credential name in the query and in the
 body, the headers, precedence, failures that are never anonymous, and no
-secret kept or echoed in clear (compat.md section 8 and decision 4)."""
+secret kept or echoed in clear."""
 
 import pytest
 from freezegun import freeze_time

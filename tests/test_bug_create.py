@@ -1,5 +1,4 @@
-"""POST /rest/bug: required fields, defaults, rights and every documented error
-(bugs.md section 5)."""
+"""POST /rest/bug: required fields, defaults, rights and every documented error."""
 
 from datetime import datetime, timezone
 

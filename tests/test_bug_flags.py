@@ -1,4 +1,4 @@
-"""Flags on bugs (bugs.md section 7): naming the flag or type, the type's
+"""Flags on bugs: naming the flag or type, the type's
 rules, the grant/request groups, and their history (`flagtypes.name`)."""
 
 from datetime import datetime, timezone

@@ -1,5 +1,5 @@
 """GET /rest/bug/{id_or_alias}: the Bug object, ids merging, faults, errors,
-include/exclude, update_token (bugs.md sections 2 and 3)."""
+include/exclude, update_token."""
 
 from datetime import datetime, timezone
 

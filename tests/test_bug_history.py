@@ -1,4 +1,4 @@
-"""GET /rest/bug/{id_or_alias}/history (bugs.md section 8)."""
+"""GET /rest/bug/{id_or_alias}/history."""
 
 from datetime import datetime, timezone
 

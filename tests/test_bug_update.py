@@ -1,5 +1,5 @@
 """PUT /rest/bug/{id_or_alias}: every parameter, the status/resolution/duplicate
-rules, field permissions and the `changes` answer (bugs.md section 6)."""
+rules, field permissions and the `changes` answer."""
 
 from datetime import datetime, timezone
 
@@ -541,7 +541,7 @@ def test_private_comments_and_privacy_changes(services):
     assert history_of(services, bug_id)[-1]["changes"] == [
         {"field_name": "longdescs.isprivate", "removed": "0", "added": "1"}]
     services.add_user("plain@example.com")
-    # Issue 7: to a non-insider a private comment answers like one not on the bug.
+    # To a non-insider a private comment answers like one not on the bug.
     assert update_error(services, bug_id, as_user="plain@example.com",
                         comment_is_private={str(comment_id): False}) == 117
     other = file_bug(services)

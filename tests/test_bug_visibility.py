@@ -44,7 +44,7 @@ def test_get_and_history_denied(services, world, caller):
         error = error_of(services, function, {"ids": [world["secret"]]}, caller)
         assert error.code == 102
         assert "Secret" not in error.message and "hidden-one" not in error.message
-        # The alias of a hidden bug answers like an unknown alias (issue 7).
+        # The alias of a hidden bug answers like an unknown alias.
         error = error_of(services, function, {"ids": ["hidden-one"]}, caller)
         assert error.code == 100
         assert str(world["secret"]) not in error.message and "Secret" not in error.message

@@ -1,4 +1,4 @@
-"""Classifications: get (admin.md section 1), create and update (section 4)."""
+"""Classifications: get, create and update."""
 
 import pytest
 

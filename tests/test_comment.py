@@ -1,5 +1,4 @@
-"""Comments: reading them by bug and by id, adding them (interface "Comments";
-bugs.md section 9)."""
+"""Comments: reading them by bug and by id, adding them (interface "Comments")."""
 
 import pytest
 from freezegun import freeze_time
@@ -112,7 +111,7 @@ def test_comment_by_id_private_is_110_unknown_111_non_numeric_52(client, service
     resp = client.simulate_get(f"/rest/bug/comment/{private}")
     assert resp.status_code == 401 and resp.json["code"] == 110
     assert call(services, comment.comments, {"comment_ids": [private]}, INSIDER)["comments"]
-    # Issue 7: a missing comment answers like a private one, except to a
+    # A missing comment answers like a private one, except to a
     # caller who sees every comment (here the insider).
     missing = client.simulate_get("/rest/bug/comment/99999")
     assert missing.status_code == 401 and missing.json["code"] == 110

@@ -1,5 +1,4 @@
-"""Comment tags: searching and updating them (interface "Comments";
-compat.md section 11)."""
+"""Comment tags: searching and updating them (interface "Comments")."""
 
 import pytest
 
@@ -99,7 +98,7 @@ def test_update_needs_login_group_and_enabled_tagging(client, services, setup):
 def test_update_on_private_comment_or_hidden_bug(services, setup):
     private = add_comment(services, setup["bug"], ADMIN, "Private", is_private=True)
     params = {"comment_id": private, "add": ["spam"]}
-    # Issue 7: a comment the caller may not see answers like an unknown id: [].
+    # A comment the caller may not see answers like an unknown id: [].
     assert services.call(comment.update_tags, params, as_user=TAGGER) == []
     assert stored_tags(services, private) == []
     assert services.call(comment.update_tags, params, as_user=INSIDER) == ["spam"]

@@ -1,4 +1,4 @@
-"""Components: create (admin.md 2.1), update and delete (admin.md 2.2)."""
+"""Components: create, update and delete."""
 
 import pytest
 

@@ -1,6 +1,6 @@
 """The interface's common conventions end to end over HTTP: negotiation, JSONP,
 the HTML page, headers, parameter merging, boolean coercion and the error
-answers of the REST layer (interface "Common conventions"; compat.md 1-6, 9)."""
+answers of the REST layer (interface "Common conventions")."""
 
 import html
 import json
@@ -267,7 +267,7 @@ def test_json_body_with_charset_and_without_content_type_is_read(client, admin_k
         assert resp.status_code == 201, resp.text
 
 
-# Parameter merging (compat.md section 2) ------------------------------------------
+# Parameter merging --------------------------------------------------------------
 
 def test_get_path_ids_are_unioned_with_query_ids(client, admin_key):
     resp = client.simulate_get("/rest/group/1",

@@ -1,4 +1,4 @@
-"""Every route answers errors with the one error object (compat.md section 9):
+"""Every route answers errors with the one error object:
 {"error": true, "code": int, "message": str, "documentation": str}, with
 HTTP 400, 401 or 404 matching the code.
 

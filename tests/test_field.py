@@ -1,5 +1,5 @@
 """Bug fields: definitions, legal values and custom fields (interface "Bug
-fields"; compat.md section 10; admin.md section 4)."""
+fields")."""
 
 import pytest
 from freezegun import freeze_time

@@ -1,4 +1,6 @@
-"""include_fields / exclude_fields: every step of compat.md section 7, as unit
+"""include_fields / exclude_fields: the reference's rules in the order it
+applies them (the steps below: type switches, then named fields with exclude
+over include, then _all, then _default/_custom/_extra, then subfields), as unit
 tests of bugsvc.api.fields, and through HTTP on groups."""
 
 import pytest

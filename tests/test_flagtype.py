@@ -1,5 +1,5 @@
 """Flag types: which types apply where, reading them per product/component,
-creating and updating them (interface "Flag types"; compat.md sections 9, 11)."""
+creating and updating them (interface "Flag types")."""
 
 import pytest
 from freezegun import freeze_time

@@ -1,4 +1,4 @@
-"""Schema-driven fuzzing (issue 7): schemathesis generates requests from the
+"""Schema-driven fuzzing: schemathesis generates requests from the
 OpenAPI description (valid ones and invalid ones) and sends them to a real
 waitress server on a free loopback port, as an anonymous caller, a plain
 user and an administrator. No answer may be a 5xx, and every answer must

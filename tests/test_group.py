@@ -1,4 +1,4 @@
-"""Groups: create, update and get (interface "Groups"; compat.md section 11)."""
+"""Groups: create, update and get (interface "Groups")."""
 
 from datetime import datetime, timezone
 

@@ -36,7 +36,7 @@ FIXED_NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=timezone.utc)
 _PLACEHOLDER = re.compile(r"\{\w+\}")
 PLAIN = "plain@example.com"
 
-# Parameter names of the interface (spec, every area). Credentials are left
+# Parameter names of the interface, from every area. Credentials are left
 # out: hostile credentials are tried on their own (wrong ones lock the address).
 PARAM_NAMES = (
     "ids", "names", "id", "name", "match", "limit", "offset", "include_fields", "exclude_fields",
@@ -521,7 +521,7 @@ def test_huge_integers_in_query_and_body_answer_54_or_another_user_error(prober)
     for path in ("/rest/bug", "/rest/user", "/rest/product", "/rest/group", "/rest/keyword",
                  "/rest/bug/1/comment", "/rest/bug_user_last_visit"):
         answer = prober.request("GET", path, "admin", params={"ids": [huge], "limit": huge})
-        # 102: the administrator here does not see every bug (issue 7).
+        # 102: this administrator does not see every bug, so missing ones answer like hidden ones.
         assert answer.status_code == 200 or answer.json["code"] in (52, 54, 100, 101, 102,
                                                                     32000), answer.text
     answer = prober.request("GET", f"/rest/bug/{huge}", "admin")

@@ -1,4 +1,4 @@
-"""Keywords: list, create, update (admin.md section 4)."""
+"""Keywords: list, create, update."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Last visits of bugs (interface "Bug last visited"; compat.md 11)."""
+"""Last visits of bugs (interface "Bug last visited")."""
 
 from datetime import datetime, timedelta, timezone
 
@@ -71,7 +71,7 @@ def test_post_needs_login_ids_visibility_and_involvement(client, services, bugs)
     resp = client.simulate_post(f"/rest/bug_user_last_visit/{bugs['reported']}")
     assert resp.status_code == 401 and resp.json["code"] == 410
     assert error_code(services, last_visit.update, {}, USER) == 50
-    # Issue 7: USER does not see every bug, so a missing id answers like a hidden one.
+    # USER does not see every bug, so a missing id answers like a hidden one.
     assert error_code(services, last_visit.update, {"ids": [99999]}, USER) == 102
     assert error_code(services, last_visit.update, {"ids": [bugs["hidden"]]}, OTHER) == 102
     assert error_code(services, last_visit.update,

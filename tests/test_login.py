@@ -1,4 +1,4 @@
-"""Login, logout and valid_login (interface "Users and login"; compat.md section 8)."""
+"""Login, logout and valid_login (interface "Users and login")."""
 
 import re
 import xmlrpc.client

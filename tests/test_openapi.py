@@ -64,10 +64,10 @@ def test_every_documentation_entry_names_an_operation():
 # Written for API users -----------------------------------------------------------
 
 # Pointers that a reader outside the project cannot follow: the project's own
-# notes (name.md, their sections and decisions), issue numbers, paths that
-# leave the repository.
-OUTSIDE_POINTER = re.compile(r"\b[\w-]+\.md\b|\bsections? \d|§|\bissues? \d|\bdecisions? \d|"
-                             r"\.\./|\bshared/")
+# notes (Markdown files, their sections and decisions), issue numbers, paths
+# that leave the repository.
+OUTSIDE_POINTER = re.compile(r"\b[\w-]+\.md\b|\bsections? \d|\u00a7|\bissues? \d|\bdecisions? \d|"
+                             r"\.\./|\bshared[/]")
 
 
 def test_the_description_has_no_internal_names():

@@ -1,4 +1,4 @@
-"""Issue 7, no oracles: to a caller who may not see a bug, comment,
+"""No oracles: to a caller who may not see a bug, comment,
 attachment, product, group or user, the hidden thing and a missing one get
 the same answer (HTTP status, code, message with the echoed name
 normalised). Callers: anonymous, a plain user and a partial member (in some
@@ -176,7 +176,7 @@ def test_hidden_and_missing_bug_ids_answer_alike(client, world, caller, name):
     status, _ = assert_alike(client, key, lambda x: request(world, key, x), world["hidden"],
                              MISSING_ID)
     if name in ("get", "comments", "history", "attachments"):
-        assert status == 401    # 102, as a hidden bug always answered (issue 4)
+        assert status == 401    # 102, as a hidden bug always answered
 
 
 @pytest.mark.parametrize("caller", CALLERS)

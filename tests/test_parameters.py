@@ -1,5 +1,5 @@
-"""Parameters: GET /rest/parameters tiers, PUT /rest/parameters (compat.md
-decision 7), their audit and GET /rest/last_audit_time, and requirelogin."""
+"""Parameters: GET /rest/parameters tiers, PUT /rest/parameters (by
+tweakparams members), their audit and GET /rest/last_audit_time, and requirelogin."""
 
 from datetime import datetime, timezone
 

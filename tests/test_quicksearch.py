@@ -1,4 +1,4 @@
-"""Quicksearch through GET /rest/bug?quicksearch=... (bugs.md section 4)."""
+"""Quicksearch through GET /rest/bug?quicksearch=..."""
 
 import pytest
 

@@ -134,7 +134,7 @@ def api_key_of(folder):
     return done.stdout.strip()
 
 
-# Pointers a reader cannot follow: the project's notes (name.md files that the
+# Pointers a reader cannot follow: the project's notes (Markdown files that the
 # repository does not hold), their sections and decisions, issue numbers,
 # paths that leave the repository.
 def test_the_readme_points_at_nothing_outside_the_repository():
@@ -142,7 +142,7 @@ def test_the_readme_points_at_nothing_outside_the_repository():
     for name in set(re.findall(r"[\w.-]+\.md\b", text)):
         if "DATE" not in name:                 # bench/results/DATE-... names a pattern
             assert name == "README.md" or list(ROOT.rglob(name)), name
-    pointers = r"\bsections? \d|§|\bissues? \d|\bdecisions? \d|(?<!\.)\.\./|\bshared/"
+    pointers = r"\bsections? \d|\u00a7|\bissues? \d|\bdecisions? \d|(?<!\.)\.\./|\bshared[/]"
     assert not re.findall(pointers, text)
 
 

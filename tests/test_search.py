@@ -1,4 +1,4 @@
-"""Bug search, GET /rest/bug (bugs.md section 4): simple parameters,
+"""Bug search, GET /rest/bug: simple parameters,
 operators, custom search, boolean charts, email/chfield/deadline forms,
 order/limit/offset/count_only, errors, and that hidden bugs never leak."""
 

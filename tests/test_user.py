@@ -1,5 +1,4 @@
-"""Create, update and get accounts (interface "Users and login"; compat.md
-section 11)."""
+"""Create, update and get accounts (interface "Users and login")."""
 
 import xmlrpc.client
 
@@ -581,7 +580,7 @@ def test_groups_filter_needs_the_callers_own_groups(services, plain, crowd, team
     assert error_code(services, user.get, {"match": ["ann"], "group_ids": [teams["red"]]},
                       plain) == 804
     assert error_code(services, user.get, {"match": ["ann"], "groups": ["no-such"]}, plain) == 804
-    # Issue 7: an unknown group id answers like a group the caller may not use.
+    # An unknown group id answers like a group the caller may not use.
     assert error_code(services, user.get, {"match": ["ann"], "group_ids": [9999]}, plain) == 804
     assert matched(services, plain, match=["ann"], groups=["editbugs"]) == [
         "ann@example.com", "annette@example.com", "joe@other.org"]

@@ -1,4 +1,4 @@
-"""Versions and milestones: create and update (admin.md section 4)."""
+"""Versions and milestones: create and update."""
 
 import pytest
 
@@ -130,7 +130,7 @@ def test_values_of_hidden_product_are_not_editable_by_non_members(services, modu
     hidden = add_product(services, "Hidden", versions=("1.0",), milestones=("---",))
     control(services, hidden["id"], group_id, MANDATORY, MANDATORY)
     (value_id,) = services.query(f"SELECT id FROM {key} WHERE product_id = ?", (hidden["id"],))[0]
-    # Issue 7: a value of a hidden product answers like a missing one.
+    # A value of a hidden product answers like a missing one.
     assert error_code(services, module.update, {"ids": [value_id], "name": "x"},
                       as_user="editor@example.com") == 51
     assert error_code(services, module.create, {"product": hidden["id"], "name": "x"},

@@ -1,5 +1,5 @@
 """Who may see and use which product: the reference's per-product group
-controls (admin.md section 4), in one place for every area; which bugs and
+controls, in one place for every area; which bugs and
 accounts the caller may see.
 
 membercontrol / othercontrol values: 0 NA, 1 Shown, 2 Default, 3 Mandatory.
@@ -113,7 +113,7 @@ def visible_bug_ids(ctx, bug_ids):
 def sees_every_bug(ctx):
     """True when no bug is hidden from the caller: it is in every group some
     bug is restricted to. Only such a caller is told that a bug id does not
-    exist (issue 7: hidden and missing bugs answer alike to everyone else)."""
+    exist (hidden and missing bugs answer alike to everyone else)."""
     condition, args = _not_in_groups(ctx.caller, "g.id")
     row = ctx.conn.execute(f"SELECT 1 FROM groups g WHERE {condition} AND EXISTS"
                            " (SELECT 1 FROM bug_groups bg WHERE bg.group_id = g.id) LIMIT 1",
@@ -148,7 +148,7 @@ def can_see_user(ctx, user_id):
 
 def sees_every_user(ctx):
     """True when no account is hidden from the caller; only such a caller is
-    told that an account does not exist (issue 7)."""
+    told that an account does not exist (to others, hidden and missing answer alike)."""
     condition, args = visible_users_sql(ctx, "u.id")
     if condition == "1 = 1":
         return True

@@ -302,7 +302,7 @@ def extract_credentials(params, headers, keep_method_params=False):
     headers: mapping of upper-case header names to values.
     keep_method_params: leave login/password/token in params for the calls
     whose own parameters they are.
-    Returns Credentials. Parameters win over headers (compat.md decision 4).
+    Returns Credentials. Parameters win over headers.
     """
     if params.keys().isdisjoint(_ALL_PARAM_NAMES) and headers.keys().isdisjoint(_ALL_HEADERS):
         return Credentials()          # most calls: nothing to take out

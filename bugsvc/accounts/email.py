@@ -1,4 +1,4 @@
-"""E-mail addresses as the caller may see them (compat.md section 5)."""
+"""E-mail addresses as the caller may see them."""
 
 
 def visible_email(ctx, address):

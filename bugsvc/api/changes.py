@@ -1,4 +1,5 @@
-"""The `changes` answer of every update (interface convention 6)."""
+"""The `changes` answer of every update: per changed field, its `added` and
+`removed` values as strings."""
 
 
 def as_change_text(value):

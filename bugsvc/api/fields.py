@@ -1,5 +1,5 @@
 """include_fields / exclude_fields, implemented once for every call
-(compat.md section 7; the reference's filter_wants).
+(the reference's filter_wants).
 
 A service may ask `ctx.fields.wants(name)` to skip computing a field nobody
 asked for; the REST adapter then trims every object the route declares with

@@ -16,7 +16,7 @@ _INTEGER_TEXT = re.compile(r"[+-]?([0-9]+)")
 
 
 def as_bool(value):
-    """Coerce a parameter value to a boolean (compat.md decision 2).
+    """Coerce a parameter value to a boolean.
 
     Strings "0", "", "false", "no" and "off" (any case) are false, every other
     string is true; JSON booleans and numbers keep their truth value.

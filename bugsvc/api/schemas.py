@@ -100,7 +100,7 @@ _VERSION = obj({"id": INT, "name": STR, "sort_key": INT, "is_active": BOOL})
 _GROUP_CONTROL_VALUE = {"type": "string", "enum": ["NA", "Shown", "Default", "Mandatory"]}
 _SEARCH = obj({"id": INT, "name": STR, "query": STR})
 
-# Named schemas: the objects of the interface (000 spec "Resources and their fields").
+# Named schemas: the objects of the interface, with their fields.
 SCHEMAS = {
     "Error": obj({
         "error": {"const": True},

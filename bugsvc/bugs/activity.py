@@ -1,4 +1,4 @@
-"""Bug history rows (bugs.md section 8): one row per changed field."""
+"""Bug history rows: one row per changed field."""
 
 from .. import dates
 

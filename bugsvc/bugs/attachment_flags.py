@@ -1,4 +1,4 @@
-"""Flag changes on attachments (attachments.md section 6): the bug flag rules
+"""Flag changes on attachments: the bug flag rules
 of flags.FlagEditor, with the attachment flag types of the bug's component,
 and one more rule: the requestee of a flag on a private attachment must be
 an insider."""

@@ -1,4 +1,4 @@
-"""Attachments (attachments.md): the rules of their fields, storing them,
+"""Attachments: the rules of their fields, storing them,
 changing them in memory and writing the difference with its history, and
 Attachment objects for many attachments at once.
 
@@ -197,7 +197,7 @@ def flags_of(conn, attachments):
 
 
 def attachment_objects(ctx, attachments):
-    """Attachment objects (attachments.md section 2) for attachment dicts, in order."""
+    """Attachment objects for attachment dicts, in order."""
     if not attachments:
         return []
     conn, wants = ctx.conn, ctx.fields.wants

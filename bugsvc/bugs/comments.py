@@ -1,4 +1,4 @@
-"""Comments (bugs.md section 9): storing (numbering, normalisation, limits),
+"""Comments: storing (numbering, normalisation, limits),
 reading them as Comment objects (rendered system texts, tags), time worked."""
 
 from ..accounts import access
@@ -60,7 +60,7 @@ def select_rows(ctx, where, args):
 
 
 def render_text(kind, body, extra, attachment_summary=""):
-    """The `text` of a comment: system comments are rendered (bugs.md 9)."""
+    """The `text` of a comment: system comments are rendered as the reference shows them."""
     if kind == DUPE_OF:
         return f"{body}\n\n*** This bug has been marked as a duplicate of bug {extra} ***"
     if kind == HAS_DUPE:

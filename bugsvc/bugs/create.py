@@ -1,4 +1,4 @@
-"""Filing a bug (bugs.md section 5): every parameter checked, defaults from
+"""Filing a bug: every parameter checked, defaults from
 the parameters and the component, then the bug, its description (comment 0),
 its flags and its effects on the bugs it names are written."""
 

@@ -1,4 +1,4 @@
-"""Custom `cf_*` fields on bugs (bugs.md section 2, compat.md section 10):
+"""Custom `cf_*` fields on bugs:
 how their values are checked, stored in bug_custom_values (one row per
 value) and shown."""
 

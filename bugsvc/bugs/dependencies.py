@@ -1,5 +1,5 @@
 """Dependencies between bugs (depends_on / blocks): naming them and refusing
-loops (bugs.md sections 5 and 6; code 116)."""
+loops (code 116), on create and on update."""
 
 from ..errors import ServiceError, DEPENDENCY_LOOP
 from .lookup import visible_bug_id

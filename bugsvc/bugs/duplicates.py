@@ -1,4 +1,4 @@
-"""Possible duplicates of a summary about to be filed (bugs.md section 10)."""
+"""Possible duplicates of a summary about to be filed."""
 
 import re
 

@@ -1,4 +1,4 @@
-"""Flag changes on bugs (bugs.md section 7): finding the flag or type a
+"""Flag changes on bugs: finding the flag or type a
 change names, checking it with the type's rules and the caller's groups,
 and the `flagtypes.name` text of history. Written for bug-level flags; the
 same rules hold for attachment flags (pass that attachment's types and

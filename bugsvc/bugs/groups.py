@@ -1,5 +1,5 @@
 """Which groups a bug in a product may, must or does by default belong to,
-from the product's group controls (admin.md section 4; the reference's
+from the product's group controls (the reference's
 groups_available / groups_mandatory / group_is_settable / groups_valid)."""
 
 from ..catalogue import catalog

@@ -1,4 +1,4 @@
-"""A bug's history as the caller may see it (bugs.md section 8).
+"""A bug's history as the caller may see it.
 
 Left out for the caller: changes of private comments' privacy and of
 private attachments (non-insiders), time-tracking fields (non-timetrackers),

@@ -1,6 +1,6 @@
-"""Finding a bug by id or alias, as the caller is allowed to (bugs.md section 3).
+"""Finding a bug by id or alias, as the caller is allowed to.
 
-Issue 7 (no oracles): a bug the caller may not see and a bug that does not
+No oracles: a bug the caller may not see and a bug that does not
 exist answer alike. A numeric id answers 102 ("not authorized") for both,
 except to a caller who can see every bug, who is told the truth (101); an
 alias of a hidden bug answers 100 like an unknown alias.

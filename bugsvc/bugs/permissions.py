@@ -1,4 +1,5 @@
-"""Who may change what on a bug (bugs.md section 6, "Field permissions")."""
+"""Who may change what on a bug: the reference's field permissions (editbugs
+members anything, assignee and QA contact most fields, the reporter fewer)."""
 
 from ..accounts import access
 from ..store.db import placeholders

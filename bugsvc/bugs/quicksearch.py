@@ -1,4 +1,4 @@
-"""Quicksearch (bugs.md section 4): one line of text expanded into search
+"""Quicksearch: one line of text expanded into search
 criteria, as the reference's quick search box does.
 
 Words are ANDed; `OR` or `|` between words ORs them; `NOT` or a leading `-`

@@ -1,4 +1,4 @@
-"""Bug search (bugs.md section 4): the request's parameters become one tree
+"""Bug search: the request's parameters become one tree
 of criteria, compiled into ONE SQL query joined with the caller's visibility
 condition, so hidden bugs are never returned or counted, and no criterion is
 ever evaluated on them (search_sql.Compiler.where).

@@ -1,4 +1,4 @@
-"""Search criteria to SQL (bugs.md section 4): the searchable fields, the
+"""Search criteria to SQL: the searchable fields, the
 operators, and the tree of conditions they form.
 
 Nothing from the request ever becomes SQL text: field names and operators

@@ -1,4 +1,4 @@
-"""See Also links (bugs.md sections 5 and 6): which URLs are accepted, and
+"""See Also links: which URLs are accepted, and
 links to bugs of this installation ("local" links, mirrored on the other bug).
 
 Accepted, like the reference: a bare word, taken as the number or alias

@@ -1,5 +1,6 @@
-"""Bug status workflow, resolutions and duplicates (bugs.md sections 5 and 6,
-"Status / resolution / duplicate rules")."""
+"""Bug status workflow, resolutions and duplicates: the status of a new bug,
+the transitions allowed on update, and the reference's rules for resolutions
+and duplicates."""
 
 from ..errors import (
     ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR, DUPE_ID_REQUIRED,
@@ -70,7 +71,7 @@ class Workflow:
 
 
 def initial_status(ctx, workflow, requested, allows_unconfirmed, privileged):
-    """The status of a new bug (bugs.md section 5).
+    """The status of a new bug.
 
     Callers without editbugs/canconfirm get UNCONFIRMED when the product
     allows it (their choice is ignored), else the first allowed status.

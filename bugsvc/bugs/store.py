@@ -1,6 +1,6 @@
 """Writing a bug record: the row of a new bug, and the difference between an
 old and a new record, which is also the update's `changes` answer and the
-bug's history (bugs.md sections 6 and 8)."""
+bug's history."""
 
 from .. import dates
 from ..api.changes import note

@@ -1,4 +1,4 @@
-"""The bug's `update_token` (bugs.md section 2): stable for one bug, one
+"""The bug's `update_token`: stable for one bug, one
 caller and one state of the bug; it changes on every update.
 
 It is an HMAC of the bug id, its last change time, how many history rows and

@@ -1,4 +1,4 @@
-"""Updating bugs (bugs.md section 6): each parameter is checked and applied
+"""Updating bugs: each parameter is checked and applied
 to an in-memory copy of the bug, in the reference's order, then the
 difference is written with its history and side effects on other bugs."""
 
@@ -388,7 +388,7 @@ class BugUpdate:
         for key, flag in p.dict("comment_is_private").items():
             row = ctx.conn.execute("SELECT id, is_private FROM comments WHERE id = ? AND bug_id = ?",
                                    (str(key).strip(), self.new.id)).fetchone()
-            # A private comment answers like a missing one to non-insiders (issue 7).
+            # A private comment answers like a missing one to non-insiders.
             if row is None or (row["is_private"] and not access.is_insider(ctx)):
                 raise ServiceError(COMMENT_NOT_ON_BUG, f"Comment {key} is not a comment of bug "
                                                        f"{self.new.id}.")

@@ -1,4 +1,4 @@
-"""Checking the values of bug fields (bugs.md sections 5 and 6), shared by
+"""Checking the values of bug fields, shared by
 create and update. Each check returns the value to store or raises the
 documented error."""
 
@@ -176,8 +176,8 @@ def _product_value(ctx, lookup, label, product, value, current):
 
 def user(ctx, login, code=OBJECT_DOES_NOT_EXIST):
     """The account with login `login`. Errors: `code` (51 by default, 504
-    for create's cc) when there is none, or none the caller may see (issue 7:
-    an account hidden by usevisibilitygroups answers like a missing one)."""
+    for create's cc) when there is none, or none the caller may see (an account
+    hidden by usevisibilitygroups answers like a missing one)."""
     name = text(login, "user").strip()
     found = catalog.user_by_login(ctx.conn, name)
     if found is None or not access.can_see_user(ctx, found["id"]):

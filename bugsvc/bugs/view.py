@@ -1,4 +1,4 @@
-"""Bug objects (bugs.md section 2) for many bugs at once: one query per
+"""Bug objects for many bugs at once: one query per
 related table for the whole id list, never one per bug.
 
 The caller must already be allowed to see every bug it asks for; what is
@@ -19,7 +19,7 @@ from .status import workflow as status_workflow
 from .token import update_tokens
 
 USER_FIELDS = ("assigned_to", "creator", "qa_contact", "cc")
-# include/exclude shape of a bug object (compat.md section 7).
+# include/exclude shape of a bug object: `tags` only when asked for, `cf_*` custom.
 BUG_SHAPE = Shape(types={"tags": ("extra",)}, custom_prefix="cf_",
                   children={f"{name}_detail": Shape() for name in USER_FIELDS},
                   follows={f"{name}_detail": name for name in USER_FIELDS})

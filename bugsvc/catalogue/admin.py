@@ -1,7 +1,7 @@
 """Rules shared by the catalogue's admin calls (products, components,
 versions, milestones, keywords, classifications): which product a caller
 administers, unknown keys, sort keys, and the create/update of a product's
-versions and milestones (admin.md section 4)."""
+versions and milestones."""
 
 from dataclasses import dataclass
 
@@ -163,7 +163,7 @@ def update_value(ctx, params, kind):
     carry the value (and, for milestones, the product's default milestone).
     Returns {"<answer_key>": [{"id", "changes"}]}; booleans "1"/"0".
     Errors: 410, 304; -32601 unknown key; 50 no ids; 51 unknown id, or the
-    value's product is hidden from the caller (alike, issue 7); 32000 blank, too long or
+    value's product is hidden from the caller (alike); 32000 blank, too long or
     taken name, two values of one product renamed, the default milestone
     deactivated; 52/54/55 bad sort_key. Nothing is stored unless all is valid.
     """
@@ -177,7 +177,7 @@ def update_value(ctx, params, kind):
     values, seen = [], set()
     for value_id in ids:
         value = _value_by_id(ctx, kind, value_id)
-        # A value of a hidden product answers like a missing one (issue 7).
+        # A value of a hidden product answers like a missing one.
         if value is None or not access.can_see_product(ctx, value["product_id"]):
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no {kind.noun} with the id "
                                                       f"'{value_id}'.")

@@ -1,4 +1,4 @@
-"""Per-product group controls over REST (admin.md section 4): reading them as
+"""Per-product group controls over REST (a bugsvc extension): reading them as
 `{group name: {membercontrol, othercontrol, entry, canedit}}`, checking a
 requested change, and storing it (its effect on the product's bugs is
 bugs/groups.py's)."""

@@ -1,4 +1,4 @@
-"""API keys (admin.md section 4): list, create, describe and revoke them.
+"""API keys over REST (a bugsvc extension): list, create, describe and revoke them.
 
 The secret is shown once, in the answer of create; only its hash is stored.
 Every change is audited under class User, on the key owner's account.

@@ -1,4 +1,4 @@
-"""Attachments of bugs: get, create, update (attachments.md)."""
+"""Attachments of bugs: get, create, update."""
 
 from ..accounts import access
 from .. import dates
@@ -45,7 +45,7 @@ def get(ctx, params):
 def _requested(ctx, attachment_ids):
     """{id: attachment} of the attachments asked for by id. One the caller may
     not see (its bug is hidden, or it is private and the caller no insider)
-    and a missing one answer alike (issue 7): 304, except that a caller who
+    and a missing one answer alike: 304, except that a caller who
     sees every attachment is answered truthfully (a missing id is left out)."""
     found = stored.load(ctx.conn, attachment_ids)
     insider = access.is_insider(ctx)
@@ -141,7 +141,7 @@ def _obsoletes(ctx, attachment_ids, bug_ids):
     edits = []
     for attachment_id in dict.fromkeys(attachment_ids):
         attachment = found.get(attachment_id)
-        # Missing, on another bug, or hidden from the caller: one answer (issue 7).
+        # Missing, on another bug, or hidden from the caller: one answer.
         if attachment is None or attachment["bug_id"] not in bug_ids or not _may_see(
                 ctx, attachment):
             raise ServiceError(USER_ERROR, f"Attachment #{attachment_id} is not an attachment "
@@ -228,7 +228,7 @@ def _may_see(ctx, attachment):
 
 def _unknown_attachment(ctx, attachment_id, missing):
     """32000 for an attachment that is missing or hidden from the caller: the
-    same answer for both (issue 7), except to a caller who sees every
+    same answer for both, except to a caller who sees every
     attachment, who is told a missing one does not exist."""
     if missing and _sees_every_attachment(ctx, access.is_insider(ctx)):
         return ServiceError(USER_ERROR, f"Attachment #{attachment_id} does not exist.")

@@ -1,5 +1,5 @@
-"""Bugs: get, create, update, history, possible duplicates (bugs.md
-sections 2, 3, 5, 6, 7, 8, 10). The behaviour lives in bugsvc.bugs."""
+"""Bugs: get, create, update, history, possible duplicates. The behaviour
+lives in bugsvc.bugs."""
 
 from .. import dates
 from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED

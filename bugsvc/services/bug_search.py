@@ -1,4 +1,4 @@
-"""Bug search: GET /rest/bug (bugs.md section 4)."""
+"""Bug search: GET /rest/bug."""
 
 from ..bugs import search as bug_search
 from ..bugs.view import bug_objects

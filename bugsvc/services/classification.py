@@ -1,5 +1,5 @@
-"""Classifications: get (admin.md section 1), and create and update (admin.md
-section 4; bugsvc extension in the reference's style)."""
+"""Classifications: get, and create and update (a bugsvc extension in the
+reference's style)."""
 
 from ..accounts import access
 from ..store import audit

@@ -1,5 +1,4 @@
-"""Comments of bugs and comment tags (interface "Comments"; bugs.md 9;
-compat.md 11)."""
+"""Comments of bugs and comment tags (interface "Comments")."""
 
 import re
 
@@ -62,7 +61,7 @@ def comments(ctx, params):
 def _comments_by_id(ctx, comment_ids):
     """Comments by id. A comment the caller may not see (its bug is hidden,
     or it is private and the caller no insider) and a missing one answer
-    alike (issue 7): 110, except that a caller who sees every comment is
+    alike: 110, except that a caller who sees every comment is
     told 111 for a missing one."""
     if not comment_ids:
         return {}

@@ -1,4 +1,4 @@
-"""Components: create (admin.md 2.1), update and delete (admin.md 2.2)."""
+"""Components: create as Bugzilla 5.2 does, update and delete as its development branch does."""
 
 from ..accounts import access
 from ..store import audit
@@ -149,7 +149,7 @@ def _components(ctx, p):
     found = []
     for component_id in ids:
         component = catalog.component_by_id(ctx.conn, component_id)
-        # A component of a hidden product answers like a missing one (issue 7).
+        # A component of a hidden product answers like a missing one.
         if component is None or not access.can_see_product(ctx, component["product_id"]):
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no component with the id "
                                                       f"'{component_id}'.")

@@ -1,5 +1,5 @@
-"""Bug fields: their definitions and legal values (interface "Bug fields";
-compat.md section 10), and custom fields (admin.md section 4).
+"""Bug fields: their definitions and legal values (interface "Bug fields"),
+and custom fields, which admins create and change over REST (a bugsvc extension).
 
 A select field's values live in field_values, except those of product,
 classification and component, which are the catalogue's own rows; a

@@ -1,5 +1,5 @@
 """Flag types: read the types of a product or component, create and update
-them (interface "Flag types"; compat.md sections 9 and 11).
+them (interface "Flag types").
 
 Inclusions and exclusions are given as an array of product names (every
 component of each) and/or objects {product name: [component names]}, where
@@ -444,7 +444,7 @@ def _clusion_product(ctx, name):
     if name == ANY:
         return None
     product = catalog.product_by_name(ctx.conn, name)
-    # A product hidden from the caller answers like a missing one (issue 7).
+    # A product hidden from the caller answers like a missing one.
     if product is None or not access.can_see_product(ctx, product["id"]):
         raise _product_denied(name)
     return product["id"]

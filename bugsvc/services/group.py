@@ -1,5 +1,4 @@
-"""Groups: create, update and read user groups (interface "Groups";
-compat.md section 11).
+"""Groups: create, update and read user groups (interface "Groups").
 
 A group is a bug group (is_bug_group true: bugs may be restricted to it) or
 one of the 14 system groups that carry permissions by name.

@@ -1,4 +1,4 @@
-"""Keywords: list, create, update (admin.md section 4; bugsvc extension in
+"""Keywords: list, create, update (a bugsvc extension in
 the reference's style). Keywords in use are deactivated, never deleted."""
 
 import re

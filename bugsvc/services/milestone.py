@@ -1,4 +1,4 @@
-"""Milestones of a product: create and update (admin.md section 4; bugsvc
+"""Milestones of a product: create and update (a bugsvc
 extension in the reference's style). Milestones in use are deactivated
 (is_active false), never deleted."""
 

@@ -1,5 +1,5 @@
-"""Products: the id lists, get, create and update (interface "Products";
-admin.md sections 2.3, 3 and 4)."""
+"""Products: the id lists, get, create and update (interface "Products")
+as the reference does them, and their group controls (a bugsvc extension)."""
 
 from ..accounts import access
 from ..store import audit

@@ -1,5 +1,5 @@
 """Users and login: log in and out, check a login, create, update and read
-accounts (interface "Users and login"; compat.md sections 8 and 11).
+accounts (interface "Users and login").
 
 Who may see whom: with the parameter `usevisibilitygroups` off (the default)
 every caller sees every account; when it is on, a caller sees its own
@@ -112,7 +112,7 @@ can_see_user = access.can_see_user
 def _named_users(ctx, ids, names):
     """Rows of the accounts named by `ids` and `names`, in that order, each once.
 
-    Errors: 304 an account the caller may not see, or (issue 7: alike) one
+    Errors: 304 an account the caller may not see, or (answered alike) one
     that does not exist unless the caller sees every account; 51 no such
     account, for a caller who sees every account.
     """
@@ -186,7 +186,7 @@ def _group_filter(ctx, p):
     A caller may filter by a group it is a member of or may bless.
     Errors: 804 unknown group name, or a group the caller may not filter
     by; 51 unknown group id for members of creategroups or editusers (who
-    see every group), else 804 like a group it may not use (issue 7).
+    see every group), else 804 like a group it may not use.
     """
     sees_all = ctx.caller.in_group("creategroups") or ctx.caller.in_group("editusers")
     group_ids, group_names = p.int_list("group_ids"), p.str_list("groups")
@@ -235,7 +235,9 @@ def _searches(ctx, table, user_id):
 
 
 def _user_object(ctx, row):
-    """The User object of `row` as this caller may see it (interface rules 2-5)."""
+    """The User object of `row` as this caller may see it: names only when logged
+    out; all groups for editusers and oneself; admin fields for editusers; saved
+    searches for oneself."""
     user = {"id": row["id"], "real_name": row["real_name"],
             "name": visible_email(ctx, row["login"])}
     if not ctx.caller.is_logged_in:

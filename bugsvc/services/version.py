@@ -1,4 +1,4 @@
-"""Versions of a product: create and update (admin.md section 4; bugsvc
+"""Versions of a product: create and update (a bugsvc
 extension in the reference's style). Versions in use are deactivated
 (is_active false), never deleted."""
 

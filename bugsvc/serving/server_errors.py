@@ -9,7 +9,7 @@ refused there too.
 
 Answers: 413 with code 32000 for a body over the limit; 400 with code 32000
 for every other refusal (-32000 for waitress's own internal error), since the
-interface answers only 400, 401 and 404 otherwise (compat.md section 9).
+interface answers only 400, 401 and 404 otherwise.
 """
 
 import logging

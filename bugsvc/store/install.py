@@ -1,4 +1,4 @@
-"""The reference's default installation data (compat.md section 13), written
+"""The reference's default installation data, written
 once into an empty database, and the first administrator."""
 
 from .. import dates

@@ -88,7 +88,7 @@ def parse_multipart(data, content_type):
 
 
 def merge_params(method, path_params, query, body):
-    """Merge path, body and query parameters (compat.md section 2).
+    """Merge path, body and query parameters as Bugzilla's REST layer does.
 
     GET: list path values are joined with the same query key (path first,
     duplicates dropped); scalar path values replace it. Other verbs: path,

@@ -1,5 +1,5 @@
-"""Turning a result into bytes: JSON, JSONP or the HTML-wrapped page
-(compat.md sections 4 and 5)."""
+"""Turning a result into bytes: JSON, JSONP or the HTML-wrapped page, chosen
+as Bugzilla chooses by the Accept header and `callback`."""
 
 import html
 import json

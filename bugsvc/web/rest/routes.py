@@ -29,7 +29,7 @@ ROUTES = [
     Route("GET", "/flag_type/{product}", "FlagType.get", path_params=scalars(product="product")),
     Route("POST", "/flag_type", "FlagType.create", status=201),
     Route("PUT", "/flag_type/{flag_type}", "FlagType.update", path_params=id_or_name("flag_type")),
-    # Bug fields (and custom fields, admin.md section 4)
+    # Bug fields (and custom fields, a bugsvc extension)
     Route("GET", "/field/bug", "Bug.fields"),
     Route("GET", "/field/bug/{field}", "Bug.fields", path_params=id_or_name("field")),
     Route("GET", "/field/bug/{field}/values", "Bug.legal_values",
@@ -46,7 +46,7 @@ ROUTES = [
     Route("GET", "/product/{product}", "Product.get", path_params=id_or_name("product")),
     Route("POST", "/product", "Product.create", status=201),
     Route("PUT", "/product/{product}", "Product.update", path_params=id_or_name("product")),
-    # Components (admin.md section 2)
+    # Components
     Route("POST", "/component", "Component.create", status=201),
     Route("PUT", "/component/{component}", "Component.update", path_params=id_list("component")),
     Route("DELETE", "/component/{component}", "Component.delete",
@@ -55,7 +55,7 @@ ROUTES = [
           path_params=name_pair(product="product", component="component")),
     Route("DELETE", "/component/{product}/{component}", "Component.delete",
           path_params=name_pair(product="product", component="component")),
-    # Versions, milestones, keywords, classifications (admin.md section 4)
+    # Versions, milestones, keywords, classifications (bugsvc extensions)
     Route("POST", "/version", "Version.create", status=201),
     Route("PUT", "/version/{version}", "Version.update", path_params=id_list("version")),
     Route("POST", "/milestone", "Milestone.create", status=201),
@@ -77,7 +77,7 @@ ROUTES = [
     Route("PUT", "/user/{user}", "User.update", path_params=id_or_name("user")),
     Route("GET", "/user", "User.get"),
     Route("GET", "/user/{user}", "User.get", path_params=id_or_name("user")),
-    # API keys (admin.md section 4)
+    # API keys (a bugsvc extension)
     Route("GET", "/api_key", "ApiKey.get"),
     Route("POST", "/api_key", "ApiKey.create", status=201),
     Route("PUT", "/api_key/{key}", "ApiKey.update", path_params=id_list("key")),
@@ -110,7 +110,7 @@ ROUTES = [
     Route("GET", "/bug/{bug}", "Bug.get", path_params=id_list("bug", strip_hash=True)),
     Route("PUT", "/bug/{bug}", "Bug.update", path_params=id_list("bug", strip_hash=True)),
     Route("GET", "/bug/{bug}/history", "Bug.history", path_params=id_list("bug", strip_hash=True)),
-    # Last visits (compat.md decision 3: the id-less forms too)
+    # Last visits (the id-less forms too, documented but not routed by Bugzilla 5.2)
     Route("POST", "/bug_user_last_visit", "BugUserLastVisit.update"),
     Route("POST", "/bug_user_last_visit/{bug}", "BugUserLastVisit.update",
           path_params=id_list("bug")),

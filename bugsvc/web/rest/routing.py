@@ -20,7 +20,7 @@ def _number(value):
     return int(value) if len(value.lstrip("0")) <= 19 else value
 
 
-# Path part -> parameter mappers (compat.md section 2) --------------------------
+# Path part -> parameter mappers, as Bugzilla's REST routes map them -------------
 
 def id_or_name(part, ids="ids", names="names"):
     """`{part}` becomes ids: [int] when all digits, else names: [text]."""

@@ -3,7 +3,7 @@ and 2.0 ones; POST with a JSON body, or GET with `method`, `params` (JSON)
 and an optional JSONP `callback` for methods that only read.
 
 Errors are answered in the envelope with HTTP 200, as the reference does;
-their codes are the REST ones (compat.md section 9).
+their codes are the REST ones.
 """
 
 import logging

@@ -2,7 +2,7 @@
 
 Requests are parsed by expat with document type declarations refused, so no
 entity is ever declared or expanded. A call's first parameter is its struct of
-named parameters. Faults carry the REST error codes (compat.md section 9) and
+named parameters. Faults carry the REST error codes and
 are sent with HTTP 200, as the reference does.
 
 Values in and out:
