@@ -2,7 +2,7 @@
 keywords, attachments, history rows. Lets the comment, last-visit and search
 tests control every column (times, privacy, kinds) without the bug services."""
 
-ADMIN = "admin@example.com"
+from accounts import ADMIN
 
 
 def _write(services, sql, args=()):

@@ -3,8 +3,8 @@ up the world (parameters, groups, rights) directly in the database."""
 
 from bugsvc.accounts.membership import refresh_for_user
 from bugsvc.services import bug as bug_service
+from accounts import ADMIN
 
-ADMIN = "admin@example.com"
 NA, SHOWN, DEFAULT, MANDATORY = 0, 1, 2, 3
 
 

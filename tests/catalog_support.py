@@ -1,7 +1,8 @@
 """Small data builders for the catalogue tests: they write rows directly, so
 each test sets up exactly the world it checks."""
 
-ADMIN = "admin@example.com"
+from accounts import ADMIN
+
 MANDATORY, DEFAULT, SHOWN, NA = 3, 2, 1, 0
 
 

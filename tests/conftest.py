@@ -21,8 +21,7 @@ from bugsvc.config import Config
 from bugsvc.store.db import Database
 from bugsvc.accounts.membership import refresh_for_user
 
-ADMIN_EMAIL = "admin@example.com"
-ADMIN_PASSWORD = "admin-password"
+from accounts import ADMIN as ADMIN_EMAIL, ADMIN_PASSWORD
 FAST_COST = ScryptCost(n=16, r=1, p=1)   # tests only: hashing must not dominate
 _OPERATION_OF = {operation.service: operation for operation in OPERATIONS}
 
@@ -134,6 +133,10 @@ class Services:
                                    (login,)).fetchone()[0]
             return auth.create_api_key(conn, user_id, "test", datetime.now(timezone.utc))[1]
 
+    def group_names(self):
+        """The names of every group."""
+        return {row[0] for row in self.query("SELECT name FROM groups")}
+
     def query(self, sql, args=()):
         """Rows of a read-only query, for checking what is stored."""
         with self.db.transaction() as conn:
@@ -153,6 +156,13 @@ def swap_service(monkeypatch):
 @pytest.fixture
 def services(db, config):
     return Services(db, config)
+
+
+@pytest.fixture
+def plain_key(services):
+    """The API key of a plain account, plain@example.com (no group)."""
+    services.add_user("plain@example.com", password="plain-password-1")
+    return services.api_key("plain@example.com")
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ groups), and insidergroup = admin, so the administrator is the only insider.
 import sys
 
 from live_server import ROOT, Server, api_key_for
+from accounts import ADMIN
 
-ADMIN = "admin@example.com"
 ADMIN_PASSWORD = "admin-password-e2e"
 DEV = "dev@example.com"
 QA = "qa@example.com"

@@ -2,8 +2,7 @@
 reads it all back, the way a setup script would."""
 
 import pytest
-
-ADMIN = "admin@example.com"
+from accounts import ADMIN
 
 
 class Api:

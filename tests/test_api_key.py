@@ -7,8 +7,8 @@ from freezegun import freeze_time
 
 from bugsvc.errors import ServiceError
 from bugsvc.services import api_key
+from accounts import ADMIN
 
-ADMIN = "admin@example.com"
 KEY_FORM = re.compile(r"^[A-Za-z0-9]{40}$")
 
 

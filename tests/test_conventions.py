@@ -12,8 +12,7 @@ from falcon import testing
 from bugsvc.app import create_app
 from bugsvc.accounts import membership
 from bugsvc.services import group
-
-ADMIN = "admin@example.com"
+from accounts import ADMIN
 
 
 def make_group(services, name, description=None):

@@ -6,8 +6,8 @@ from freezegun import freeze_time
 
 from bugsvc.errors import ServiceError
 from bugsvc.services import field, instance
+from accounts import ADMIN
 
-ADMIN = "admin@example.com"
 STANDARD_MANDATORY = {"short_desc", "product", "version", "component"}
 VALUE_FIELDS = {"classification", "rep_platform", "op_sys", "bug_status", "resolution",
                 "bug_severity", "priority", "component", "version", "target_milestone",

@@ -7,8 +7,8 @@ import pytest
 
 from bugsvc.api.fields import FieldFilter, Shape, apply, filter_object
 from bugsvc.services import group
+from accounts import ADMIN
 
-ADMIN = "admin@example.com"
 DEFAULT, CUSTOM, EXTRA = ("default",), ("default", "custom"), ("extra",)
 
 

@@ -7,8 +7,8 @@ from freezegun import freeze_time
 from bugsvc.catalogue import flag_rules
 from bugsvc.errors import ServiceError
 from bugsvc.services import flagtype, instance
+from accounts import ADMIN
 
-ADMIN = "admin@example.com"
 EVERY_VALUE = ["X", "?", "+", "-"]
 
 

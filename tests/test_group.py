@@ -6,8 +6,8 @@ import pytest
 
 from bugsvc.errors import ServiceError
 from bugsvc.services import group, instance
+from accounts import ADMIN
 
-ADMIN = "admin@example.com"
 SYSTEM_GROUP_COUNT = 14
 
 

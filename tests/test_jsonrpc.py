@@ -18,9 +18,7 @@ from bugsvc.web.http import redacted
 from bugsvc.web.rpc.dispatch import Dispatcher
 from bugsvc.web.rpc.jsonrpc import params_object
 from catalog_support import set_param
-
-ADMIN = "admin@example.com"
-ADMIN_PASSWORD = "admin-password"
+from accounts import ADMIN, ADMIN_PASSWORD
 
 
 def rpc(client, method, params=None, request_id=1, headers=None, **envelope):
@@ -36,16 +34,6 @@ def rpc_get(client, **query):
     if "params" in query and not isinstance(query["params"], str):
         query["params"] = json.dumps(query["params"])
     return client.simulate_get("/jsonrpc.cgi", params=query)
-
-
-def group_names(services):
-    return {row[0] for row in services.query("SELECT name FROM groups")}
-
-
-@pytest.fixture
-def plain(services):
-    services.add_user("plain@example.com", password="plain-password-1")
-    return services.api_key("plain@example.com")
 
 
 # Envelopes -----------------------------------------------------------------------
@@ -79,7 +67,7 @@ def test_notification_without_id_runs_the_call_and_answers_nothing(client, admin
                        "Bugzilla_api_key": admin_key}}
     resp = client.simulate_post("/jsonrpc.cgi", json=body)
     assert resp.status_code == 200 and resp.content == b""
-    assert "quiet" in group_names(services)
+    assert "quiet" in services.group_names()
     old_style = client.simulate_post("/jsonrpc.cgi", json={"method": "Bugzilla.version",
                                                            "params": [{}], "id": None})
     assert old_style.status_code == 200 and old_style.content == b""
@@ -163,7 +151,7 @@ def test_post_without_json_content_type_is_32613_and_changes_nothing(client, adm
                                   "Bugzilla_api_key": admin_key}})
     resp = client.simulate_post("/jsonrpc.cgi", body=body, headers={"Content-Type": content_type})
     assert resp.status_code == 200 and resp.json["error"]["code"] == 32613
-    assert "csrf" not in group_names(services)
+    assert "csrf" not in services.group_names()
 
 
 @pytest.mark.parametrize("content_type", ["application/json; charset=UTF-8",
@@ -197,7 +185,7 @@ def test_get_may_not_call_a_changing_method(client, admin_key, services):
     resp = rpc_get(client, method="Group.create",
                    params={"name": "viaget", "description": "d", "Bugzilla_api_key": admin_key})
     assert resp.status_code == 200 and resp.json["error"]["code"] == 32610
-    assert "viaget" not in group_names(services)
+    assert "viaget" not in services.group_names()
     login = rpc_get(client, method="User.login",
                     params={"login": ADMIN, "password": ADMIN_PASSWORD})
     assert login.json["error"]["code"] == 32610
@@ -242,15 +230,15 @@ def test_params_in_the_query_string_never_reach_the_access_log():
 
 # Credentials and permissions --------------------------------------------------------
 
-def test_group_create_needs_login_and_creategroups(client, admin_key, plain, services):
+def test_group_create_needs_login_and_creategroups(client, admin_key, plain_key, services):
     params = {"name": "builders", "description": "Build people"}
     assert rpc(client, "Group.create", dict(params)).json["error"]["code"] == 410
-    denied = rpc(client, "Group.create", {**params, "Bugzilla_api_key": plain}).json
+    denied = rpc(client, "Group.create", {**params, "Bugzilla_api_key": plain_key}).json
     assert denied["error"]["code"] == 304
-    assert "builders" not in group_names(services)
+    assert "builders" not in services.group_names()
     created = rpc(client, "Group.create", {**params, "Bugzilla_api_key": admin_key}).json
     assert isinstance(created["result"]["id"], int)
-    assert "builders" in group_names(services)
+    assert "builders" in services.group_names()
 
 
 def test_credentials_in_headers_are_read(client, admin_key):
@@ -261,7 +249,7 @@ def test_credentials_in_headers_are_read(client, admin_key):
     assert bearer.json["error"] is None
 
 
-def test_wrong_credentials_are_errors_not_anonymous_calls(client, plain):
+def test_wrong_credentials_are_errors_not_anonymous_calls(client, plain_key):
     bad_key = rpc(client, "Bugzilla.extensions", {"Bugzilla_api_key": "x" * 40}).json
     assert bad_key["error"]["code"] == 306
     bad_password = rpc(client, "Bugzilla.version",

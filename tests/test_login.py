@@ -6,8 +6,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 from freezegun import freeze_time
+from accounts import ADMIN
 
-ADMIN = "admin@example.com"
 TOKEN_FORM = re.compile(r"^(\d+)-[A-Za-z0-9]{10}$")
 
 

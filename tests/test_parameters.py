@@ -10,8 +10,7 @@ from bugsvc.store import audit
 from bugsvc.catalogue import settings
 from bugsvc.errors import ServiceError
 from bugsvc.services import instance
-
-ADMIN = "admin@example.com"
+from accounts import ADMIN
 
 
 @pytest.fixture

@@ -17,8 +17,7 @@ import pytest
 
 from bugsvc.services import attachment, comment, flagtype
 from bugsvc.services import bug as bug_service
-
-ADMIN = "admin@example.com"
+from accounts import ADMIN
 
 
 def rest(client, method, path, key=None, query=None, body=None):

@@ -7,8 +7,7 @@ from freezegun import freeze_time
 
 from bugsvc.errors import ServiceError
 from bugsvc.services import user
-
-ADMIN = "admin@example.com"
+from accounts import ADMIN
 
 
 def error_code(services, function, params, as_user=None):

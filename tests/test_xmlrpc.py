@@ -16,9 +16,7 @@ from freezegun import freeze_time
 
 from bugsvc.errors import ServiceError
 from bugsvc.web.rpc.xmlrpc import call_params, parse_call, response_body, to_wire
-
-ADMIN = "admin@example.com"
-ADMIN_PASSWORD = "admin-password"
+from accounts import ADMIN, ADMIN_PASSWORD
 
 
 def xcall(client, method, *params, content_type="text/xml", headers=None):
@@ -46,16 +44,6 @@ def fault_of(resp):
     return caught.value.faultCode
 
 
-def group_names(services):
-    return {row[0] for row in services.query("SELECT name FROM groups")}
-
-
-@pytest.fixture
-def plain(services):
-    services.add_user("plain@example.com", password="plain-password-1")
-    return services.api_key("plain@example.com")
-
-
 # Calls and faults -----------------------------------------------------------------
 
 def test_version(client):
@@ -66,13 +54,13 @@ def test_wrong_password_is_fault_300_with_http_200(client):
     assert fault_of(xcall(client, "User.login", {"login": ADMIN, "password": "wrong"})) == 300
 
 
-def test_group_create_needs_login_and_creategroups(client, admin_key, plain, services):
+def test_group_create_needs_login_and_creategroups(client, admin_key, plain_key, services):
     params = {"name": "xml-team", "description": "XML people"}
     assert fault_of(xcall(client, "Group.create", dict(params))) == 410
-    assert fault_of(xcall(client, "Group.create", {**params, "Bugzilla_api_key": plain})) == 304
-    assert "xml-team" not in group_names(services)
+    assert fault_of(xcall(client, "Group.create", {**params, "Bugzilla_api_key": plain_key})) == 304
+    assert "xml-team" not in services.group_names()
     created = result_of(xcall(client, "Group.create", {**params, "Bugzilla_api_key": admin_key}))
-    assert isinstance(created["id"], int) and "xml-team" in group_names(services)
+    assert isinstance(created["id"], int) and "xml-team" in services.group_names()
 
 
 def test_credentials_in_the_struct_or_in_headers(client, admin_key):
@@ -122,7 +110,7 @@ def test_other_content_types_are_fault_32612_and_change_nothing(client, admin_ke
                                           "Bugzilla_api_key": admin_key},
                  content_type=content_type)
     assert fault_of(resp) == 32612
-    assert "forged" not in group_names(services)
+    assert "forged" not in services.group_names()
 
 
 def test_xml_content_types_with_a_charset_are_accepted(client):
@@ -152,13 +140,13 @@ EXTERNAL_ENTITY = """<?xml version="1.0"?>
 
 
 def test_document_types_and_entities_are_refused(client, admin_key, services):
-    before = group_names(services)
+    before = services.group_names()
     assert fault_of(post_xml(client, BILLION_LAUGHS.replace("KEY", admin_key))) == 32000
     assert fault_of(post_xml(client, EXTERNAL_ENTITY)) == 32000
     bare_doctype = "<!DOCTYPE methodCall><methodCall><methodName>Bugzilla.version</methodName>" \
                    "</methodCall>"
     assert fault_of(post_xml(client, bare_doctype)) == 32000
-    assert group_names(services) == before
+    assert services.group_names() == before
 
 
 @pytest.mark.parametrize("document", [
