@@ -24,6 +24,16 @@ from bugsvc.accounts.membership import refresh_for_user
 from accounts import ADMIN as ADMIN_EMAIL, ADMIN_PASSWORD
 FAST_COST = ScryptCost(n=16, r=1, p=1)   # tests only: hashing must not dominate
 _OPERATION_OF = {operation.service: operation for operation in OPERATIONS}
+# Fixtures that start a real server process: the tests using them are slow.
+_SERVER_FIXTURES = {"start", "site"}
+
+
+def pytest_collection_modifyitems(items):
+    """Mark every test that starts a real server `slow` (pytest -m 'not slow'
+    leaves them out of the everyday loop; CI runs everything)."""
+    for item in items:
+        if _SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

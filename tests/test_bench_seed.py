@@ -16,6 +16,8 @@ from bugsvc.app import create_app
 from bugsvc.config import Config
 from bugsvc.store.db import Database, SCHEMA_VERSION, schema_sql
 
+pytestmark = pytest.mark.slow   # the benchmark's data generator
+
 BUGS = 600
 
 

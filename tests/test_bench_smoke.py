@@ -15,7 +15,8 @@ import pytest
 from bench import seed as seeding
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the load run needs a POSIX host")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(sys.platform == "win32", reason="the load run needs a POSIX host")]
 
 
 class _Null:

@@ -12,6 +12,8 @@ import pytest
 
 from pybugzilla_support import ADMIN, DEV, PLAIN, PRODUCT, QA, seeded_server
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("bugzilla")
 
 # The console script, or what it runs when the script is not beside Python.

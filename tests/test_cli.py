@@ -18,6 +18,11 @@ from bugsvc.store import db as dbmodule
 NO_ENV = {}
 
 
+# Installing a database through the command line hashes the administrator's
+# password at the production cost.
+slow_install = pytest.mark.slow
+
+
 def config_for(argv, environ):
     return make_config(build_parser().parse_args(argv), environ)
 
@@ -85,6 +90,7 @@ def test_bad_option_values_are_refused(argv, env, words):
         config_for(argv, env)
 
 
+@slow_install
 def test_bad_option_value_exits_2_with_one_line_and_touches_nothing(tmp_path):
     path = tmp_path / "never.sqlite"
     status, out, err = run_cli(["--db", str(path), "--port", "x", "api-key", "a@example.com"])
@@ -95,6 +101,7 @@ def test_bad_option_value_exits_2_with_one_line_and_touches_nothing(tmp_path):
 
 # First start --------------------------------------------------------------------
 
+@slow_install
 def test_generated_password_is_printed_once_and_works(tmp_path):
     path = tmp_path / "fresh.sqlite"
     out = io.StringIO()
@@ -114,6 +121,7 @@ def test_generated_password_is_printed_once_and_works(tmp_path):
     assert auth.verify_password(password, stored_admin_hash(path))
 
 
+@slow_install
 def test_two_installations_get_different_generated_passwords(tmp_path):
     outputs = []
     for name in ("one.sqlite", "two.sqlite"):
@@ -123,6 +131,7 @@ def test_two_installations_get_different_generated_passwords(tmp_path):
     assert outputs[0] != outputs[1]
 
 
+@slow_install
 def test_given_admin_credentials_are_used_and_not_printed(tmp_path):
     path = tmp_path / "given.sqlite"
     out = io.StringIO()
@@ -139,6 +148,7 @@ def test_given_admin_credentials_are_used_and_not_printed(tmp_path):
     assert groups >= 14 and member_of == groups
 
 
+@slow_install
 def test_existing_empty_file_gets_installed(tmp_path):
     path = tmp_path / "empty.sqlite"
     path.touch()
@@ -161,6 +171,7 @@ def test_newer_database_exits_2_with_message(tmp_path):
 
 # api-key --------------------------------------------------------------------------
 
+@slow_install
 def test_api_key_command_prints_a_key_that_authenticates(tmp_path):
     path = tmp_path / "keys.sqlite"
     prepare_database(Config(db_path=str(path), admin_password="admin-password"), io.StringIO()).close()
@@ -183,6 +194,7 @@ def test_api_key_command_prints_a_key_that_authenticates(tmp_path):
     assert description == "ci" and key not in stored
 
 
+@slow_install
 def test_api_key_reads_the_database_from_the_environment(tmp_path):
     path = tmp_path / "env.sqlite"
     prepare_database(Config(db_path=str(path), admin_password="admin-password"), io.StringIO()).close()
@@ -190,6 +202,7 @@ def test_api_key_reads_the_database_from_the_environment(tmp_path):
     assert (status, err) == (0, "") and len(out.strip()) == 40
 
 
+@slow_install
 def test_api_key_for_unknown_account_exits_1_with_message(tmp_path):
     path = tmp_path / "keys.sqlite"
     prepare_database(Config(db_path=str(path), admin_password="admin-password"), io.StringIO()).close()
@@ -201,6 +214,7 @@ def test_api_key_for_unknown_account_exits_1_with_message(tmp_path):
     conn.close()
 
 
+@slow_install
 def test_api_key_login_is_case_insensitive(tmp_path):
     path = tmp_path / "keys.sqlite"
     prepare_database(Config(db_path=str(path), admin_password="admin-password"), io.StringIO()).close()
@@ -224,6 +238,7 @@ def stored_params(path):
         conn.close()
 
 
+@slow_install
 def test_parameters_command_lists_every_parameter(tmp_path):
     path = installed(tmp_path)
     status, out, _ = run_cli(["--db", str(path), "parameters"])
@@ -233,6 +248,7 @@ def test_parameters_command_lists_every_parameter(tmp_path):
     assert len(lines) == len(stored_params(path))
 
 
+@slow_install
 def test_parameters_command_changes_values_and_audits_them(tmp_path):
     path = installed(tmp_path)
     status, out, err = run_cli(["parameters", "requirelogin=1", "urlbase=https://bugs.example.com/"],
@@ -249,6 +265,7 @@ def test_parameters_command_changes_values_and_audits_them(tmp_path):
     assert (status, out) == (0, "Nothing changed.\n")
 
 
+@slow_install
 def test_parameters_command_restores_a_missing_row(tmp_path):
     path = installed(tmp_path)
     conn = sqlite3.connect(path)
@@ -264,6 +281,7 @@ def test_parameters_command_restores_a_missing_row(tmp_path):
     ("maxusermatches=many", 1, "Invalid value for parameter 'maxusermatches'"),
     ("requirelogin", 2, "is not of the form NAME=VALUE"),
 ])
+@slow_install
 def test_parameters_command_refuses_bad_input_and_changes_nothing(tmp_path, assignment, status, words):
     path = installed(tmp_path)
     before = stored_params(path)

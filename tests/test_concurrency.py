@@ -14,6 +14,8 @@ from write_load import (ADMIN_ENV, WriteLoad, check_acknowledged, check_summary_
                         check_whole, history_reader, integrity, open_read_only, report,
                         writer_keys)
 
+pytestmark = pytest.mark.slow
+
 LOAD_SECONDS = 4
 WRITERS = 12
 

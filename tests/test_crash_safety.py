@@ -8,10 +8,14 @@ without the change); `PRAGMA integrity_check` is ok.
 Figures are recorded as test properties and printed (pytest -s shows them).
 """
 
+import pytest
+
 from live_server import start  # noqa: F401 (fixture)
 from write_load import (ADMIN_ENV, Ledger, WriteLoad, check_acknowledged, check_summary_history,
                         check_whole, history_reader, integrity, open_read_only, report,
                         wait_for_writes, writer_keys)
+
+pytestmark = pytest.mark.slow
 
 KILLS = 2
 WRITES_BEFORE_KILL = 60

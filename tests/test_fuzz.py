@@ -43,6 +43,8 @@ from bugsvc.api.operations import OPERATIONS
 from bugsvc.web.rest.routes import ROUTES
 from conftest import ADMIN_EMAIL, ADMIN_PASSWORD, FAST_COST, Services
 
+pytestmark = pytest.mark.slow
+
 # A deeper run by hand, with new random inputs each time:
 # BUGSVC_FUZZ_EXAMPLES=500 BUGSVC_FUZZ_SECONDS=3600 python -m pytest tests/test_fuzz.py
 DEEP_RUN = "BUGSVC_FUZZ_EXAMPLES" in os.environ

@@ -32,6 +32,8 @@ from bugsvc.api.operations import OPERATIONS
 import bug_rows
 from live_server import start  # noqa: F401 (fixture)
 
+pytestmark = pytest.mark.slow
+
 FIXED_NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=timezone.utc)
 _PLACEHOLDER = re.compile(r"\{\w+\}")
 PLAIN = "plain@example.com"

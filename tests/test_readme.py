@@ -33,8 +33,9 @@ README = ROOT / "README.md"
 _BLOCK = re.compile(r"^```(\w*)\n(.*?)^```$", re.S | re.M)
 _PYTHON_BLOCK_END = "README_PYTHON_BLOCK"
 
-pytestmark = pytest.mark.skipif(not (shutil.which("bash") and shutil.which("curl")),
-                                reason="needs bash and curl")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not (shutil.which("bash") and shutil.which("curl")),
+                                 reason="needs bash and curl")]
 
 CURL_WRAPPER = r"""
 curl() {

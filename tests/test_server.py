@@ -18,6 +18,8 @@ import pytest
 
 from live_server import ROOT, START_TIMEOUT, access_lines, api_key_for, start  # noqa: F401 (fixture)
 
+pytestmark = pytest.mark.slow
+
 ADMIN_EMAIL = "server-admin@example.com"
 ADMIN_PASSWORD = "server admin password 7"
 

@@ -23,6 +23,8 @@ from bugsvc.serving.server import prepare_database
 from bugsvc.config import Config
 from live_server import ROOT, START_TIMEOUT, start  # noqa: F401 (fixture)
 
+pytestmark = pytest.mark.slow
+
 ADMIN_PASSWORD = "startup admin password"
 
 

@@ -23,6 +23,8 @@ from bugsvc.cli.options import UsageError, build_parser, make_config
 from bugsvc.config import DEFAULT_THREADS
 from bugsvc.store.db import Database
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="reads worker processes from /proc")
