@@ -1,1 +1,5 @@
-"""Bugs: the pieces the bug, comment, attachment and last-visit services share."""
+"""The bug domain: looking bugs up as the caller may (lookup.py), reading them
+(view.py, history.py), filing and changing them (create.py, update.py,
+record.py, store.py, values.py, status.py, ...), comments, attachments,
+flags, dependencies, groups and search (search.py, search_sql.py,
+quicksearch.py)."""
