@@ -36,7 +36,8 @@ def create_server(threads=DEFAULT_THREADS, **where):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m bench.ceiling", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.ceiling",
+                                     description=__doc__.split("\n")[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
@@ -45,8 +46,8 @@ def main(argv=None):
     if args.workers > 1 and workers.fork_available():
         sock = workers.listening_socket(args.host, args.port)
         print(f"ceiling serving http://{args.host}:{sock.getsockname()[1]}/", flush=True)
-        return workers.serve_forked(lambda shared: create_server(args.threads, sockets=[shared]), sock,
-                                    args.workers)
+        return workers.serve_forked(lambda shared: create_server(args.threads, sockets=[shared]),
+                                    sock, args.workers)
     workers.pin_to_core(workers.core_offset())        # before waitress starts its threads
     server = create_server(args.threads, host=args.host, port=args.port)
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))

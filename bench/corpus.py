@@ -105,7 +105,8 @@ SENTENCES = (
 )
 PATCH_LINES = (
     "--- a/src/storage.c", "+++ b/src/storage.c", "@@ -410,7 +410,9 @@ flush(struct store *s)",
-    "-    write(s->fd, s->buf, s->len);", "+    if (s->len > 0)", "+        write(s->fd, s->buf, s->len);",
+    "-    write(s->fd, s->buf, s->len);", "+    if (s->len > 0)",
+    "+        write(s->fd, s->buf, s->len);",
     "     s->len = 0;", " }", "+/* Avoid writing empty buffers: see the bug. */",
 )
 LOG_LINES = (

@@ -114,7 +114,8 @@ def drive(url, prepared, concurrency, duration):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m bench.driver", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.driver",
+                                     description=__doc__.split("\n")[0])
     parser.add_argument("--url", required=True, help="http://host:port of the server")
     parser.add_argument("--requests", required=True, help="request file (see bench/requests.lua)")
     parser.add_argument("--concurrency", type=int, default=1)

@@ -121,7 +121,8 @@ def markdown(results):
         "",
         f"- data: {results['bugs']:,} bugs (`{results['database']}`)",
         f"- service: `python bugsvc.py --workers {results['workers']} --threads "
-        f"{results.get('threads', 8)}` (waitress; the ceiling runs as many threads); answered {results.get('startup_s', '?')} s after start",
+        f"{results.get('threads', 8)}` (waitress; the ceiling runs as many threads); answered "
+        f"{results.get('startup_s', '?')} s after start",
         f"- load: {results['driver']}"
         + (f" ({m['wrk']})" if results['driver'] == "wrk" and m.get("wrk") else "")
         + f", {results['duration_s']} s per measurement after {results['warmup_s']} s warm-up;"
@@ -138,7 +139,7 @@ def markdown(results):
                      f" {peak['total']:.0f} MB in all")
     if results.get("mixed_shares"):
         lines.append("- mixed load: " + ", ".join(f"{n} {s:.0f}%"
-                                                   for n, s in results["mixed_shares"].items()))
+                                                  for n, s in results["mixed_shares"].items()))
     lines += ["", "| scenario | request | c | req/s | p50 ms | p99 ms | errors | of ceiling "
                   "| server CPU ms/req |",
               "|---|---|---:|---:|---:|---:|---:|---:|---:|"]

@@ -146,7 +146,8 @@ def drive(driver, url, request_file, concurrency, duration):
                    "--timeout", "10s", "-s", str(LUA_SCRIPT), url, "--", str(request_file)]
     else:
         command = [sys.executable, "-m", "bench.driver", "--url", url, "--requests",
-                   str(request_file), "--concurrency", str(concurrency), "--duration", str(duration)]
+                   str(request_file), "--concurrency", str(concurrency),
+                   "--duration", str(duration)]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
                           timeout=duration + 120)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
@@ -244,7 +245,8 @@ def machine():
     wrk_version = ""
     if wrk_available():
         done = subprocess.run(["wrk", "-v"], capture_output=True, text=True)
-        wrk_version = (done.stdout or done.stderr).splitlines()[0].strip() if (done.stdout or done.stderr) else ""
+        wrk_version = ((done.stdout or done.stderr).splitlines()[0].strip()
+                       if (done.stdout or done.stderr) else "")
     return {"cores": os.cpu_count(), "cpu": model, "python": platform.python_version(),
             "sqlite": sqlite3.sqlite_version, "platform": platform.platform(), "wrk": wrk_version,
             "load_before": load_average(), "autogroup": autogroup()}
@@ -328,8 +330,9 @@ class LoadRun:
         self.results = {
             "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "machine": machine(), "database": shown_path(db_path), "bugs": count_bugs(db_path),
-            "workers": args.workers, "threads": args.threads, "driver": driver, "duration_s": args.duration,
-            "warmup_s": args.warmup, "concurrency": self.concurrencies, "ceiling": {},
+            "workers": args.workers, "threads": args.threads, "driver": driver,
+            "duration_s": args.duration, "warmup_s": args.warmup,
+            "concurrency": self.concurrencies, "ceiling": {},
             "scenarios": {}, "skipped": {}, "memory_mb": {}, "log_dir": str(self.log_dir)}
         log(f"{self.results['bugs']:,} bugs in {db_path}; driver {driver}; {args.workers} "
             f"worker(s); {args.duration}s per measurement")
@@ -411,7 +414,7 @@ def write_results(results, out_dir, name=None):
     if "compared_with" in stored:
         base = stored["compared_with"]
         stored["compared_with"] = {key: base.get(key) for key in ("date", "bugs", "workers",
-                                                                   "database")}
+                                                                  "database")}
     json_path.write_text(json.dumps(stored, indent=2) + "\n", encoding="utf-8")
     md_path.write_text(report.markdown(results), encoding="utf-8")
     return json_path, md_path

@@ -145,7 +145,8 @@ def build_catalogue(conn, bugs, seed, now_text):
             " default_milestone, has_unconfirmed) VALUES (?, ?, ?, 1, '---', 1)",
             (name, classification_ids[number % len(classification_ids)],
              f"Everything about {name}.")).lastrowid
-        versions = [f"{major}.{minor}" for major in range(1, 3) for minor in range(rng.randint(1, 3))]
+        versions = [f"{major}.{minor}" for major in range(1, 3)
+                    for minor in range(rng.randint(1, 3))]
         versions.append("unspecified")
         milestones = ["---"] + [f"{major}.0" for major in range(1, 5)]
         conn.executemany("INSERT INTO versions (product_id, name, sort_key) VALUES (?, ?, ?)",
@@ -295,7 +296,8 @@ def generate_chunk(cat, first_id, count, pools):
             for _ in range(2 if r() < 0.1 else 1):
                 when += 300 + int(r() * 3 * DAY)
                 local = len(out["attachments"])
-                name, ctype, is_patch, data, summary = attachment_pool[int(r() * len(attachment_pool))]
+                name, ctype, is_patch, data, summary = attachment_pool[
+                    int(r() * len(attachment_pool))]
                 creator = reporter if r() < 0.5 else assignee
                 stamp = clock(when)
                 private = 1 if r() < 0.05 else 0
@@ -344,6 +346,7 @@ def generate_chunk(cat, first_id, count, pools):
 
         # History: the changes that led to the current state.
         who_when = created + 300
+
         def change(field, removed, added):
             nonlocal who_when
             who_when += 60 + int(r() * 5 * DAY)
@@ -391,7 +394,8 @@ INSERTS = {
             " status, resolution, is_confirmed, priority, severity, platform, op_sys, assigned_to,"
             " qa_contact, reporter, url, whiteboard, dupe_of, creation_time, last_change_time,"
             " deadline, estimated_time, remaining_time, is_cc_accessible, is_creator_accessible)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+            " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     "bug_aliases": "INSERT INTO bug_aliases (alias, bug_id) VALUES (?, ?)",
     "bug_cc": "INSERT INTO bug_cc (bug_id, user_id) VALUES (?, ?)",
     "bug_keywords": "INSERT INTO bug_keywords (bug_id, keyword_id) VALUES (?, ?)",
@@ -510,7 +514,8 @@ class _Quiet:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m bench.seed", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.seed",
+                                     description=__doc__.split("\n")[0])
     parser.add_argument("--bugs", type=int, required=True, help="number of bugs")
     parser.add_argument("--db", help="database file (default bench/data/bugs-N.sqlite)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")

@@ -32,7 +32,8 @@ def _error_handler(req, resp, exc, params):
     if isinstance(exc, ServiceError):
         code, message, status = exc.code, exc.message, exc.status
     elif isinstance(exc, falcon.HTTPNotFound) or isinstance(exc, falcon.HTTPMethodNotAllowed):
-        code, message = errors.INVALID_RESOURCE, f"A REST API resource was not found for '{req.method} {req.path}'."
+        code, message = (errors.INVALID_RESOURCE,
+                         f"A REST API resource was not found for '{req.method} {req.path}'.")
     elif isinstance(exc, falcon.HTTPError):
         code, message = errors.USER_ERROR, exc.title or "The request could not be understood."
     else:

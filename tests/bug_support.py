@@ -67,7 +67,8 @@ def control(services, group_id, membercontrol, othercontrol, product="TestProduc
             canedit=0):
     """Set the group control of `group_id` on `product`."""
     with services.db.transaction(write=True) as conn:
-        product_id = conn.execute("SELECT id FROM products WHERE name = ?", (product,)).fetchone()[0]
+        product_id = conn.execute("SELECT id FROM products WHERE name = ?",
+                                  (product,)).fetchone()[0]
         conn.execute("DELETE FROM group_controls WHERE group_id = ? AND product_id = ?",
                      (group_id, product_id))
         conn.execute("INSERT INTO group_controls (group_id, product_id, entry, membercontrol,"

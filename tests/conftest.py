@@ -131,7 +131,8 @@ class Services:
             refresh_for_user(conn, user_id)
             for names, is_bless in ((groups, 0), (bless, 1)):
                 for name in names:
-                    group_id = conn.execute("SELECT id FROM groups WHERE name = ?", (name,)).fetchone()[0]
+                    group_id = conn.execute("SELECT id FROM groups WHERE name = ?",
+                                            (name,)).fetchone()[0]
                     conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                                  " VALUES (?, ?, ?, 0)", (user_id, group_id, is_bless))
         return user_id

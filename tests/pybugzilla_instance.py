@@ -124,7 +124,8 @@ def seed(instance):
         for text in bug["comments"]:
             call("POST", f"/bug/{bug_id}/comment", {"comment": text})
     products = call("GET", "/product", query={
-        "type": "accessible", "include_fields": "id,name,components.id,components.name"})["products"]
+        "type": "accessible",
+        "include_fields": "id,name,components.id,components.name"})["products"]
     ids = {product["name"]: product["id"] for product in products}
     assert ids == {"TestProduct": 1, RHEL: 2, SUSE: 3}, ids
     components = {(product["name"], c["name"]): c["id"] for product in products

@@ -41,7 +41,7 @@ def test_build_a_tracker_and_read_it_back(api, services):
                             "useqacontact": "1"})
 
     hardware = api.post("/classification", {"name": "Hardware", "description": "Devices",
-                                             "sort_key": 10})
+                                            "sort_key": 10})
     router = api.post("/product", {"name": "Router", "description": "Home routers",
                                    "version": "1.0", "classification": "Hardware",
                                    "default_milestone": "R1"})

@@ -150,7 +150,7 @@ def test_description_change_is_audited(services, plain):
 
 
 def test_another_accounts_key_is_51_for_plain_users_and_editable_by_editusers(services, plain,
-                                                                            other):
+                                                                              other):
     key_id = services.call(api_key.create, {"description": "theirs"}, as_user=other)["id"]
     assert error_code(services, api_key.update, {"ids": [key_id], "revoked": True}, plain) == 51
     assert services.query("SELECT revoked FROM api_keys WHERE id = ?", (key_id,)) == [(0,)]

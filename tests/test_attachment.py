@@ -118,7 +118,7 @@ def test_base64_is_decoded_leniently(services, bug, sent, stored):
     ("x" * 250 + "-tail.txt", ("x" * 250 + "-tail.txt")[-255:]),
 ])
 def test_file_names_lose_their_directory_and_keep_the_last_255_characters(services, bug, sent,
-                                                                         kept):
+                                                                          kept):
     assert get_one(services, attach(services, bug, file_name=sent))["file_name"] == kept
 
 
@@ -483,7 +483,7 @@ def test_body_ids_replace_the_path_id(client, services, bug):
                                json={"ids": [third, second], "summary": "Renamed"})
     assert [a["id"] for a in resp.json["attachments"]] == [third, second]
     assert [a["summary"] for a in listing(services, bug, ADMIN)] == ["The log", "Renamed",
-                                                                    "Renamed"]
+                                                                     "Renamed"]
 
 
 @pytest.mark.parametrize("params, code", [

@@ -146,7 +146,8 @@ def test_a_private_creation_comment_made_public_does_not_show_the_summary(
                            is_private=True, comment="Reproduced.")
     comment_id = services.query("SELECT id FROM comments WHERE attachment_id = ?",
                                 (attachment_id,))[0][0]
-    services.call(bug_service.update, {"ids": [bug], "comment_is_private": {str(comment_id): False}},
+    services.call(bug_service.update,
+                  {"ids": [bug], "comment_is_private": {str(comment_id): False}},
                   as_user=INSIDER)
     for who in (None, PLAIN):
         raw, comments = read(client, keys[who], bug, comment_id)

@@ -91,7 +91,8 @@ def test_login_alone_is_a_plain_parameter_not_a_credential(client, carol):
 @pytest.mark.parametrize("header_set", ["X-BUGZILLA", "X-SERVICE"])
 def test_credential_headers(client, carol, carol_key, carol_token, header_set):
     for headers in ({f"{header_set}-API-KEY": carol_key},
-                    {f"{header_set}-LOGIN": "carol@example.com", f"{header_set}-PASSWORD": PASSWORD},
+                    {f"{header_set}-LOGIN": "carol@example.com",
+                     f"{header_set}-PASSWORD": PASSWORD},
                     {f"{header_set}-TOKEN": carol_token}):
         assert own_account_seen(probe(client, carol, headers=headers)), headers
 
@@ -131,7 +132,8 @@ WRONG = [
     ({"api_key": "ShortKey1"}, None, 400, 306),
     ({"Bugzilla_login": "carol@example.com", "Bugzilla_password": "WrongPassword"}, None, 401, 300),
     ({"login": "carol@example.com", "password": "WrongPassword"}, None, 401, 300),
-    ({"Bugzilla_login": "nobody@example.com", "Bugzilla_password": "WrongPassword"}, None, 401, 300),
+    ({"Bugzilla_login": "nobody@example.com", "Bugzilla_password": "WrongPassword"},
+     None, 401, 300),
     ({"Bugzilla_token": "1-WrongToken"}, None, 400, 32000),
     ({"token": "WrongToken"}, None, 400, 32000),
     (None, {"X-BUGZILLA-API-KEY": "WrongKeyInAHeader"}, 400, 306),
@@ -147,7 +149,8 @@ def test_wrong_credentials_are_errors_that_do_not_echo_them(client, carol, param
                                                             status, code):
     # Get User by name is open to anonymous callers: a wrong credential must
     # still fail rather than fall back to an anonymous answer.
-    resp = client.simulate_get("/rest/user", params={"names": "carol@example.com", **(params or {})},
+    resp = client.simulate_get("/rest/user",
+                               params={"names": "carol@example.com", **(params or {})},
                                headers=headers)
     assert (resp.status_code, resp.json["code"]) == (status, code)
     assert resp.json["error"] is True
@@ -289,8 +292,9 @@ def test_database_holds_no_key_token_or_password_in_clear(client, services, admi
                                          "password": "EvesClearPassword"}).json
     client.simulate_put(f"/rest/user/{created['id']}", params={"Bugzilla_api_key": admin_key},
                         json={"password": "EvesSecondPassword"})
-    token = client.simulate_get("/rest/login", params={"login": "eve@example.com",
-                                                       "password": "EvesSecondPassword"}).json["token"]
+    token = client.simulate_get("/rest/login",
+                                params={"login": "eve@example.com",
+                                        "password": "EvesSecondPassword"}).json["token"]
     new_key = client.simulate_post("/rest/api_key", params={"Bugzilla_token": token},
                                    json={"description": "eve"}).json["api_key"]
     client.simulate_get("/rest/login", params={"login": "eve@example.com",

@@ -23,7 +23,7 @@ def rows(path, sql):
 
 
 def test_backup_copies_every_row_into_one_checked_self_contained_file(services, db_path,
-                                                                       tmp_path):
+                                                                      tmp_path):
     services.add_user("someone@example.com")
     bug_id = bug_rows.add_bug(services, summary="kept in the backup", description="first words")
     target = tmp_path / "copy.sqlite"

@@ -47,7 +47,8 @@ def rows(path, sql, args=()):
 def test_database_has_the_schema_version_every_index_and_wal(seeded):
     path, _ = seeded
     wanted = set(re.findall(r"CREATE\s+(?:UNIQUE\s+)?INDEX\s+(\w+)", schema_sql(), re.IGNORECASE))
-    present = {name for (name,) in rows(path, "SELECT name FROM sqlite_master WHERE type = 'index'")}
+    present = {name for (name,) in rows(path,
+                                        "SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert wanted <= present
     assert rows(path, "PRAGMA user_version")[0][0] == SCHEMA_VERSION
     assert rows(path, "PRAGMA journal_mode")[0][0] == "wal"

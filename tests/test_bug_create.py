@@ -376,7 +376,7 @@ def test_failed_create_leaves_no_trace(services):
     first = file_bug(services)
     before = services.query("SELECT COUNT(*) FROM bug_activity")[0][0]
     assert create_error(services, depends_on=[first], flags=[{"name": "nosuch",
-                                                               "status": "+"}]) == 51
+                                                              "status": "+"}]) == 51
     assert bug_count(services) == 1
     assert services.query("SELECT COUNT(*) FROM bug_activity")[0][0] == before
     assert services.query("SELECT COUNT(*) FROM comments")[0][0] == 1
@@ -398,7 +398,8 @@ def test_reporter_with_canconfirm_only_may_file_in_entry_group_product(services)
     ("https://bugs.debian.org/cgi-bin/bugreport.cgi?bug=9",
      "https://bugs.debian.org/cgi-bin/bugreport.cgi?bug=9"),
     ("https://gitlab.com/g/p/-/issues/4", "https://gitlab.com/g/p/-/issues/4"),
-    ("https://issues.apache.org/jira/browse/ABC-12", "https://issues.apache.org/jira/browse/ABC-12"),
+    ("https://issues.apache.org/jira/browse/ABC-12",
+     "https://issues.apache.org/jira/browse/ABC-12"),
     ("https://trac.example.org/ticket/77", "https://trac.example.org/ticket/77"),
     ("https://mantis.example.org/view.php?id=5", "https://mantis.example.org/view.php?id=5"),
     ("https://sourceforge.net/p/proj/bugs/12/", "https://sourceforge.net/p/proj/bugs/12/"),

@@ -25,7 +25,8 @@ def flag_error(services, bug_id, flags, as_user=ADMIN):
 
 
 def flags_of(services, bug_id):
-    return [(f["name"], f["status"], f.get("requestee")) for f in get_bug(services, bug_id)["flags"]]
+    return [(f["name"], f["status"], f.get("requestee"))
+            for f in get_bug(services, bug_id)["flags"]]
 
 
 def test_set_request_and_clear_by_name(services):
@@ -62,7 +63,8 @@ def test_modification_date_and_setter(services):
     services.add_user("other@example.com")
     bug_id = file_bug(services, flags=[{"name": "review", "status": "?"}], now=JAN)
     with freeze_time("2026-02-02"):
-        set_flags(services, bug_id, [{"name": "review", "status": "?"}], as_user="other@example.com")
+        set_flags(services, bug_id, [{"name": "review", "status": "?"}],
+                  as_user="other@example.com")
     flag = get_bug(services, bug_id)["flags"][0]
     assert flag["modification_date"] == "2026-01-01T00:00:00Z" and flag["setter"] == ADMIN
     with freeze_time("2026-03-03"):

@@ -27,7 +27,7 @@ def set_param_elsewhere(db_path, name, value):
 
 
 def test_parameter_changed_by_another_connection_applies_to_the_next_call(client, db_path,
-                                                                           services):
+                                                                          services):
     bug_id = file_bug(services)
     assert client.simulate_get(f"/rest/bug/{bug_id}").status_code == 200
     set_param_elsewhere(db_path, "requirelogin", "1")

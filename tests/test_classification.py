@@ -91,7 +91,7 @@ def test_create_and_update_over_http(client, services, admin_key):
     assert services.query("SELECT name, description, sort_key FROM classifications WHERE id = ?",
                           (new_id,)) == [("Apps", "Programs", 20)]
     assert [row[1] for row in audit_rows(services, "Classification")] == [None, "name",
-                                                                         "sort_key"]
+                                                                          "sort_key"]
 
 
 def test_permissions(client, services, plain):

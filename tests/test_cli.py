@@ -74,7 +74,8 @@ def test_empty_environment_values_count_as_unset():
 
 
 def test_options_after_the_subcommand_also_count():
-    args = build_parser().parse_args(["--host", "h1", "api-key", "a@example.com", "--db", "x.sqlite"])
+    args = build_parser().parse_args(["--host", "h1", "api-key", "a@example.com",
+                                      "--db", "x.sqlite"])
     config = make_config(args, {"BUGSVC_DB": "env.sqlite"})
     assert (config.host, config.db_path, args.email) == ("h1", "x.sqlite", "a@example.com")
 
@@ -160,7 +161,8 @@ def test_existing_empty_file_gets_installed(tmp_path):
 
 def test_newer_database_exits_2_with_message(tmp_path):
     path = tmp_path / "future.sqlite"
-    prepare_database(Config(db_path=str(path), admin_password="admin-password"), io.StringIO()).close()
+    prepare_database(Config(db_path=str(path), admin_password="admin-password"),
+                     io.StringIO()).close()
     conn = sqlite3.connect(path)
     conn.execute(f"PRAGMA user_version = {dbmodule.SCHEMA_VERSION + 1}")
     conn.close()
@@ -174,7 +176,8 @@ def test_newer_database_exits_2_with_message(tmp_path):
 @slow_install
 def test_api_key_command_prints_a_key_that_authenticates(tmp_path):
     path = tmp_path / "keys.sqlite"
-    prepare_database(Config(db_path=str(path), admin_password="admin-password"), io.StringIO()).close()
+    prepare_database(Config(db_path=str(path), admin_password="admin-password"),
+                     io.StringIO()).close()
     status, out, err = run_cli(["--db", str(path), "api-key", "admin@example.com",
                                 "--description", "ci"])
     assert (status, err) == (0, "")
@@ -197,7 +200,8 @@ def test_api_key_command_prints_a_key_that_authenticates(tmp_path):
 @slow_install
 def test_api_key_reads_the_database_from_the_environment(tmp_path):
     path = tmp_path / "env.sqlite"
-    prepare_database(Config(db_path=str(path), admin_password="admin-password"), io.StringIO()).close()
+    prepare_database(Config(db_path=str(path), admin_password="admin-password"),
+                     io.StringIO()).close()
     status, out, err = run_cli(["api-key", "admin@example.com"], {"BUGSVC_DB": str(path)})
     assert (status, err) == (0, "") and len(out.strip()) == 40
 
@@ -205,7 +209,8 @@ def test_api_key_reads_the_database_from_the_environment(tmp_path):
 @slow_install
 def test_api_key_for_unknown_account_exits_1_with_message(tmp_path):
     path = tmp_path / "keys.sqlite"
-    prepare_database(Config(db_path=str(path), admin_password="admin-password"), io.StringIO()).close()
+    prepare_database(Config(db_path=str(path), admin_password="admin-password"),
+                     io.StringIO()).close()
     status, out, err = run_cli(["--db", str(path), "api-key", "nobody@example.com"])
     assert status == 1 and out == ""
     assert "no account has the login 'nobody@example.com'" in err
@@ -217,7 +222,8 @@ def test_api_key_for_unknown_account_exits_1_with_message(tmp_path):
 @slow_install
 def test_api_key_login_is_case_insensitive(tmp_path):
     path = tmp_path / "keys.sqlite"
-    prepare_database(Config(db_path=str(path), admin_password="admin-password"), io.StringIO()).close()
+    prepare_database(Config(db_path=str(path), admin_password="admin-password"),
+                     io.StringIO()).close()
     status, out, _ = run_cli(["--db", str(path), "api-key", "ADMIN@Example.COM"])
     assert status == 0 and len(out.strip()) == 40
 
@@ -226,7 +232,8 @@ def test_api_key_login_is_case_insensitive(tmp_path):
 
 def installed(tmp_path):
     path = tmp_path / "params.sqlite"
-    prepare_database(Config(db_path=str(path), admin_password="admin-password"), io.StringIO()).close()
+    prepare_database(Config(db_path=str(path), admin_password="admin-password"),
+                     io.StringIO()).close()
     return path
 
 
@@ -251,7 +258,8 @@ def test_parameters_command_lists_every_parameter(tmp_path):
 @slow_install
 def test_parameters_command_changes_values_and_audits_them(tmp_path):
     path = installed(tmp_path)
-    status, out, err = run_cli(["parameters", "requirelogin=1", "urlbase=https://bugs.example.com/"],
+    status, out, err = run_cli(["parameters", "requirelogin=1",
+                                "urlbase=https://bugs.example.com/"],
                                {"BUGSVC_DB": str(path)})
     assert (status, err) == (0, "")
     assert out.splitlines() == ["requirelogin: '0' -> '1'",
@@ -260,7 +268,8 @@ def test_parameters_command_changes_values_and_audits_them(tmp_path):
     conn = sqlite3.connect(path)
     audited = conn.execute("SELECT user_id, class, field FROM audit_log ORDER BY id").fetchall()
     conn.close()
-    assert audited == [(None, "Bugzilla::Param", "requirelogin"), (None, "Bugzilla::Param", "urlbase")]
+    assert audited == [(None, "Bugzilla::Param", "requirelogin"),
+                       (None, "Bugzilla::Param", "urlbase")]
     status, out, _ = run_cli(["--db", str(path), "parameters", "requirelogin=1"])
     assert (status, out) == (0, "Nothing changed.\n")
 
@@ -282,7 +291,8 @@ def test_parameters_command_restores_a_missing_row(tmp_path):
     ("requirelogin", 2, "is not of the form NAME=VALUE"),
 ])
 @slow_install
-def test_parameters_command_refuses_bad_input_and_changes_nothing(tmp_path, assignment, status, words):
+def test_parameters_command_refuses_bad_input_and_changes_nothing(tmp_path, assignment, status,
+                                                                  words):
     path = installed(tmp_path)
     before = stored_params(path)
     result, out, err = run_cli(["--db", str(path), "parameters", "requirelogin=1", assignment])

@@ -223,7 +223,7 @@ def test_delete_removes_cc_and_flag_rows(client, services, admin_key, people):
 
 
 def test_delete_refuses_component_with_bugs_and_last_component(client, services, admin_key,
-                                                             people):
+                                                               people):
     second = services.call(component.create, NEW, as_user=ADMIN)
     add_bug(services, 1, second["id"])
     resp = client.simulate_delete(f"/rest/component/{second['id']}",

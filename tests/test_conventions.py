@@ -222,7 +222,7 @@ def test_a_long_reason_keeps_the_position_too(client):
 
 
 def test_json_object_sent_with_curls_default_form_type_is_read_as_json(client, admin_key,
-                                                                        services):
+                                                                       services):
     # `curl -d '{...}'` sends Content-Type: application/x-www-form-urlencoded.
     resp = client.simulate_post("/rest/group", params={"Bugzilla_api_key": admin_key},
                                 body=' {"name": "curled", "description": "Sent by curl -d"}',
@@ -232,13 +232,14 @@ def test_json_object_sent_with_curls_default_form_type_is_read_as_json(client, a
 
 
 def test_malformed_json_with_a_form_type_names_the_content_type_header(client, admin_key,
-                                                                        services):
+                                                                       services):
     resp = client.simulate_post("/rest/group", params={"Bugzilla_api_key": admin_key},
                                 body='{"name": "curled", description: "no quotes"}',
                                 headers={"Content-Type": "application/x-www-form-urlencoded"})
     assert resp.status_code == 400 and resp.json["code"] == 32000
     message = resp.json["message"]
-    assert "Content-Type: application/json" in message and "line 1 column 20 (character 19)" in message
+    assert ("Content-Type: application/json" in message
+            and "line 1 column 20 (character 19)" in message)
     assert services.query("SELECT COUNT(*) FROM groups")[0][0] == 14
 
 
@@ -378,7 +379,7 @@ def test_wrong_api_key_is_an_error_never_anonymous(client):
 # Unexpected failures -----------------------------------------------------------------
 
 def test_unexpected_exception_is_minus_32000_logged_without_traceback(config, db, swap_service,
-                                                                       caplog):
+                                                                      caplog):
     def broken(ctx, params):
         raise RuntimeError("secret internal detail")
 

@@ -54,7 +54,8 @@ def test_migration_moves_older_database_forward_without_losing_rows(tmp_path, mo
     monkeypatch.setattr(dbmodule, "SCHEMA_VERSION", current + 2)
     monkeypatch.setattr(dbmodule, "MIGRATIONS", {
         current + 1: "CREATE TABLE gadgets (id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
-                     "INSERT INTO gadgets (name) SELECT value FROM params WHERE name = 'maintainer';",
+                     "INSERT INTO gadgets (name) SELECT value FROM params"
+                     " WHERE name = 'maintainer';",
         current + 2: mark_maintainer_moved,
     })
     reopened = Database(path)

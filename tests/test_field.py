@@ -363,7 +363,7 @@ def test_product_controlled_values_are_hidden_with_their_product(services, plain
     assert value_names(one_field(services, "cf_team", as_user=plain)) == ["---", "testers"]
     insider = services.add_user("insider@example.com", groups=("insiders",))
     assert value_names(one_field(services, "cf_team", as_user=insider)) == ["---", "spies",
-                                                                           "testers"]
+                                                                            "testers"]
 
 
 # Custom fields: update -----------------------------------------------------------------

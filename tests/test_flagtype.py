@@ -411,7 +411,7 @@ def test_update_clusions_report_entries_and_change_where_the_type_applies(servic
     back = services.call(flagtype.update, {"ids": [type_id], "inclusions": ["__Any__"],
                                            "exclusions": []}, as_user=ADMIN)
     assert back["flagtypes"][0]["changes"]["inclusions"] == {"removed": "Widget:__Any__",
-                                                            "added": "__Any__:__Any__"}
+                                                             "added": "__Any__:__Any__"}
     assert names(get_types(services, "TestProduct")["bug"]) == ["review"]
 
 
@@ -440,7 +440,7 @@ def _jsonrpc(client, method, params, key):
 
 
 def test_create_with_an_empty_component_list_includes_every_component(client, admin_key,
-                                                                     services, widget):
+                                                                      services, widget):
     product_id, _ = widget
     resp = client.simulate_post("/rest/flag_type", params={"Bugzilla_api_key": admin_key},
                                 json={"name": "qa", "description": "QA", "target_type": "bug",

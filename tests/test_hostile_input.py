@@ -764,7 +764,7 @@ def test_quicksearch_never_reaches_sql(search_prober, caller, record_property):
     prober, bugs = search_prober
     visible = _visible(prober, caller)
     texts = INJECTIONS + tuple(f"{prefix}{text}" for prefix in ("ALL ", "summary:", ":", "@", "!",
-                                                                 "#", "[", "-", "status:", "P1-")
+                                                                "#", "[", "-", "status:", "P1-")
                                for text in ("' OR 1=1 --", "1; DROP TABLE bugs")) + (
         'summary:"\' OR 1=1 --"', "field' OR 1=1:value", "OR OR OR | |", '"unclosed \' quote',
         "ALL " + " ".join(f"word{n}" for n in range(3000)), "ALL " + " OR ".join(["x"] * 3000),
@@ -836,8 +836,9 @@ def test_the_real_server_refuses_oversize_and_malformed_requests_with_the_error_
 
     # Chunked, so no length is known: cut off once it passes the limit.
     chunk = b"[" + b"1," * 2600 + b"1]"
-    status, headers, body = raw_exchange(server.port, (head + "Transfer-Encoding: chunked\r\n\r\n")
-                                         .encode() + b"%x\r\n" % len(chunk) + chunk + b"\r\n0\r\n\r\n")
+    status, headers, body = raw_exchange(server.port,
+                                         (head + "Transfer-Encoding: chunked\r\n\r\n").encode()
+                                         + b"%x\r\n" % len(chunk) + chunk + b"\r\n0\r\n\r\n")
     assert (status, _error_object(status, headers, body)["code"]) == (413, 32000)
     statuses[status] += 1
 
@@ -845,8 +846,9 @@ def test_the_real_server_refuses_oversize_and_malformed_requests_with_the_error_
     payload = json.dumps({"name": "k", "description": ""}).encode()
     payload = json.dumps({"name": "k", "description": "d" * (4096 - len(payload))}).encode()
     assert len(payload) == 4096
-    status, headers, body = raw_exchange(server.port, (head + "Content-Length: 4096\r\n"
-                                                       "Connection: close\r\n\r\n").encode() + payload)
+    status, headers, body = raw_exchange(server.port,
+                                         (head + "Content-Length: 4096\r\n"
+                                          "Connection: close\r\n\r\n").encode() + payload)
     assert (status, _error_object(status, headers, body)["code"]) == (401, 410)
     statuses[status] += 1
 

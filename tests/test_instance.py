@@ -38,7 +38,8 @@ def test_parameters_three_tiers(services):
     logged_in = services.call(instance.parameters, as_user=plain, write=False)["parameters"]
     assert "maxattachmentsize" in logged_in and logged_in["maxattachmentsize"] == "1000"
     assert "insidergroup" not in logged_in
-    admin = services.call(instance.parameters, as_user="admin@example.com", write=False)["parameters"]
+    admin = services.call(instance.parameters, as_user="admin@example.com",
+                          write=False)["parameters"]
     assert admin["insidergroup"] == "" and admin["maxusermatches"] == "1000"
     assert all(isinstance(v, str) for v in admin.values())
 

@@ -145,7 +145,7 @@ def test_other_http_verbs_are_32610(client):
 @pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded",
                                           "multipart/form-data; boundary=x", ""])
 def test_post_without_json_content_type_is_32613_and_changes_nothing(client, admin_key,
-                                                                      services, content_type):
+                                                                     services, content_type):
     body = json.dumps({"method": "Group.create", "id": 1,
                        "params": {"name": "csrf", "description": "Forged",
                                   "Bugzilla_api_key": admin_key}})

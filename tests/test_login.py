@@ -58,7 +58,8 @@ def test_login_answers_id_and_a_working_token(client, services, alice):
     token = resp.json["token"]
     assert TOKEN_FORM.match(token).group(1) == str(alice)
     assert sees_own_account(client, alice, Bugzilla_token=token)
-    assert services.query("SELECT COUNT(*) FROM login_tokens WHERE user_id = ?", (alice,))[0][0] == 1
+    assert services.query("SELECT COUNT(*) FROM login_tokens WHERE user_id = ?",
+                          (alice,))[0][0] == 1
 
 
 def test_login_name_is_case_insensitive(client, alice):
@@ -182,7 +183,8 @@ def test_unrestricted_token_works_from_anywhere(client, alice):
 
 def test_login_stays_open_when_requirelogin_is_on(client, services, alice):
     set_param(services, "requirelogin", "1")
-    assert client.simulate_get("/rest/user", params={"names": "alice@example.com"}).json["code"] == 410
+    assert client.simulate_get("/rest/user",
+                               params={"names": "alice@example.com"}).json["code"] == 410
     resp = login(client, login="alice@example.com", password="alice-secret")
     assert resp.status_code == 200
 
@@ -250,7 +252,7 @@ def test_valid_login_is_false_after_logout(client, alice):
                                                             "token": token})
     assert (resp.status_code, resp.json) == (200, {"result": False})
     assert xml_call(client, "User.valid_login", {"login": "alice@example.com",
-                                               "token": token}) == (False, None)
+                                                 "token": token}) == (False, None)
 
 
 def test_valid_login_without_login_is_50(client, alice):
@@ -300,7 +302,7 @@ def test_valid_login_guesses_are_throttled_but_a_valid_token_still_answers(clien
 
 @pytest.mark.parametrize("token", ["1-AAAAAAAAAA", "garbage", "1-"])
 def test_logout_with_a_token_that_is_not_valid_succeeds_over_every_transport(client, alice,
-                                                                            token):
+                                                                             token):
     assert client.simulate_get("/rest/logout", params={"token": token}).json == {"result": None}
     assert xml_call(client, "User.logout", {"token": token}) == (None, None)
     resp = client.simulate_post("/jsonrpc.cgi", json={"method": "User.logout", "id": 1,

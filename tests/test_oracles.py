@@ -163,7 +163,8 @@ BUG_REQUESTS = {
     "jsonrpc tags": lambda w, k, x: rpc("Bug.update_tags", {"ids": [x], "tags": {"add": ["t1"]}},
                                         k),
     "jsonrpc see_also": lambda w, k, x: rpc("Bug.update_see_also",
-                                            {"ids": [x], "add": ["https://github.com/a/b/issues/1"]},
+                                            {"ids": [x],
+                                             "add": ["https://github.com/a/b/issues/1"]},
                                             k),
 }
 
@@ -249,7 +250,7 @@ ALIAS_REQUESTS = {
 @pytest.mark.parametrize("caller", [PLAIN, PARTIAL])
 @pytest.mark.parametrize("name", sorted(ALIAS_REQUESTS))
 def test_an_alias_of_a_hidden_bug_is_in_use_like_that_of_a_visible_one(client, services, world,
-                                                                      caller, name):
+                                                                       caller, name):
     """Aliases are unique, so taking a hidden bug's alias must fail; it fails
     exactly as for a visible bug's alias (103, one message naming no bug), so
     the answer confirms only that the alias is taken."""
@@ -431,7 +432,7 @@ GROUP_ID_REQUESTS = {
     "get path": lambda w, x: ("GET", f"/rest/group/{x}", None, None),
     "update": lambda w, x: ("PUT", f"/rest/group/{x}", {"description": "d"}, None),
     "users in group": lambda w, x: ("GET", "/rest/user", None, {"match": "example",
-                                                                 "group_ids": x}),
+                                                                "group_ids": x}),
 }
 
 

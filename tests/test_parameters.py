@@ -42,13 +42,15 @@ def test_anonymous_sees_only_maintainer_and_requirelogin(client):
 def test_logged_in_user_sees_documented_set_only(services, plain):
     seen = services.call(instance.parameters, as_user=plain, write=False)["parameters"]
     assert set(seen) == set(settings.LOGGED_IN)
-    assert seen["defaultseverity"] == "enhancement" and seen["duplicate_or_move_bug_status"] == "RESOLVED"
+    assert (seen["defaultseverity"] == "enhancement"
+            and seen["duplicate_or_move_bug_status"] == "RESOLVED")
     assert "insidergroup" not in seen and "emailregexp" not in seen
 
 
 def test_tweakparams_member_sees_every_parameter_as_strings(client, services, tweaker):
     key = services.api_key("tweaker@example.com")
-    seen = client.simulate_get("/rest/parameters", params={"Bugzilla_api_key": key}).json["parameters"]
+    seen = client.simulate_get("/rest/parameters",
+                               params={"Bugzilla_api_key": key}).json["parameters"]
     assert set(seen) == set(settings.DEFINITIONS)
     assert seen["maxusermatches"] == "1000" and seen["timetrackinggroup"] == "editbugs"
     assert all(isinstance(value, str) for value in seen.values())
@@ -96,13 +98,15 @@ def test_tweakparams_member_changes_parameters_over_http(client, services, tweak
         "maxusermatches": {"added": "50", "removed": "1000"},
         "defaultseverity": {"added": "normal", "removed": "enhancement"},
     }}
-    seen = client.simulate_get("/rest/parameters", params={"Bugzilla_api_key": key}).json["parameters"]
+    seen = client.simulate_get("/rest/parameters",
+                               params={"Bugzilla_api_key": key}).json["parameters"]
     assert (seen["maintainer"], seen["usetargetmilestone"], seen["maxusermatches"],
             seen["defaultseverity"]) == ("boss@example.com", "1", "50", "normal")
 
 
 def test_unchanged_values_are_not_reported_or_audited(services):
-    answer = update(services, {"requirelogin": "0", "maxattachmentsize": "1000", "useqacontact": "on"})
+    answer = update(services, {"requirelogin": "0", "maxattachmentsize": "1000",
+                               "useqacontact": "on"})
     assert answer == {"parameters": {"useqacontact": {"added": "1", "removed": "0"}}}
     assert services.query("SELECT field FROM audit_log") == [("useqacontact",)]
 
@@ -170,7 +174,8 @@ def test_one_bad_value_among_several_over_http_stores_nothing(client, admin_key,
 
 
 @pytest.mark.parametrize("name, value", [
-    ("defaultplatform", ""), ("defaultopsys", "Linux"), ("duplicate_or_move_bug_status", "VERIFIED"),
+    ("defaultplatform", ""), ("defaultopsys", "Linux"),
+    ("duplicate_or_move_bug_status", "VERIFIED"),
     ("urlbase", "https://bugs.example.com/"), ("emailsuffix", "@example.com"),
     ("maintainer", ""), ("emailregexp", r"^[^@]+@example\.com$"),
     ("password_complexity", "letters_numbers"), ("comment_taggers_group", "canconfirm"),

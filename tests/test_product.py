@@ -283,7 +283,7 @@ def _new_bug(**extra):
 
 @pytest.mark.parametrize("transport", ["rest", "jsonrpc"])
 def test_a_bug_filed_there_gets_the_group_and_its_reporter_keeps_access(client, services,
-                                                                       security, transport):
+                                                                        security, transport):
     keys = security["keys"]
     if transport == "rest":
         resp = client.simulate_post("/rest/bug", params={"Bugzilla_api_key": keys[REPORTER]},

@@ -126,7 +126,7 @@ def test_add_comment_with_an_empty_id_is_100(client, services, world, empty):
     before = stored(services)
     message = "You must enter a valid bug number!"
     assert jsonrpc(client, "Bug.add_comment", {"id": empty, "comment": "hi"}, key) == (100,
-                                                                                      message)
+                                                                                       message)
     assert xmlrpc_call(client, "Bug.add_comment", {"id": empty, "comment": "hi"}, key) == (
         100, message)
     assert rest(client, "POST", "/rest/bug/%20/comment", key, body={"comment": "hi"}) == (

@@ -147,7 +147,7 @@ def test_custom_fields(services, bugs, find):
     assert find({"f1": "cf_platforms", "o1": "notequals", "v1": "linux"}) == [
         "crash", "printing", "dupe", "verified"]
     assert find({"f1": "cf_build", "o1": "isempty"}) == ["printing", "dupe",
-                                                                    "verified"]
+                                                         "verified"]
     assert error_code(services, {"f1": "cf_nope", "o1": "equals", "v1": "x"}) == 108
 
 
@@ -334,7 +334,7 @@ def test_chfield_forms(services, history, find):
     assert find({"chfield": "bug_status", "chfieldfrom": "2026-01-15",
                             "chfieldto": "2026-01-25"}) == ["button"]
     assert find({"chfield": ["bug_status", "resolution"],
-                            "chfieldvalue": "FIXED"}) == ["button"]
+                 "chfieldvalue": "FIXED"}) == ["button"]
     assert find({"chfield": "bug_status", "chfieldto": "2026-01-08"}) == ["crash"]
     assert find({"chfieldfrom": "2026-02-01"}) == ["button", "printing", "dupe"]
     assert find({"chfieldto": "2025-12-31"}) == ["verified"]

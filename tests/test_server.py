@@ -37,7 +37,8 @@ def test_real_server_serves_logs_and_keeps_data_across_restart(start, tmp_path):
 
     # The administrator's password works as call credentials ...
     status, body, _ = server.call("GET", "/rest/parameters",
-                                  {"Bugzilla_login": ADMIN_EMAIL, "Bugzilla_password": ADMIN_PASSWORD})
+                                  {"Bugzilla_login": ADMIN_EMAIL,
+                                   "Bugzilla_password": ADMIN_PASSWORD})
     assert status == 200 and "insidergroup" in body["parameters"]
     # ... and for GET /rest/login, whose token then authenticates a call.
     status, body, _ = server.call("GET", "/rest/login",
@@ -90,10 +91,12 @@ def test_real_server_serves_logs_and_keeps_data_across_restart(start, tmp_path):
     assert body["parameters"]["maintainer"] == "keeper@example.com"
     assert body["parameters"]["usestatuswhiteboard"] == "1"
     status, body, _ = again.call("GET", "/rest/parameters",
-                                 {"Bugzilla_login": ADMIN_EMAIL, "Bugzilla_password": ADMIN_PASSWORD})
+                                 {"Bugzilla_login": ADMIN_EMAIL,
+                                  "Bugzilla_password": ADMIN_PASSWORD})
     assert status == 200
-    status, body, _ = again.call("GET", "/rest/parameters", {"Bugzilla_login": ADMIN_EMAIL,
-                                                             "Bugzilla_password": "a different password"})
+    status, body, _ = again.call("GET", "/rest/parameters",
+                                 {"Bugzilla_login": ADMIN_EMAIL,
+                                  "Bugzilla_password": "a different password"})
     assert (status, body["code"]) == (401, 300)
     exit_status, stdout, stderr = again.stop()
     assert exit_status == 0
@@ -112,7 +115,8 @@ def test_generated_password_is_printed_once_and_logs_in(start, tmp_path):
 
     again = start(db_path)
     status, body, _ = again.call("GET", "/rest/parameters",
-                                 {"Bugzilla_login": "admin@example.com", "Bugzilla_password": password})
+                                 {"Bugzilla_login": "admin@example.com",
+                                  "Bugzilla_password": password})
     assert status == 200 and "insidergroup" in body["parameters"]
     exit_status, stdout, stderr = again.stop()
     assert exit_status == 0 and prefix not in stdout
@@ -156,7 +160,8 @@ def test_port_zero_picks_a_free_port_and_prints_it(tmp_path):
     out_path = tmp_path / "zero.out"
     with open(out_path, "wb") as out:
         process = subprocess.Popen(
-            [sys.executable, str(ROOT / "bugsvc.py"), "--port", "0", "--db", str(tmp_path / "z.sqlite")],
+            [sys.executable, str(ROOT / "bugsvc.py"), "--port", "0",
+             "--db", str(tmp_path / "z.sqlite")],
             cwd=tmp_path, stdout=out, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
             env={**os.environ, "BUGSVC_ADMIN_PASSWORD": ADMIN_PASSWORD, "PYTHONUNBUFFERED": "1"})
     try:

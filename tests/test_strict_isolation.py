@@ -56,7 +56,7 @@ def test_off_anyone_can_be_put_on_a_new_bug(services, world, role):
 
 @pytest.mark.parametrize("role", ["cc", "assigned_to", "qa_contact"])
 def test_on_a_new_bug_refuses_people_who_may_not_edit_the_product(client, admin_key, services,
-                                                                   world, role):
+                                                                  world, role):
     strict(services)
     answer = client.simulate_post("/rest/bug", params={"Bugzilla_api_key": admin_key},
                                   json=dict(BASE, **{role: OUTSIDER}))
@@ -183,7 +183,7 @@ def test_on_a_new_bug_cannot_depend_on_a_bug_one_may_not_edit(client, admin_key,
 
 
 def test_on_dependencies_on_such_a_bug_can_be_neither_added_nor_removed(client, services,
-                                                                       locked_bug):
+                                                                        locked_bug):
     linked = file_bug(services, blocks=[locked_bug], **OPEN)
     other = file_bug(services, **OPEN)
     strict(services)
@@ -200,7 +200,7 @@ def test_on_dependencies_on_such_a_bug_can_be_neither_added_nor_removed(client, 
 
 
 def test_on_over_jsonrpc_adding_a_dependency_is_fault_32000(client, admin_key, services,
-                                                           locked_bug):
+                                                            locked_bug):
     other = file_bug(services, **OPEN)
     strict(services)
     body = {"method": "Bug.update", "id": 1,

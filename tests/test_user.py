@@ -84,7 +84,8 @@ def test_create_over_http_answers_201_and_the_account_can_log_in(client, admin_k
     assert resp.status_code == 201
     new_id = resp.json["id"]
     login_name, real_name, disabled, email_enabled, password_hash = user_row(services, new_id)
-    assert (login_name, real_name, disabled, email_enabled) == ("new@example.com", "New Person", "", 1)
+    assert (login_name, real_name, disabled, email_enabled) == ("new@example.com", "New Person",
+                                                                "", 1)
     assert "new-secret" not in password_hash
     assert can_log_in(client, "new@example.com", "new-secret")   # stripped
     assert not can_log_in(client, "new@example.com", "  new-secret  ")
@@ -98,7 +99,8 @@ def test_create_joins_the_groups_whose_regexp_matches(services):
 
 
 def test_create_accepts_python_bugzillas_name_for_the_real_name(services):
-    new_id = services.call(user.create, {"email": "n@example.com", "name": "Named"}, as_user=ADMIN)["id"]
+    new_id = services.call(user.create, {"email": "n@example.com", "name": "Named"},
+                           as_user=ADMIN)["id"]
     assert user_row(services, new_id)[1] == "Named"
     both = services.call(user.create, {"email": "m@example.com", "name": "Named",
                                        "full_name": "Full"}, as_user=ADMIN)["id"]
@@ -348,7 +350,8 @@ def test_a_group_both_added_and_removed_is_added(services, bob, teams):
 
 
 def test_group_changes_leave_regexp_memberships(services, bob, teams):
-    result = services.call(user.update, {"ids": [bob], "groups": {"set": [], "remove": ["editbugs"]}},
+    result = services.call(user.update,
+                           {"ids": [bob], "groups": {"set": [], "remove": ["editbugs"]}},
                            as_user=ADMIN)
     assert result["users"][0]["changes"] == {}
     assert "editbugs" in all_groups(services, bob)

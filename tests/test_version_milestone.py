@@ -30,7 +30,7 @@ def test_create_over_http_and_read_back(client, services, admin_key, module, key
     assert resp.status_code == 201
     new_id = resp.json["id"]
     assert {"id": new_id, "name": "2.0", "sort_key": 5, "is_active": False} in listed(services,
-                                                                                     key)
+                                                                                      key)
     assert audit_rows(services, module.__name__.rsplit(".", 1)[1].capitalize())[-1] == (
         new_id, None, None, None)
 
@@ -72,7 +72,7 @@ def test_create_refuses_existing_name_in_product_only(services):
     other = add_product(services, "Other", versions=("1.0",))
     services.call(version.create, {"product": other["id"], "name": "unspecified"}, as_user=ADMIN)
     assert [v["name"] for v in listed(services, "versions", other["id"])] == ["1.0",
-                                                                             "unspecified"]
+                                                                              "unspecified"]
 
 
 def test_update_version_renames_on_bugs(client, services, admin_key):

@@ -27,7 +27,7 @@ def writer_keys(server, count=2):
     """API keys, made through the server, of the administrator and of
     `count` plain accounts it creates."""
     status, body, _ = server.call("POST", "/rest/api_key", {"Bugzilla_login": ADMIN,
-                                                           "Bugzilla_password": ADMIN_PASSWORD},
+                                                            "Bugzilla_password": ADMIN_PASSWORD},
                                   {"description": "load"})
     assert status == 201, body
     keys = [body["api_key"]]
@@ -111,7 +111,7 @@ class WriteLoad:
         self.ledger = ledger or Ledger()
         self.stop_event = threading.Event()
         self.threads = [threading.Thread(target=self._write, args=(keys[i % len(keys)], seed + i,
-                                                                    f"t{seed}.{i}"), daemon=True)
+                                                                   f"t{seed}.{i}"), daemon=True)
                         for i in range(threads)]
 
     def start(self):

@@ -40,7 +40,7 @@ from .. import dates
 from ..catalogue import settings
 from .caller import ANONYMOUS, load_caller
 from ..errors import (ServiceError, API_KEY_NOT_VALID, ACCOUNT_DISABLED,
-                     INVALID_LOGIN_OR_PASSWORD, USER_ERROR)
+                      INVALID_LOGIN_OR_PASSWORD, USER_ERROR)
 
 _ALNUM = string.ascii_letters + string.digits
 API_KEY_LENGTH = 40
@@ -343,7 +343,8 @@ def extract_credentials(params, headers, keep_method_params=False):
                             ("token", creds.token), ("restrict_login", creds.restrict)):
             if value is not None and params.get(name) is None:
                 params[name] = value
-    for name in _API_KEY_PARAMS + _LOGIN_PARAMS + _PASSWORD_PARAMS + _TOKEN_PARAMS + _RESTRICT_PARAMS:
+    for name in (_API_KEY_PARAMS + _LOGIN_PARAMS + _PASSWORD_PARAMS + _TOKEN_PARAMS
+                 + _RESTRICT_PARAMS):
         if name in _METHOD_NAMES and keep_method_params:
             continue
         params.pop(name, None)

@@ -51,8 +51,8 @@ def load_caller(conn, user_id):
         return None
     members, names, bless = set(), set(), set()
     for group_id, name, is_bless in conn.execute(
-        "SELECT g.id, g.name, ug.is_bless FROM user_groups ug JOIN groups g ON g.id = ug.group_id"
-        " WHERE ug.user_id = ?", (user_id,)):
+            "SELECT g.id, g.name, ug.is_bless FROM user_groups ug"
+            " JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = ?", (user_id,)):
         if is_bless:
             bless.add(group_id)
         else:

@@ -44,9 +44,10 @@ def regexp_matches(pattern, login):
 def refresh_for_user(conn, user_id):
     """Recompute the regexp memberships of one account."""
     login = conn.execute("SELECT login FROM users WHERE id = ?", (user_id,)).fetchone()[0]
-    conn.execute("DELETE FROM user_groups WHERE user_id = ? AND grant_type = ?", (user_id, GRANT_REGEXP))
-    for group_id, pattern in conn.execute("SELECT id, user_regexp FROM groups WHERE user_regexp <> ''"
-                                          ).fetchall():
+    conn.execute("DELETE FROM user_groups WHERE user_id = ? AND grant_type = ?",
+                 (user_id, GRANT_REGEXP))
+    for group_id, pattern in conn.execute("SELECT id, user_regexp FROM groups"
+                                          " WHERE user_regexp <> ''").fetchall():
         if regexp_matches(pattern, login):
             conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                          " VALUES (?, ?, 0, ?)", (user_id, group_id, GRANT_REGEXP))
@@ -55,7 +56,8 @@ def refresh_for_user(conn, user_id):
 def refresh_for_group(conn, group_id):
     """Recompute which accounts one group's regexp grants membership to."""
     pattern = conn.execute("SELECT user_regexp FROM groups WHERE id = ?", (group_id,)).fetchone()[0]
-    conn.execute("DELETE FROM user_groups WHERE group_id = ? AND grant_type = ?", (group_id, GRANT_REGEXP))
+    conn.execute("DELETE FROM user_groups WHERE group_id = ? AND grant_type = ?",
+                 (group_id, GRANT_REGEXP))
     if not pattern:
         return
     compiled = re.compile(pattern, re.IGNORECASE)

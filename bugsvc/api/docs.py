@@ -168,8 +168,8 @@ DOCS = {
         answer=obj({"users": arr(ref("User"))}), errors=(50, 505, 51, 304, 804, 52)),
     # API keys
     "ApiKey.get": Doc("The caller's API keys (never their secrets).",
-                       params={"user": described(ID_OR_NAME, "another account (editusers)")},
-                       answer=obj({"api_keys": arr(ref("ApiKey"))}), errors=(304, 51)),
+                      params={"user": described(ID_OR_NAME, "another account (editusers)")},
+                      answer=obj({"api_keys": arr(ref("ApiKey"))}), errors=(304, 51)),
     "ApiKey.create": Doc(
         "Create an API key; the secret is shown only in this answer.",
         params={"description": STR, "user": described(ID_OR_NAME, "another account "
@@ -177,8 +177,8 @@ DOCS = {
         answer=obj({"id": INT, "api_key": STR}, required=["id", "api_key"]),
         errors=(304, 51)),
     "ApiKey.update": Doc("Describe or revoke API keys.",
-                          params={"ids": _IDS, "description": STR, "revoked": BOOL},
-                          answer=updated("api_keys"), errors=(50, 51)),
+                         params={"ids": _IDS, "description": STR, "revoked": BOOL},
+                         answer=updated("api_keys"), errors=(50, 51)),
     # Groups
     "Group.create": Doc(
         "Create a group (creategroups).",
@@ -196,12 +196,15 @@ DOCS = {
         params={"ids": _IDS, "names": _NAMES, "membership": BOOL},
         answer=obj({"groups": arr(ref("Group"))}), errors=(805, 51)),
     # Products, components, versions, milestones, classifications, keywords
-    "Product.get_selectable_products": Doc("Ids of the products the caller may search.",
-                              answer=_ID_LIST_ANSWER),
-    "Product.get_enterable_products": Doc("Ids of the products the caller may file bugs in.",
-                             answer=_ID_LIST_ANSWER),
-    "Product.get_accessible_products": Doc("Ids of the products the caller may search or file bugs in.",
-                              answer=_ID_LIST_ANSWER),
+    "Product.get_selectable_products": Doc(
+        "Ids of the products the caller may search.",
+        answer=_ID_LIST_ANSWER),
+    "Product.get_enterable_products": Doc(
+        "Ids of the products the caller may file bugs in.",
+        answer=_ID_LIST_ANSWER),
+    "Product.get_accessible_products": Doc(
+        "Ids of the products the caller may search or file bugs in.",
+        answer=_ID_LIST_ANSWER),
     "Product.get": Doc(
         "Products by kind, ids and names; unknown or hidden ones are left out.",
         params={"type": _TYPE, "ids": _IDS, "names": _NAMES},

@@ -43,7 +43,8 @@ def as_int(value, name):
     Errors: 52 when it is not an integer; 54 when it does not fit 64 bits.
     """
     if isinstance(value, bool):
-        raise ServiceError(PARAM_MUST_BE_NUMERIC, f"Invalid parameter '{name}': '{value}' is not a number.")
+        raise ServiceError(PARAM_MUST_BE_NUMERIC,
+                           f"Invalid parameter '{name}': '{value}' is not a number.")
     if isinstance(value, int):
         number = value
     elif isinstance(value, float) and value.is_integer():
@@ -85,7 +86,8 @@ def as_str(value, name):
         return "1" if value else "0"
     if isinstance(value, (int, float)):
         return str(value)
-    raise ServiceError(PARAM_INVALID, f"The parameter '{name}' must be a single value, not a list or an object.")
+    raise ServiceError(PARAM_INVALID, f"The parameter '{name}' must be a single value, not a list"
+                                      " or an object.")
 
 
 class Params:

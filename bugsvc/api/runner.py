@@ -26,8 +26,8 @@ _CALL_KEYS = ("include_fields", "exclude_fields", "Bugzilla_api_token", "Service
 # SQLite's messages for statements beyond its size limits.
 _SQL_SIZE_LIMITS = ("too many SQL variables", "Expression tree is too large",
                     "parser stack overflow", "too many terms in compound SELECT",
-                    "string or blob too big", "LIKE or GLOB pattern too complex", "too many columns",
-                    "at most 64 tables", "too many FROM clause terms",
+                    "string or blob too big", "LIKE or GLOB pattern too complex",
+                    "too many columns", "at most 64 tables", "too many FROM clause terms",
                     "too many arguments on function")
 
 

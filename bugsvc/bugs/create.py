@@ -182,4 +182,3 @@ def _resolution(ctx, workflow, status, requested):
     if name == "DUPLICATE":
         raise ServiceError(USER_ERROR, "A bug cannot be filed as a duplicate.")
     return name
-

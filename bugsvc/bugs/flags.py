@@ -156,7 +156,8 @@ class FlagEditor:
             return old_requestee
         if not flag_type["is_requesteeble"]:
             raise ServiceError(FLAG_REQUESTEE_DISABLED, f"The flag type '{flag_type['name']}' "
-                                                        "does not allow asking a particular person.")
+                                                        "does not allow asking a particular "
+                                                        "person.")
         if account["disabled_text"]:
             raise ServiceError(USER_ERROR, f"'{account['login']}' cannot be asked: the account "
                                            "is disabled.")

@@ -26,7 +26,8 @@ def history(ctx, bug_id, new_since=None):
     only later changes."""
     visible_rows, args = visible_rows_sql(ctx, "a")
     sql = ("SELECT a.id, a.changed_at, u.login, a.field, a.removed, a.added, a.attachment_id"
-           f" FROM bug_activity a JOIN users u ON u.id = a.who WHERE a.bug_id = ? AND {visible_rows}")
+           " FROM bug_activity a JOIN users u ON u.id = a.who"
+           f" WHERE a.bug_id = ? AND {visible_rows}")
     args = [bug_id] + args
     if new_since is not None:
         sql += " AND a.changed_at > ?"

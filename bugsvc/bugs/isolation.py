@@ -81,4 +81,3 @@ def check_dependencies(ctx, field, bug_ids):
             raise ServiceError(USER_ERROR, f"You tried to change the {_FIELD_LABELS[field]} "
                                            "field but only a user allowed to edit both related "
                                            "bugs may change that field.")
-

@@ -76,7 +76,8 @@ def load(conn, bug_id):
     record = BugRecord(id=bug_id, **values)
     record.aliases = _column(conn, "SELECT alias FROM bug_aliases WHERE bug_id = ? ORDER BY rowid",
                              bug_id)
-    record.cc = _column(conn, "SELECT user_id FROM bug_cc WHERE bug_id = ? ORDER BY user_id", bug_id)
+    record.cc = _column(conn, "SELECT user_id FROM bug_cc WHERE bug_id = ? ORDER BY user_id",
+                        bug_id)
     record.keywords = _column(conn, "SELECT keyword_id FROM bug_keywords WHERE bug_id = ?"
                                     " ORDER BY keyword_id", bug_id)
     record.groups = _column(conn, "SELECT group_id FROM bug_groups WHERE bug_id = ?"

@@ -412,4 +412,3 @@ def _split_columns(sql):
             start = index + 1
     parts.append(sql[start:])
     return parts
-

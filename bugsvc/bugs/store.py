@@ -228,6 +228,7 @@ def _save_flags(ctx, old, new, when, changes):
                           flag["requestee_id"], stamp, flag["id"]))
         elif flag["modified_at"] is None:
             flag["modified_at"] = before["modified_at"]
-    removed, added = diff(bug_flags.summaries(conn, old.flags), bug_flags.summaries(conn, new.flags))
+    removed, added = diff(bug_flags.summaries(conn, old.flags),
+                          bug_flags.summaries(conn, new.flags))
     if removed or added:
         changes["flagtypes.name"] = {"removed": ", ".join(removed), "added": ", ".join(added)}

@@ -209,8 +209,8 @@ class BugUpdate:
         old_name = catalog.component_by_id(ctx.conn, bug.component_id)["name"]
         self._check("component", old_name, found["name"])
         bug.component_id = found["id"]
-        for (user_id,) in ctx.conn.execute("SELECT user_id FROM component_cc WHERE component_id = ?",
-                                           (found["id"],)):
+        for (user_id,) in ctx.conn.execute("SELECT user_id FROM component_cc"
+                                           " WHERE component_id = ?", (found["id"],)):
             if user_id not in bug.cc:
                 bug.cc.append(user_id)
         retarget(ctx.conn, bug.flags, types_for(ctx.conn, bug.product_id, bug.component_id))
@@ -386,7 +386,8 @@ class BugUpdate:
     def _comment_privacy(self, p):
         ctx = self.ctx
         for key, flag in p.dict("comment_is_private").items():
-            row = ctx.conn.execute("SELECT id, is_private FROM comments WHERE id = ? AND bug_id = ?",
+            row = ctx.conn.execute("SELECT id, is_private FROM comments"
+                                   " WHERE id = ? AND bug_id = ?",
                                    (str(key).strip(), self.new.id)).fetchone()
             # A private comment answers like a missing one to non-insiders.
             if row is None or (row["is_private"] and not access.is_insider(ctx)):
@@ -587,4 +588,3 @@ def targets(ctx, p):
         if bug_id not in result:
             result.append(bug_id)
     return result
-

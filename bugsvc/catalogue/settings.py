@@ -139,7 +139,8 @@ def normalise(conn, name, value):
     if kind == GROUP:
         if not text:
             return text
-        row = conn.execute("SELECT name FROM groups WHERE lower(name) = lower(?)", (text,)).fetchone()
+        row = conn.execute("SELECT name FROM groups WHERE lower(name) = lower(?)",
+                           (text,)).fetchone()
         if row is None:
             raise ValueError(f"'{text}' is not the name of a group")
         return row[0]

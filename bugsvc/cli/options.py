@@ -136,7 +136,8 @@ def make_config(args, environ):
         port = int(port_text)
     admin_email = _choose(args.admin_email, environ, "BUGSVC_ADMIN_EMAIL")
     if admin_email is not None and not _EMAIL.match(admin_email):
-        raise UsageError(f"the administrator's login must be an e-mail address, not '{admin_email}'")
+        raise UsageError("the administrator's login must be an e-mail address, "
+                         f"not '{admin_email}'")
     admin_password = _choose(args.admin_password, environ, "BUGSVC_ADMIN_PASSWORD")
     if admin_password is not None and len(admin_password) < MIN_PASSWORD_LENGTH:
         raise UsageError(f"the administrator's password must have at least "

@@ -42,7 +42,8 @@ def _owner_id(ctx, p):
 
 def _key_object(row):
     return {"id": row["id"], "description": row["description"], "revoked": bool(row["revoked"]),
-            "last_used": dates.from_db(row["last_used"]), "created": dates.from_db(row["created_at"])}
+            "last_used": dates.from_db(row["last_used"]),
+            "created": dates.from_db(row["created_at"])}
 
 
 def get(ctx, params):
@@ -91,8 +92,8 @@ def update(ctx, params):
     is_admin = ctx.caller.in_group("editusers")
     rows = []
     for key_id in key_ids:
-        row = ctx.conn.execute("SELECT id, user_id, description, revoked FROM api_keys WHERE id = ?",
-                               (key_id,)).fetchone()
+        row = ctx.conn.execute("SELECT id, user_id, description, revoked FROM api_keys"
+                               " WHERE id = ?", (key_id,)).fetchone()
         if row is None or (row["user_id"] != ctx.caller.id and not is_admin):
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"You have no API key with the id {key_id}.")
         rows.append(row)

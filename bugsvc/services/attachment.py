@@ -169,12 +169,12 @@ def update(ctx, params):
     for (and add a comment with that).
     Returns {"attachments": [{"id", "last_change_time", "changes"}]} in the
     order of ids; booleans in changes read "1"/"0".
-    Errors: 410 logged out; 50 no ids; 52 an id that is not a whole number of 0 or more; 32000 unknown
-    attachment or one the caller may not see (alike: "not allowed to
-    edit", see _unknown_attachment), product not editable, not allowed to
-    edit, empty file name; 604 empty summary; 601 bad content type; 113
-    privacy change without being an insider; 114 comment too long;
-    51/129-134/32000 flag problems.
+    Errors: 410 logged out; 50 no ids; 52 an id that is not a whole number
+    of 0 or more; 32000 unknown attachment or one the caller may not see
+    (alike: "not allowed to edit", see _unknown_attachment), product not
+    editable, not allowed to edit, empty file name; 604 empty summary; 601
+    bad content type; 113 privacy change without being an insider; 114
+    comment too long; 51/129-134/32000 flag problems.
     """
     require_login(ctx)
     p = Params(params)

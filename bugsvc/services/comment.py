@@ -31,9 +31,10 @@ def comments(ctx, params):
     "comments": {"<comment id>": Comment}}. Private comments are left out of
     the bugs' lists for callers outside the insidergroup.
     Errors: 50 neither ids nor comment_ids; 100/101/102 a bug; 52 a
-    comment id that is not a whole number of 0 or more; 110 a requested comment the caller may not see
-    (private, or on a hidden bug) or, alike, a missing one; 111 a missing
-    comment, for a caller who sees every comment; 56 bad new_since.
+    comment id that is not a whole number of 0 or more; 110 a requested
+    comment the caller may not see (private, or on a hidden bug) or, alike,
+    a missing one; 111 a missing comment, for a caller who sees every
+    comment; 56 bad new_since.
     """
     p = Params(params)
     if not p.has("ids") and not p.has("comment_ids"):
@@ -129,7 +130,7 @@ def add(ctx, params):
     if access.is_timetracker(ctx) and p.get("work_time") is not None:
         hours = values.time_value(p.get("work_time"), "work_time", allow_negative=True)
     comment_id = stored.insert(ctx.conn, bug_id, ctx.caller.id, body, ctx.now,
-                                 is_private=is_private, work_time=hours)
+                               is_private=is_private, work_time=hours)
     if hours:
         stored.record_work_time(ctx, bug_id, comment_id, hours)
     activity.touch(ctx.conn, bug_id, ctx.now)

@@ -324,12 +324,12 @@ def create(ctx, params):
     params: name (required, cf_ then lower-case letters, digits, _; at most
     64), display_name (required), type (required: 1 free text, 2 single
     select, 3 multiple select, 4 large text, 5 date/time, 6 bug id, 7 bug
-    URLs, 8 keywords, 9 date, 10 integer), is_mandatory, is_on_bug_entry (default false), sort_key (default
-    after every field), visibility_field (a select field's name) with
-    visibility_values (its value names), value_field (select fields only),
-    values (select fields only: an array, or {"add": [...]}; each a name or
-    {"name", "sort_key", "visibility_value"}). A select field starts with
-    the value "---".
+    URLs, 8 keywords, 9 date, 10 integer), is_mandatory, is_on_bug_entry
+    (default false), sort_key (default after every field), visibility_field
+    (a select field's name) with visibility_values (its value names),
+    value_field (select fields only), values (select fields only: an array,
+    or {"add": [...]}; each a name or {"name", "sort_key",
+    "visibility_value"}). A select field starts with the value "---".
     Returns {"id"}. Errors: 410 logged out; 304 not in admin; 50 a
     required parameter missing; 52 type not a number; 51 unknown
     visibility_field, value_field or one of their values; 53 an unknown

@@ -225,8 +225,9 @@ def update(ctx, params):
     or are deleted; requestees are dropped when the type stops being
     specifically requestable.
     Errors: 410, 304 as create; 50 neither ids nor names; 52 an id that
-    is not a whole number of 0 or more; 51 unknown id or group; 32000 a new name for several types; -32601 a parameter that is
-    not a changeable field; the validation errors of create.
+    is not a whole number of 0 or more; 51 unknown id or group; 32000 a new
+    name for several types; -32601 a parameter that is not a changeable
+    field; the validation errors of create.
     """
     _require_editcomponents(ctx, "edit")
     p = Params(params)
@@ -430,7 +431,7 @@ def _parse_clusions(ctx, value, param):
                         raise ServiceError(PARAM_INVALID,
                                            f"Invalid component '{component_name}' in '{param}'.")
                     rules.append((product_id, _clusion_component(ctx, product_id, product_name,
-                                                                  component_name, param)))
+                                                                 component_name, param)))
         else:
             raise ServiceError(PARAM_INVALID, f"Invalid entry '{item}' in '{param}'.")
     unique = []

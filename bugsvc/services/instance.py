@@ -81,7 +81,8 @@ def change_parameters(ctx, values):
         try:
             updates[name] = settings.normalise(ctx.conn, name, value)
         except ValueError as exc:
-            raise ServiceError(USER_ERROR, f"Invalid value for parameter '{name}': {exc}.") from None
+            raise ServiceError(USER_ERROR,
+                               f"Invalid value for parameter '{name}': {exc}.") from None
     changes = {}
     for name, value in updates.items():
         if value == current[name]:

@@ -5,7 +5,8 @@ from ..accounts import access
 from ..store import audit
 from ..bugs import groups as bug_groups
 from ..catalogue import catalog, flag_rules, group_control
-from ..catalogue.admin import checked_text, NAME_MAX_LENGTH, administered_product, reject_unknown_keys
+from ..catalogue.admin import (checked_text, NAME_MAX_LENGTH, administered_product,
+                               reject_unknown_keys)
 from ..api.changes import note
 from ..accounts.email import visible_email
 from ..errors import (

@@ -123,9 +123,11 @@ def _named_users(ctx, ids, names):
         row = ctx.conn.execute(f"SELECT {_COLUMNS} FROM users u WHERE {condition}",
                                (value,)).fetchone()
         if row is None and access.sees_every_user(ctx):
-            raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no user with the {kind} '{value}'.")
+            raise ServiceError(OBJECT_DOES_NOT_EXIST,
+                               f"There is no user with the {kind} '{value}'.")
         if row is None or not can_see_user(ctx, row["id"]):
-            raise ServiceError(AUTH_FAILURE, f"You are not authorized to access the user '{value}'.")
+            raise ServiceError(AUTH_FAILURE,
+                               f"You are not authorized to access the user '{value}'.")
         if row["id"] not in seen:
             seen.add(row["id"])
             rows.append(row)
@@ -175,7 +177,8 @@ def _match_limit(ctx, p):
     Errors: 52 a negative limit."""
     limit = p.int("limit") or 0
     if limit < 0:
-        raise ServiceError(PARAM_MUST_BE_NUMERIC, "The parameter 'limit' must be a positive number.")
+        raise ServiceError(PARAM_MUST_BE_NUMERIC,
+                           "The parameter 'limit' must be a positive number.")
     cap = int(ctx.param("maxusermatches") or 0)
     return min(limit, cap) if limit and cap else (limit or cap or None)
 
@@ -198,7 +201,8 @@ def _group_filter(ctx, p):
         row = ctx.conn.execute(f"SELECT id FROM groups WHERE {condition}", (value,)).fetchone()
         if row is None and condition == "id = ?" and sees_all:
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no group with the id '{value}'.")
-        if row is None or not (ctx.caller.in_group_id(row["id"]) or ctx.caller.can_bless(row["id"])):
+        if row is None or not (ctx.caller.in_group_id(row["id"])
+                               or ctx.caller.can_bless(row["id"])):
             raise ServiceError(INVALID_GROUP_NAME, f"The group you specified, '{value}', is not "
                                                    "valid here.")
         wanted.add(row["id"])
@@ -273,8 +277,9 @@ def get(ctx, params):
     saved_reports.
     Errors: 50 none of ids, names, match; 505 ids or match while logged out;
     51 unknown group id (creategroups/editusers members; others 804), or
-    unknown account (for a caller who sees every account); 304 an account the caller may not see (or, to a caller who
-    does not see every account, one that does not exist);
+    unknown account (for a caller who sees every account); 304 an account
+    the caller may not see (or, to a caller who does not see every account,
+    one that does not exist);
     804 a group name that is unknown or not the caller's; 52 a negative limit.
     """
     p = Params(params)
@@ -389,7 +394,8 @@ def _blessable_group(ctx, value):
     """The id of the group `value` (id or name) if the caller may bless it.
     Errors: 304 otherwise, also for a group that does not exist (as the
     reference, so a blesser learns nothing about other groups)."""
-    text = str(value).strip() if isinstance(value, (int, str)) and not isinstance(value, bool) else ""
+    text = (str(value).strip() if isinstance(value, (int, str)) and not isinstance(value, bool)
+            else "")
     condition = "id = ?" if text.isdigit() else "lower(name) = lower(?)"
     row = ctx.conn.execute(f"SELECT id FROM groups WHERE {condition}",
                            (int(text) if text.isdigit() else text,)).fetchone()
@@ -440,8 +446,9 @@ def _apply_group_request(ctx, user_id, request, is_bless):
         wanted = (current - set(request.get("remove", []))) | set(request.get("add", []))
     removed, added = current - wanted, wanted - current
     for group_id in removed:
-        ctx.conn.execute("DELETE FROM user_groups WHERE user_id = ? AND group_id = ? AND is_bless = ?"
-                         " AND grant_type = ?", (user_id, group_id, is_bless, GRANT_DIRECT))
+        ctx.conn.execute("DELETE FROM user_groups WHERE user_id = ? AND group_id = ?"
+                         " AND is_bless = ? AND grant_type = ?",
+                         (user_id, group_id, is_bless, GRANT_DIRECT))
     for group_id in added:
         ctx.conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                          " VALUES (?, ?, ?, ?)", (user_id, group_id, is_bless, GRANT_DIRECT))

@@ -34,7 +34,8 @@ def prepare_database(config, out=sys.stdout, now=None):
                 password = secrets.token_urlsafe(18)
             if conn.execute("SELECT 1 FROM fields LIMIT 1").fetchone() is None:
                 install.install_defaults(conn)
-            install.create_admin(conn, email, auth.hash_password(password, config.password_cost), now)
+            install.create_admin(conn, email, auth.hash_password(password, config.password_cost),
+                                 now)
             print(f"Created the administrator {email}.", file=out, flush=True)
             if generated:
                 print(f"Its password, shown only this once: {password}", file=out, flush=True)

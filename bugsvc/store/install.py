@@ -72,7 +72,8 @@ STANDARD_FIELDS = [
     ("days_elapsed", "Days since bug changed", UNKNOWN, 0),
 ]
 
-STATUSES = [("UNCONFIRMED", 1), ("CONFIRMED", 1), ("IN_PROGRESS", 1), ("RESOLVED", 0), ("VERIFIED", 0)]
+STATUSES = [("UNCONFIRMED", 1), ("CONFIRMED", 1), ("IN_PROGRESS", 1), ("RESOLVED", 0),
+            ("VERIFIED", 0)]
 SELECT_VALUES = {
     "resolution": ["", "FIXED", "INVALID", "WONTFIX", "DUPLICATE", "WORKSFORME"],
     "priority": ["Highest", "High", "Normal", "Low", "Lowest", "---"],
@@ -111,13 +112,15 @@ def install_defaults(conn):
     """Write fields, their values, the workflow, system groups, parameters,
     the Unclassified classification. Runs inside the caller's transaction."""
     for sort_key, (name, display, ftype, mandatory) in enumerate(STANDARD_FIELDS, start=1):
-        conn.execute("INSERT INTO fields (name, display_name, type, is_custom, is_mandatory, sort_key)"
+        conn.execute("INSERT INTO fields"
+                     " (name, display_name, type, is_custom, is_mandatory, sort_key)"
                      " VALUES (?, ?, ?, 0, ?, ?)", (name, display, ftype, mandatory, sort_key * 50))
     field_id = {name: fid for fid, name in conn.execute("SELECT id, name FROM fields")}
     status_id = {}
     for position, (status, is_open) in enumerate(STATUSES, start=1):
         cur = conn.execute("INSERT INTO field_values (field_id, value, sort_key, is_open)"
-                           " VALUES (?, ?, ?, ?)", (field_id["bug_status"], status, position * 100, is_open))
+                           " VALUES (?, ?, ?, ?)",
+                           (field_id["bug_status"], status, position * 100, is_open))
         status_id[status] = cur.lastrowid
     for field_name, values in SELECT_VALUES.items():
         for position, value in enumerate(values, start=1):
@@ -160,12 +163,14 @@ def _create_test_product(conn, owner_id):
          "finished installation of Bugzilla.",))
     product_id = cur.lastrowid
     conn.execute("INSERT INTO versions (product_id, name) VALUES (?, 'unspecified')", (product_id,))
-    conn.execute("INSERT INTO milestones (product_id, name, sort_key) VALUES (?, '---', 0)", (product_id,))
+    conn.execute("INSERT INTO milestones (product_id, name, sort_key) VALUES (?, '---', 0)",
+                 (product_id,))
     conn.execute(
         "INSERT INTO components (product_id, name, description, default_assignee, is_active)"
         " VALUES (?, 'TestComponent', ?, ?, 1)",
         (product_id, "This is a test component in the test product database. This ought to be "
-                     "blown away and replaced with real stuff in a finished installation of Bugzilla.",
+                     "blown away and replaced with real stuff in a finished installation of "
+                     "Bugzilla.",
          owner_id))
 
 

@@ -170,7 +170,8 @@ class AccessLog:
         req.context.started = time.perf_counter()
 
     def process_response(self, req, resp, resource, req_succeeded):
-        elapsed = (time.perf_counter() - getattr(req.context, "started", time.perf_counter())) * 1000
+        elapsed = (time.perf_counter() - getattr(req.context, "started",
+                                                 time.perf_counter())) * 1000
         status = resp.status if isinstance(resp.status, int) else str(resp.status).split()[0]
         size = len(resp.data) if resp.data is not None else 0
         address = getattr(req.context, "client_address", req.remote_addr)

@@ -81,7 +81,8 @@ def parse_multipart(data, content_type):
             if existing is None:
                 fields_[part.name] = value
             else:
-                fields_[part.name] = (existing if isinstance(existing, list) else [existing]) + [value]
+                fields_[part.name] = (existing if isinstance(existing, list)
+                                      else [existing]) + [value]
     except (falcon.MediaMalformedError, falcon.HTTPError, ValueError) as exc:
         raise ServiceError(errors.USER_ERROR, f"Could not parse the form body: {exc}") from None
     return fields_
@@ -136,7 +137,8 @@ class RestAdapter:
         if query.get("callback", "") != "":    # an empty callback is no callback (as the reference)
             callback = valid_callback(query["callback"])
             if callback is None:
-                raise ServiceError(errors.INVALID_CALLBACK, "The callback name you specified is invalid.")
+                raise ServiceError(errors.INVALID_CALLBACK,
+                                   "The callback name you specified is invalid.")
             req.context.callback = callback
         route, operation, path_params, allowed = self.router.match(method, path)
         if route is None:

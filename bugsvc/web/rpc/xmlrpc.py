@@ -144,7 +144,7 @@ def _from_wire(value):
             return dates.format_datetime(dates.parse_datetime(value.value, "dateTime.iso8601"))
         except ServiceError:
             raise ServiceError(XMLRPC_INVALID_VALUE, f"'{value.value}' is not a valid "
-                                              "dateTime.iso8601 value.") from None
+                                                     "dateTime.iso8601 value.") from None
     return value
 
 
@@ -239,4 +239,5 @@ class XmlRpcAdapter:
             resp.data = fault_body(exc.code, exc.message)
         except Exception:
             log.exception("unexpected error in XML-RPC method %s", method)
-            resp.data = fault_body(INTERNAL_ERROR, "An internal error occurred; it has been logged.")
+            resp.data = fault_body(INTERNAL_ERROR,
+                                   "An internal error occurred; it has been logged.")
