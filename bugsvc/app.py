@@ -10,7 +10,7 @@ from .accounts.auth import Authenticator
 from .api.operations import OPERATIONS
 from .api.runner import Runner
 from .errors import ServiceError
-from .store.db import Database
+from .store.db import open_database
 from .web import landing
 from .web.http import AccessLog, BodyLimit, ClientAddress
 from .web.rest import render
@@ -50,7 +50,7 @@ def create_app(config, db=None, clock=None):
     db: a Database to use (default: one on config.db_path, not opened yet).
     clock: a function returning the current aware UTC datetime (tests).
     """
-    db = db or Database(config.db_path)
+    db = db or open_database(config.db_path, pool_size=config.threads + 2)
     runner = Runner(db, config, Authenticator(db, config.password_cost), clock)
     app = falcon.App(middleware=[ClientAddress(config.trusted_proxies), AccessLog(),
                                  BodyLimit(config.max_body_bytes)])

@@ -4,7 +4,6 @@ choice out of the parameters, resolve the caller, open the call's
 transaction, enforce the login rule, run the service, trim the answer to the
 requested fields. Services never see credentials or field lists."""
 
-import sqlite3
 from contextlib import contextmanager
 from datetime import datetime, timezone
 
@@ -21,14 +20,6 @@ from .operation import EXEMPT, REQUIRED, SELF
 # fields, and the reference's web-session token (a cookie's twin that only
 # its own pages send), which the service never reads.
 _CALL_KEYS = ("include_fields", "exclude_fields", "Bugzilla_api_token", "Service_api_token")
-
-
-# SQLite's messages for statements beyond its size limits.
-_SQL_SIZE_LIMITS = ("too many SQL variables", "Expression tree is too large",
-                    "parser stack overflow", "too many terms in compound SELECT",
-                    "string or blob too big", "LIKE or GLOB pattern too complex",
-                    "too many columns", "at most 64 tables", "too many FROM clause terms",
-                    "too many arguments on function")
 
 
 class Runner:
@@ -55,7 +46,7 @@ class Runner:
         an invalid token or a throttled attempt), 410 when the operation
         needs a login, those of the service, 54 for a number too large for
         SQL (or a date) that the service let through, and 32000 for a request
-        beyond SQLite's statement size limits.
+        beyond the database's statement size limits.
         """
         creds = extract_credentials(params, headers, operation.keeps_credentials)
         flt = _field_filter(params)
@@ -124,53 +115,62 @@ class Runner:
         given as an account id (or None with no creds: anonymous) is loaded
         in it. Errors: as `run`, and _UseDue when a read call's API key or
         token use is to be recorded first."""
-        with self.db.transaction(write=operation.writes) as conn:
-            if creds is not None:
+        # The whole call again when its transaction met a concurrent one it
+        # cannot be ordered with (PostgreSQL; see Database.attempts).
+        given = caller
+        for attempt in self.db.attempts(write=operation.writes):
+            with attempt as conn:
+                caller = given
+                if creds is not None:
+                    try:
+                        caller, use = self.auth.identify(conn, creds, remote_ip, self.clock(),
+                                                         may_write=operation.writes)
+                    except errors.ServiceError:
+                        if not forgiving:
+                            raise
+                        caller, use = ANONYMOUS, None
+                    if use is not None and not use_recorded:
+                        raise _UseDue(use)
+                elif caller is None:
+                    caller = ANONYMOUS
+                elif isinstance(caller, int):
+                    caller = load_caller(conn, caller)
+                # The call's time is read once its transaction holds the write
+                # lock (as the reference reads it inside its transaction): writes
+                # waiting for one another are then stamped in the order they are
+                # stored, so history and last_change_time never run backwards.
+                # Login checks the password on a connection of its own, which
+                # records the outcome; this transaction must not have read
+                # anything before (its snapshot would then be too old to write
+                # the token), so that call keeps no copies.
+                ctx = self._context(conn, caller, now or self.clock(), remote_ip, flt,
+                                    operation.writes, with_catalog=operation.login != SELF)
+                if not caller.is_logged_in:
+                    if operation.login == REQUIRED or (operation.login not in (EXEMPT, SELF)
+                                                       and ctx.param_is_on("requirelogin")):
+                        errors.require_login(ctx)
                 try:
-                    caller, use = self.auth.identify(conn, creds, remote_ip, self.clock(),
-                                                     may_write=operation.writes)
+                    result = operation.service(ctx, params)
+                except OverflowError:
+                    # An integer beyond 64 bits that reached SQL (sqlite3 refuses
+                    # it) or date arithmetic without passing Params.int: the
+                    # call's work is rolled back and the caller told, as by Params.
+                    raise errors.ServiceError(errors.NUMBER_TOO_LARGE,
+                                              "A number in the request is too large.") from None
                 except errors.ServiceError:
-                    if not forgiving:
-                        raise
-                    caller, use = ANONYMOUS, None
-                if use is not None and not use_recorded:
-                    raise _UseDue(use)
-            elif caller is None:
-                caller = ANONYMOUS
-            elif isinstance(caller, int):
-                caller = load_caller(conn, caller)
-            # The call's time is read once its transaction holds the write
-            # lock (as the reference reads it inside its transaction): writes
-            # waiting for one another are then stamped in the order they are
-            # stored, so history and last_change_time never run backwards.
-            # Login checks the password on a connection of its own, which
-            # records the outcome; this transaction must not have read
-            # anything before (its snapshot would then be too old to write
-            # the token), so that call keeps no copies.
-            ctx = self._context(conn, caller, now or self.clock(), remote_ip, flt,
-                                operation.writes, with_catalog=operation.login != SELF)
-            if not caller.is_logged_in:
-                if operation.login == REQUIRED or (operation.login not in (EXEMPT, SELF)
-                                                   and ctx.param_is_on("requirelogin")):
-                    errors.require_login(ctx)
-            try:
-                result = operation.service(ctx, params)
-            except OverflowError:
-                # An integer beyond 64 bits that reached SQL (sqlite3 refuses
-                # it) or date arithmetic without passing Params.int: the
-                # call's work is rolled back and the caller told, as by Params.
-                raise errors.ServiceError(errors.NUMBER_TOO_LARGE,
-                                          "A number in the request is too large.") from None
-            except (sqlite3.OperationalError, sqlite3.DataError) as exc:
-                # A request so large or complex that SQLite refuses the
-                # statement it makes (more values than one statement takes,
-                # an expression too deep ...): the caller's doing, so a user
-                # error; any other database failure stays internal.
-                if not str(exc).startswith(_SQL_SIZE_LIMITS):
                     raise
-                raise errors.ServiceError(errors.USER_ERROR, "The request names too many values, "
-                                          "or is too complex, for the database to answer; "
-                                          "split it into smaller requests.") from None
+                except Exception as exc:
+                    # A request so large or complex that the database refuses
+                    # the statement it makes (more values than one statement
+                    # takes, an expression too deep ...): the caller's doing,
+                    # so a user error; any other database failure stays
+                    # internal.
+                    if not self.db.statement_too_large(exc):
+                        raise
+                    raise errors.ServiceError(
+                        errors.USER_ERROR, "The request names too many values, or is too "
+                        "complex, for the database to answer; split it into smaller "
+                        "requests.") from None
         return result
 
 

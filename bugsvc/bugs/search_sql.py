@@ -119,13 +119,13 @@ FIELDS = {
                 " FROM comments pc WHERE pc.bug_id = b.id)", timetracking=True),
     "longdescs.count": FieldDef(NUMBER, "(SELECT COUNT(*) FROM comments lc WHERE lc.bug_id = b.id"
                                         "{private_lc})"),
-    # SQLite's julianday: the one dialect-specific spelling of the search.
-    "days_elapsed": FieldDef(NUMBER, "CAST(julianday(?) - julianday(b.last_change_time)"
-                                     " AS INTEGER)", needs=("now",)),
+    # Day counts are spelled by the dialect ({days:...} is the later time's
+    # placeholder and the earlier time's SQL).
+    "days_elapsed": FieldDef(NUMBER, "{days:b.last_change_time}", needs=("now",)),
     "owner_idle_time": FieldDef(
-        NUMBER, "CAST(julianday(?) - julianday(COALESCE((SELECT MAX(oa.changed_at) FROM"
-                " bug_activity oa WHERE oa.bug_id = b.id AND oa.who = b.assigned_to"
-                " AND {history_oa}), b.creation_time)) AS INTEGER)", needs=("now", "history")),
+        NUMBER, "{days:COALESCE((SELECT MAX(oa.changed_at) FROM bug_activity oa"
+                " WHERE oa.bug_id = b.id AND oa.who = b.assigned_to AND {history_oa}),"
+                " b.creation_time)}", needs=("now", "history")),
     "last_visit_ts": FieldDef(DATE_KIND, "(SELECT lv.last_visit_ts FROM bug_user_last_visit lv"
                                          " WHERE lv.bug_id = b.id AND lv.user_id = ?)",
                               needs=("caller",)),
@@ -152,7 +152,7 @@ FIELDS = {
     "attachments.isobsolete": FieldDef(NUMBER, "att.is_obsolete", source="attachments"),
     "attachments.isprivate": FieldDef(NUMBER, "att.is_private", source="attachments"),
     "attachments.submitter": _user("att.creator_id", source="attachments"),
-    "attach_data.thedata": FieldDef(TEXT, "CAST(adt.data AS TEXT)", source="attach_data"),
+    "attach_data.thedata": FieldDef(TEXT, "{blob:adt.data}", source="attach_data"),
     "flagtypes.name": FieldDef(TEXT, "(ft.name || fl.status)", source="flags",
                                history="flagtypes.name"),
     "requestees.login_name": _user("fl.requestee_id", source="flags"),
@@ -263,6 +263,7 @@ class Compiler:
 
     def __init__(self, ctx):
         self.ctx = ctx
+        self.dialect = ctx.conn.dialect
         self.insider = access.is_insider(ctx)
         self.timetracker = access.is_timetracker(ctx)
         self._custom = None
@@ -385,6 +386,11 @@ class Compiler:
         """(SQL, args) of a field's value expression."""
         expr = definition.expr.replace("{private_lc}", "" if self.insider
                                        else " AND lc.is_private = 0")
+        dialect = self.ctx.conn.dialect
+        if expr.startswith("{days:"):
+            expr = dialect.whole_days_between("?", expr[len("{days:"):-1])
+        elif expr.startswith("{blob:"):
+            expr = dialect.blob_text(expr[len("{blob:"):-1])
         args = []
         for need in definition.needs:
             if need == "now":
@@ -547,10 +553,10 @@ class Compiler:
         if operator in ("substring", "casesubstring"):
             text = _one_text(value)
             if operator == "casesubstring":
-                return f"instr({expr}, ?) > 0", [text]
-            return f"instr(lower({expr}), lower(?)) > 0", [text]
+                return self.dialect.contains(expr, "?"), [text]
+            return self.dialect.contains(f"lower({expr})", "lower(?)"), [text]
         if operator == "regexp":
-            return f"{expr} REGEXP ?", [_checked_regexp(_one_text(value))]
+            return self.dialect.regexp(expr, _checked_regexp(_one_text(value)))
         if operator in _COMPARE:
             return self._ordering(kind, expr, _COMPARE[operator], _one_text(value))
         words = _words(value)
@@ -561,11 +567,13 @@ class Compiler:
         parts, args = [], []
         for word in words:
             if operator in ("anywordssubstr", "allwordssubstr"):
-                parts.append(f"instr(lower({expr}), lower(?)) > 0")
+                parts.append(self.dialect.contains(f"lower({expr})", "lower(?)"))
                 args.append(word)
             else:
-                parts.append(f"{expr} REGEXP ?")
-                args.append(r"(^|[^a-z0-9])" + re.escape(word) + r"($|[^a-z0-9])")
+                sql, sql_args = self.dialect.regexp(
+                    expr, r"(^|[^a-z0-9])" + re.escape(word) + r"($|[^a-z0-9])")
+                parts.append(sql)
+                args += sql_args
         joiner = " AND " if operator in ("allwords", "allwordssubstr") else " OR "
         return "(" + joiner.join(parts) + ")", args
 
@@ -649,8 +657,9 @@ class Compiler:
             if not value:
                 return "1 = 0", []
             column = "a.removed" if operator == "changedfrom" else "a.added"
-            row = (f"(lower({column}) = lower(?) OR instr(', ' || lower({column}) || ', ',"
-                   " ', ' || lower(?) || ', ') > 0)")
+            row = (f"(lower({column}) = lower(?) OR "
+                   + self.dialect.contains(f"', ' || lower({column}) || ', '",
+                                           "', ' || lower(?) || ', '") + ")")
             args = [value, value]
         guard, guard_args = bug_history.visible_rows_sql(self.ctx, "a")
         return _Exists(f"activity:{history}",
@@ -670,8 +679,10 @@ class Compiler:
         parts, args = [], []
         for word in words:
             match, match_args = _guarded(comments.guard, comments.guard_args,
-                                         "instr(lower(c.body), lower(?)) > 0", [word])
-            parts.append(f"(instr(lower(b.summary), lower(?)) > 0 OR EXISTS (SELECT 1"
+                                         self.dialect.contains("lower(c.body)", "lower(?)"),
+                                         [word])
+            parts.append(f"({self.dialect.contains('lower(b.summary)', 'lower(?)')}"
+                         f" OR EXISTS (SELECT 1"
                          f" {comments.from_sql} AND {match}))")
             args.extend([word] + match_args)
         sql = "(" + " AND ".join(parts) + ")"

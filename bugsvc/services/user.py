@@ -379,10 +379,10 @@ def create(ctx, params):
         check_password_rules(ctx, password)
     cur = ctx.conn.execute(
         "INSERT INTO users (login, real_name, password_hash, disabled_text, email_enabled,"
-        " created_at) VALUES (?, ?, ?, '', 1, ?)",
+        " created_at) VALUES (?, ?, ?, '', 1, ?) RETURNING id",
         (login_name, (real_name or "").strip(),
          ctx.auth.hash_password(password) if password else None, dates.to_db(ctx.now)))
-    user_id = cur.lastrowid
+    user_id = cur.fetchone()[0]
     membership.refresh_for_user(ctx.conn, user_id)
     audit.record(ctx, "User", user_id)
     return {"id": user_id}

@@ -12,7 +12,7 @@ from .. import __version__
 from ..accounts import auth
 from ..config import DEFAULT_ADMIN_EMAIL
 from ..store import install
-from ..store.db import Database
+from ..store.db import open_database
 from . import server_errors, startup, workers
 
 
@@ -22,7 +22,7 @@ def prepare_database(config, out=sys.stdout, now=None):
 
     Returns the Database. Errors: SchemaError (see Database.initialize).
     """
-    db = Database(config.db_path)
+    db = open_database(config.db_path)
     db.initialize()
     now = now or datetime.now(timezone.utc)
     with db.transaction(write=True) as conn:
@@ -52,7 +52,8 @@ def _create_server(config, sock, writers_lock_path=None):
     import waitress
     from ..app import create_app
     listeners = {}
-    app = create_app(config, db=Database(config.db_path, writers_lock_path))
+    app = create_app(config, db=open_database(config.db_path, writers_lock_path,
+                                              pool_size=config.threads + 2))
     server = waitress.create_server(app, map=listeners, threads=config.threads, ident="bugsvc",
                                     max_request_body_size=server_errors.waitress_body_limit(
                                         config.max_body_bytes), sockets=[sock])

@@ -25,6 +25,6 @@ def secret(conn, name):
     row = conn.execute("SELECT value FROM server_secrets WHERE name = ?", (name,)).fetchone()
     if row is not None:
         return row[0]
-    conn.execute("INSERT OR IGNORE INTO server_secrets (name, value) VALUES (?, ?)",
+    conn.execute("INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING",
                  (name, new_secret()))
     return conn.execute("SELECT value FROM server_secrets WHERE name = ?", (name,)).fetchone()[0]

@@ -1,0 +1,100 @@
+"""What differs between the engines, behind one interface: every SQL
+spelling that is not shared by SQLite and PostgreSQL is a method here, and
+code outside bugsvc/store/ reaches it as `conn.dialect`.
+
+Everything else is written once, in the SQL both engines run: `?`
+placeholders, `INSERT ... RETURNING id` for new ids, `ON CONFLICT ... DO
+NOTHING / DO UPDATE` for upserts, `lower(x)` on both sides for
+case-insensitive comparisons (both fold ASCII letters only: PostgreSQL's
+text columns use the "C" collation), `lower(x) LIKE lower(?) ESCAPE '\\'`
+for patterns, `<> 0` for flags stored as integers (PostgreSQL has no
+truthy integers), an alias for every subquery in FROM.
+"""
+
+
+class Dialect:
+    """The interface; sqlite.py and postgres.py implement it."""
+
+    name = None                 # "sqlite" or "postgresql"
+    # An ORDER BY term giving rows in the order they were stored (migrations only).
+    insertion_order = None
+
+    # Text ------------------------------------------------------------------------
+
+    def contains(self, haystack, needle):
+        """SQL true when the text `needle` occurs in `haystack` (both SQL
+        expressions), comparing characters exactly."""
+        raise NotImplementedError
+
+    def regexp(self, expr, pattern):
+        """(SQL, args): true when the checked search pattern `pattern`
+        matches the text `expr` anywhere, ignoring case, within the time
+        budget of db.regexp_budget."""
+        raise NotImplementedError
+
+    def blob_text(self, expr):
+        """The bytes `expr` as text that `contains` and lower() can search
+        (attachment contents)."""
+        raise NotImplementedError
+
+    # JSON lists ------------------------------------------------------------------
+
+    def json_list(self, values, source, order):
+        """A scalar subquery: the JSON array (as text; '[]' when there are
+        no rows) of the rows of `source` ("FROM ... WHERE ..."), in the order
+        `order` (an ORDER BY list), each the value of `values[0]` or, with
+        several expressions, the array of their values."""
+        raise NotImplementedError
+
+    def numbers_in(self, text, alias):
+        """A FROM item `alias` with one column `value`: the whole numbers
+        listed in the text `text` (an SQL expression; numbers joined by
+        commas and spaces, as bug id fields' history is)."""
+        raise NotImplementedError
+
+    # Dates -----------------------------------------------------------------------
+
+    def whole_days_between(self, later, earlier):
+        """SQL for the whole days (rounded toward zero) from the stored time
+        `earlier` to `later` (both 'YYYY-MM-DD HH:MM:SS' text expressions)."""
+        raise NotImplementedError
+
+    # Schema ----------------------------------------------------------------------
+
+    def script_statements(self, script):
+        """The statements of `script` (schema.sql's SQL) as this engine runs them."""
+        raise NotImplementedError
+
+    def install_schema(self, conn, script):
+        """Create the schema of `script` (schema.sql) in an empty database."""
+        raise NotImplementedError
+
+    def schema_version(self, conn):
+        """The stored schema version (0 for an empty database)."""
+        raise NotImplementedError
+
+    def set_schema_version(self, conn, version):
+        raise NotImplementedError
+
+    def has_tables(self, conn):
+        """True when the database holds any table."""
+        raise NotImplementedError
+
+    def table_exists(self, conn, table):
+        raise NotImplementedError
+
+    def column_exists(self, conn, table, column):
+        raise NotImplementedError
+
+    def index_names(self, conn, table):
+        """The names of the indexes of `table` that DROP INDEX can drop."""
+        raise NotImplementedError
+
+    def tables(self, conn):
+        """The names of the database's own tables (not the engine's, nor
+        full-text indexes' shadow tables)."""
+        raise NotImplementedError
+
+    def columns(self, conn, table):
+        """The column names of `table`, in order."""
+        raise NotImplementedError
