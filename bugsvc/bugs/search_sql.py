@@ -248,12 +248,12 @@ class _Exists:
 def _guarded(guard, guard_args, sql, args):
     """(SQL, args) of condition `sql` evaluated only where `guard` holds.
 
-    A CASE is the one form whose order of evaluation SQLite keeps; in an AND
-    the planner tests the terms as it likes (correlated subqueries, such as
-    most visibility rules, last of all)."""
+    A CASE is the one form whose order of evaluation SQLite and PostgreSQL
+    keep; in an AND the planner tests the terms as it likes (correlated
+    subqueries, such as most visibility rules, last of all)."""
     if not guard:
         return sql, args
-    return f"(CASE WHEN {guard} THEN {sql} ELSE 0 END)", list(guard_args) + list(args)
+    return f"(CASE WHEN {guard} THEN {sql} ELSE FALSE END)", list(guard_args) + list(args)
 
 
 # Compiling ------------------------------------------------------------------------------
@@ -331,7 +331,7 @@ class Compiler:
         field_id, field_type = self.custom_fields()[name]
         kind = {INTEGER: NUMBER, BUG_ID: NUMBER, DATETIME: DATE_KIND, DATE: DATE_KIND}.get(
             field_type, TEXT)
-        expr = "CAST(cv.value AS INTEGER)" if kind == NUMBER else "cv.value"
+        expr = self.dialect.whole_number("cv.value") if kind == NUMBER else "cv.value"
         return FieldDef(kind, expr, source=f"custom:{field_id}", history=name,
                         words_exact=field_type == MULTI_SELECT)
 
@@ -347,7 +347,8 @@ class Compiler:
             # A Bug ID field names a bug only to those who may see it (as
             # depends_on does).
             visible, args = access.bug_visibility_sql(self.ctx, "ob")
-            return _Rows("FROM bug_custom_values cv JOIN bugs ob ON ob.id = cv.value"
+            return _Rows("FROM bug_custom_values cv JOIN bugs ob"
+                         f" ON ob.id = {self.dialect.whole_number('cv.value')}"
                          " WHERE cv.bug_id = b.id AND cv.field_id = ?", [field_id], visible, args)
         if key in ("dependson", "blocked"):
             other, this = ("depends_on", "blocked") if key == "dependson" else ("blocked",
@@ -541,7 +542,9 @@ class Compiler:
         `operator`; None when nothing is left to compare."""
         kind = definition.kind
         if operator == "isnotempty":
-            empty = {NUMBER: "0", SELECT: "'---'"}.get(kind, "''")
+            if kind == NUMBER:
+                return f"({expr} IS NOT NULL AND {expr} <> 0)", []
+            empty = "'---'" if kind == SELECT else "''"
             return f"({expr} IS NOT NULL AND {expr} <> '' AND {expr} <> {empty})", []
         if operator in ("equals", "anyexact"):
             values = _exact_values(value) if operator == "anyexact" else [_one_text(value)]
@@ -550,13 +553,15 @@ class Compiler:
             else:
                 values = [v for v in values if v != ""]
             return self._exact(definition, expr, values, name) if values else None
+        # Text operators on a number read its decimal text, as SQLite does.
+        text_expr = self.dialect.as_text(expr) if kind == NUMBER else expr
         if operator in ("substring", "casesubstring"):
             text = _one_text(value)
             if operator == "casesubstring":
-                return self.dialect.contains(expr, "?"), [text]
-            return self.dialect.contains(f"lower({expr})", "lower(?)"), [text]
+                return self.dialect.contains(text_expr, "?"), [text]
+            return self.dialect.contains(f"lower({text_expr})", "lower(?)"), [text]
         if operator == "regexp":
-            return self.dialect.regexp(expr, _checked_regexp(_one_text(value)))
+            return self.dialect.regexp(text_expr, _checked_regexp(_one_text(value)))
         if operator in _COMPARE:
             return self._ordering(kind, expr, _COMPARE[operator], _one_text(value))
         words = _words(value)
@@ -567,11 +572,11 @@ class Compiler:
         parts, args = [], []
         for word in words:
             if operator in ("anywordssubstr", "allwordssubstr"):
-                parts.append(self.dialect.contains(f"lower({expr})", "lower(?)"))
+                parts.append(self.dialect.contains(f"lower({text_expr})", "lower(?)"))
                 args.append(word)
             else:
                 sql, sql_args = self.dialect.regexp(
-                    expr, r"(^|[^a-z0-9])" + re.escape(word) + r"($|[^a-z0-9])")
+                    text_expr, r"(^|[^a-z0-9])" + re.escape(word) + r"($|[^a-z0-9])")
                 parts.append(sql)
                 args += sql_args
         joiner = " AND " if operator in ("allwords", "allwordssubstr") else " OR "

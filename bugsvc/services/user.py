@@ -225,8 +225,8 @@ def _groups_of(ctx, user_id, all_groups):
     """Group summaries ({id, name, description}) of the account's memberships,
     by name; only the groups the caller may bless unless `all_groups`."""
     rows = ctx.conn.execute(
-        "SELECT DISTINCT g.id, g.name, g.description FROM user_groups ug"
-        " JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = ? AND ug.is_bless = 0"
+        "SELECT g.id, g.name, g.description FROM groups g WHERE EXISTS (SELECT 1"
+        " FROM user_groups ug WHERE ug.group_id = g.id AND ug.user_id = ? AND ug.is_bless = 0)"
         " ORDER BY lower(g.name)", (user_id,))
     return [{"id": row["id"], "name": row["name"], "description": row["description"]}
             for row in rows if all_groups or ctx.caller.can_bless(row["id"])]

@@ -37,6 +37,15 @@ class Dialect:
         (attachment contents)."""
         raise NotImplementedError
 
+    def as_text(self, expr):
+        """The value `expr` as text (a number as its decimal digits)."""
+        raise NotImplementedError
+
+    def whole_number(self, text):
+        """The whole number the text `text` starts with (0 when none), as
+        SQLite's CAST(text AS INTEGER) reads it."""
+        raise NotImplementedError
+
     # JSON lists ------------------------------------------------------------------
 
     def json_list(self, values, source, order):

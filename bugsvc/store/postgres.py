@@ -3,8 +3,9 @@ and psycopg_pool): many writers at once, from many processes on many hosts.
 
 Connections come from a pool (psycopg_pool), one per transaction, so a
 process's threads share a few connections and a broken one is replaced.
-Reads run in `REPEATABLE READ READ ONLY` transactions (one snapshot for the
-whole call, as SQLite's reads have); writes run `SERIALIZABLE`, so
+Reads run in `REPEATABLE READ` transactions (one snapshot for the whole
+call, as SQLite's reads have; the few that write, as login writes its
+token, may, as on SQLite); writes run `SERIALIZABLE`, so
 concurrent calls behave as if run one after another, as they are on
 SQLite: a write PostgreSQL cannot order with another one fails with a
 serialization failure (or a deadlock, or a unique key taken meanwhile) and
@@ -45,7 +46,7 @@ SQLITE_ONLY = ("-- BEGIN sqlite only", "-- END sqlite only")
 # ... and lines starting with this are PostgreSQL's (comments to SQLite).
 POSTGRESQL_LINE = "--postgresql: "
 # Transactions: see the module's docstring.
-_BEGIN_READ = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+_BEGIN_READ = "BEGIN ISOLATION LEVEL REPEATABLE READ"
 _BEGIN_WRITE = "BEGIN ISOLATION LEVEL SERIALIZABLE"
 # A write is run again at most this many times in all.
 TRIES = 30
@@ -297,19 +298,65 @@ def _configure(conn):
     conn.execute(f"SET lock_timeout = {int(db.BUSY_TIMEOUT_MS)}")
 
 
+_INSERT = re.compile(r"^\s*INSERT\s+INTO\s+(\w+)", re.I)
+_RETURNING = re.compile(r"\bRETURNING\b", re.I)
+
+
+@functools.lru_cache(maxsize=4096)
+def _insert_table(sql):
+    """The table an INSERT without RETURNING writes to, else None."""
+    match = _INSERT.match(sql)
+    return match.group(1).lower() if match and not _RETURNING.search(sql) else None
+
+
+class _InsertCursor:
+    """What an INSERT answers: sqlite3's lastrowid (the new row's id; None
+    for a table without an id column), rowcount."""
+
+    description = None
+
+    def __init__(self, cursor, with_id):
+        row = cursor.fetchone() if with_id else None
+        self.lastrowid = row[0] if row is not None else None
+        self.rowcount = cursor.rowcount
+
+    def fetchone(self):
+        return None
+
+    def fetchall(self):
+        return []
+
+    def __iter__(self):
+        return iter(())
+
+
 class PgConnection:
     """A psycopg connection running SQL written for SQLite's sqlite3: `?`
-    placeholders, execute/executemany returning a cursor, rows by name."""
+    placeholders, execute/executemany returning a cursor, rows by name, and
+    `lastrowid` after an INSERT into a table with an id column (the new
+    row's id, asked for with RETURNING id)."""
+
+    _trace = None
 
     def __init__(self, raw, dialect):
         self.raw = raw
         self.dialect = dialect
 
+    def set_trace_callback(self, callback):
+        """Call `callback(sql)` with every statement run (None: stop), as sqlite3 does."""
+        self._trace = callback
+
     def execute(self, sql, params=None):
+        if self._trace is not None:
+            self._trace(sql)
         cursor = self.raw.cursor()
         budget = db.current_regexp_budget()
         if budget is not None and budget.patterns and not getattr(budget, "bounded", False):
             self.dialect.bound_regexps(self, budget)
+        table = _insert_table(sql)
+        with_id = table is not None and self.dialect.has_id_column(self, table)
+        if with_id:
+            sql += " RETURNING id"
         try:
             if params:
                 cursor.execute(psycopg_sql(sql), params)
@@ -317,9 +364,11 @@ class PgConnection:
                 cursor.execute(sql if "%" not in sql else psycopg_sql(sql))
         except pg_errors.NumericValueOutOfRange as exc:
             raise OverflowError(str(exc)) from None
-        return cursor
+        return cursor if table is None else _InsertCursor(cursor, with_id)
 
     def executemany(self, sql, rows):
+        if self._trace is not None:
+            self._trace(sql)
         cursor = self.raw.cursor()
         try:
             cursor.executemany(psycopg_sql(sql), rows)
@@ -337,6 +386,16 @@ class PostgresDialect(Dialect):
 
     def __init__(self, unicode_regexps=True):
         self.unicode_regexps = unicode_regexps
+        self._id_columns = {}
+
+    def has_id_column(self, conn, table):
+        """True when `table` has an id column (an INSERT into it gives lastrowid)."""
+        known = self._id_columns.get(table)
+        if known is None:
+            known = self._id_columns[table] = conn.raw.execute(
+                "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()"
+                " AND table_name = %s AND column_name = 'id'", (table,)).fetchone() is not None
+        return known
 
     def contains(self, haystack, needle):
         return f"strpos({haystack}, {needle}) > 0"
@@ -365,6 +424,14 @@ class PostgresDialect(Dialect):
     def blob_text(self, expr):
         # Every byte a character, as SQLite reads a blob as text.
         return f"convert_from({expr}, 'LATIN1')"
+
+    def as_text(self, expr):
+        return f"CAST({expr} AS TEXT)"
+
+    def whole_number(self, text):
+        leading = r"'^\s*[+-]?[0-9]{1,18}'"
+        return (f"(CASE WHEN {text} ~ {leading} THEN CAST(substring({text} FROM {leading})"
+                " AS BIGINT) ELSE 0 END)")
 
     def json_list(self, values, source, order):
         item = values[0] if len(values) == 1 else f"json_build_array({', '.join(values)})"
@@ -545,12 +612,16 @@ class PostgresDatabase:
             conn = self._local.conn = self.connect()
         return conn
 
-    def close(self):
-        """Close this thread's own connection and the process's pool."""
+    def close_connection(self):
+        """Close this thread's own connection, if any."""
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()
             self._local.conn = None
+
+    def close(self):
+        """Close this thread's own connection and the process's pool."""
+        self.close_connection()
         with self._pool_lock:
             if self._pool is not None:
                 self._pool.close()
@@ -585,11 +656,10 @@ class PostgresDatabase:
                 yield conn
 
     def attempts(self, write=False, separate=False):
-        """Tries of one transaction (db.Attempts): a write is run again when
-        it met a concurrent one; a read never needs to be."""
+        """Tries of one transaction (db.Attempts): run again when it met a
+        concurrent one (only transactions that write can)."""
         opener = self.separate_transaction if separate else self.transaction
-        return db.Attempts(lambda: opener(write), _retryable if write else _never,
-                           TRIES if write else 1)
+        return db.Attempts(lambda: opener(write), _retryable, TRIES)
 
     @staticmethod
     def statement_too_large(exc):
@@ -657,10 +727,6 @@ _INSTALL_LOCK = 0x6275677376630001
 
 def _retryable(exc):
     return getattr(exc, "sqlstate", None) in _RETRYABLE
-
-
-def _never(exc):
-    return False
 
 
 def _first_line(exc):

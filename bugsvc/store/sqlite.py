@@ -48,6 +48,12 @@ class SqliteDialect(Dialect):
     def blob_text(self, expr):
         return expr
 
+    def as_text(self, expr):
+        return expr             # SQLite's text functions read numbers as text
+
+    def whole_number(self, text):
+        return f"CAST({text} AS INTEGER)"
+
     def json_list(self, values, source, order):
         named = ", ".join(f"{value} AS j{n}" for n, value in enumerate(values))
         item = "j0" if len(values) == 1 else \
