@@ -3,7 +3,8 @@ built once per session from schema.sql and the default installation data.
 
 The tests that use a database run once on each engine: an SQLite file, and a
 database of a throwaway PostgreSQL cluster (tests/pg_cluster.py) started
-for the session. `--db-backend sqlite|postgresql|all` (or
+for the session; a test marked `engine("sqlite")` (SQLite's files, its
+backup API) or `engine("postgresql")` runs on that engine alone. `--db-backend sqlite|postgresql|all` (or
 BUGSVC_TEST_DB_BACKEND) chooses; the default is all. Without PostgreSQL's
 server programs the PostgreSQL runs are left out and one test says so (it
 fails instead when the environment variable CI is set). The summary at the
@@ -64,7 +65,9 @@ def pytest_configure(config):
                 else f"{exc} (pip install -e '.[postgres]')")
             backends.remove("postgresql")
     config.bugsvc_backends = backends
-    config.bugsvc_outcomes = {backend: collections.Counter() for backend in BACKENDS}
+    config.bugsvc_outcomes = collections.defaultdict(collections.Counter)
+    config.addinivalue_line("markers", "engine(*names): the test is about these database "
+                                       "engines only (sqlite, postgresql): it runs on them alone")
     config.bugsvc_backend_of = {}
 
 
@@ -72,7 +75,11 @@ def pytest_generate_tests(metafunc):
     """Every test using the `backend` fixture (through db_path, config, db,
     services, client ...) runs once per engine chosen."""
     if "backend" in metafunc.fixturenames:
-        metafunc.parametrize("backend", metafunc.config.bugsvc_backends)
+        backends = metafunc.config.bugsvc_backends
+        marker = metafunc.definition.get_closest_marker("engine")
+        if marker is not None:
+            backends = [backend for backend in backends if backend in marker.args]
+        metafunc.parametrize("backend", backends)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -84,7 +91,9 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
         callspec = getattr(item, "callspec", None)
         if callspec is not None and "backend" in callspec.params:
-            config.bugsvc_backend_of[item.nodeid] = callspec.params["backend"]
+            marker = item.get_closest_marker("engine")
+            suffix = " only" if marker is not None and len(marker.args) == 1 else ""
+            config.bugsvc_backend_of[item.nodeid] = callspec.params["backend"] + suffix
 
 
 def pytest_runtest_logreport(report):
@@ -111,7 +120,7 @@ _CONFIG = {}
 
 def pytest_terminal_summary(terminalreporter, config):
     parts = []
-    for backend in BACKENDS:
+    for backend in BACKENDS + tuple(f"{name} only" for name in BACKENDS):
         counts = config.bugsvc_outcomes[backend]
         if counts:
             parts.append(f"{backend}: " + ", ".join(f"{counts[outcome]} {outcome}" for outcome in

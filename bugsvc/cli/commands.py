@@ -15,6 +15,8 @@ from ..serving import startup
 from ..serving.server import prepare_database
 from ..services import instance
 from ..store import audit, backup
+from ..store.db import is_postgresql
+from ..store.postgres import display_url
 
 
 def create_api_key(config, email, description, out=sys.stdout, err=sys.stderr):
@@ -126,8 +128,15 @@ class _NothingChanged(Exception):
 
 def make_backup(config, path, out=sys.stdout, err=sys.stderr):
     """Copy the database to `path` (bugsvc.store.backup). Returns the exit status:
-    0, or 1 when no backup was made (the reason is printed on `err`).
+    0, or 1 when no backup was made (the reason is printed on `err`), or 2 for
+    a PostgreSQL database (pg_dump backs those up; the message says how).
     Errors: StartError when there is no database at config.db_path."""
+    if is_postgresql(config.db_path):
+        print(f"bugsvc: no backup made: {display_url(config.db_path)} is a PostgreSQL database, "
+              "which PostgreSQL's own tools back up while the server runs: pg_dump "
+              "--format=custom --file=bugsvc.dump '<the same URL>' (pg_restore puts it back; "
+              "see the README, Backups).", file=err)
+        return 2
     startup.require_database(config.db_path)
     try:
         result = backup.backup(config.db_path, path)

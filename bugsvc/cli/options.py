@@ -43,7 +43,9 @@ def _add_listen_options(parser, inherited):
 
 def _add_database_option(parser, inherited):
     parser.add_argument("--db", default=_inherited(inherited),
-                        help=f"SQLite database file (env BUGSVC_DB, default ./{DEFAULT_DB})")
+                        help="the database: an SQLite file, or a PostgreSQL database as "
+                             "postgresql://user:password@host:port/name (env BUGSVC_DB, "
+                             f"default ./{DEFAULT_DB})")
 
 
 def _add_admin_options(parser, inherited):

@@ -12,7 +12,8 @@ from .. import __version__
 from ..accounts import auth
 from ..config import DEFAULT_ADMIN_EMAIL
 from ..store import install
-from ..store.db import open_database
+from ..store.db import is_postgresql, open_database
+from ..store.postgres import display_url
 from . import server_errors, startup, workers
 
 
@@ -104,8 +105,8 @@ def _print_serving(config, sock, out):
     """The start-up lines: where the interface is, and its documentation."""
     base = f"http://{_url_host(config.host)}:{sock.getsockname()[1]}"
     processes = f", {config.workers} workers" if config.workers > 1 else ""
-    print(f"bugsvc {__version__} serving {base}/rest (database {config.db_path}{processes})",
-          file=out)
+    print(f"bugsvc {__version__} serving {base}/rest (database {display_url(config.db_path)}"
+          f"{processes})", file=out)
     print(f"Documentation: {base}/rest/docs (a browser at {base}/ finds it too)", file=out,
           flush=True)
 
@@ -115,8 +116,10 @@ def _serve_workers(config, sock, out):
     import tempfile
     import waitress                    # noqa: F401 - imported once, before forking
     from .. import app                 # noqa: F401
-    handle, lock_path = tempfile.mkstemp(prefix="bugsvc-writers-", suffix=".lock")
-    os.close(handle)
+    lock_path = None
+    if not is_postgresql(config.db_path):     # SQLite's writers take turns (store/sqlite.py)
+        handle, lock_path = tempfile.mkstemp(prefix="bugsvc-writers-", suffix=".lock")
+        os.close(handle)
     _print_serving(config, sock, out)
     try:
         status = workers.serve_forked(
@@ -124,6 +127,7 @@ def _serve_workers(config, sock, out):
             config.workers, pin=config.pin_cores)
     finally:
         sock.close()
-        os.unlink(lock_path)
+        if lock_path is not None:
+            os.unlink(lock_path)
     print("bugsvc stopped.", file=out, flush=True)
     return status

@@ -58,6 +58,9 @@ _RETRYABLE = {"40001", "40P01", "23505"}
 # classes beyond ASCII (PostgreSQL built with ICU), as the `regex` engine does.
 _UNICODE_COLLATION = "und-x-icu"
 _INT8 = (-2 ** 63, 2 ** 63 - 1)
+# The search patterns of the statements this thread is putting together (the
+# time budget's error names the first of them).
+_patterns = threading.local()
 
 
 def require_driver():
@@ -309,25 +312,11 @@ def _insert_table(sql):
     return match.group(1).lower() if match and not _RETURNING.search(sql) else None
 
 
-class _InsertCursor:
-    """What an INSERT answers: sqlite3's lastrowid (the new row's id; None
-    for a table without an id column), rowcount."""
-
-    description = None
-
-    def __init__(self, cursor, with_id):
-        row = cursor.fetchone() if with_id else None
-        self.lastrowid = row[0] if row is not None else None
-        self.rowcount = cursor.rowcount
-
-    def fetchone(self):
-        return None
-
-    def fetchall(self):
-        return []
-
-    def __iter__(self):
-        return iter(())
+if psycopg is not None:
+    class _Cursor(psycopg.Cursor):
+        """psycopg's cursor with sqlite3's lastrowid: after an INSERT into a
+        table with an id column, the new row's id; else None."""
+        lastrowid = None
 
 
 class PgConnection:
@@ -351,7 +340,8 @@ class PgConnection:
             self._trace(sql)
         cursor = self.raw.cursor()
         budget = db.current_regexp_budget()
-        if budget is not None and budget.patterns and not getattr(budget, "bounded", False):
+        bounded = budget is not None and " ~* " in sql and not getattr(budget, "bounded", False)
+        if bounded:
             self.dialect.bound_regexps(self, budget)
         table = _insert_table(sql)
         with_id = table is not None and self.dialect.has_id_column(self, table)
@@ -364,7 +354,12 @@ class PgConnection:
                 cursor.execute(sql if "%" not in sql else psycopg_sql(sql))
         except pg_errors.NumericValueOutOfRange as exc:
             raise OverflowError(str(exc)) from None
-        return cursor if table is None else _InsertCursor(cursor, with_id)
+        if bounded:
+            self.raw.execute("SELECT set_config('statement_timeout', '0', true)")
+        if with_id:
+            row = cursor.fetchone()
+            cursor.lastrowid = row[0] if row is not None else None
+        return cursor
 
     def executemany(self, sql, rows):
         if self._trace is not None:
@@ -401,9 +396,7 @@ class PostgresDialect(Dialect):
         return f"strpos({haystack}, {needle}) > 0"
 
     def regexp(self, expr, pattern):
-        budget = db.current_regexp_budget()
-        if budget is not None:
-            budget.patterns.append(pattern)
+        _patterns.pending = getattr(_patterns, "pending", [])[-20:] + [pattern]
         operand = f'({expr} COLLATE "{_UNICODE_COLLATION}")' if self.unicode_regexps else expr
         return f"{operand} ~* ?", [are_pattern(pattern)]
 
@@ -413,6 +406,8 @@ class PostgresDialect(Dialect):
         summary and comment once (PostgreSQL cancels a statement that goes
         over; the statement's other work counts too)."""
         budget.bounded = True
+        budget.patterns = getattr(_patterns, "pending", [])
+        _patterns.pending = []
         rows = conn.raw.execute(
             "SELECT COALESCE(SUM(GREATEST(reltuples, 0)), 0) FROM pg_class"
             " WHERE relname IN ('bugs', 'comments') AND relnamespace ="
@@ -577,7 +572,8 @@ class PostgresDatabase:
         """A new connection of its own (not from the pool), in autocommit
         mode (we issue BEGIN). Errors: psycopg.OperationalError when the
         server cannot be reached or refuses us."""
-        raw = psycopg.connect(self.url, autocommit=True, row_factory=_row_factory)
+        raw = psycopg.connect(self.url, autocommit=True, row_factory=_row_factory,
+                              cursor_factory=_Cursor)
         _configure(raw)
         self._learn_dialect(raw)
         return PgConnection(raw, self.dialect)
@@ -601,7 +597,8 @@ class PostgresDatabase:
                     self._learn_dialect(raw)
                 self._pool = ConnectionPool(
                     self.url, min_size=1, max_size=self.pool_size, open=True,
-                    kwargs={"autocommit": True, "row_factory": _row_factory},
+                    kwargs={"autocommit": True, "row_factory": _row_factory,
+                            "cursor_factory": _Cursor},
                     configure=configure, timeout=db.BUSY_TIMEOUT_MS / 1000, name="bugsvc")
             return self._pool
 
@@ -650,10 +647,15 @@ class PostgresDatabase:
     @contextmanager
     def separate_transaction(self, write=False):
         """Yield another connection inside a transaction of its own, beside
-        this thread's open one (see SqliteDatabase.separate_transaction)."""
-        with self.pool().connection() as raw:
-            with self._transaction_on(PgConnection(raw, self.dialect), write) as conn:
+        this thread's open one (see SqliteDatabase.separate_transaction): a
+        connection of its own, not one of the pool, which threads holding
+        theirs could all be waiting for. Closed afterwards."""
+        conn = self.connect()
+        try:
+            with self._transaction_on(conn, write):
                 yield conn
+        finally:
+            conn.close()
 
     def attempts(self, write=False, separate=False):
         """Tries of one transaction (db.Attempts): run again when it met a
