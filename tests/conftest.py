@@ -192,13 +192,15 @@ def new_db(backend, tmp_path, request):
 
     def make(name="new"):
         if backend == "sqlite":
-            return tmp_path / f"{name}{len(made)}.sqlite"
+            made.append(tmp_path / f"{name}{len(made)}.sqlite")
+            return made[-1]
         cluster = request.getfixturevalue("postgresql")
         made.append(cluster.create_database())
         return cluster.url(made[-1])
     yield make
-    for name in made:
-        request.getfixturevalue("postgresql").drop_database(name)
+    if backend == "postgresql":
+        for name in made:
+            request.getfixturevalue("postgresql").drop_database(name)
 
 
 @pytest.fixture
