@@ -1,6 +1,7 @@
 """The operator's commands on an existing database, also while the server
 runs: print a new API key, read or change parameters, forget failed
-sign-ins, take a backup. None creates a database."""
+sign-ins, take a backup; and copying it to another engine. None creates the
+database it works on."""
 
 import ipaddress
 import sys
@@ -14,7 +15,7 @@ from ..errors import ServiceError
 from ..serving import startup
 from ..serving.server import prepare_database
 from ..services import instance
-from ..store import audit, backup
+from ..store import audit, backup, convert
 from ..store.db import is_postgresql
 from ..store.postgres import display_url
 
@@ -145,6 +146,29 @@ def make_backup(config, path, out=sys.stdout, err=sys.stderr):
         return 1
     print(f"Backed up {config.db_path} to {result.path}: {result.size} bytes, schema version "
           f"{result.schema_version}, {result.bugs} bugs.", file=out, flush=True)
+    return 0
+
+
+def convert_database(config, target, out=sys.stdout, err=sys.stderr):
+    """Copy the whole database (config.db_path) into the new, empty database
+    `target` (bugsvc.store.convert), showing progress on `err`.
+
+    Returns the exit status: 0 when the copy is made and verified; 1 when
+    it is refused or fails (the reason is printed on `err`; the target is
+    left as it was). Errors: StartError when there is no database at
+    config.db_path, or the target's directory does not exist.
+    """
+    startup.require_database(config.db_path)
+    if not is_postgresql(target):
+        startup.check_database(target, must_exist=False)
+    try:
+        result = convert.convert(config.db_path, target, convert.Progress(err))
+    except convert.ConvertError as exc:
+        print(f"bugsvc: not converted: {exc}", file=err)
+        return 1
+    print(f"Converted {display_url(str(config.db_path))} to {display_url(str(target))}: "
+          f"{result.rows} rows in {len(result.tables)} tables, schema version "
+          f"{result.schema_version}, row counts and checksums verified.", file=out, flush=True)
     return 0
 
 

@@ -112,6 +112,13 @@ def build_parser():
                                "(a consistent online copy; see README, Backups)")
     copy.add_argument("path", metavar="PATH", help="the backup file (replaced if it exists)")
     _add_database_option(copy, inherited=True)
+    convert = commands.add_parser(
+        "convert-db", help="copy the whole database (--db) into a new, empty one on another "
+        "engine, e.g. --to postgresql://user:password@host/bugsvc, or back to an SQLite file; "
+        "every table is verified before it says done (see README, PostgreSQL)")
+    convert.add_argument("--to", required=True, metavar="TARGET",
+                         help="the new database: a postgresql:// URL or an SQLite file's path")
+    _add_database_option(convert, inherited=True)
     return parser
 
 

@@ -107,3 +107,18 @@ class Dialect:
     def columns(self, conn, table):
         """The column names of `table`, in order."""
         raise NotImplementedError
+
+    # Copying whole tables (convert.py) ---------------------------------------------
+
+    def stream(self, conn, sql, batch):
+        """The rows of query `sql`, in lists of at most `batch`, without
+        holding them all in memory."""
+        raise NotImplementedError
+
+    def bulk_insert(self, conn, table, columns, rows):
+        """Insert `rows` (tuples in the order of `columns`) into `table`."""
+        raise NotImplementedError
+
+    def reset_ids(self, conn, tables):
+        """Make the next id of each of `tables` follow its highest one."""
+        raise NotImplementedError

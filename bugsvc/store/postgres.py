@@ -440,6 +440,27 @@ class PostgresDialect(Dialect):
         return (f"CAST(trunc(extract(epoch FROM CAST({later} AS timestamp)"
                 f" - CAST({earlier} AS timestamp)) / 86400) AS BIGINT)")
 
+    def stream(self, conn, sql, batch):
+        with conn.raw.cursor(name="bugsvc_stream") as cursor:
+            cursor.itersize = batch
+            cursor.execute(sql)
+            while True:
+                rows = cursor.fetchmany(batch)
+                if not rows:
+                    return
+                yield rows
+
+    def bulk_insert(self, conn, table, columns, rows):
+        with conn.raw.cursor().copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+
+    def reset_ids(self, conn, tables):
+        for table in tables:
+            if self.has_id_column(conn, table):
+                conn.execute(f"SELECT setval(pg_get_serial_sequence(?, 'id'),"
+                             f" COALESCE(MAX(id), 0) + 1, false) FROM {table}", (table,))
+
     def script_statements(self, script):
         return translate_script(script)
 
@@ -684,6 +705,26 @@ class PostgresDatabase:
             conn.raw.execute("COMMIT")
         finally:
             self._local.depth -= 1
+
+    @contextmanager
+    def bulk_transaction(self):
+        """One write transaction for copying whole tables in (convert.py),
+        holding the lock of installing processes; foreign keys are checked
+        at its end, not row by row."""
+        conn = self.connect()
+        try:
+            conn.raw.execute("BEGIN")
+            conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (_INSTALL_LOCK,))
+            conn.raw.execute("SET CONSTRAINTS ALL DEFERRED")
+            try:
+                yield conn
+            except BaseException:
+                if not conn.raw.closed:
+                    conn.raw.execute("ROLLBACK")
+                raise
+            conn.raw.execute("COMMIT")
+        finally:
+            conn.close()
 
     # Schema -------------------------------------------------------------------------
 

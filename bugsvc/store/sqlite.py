@@ -109,6 +109,22 @@ class SqliteDialect(Dialect):
             "SELECT * FROM pragma_table_info(?) ORDER BY cid", (table,))]
 
 
+    def stream(self, conn, sql, batch):
+        cursor = conn.execute(sql)
+        while True:
+            rows = cursor.fetchmany(batch)
+            if not rows:
+                return
+            yield rows
+
+    def bulk_insert(self, conn, table, columns, rows):
+        conn.executemany(f"INSERT INTO {table} ({', '.join(columns)})"
+                         f" VALUES ({db.placeholders(columns)})", rows)
+
+    def reset_ids(self, conn, tables):
+        pass                # an INTEGER PRIMARY KEY goes on from the highest id itself
+
+
 DIALECT = SqliteDialect()
 
 
@@ -229,6 +245,19 @@ class SqliteDatabase:
                 self._write_depth -= 1
                 if acquired:
                     shared.release()
+
+    @contextmanager
+    def bulk_transaction(self):
+        """One write transaction for copying whole tables in (convert.py):
+        foreign keys are checked at its end, not row by row."""
+        conn = self.connection()
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.DatabaseError as exc:
+            raise db.SchemaError(f"{self.path} is not a usable SQLite database ({exc}).") from None
+        with self._transaction_on(conn, True):
+            conn.execute("PRAGMA defer_foreign_keys = ON")
+            yield conn
 
     def version(self):
         """The schema version stored in the file (0 for an empty file)."""
