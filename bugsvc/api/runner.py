@@ -11,6 +11,7 @@ from .. import errors
 from ..accounts.auth import CredentialsRefused, extract_credentials
 from ..accounts.caller import ANONYMOUS, load_caller
 from ..store import cache
+from ..store.db import TextRefused
 from . import fields
 from .context import Context
 from .fields import FieldFilter
@@ -45,9 +46,16 @@ class Runner:
         Errors: every ServiceError of authentication (300, 301, 306, 32000
         an invalid token or a throttled attempt), 410 when the operation
         needs a login, those of the service, 54 for a number too large for
-        SQL (or a date) that the service let through, and 32000 for a request
-        beyond the database's statement size limits.
+        SQL (or a date) that the service let through, 32000 for a request
+        beyond the database's statement size limits, and 32000 for a text the
+        database cannot keep (PostgreSQL: the NUL character).
         """
+        try:
+            return self._run(operation, params, headers, remote_ip)
+        except TextRefused:
+            raise _text_refused() from None
+
+    def _run(self, operation, params, headers, remote_ip):
         creds = extract_credentials(params, headers, operation.keeps_credentials)
         flt = _field_filter(params)
         forgiving = operation.anonymous_when_key_refused and creds.login is None
@@ -85,8 +93,11 @@ class Runner:
         """
         params = dict(params)
         flt = _field_filter(params)
-        result = self._run_in_transaction(operation, params, user_id, None, remote_ip, flt,
-                                          now=now)
+        try:
+            result = self._run_in_transaction(operation, params, user_id, None, remote_ip, flt,
+                                              now=now)
+        except TextRefused:
+            raise _text_refused() from None
         return fields.apply(result, operation.shapes, flt)
 
     @contextmanager
@@ -172,6 +183,14 @@ class Runner:
                         "complex, for the database to answer; split it into smaller "
                         "requests.") from None
         return result
+
+
+def _text_refused():
+    """The answer to a request holding a text the database cannot keep
+    (PostgreSQL: the NUL character), whether to store or to look for."""
+    return errors.ServiceError(errors.USER_ERROR, "A text in the request holds the NUL "
+                               "character (\\u0000), which this database cannot keep; "
+                               "leave it out.")
 
 
 def _field_filter(params):

@@ -12,7 +12,7 @@ quicksearch; all of them are ANDed.
 import re
 from dataclasses import dataclass
 
-from ..store.db import RegexpInvalid, RegexpTooSlow, regexp_budget
+from ..store.db import RegexpInvalid, RegexpTooSlow, StatementTooSlow, regexp_budget
 from ..errors import (ServiceError, BUGLIST_PARAMETERS_REQUIRED, OBJECT_NOT_SPECIFIED,
                       PARAM_MUST_BE_NUMERIC, USER_ERROR)
 from ..api.params import Params, as_bool
@@ -123,6 +123,9 @@ def find(ctx, params, count_only=False):
     except RegexpTooSlow as slow:
         raise ServiceError(USER_ERROR, f"The regular expression '{slow.pattern}' takes too "
                                        "long to match; make it simpler.") from None
+    except StatementTooSlow:
+        raise ServiceError(USER_ERROR, "The search takes too long to answer; make it simpler "
+                                       "(fewer words or criteria).") from None
     except RegexpInvalid as invalid:
         raise ServiceError(USER_ERROR, f"The regular expression '{invalid.pattern}' is not "
                                        "valid or too complex.") from None

@@ -131,6 +131,11 @@ class SchemaError(Exception):
     """The database cannot be used by this version of bugsvc."""
 
 
+class TextRefused(ValueError):
+    """A text the engine cannot store (PostgreSQL: one holding the NUL
+    character); nothing was written."""
+
+
 def bring_up_to_date(conn, label):
     """Install or migrate the schema on `conn`, inside the caller's
     transaction (which holds the engine's lock against other processes doing
@@ -301,6 +306,11 @@ class _RegexpBudget:
             self.spent += _clock() - start
 
 
+class StatementTooSlow(Exception):
+    """A statement in a `regexp_budget` block went over the block's time
+    (PostgreSQL bounds the whole statement, whatever takes the time)."""
+
+
 class RegexpInvalid(Exception):
     """The engine refused a search pattern as not valid in its syntax.
     pattern: the pattern (the first of the statement's, when it had several)."""
@@ -336,8 +346,10 @@ def regexp_budget(seconds=None, per_value=None):
         if budget.exceeded is not None:
             raise RegexpTooSlow(budget.exceeded) from None
         state = getattr(exc, "sqlstate", None)
-        if budget.patterns and state == _CANCELLED:
-            raise RegexpTooSlow(budget.patterns[0]) from None
+        if state == _CANCELLED and getattr(budget, "bounded", False):
+            if budget.patterns:
+                raise RegexpTooSlow(budget.patterns[0]) from None
+            raise StatementTooSlow() from None
         if budget.patterns and state == _INVALID_REGEXP:
             raise RegexpInvalid(budget.patterns[0]) from None
         raise

@@ -340,7 +340,7 @@ class PgConnection:
             self._trace(sql)
         cursor = self.raw.cursor()
         budget = db.current_regexp_budget()
-        bounded = budget is not None and " ~* " in sql and not getattr(budget, "bounded", False)
+        bounded = budget is not None and not getattr(budget, "bounded", False)
         if bounded:
             self.dialect.bound_regexps(self, budget)
         table = _insert_table(sql)
@@ -354,6 +354,10 @@ class PgConnection:
                 cursor.execute(sql if "%" not in sql else psycopg_sql(sql))
         except pg_errors.NumericValueOutOfRange as exc:
             raise OverflowError(str(exc)) from None
+        except psycopg.DataError as exc:
+            if "NUL" in str(exc):
+                raise db.TextRefused(str(exc)) from None
+            raise
         if bounded:
             self.raw.execute("SELECT set_config('statement_timeout', '0', true)")
         if with_id:
@@ -369,6 +373,10 @@ class PgConnection:
             cursor.executemany(psycopg_sql(sql), rows)
         except pg_errors.NumericValueOutOfRange as exc:
             raise OverflowError(str(exc)) from None
+        except psycopg.DataError as exc:
+            if "NUL" in str(exc):
+                raise db.TextRefused(str(exc)) from None
+            raise
         return cursor
 
     def close(self):
@@ -401,10 +409,11 @@ class PostgresDialect(Dialect):
         return f"{operand} ~* ?", [are_pattern(pattern)]
 
     def bound_regexps(self, conn, budget):
-        """Limit the time of the statements of `budget`'s block that match
-        regular expressions: what SQLite's budget allows for matching every
-        summary and comment once (PostgreSQL cancels a statement that goes
-        over; the statement's other work counts too)."""
+        """Limit the time of the statement of `budget`'s block (a search):
+        what SQLite's budget allows for matching every summary and comment
+        once with a regular expression. PostgreSQL cancels a statement that
+        goes over, whatever takes the time (SQLite refuses searches too
+        large to plan in the first place)."""
         budget.bounded = True
         budget.patterns = getattr(_patterns, "pending", [])
         _patterns.pending = []
