@@ -28,8 +28,9 @@ def _sqlite_schema(conn):
     for table in conn.dialect.tables(conn):
         # A primary key's columns are never NULL (SQLite says so only for
         # INTEGER PRIMARY KEY, but bugsvc never stores NULL in the others).
-        columns = [(row[1], bool(row[3]) or bool(row[5]), row[4] is not None) for row in conn.execute(
-            "SELECT * FROM pragma_table_info(?) ORDER BY cid", (table,))]
+        columns = [(row[1], bool(row[3]) or bool(row[5]), row[4] is not None)
+                   for row in conn.execute("SELECT * FROM pragma_table_info(?) ORDER BY cid",
+                                           (table,))]
         key = [row[1] for row in sorted(conn.execute(
             "SELECT * FROM pragma_table_info(?)", (table,)), key=lambda r: r[5]) if row[5]]
         indexes = {(row[1], bool(row[2])) for row in conn.execute(

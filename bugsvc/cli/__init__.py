@@ -1,6 +1,7 @@
 """Command line: serve, print an API key, read or change parameters, forget
-failed sign-ins, back up, convert to another database engine. `bugsvc.py` (and the `bugsvc` console command)
-pass argv and the environment in; nothing else reads them.
+failed sign-ins, back up, convert to another database engine. `bugsvc.py`
+(and the `bugsvc` console command) pass argv and the environment in;
+nothing else reads them.
 
 options.py: the commands' options and the Config they make. commands.py:
 the operator's commands. Serving itself is bugsvc/serving/server.py.

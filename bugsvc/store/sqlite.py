@@ -108,7 +108,6 @@ class SqliteDialect(Dialect):
         return [row[1] for row in conn.execute(
             "SELECT * FROM pragma_table_info(?) ORDER BY cid", (table,))]
 
-
     def stream(self, conn, sql, batch):
         cursor = conn.execute(sql)
         while True:
