@@ -5,9 +5,10 @@ The tests that use a database run once on each engine: an SQLite file, and a
 database of a throwaway PostgreSQL cluster (tests/pg_cluster.py) started
 for the session; a test marked `engine("sqlite")` (SQLite's files, its
 backup API) or `engine("postgresql")` runs on that engine alone.
-`--db-backend sqlite|postgresql|all` (or BUGSVC_TEST_DB_BACKEND) chooses; the default is all. Without PostgreSQL's
-server programs the PostgreSQL runs are left out and one test says so (it
-fails instead when the environment variable CI is set). The summary at the
+`--db-backend sqlite|postgresql|all` (or BUGSVC_TEST_DB_BACKEND) chooses;
+the default is all. Without PostgreSQL's server programs the PostgreSQL runs
+are left out and one test says so (it fails instead when the environment
+variable CI is set). The summary at the
 end counts the outcomes of each engine's runs.
 """
 
