@@ -54,7 +54,10 @@ class Progress:
             self._draw(force=True)
 
     def finish(self):
-        self._draw(force=True, last=True)
+        """The last state: the bar's final line on a terminal; otherwise a
+        line only when the last one drawn was not already the end."""
+        if self.tty or self._last_tenth != 10:
+            self._draw(force=True, last=True)
 
     def line(self):
         now = self.clock()
@@ -83,7 +86,7 @@ class Progress:
                     self.out.write("\r\033[K" + self.line() + ("\n" if last else ""))
                     self.out.flush()
                 return
-            tenth = self.done * 10 // max(self.total, 1)
+            tenth = self.done * 10 // max(self.total, 1) if self.total else 10
             if force or last or tenth != self._last_tenth or now - self._last_draw >= 30:
                 self._last_tenth = tenth
                 self._last_draw = now

@@ -171,7 +171,7 @@ def _install(conn, options, out):
     email = options.admin_email or DEFAULT_ADMIN_EMAIL
     password = options.admin_password or secrets.token_urlsafe(18)
     install.create_admin(conn, email, auth.hash_password(password, options.password_cost),
-                         dates.to_db(datetime.now(timezone.utc)), test_product=False)
+                         datetime.now(timezone.utc), test_product=False)
     if not options.dry_run:
         print(f"Created the administrator {email}.", file=out, flush=True)
         if not options.admin_password:
