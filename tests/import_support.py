@@ -180,3 +180,39 @@ def run_import(*args, timeout=300, env=None):
     return subprocess.run([sys.executable, str(ROOT / "bugsvc.py"), "import", *map(str, args)],
                           capture_output=True, text=True, timeout=timeout, cwd=ROOT,
                           env=environ)
+
+
+def options(url, target, key=None, login=None, **extra):
+    """Options of an import run in the test's own process (fast hashing,
+    short delays between retries)."""
+    from bugsvc.importer.run import Options
+    from conftest import FAST_COST
+    values = dict(url=url, db_path=str(target), api_key=key, login=login,
+                  password_cost=FAST_COST, admin_password="target-admin-password",
+                  base_delay=0.01, retries=2)
+    values.update(extra)
+    return Options(**values)
+
+
+def dump(path, exclude=("import_state", "server_secrets", "catalog_generation")):
+    """Every row of every table of the database at `path` (a comparable
+    picture), less `exclude`, the account columns a run stamps and the row
+    ids of history and See Also (rows a run writes anew)."""
+    conn = sqlite3.connect(path)
+    try:
+        tables = [row[0] for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            if row[0] not in exclude]
+        picture = {}
+        for table in tables:
+            columns = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")
+                       if (table, row[1]) not in (("users", "created_at"),
+                                                  ("users", "password_hash"),
+                                                  ("bug_activity", "id"),
+                                                  ("bug_see_also", "id"))]
+            picture[table] = sorted(
+                (tuple(row) for row in conn.execute(f"SELECT {', '.join(columns)} FROM {table}")),
+                key=repr)
+        return picture
+    finally:
+        conn.close()
