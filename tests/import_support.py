@@ -115,7 +115,8 @@ def seed(server, db_path, admin, bugs_extra=0):
     # History: changes of many fields, one after another.
     admin("PUT", f"/bug/{first}", {"status": "IN_PROGRESS", "assigned_to": DEV,
                                    "whiteboard": "[triaged]", "priority": "High",
-                                   "see_also": {"add": ["https://bugs.example.org/show_bug.cgi?id=123"]},
+                                   "see_also": {"add": [
+                                       "https://bugs.example.org/show_bug.cgi?id=123"]},
                                    "cf_regressed_by": later,
                                    "flags": [{"name": "review", "status": "?",
                                               "requestee": QA}]})

@@ -53,8 +53,8 @@ def verified(source, target, login):
     return checked.returncode, checked.stdout
 
 
-def test_an_administrator_key_carries_everything_and_verify_finds_no_difference(source,
-                                                                                 tmp_path):
+def test_an_administrator_key_carries_everything_and_verify_finds_no_difference(
+        source, tmp_path):
     target = tmp_path / "target.sqlite"
     done = imported(source, target, ADMIN)
     assert "Not carried: nothing." in done.stdout

@@ -43,7 +43,8 @@ class Target:
         self.admin_logins = {login.lower() for login in admin_logins}
         self.users = {row[1].lower(): row[0]
                       for row in conn.execute("SELECT id, login FROM users")}
-        self.groups = {row[1].lower(): row[0] for row in conn.execute("SELECT id, name FROM groups")}
+        self.groups = {row[1].lower(): row[0]
+                       for row in conn.execute("SELECT id, name FROM groups")}
         self.keywords = {row[1].lower(): row[0]
                          for row in conn.execute("SELECT id, name FROM keywords")}
         self.classifications = {row[1].lower(): row[0] for row in
