@@ -96,8 +96,8 @@ def test_the_rest_root_is_found_from_any_form_of_the_url():
 def test_the_key_goes_in_the_header_and_the_parameter_and_lists_repeat(scripted):
     server = scripted([(200, {"ok": 1}, None)])
     client, _ = client_for(server)
-    assert client.get("/bug/1/comment", {"ids": [2, 3], "new_since": None,
-                                          "permissive": True}) == {"ok": 1}
+    params = {"ids": [2, 3], "new_since": None, "permissive": True}
+    assert client.get("/bug/1/comment", params) == {"ok": 1}
     path, headers = server.seen[0]
     parsed = urllib.parse.urlsplit(path)
     assert parsed.path == "/bugzilla/rest/bug/1/comment"

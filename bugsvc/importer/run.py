@@ -26,6 +26,7 @@ import shutil
 import sqlite3
 import sys
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -188,6 +189,9 @@ class _Importer:
         self.created = created
         self.now = dates.to_db(datetime.now(timezone.utc))
         self.user_details = {}
+        self._users_asked = set()
+        self._refreshed = set()
+        self._users_lock = threading.Lock()
         self.login = None
         self.key_groups = set()
         self.saw_time_tracking = False
@@ -273,12 +277,17 @@ class _Importer:
     def _target(self, conn):
         target = Target(conn, self.report, self.now, self.admin_logins)
         target.user_details = self.user_details
+        target.refreshed = self._refreshed
         return target
 
     def _read_users(self, logins):
-        """Fetch what the source shows of the accounts not read yet this run."""
-        wanted = sorted({login for login in logins
-                         if login and login.lower() not in self.user_details})
+        """Fetch what the source shows of the accounts not read yet this run
+        (page readers share the work: each login is asked for once)."""
+        with self._users_lock:
+            wanted = sorted({login for login in logins if login
+                             and login.lower() not in self.user_details
+                             and login.lower() not in self._users_asked})
+            self._users_asked.update(login.lower() for login in wanted)
         if not wanted:
             return
         found, refused = self.source.users(wanted)
@@ -386,6 +395,7 @@ class _Importer:
                 for flag in attachment.get("flags") or []:
                     logins.update(filter(None, [flag.get("setter"), flag.get("requestee")]))
         data.logins = logins
+        self._read_users(logins)
         return data
 
     def _read_attachment_data(self, data, requests):
@@ -433,7 +443,6 @@ class _Importer:
             return found
 
     def _write_page(self, data):
-        self._read_users(data.logins)
         counts = {"comments": 0, "attachments": 0}
         with self.db.transaction(write=True) as conn:
             target = self._target(conn)

@@ -64,7 +64,7 @@ class Target:
             self.values.setdefault(field_id, set()).add(value)
         self.flag_types = {row[0]: (row[1], row[2]) for row in
                            conn.execute("SELECT id, name, target_type FROM flag_types")}
-        self.user_details = {}       # lower(login) -> User object of the source
+        self.user_details = {}       # lower(login) -> what the source shows of the account
         self.refreshed = set()       # lower(login) whose details were written this run
         self.user_problems = set()
 
@@ -89,8 +89,9 @@ class Target:
                                         "kept by its name and cannot get a reset mail)")
             self._write_groups(user_id, login, details)
             refresh_for_user(self.conn, user_id)
-            self.refreshed.add(key)
-        elif key not in self.refreshed and key in self.user_details:
+            if details:
+                self.refreshed.add(key)
+        elif key not in self.refreshed and self.user_details.get(key):
             self.refresh_user(login)
         return user_id
 
@@ -99,9 +100,9 @@ class Target:
         key = login.lower()
         details = self.user_details.get(key)
         user_id = self.users.get(key)
-        self.refreshed.add(key)
-        if details is None or user_id is None:
+        if not details or user_id is None:
             return
+        self.refreshed.add(key)
         if key not in self.admin_logins:
             self.conn.execute("UPDATE users SET real_name = ?, disabled_text = ?,"
                               " email_enabled = ? WHERE id = ?",
