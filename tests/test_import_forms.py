@@ -71,3 +71,44 @@ def test_attachments_with_numbers_for_booleans_and_bad_data():
     assert item["data"] == b"hello" and item["size"] == 5 and item["summary"] == "old name"
     with pytest.raises(forms.FormError):
         forms.attachment({"id": 7, "bug_id": 1, "data": "not base64!"})
+
+
+class Terminal:
+    def __init__(self):
+        self.text = ""
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+
+def test_the_progress_bar_redraws_in_place_on_a_terminal_and_prints_lines_elsewhere():
+    import io
+    from bugsvc.importer.progress import Progress
+    now = [0.0]
+
+    def clock():
+        return now[0]
+    screen = Terminal()
+    bar = Progress(screen, clock=clock)
+    bar.start(200)
+    now[0] = 30.0
+    bar.advance(100, comments=500)
+    bar.finish()
+    assert screen.text.count("\r\033[K") == 3 and screen.text.endswith("\n")
+    assert "100/200 bugs (500 comments)" in screen.text
+    assert "200 bugs/min" in screen.text and "30s left" in screen.text
+    log = io.StringIO()
+    lines = Progress(log, clock=clock)
+    lines.start(200)
+    for _ in range(4):
+        lines.advance(50)
+    lines.finish()
+    assert "\r" not in log.getvalue()
+    assert [line.split("]")[1].split()[1] for line in log.getvalue().splitlines()] == [
+        "0/200", "50/200", "100/200", "150/200", "200/200"]

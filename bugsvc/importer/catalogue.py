@@ -12,7 +12,7 @@ yet), so the target offers exactly the source's values.
 
 from ..accounts.access import CONTROL_VALUES
 from ..catalogue import settings
-from ..store.db import placeholders
+from ..store.db import ids_written, placeholders
 from . import forms
 from .target import SELECT_FIELDS, IMPORTED
 
@@ -362,6 +362,7 @@ def carry_flag_types(target, flag_types, group_ids, report):
             " grant_group_id = excluded.grant_group_id,"
             " request_group_id = excluded.request_group_id", (type_id,) + row)
         target.flag_types[type_id] = (row[0], row[3])
+        ids_written(conn, "flag_types")
         conn.execute("DELETE FROM flag_inclusions WHERE type_id = ?", (type_id,))
         conn.execute("DELETE FROM flag_exclusions WHERE type_id = ?", (type_id,))
         by_product = {}

@@ -59,11 +59,11 @@ class Progress:
         if self.tty or self._last_tenth != 10:
             self._draw(force=True, last=True)
 
-    def line(self):
-        now = self.clock()
+    def line(self, now=None):
+        now = self.clock() if now is None else now
         total = max(self.total, 1)
         share = min(self.done / total, 1.0)
-        elapsed = now - (self._started or now)
+        elapsed = now - (now if self._started is None else self._started)
         rate = self.done / elapsed * 60 if elapsed > 0 else 0.0
         left = (self.total - self.done) / (rate / 60) if rate > 0 else None
         filled = int(share * self.width)
@@ -83,14 +83,14 @@ class Progress:
             if self.tty:
                 if force or last or now - self._last_draw >= 0.2:
                     self._last_draw = now
-                    self.out.write("\r\033[K" + self.line() + ("\n" if last else ""))
+                    self.out.write("\r\033[K" + self.line(now) + ("\n" if last else ""))
                     self.out.flush()
                 return
             tenth = self.done * 10 // max(self.total, 1) if self.total else 10
             if force or last or tenth != self._last_tenth or now - self._last_draw >= 30:
                 self._last_tenth = tenth
                 self._last_draw = now
-                self.out.write(self.line() + "\n")
+                self.out.write(self.line(now) + "\n")
                 self.out.flush()
 
 

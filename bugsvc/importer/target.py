@@ -16,7 +16,7 @@ report says so.
 
 from ..accounts.membership import GRANT_DIRECT, refresh_for_user
 from ..catalogue.field_types import MULTI_SELECT, SINGLE_SELECT
-from ..store.db import placeholders
+from ..store.db import ids_written, placeholders
 
 UNCLASSIFIED = "Unclassified"
 # Standard select fields whose values live in field_values.
@@ -265,10 +265,15 @@ class Target:
             for known_id, (known_name, known_target) in self.flag_types.items():
                 if known_name == name and known_target == target_type:
                     return known_id
-        cur = self.conn.execute(
-            "INSERT INTO flag_types (id, name, description, target_type, is_active)"
-            " VALUES (?, ?, ?, ?, 0)", (type_id, name, name, target_type))
-        type_id = cur.lastrowid if type_id is None else type_id
+        if type_id is None:
+            type_id = self.conn.execute(
+                "INSERT INTO flag_types (name, description, target_type, is_active)"
+                " VALUES (?, ?, ?, 0)", (name, name, target_type)).lastrowid
+        else:
+            self.conn.execute("INSERT INTO flag_types (id, name, description, target_type,"
+                              " is_active) VALUES (?, ?, ?, ?, 0)",
+                              (type_id, name, name, target_type))
+            ids_written(self.conn, "flag_types")
         self.flag_types[type_id] = (name, target_type)
         self.report.count("flag types")
         self.report.not_carried("flag type details", name,

@@ -370,13 +370,18 @@ def _write_flags(target, bug_id, flags, attachment_id, target_type, report):
         created = flag["creation_date"] or flag["modification_date"]
         taken = flag["id"] is not None and conn.execute(
             "SELECT 1 FROM flags WHERE id = ?", (flag["id"],)).fetchone() is not None
-        conn.execute(
-            "INSERT INTO flags (id, type_id, status, bug_id, attachment_id, setter_id,"
-            " requestee_id, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (None if taken else flag["id"], type_id, flag["status"], bug_id, attachment_id,
-             target.user_id(flag["setter"]),
-             target.user_id(flag["requestee"]) if flag["requestee"] else None, created,
-             flag["modification_date"] or created))
+        values = (type_id, flag["status"], bug_id, attachment_id, target.user_id(flag["setter"]),
+                  target.user_id(flag["requestee"]) if flag["requestee"] else None, created,
+                  flag["modification_date"] or created)
+        columns = ("type_id, status, bug_id, attachment_id, setter_id, requestee_id, created_at,"
+                   " modified_at")
+        if flag["id"] is None or taken:
+            # A flag without an id of its own (or whose id the target gave
+            # another flag) gets a new one.
+            conn.execute(f"INSERT INTO flags ({columns}) VALUES ({placeholders(values)})", values)
+        else:
+            conn.execute(f"INSERT INTO flags (id, {columns}) VALUES (?, {placeholders(values)})",
+                         (flag["id"],) + values)
         report.count("flags")
     ids_written(conn, "flags")
 
