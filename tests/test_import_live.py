@@ -138,7 +138,8 @@ def test_verify_lists_every_difference(source, tmp_path):
     secret, patch = source["comments"]["secret"], source["attachments"]["patch"]
     assert f"bug {first} comment {secret}: is_private: source True, target False" in lines
     assert any(line.startswith(f"bug {first} attachment {patch}: flags:") for line in lines)
-    assert any(line.startswith(f"bug {first} history entry") for line in lines)
+    assert any(line.startswith(f"bug {first} history ") and "'priority'" in line
+               for line in lines)
     assert lines[-1] == "4 differences."
     # As a plain account the private comment, now public in the target, is one too many.
     assert f"bug {first} comment {secret}: comment: source 'not visible', target 'visible'" \

@@ -26,9 +26,11 @@ import time
 import urllib.parse
 from datetime import datetime, timezone
 
+from .. import __version__
+
 MAX_DELAY = 60.0
 DEFAULT_TIMEOUT = 120.0
-USER_AGENT = "bugsvc-import"
+USER_AGENT = f"bugsvc-import/{__version__}"
 
 
 class SourceError(Exception):

@@ -260,6 +260,10 @@ class _Importer:
         if self.login and self.login.lower() in self.user_details:
             self.key_groups = {name.lower() for name in
                                self.user_details[self.login.lower()].get("groups") or []}
+        if not any("user_regexp" in group for group in groups):
+            self.report.note("The key may not read the groups' settings (creategroups): groups "
+                             "keep the target's own membership rules (on a new database every "
+                             "account is in editbugs); change them if the source differs.")
         with self.db.transaction(write=True) as conn:
             target = self._target(conn)
             group_ids = catalogue.carry_groups(target, groups)

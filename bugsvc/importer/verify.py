@@ -224,13 +224,18 @@ class _Verifier:
             self._differ(bug_id, f"{kind} {item_id}", kind, "not visible", "visible")
 
     def _compare_history(self, bug_id, source, target):
-        for index in range(max(len(source), len(target))):
-            left = source[index] if index < len(source) else None
-            right = target[index] if index < len(target) else None
-            if left != right:
-                where = f"history entry {index + 1}"
-                self._differ(bug_id, where, "change", left, right)
-                return
+        """Entries are matched by when and who; each entry that differs, or
+        is on one side only, is one difference."""
+        def by_moment(entries):
+            found = {}
+            for entry in entries:
+                found.setdefault((entry["when"], entry["who"]), []).extend(entry["changes"])
+            return found
+        left, right = by_moment(source), by_moment(target)
+        for moment in sorted(set(left) | set(right)):
+            if left.get(moment) != right.get(moment):
+                where = f"history {forms.wire(moment[0])} {moment[1]}"
+                self._differ(bug_id, where, "changes", left.get(moment), right.get(moment))
 
 
 def _comparable(key, value):

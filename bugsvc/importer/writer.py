@@ -78,10 +78,12 @@ def write_bug(target, bug, comments, history, attachments, report):
     _write_custom(target, bug, report)
     attachment_ids = _write_attachments(target, bug_id, attachments, report)
     _write_comments(target, bug_id, comments, history, attachments, report)
-    _write_flags(target, bug_id, bug["flags"], None, "b", report)
+    when = columns["last_change_time"]
+    _write_flags(target, bug_id, bug["flags"], None, "b", when, report)
     for attachment in attachments:
         if attachment["id"] in attachment_ids:
-            _write_flags(target, bug_id, attachment["flags"], attachment["id"], "a", report)
+            _write_flags(target, bug_id, attachment["flags"], attachment["id"], "a",
+                         attachment["last_change_time"] or when, report)
     _write_history(target, bug_id, history, report)
     _resolve_waiting(conn, bug_id)
 
@@ -354,7 +356,9 @@ def _write_comments(target, bug_id, comments, history, attachments, report):
     ids_written(conn, "comments")
 
 
-def _write_flags(target, bug_id, flags, attachment_id, target_type, report):
+def _write_flags(target, bug_id, flags, attachment_id, target_type, when, report):
+    """Replace the flags of a bug (attachment_id None) or of one attachment;
+    `when` stands in for a flag's dates when the source gives none."""
     conn = target.conn
     if attachment_id is None:
         conn.execute("DELETE FROM flags WHERE bug_id = ? AND attachment_id IS NULL", (bug_id,))
@@ -367,7 +371,7 @@ def _write_flags(target, bug_id, flags, attachment_id, target_type, report):
                                "without a setter")
             continue
         type_id = target.ensure_flag_type(flag["type_id"], flag["name"], target_type)
-        created = flag["creation_date"] or flag["modification_date"]
+        created = flag["creation_date"] or flag["modification_date"] or when
         taken = flag["id"] is not None and conn.execute(
             "SELECT 1 FROM flags WHERE id = ?", (flag["id"],)).fetchone() is not None
         values = (type_id, flag["status"], bug_id, attachment_id, target.user_id(flag["setter"]),
