@@ -51,9 +51,12 @@ def carry_parameters(target, parameters, report):
                      " ON CONFLICT (name) DO UPDATE SET value = excluded.value", (name, value))
     for name in _PRIVACY_PARAMETERS:
         if name not in parameters:
+            current = settings.load(conn)[name]
+            keeps = (f"the target keeps '{current}'" if current
+                     else "until then nobody sees what it guards")
             report.note(f"The source does not show the parameter '{name}' to the key (it "
-                        "needs tweakparams there): set it with `bugsvc parameters "
-                        f"{name}=GROUP`, or nobody sees what it guards.")
+                        f"needs tweakparams there): set it with `bugsvc parameters {name}=GROUP`;"
+                        f" {keeps}.")
 
 
 def carry_fields(target, fields, first_run, report):
