@@ -1,5 +1,5 @@
 """Command line: serve, print an API key, read or change parameters, forget
-failed sign-ins, back up. `bugsvc.py` (and the `bugsvc` console command)
+failed sign-ins, back up, import a Bugzilla. `bugsvc.py` (and the `bugsvc` console command)
 pass argv and the environment in; nothing else reads them.
 
 options.py: the commands' options and the Config they make. commands.py:
@@ -13,6 +13,7 @@ from ..serving import startup
 from ..serving.server import serve
 from ..store.db import SchemaError
 from .commands import create_api_key, make_backup, manage_parameters, reset_failed_logins
+from .importing import import_bugzilla
 from .options import UsageError, build_parser, make_config
 
 
@@ -38,6 +39,8 @@ def main(argv, environ, out=None, err=None):
             return reset_failed_logins(config, args.subjects, out, err)
         if args.command == "backup":
             return make_backup(config, args.path, out, err)
+        if args.command == "import":
+            return import_bugzilla(config, args, environ, out, err)
         return serve(config, out)
     except (UsageError, startup.StartError) as exc:
         print(f"bugsvc: {exc}", file=err)
