@@ -479,6 +479,26 @@ CREATE TABLE bug_tags (
 );
 CREATE INDEX bug_tags_tag_idx ON bug_tags (tag_id);
 
+-- BEGIN import state
+-- Where an import from a Bugzilla (bugsvc import) stands, so that a stopped
+-- run continues and a later run brings only what changed: name/value pairs
+-- (the source, the current run's start and cursor, the last finished run).
+CREATE TABLE import_state (
+    name   TEXT PRIMARY KEY,
+    value  TEXT NOT NULL
+);
+-- Links between bugs that wait for their other bug to be imported (a
+-- dependency or duplicate naming a bug with a higher id): field is
+-- 'dupe_of', 'depends_on' or 'blocks', seen from bug_id.
+CREATE TABLE import_links (
+    bug_id  INTEGER NOT NULL,
+    field   TEXT NOT NULL,
+    other   INTEGER NOT NULL,
+    PRIMARY KEY (bug_id, field, other)
+);
+CREATE INDEX import_links_other_idx ON import_links (other);
+-- END import state
+
 -- BEGIN catalog generation
 -- A counter that every change to the rarely changing data the serving
 -- processes keep in memory (parameters, fields and their values, the status

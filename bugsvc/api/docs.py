@@ -404,7 +404,9 @@ DOCS = {
         answer=obj({"bugs": arr(obj({
             "id": INT, "alias": strs(None),
             "history": arr(obj({"when": DATETIME, "who": STR, "changes": arr(obj({
-                "field_name": STR, "removed": STR, "added": STR, "attachment_id": INT}))}))}))}),
+                "field_name": STR, "removed": STR, "added": STR, "attachment_id": INT,
+                "comment_id": described(INT, "the comment a change is about (its privacy, "
+                                             "time worked)")}))}))}))}),
         errors=(50, 56, 100, 101, 102)),
     "Bug.possible_duplicates": Doc(
         "Bugs whose summaries resemble a summary.",

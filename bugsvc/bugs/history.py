@@ -21,11 +21,13 @@ _DEPENDENCY_FIELDS = ("depends_on", "blocks")
 
 
 def history(ctx, bug_id, new_since=None):
-    """[{when, who, changes: [{field_name, removed, added, attachment_id?}]}],
+    """[{when, who, changes: [{field_name, removed, added, attachment_id?,
+    comment_id?}]}],
     one entry per (who, when), oldest first. new_since: aware datetime;
     only later changes."""
     visible_rows, args = visible_rows_sql(ctx, "a")
-    sql = ("SELECT a.id, a.changed_at, u.login, a.field, a.removed, a.added, a.attachment_id"
+    sql = ("SELECT a.id, a.changed_at, u.login, a.field, a.removed, a.added, a.attachment_id,"
+           " a.comment_id"
            " FROM bug_activity a JOIN users u ON u.id = a.who"
            f" WHERE a.bug_id = ? AND {visible_rows}")
     args = [bug_id] + args
@@ -44,6 +46,11 @@ def history(ctx, bug_id, new_since=None):
             change["added"] = _only_visible(row["added"], visible)
         if row["attachment_id"] is not None:
             change["attachment_id"] = row["attachment_id"]
+        # The comment a change is about (the reference attaches the whole
+        # comment row there): rows of comments the caller may not see are
+        # already left out above.
+        if row["comment_id"] is not None:
+            change["comment_id"] = row["comment_id"]
         who = visible_email(ctx, row["login"])
         when = dates.from_db(row["changed_at"])
         if entries and entries[-1]["when"] == when and entries[-1]["who"] == who:

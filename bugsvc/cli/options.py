@@ -119,7 +119,42 @@ def build_parser():
     convert.add_argument("--to", required=True, metavar="TARGET",
                          help="the new database: a postgresql:// URL or an SQLite file's path")
     _add_database_option(convert, inherited=True)
+    _add_import_parser(commands)
     return parser
+
+
+def _add_import_parser(commands):
+    """`bugsvc import URL`: fill a new database from a Bugzilla over REST."""
+    carry = commands.add_parser(
+        "import", help="fill a new database from a Bugzilla (5.0 to 5.2, bugzilla.mozilla.org, "
+        "or a bugsvc) over its REST interface, keeping bug, comment and attachment ids; run it "
+        "again to bring what changed since (see README, Moving from Bugzilla)")
+    carry.add_argument("url", metavar="URL", help="the source, e.g. https://bugzilla.example.com")
+    carry.add_argument("--api-key", default=None,
+                       help="an API key of the account to read as (env BUGSVC_IMPORT_API_KEY; "
+                            "without one the import reads what anonymous visitors see)")
+    carry.add_argument("--login", default=None,
+                       help="the key's login at the source, when the source cannot tell it "
+                            "(Bugzilla 5.2 has no whoami): its groups are carried in full, "
+                            "and --verify reads the target as that account")
+    carry.add_argument("--since", default=None, metavar="TIME",
+                       help="read only bugs changed at or after TIME (UTC, e.g. "
+                            "2024-05-01T10:00:00Z); by default a later run reads what changed "
+                            "since the last one began, less the overlap")
+    carry.add_argument("--overlap", default=None, metavar="MINUTES",
+                       help="how far before the last run's start a later run reads "
+                            "(default 5)")
+    carry.add_argument("--dry-run", action="store_true",
+                       help="read everything and report, writing nothing")
+    carry.add_argument("--verify", action="store_true",
+                       help="compare the source and the target bug by bug and list every "
+                            "difference (writes nothing)")
+    carry.add_argument("--concurrency", default=None, metavar="N",
+                       help="requests open at once to the source (default 4)")
+    carry.add_argument("--page-size", default=None, metavar="N",
+                       help="bugs read and written together (default 100)")
+    _add_database_option(carry, inherited=True)
+    _add_admin_options(carry, inherited=True)
 
 
 def _choose(flag, environ, name):

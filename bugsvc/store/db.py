@@ -35,7 +35,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 BUSY_TIMEOUT_MS = 30000
 POSTGRESQL_SCHEMES = ("postgresql://", "postgres://")
@@ -98,8 +98,15 @@ def _login_throttle(conn):
     conn.execute("DROP TABLE login_failures")
 
 
+def _import_state(conn):
+    """Version 4: where an import from a Bugzilla stands
+    (bugsvc/importer/state.py). A step run twice leaves the tables as they are."""
+    if not conn.dialect.table_exists(conn, "import_state"):
+        run_script(conn, schema_section("import state"))
+
+
 def _ordered_lists(conn):
-    """Version 4: aliases and custom field values keep their order in an id
+    """Version 5: aliases and custom field values keep their order in an id
     column of their own (they were read in SQLite's hidden row order, which
     no other engine has). The rows are copied in that order, so every list
     reads as before."""
@@ -123,7 +130,8 @@ MIGRATIONS = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
     3: _login_throttle,
-    4: _ordered_lists,
+    4: _import_state,
+    5: _ordered_lists,
 }
 
 
@@ -387,6 +395,15 @@ def sql_regexp(pattern, value):
         return 0
     budget = getattr(_regexp_state, "budget", None) or _RegexpBudget(REGEXP_SECONDS, 0.0)
     return 1 if budget.match(compiled, value if isinstance(value, str) else str(value)) else 0
+
+
+def ids_written(conn, table):
+    """Tell the store that rows of `table` were inserted with ids chosen by
+    the writer (an import keeps the source's bug, comment and attachment
+    ids), so the next row inserted without an id gets one above them.
+    SQLite's INTEGER PRIMARY KEY always takes the highest id + 1; PostgreSQL
+    moves the table's id sequence past the highest id."""
+    conn.dialect.reset_ids(conn, [table])
 
 
 def placeholders(values):
