@@ -63,7 +63,7 @@ def manage_parameters(config, assignments, out=sys.stdout, err=sys.stderr):
             with db.transaction() as conn:
                 current = settings.load(conn)
             for name in sorted(current):
-                print(f"{name}={current[name]}", file=out)
+                print(f"{name}={settings.shown(name, current[name])}", file=out)
             return 0
         try:
             with _runner(config, db).context(write=True) as ctx:
