@@ -356,8 +356,7 @@ def test_mailfrom_is_shown_to_logged_in_callers_not_smtp_settings(client, plain_
     assert "mailfrom" not in client.simulate_get("/rest/parameters").json["parameters"]
 
 
-def test_the_smtp_password_is_never_shown_answered_or_audited(client, admin_key, services,
-                                                               capsys):
+def test_the_smtp_password_is_never_shown_answered_or_audited(client, admin_key, services):
     answer = client.simulate_put("/rest/parameters", params={"Bugzilla_api_key": admin_key},
                                  json={"smtp_password": "s3cret pass"})
     assert answer.status_code == 200
