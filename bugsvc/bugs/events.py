@@ -19,7 +19,10 @@ An event holds references and the change itself, never a rendering:
    new: {"status", "setter_id", "requestee_id"} or null),
  "public": [before, after] when the bug became restricted or public,
  "blockers": [{"id", "status": [old, new], "resolution": [old, new]}] for a
-   bug this bug depends on that was closed or reopened}.
+   bug this bug depends on that was closed or reopened,
+ "people": {"assigned_to", "qa_contact", "reporter", "cc": [ids]} as the
+   change left them (who is told is worked out later, from the roles at the
+   time of the change, not at the time of sending)}.
 """
 
 import orjson
@@ -115,12 +118,22 @@ class Journal:
             self._bugs.clear()
             return 0
         stamp = dates.to_db(now)
-        rows = [(bug_id, changer_id, stamp, orjson.dumps(note).decode())
-                for bug_id, note in self._bugs.items()]
+        rows = []
+        for bug_id, note in self._bugs.items():
+            note["people"] = _people(conn, bug_id)
+            rows.append((bug_id, changer_id, stamp, orjson.dumps(note).decode()))
         conn.executemany("INSERT INTO outbox_events (bug_id, changer_id, created_at, data)"
                          " VALUES (?, ?, ?, ?)", rows)
         self._bugs.clear()
         return len(rows)
+
+
+def _people(conn, bug_id):
+    row = conn.execute("SELECT assigned_to, qa_contact, reporter FROM bugs WHERE id = ?",
+                       (bug_id,)).fetchone()
+    cc = [r[0] for r in conn.execute("SELECT user_id FROM bug_cc WHERE bug_id = ?"
+                                     " ORDER BY user_id", (bug_id,))]
+    return {"assigned_to": row[0], "qa_contact": row[1], "reporter": row[2], "cc": cc}
 
 
 def load(text):

@@ -1,0 +1,118 @@
+"""What every mail shares: its envelope and headers (From the parameter
+mailfrom, To the account's address with emailsuffix, Date, the threading
+headers that make each bug one thread in a mail reader), the text layout of
+changes, and the reasons a message is not sent."""
+
+import email.utils
+import re
+import textwrap
+from email.message import EmailMessage
+from email.policy import SMTP
+
+_WIDTH = 76
+
+
+class Drop(Exception):
+    """The message is not sent, and why (it is kept as dropped, with the reason)."""
+
+    def __init__(self, reason):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def address_of(ctx, login):
+    """The mail address of an account's login (login + emailsuffix)."""
+    return login + ctx.param("emailsuffix")
+
+
+def envelope_sender(mailfrom):
+    """The address of a mailfrom value (which may carry a name)."""
+    return email.utils.parseaddr(mailfrom)[1] or mailfrom
+
+
+def identity(real_name, login):
+    """'Real Name <login>', or the login alone."""
+    return f"{real_name} <{login}>" if real_name else login
+
+
+def _site(ctx):
+    """The part after '@' of message ids: the installation's address, as the
+    reference makes it (its scheme as a first label, its port moved before
+    the '@'), so threads started by a tracker at the same address continue."""
+    base = ctx.param("urlbase")
+    if not base:
+        return "", "@localhost"
+    site = "@" + base.replace("://", ".", 1)
+    match = re.match(r"^([^:/]+):(\d+)", site)
+    if match:
+        return f"-{match.group(2)}", match.group(1) + site[match.end():]
+    return "", site
+
+
+def thread_headers(ctx, bug_id, user_id, starts_thread, unique):
+    """[(name, value)]: the Message-ID of a bug's mail to one account; the
+    first mail (the bug's creation) starts the thread, later ones reply to
+    it. unique: what makes a later mail's id its own (the outbox message
+    id, so a message sent twice has one id)."""
+    port, site = _site(ctx)
+    root = f"<bug-{bug_id}-{user_id or 0}{port}{site}>"
+    if starts_thread:
+        return [("Message-ID", root)]
+    return [("Message-ID", f"<bug-{bug_id}-{user_id or 0}-{unique}{port}{site}>"),
+            ("In-Reply-To", root), ("References", root)]
+
+
+def new_mail(ctx, to, subject, when, headers, body):
+    """An EmailMessage: From mailfrom, To `to`, `subject`, Date `when` (an
+    aware datetime), the extra `headers` [(name, value)] in order, a plain
+    UTF-8 text body."""
+    mail = EmailMessage(policy=SMTP)
+    mail["From"] = ctx.param("mailfrom")
+    mail["To"] = to
+    mail["Subject"] = _one_line(subject)
+    mail["Date"] = email.utils.format_datetime(when)
+    for name, value in headers:
+        mail[name] = _one_line(str(value))
+    # 7bit when the text allows (readable in a mailbox file), else quoted-printable.
+    mail.set_content(body, charset="utf-8")
+    return mail
+
+
+def _one_line(text):
+    return " ".join(text.split())
+
+
+def bug_url(ctx, bug_id):
+    return f"{ctx.param('urlbase')}show_bug.cgi?id={bug_id}"
+
+
+def columns(label, removed, added):
+    """A row of the 'What | Removed | Added' table, long values wrapped."""
+    left = textwrap.wrap(removed, 28) or [""]
+    right = textwrap.wrap(added, _WIDTH - 19 - 28 - 2) or [""]
+    lines = []
+    for index in range(max(len(left), len(right))):
+        name = label if index == 0 else ""
+        lines.append(f"{name[-19:]:>19}|{(left[index] if index < len(left) else ''):<28}|"
+                     f"{right[index] if index < len(right) else ''}".rstrip())
+    return lines
+
+
+def table_header():
+    return [f"{'What':>19}|{'Removed':<28}|Added", "-" * _WIDTH]
+
+
+def field_line(label, value):
+    """A 'Label: value' row of a new bug's fields, long values wrapped."""
+    parts = textwrap.wrap(str(value), _WIDTH - 20) or [""]
+    lines = [f"{label[-18:]:>18}: {parts[0]}"]
+    lines += [" " * 20 + part for part in parts[1:]]
+    return lines
+
+
+def wrap_comment(text):
+    """Comment text for a mail: long lines wrapped at 80 columns, the rest kept."""
+    lines = []
+    for line in text.split("\n"):
+        lines += textwrap.wrap(line, 80, break_long_words=False, break_on_hyphens=False) or [""]
+    return "\n".join(lines)
