@@ -78,14 +78,18 @@ class Receiver:
 
     calls: [{"path", "headers" (lower-case names), "body" (bytes), "json"}].
     statuses: answers to give, one per call, before answering 200 again
-    (e.g. [500, 500] fails twice). delay: seconds to wait before answering.
+    (e.g. [500, 500] fails twice). refuse: a function of the call's JSON
+    body giving a status to answer instead (or None to accept it). delay:
+    seconds to wait before answering. in_flight: calls being answered.
     """
 
     def __init__(self):
         self.calls = []
         self.statuses = []
+        self.refuse = None
         self.delay = 0
         self.attempts = 0
+        self.in_flight = 0
         receiver = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -93,9 +97,13 @@ class Receiver:
                 length = int(self.headers.get("Content-Length", 0))
                 body = self.rfile.read(length)
                 receiver.attempts += 1
+                receiver.in_flight += 1
                 if receiver.delay:
                     time.sleep(receiver.delay)
+                receiver.in_flight -= 1
                 status = receiver.statuses.pop(0) if receiver.statuses else 200
+                if status == 200 and receiver.refuse is not None:
+                    status = receiver.refuse(json.loads(body)) or 200
                 if status < 300:
                     receiver.calls.append({
                         "path": self.path, "body": body, "json": json.loads(body),
@@ -111,7 +119,8 @@ class Receiver:
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}/hook"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,),
+                                       daemon=True)
         self.thread.start()
 
     def stop(self):
@@ -140,11 +149,12 @@ def use_smtp(services, sink):
     set_param(services, "smtpserver", f"127.0.0.1:{sink.port}")
 
 
-def deliver(services, clock=None):
+def deliver(services, clock=None, delays=(0, 0, 0)):
     """Run the delivery worker over the test database until nothing is due;
-    returns the Deliverer (retries come at once in tests: delays of 0)."""
+    returns the Deliverer. Retries come after `delays` (seconds; at once by
+    default, so a message failing every time is parked after 4 attempts)."""
     deliverer = Deliverer(services.db, services.config, runner=services.runner, clock=clock)
-    deliverer.mail_delays = deliverer.webhook_delays = (0, 0, 0)
+    deliverer.mail_delays = deliverer.webhook_delays = delays
     deliverer.run_until_idle()
     return deliverer
 

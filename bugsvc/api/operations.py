@@ -67,9 +67,9 @@ OPERATIONS = Operations([
     _write("Notification.resend", notification.resend),
     # Webhooks (bugzilla.mozilla.org's list; the rest a bugsvc addition)
     _read("Webhooks.list", webhook.list_webhooks, login=REQUIRED),
-    _write("Webhooks.create", webhook.create_webhook),
-    _write("Webhooks.update", webhook.update_webhook),
-    _write("Webhooks.delete", webhook.delete_webhook),
+    _write("Webhooks.create", webhook.create),
+    _write("Webhooks.update", webhook.update),
+    _write("Webhooks.delete", webhook.delete),
     # API keys (bugsvc addition)
     _read("ApiKey.get", api_key.get, login=REQUIRED, shapes=api_key.API_KEY_SHAPES),
     _write("ApiKey.create", api_key.create),

@@ -229,11 +229,12 @@ class Deliverer:
     # Webhooks -----------------------------------------------------------------------------
 
     def call_webhooks(self):
-        """Call the webhooks due (one call per webhook at a time). Returns how
-        many calls were settled."""
+        """Make one due webhook call (a thread makes one at a time, and each
+        webhook has one call in flight at a time, so a slow receiver holds
+        up one thread). Returns how many calls were settled."""
         if not self._due(outbox.WEBHOOK):
             return 0
-        rows = self._lease(outbox.lease_webhook, 4)
+        rows = self._lease(outbox.lease_webhook, 1)
         for row in rows:
             try:
                 self._call(row)

@@ -200,7 +200,7 @@ def _unique_name(ctx, user_id, name, webhook_id=None):
         raise ServiceError(USER_ERROR, f"You already have a webhook named '{name}'.")
 
 
-def create_webhook(ctx, params):
+def create(ctx, params):
     """Register a webhook; its signing secret is answered this once.
 
     params: name, url (http or https; while webhooks_allow_private_addresses
@@ -246,7 +246,7 @@ def _own_webhook(ctx, value):
     return row
 
 
-def update_webhook(ctx, params):
+def update(ctx, params):
     """Change webhooks (their owner, or an administrator).
 
     params: ids (the path gives one), name, url, events, product, component
@@ -332,7 +332,7 @@ def _component_name(ctx, component_id):
         catalog.component_by_id(ctx.conn, component_id)["name"]
 
 
-def delete_webhook(ctx, params):
+def delete(ctx, params):
     """Remove webhooks (their owner, or an administrator); their waiting
     calls are dropped.
 
