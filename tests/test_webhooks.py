@@ -68,8 +68,8 @@ def bodies(receiver):
 
 # Registering ---------------------------------------------------------------------------
 
-def test_registering_answers_the_secret_once_and_lists_bmos_fields(hooks, receiver, client,
-                                                                    admin_key):
+def test_registering_answers_the_secret_once_and_lists_bmos_fields(
+        hooks, receiver, client, admin_key):
     answer = client.simulate_post("/rest/webhooks", params={"Bugzilla_api_key": admin_key},
                                   json={"name": "CI", "url": receiver.url,
                                         "events": "create,comment", "product": "TestProduct",
@@ -342,8 +342,8 @@ def test_a_slow_receiver_holds_up_nobody_else(hooks, receiver):
         slow.stop()
 
 
-def test_a_webhook_that_keeps_failing_is_disabled_and_its_owner_told(hooks, receiver, smtp,
-                                                                      client, admin_key):
+def test_a_webhook_that_keeps_failing_is_disabled_and_its_owner_told(
+        hooks, receiver, smtp, client, admin_key):
     use_smtp(hooks, smtp)
     hook = register(hooks, receiver.url, events=["change"])
     bug_id = file_bug(hooks)
