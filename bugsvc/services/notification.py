@@ -10,7 +10,7 @@ from ..api.params import Params, as_bool
 from ..bugs.lookup import visible_bug_id
 from ..catalogue import catalog
 from ..errors import (ServiceError, require_group, require_login, AUTH_FAILURE,
-                      OBJECT_DOES_NOT_EXIST, OBJECT_NOT_SPECIFIED, PARAM_INVALID)
+                      OBJECT_DOES_NOT_EXIST, OBJECT_NOT_SPECIFIED, PARAM_INVALID, USER_ERROR)
 from ..store import outbox
 from ..store.db import placeholders
 
@@ -200,7 +200,7 @@ def _watchable(ctx, login_name, user_id):
     if row is None or not access.can_see_user(ctx, row["id"]):
         raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no user account '{name}'.")
     if row["id"] == user_id:
-        raise ServiceError(PARAM_INVALID, "An account cannot watch itself.")
+        raise ServiceError(USER_ERROR, "An account cannot watch itself.")
     return row["id"]
 
 
