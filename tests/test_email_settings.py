@@ -77,14 +77,14 @@ def test_changing_choices_watching_and_ignored_bugs(client, plain_key, services)
 ])
 def test_bad_input_changes_nothing(client, plain_key, services, body, code):
     before = get(client, plain_key).json
-    answer = put(client, plain_key, dict(body, flags=body.get("flags", {"flag_requested":
-                                                                         False})))
+    flags = body.get("flags", {"flag_requested": False})
+    answer = put(client, plain_key, dict(body, flags=flags))
     assert answer.json["code"] == code
     assert get(client, plain_key).json == before
 
 
-def test_a_hidden_bug_cannot_be_ignored_and_a_hidden_account_not_watched(client, plain_key,
-                                                                          services):
+def test_a_hidden_bug_cannot_be_ignored_and_a_hidden_account_not_watched(
+        client, plain_key, services):
     secret = add_bug_group(services, "secret", [])
     control(services, secret, MANDATORY, MANDATORY)
     hidden = file_bug(services)
