@@ -337,3 +337,30 @@ def test_the_queue_is_for_administrators(people, client, plain_key):
                                   params={"Bugzilla_api_key": plain_key}, json={"ids": [1]})
     assert (answer.status_code, answer.json["code"]) == (401, 304)
     assert client.simulate_get("/rest/notification").json["code"] == 410
+
+
+def test_closing_a_blocker_tells_the_people_of_the_bugs_that_depend_on_it(people, smtp):
+    blocker = file_bug(people, summary="The blocker")
+    dependent = file_bug(people, depends_on=[blocker], cc=["qa@example.com"])
+    deliver(people)
+    smtp.mails.clear()
+    update_bug(people, blocker, status="RESOLVED", resolution="FIXED")
+    deliver(people)
+    [mail] = smtp.to("qa@example.com")
+    assert mail["X-Bugzilla-Type"] == "dep_changed"
+    assert mail["Subject"] == f"[Bug {dependent}] Something is broken"
+    body = mail.get_content()
+    assert f"Bug {dependent} depends on bug {blocker}, which was closed." in body
+    assert f"Bug {blocker} Summary: The blocker" in body
+
+
+def test_the_smtp_password_never_goes_over_an_unencrypted_connection(people, smtp, caplog):
+    set_param(people, "smtp_username", "bugs")
+    set_param(people, "smtp_password", "s3cret-pass")
+    file_bug(people, assigned_to="dev@example.com")
+    deliver(people)
+    [(state, error)] = people.query("SELECT state, last_error FROM outbox_messages"
+                                    " WHERE user_id = 2")
+    assert state == "parked" and "offers no STARTTLS" in error
+    assert smtp.mails == []
+    assert "s3cret" not in caplog.text and "s3cret" not in error

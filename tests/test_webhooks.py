@@ -16,7 +16,8 @@ import pytest
 
 from bugsvc.services import (attachment as attachment_service, comment as comment_service,
                              webhook as webhook_service)
-from bug_support import add_bug_group, control, file_bug, set_param, update_bug, MANDATORY, NA
+from bug_support import (add_bug_group, control, file_bug, set_param, update_bug, MANDATORY, NA,
+                         SHOWN)
 from notify_support import deliver, receiver, smtp, use_smtp, wait_for  # noqa: F401 (fixtures)
 
 ADMIN = "admin@example.com"
@@ -413,3 +414,18 @@ def test_deleting_a_webhook_drops_its_waiting_calls(hooks, receiver):
     deliver(hooks)
     assert receiver.calls == []
     assert hooks.query("SELECT COUNT(*) FROM webhooks") == [(0,)]
+
+
+def test_a_bug_becoming_restricted_is_told_with_its_id_alone(hooks, receiver):
+    secret = add_bug_group(hooks, "secret", [])
+    control(hooks, secret, SHOWN, NA)
+    register(hooks, receiver.url, events=["change"])
+    bug_id = file_bug(hooks, summary="Soon secret")
+    update_bug(hooks, bug_id, groups={"add": ["secret"]})
+    deliver(hooks)
+    [note, changed] = bodies(receiver)
+    assert note["event"]["routing_key"] == "bug.modify:is_private"
+    assert note["event"]["changes"] == [{"field": "is_private", "removed": "0", "added": "1"}]
+    assert note["bug"] == {"id": bug_id, "is_private": True}
+    assert changed["bug"] == {"id": bug_id, "is_private": True}
+    assert "Soon secret" not in str(receiver.calls)
