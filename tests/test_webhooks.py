@@ -429,3 +429,46 @@ def test_a_bug_becoming_restricted_is_told_with_its_id_alone(hooks, receiver):
     assert note["bug"] == {"id": bug_id, "is_private": True}
     assert changed["bug"] == {"id": bug_id, "is_private": True}
     assert "Soon secret" not in str(receiver.calls)
+
+
+def test_the_readmes_receiver_accepts_signed_calls_and_refuses_forged_ones(hooks, tmp_path):
+    import os
+    import re
+    import socket
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+    from live_server import ROOT
+    from notify_support import free_port
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    code = re.search(r"cat > receiver\.py <<'END'\n(.*?)\nEND\n", text, re.S).group(1)
+    (tmp_path / "receiver.py").write_text(code)
+    port = free_port()
+    hook = register(hooks, f"http://127.0.0.1:{port}/hook", events=["change"])
+    process = subprocess.Popen([sys.executable, "receiver.py", str(port)], cwd=tmp_path,
+                               env=dict(os.environ, WEBHOOK_SECRET=hook["secret"]),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        def listening():
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                return True
+            except OSError:
+                return False
+        wait_for(listening, what="the README's receiver")
+        bug_id = file_bug(hooks)
+        update_bug(hooks, bug_id, priority="High")
+        deliver(hooks)
+        assert hooks.query("SELECT state FROM outbox_messages") == [("sent",)]
+        forged = urllib.request.Request(
+            f"http://127.0.0.1:{port}/hook", data=b'{"event": {}}', method="POST",
+            headers={"webhook-id": "msg_x", "webhook-timestamp": str(int(time.time())),
+                     "webhook-signature": "v1,AAAA", "Content-Type": "application/json"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(forged, timeout=10)
+        assert refused.value.code == 401
+    finally:
+        process.terminate()
+        out, _ = process.communicate(timeout=10)
+    assert out.splitlines() == [f"bug.modify:priority bug {bug_id}"]

@@ -73,8 +73,10 @@ def new_mail(ctx, to, subject, when, headers, body):
     mail["Date"] = email.utils.format_datetime(when)
     for name, value in headers:
         mail[name] = _one_line(str(value))
-    # 7bit when the text allows (readable in a mailbox file), else quoted-printable.
-    mail.set_content(body, charset="utf-8")
+    # 7bit when the text allows (ASCII, lines within the 998 characters mail
+    # allows): readable as it is in a mailbox file; else quoted-printable.
+    plain = body.isascii() and all(len(line) <= 998 for line in body.splitlines())
+    mail.set_content(body, charset="utf-8", cte="7bit" if plain else "quoted-printable")
     return mail
 
 

@@ -85,6 +85,9 @@ class _Serving:
     def close(self):
         self.server.close()
 
+    def __getattr__(self, name):
+        return getattr(self.server, name)       # the waitress server's own (adj ...)
+
 
 def serve(config, out=sys.stdout):
     """Check the database location and the address, prepare the database,
