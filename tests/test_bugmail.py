@@ -364,3 +364,14 @@ def test_the_smtp_password_never_goes_over_an_unencrypted_connection(people, smt
     assert state == "parked" and "offers no STARTTLS" in error
     assert smtp.mails == []
     assert "s3cret" not in caplog.text and "s3cret" not in error
+
+
+def test_text_that_is_not_ascii_is_encoded_and_reads_back(people, smtp):
+    bug_id = file_bug(people, assigned_to="dev@example.com", summary="Grüße aus Köln")
+    update_bug(people, bug_id, comment={"body": "Ça marche \u2014 enfin"})
+    deliver(people)
+    new, changed = smtp.to("dev@example.com")
+    assert new["Subject"] == f"[Bug {bug_id}] New: Grüße aus Köln"
+    assert "Ça marche \u2014 enfin" in changed.get_content()
+    assert changed["Content-Transfer-Encoding"] == "quoted-printable"
+    assert new["Content-Transfer-Encoding"] == "quoted-printable"     # the summary's field

@@ -3,11 +3,12 @@ mailfrom, To the account's address with emailsuffix, Date, the threading
 headers that make each bug one thread in a mail reader), the text layout of
 changes, and the reasons a message is not sent."""
 
+import email.charset
 import email.utils
 import re
 import textwrap
-from email.message import EmailMessage
-from email.policy import SMTP
+from email.header import Header
+from email.mime.text import MIMEText
 
 _WIDTH = 76
 
@@ -62,21 +63,31 @@ def thread_headers(ctx, bug_id, user_id, starts_thread, unique):
             ("In-Reply-To", root), ("References", root)]
 
 
+_UTF8_QP = email.charset.Charset("utf-8")
+_UTF8_QP.header_encoding = email.charset.QP
+_UTF8_QP.body_encoding = email.charset.QP
+
+
 def new_mail(ctx, to, subject, when, headers, body):
-    """An EmailMessage: From mailfrom, To `to`, `subject`, Date `when` (an
-    aware datetime), the extra `headers` [(name, value)] in order, a plain
-    UTF-8 text body."""
-    mail = EmailMessage(policy=SMTP)
-    mail["From"] = ctx.param("mailfrom")
-    mail["To"] = to
-    mail["Subject"] = _one_line(subject)
-    mail["Date"] = email.utils.format_datetime(when)
-    for name, value in headers:
-        mail[name] = _one_line(str(value))
-    # 7bit when the text allows (ASCII, lines within the 998 characters mail
-    # allows): readable as it is in a mailbox file; else quoted-printable.
+    """A mail (email.message.Message): From mailfrom, To `to`, `subject`,
+    Date `when` (an aware datetime), the extra `headers` [(name, value)] in
+    order, a plain text body. Header values are one line each; text that is
+    not ASCII is encoded (RFC 2047 in headers, quoted-printable UTF-8 in the
+    body). An ASCII body with lines within the 998 characters mail allows
+    stays 7bit: readable as it is in a mailbox file. (The plain Message is
+    used because the email package's header objects cost most of the time
+    of rendering a mail.)"""
     plain = body.isascii() and all(len(line) <= 998 for line in body.splitlines())
-    mail.set_content(body, charset="utf-8", cte="7bit" if plain else "quoted-printable")
+    mail = MIMEText(body, "plain", "us-ascii" if plain else _UTF8_QP)
+    for name, value in [("From", ctx.param("mailfrom")), ("To", to), ("Subject", subject),
+                        ("Date", email.utils.format_datetime(when))] + list(headers):
+        text = _one_line(str(value))
+        mail[name] = text if text.isascii() else Header(text, _UTF8_QP, header_name=name)
+    # Content headers after the others, as mail readers show them.
+    for name in ("MIME-Version", "Content-Type", "Content-Transfer-Encoding"):
+        value = mail[name]
+        del mail[name]
+        mail[name] = value
     return mail
 
 
