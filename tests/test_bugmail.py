@@ -375,3 +375,42 @@ def test_text_that_is_not_ascii_is_encoded_and_reads_back(people, smtp):
     assert "Ça marche \u2014 enfin" in changed.get_content()
     assert changed["Content-Transfer-Encoding"] == "quoted-printable"
     assert new["Content-Transfer-Encoding"] == "quoted-printable"     # the summary's field
+
+
+def test_a_new_attachment_is_mailed_and_a_private_one_only_to_insiders(matrix, smtp):
+    import base64
+    from bugsvc.services import attachment as attachment_service
+    secret = matrix.query("SELECT id FROM groups WHERE name = 'secret'")[0][0]
+    control(matrix, secret, NA, NA)
+    bug_id = file_bug(matrix, cc=["outsider@example.com", "insider@example.com"])
+    deliver(matrix)
+    smtp.mails.clear()
+    for summary, private in (("Public trace", False), ("Customer dump", True)):
+        matrix.call(attachment_service.create, {
+            "ids": [bug_id], "data": base64.b64encode(b"data").decode(), "file_name": "f.txt",
+            "summary": summary, "content_type": "text/plain", "is_private": private},
+            as_user=ADMIN)
+    deliver(matrix)
+    [outsider] = smtp.to("outsider@example.com")
+    insider = smtp.to("insider@example.com")
+    assert outsider["X-Bugzilla-Changed-Fields"] == "attachments.created"
+    assert "Created attachment" in outsider.get_content()
+    assert "Public trace" in outsider.get_content()
+    assert "Customer dump" not in str(outsider)
+    assert len(insider) == 2 and "Customer dump" in insider[1].get_content()
+
+
+def test_a_flag_cc_list_address_without_account_reads_as_a_logged_out_caller(matrix, smtp):
+    from bugsvc.services import flagtype
+    matrix.call(flagtype.create, {"name": "review", "description": "Review",
+                                  "target_type": "bug", "cc_list": "list@example.org"},
+                as_user=ADMIN)
+    secret = matrix.query("SELECT id FROM groups WHERE name = 'secret'")[0][0]
+    control(matrix, secret, SHOWN, NA)
+    public = file_bug(matrix, summary="Public thing")
+    hidden = file_bug(matrix, summary="Hidden thing", groups=["secret"])
+    for bug_id in (public, hidden):
+        update_bug(matrix, bug_id, flags=[{"name": "review", "status": "?"}])
+    deliver(matrix)
+    subjects = [mail["Subject"] for mail in smtp.to("list@example.org")]
+    assert subjects == [f"review requested: [Bug {public}] Public thing"]
