@@ -3,11 +3,12 @@
 1. The outbox's cost on a write: adding a comment through the service
    layer, in one process, with its outbox event written (the default) and
    without (a write that tells nobody), in alternating rounds.
-2. POST /rest/bug/{id}/comment over HTTP against a server whose delivery
-   threads run: with nobody to tell (mail_delivery_method None, no
-   webhooks: events are written and expanded into nothing) and with bug
-   mail going to a local SMTP server and a webhook to a local receiver
-   (the delivery shares the server's process and cores with the writes).
+2. POST /rest/bug/{id}/comment over HTTP: with nobody to tell
+   (mail_delivery_method None, no webhooks: events are written and
+   expanded into nothing), and with bug mail going to a local SMTP server
+   and a webhook to a local receiver, delivered by the server's own
+   delivery threads (sharing its process with the writes) or by a
+   `bugsvc deliver` process beside a server started with --deliver no.
 3. How many mails per second one delivery worker (one thread) sends to a
    local SMTP server (aiosmtpd in its own process), from events to sent
    mails: expanding, rendering each mail for its recipient, SMTP.
@@ -158,8 +159,11 @@ def http_writes(path, work, args, driver, smtp, receiver, log):
     workload = scenarios.Workload.from_db(path, rng)
     requests = [scenarios.comment_add(workload, rng) for _ in range(scenarios.REQUESTS_PER_FILE)]
     request_file = scenarios.write_request_file(work / "comment_add.txt", requests)
-    for label, notify in (("nobody to tell", False), ("mail + webhook", True)):
-        db_path = _copy(path, work, f"http-{'on' if notify else 'off'}.sqlite")
+    cases = (("nobody to tell", False, False),
+             ("mail + webhook, delivery threads in the server", True, False),
+             ("mail + webhook, `bugsvc deliver` apart", True, True))
+    for number, (label, notify, apart) in enumerate(cases):
+        db_path = _copy(path, work, f"http-{number}.sqlite")
         db = Database(db_path)
         if notify:
             _params(db, {"mail_delivery_method": "SMTP", "smtpserver": f"127.0.0.1:{smtp.port}",
@@ -170,8 +174,12 @@ def http_writes(path, work, args, driver, smtp, receiver, log):
                 webhook_service.create(ctx, {"name": "bench", "url": receiver.url,
                                              "events": ["comment"], "product": "Any"})
         db.close()
-        server = Server([sys.executable, "bugsvc.py", "--db", str(db_path), "--port", "0"],
-                        work / f"server-{label.split()[0]}.log", label)
+        server = Server([sys.executable, "bugsvc.py", "--db", str(db_path), "--port", "0",
+                         "--deliver", "no" if apart else "yes"],
+                        work / f"server-{number}.log", label)
+        deliverer = subprocess.Popen(
+            [sys.executable, "bugsvc.py", "--db", str(db_path), "deliver"], cwd=ROOT,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) if apart else None
         try:
             drive(driver, server.url, request_file, args.concurrency, 1)       # warm-up
             cpu_before, sent_before = server.cpu_seconds(), receiver.calls
@@ -179,6 +187,9 @@ def http_writes(path, work, args, driver, smtp, receiver, log):
             cpu = (server.cpu_seconds() or 0) - (cpu_before or 0)
         finally:
             server.stop()
+            if deliverer is not None:
+                deliverer.terminate()
+                deliverer.wait(timeout=30)
         with Database(db_path).transaction() as conn:
             states = dict(conn.execute("SELECT state, COUNT(*) FROM outbox_messages"
                                        " GROUP BY state").fetchall())

@@ -281,8 +281,8 @@ class Deliverer:
                 self._webhook_failed(row, webhook, str(failure),
                                      retry_after=failure.retry_after)
         else:
-            if self._settle(row, outbox.SENT):
-                with self.db.transaction(write=True) as conn:
+            with self.db.transaction(write=True) as conn:
+                if outbox.finish(conn, row["id"], self.owner(), outbox.SENT, self.clock()):
                     conn.execute("UPDATE webhooks SET last_attempt_at = ?, last_success_at = ?,"
                                  " last_error = '' WHERE id = ?",
                                  (outbox.stamp(now), outbox.stamp(now), webhook["id"]))
