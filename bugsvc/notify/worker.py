@@ -23,6 +23,7 @@ import os
 import random
 import socket
 import threading
+import time
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -356,9 +357,12 @@ class _Threads:
         for thread in self.threads:
             thread.start()
 
-    def stop(self, timeout=10):
-        """Ask the threads to stop after their current step, and wait."""
+    def stop(self, timeout=5):
+        """Ask the threads to stop after their current step, and wait for
+        them at most `timeout` seconds in all (a step cut short by the
+        process's end leaves its lease to run out: nothing is lost)."""
         self.stopping.set()
         self.deliverer.wake()
+        deadline = time.monotonic() + timeout
         for thread in self.threads:
-            thread.join(timeout)
+            thread.join(max(0.0, deadline - time.monotonic()))
