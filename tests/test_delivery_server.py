@@ -120,10 +120,14 @@ def test_several_processes_deliver_each_message_once(start, tmp_path, sinks):
     key = admin_key(server)
     set_up(server, key, smtp, receiver)
     env = {k: v for k, v in os.environ.items() if not k.startswith("BUGSVC_")}
-    apart = subprocess.Popen([sys.executable, str(ROOT / "bugsvc.py"), "--db", str(db_path),
-                              "deliver"], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE)
+    printed = tmp_path / "deliver.out"
+    with open(printed, "wb") as out:
+        apart = subprocess.Popen([sys.executable, str(ROOT / "bugsvc.py"), "--db",
+                                  str(db_path), "deliver"], cwd=tmp_path, env=env, stdout=out,
+                                 stderr=subprocess.PIPE)
     try:
+        wait_for(lambda: "delivering" in printed.read_text(), timeout=60,
+                 what="the deliver process to start")
         changes(server, key, 15, "busy")
         wait_for(lambda: len(smtp.mails) >= 60 and len(receiver.calls) >= 30, timeout=90,
                  what="every mail and call")

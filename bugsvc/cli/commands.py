@@ -157,28 +157,32 @@ def deliver(config, once=False, out=sys.stdout, err=sys.stderr):
     database at config.db_path (none is created).
     """
     from ..notify.worker import Deliverer
-    startup.check_database(config.db_path, must_exist=True)
-    db = prepare_database(config, err)
-    deliverer = Deliverer(db, config)
+    stopping = threading.Event()
+    # From the start: a stop asked for while the database is being opened
+    # ends the command cleanly too.
+    previous = {} if once else {sig: signal.signal(sig, lambda signum, frame: stopping.set())
+                                for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        if once:
-            done = deliverer.run_until_idle()
-            print(f"Delivered what was due ({done} steps).", file=out, flush=True)
-            return 0
-        stopping = threading.Event()
-        previous = {sig: signal.signal(sig, lambda signum, frame: stopping.set())
-                    for sig in (signal.SIGTERM, signal.SIGINT)}
-        print(f"bugsvc delivering bug mail and webhook calls from {config.db_path} "
-              "(Ctrl-C stops)", file=out, flush=True)
-        threads = deliverer.start(config.delivery_threads)
+        startup.check_database(config.db_path, must_exist=True)
+        db = prepare_database(config, err)
+        deliverer = Deliverer(db, config)
         try:
-            while not stopping.wait(1):
-                pass
+            if once:
+                done = deliverer.run_until_idle()
+                print(f"Delivered what was due ({done} steps).", file=out, flush=True)
+                return 0
+            print(f"bugsvc delivering bug mail and webhook calls from {config.db_path} "
+                  "(Ctrl-C stops)", file=out, flush=True)
+            threads = deliverer.start(config.delivery_threads)
+            try:
+                while not stopping.wait(1):
+                    pass
+            finally:
+                threads.stop()
+            print("bugsvc stopped delivering.", file=out, flush=True)
+            return 0
         finally:
-            threads.stop()
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
-        print("bugsvc stopped delivering.", file=out, flush=True)
-        return 0
+            db.close()
     finally:
-        db.close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
