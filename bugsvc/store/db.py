@@ -36,7 +36,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # A schema change after a release bumps this number, edits schema.sql (for new
 # installations) and adds MIGRATIONS[new number]: SQL text, or a function
 # taking the connection, that moves an existing file's data forward.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def schema_section(name):
@@ -78,11 +78,21 @@ def _import_state(conn):
         run_script(conn, schema_section("import state"))
 
 
+def _notifications(conn):
+    """Version 5: mail preferences, user watching, the outbox of
+    notifications, webhooks and the one-time tokens mailed to accounts."""
+    present = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table'"
+                           " AND name = 'outbox_events'").fetchone()
+    if present is None:                   # a step run twice leaves it as it is
+        run_script(conn, schema_section("notifications"))
+
+
 MIGRATIONS = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
     3: _login_throttle,
     4: _import_state,
+    5: _notifications,
 }
 
 BUSY_TIMEOUT_MS = 30000
