@@ -145,7 +145,7 @@ def test_split_script_keeps_statements_whole():
 
 
 def test_version_3_lists_keep_their_order_with_ids_of_their_own(new_db):
-    """Migration 4: aliases and custom values, read in SQLite's hidden row
+    """Migration 6: aliases and custom values, read in SQLite's hidden row
     order until version 3, get id columns numbered in that order."""
     path = new_db()
     database = prepare_database(Config(db_path=str(path), admin_password="the admin password"),
@@ -184,3 +184,26 @@ def test_version_3_lists_keep_their_order_with_ids_of_their_own(new_db):
                             " RETURNING id").fetchone()[0] == 4
     migrated.close()
     assert stored_version(path) == dbmodule.SCHEMA_VERSION
+
+
+def test_version_4_database_gets_the_notification_tables(new_db):
+    """Migration 5: mail preferences, watching, the outbox, webhooks and
+    account tokens, on a database of version 4."""
+    path = new_db()
+    database = Database(path)
+    database.initialize()
+    with database.transaction(write=True) as conn:
+        for table in ("email_settings", "user_watch", "email_bug_ignore", "outbox_messages",
+                      "outbox_events", "outbox_locks", "webhooks", "account_tokens"):
+            conn.execute(f"DROP TABLE {table}")
+        conn.dialect.set_schema_version(conn, 4)
+    database.close()
+
+    migrated = Database(path)
+    assert migrated.initialize() is False
+    assert migrated.version() == dbmodule.SCHEMA_VERSION
+    with migrated.transaction() as conn:
+        rows = conn.execute("SELECT name, owner FROM outbox_locks").fetchall()
+        assert [tuple(row) for row in rows] == [("expand", None)]
+        assert conn.execute("SELECT COUNT(*) FROM webhooks").fetchone()[0] == 0
+    migrated.close()

@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..store import cache
+from ..bugs.events import Journal
 from ..catalogue import settings
 from ..accounts.caller import Caller
 from .fields import FieldFilter
@@ -17,6 +18,8 @@ class Context:
     caller: who is calling. now: the call's time (aware, UTC).
     config: the instance Config. auth: the Authenticator (for login).
     remote_ip: the caller's address. fields: the include/exclude filter.
+    events: the Journal of the bugs the call changes (the outbox events
+    written at the end of the call, in its transaction).
     """
     conn: object
     caller: Caller
@@ -28,6 +31,7 @@ class Context:
     catalog: cache.CatalogCache | None = None
     catalog_generation: int | None = None
     writes: bool = True
+    events: Journal = field(default_factory=Journal)
     _params: dict | None = None
 
     def cached(self, name, load):

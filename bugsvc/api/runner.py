@@ -28,6 +28,8 @@ class Runner:
 
     db: the Database. config: the instance Config. authenticator: the
     Authenticator. clock: returns the current aware UTC datetime (tests).
+    on_events: called (without arguments) after a call committed outbox
+    events, so a delivery worker of this process can start at once.
     """
 
     def __init__(self, db, config, authenticator, clock=None):
@@ -36,6 +38,7 @@ class Runner:
         self.auth = authenticator
         self.clock = clock or (lambda: datetime.now(timezone.utc))
         self.catalog = cache.CatalogCache()
+        self.on_events = None
 
     def run(self, operation, params, headers, remote_ip):
         """Run `operation` as the caller the credentials name.
@@ -101,15 +104,34 @@ class Runner:
         return fields.apply(result, operation.shapes, flt)
 
     @contextmanager
-    def context(self, user_id=None, write=False, remote_ip="127.0.0.1", now=None, fields=None):
+    def context(self, user_id=None, write=False, remote_ip="127.0.0.1", now=None, fields=None,
+                events=True):
         """A Context in a transaction of its own, for work that is no
-        operation (the operator's commands, tests): committed when the block
-        ends, rolled back when it raises. user_id: the caller's account
-        (None: anonymous). fields: a FieldFilter (default: every field)."""
+        operation (the operator's commands, the delivery worker, imports,
+        tests): committed when the block ends, rolled back when it raises.
+        user_id: the caller's account (None: anonymous). fields: a
+        FieldFilter (default: every field). events: False for writes that
+        must tell nobody (no outbox event is written for them)."""
+        written = 0
         with self.db.transaction(write=write) as conn:
-            caller = ANONYMOUS if user_id is None else load_caller(conn, user_id)
-            yield self._context(conn, caller, now or self.clock(), remote_ip,
-                                fields or FieldFilter(), write, with_catalog=False)
+            ctx = self.context_on(conn, user_id, write, remote_ip, now, fields, events)
+            yield ctx
+            if write:
+                written = ctx.events.write(conn, ctx.caller.id, ctx.now)
+        if written:
+            self._events_written()
+
+    def context_on(self, conn, user_id=None, write=False, remote_ip="127.0.0.1", now=None,
+                   fields=None, events=True):
+        """A Context as `context` makes it, on `conn`, a transaction the
+        caller opened and ends (one run again when it met a concurrent one:
+        Database.attempts). The events it notes are the caller's to write
+        (ctx.events.write) before the commit."""
+        caller = ANONYMOUS if user_id is None else load_caller(conn, user_id)
+        ctx = self._context(conn, caller, now or self.clock(), remote_ip,
+                            fields or FieldFilter(), write, with_catalog=False)
+        ctx.events.enabled = events
+        return ctx
 
     def _context(self, conn, caller, now, remote_ip, flt, writes, with_catalog=True):
         """The one place a Context is made."""
@@ -129,6 +151,7 @@ class Runner:
         # The whole call again when its transaction met a concurrent one it
         # cannot be ordered with (PostgreSQL; see Database.attempts).
         given = caller
+        written = 0
         for attempt in self.db.attempts(write=operation.writes):
             with attempt as conn:
                 caller = given
@@ -182,7 +205,18 @@ class Runner:
                         errors.USER_ERROR, "The request names too many values, or is too "
                         "complex, for the database to answer; split it into smaller "
                         "requests.") from None
+                written = 0
+                if operation.writes:
+                    # The call's events, in its own transaction: committed
+                    # with the change or rolled back with it.
+                    written = ctx.events.write(conn, ctx.caller.id, ctx.now)
+        if written:
+            self._events_written()
         return result
+
+    def _events_written(self):
+        if self.on_events is not None:
+            self.on_events()
 
 
 def _text_refused():

@@ -60,6 +60,48 @@ def history(ctx, bug_id, new_since=None):
     return entries
 
 
+def visible_changes(ctx, changes):
+    """The history rows `changes` ([{field, removed, added, attachment_id?,
+    comment_id?}], as outbox events hold them) that the caller may see, by
+    the rule of `history`, with the values of fields holding bug ids
+    limited to the bugs the caller may see. The privacy of comments and
+    attachments is read as it is now."""
+    insider = access.is_insider(ctx)
+    hidden_comments, hidden_attachments = set(), set()
+    if not insider:
+        hidden_comments = _private(ctx, "comments", {c.get("comment_id") for c in changes})
+        hidden_attachments = _private(ctx, "attachments",
+                                      {c.get("attachment_id") for c in changes})
+    timetracker = access.is_timetracker(ctx)
+    id_fields = bug_id_fields(ctx)
+    visible = access.visible_bug_ids(ctx, {bug for c in changes if c["field"] in id_fields
+                                           for bug in _ids(c["removed"]) + _ids(c["added"])})
+    shown = []
+    for change in changes:
+        if (change.get("comment_id") in hidden_comments
+                or change.get("attachment_id") in hidden_attachments
+                or (not timetracker and change["field"] in TIME_FIELDS)):
+            continue
+        change = dict(change)
+        if change["field"] in id_fields:
+            change["removed"] = _only_visible(change["removed"], visible)
+            change["added"] = _only_visible(change["added"], visible)
+            if not change["removed"] and not change["added"]:
+                continue
+        shown.append(change)
+    return shown
+
+
+def _private(ctx, table, ids):
+    """The private ones among `ids` of comments or attachments (`table`)."""
+    ids = sorted(i for i in ids if i is not None)
+    if not ids:
+        return set()
+    return {row[0] for row in ctx.conn.execute(
+        f"SELECT id FROM {table} WHERE is_private <> 0 AND id IN"
+        f" ({', '.join('?' for _ in ids)})", ids)}
+
+
 def bug_id_fields(ctx):
     """Names of the fields whose history values are bug ids: depends_on,
     blocks and every Bug ID custom field."""

@@ -73,12 +73,27 @@ def _add_serve_options(parser, inherited):
                         help="largest request body accepted; larger ones are refused (413) "
                              "before they are read (env BUGSVC_MAX_BODY_BYTES, default "
                              f"{DEFAULT_MAX_BODY_BYTES})")
+    parser.add_argument("--deliver", default=argparse.SUPPRESS if inherited else None,
+                        choices=("yes", "no"),
+                        help="deliver bug mail and webhook calls from the serving processes "
+                             "(env BUGSVC_DELIVER, default yes); no where `bugsvc deliver` "
+                             "runs apart")
+    _add_retry_option(parser, inherited)
     parser.add_argument("--trusted-proxies", default=argparse.SUPPRESS if inherited else None,
                         metavar="ADDRESSES",
                         help="reverse proxies (addresses or networks, comma-separated) whose "
                              "X-Forwarded-For names the client's address; without them the "
                              "socket's peer is the client (env BUGSVC_TRUSTED_PROXIES, "
                              "default none)")
+
+
+def _add_retry_option(parser, inherited):
+    parser.add_argument("--retry-delays", default=argparse.SUPPRESS if inherited else None,
+                        metavar="SECONDS",
+                        help="seconds between the attempts of a message that fails, "
+                             "comma-separated (the last failure parks it; env "
+                             "BUGSVC_RETRY_DELAYS, default: about a day for mail, three days "
+                             "for webhooks)")
 
 
 def build_parser():
@@ -119,6 +134,13 @@ def build_parser():
     convert.add_argument("--to", required=True, metavar="TARGET",
                          help="the new database: a postgresql:// URL or an SQLite file's path")
     _add_database_option(convert, inherited=True)
+    deliver = commands.add_parser("deliver", help="deliver bug mail and webhook calls until "
+                                  "stopped (beside servers started with --deliver no, or as "
+                                  "many as wanted: each message goes out once)")
+    deliver.add_argument("--once", action="store_true",
+                         help="deliver what is due now, then exit")
+    _add_retry_option(deliver, inherited=True)
+    _add_database_option(deliver, inherited=True)
     _add_import_parser(commands)
     return parser
 
@@ -197,6 +219,8 @@ def make_config(args, environ):
         pin_cores=_yes_or_no(args, environ, "pin_cores", True),
         max_body_bytes=_max_body_bytes(args, environ),
         trusted_proxies=_trusted_proxies(args, environ),
+        deliver=_yes_or_no(args, environ, "deliver", True),
+        retry_delays=_retry_delays(args, environ),
     )
 
 
@@ -235,6 +259,25 @@ def _max_body_bytes(args, environ):
     if not (text.isascii() and text.isdigit() and 1024 <= int(text) <= 2**40):
         raise UsageError(f"--max-body-bytes must be a number from 1024 to {2**40}, not '{text}'")
     return int(text)
+
+
+def _retry_delays(args, environ):
+    """--retry-delays, else BUGSVC_RETRY_DELAYS, else none (the defaults).
+    Errors: UsageError for anything but numbers of seconds (0 to 604800)."""
+    text = _choose(getattr(args, "retry_delays", None), environ, "BUGSVC_RETRY_DELAYS")
+    if text is None:
+        return ()
+    delays = []
+    for part in str(text).split(","):
+        try:
+            seconds = float(part.strip())
+        except ValueError:
+            seconds = -1
+        if not 0 <= seconds <= 604800:
+            raise UsageError("--retry-delays must be numbers of seconds (0 to 604800), "
+                             f"comma-separated, not '{text}'")
+        delays.append(seconds)
+    return tuple(delays)
 
 
 def _trusted_proxies(args, environ):

@@ -35,7 +35,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 BUSY_TIMEOUT_MS = 30000
 POSTGRESQL_SCHEMES = ("postgresql://", "postgres://")
@@ -105,8 +105,15 @@ def _import_state(conn):
         run_script(conn, schema_section("import state"))
 
 
+def _notifications(conn):
+    """Version 5: mail preferences, user watching, the outbox of
+    notifications, webhooks and the one-time tokens mailed to accounts."""
+    if not conn.dialect.table_exists(conn, "outbox_events"):   # a step run twice leaves it
+        run_script(conn, schema_section("notifications"))
+
+
 def _ordered_lists(conn):
-    """Version 5: aliases and custom field values keep their order in an id
+    """Version 6: aliases and custom field values keep their order in an id
     column of their own (they were read in SQLite's hidden row order, which
     no other engine has). The rows are copied in that order, so every list
     reads as before."""
@@ -131,7 +138,8 @@ MIGRATIONS = {
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
     3: _login_throttle,
     4: _import_state,
-    5: _ordered_lists,
+    5: _notifications,
+    6: _ordered_lists,
 }
 
 

@@ -61,6 +61,16 @@ class Dialect:
         commas and spaces, as bug id fields' history is)."""
         raise NotImplementedError
 
+    # Queues (store/outbox.py) ---------------------------------------------------
+
+    def skip_locked(self, alias):
+        """The clause ending a SELECT that takes the rows it reads (of the
+        table named `alias` in its FROM) for the current transaction,
+        passing over rows another transaction holds: several workers
+        claiming queue rows at once each get their own without waiting. ''
+        where one writer at a time holds the whole database."""
+        raise NotImplementedError
+
     # Dates -----------------------------------------------------------------------
 
     def whole_days_between(self, later, earlier):

@@ -48,6 +48,11 @@ POSTGRESQL_LINE = "--postgresql: "
 # Transactions: see the module's docstring.
 _BEGIN_READ = "BEGIN ISOLATION LEVEL REPEATABLE READ"
 _BEGIN_WRITE = "BEGIN ISOLATION LEVEL SERIALIZABLE"
+# Claiming and settling queue rows (the outbox): each statement sees what is
+# committed when it starts, and an UPDATE rechecks its WHERE on the row's
+# newest version, so two workers never take one row; SERIALIZABLE would
+# make them fail against each other instead.
+_BEGIN_QUEUE = "BEGIN ISOLATION LEVEL READ COMMITTED"
 # A write is run again at most this many times in all.
 TRIES = 30
 # SQLSTATEs of a transaction that met a concurrent one: serialization
@@ -445,6 +450,9 @@ class PostgresDialect(Dialect):
         return (f"(SELECT CAST(nv AS BIGINT) AS value FROM regexp_split_to_table({text},"
                 f" '[^0-9]+') AS ns(nv) WHERE nv <> '' AND length(nv) <= 18) {alias}")
 
+    def skip_locked(self, alias):
+        return f" FOR UPDATE OF {alias} SKIP LOCKED"
+
     def whole_days_between(self, later, earlier):
         return (f"CAST(trunc(extract(epoch FROM CAST({later} AS timestamp)"
                 f" - CAST({earlier} AS timestamp)) / 86400) AS BIGINT)")
@@ -661,17 +669,20 @@ class PostgresDatabase:
     # Transactions -------------------------------------------------------------------
 
     @contextmanager
-    def transaction(self, write=False):
+    def transaction(self, write=False, queue=False):
         """Yield a connection inside one transaction (see the module's
         docstring for its isolation). Commits when the block ends normally;
-        rolls back on any exception."""
+        rolls back on any exception. queue: a transaction claiming or
+        settling queue rows with conditional UPDATEs and skip_locked, in
+        READ COMMITTED (see _BEGIN_QUEUE)."""
+        begin = _BEGIN_QUEUE if queue else _BEGIN_WRITE if write else _BEGIN_READ
         pinned = getattr(self._local, "conn", None)
         if pinned is not None and not self.in_transaction():
-            with self._transaction_on(pinned, write) as conn:
+            with self._transaction_on(pinned, begin) as conn:
                 yield conn
             return
         with self.pool().connection() as raw:
-            with self._transaction_on(PgConnection(raw, self.dialect), write) as conn:
+            with self._transaction_on(PgConnection(raw, self.dialect), begin) as conn:
                 yield conn
 
     @contextmanager
@@ -682,16 +693,17 @@ class PostgresDatabase:
         theirs could all be waiting for. Closed afterwards."""
         conn = self.connect()
         try:
-            with self._transaction_on(conn, write):
+            with self._transaction_on(conn, _BEGIN_WRITE if write else _BEGIN_READ):
                 yield conn
         finally:
             conn.close()
 
-    def attempts(self, write=False, separate=False):
+    def attempts(self, write=False, separate=False, queue=False):
         """Tries of one transaction (db.Attempts): run again when it met a
         concurrent one (only transactions that write can)."""
-        opener = self.separate_transaction if separate else self.transaction
-        return db.Attempts(lambda: opener(write), _retryable, TRIES)
+        if separate:
+            return db.Attempts(lambda: self.separate_transaction(write), _retryable, TRIES)
+        return db.Attempts(lambda: self.transaction(write, queue), _retryable, TRIES)
 
     @staticmethod
     def statement_too_large(exc):
@@ -701,8 +713,8 @@ class PostgresDatabase:
         return isinstance(exc, psycopg.Error) and "number of parameters" in str(exc)
 
     @contextmanager
-    def _transaction_on(self, conn, write):
-        conn.raw.execute(_BEGIN_WRITE if write else _BEGIN_READ)
+    def _transaction_on(self, conn, begin):
+        conn.raw.execute(begin)
         self._local.depth = getattr(self._local, "depth", 0) + 1
         try:
             try:

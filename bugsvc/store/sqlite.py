@@ -66,6 +66,9 @@ class SqliteDialect(Dialect):
         listed = f"'[' || {text} || ']'"
         return f"json_each(CASE WHEN json_valid({listed}) THEN {listed} ELSE '[]' END) {alias}"
 
+    def skip_locked(self, alias):
+        return ""               # a write transaction holds the whole file
+
     def whole_days_between(self, later, earlier):
         return f"CAST(julianday({later}) - julianday({earlier}) AS INTEGER)"
 
@@ -179,18 +182,23 @@ class SqliteDatabase:
             conn.close()
             self._local.conn = None
 
+    # A thread that ends closes its own connection; the process's stay open.
+    close_connection = close
+
     def in_transaction(self):
         """True while this thread's connection is inside a transaction."""
         conn = getattr(self._local, "conn", None)
         return conn is not None and conn.in_transaction
 
     @contextmanager
-    def transaction(self, write=False):
+    def transaction(self, write=False, queue=False):
         """Yield this thread's connection inside one transaction.
 
         Commits when the block ends normally; rolls back on any exception.
+        queue: a write transaction that claims or settles queue rows (see
+        PostgresDatabase.transaction); here an ordinary write transaction.
         """
-        with self._transaction_on(self.connection(), write) as conn:
+        with self._transaction_on(self.connection(), write or queue) as conn:
             yield conn
 
     @contextmanager
@@ -208,11 +216,12 @@ class SqliteDatabase:
         finally:
             conn.close()
 
-    def attempts(self, write=False, separate=False):
+    def attempts(self, write=False, separate=False, queue=False):
         """One try of a transaction (see db.Attempts): SQLite's writers wait
         for each other instead of failing."""
-        opener = self.separate_transaction if separate else self.transaction
-        return db.Attempts(lambda: opener(write), lambda exc: False, 1)
+        if separate:
+            return db.Attempts(lambda: self.separate_transaction(write), lambda exc: False, 1)
+        return db.Attempts(lambda: self.transaction(write, queue), lambda exc: False, 1)
 
     @staticmethod
     def statement_too_large(exc):
