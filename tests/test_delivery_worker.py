@@ -4,6 +4,8 @@ jittered delays, parking, forgetting old messages."""
 
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from bugsvc.notify import mailer
 from bugsvc.notify.worker import Deliverer, JITTER, KEEP
 from bugsvc.store import outbox
@@ -13,15 +15,18 @@ from notify_support import deliver
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
 
 
+@pytest.fixture(autouse=True)
+def in_the_test_folder(monkeypatch, tmp_path):
+    """The Test method's file on PostgreSQL is in the working directory."""
+    monkeypatch.chdir(tmp_path)
+
+
 def people(services):
     services.add_user("dev@example.com", real_name="Dana Dev")
     return services
 
 
-def test_the_test_method_appends_every_mail_to_a_file_beside_the_database(services,
-                                                                          monkeypatch, tmp_path):
-    # PostgreSQL's file is in the working directory.
-    monkeypatch.chdir(tmp_path)
+def test_the_test_method_appends_every_mail_to_a_file_beside_the_database(services):
     people(services)
     set_param(services, "mail_delivery_method", "Test")
     bug_id = file_bug(services, assigned_to="dev@example.com", summary="Readable")
@@ -33,8 +38,7 @@ def test_the_test_method_appends_every_mail_to_a_file_beside_the_database(servic
     assert "Second mail" in text and "show_bug.cgi?id=" in text
 
 
-def test_mail_delivery_method_none_queues_no_mail(services, monkeypatch, tmp_path):
-    monkeypatch.chdir(tmp_path)
+def test_mail_delivery_method_none_queues_no_mail(services):
     people(services)
     file_bug(services, assigned_to="dev@example.com")
     deliver(services)
