@@ -149,6 +149,7 @@ def test_unknown_name_is_51_and_nothing_is_stored(client, admin_key, services):
     ("duplicate_or_move_bug_status", "NOPE"),
     ("urlbase", "ftp://bugs.example.com/"),
     ("urlbase", "https://bugs.example.com"),
+    ("attachment_base", "https://files.example.com"), ("attachment_base", "javascript:x/"),
     ("maintainer", "not an address"),
     ("emailregexp", "(unclosed"),
     ("maintainer", ["a@example.com"]),
@@ -177,6 +178,7 @@ def test_one_bad_value_among_several_over_http_stores_nothing(client, admin_key,
     ("defaultplatform", ""), ("defaultopsys", "Linux"),
     ("duplicate_or_move_bug_status", "VERIFIED"),
     ("urlbase", "https://bugs.example.com/"), ("emailsuffix", "@example.com"),
+    ("attachment_base", "https://files.example.net/%bugid%/"),
     ("maintainer", ""), ("emailregexp", r"^[^@]+@example\.com$"),
     ("password_complexity", "letters_numbers"), ("comment_taggers_group", "canconfirm"),
 ])
@@ -187,7 +189,7 @@ def test_valid_values_are_stored(services, name, value):
 
 # Parameters not offered ---------------------------------------------------------------------------
 
-NOT_OFFERED = ("allowbugdeletion", "allowemailchange", "attachment_base", "cookiepath",
+NOT_OFFERED = ("allowbugdeletion", "allowemailchange", "cookiepath",
                "createemailregexp", "default_search_limit", "mailfrom", "rememberlogin",
                "usemenuforusers")
 

@@ -46,6 +46,8 @@ class Doc:
 TAGS = {
     "instance": ("Instance", "Version, time, parameters, audit time."),
     "user": ("Users", "Accounts, login and logout."),
+    "saved_search": ("Saved searches", "Saved searches of the caller (a bugsvc addition: "
+                                       "Bugzilla keeps them in its web pages)."),
     "api_key": ("API keys", "API keys of accounts (a bugsvc addition: Bugzilla manages them "
                             "in its web pages)."),
     "group": ("Groups", "Groups and their members."),
@@ -78,6 +80,7 @@ _SELECT_VALUES = {"anyOf": [arr(ID_OR_NAME), obj({"add": arr({}), "remove": strs
                                  "each a name or {name, sort_key, visibility_value}"}
 _LIST_CHANGE = obj({"added": strs(None), "removed": strs(None)})
 _ID_LIST_ANSWER = obj({"ids": ints(None)}, required=["ids"])
+_SAVED_SEARCH = obj({"id": INT, "name": STR, "query": STR})
 _COMMENT_MAP = obj({
     "bugs": obj(values=obj({"comments": arr(ref("Comment"))}),
                 description="bug id -> its comments, oldest first"),
@@ -166,6 +169,30 @@ DOCS = {
                 "limit": described(INT, "matches per string"),
                 "include_disabled": BOOL, "group_ids": _IDS, "groups": _NAMES},
         answer=obj({"users": arr(ref("User"))}), errors=(50, 505, 51, 304, 804, 52)),
+    "User.whoami": Doc(
+        "The account the call runs as, with its saved searches.",
+        answer=obj({"id": INT, "real_name": STR, "name": STR, "login": STR,
+                    "groups": strs("groups the account is a member of"),
+                    "is_insider": described(BOOL, "sees private comments and attachments"),
+                    "is_timetracker": described(BOOL, "sees the time fields"),
+                    "saved_searches": arr(_SAVED_SEARCH)}),
+        errors=(410,)),
+    "User.update_self": Doc(
+        "Change one's own real name or password (ends one's login tokens).",
+        params={"full_name": STR, "password": described(STR, "the new password"),
+                "current_password": described(STR, "needed with password")},
+        answer=obj({"changes": ref("Changes")}), errors=(410, 50, 300, 32000, 502, 305)),
+    # Saved searches
+    "SavedSearch.get": Doc("The caller's saved searches.",
+                           answer=obj({"saved_searches": arr(_SAVED_SEARCH)}), errors=(410,)),
+    "SavedSearch.create": Doc(
+        "Save a bug list's query under a name (replacing one of the same name).",
+        params={"name": STR, "query": described(STR, "the bug list's query string")},
+        required=("name", "query"), answer=created(),
+        errors=(410, 50, 32000, 108, 1000)),
+    "SavedSearch.delete": Doc(
+        "Forget saved searches.", params={"ids": _IDS, "names": _NAMES},
+        answer=_ID_LIST_ANSWER, errors=(410, 50, 51)),
     # API keys
     "ApiKey.get": Doc("The caller's API keys (never their secrets).",
                       params={"user": described(ID_OR_NAME, "another account (editusers)")},
@@ -371,6 +398,8 @@ DOCS = {
                 "remaining_time": NUMBER, "work_time": NUMBER,
                 "comment": obj({"body": STR, "is_private": BOOL}),
                 "comment_is_private": obj(values=BOOL, description="comment id -> private"),
+                "update_token": described(STR, "Bug.get's update_token: refused (32000) when "
+                                               "the bug changed since"),
                 "alias": list_change_object(STR, "aliases to add, remove or set"),
                 "blocks": list_change_object(ID_OR_NAME, "bugs"),
                 "depends_on": list_change_object(ID_OR_NAME, "bugs"),
@@ -406,6 +435,15 @@ DOCS = {
             "history": arr(obj({"when": DATETIME, "who": STR, "changes": arr(obj({
                 "field_name": STR, "removed": STR, "added": STR, "attachment_id": INT}))}))}))}),
         errors=(50, 56, 100, 101, 102)),
+    "Bug.edit_options": Doc(
+        "What the caller may change on bugs now: statuses, fields, comments.",
+        params={"ids": arr(ID_OR_NAME, "more bugs")},
+        answer=obj({"bugs": arr(obj({
+            "id": INT, "can_comment": BOOL, "can_remove_cc": BOOL,
+            "statuses": arr(obj({"name": STR, "is_open": BOOL, "comment_required": BOOL})),
+            "fields": strs("fields the caller may change"),
+            "resolutions": strs("resolutions the caller may choose")}))}),
+        errors=(50, 100, 101, 102)),
     "Bug.possible_duplicates": Doc(
         "Bugs whose summaries resemble a summary.",
         params={"summary": STR, "products": strs("product names"),

@@ -11,7 +11,7 @@ from ..bugs.comments import COMMENT_SHAPES
 from ..bugs.view import BUG_SHAPES
 from ..services import (
     api_key, attachment, bug, bug_search, classification, comment, component, field, flagtype,
-    group, instance, keyword, last_visit, milestone, product, user, version,
+    group, instance, keyword, last_visit, milestone, product, saved_search, user, version,
 )
 from .operation import EXEMPT, OPTIONAL, REQUIRED, SELF, Operation, Operations
 
@@ -49,6 +49,15 @@ OPERATIONS = Operations([
     _write("User.create", user.create, login=OPTIONAL),
     _write("User.update", user.update),
     _read("User.get", user.get, shapes=user.USER_SHAPES),
+    # The caller's own account (whoami as bugzilla.mozilla.org; update_self
+    # is a bugsvc addition: the reference changes these in its web pages)
+    _read("User.whoami", user.whoami, login=REQUIRED),
+    _write("User.update_self", user.update_self),
+    # Saved searches (a bugsvc addition)
+    _read("SavedSearch.get", saved_search.get, login=REQUIRED,
+          shapes=saved_search.SAVED_SEARCH_SHAPES),
+    _write("SavedSearch.create", saved_search.create),
+    _write("SavedSearch.delete", saved_search.delete),
     # API keys (bugsvc addition)
     _read("ApiKey.get", api_key.get, login=REQUIRED, shapes=api_key.API_KEY_SHAPES),
     _write("ApiKey.create", api_key.create),
@@ -93,6 +102,7 @@ OPERATIONS = Operations([
     _write("Bug.create", bug.create),
     _write("Bug.update", bug.update),
     _read("Bug.history", bug.history),
+    _read("Bug.edit_options", bug.edit_options),
     _read("Bug.possible_duplicates", bug.possible_duplicates, shapes=BUG_SHAPES),
     _write("Bug.update_see_also", bug.update_see_also),
     _write("Bug.update_tags", bug.update_tags),

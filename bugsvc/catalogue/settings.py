@@ -7,7 +7,7 @@ Every parameter offered here changes what the service does. The reference
 has more, for parts bugsvc does not have yet; they are not offered (a PUT
 naming one answers like any unknown name, 51) and come back with their
 part: mail (mailfrom; createemailregexp, which governs self-registration
-by mail), web pages and their cookies (attachment_base, cookiepath,
+by mail), web pages and their cookies (cookiepath,
 rememberlogin, usemenuforusers, default_search_limit, allowemailchange,
 which governs the e-mail change in the user preferences page) and bug
 deletion (allowbugdeletion). Values stored under such names by an earlier
@@ -29,6 +29,9 @@ EMAIL = "email"          # "" or an e-mail address
 # name -> (default, kind, extra). extra: allowed choices for TEXT when a
 # tuple; (least, most) for INT when a tuple; the select field for FIELD_VALUE.
 DEFINITIONS = {
+    # Another origin for attachment content ("" : served by this one); its
+    # URL may hold %bugid%, replaced by the attachment's bug number.
+    "attachment_base": ("", URL, None),
     "comment_taggers_group": ("editbugs", GROUP, None),
     "commentonchange_resolution": ("0", BOOL, None),
     "commentonduplicate": ("0", BOOL, None),
@@ -80,7 +83,8 @@ _EMAIL = re.compile(r"[^@\s]+@[^@\s]+")
 # What each tier of caller sees (interface "Parameters object").
 PUBLIC = ("maintainer", "requirelogin")
 LOGGED_IN = (
-    "commentonchange_resolution", "commentonduplicate", "defaultopsys", "defaultplatform",
+    "attachment_base", "commentonchange_resolution", "commentonduplicate", "defaultopsys",
+    "defaultplatform",
     "defaultpriority", "defaultseverity", "duplicate_or_move_bug_status", "emailregexpdesc",
     "emailsuffix", "letsubmitterchoosemilestone", "letsubmitterchoosepriority", "maintainer",
     "maxattachmentsize", "maxlocalattachment", "musthavemilestoneonaccept",

@@ -6,6 +6,7 @@ from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED
 from ..api.params import Params
 from ..bugs import create as bug_create, tags, update as bug_update, view
 from ..bugs.duplicates import possible_duplicates as find_duplicates, MAX_RESULTS
+from ..bugs.edit_options import edit_options as bug_edit_options
 from ..bugs.history import history as bug_history
 from ..bugs.lookup import visible_bug_id
 from ..bugs.values import enterable_product
@@ -77,7 +78,9 @@ def update(ctx, params):
     reset_qa_contact, is_cc_accessible, is_creator_accessible,
     estimated_time, remaining_time, work_time, comment {body, is_private},
     comment_is_private {id: bool}, alias, blocks, depends_on, cc, groups,
-    keywords, see_also, flags, cf_*. Other keys are ignored.
+    keywords, see_also, flags, cf_*; update_token (from Bug.get: the
+    change is refused when the bug changed since, a mid-air collision).
+    Other keys are ignored.
     Returns {"bugs": [{id, alias, last_change_time, changes}]}.
     Errors: 410; 50 no ids or empty assignee; 51 unknown value; 100/101/102
     bad, unknown or invisible bug; 103 alias; 104 summary too long; 106
@@ -92,7 +95,8 @@ def update(ctx, params):
     inactive value, a new whiteboard while usestatuswhiteboard is off, a
     See Also link added while use_see_also is off, (strict_isolation) a
     dependency added or removed on a bug of a product the caller may not
-    edit.
+    edit; 32000 an update_token that is not the bug's current one, or one
+    given for several bugs.
     """
     require_login(ctx)
     return {"bugs": bug_update.update(ctx, params)}
@@ -195,3 +199,23 @@ def update_tags(ctx, params):
         changes[str(bug_id)] = {"tags": {"removed": [t for t in before if t not in after],
                                          "added": [t for t in after if t not in before]}}
     return {"changes": changes}
+
+
+def edit_options(ctx, params):
+    """What the caller may do to bugs now (a bugsvc addition, for forms).
+
+    params: ids (ids or aliases).
+    Returns {"bugs": [{"id", "can_comment", "can_remove_cc" (others from the
+    CC list), "statuses": [{"name", "is_open", "comment_required"}] (the
+    current one first when it is not a transition of its own), "fields":
+    [API names of the fields the caller may change], "resolutions":
+    [names]}]}. Logged-out callers, and callers who may not edit the bug's
+    product, may change nothing: only the current status is listed.
+    Errors: 50 no ids; 100/101/102 bad, unknown or invisible bug.
+    """
+    p = Params(params)
+    values = p.list("ids")
+    if not values:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the ids of the bugs.")
+    bug_ids = list(dict.fromkeys(visible_bug_id(ctx, value) for value in values))
+    return {"bugs": [bug_edit_options(ctx, bug_id) for bug_id in bug_ids]}

@@ -77,6 +77,13 @@ ROUTES = [
     Route("PUT", "/user/{user}", "User.update", path_params=id_or_name("user")),
     Route("GET", "/user", "User.get"),
     Route("GET", "/user/{user}", "User.get", path_params=id_or_name("user")),
+    Route("GET", "/whoami", "User.whoami"),
+    Route("PUT", "/whoami", "User.update_self"),
+    # Saved searches (a bugsvc extension)
+    Route("GET", "/saved_search", "SavedSearch.get"),
+    Route("POST", "/saved_search", "SavedSearch.create", status=201),
+    Route("DELETE", "/saved_search/{search}", "SavedSearch.delete",
+          path_params=id_or_name("search")),
     # API keys (a bugsvc extension)
     Route("GET", "/api_key", "ApiKey.get"),
     Route("POST", "/api_key", "ApiKey.create", status=201),
@@ -110,6 +117,8 @@ ROUTES = [
     Route("GET", "/bug/{bug}", "Bug.get", path_params=id_list("bug", strip_hash=True)),
     Route("PUT", "/bug/{bug}", "Bug.update", path_params=id_list("bug", strip_hash=True)),
     Route("GET", "/bug/{bug}/history", "Bug.history", path_params=id_list("bug", strip_hash=True)),
+    Route("GET", "/bug/{bug}/edit_options", "Bug.edit_options",
+          path_params=id_list("bug", strip_hash=True)),
     # Last visits (the id-less forms too, documented but not routed by Bugzilla 5.2)
     Route("POST", "/bug_user_last_visit", "BugUserLastVisit.update"),
     Route("POST", "/bug_user_last_visit/{bug}", "BugUserLastVisit.update",
