@@ -186,7 +186,7 @@ def test_an_anonymous_caller_may_change_nothing(people):
     assert seen == {"id": bug_id, "can_comment": False, "can_remove_cc": False,
                     "statuses": [{"name": "CONFIRMED", "is_open": True,
                                   "comment_required": False}],
-                    "fields": [], "resolutions": []}
+                    "fields": [], "resolutions": [], "groups": []}
 
 
 def test_editbugs_may_change_every_field_and_move_along_the_workflow(people):
@@ -318,3 +318,31 @@ def test_run_many_refuses_a_bad_token_and_counts_it(people):
     assert caught.value.code == 32000
     assert people.query("SELECT failures FROM login_throttle"
                         " WHERE subject = 'address:192.0.2.7'") == [(1,)]
+
+
+def test_groups_the_caller_may_restrict_a_bug_to_are_offered(people):
+    from bug_support import SHOWN, NA
+    staff = people.query("SELECT id FROM groups WHERE name = 'staff'")[0][0]
+    control(people, staff, SHOWN, NA)
+    bug_id = file_bug(people)
+    insider = options(people, bug_id, "insider@example.com")["groups"]
+    assert insider == [{"name": "staff", "description": "staff group", "is_on": False,
+                        "can_change": True}]
+    assert options(people, bug_id, "plain@example.com")["groups"] == []
+    update_bug(people, bug_id, as_user="insider@example.com", groups={"add": ["staff"]})
+    assert options(people, bug_id, "insider@example.com")["groups"][0]["is_on"]
+
+
+def test_duplicates_of_a_bug_are_found_among_the_visible_bugs(people):
+    from bugsvc.services import bug_search
+    target, shown, hidden = file_bug(people), file_bug(people), file_bug(people)
+    for duplicate in (shown, hidden):
+        update_bug(people, duplicate, status="RESOLVED", resolution="DUPLICATE", dupe_of=target)
+    secret = add_bug_group(people, "secret", members=[])
+    with people.db.transaction(write=True) as conn:
+        conn.execute("INSERT INTO bug_groups (bug_id, group_id) VALUES (?, ?)", (hidden, secret))
+    plain = people.call(bug_search.search, {"f1": "dupe_of", "o1": "equals", "v1": str(target)},
+                        as_user="plain@example.com")
+    assert [bug["id"] for bug in plain["bugs"]] == [shown]
+    admin = people.call(bug_search.search, {"dupe_of": str(target)}, as_user=ADMIN)
+    assert [bug["id"] for bug in admin["bugs"]] == [shown, hidden]

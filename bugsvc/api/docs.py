@@ -442,7 +442,9 @@ DOCS = {
             "id": INT, "can_comment": BOOL, "can_remove_cc": BOOL,
             "statuses": arr(obj({"name": STR, "is_open": BOOL, "comment_required": BOOL})),
             "fields": strs("fields the caller may change"),
-            "resolutions": strs("resolutions the caller may choose")}))}),
+            "resolutions": strs("resolutions the caller may choose"),
+            "groups": arr(obj({"name": STR, "description": STR, "is_on": BOOL,
+                               "can_change": BOOL}))}))}),
         errors=(50, 100, 101, 102)),
     "Bug.possible_duplicates": Doc(
         "Bugs whose summaries resemble a summary.",

@@ -8,7 +8,7 @@ from ..accounts import access
 from .permissions import TIME_FIELDS, can_edit_product
 from .status import StatusChanger, workflow as status_workflow
 from .update import BugUpdate
-from . import custom_fields
+from . import custom_fields, groups as bug_groups
 
 # Fields a form may offer to change, under their API names.
 FIELDS = ("summary", "alias", "product", "component", "version", "target_milestone",
@@ -40,7 +40,7 @@ def edit_options(ctx, bug_id):
                "comment_required": False}
     if not ctx.caller.is_logged_in or not can_edit_product(ctx, bug.product_id):
         return {"id": bug_id, "can_comment": False, "can_remove_cc": False,
-                "statuses": [current], "fields": [], "resolutions": []}
+                "statuses": [current], "fields": [], "resolutions": [], "groups": []}
     statuses = []
     for name in StatusChanger(ctx, workflow, state).available():
         statuses.append({"name": name, "is_open": workflow.is_open(name),
@@ -66,4 +66,34 @@ def edit_options(ctx, bug_id):
             " WHERE f.name = 'resolution' AND v.is_active = 1 AND v.value <> ''"
             " ORDER BY v.sort_key, v.value")]
     return {"id": bug_id, "can_comment": True, "can_remove_cc": state.rights.can_edit(bug),
-            "statuses": statuses, "fields": allowed, "resolutions": resolutions}
+            "statuses": statuses, "fields": allowed, "resolutions": resolutions,
+            "groups": _groups(ctx, bug) if "groups" in allowed else []}
+
+
+def _groups(ctx, bug):
+    """[{"name", "description", "is_on", "can_change"}]: the groups the bug
+    is in or the caller could restrict it to, and whether the caller may
+    add or remove each (the update's rules, with the product unchanged)."""
+    control = bug_groups.controls(ctx.conn, bug.product_id)
+    mandatory = bug_groups.mandatory(ctx, bug.product_id)
+    valid = bug_groups.valid(ctx.conn, bug.product_id)
+    candidates = set(bug.groups) | {group_id for group_id in bug_groups.available(
+        ctx, bug.product_id) if ctx.caller.in_group_id(group_id)}
+    result = []
+    for row in ctx.conn.execute("SELECT id, name, description, is_active FROM groups"
+                                " ORDER BY lower(name)").fetchall():
+        group_id = row["id"]
+        if group_id not in candidates:
+            continue
+        is_on = group_id in bug.groups
+        if is_on:
+            settings = control.get(group_id, {})
+            can_change = not (group_id in valid and (
+                (settings.get("membercontrol") == bug_groups.MANDATORY and row["is_active"])
+                or not ctx.caller.in_group_id(group_id)))
+        else:
+            can_change = (bug_groups.settable(ctx, bug.product_id, group_id)
+                          and group_id not in mandatory)
+        result.append({"name": row["name"], "description": row["description"],
+                       "is_on": is_on, "can_change": can_change})
+    return result
