@@ -36,7 +36,8 @@ def update(services, changes, as_user=ADMIN, now=None):
 def test_anonymous_sees_only_maintainer_and_requirelogin(client):
     answer = client.simulate_get("/rest/parameters")
     assert answer.status_code == 200
-    assert answer.json == {"parameters": {"maintainer": "", "requirelogin": "0"}}
+    assert answer.json == {"parameters": {
+        "attachment_base": "", "maintainer": "", "requirelogin": "0"}}
 
 
 def test_logged_in_user_sees_documented_set_only(services, plain):
@@ -67,7 +68,8 @@ def test_include_and_exclude_fields_choose_parameter_names(services):
 
 def test_include_fields_cannot_reveal_hidden_parameters(client):
     answer = client.simulate_get("/rest/parameters", params={"include_fields": "insidergroup,_all"})
-    assert answer.json == {"parameters": {"maintainer": "", "requirelogin": "0"}}
+    assert answer.json == {"parameters": {
+        "attachment_base": "", "maintainer": "", "requirelogin": "0"}}
 
 
 # Changing -------------------------------------------------------------------------------
@@ -308,7 +310,7 @@ def test_requirelogin_keeps_version_timezone_parameters_open(client, login_requi
 
 def test_requirelogin_parameters_tell_anonymous_callers_to_log_in(client, login_required):
     assert client.simulate_get("/rest/parameters").json == {
-        "parameters": {"maintainer": "", "requirelogin": "1"}}
+        "parameters": {"attachment_base": "", "maintainer": "", "requirelogin": "1"}}
 
 
 def test_requirelogin_keeps_login_open(client, login_required, services, plain):

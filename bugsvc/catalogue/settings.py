@@ -81,7 +81,9 @@ _URL = re.compile(r"https?://[^\s]+/", re.IGNORECASE)
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+")
 
 # What each tier of caller sees (interface "Parameters object").
-PUBLIC = ("maintainer", "requirelogin")
+# attachment_base is public here (the reference shows it to logged-in
+# callers): anyone who opens an attachment is sent there anyway.
+PUBLIC = ("attachment_base", "maintainer", "requirelogin")
 LOGGED_IN = (
     "attachment_base", "commentonchange_resolution", "commentonduplicate", "defaultopsys",
     "defaultplatform",

@@ -210,8 +210,9 @@ def edit_options(ctx, params):
     current one first when it is not a transition of its own), "fields":
     [API names of the fields the caller may change], "resolutions":
     [names], "groups": [{"name", "description", "is_on", "can_change"}]
-    (the groups the bug is in or the caller may restrict it to)}]}. Logged-out callers, and callers who may not edit the bug's
-    product, may change nothing: only the current status is listed.
+    (the groups the bug is in or the caller may restrict it to)}]}.
+    Logged-out callers, and callers who may not edit the bug's product,
+    may change nothing: only the current status is listed.
     Errors: 50 no ids; 100/101/102 bad, unknown or invisible bug.
     """
     p = Params(params)

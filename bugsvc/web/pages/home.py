@@ -42,8 +42,8 @@ class Home(Page):
         lists = MY_LISTS if call.token else (PUBLIC_LIST,)
         reads = []
         for _, _, search in lists:
-            reads.append(("Bug.search", dict(search, limit=LIST_LIMIT,
-                                              include_fields=",".join(_COLUMNS))))
+            reads.append(("Bug.search",
+                          dict(search, limit=LIST_LIMIT, include_fields=",".join(_COLUMNS))))
         results = call.read(*reads)
         if call.user is None and call.token is None and lists is MY_LISTS:
             lists = (PUBLIC_LIST,)

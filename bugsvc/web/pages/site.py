@@ -16,6 +16,7 @@ escaped parts (see render.py).
 import hashlib
 import hmac
 import secrets
+import time
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
@@ -35,6 +36,8 @@ SESSION_COOKIE = "bugsvc_session"
 VISIT_COOKIE = "bugsvc_visit"
 NOTICE_COOKIE = "bugsvc_notice"
 CSRF_FIELD = "csrf_token"
+# How long a process keeps the attachment_base parameter it read.
+ATTACHMENT_BASE_SECONDS = 5
 # Stay signed in: the cookie lives as long as an unused login token does by
 # default (login_token_max_age); the token's own expiry decides in the end.
 REMEMBER_SECONDS = 30 * 24 * 3600
@@ -97,6 +100,7 @@ class Site:
             self.static[versioned] = (data, render.STATIC_TYPES[suffix], f'"{digest}"')
             self.env.globals[f"{stem}_{suffix}"] = "/static/" + versioned
         self._key = None
+        self._attachment_base = (None, 0.0)
 
     @property
     def key(self):
@@ -105,6 +109,16 @@ class Site:
         if self._key is None:
             self._key = server_secrets.load(self.runner.db, server_secrets.WEB_FORMS).encode()
         return self._key
+
+    def attachment_base(self):
+        """The parameter attachment_base, read again at most every few
+        seconds (every request asks which origin it came to)."""
+        value, read_at = self._attachment_base
+        if value is None or time.monotonic() - read_at > ATTACHMENT_BASE_SECONDS:
+            answer = self.runner.run_many([(OPERATIONS["Bugzilla.parameters"], {})], {}, "")
+            value = answer[0]["parameters"].get("attachment_base", "")
+            self._attachment_base = (value, time.monotonic())
+        return value
 
     def sign(self, text):
         """An HMAC of `text` with the site's key (hex, 40 characters)."""
@@ -340,7 +354,7 @@ def secure_page(resp, private):
     resp.set_header("X-Frame-Options", "DENY")
     resp.set_header("Referrer-Policy", "same-origin")
     resp.set_header("Cache-Control", "no-store" if private else "no-cache")
-    resp.set_header("Vary", "Cookie")
+    resp.set_header("Vary", "Accept, Cookie")
 
 
 def url(path, **params):
@@ -361,4 +375,3 @@ def local_target(value, default="/"):
 
 def quote_path(text):
     return quote(str(text), safe="")
-
