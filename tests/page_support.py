@@ -29,6 +29,7 @@ class Browser:
         return result
 
     def get(self, path, follow=True, headers=None, **params):
+        path = path.split("#", 1)[0]        # a browser keeps the fragment to itself
         result = self._remember(self.client.simulate_get(
             path, params=params or None, cookies=dict(self.cookies),
             headers={"Accept": HTML, **(headers or {})}))
@@ -84,3 +85,54 @@ def _multipart(fields, files):
 def text_of(html):
     """The page's text without tags, whitespace collapsed."""
     return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html))).strip()
+
+
+# The people and bugs of the page tests ----------------------------------------------
+
+PLAIN, INSIDER = "plain@example.com", "insider@example.com"
+PASSWORDS = {PLAIN: "plain-password-1", INSIDER: "insider-password-1"}
+
+
+class World:
+    """A public bug with a public and a private comment and a public and a
+    private attachment, a bug restricted to the group `secret` (which only
+    the administrator is in), a plain user and an insider (group `staff`,
+    the insidergroup)."""
+
+    def __init__(self, services):
+        import base64
+        from bugsvc.services import attachment, comment
+        from bug_support import NA, SHOWN, add_bug_group, control, file_bug, set_param
+        from accounts import ADMIN
+        self.services = services
+        services.add_user(PLAIN, password=PASSWORDS[PLAIN], real_name="Pat Plain")
+        services.add_user(INSIDER, password=PASSWORDS[INSIDER], real_name="Ida Insider")
+        add_bug_group(services, "staff", members=[INSIDER])
+        set_param(services, "insidergroup", "staff")
+        self.secret_group = add_bug_group(services, "secret", members=[])
+        control(services, self.secret_group, SHOWN, NA)
+        self.bug = file_bug(services, summary="Public crash on start",
+                            description="It crashes when it starts.")
+        services.call(comment.add, {"id": self.bug, "comment": "A public note"}, as_user=ADMIN)
+        services.call(comment.add, {"id": self.bug, "comment": "The customer is ACME",
+                                    "is_private": True}, as_user=INSIDER)
+
+        def attach(name, private, data, content_type="text/plain"):
+            return services.call(attachment.create, {
+                "ids": [self.bug], "data": base64.b64encode(data).decode(), "file_name": name,
+                "summary": f"File {name}", "content_type": content_type,
+                "is_private": private}, as_user=INSIDER if private else ADMIN)["ids"][0]
+        self.public_file = attach("trace.txt", False, b"Traceback: boom")
+        self.private_file = attach("contract.txt", True, b"ACME contract terms")
+        self.secret = file_bug(services, summary="Secret hole in the login",
+                               groups=["secret"])
+
+
+def csp(result):
+    """The page's Content-Security-Policy as {directive: value}."""
+    policy = {}
+    for part in result.headers["Content-Security-Policy"].split(";"):
+        name, _, value = part.strip().partition(" ")
+        if name:
+            policy[name] = value.strip()
+    return policy

@@ -20,6 +20,19 @@ ADMIN_AREAS = (
 )
 
 
+def require_area(call, group):
+    """The visitor's account, when it is in `group`: these pages offer the
+    forms of that group's operations, which refuse everyone else. Others get
+    the same refusal the operations give (304), before any form is shown.
+    Errors: 410 logged out; 304 not in the group."""
+    user = require_user(call)
+    if group not in user["groups"]:
+        raise ServiceError(errors.AUTH_FAILURE, f"Sorry, you aren't a member of the '{group}' "
+                                                f"group, and only users with that membership "
+                                                f"may use this page.")
+    return user
+
+
 def _flag(call, name):
     return bool(call.field(name))
 
@@ -49,7 +62,7 @@ class Products(Page):
 
     @responder
     def on_get(self, call):
-        require_user(call)
+        require_area(call, "editcomponents")
         action, name = call.query.get("action"), call.query.get("product")
         if action == "add":
             call.render("admin/product_new.html", title="New product")
@@ -70,7 +83,7 @@ class Products(Page):
     @responder
     def on_post(self, call):
         call.check_csrf()
-        require_user(call)
+        require_area(call, "editcomponents")
         action = call.field("action")
         name = call.field("product")
         try:
@@ -101,7 +114,7 @@ class Components(Page):
 
     @responder
     def on_get(self, call):
-        require_user(call)
+        require_area(call, "editcomponents")
         product, component = call.query.get("product"), call.query.get("component")
         if not product:
             call.redirect("/editproducts.cgi")
@@ -121,7 +134,7 @@ class Components(Page):
     @responder
     def on_post(self, call):
         call.check_csrf()
-        require_user(call)
+        require_area(call, "editcomponents")
         product, action = call.field("product"), call.field("action")
         back = url("/editproducts.cgi", product=product)
         fields = {"description": call.field("description"),
@@ -158,7 +171,7 @@ class Versions(Page):
     @responder
     def on_post(self, call):
         call.check_csrf()
-        require_user(call)
+        require_area(call, "editcomponents")
         product = call.field("product")
         back = url("/editproducts.cgi", product=product)
         params = {"name": call.field("name")}
@@ -188,7 +201,7 @@ class Users(Page):
 
     @responder
     def on_get(self, call):
-        require_user(call)
+        require_area(call, "editusers")
         action = call.query.get("action")
         if action == "add":
             call.render("admin/user_new.html", title="New user")
@@ -207,7 +220,7 @@ class Users(Page):
     @responder
     def on_post(self, call):
         call.check_csrf()
-        require_user(call)
+        require_area(call, "editusers")
         action = call.field("action")
         try:
             if action == "new":
@@ -244,7 +257,7 @@ class Groups(Page):
 
     @responder
     def on_get(self, call):
-        require_user(call)
+        require_area(call, "creategroups")
         action = call.query.get("action")
         if action == "add":
             call.render("admin/group.html", title="New group", group=None)
@@ -259,7 +272,7 @@ class Groups(Page):
     @responder
     def on_post(self, call):
         call.check_csrf()
-        require_user(call)
+        require_area(call, "creategroups")
         params = {"name": call.field("name"), "description": call.field("desc"),
                   "user_regexp": call.field("regexp"), "is_active": _flag(call, "isactive")}
         try:
@@ -283,7 +296,7 @@ class Parameters(Page):
 
     @responder
     def on_get(self, call):
-        require_user(call)
+        require_area(call, "tweakparams")
         self._show(call)
 
     def _show(self, call, status=200, error=None, values=None):
@@ -294,7 +307,7 @@ class Parameters(Page):
     @responder
     def on_post(self, call):
         call.check_csrf()
-        require_user(call)
+        require_area(call, "tweakparams")
         current = call.read_one("Bugzilla.parameters", {})["parameters"]
         changed = {}
         for name, value in current.items():
@@ -321,6 +334,7 @@ class Keywords(Page):
     def on_get(self, call):
         user = require_user(call)
         if call.query.get("action") == "edit":
+            require_area(call, "editkeywords")
             found = call.read_one("Keyword.get", {"ids": [call.query.get("id") or ""]})
             call.render("admin/keyword.html", title="Edit keyword",
                         keyword=found["keywords"][0])
@@ -332,7 +346,7 @@ class Keywords(Page):
     @responder
     def on_post(self, call):
         call.check_csrf()
-        require_user(call)
+        require_area(call, "editkeywords")
         params = {"name": call.field("name"), "description": call.field("description")}
         try:
             if call.field("action") == "new":

@@ -321,10 +321,13 @@ class ProcessBug(Page):
         """The collision page: what changed since the visitor's read, its own
         changes (those of fields changed meanwhile that it left as they were
         are dropped), and the choice to submit them anyway."""
+        # Times have whole seconds: what happened in the second the page was
+        # read is shown too (a change seen already may show again; none is
+        # missed).
         seen = call.field("delta_ts")
-        since = [entry for entry in view.history if not seen or entry["when"] > seen]
+        since = [entry for entry in view.history if not seen or entry["when"] >= seen]
         comments = [comment for comment in view.comments if not seen
-                    or comment["creation_time"] > seen]
+                    or comment["creation_time"] >= seen]
         touched = {change["field_name"]: change["removed"] for entry in reversed(since)
                    for change in entry["changes"]}
         mine = {}
