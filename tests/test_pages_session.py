@@ -121,8 +121,8 @@ def test_a_session_ends_when_the_account_is_disabled(browser, world, services):
     assert "Welcome to bugsvc" in page.text and "bugsvc_session" not in browser.cookies
 
 
-def test_a_post_without_the_form_token_is_refused_and_changes_nothing(browser, world,
-                                                                       services):
+def test_a_post_without_the_form_token_is_refused_and_changes_nothing(
+        browser, world, services):
     browser.login(PLAIN, PASSWORDS[PLAIN])
     before = services.query("SELECT * FROM comments")
     for token in (None, "forged", browser.token()):

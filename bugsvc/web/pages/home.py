@@ -70,8 +70,9 @@ class Static(Page):
         resp.set_header("Cache-Control", "public, max-age=31536000, immutable")
         resp.set_header("ETag", tag)
         resp.set_header("X-Content-Type-Options", "nosniff")
-        resp.content_type = content_type
         if etag_matches(req.get_header("If-None-Match"), tag):
             resp.status = 304
+            resp.content_type = None
             return
+        resp.content_type = content_type
         resp.data = data

@@ -86,19 +86,7 @@ class Site:
     def __init__(self, runner, config):
         self.runner = runner
         self.config = config
-        self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(str(HERE / "templates")),
-            autoescape=True, trim_blocks=True, lstrip_blocks=True, auto_reload=False,
-            undefined=jinja2.StrictUndefined)
-        render.install(self.env)
-        self.static = {}
-        for path in sorted((HERE / "static").iterdir()):
-            data = path.read_bytes()
-            digest = hashlib.sha256(data).hexdigest()[:12]
-            stem, suffix = path.name.rsplit(".", 1)
-            versioned = f"{stem}.{digest}.{suffix}"
-            self.static[versioned] = (data, render.STATIC_TYPES[suffix], f'"{digest}"')
-            self.env.globals[f"{stem}_{suffix}"] = "/static/" + versioned
+        self.env, self.static = _templates()
         self._key = None
         self._attachment_base = (None, 0.0)
 
@@ -123,6 +111,31 @@ class Site:
     def sign(self, text):
         """An HMAC of `text` with the site's key (hex, 40 characters)."""
         return hmac.new(self.key, text.encode("utf-8"), hashlib.sha256).hexdigest()[:40]
+
+
+_SHARED = {}
+
+
+def _templates():
+    """The template environment and the static files, made once per
+    process: they never change while it runs, and compiled templates are
+    kept by the environment (every Site of the process shares them)."""
+    if "env" not in _SHARED:
+        env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(HERE / "templates")),
+            autoescape=True, trim_blocks=True, lstrip_blocks=True, auto_reload=False,
+            undefined=jinja2.StrictUndefined, cache_size=-1)
+        render.install(env)
+        static = {}
+        for path in sorted((HERE / "static").iterdir()):
+            data = path.read_bytes()
+            digest = hashlib.sha256(data).hexdigest()[:12]
+            stem, suffix = path.name.rsplit(".", 1)
+            versioned = f"{stem}.{digest}.{suffix}"
+            static[versioned] = (data, render.STATIC_TYPES[suffix], f'"{digest}"')
+            env.globals[f"{stem}_{suffix}"] = "/static/" + versioned
+        _SHARED["env"], _SHARED["static"] = env, static
+    return _SHARED["env"], _SHARED["static"]
 
 
 class PageCall:
