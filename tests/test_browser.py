@@ -162,8 +162,8 @@ def test_a_mid_air_collision_is_shown_then_submitted_anyway(site, driver):
     sign_in(driver, site, ADMIN)
     driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
     # Someone else changes the bug while the page is open.
-    site.rest("PUT", f"/bug/{bug_id}", {"priority": "Highest",
-                                         "comment": {"body": "Meanwhile: raising it"}})
+    site.rest("PUT", f"/bug/{bug_id}",
+              {"priority": "Highest", "comment": {"body": "Meanwhile: raising it"}})
     summary = by(driver, "#summary")
     summary.clear()
     summary.send_keys("Collision course, corrected")

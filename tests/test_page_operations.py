@@ -346,3 +346,17 @@ def test_duplicates_of_a_bug_are_found_among_the_visible_bugs(people):
     assert [bug["id"] for bug in plain["bugs"]] == [shown]
     admin = people.call(bug_search.search, {"dupe_of": str(target)}, as_user=ADMIN)
     assert [bug["id"] for bug in admin["bugs"]] == [shown, hidden]
+
+
+def test_bug_get_lists_the_visible_duplicates_when_asked(people):
+    target, shown, hidden = file_bug(people), file_bug(people), file_bug(people)
+    for duplicate in (shown, hidden):
+        update_bug(people, duplicate, status="RESOLVED", resolution="DUPLICATE", dupe_of=target)
+    secret = add_bug_group(people, "secret", members=[])
+    with people.db.transaction(write=True) as conn:
+        conn.execute("INSERT INTO bug_groups (bug_id, group_id) VALUES (?, ?)", (hidden, secret))
+    assert "duplicates" not in get_bug(people, target)
+    wanted = {"include_fields": "id,duplicates"}
+    assert get_bug(people, target, **wanted) == {"id": target, "duplicates": [shown, hidden]}
+    assert get_bug(people, target, as_user="plain@example.com", **wanted)["duplicates"] == [shown]
+    assert get_bug(people, target, as_user=None, **wanted)["duplicates"] == [shown]

@@ -302,3 +302,24 @@ def test_attaching_without_a_file_is_refused(app, world):
     browser.get(f"/attachment.cgi?bugid={world.bug}&action=enter")
     result = browser.post("/attachment.cgi", {"action": "insert", "bugid": world.bug})
     assert result.status_code == 400 and "Choose a file" in result.text
+
+
+def test_flags_without_a_requestee_show_on_every_page(app, world, services):
+    import base64
+    from bugsvc.services import attachment
+    add_flag_type(services, "approved", is_requesteeble=False)
+    add_flag_type(services, "reviewed", target="a")
+    update_bug(services, world.bug, flags=[{"name": "approved", "status": "+"}])
+    services.call(attachment.create, {
+        "ids": [world.bug], "data": base64.b64encode(b"x").decode(), "file_name": "p.diff",
+        "summary": "Patch", "is_patch": True, "flags": [{"name": "reviewed", "status": "-"}]},
+        as_user=ADMIN)
+    browser = signed_in(app, ADMIN)
+    for path in (f"/show_bug.cgi?id={world.bug}", "/",
+                 "/buglist.cgi?product=TestProduct&columnlist=flagtypes.name"):
+        page = browser.get(path)
+        assert page.status_code == 200
+    assert "approved+" in text_of(browser.get(
+        "/buglist.cgi?product=TestProduct&columnlist=flagtypes.name").text)
+    page = browser.get(f"/show_bug.cgi?id={world.bug}")
+    assert "reviewed-" in text_of(page.text)

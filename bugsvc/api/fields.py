@@ -37,12 +37,23 @@ class FieldFilter:
         if not include_names:
             self.include_types.add("default")
         self._answers = {}
+        self._decisions = {}
 
     @staticmethod
     def _split(names):
         plain = {n for n in names if not n.startswith("_")}
         types = {n[1:] for n in names if n.startswith("_")}
         return plain, types
+
+    def decisions(self, shape, prefix):
+        """{field name: wanted} already decided for objects of `shape` under
+        `prefix` (filled in by filter_object, so each field of a list of
+        objects is decided once)."""
+        key = (id(shape), prefix)
+        found = self._decisions.get(key)
+        if found is None:
+            found = self._decisions[key] = {}
+        return found
 
     def wants(self, name, shape=None, prefix=None):
         """True when field `name` (under subfield `prefix`) is to be returned.
@@ -64,13 +75,14 @@ class FieldFilter:
             return False
         if path in self.include:
             return True
-        if "all" in self.exclude_types:
+        excluded, included = self.exclude_types, self.include_types
+        if "all" in excluded:
             return False
-        if "all" in self.include_types:
+        if "all" in included:
             return True
-        if any(t in self.exclude_types for t in types):
+        if not excluded.isdisjoint(types):
             return False
-        if any(t in self.include_types for t in types):
+        if not included.isdisjoint(types):
             return True
         if prefix is not None:
             return prefix in self.include
@@ -104,13 +116,17 @@ class Shape:
 
 def filter_object(obj, shape, flt, prefix=None):
     """Remove from dict `obj`, in place, the fields `flt` does not want."""
+    decided = flt.decisions(shape, prefix)
     for name in list(obj):
-        base = shape.follows.get(name, name)
-        if not flt.wants(base, shape, prefix):
+        keep = decided.get(name)
+        if keep is None:
+            keep = decided[name] = flt.wants(shape.follows.get(name, name), shape, prefix)
+        if not keep:
             del obj[name]
             continue
         child = shape.children.get(name)
         if child is not None:
+            base = shape.follows.get(name, name)
             child_prefix = f"{prefix}.{base}" if prefix else base
             for item in _objects(obj[name]):
                 filter_object(item, child, flt, child_prefix)

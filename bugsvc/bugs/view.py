@@ -19,8 +19,9 @@ from .status import workflow as status_workflow
 from .token import update_tokens
 
 USER_FIELDS = ("assigned_to", "creator", "qa_contact", "cc")
-# include/exclude shape of a bug object: `tags` only when asked for, `cf_*` custom.
-BUG_SHAPE = Shape(types={"tags": ("extra",)}, custom_prefix="cf_",
+# include/exclude shape of a bug object: `tags` and `duplicates` only when
+# asked for, `cf_*` custom.
+BUG_SHAPE = Shape(types={"tags": ("extra",), "duplicates": ("extra",)}, custom_prefix="cf_",
                   children={f"{name}_detail": Shape() for name in USER_FIELDS},
                   follows={f"{name}_detail": name for name in USER_FIELDS})
 BUG_SHAPES = {"bugs": BUG_SHAPE}
@@ -82,6 +83,7 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
     timetracker = access.is_timetracker(ctx)
     actual_times = _actual_times(conn, ids) if timetracker and wants("actual_time") else {}
     tags = _tags(ctx, ids) if wants("tags") else None
+    duplicates = _duplicates(ctx, ids) if wants("duplicates") else None
     customs = {bug_id: _list(bugs[bug_id]["custom"]) for bug_id in ids} if custom else {}
     shown_bugs = _shown_bug_id_values(ctx, custom, customs)
     tokens = {}
@@ -153,6 +155,8 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
                 obj[field["name"]] = value
         if tags is not None:
             obj["tags"] = tags.get(bug_id, [])
+        if duplicates is not None:
+            obj["duplicates"] = duplicates.get(bug_id, [])
         if bug_id in tokens:
             obj["update_token"] = tokens[bug_id]
         objects[bug_id] = obj
@@ -254,6 +258,18 @@ def _actual_times(conn, ids):
     """{bug id: hours worked} (time tracking)."""
     return dict(_rows(conn, "SELECT bug_id, SUM(work_time) FROM comments"
                             " WHERE bug_id IN ({ids}) GROUP BY bug_id", ids))
+
+
+def _duplicates(ctx, ids):
+    """{bug id: [ids of the bugs marked duplicates of it that the caller may
+    see]} (bugzilla.mozilla.org's `duplicates`)."""
+    visible, args = access.bug_visibility_sql(ctx, "d")
+    found = {}
+    for bug_id, duplicate in _rows(ctx.conn, "SELECT d.dupe_of, d.id FROM bugs d"
+                                             " WHERE d.dupe_of IN ({ids}) AND " + visible
+                                             + " ORDER BY d.id", ids, args):
+        found.setdefault(bug_id, []).append(duplicate)
+    return found
 
 
 def _tags(ctx, ids):

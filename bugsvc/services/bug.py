@@ -18,7 +18,9 @@ def get(ctx, params):
     params: ids (array of ids/aliases, in order), permissive (boolean: skip
     failing ids and report them in faults), include_fields/exclude_fields.
     Returns {"bugs": [Bug], "faults": [{id, faultString, faultCode}]};
-    update_token is added for logged-in callers.
+    update_token is added for logged-in callers; the extra fields `tags`
+    and `duplicates` (the visible bugs marked duplicates of the bug) only
+    when include_fields names them.
     Errors: 50 no ids; 100 malformed id or unknown alias; 101 unknown id;
     102 bug not visible.
     """

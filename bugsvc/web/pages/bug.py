@@ -46,28 +46,27 @@ def _same_number(a, b):
 class BugView:
     """Everything the bug page shows, read as the visitor."""
 
-    def __init__(self, call, reference):
+    def __init__(self, call, reference, with_history=False):
         self.call = call
         reference = str(reference).strip().lstrip("#")
         if not reference.isdigit():
             found = call.read_one("Bug.get", {"ids": [reference], "include_fields": "id"})
             reference = str(found["bugs"][0]["id"])
         self.id = int(reference)
-        reads = [("Bug.get", {"ids": [self.id]}),
+        reads = [("Bug.get", {"ids": [self.id], "include_fields": "_default,duplicates"}),
                  ("Bug.comments", {"ids": [self.id]}),
-                 ("Bug.attachments", {"ids": [self.id], "exclude_fields": "data"}),
-                 ("Bug.history", {"ids": [self.id]}),
-                 ("Bug.search", {"dupe_of": self.id, "include_fields": "id,summary,status,"
-                                                                       "resolution,is_open"})]
+                 ("Bug.attachments", {"ids": [self.id], "exclude_fields": "data"})]
+        if with_history:
+            reads.append(("Bug.history", {"ids": [self.id]}))
         if call.token:
             reads.append(("Bug.edit_options", {"ids": [self.id]}))
         results = call.read(*reads)
         self.bug = results[0]["bugs"][0]
         self.comments = results[1]["bugs"][str(self.id)]["comments"]
         self.attachments = results[2]["bugs"][str(self.id)]
-        self.history = results[3]["bugs"][0]["history"]
-        self.duplicates = results[4]["bugs"]
-        self.options = results[5]["bugs"][0] if len(results) > 5 else None
+        self.history = results[3]["bugs"][0]["history"] if with_history else None
+        self.duplicates = self.bug.get("duplicates", [])
+        self.options = results[-1]["bugs"][0] if call.token else None
         self.custom_names = [name for name in self.bug if name.startswith("cf_")]
         self.fields, self.product, self.flag_types, self.products = {}, None, None, []
         editing = self.options is not None and self.options["can_comment"]
@@ -99,7 +98,73 @@ class BugView:
                 self.products = [product["name"] for product in results[3]["products"]]
 
     def can(self, name):
-        return self.options is not None and name in self.options["fields"]
+        return name in self.editable
+
+    @property
+    def editable(self):
+        return frozenset(self.options["fields"]) if self.options else frozenset()
+
+    def detail_rows(self):
+        """The rows of the Details table after the status: (name, label,
+        control, value, choices). control is None (shown as text), "text",
+        "select", "multi", "textarea", "date" or "bug" (a bug link)."""
+        bug, rows = self.bug, []
+
+        def add(name, label, value, control=None, choices=(), hide_empty=False):
+            if control is None and hide_empty and value in (None, "", [], "---"):
+                return
+            rows.append((name, label, control, value, choices))
+
+        def text(name, label, value, hide_empty=True):
+            add(name, label, value, "text" if self.can(name) else None, hide_empty=hide_empty)
+
+        def select(name, label, value, choices):
+            add(name, label, value, "select" if self.can(name) and choices else None,
+                choices=choices)
+
+        text("alias", "Alias", ", ".join(bug["alias"]))
+        select("product", "Product", bug["product"], self.products)
+        select("component", "Component", bug["component"],
+               self.product_values("components", bug["component"]))
+        select("version", "Version", bug["version"],
+               self.product_values("versions", bug["version"]))
+        milestones = self.product_values("milestones", bug["target_milestone"])
+        if len(milestones) > 1 or bug["target_milestone"] != "---":
+            select("target_milestone", "Target Milestone", bug["target_milestone"], milestones)
+        select("platform", "Hardware", bug["platform"], self.values("rep_platform",
+                                                                    bug["platform"]))
+        select("op_sys", "OS", bug["op_sys"], self.values("op_sys", bug["op_sys"]))
+        select("priority", "Priority", bug["priority"], self.values("priority",
+                                                                    bug["priority"]))
+        select("severity", "Severity", bug["severity"], self.values("bug_severity",
+                                                                    bug["severity"]))
+        text("keywords", "Keywords", ", ".join(bug["keywords"]))
+        text("whiteboard", "Whiteboard", bug["whiteboard"])
+        if self.can("url"):
+            text("url", "URL", bug["url"])
+        elif bug["url"]:
+            add("url", "URL", bug["url"], "link")
+        if "deadline" in bug:
+            add("deadline", "Deadline", bug["deadline"] or "",
+                "date" if self.can("deadline") else None, hide_empty=True)
+            for name, label in (("estimated_time", "Orig. Est. (hours)"),
+                                ("remaining_time", "Hours left")):
+                add(name, label, bug[name], "text" if self.can(name) else None)
+            add("actual_time", "Hours worked", bug.get("actual_time", 0))
+        for name in self.custom_names:
+            info = self.fields.get(name) or {"display_name": name, "type": 1}
+            value = bug[name]
+            kind = {SINGLE_SELECT: "select", MULTI_SELECT: "multi",
+                    TEXTAREA: "textarea"}.get(info["type"], "text")
+            if self.can(name):
+                add(name, info["display_name"], value, kind,
+                    choices=self.values(name, value if kind == "select" else None))
+            elif info["type"] == BUG_ID and value:
+                add(name, info["display_name"], value, "bug")
+            else:
+                add(name, info["display_name"], ", ".join(value) if isinstance(value, list)
+                    else value, hide_empty=True)
+        return rows
 
     def values(self, name, current=None):
         """Active legal values of select field `name` (the current one kept)."""
@@ -304,11 +369,11 @@ class ProcessBug(Page):
             call.redirect(url("/show_bug.cgi", id=view.id))
             return
         if token != view.bug.get("update_token"):
-            return self._midair(call, view, changes)
+            return self._midair(call, BugView(call, view.id, with_history=True), changes)
         try:
             call.write("Bug.update", dict(changes, ids=[view.id], update_token=token))
         except ServiceError as error:
-            fresh = BugView(call, view.id)
+            fresh = BugView(call, view.id, with_history=True)
             if fresh.bug.get("update_token") != token:
                 return self._midair(call, fresh, changes)
             fresh.render(status=errors.http_status(error.code), error=error.message,

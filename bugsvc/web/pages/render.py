@@ -4,7 +4,6 @@ posted forms, and the types of the static files."""
 
 import io
 import re
-from datetime import datetime
 
 import falcon
 from falcon.media.multipart import MultipartFormHandler
@@ -33,13 +32,10 @@ def install(env):
 
 def when(value):
     """'2026-04-05 06:07 UTC' for an API time ('2026-04-05T06:07:08Z')."""
-    if not value:
-        return ""
-    try:
-        moment = datetime.strptime(str(value), "%Y-%m-%dT%H:%M:%SZ")
-    except ValueError:
-        return str(value)
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
+    text = str(value or "")
+    if len(text) != 20 or text[10] != "T" or text[19] != "Z":
+        return text
+    return f"{text[:10]} {text[11:16]} UTC"
 
 
 def day(value):

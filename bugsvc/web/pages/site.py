@@ -124,7 +124,7 @@ def _templates():
         env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(HERE / "templates")),
             autoescape=True, trim_blocks=True, lstrip_blocks=True, auto_reload=False,
-            undefined=jinja2.StrictUndefined, cache_size=-1)
+            cache_size=-1)
         render.install(env)
         static = {}
         for path in sorted((HERE / "static").iterdir()):
