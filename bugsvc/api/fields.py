@@ -11,6 +11,12 @@ from dataclasses import dataclass, field
 
 _SPLIT = re.compile(r"[,\s+]+")
 DEFAULT = ("default",)
+# Decisions depend on nothing but the include and exclude names, so filters
+# with the same names share them (the same few choices come again and again:
+# no choice at all, a web page's fixed ones, a client's habitual ones). At
+# most this many choices are kept; others decide for themselves.
+_SHARED_CHOICES = 256
+_shared = {}
 
 
 def _names(value):
@@ -36,8 +42,13 @@ class FieldFilter:
         # so include_fields=_extra gives the extra fields alone.
         if not include_names:
             self.include_types.add("default")
-        self._answers = {}
-        self._decisions = {}
+        key = (tuple(sorted(set(include_names))), tuple(sorted(set(exclude_names))))
+        shared = _shared.get(key)
+        if shared is None:
+            shared = ({}, {})
+            if len(_shared) < _SHARED_CHOICES:
+                shared = _shared.setdefault(key, shared)
+        self._answers, self._decisions = shared
 
     @staticmethod
     def _split(names):
@@ -49,7 +60,7 @@ class FieldFilter:
         """{field name: wanted} already decided for objects of `shape` under
         `prefix` (filled in by filter_object, so each field of a list of
         objects is decided once)."""
-        key = (id(shape), prefix)
+        key = (shape.signature, prefix)
         found = self._decisions.get(key)
         if found is None:
             found = self._decisions[key] = {}
@@ -62,10 +73,10 @@ class FieldFilter:
         field's types (default, custom, extra); without one the field is a
         default field.
         """
-        types = shape.types_of(name) if shape is not None else DEFAULT
-        key = (name, types, prefix)
+        key = (name, shape.signature if shape is not None else None, prefix)
         answer = self._answers.get(key)
         if answer is None:
+            types = shape.types_of(name) if shape is not None else DEFAULT
             answer = self._answers[key] = self._decide(name, types, prefix)
         return answer
 
@@ -105,6 +116,17 @@ class Shape:
     custom_prefix: str | None = None
     children: dict = field(default_factory=dict)
     follows: dict = field(default_factory=dict)
+
+    @property
+    def signature(self):
+        """What decisions about this shape's fields depend on, hashable
+        (filters share decisions between shapes alike)."""
+        found = self.__dict__.get("_signature")
+        if found is None:
+            found = self.__dict__["_signature"] = (
+                tuple(sorted(self.types.items())), self.custom_prefix,
+                tuple(sorted(self.follows.items())))
+        return found
 
     def types_of(self, name):
         if name in self.types:

@@ -2,12 +2,14 @@
 built only from escaped parts (comment text with its links), reading
 posted forms, and the types of the static files."""
 
+import functools
+import html
 import io
 import re
 
 import falcon
 from falcon.media.multipart import MultipartFormHandler
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from ... import errors
 from ...errors import ServiceError
@@ -17,16 +19,23 @@ _FIELD_NAME = re.compile(r"^[\w.\-]+$")
 # What becomes a link in comment text, as the reference's quoteUrls does:
 # web addresses, "bug N" (with "comment M"), "comment M", "attachment N".
 _LINKS = re.compile(
-    r"(?P<url>\bhttps?://[^\s<>\"]+[^\s<>\".,;:!?)\]'])"
+    # The lookahead lets the engine skip at once the places where no link
+    # can start (a comment is scanned at every character).
+    r"(?=[hbcaBCA])(?:(?P<url>\bhttps?://[^\s<>\"]+[^\s<>\".,;:!?)\]'])"
     r"|(?P<bug>\b[Bb]ug[\s#]*(?P<bug_id>\d{1,9})(?:,?\s*[Cc]omment\s*#?(?P<bug_comment>\d{1,6}))?)"
     r"|(?P<comment>\b[Cc]omment\s*#?(?P<comment_no>\d{1,6}))"
-    r"|(?P<attachment>\b[Aa]ttachment\s*#?(?P<attachment_id>\d{1,9}))")
+    r"|(?P<attachment>\b[Aa]ttachment\s*#?(?P<attachment_id>\d{1,9})))")
+
+
+# A quick test: text with none of these cannot hold a link.
+_MAY_LINK = re.compile(r"https?://|[Bb]ug|[Cc]omment|[Aa]ttachment")
 
 
 def install(env):
     """Add the filters and globals the templates use to Jinja environment `env`."""
     env.filters.update(when=when, day=day, comment_html=comment_html, person=person,
                        size=size, hours=hours)
+    env.globals.update(comment_list=comment_list)
     env.globals.update(field_label=field_label)
 
 
@@ -67,34 +76,69 @@ def hours(value):
     return f"{float(value or 0):.1f}"
 
 
+@functools.lru_cache(maxsize=8192)
 def comment_html(text, bug_id=None):
     """Comment text as markup: every character escaped, then web addresses,
-    bug, comment and attachment references made links."""
+    bug, comment and attachment references made links. (Built as one string
+    from escaped parts: a bug page with a thousand comments calls it a
+    thousand times.)"""
     text = str(text or "")
+    if not _MAY_LINK.search(text):
+        return Markup(html.escape(text, quote=False))
     parts, last = [], 0
     for match in _LINKS.finditer(text):
-        parts.append(escape(text[last:match.start()]))
+        parts.append(html.escape(text[last:match.start()], quote=False))
         last = match.end()
-        shown = escape(match.group(0))
+        shown = html.escape(match.group(0), quote=False)
         if match.group("url"):
-            href = match.group("url")
-            parts.append(Markup('<a href="{}" rel="nofollow noopener noreferrer">{}</a>').format(
-                href, shown))
+            href = html.escape(match.group("url"), quote=True)
+            parts.append(f'<a href="{href}" rel="nofollow noopener noreferrer">{shown}</a>')
         elif match.group("bug"):
             target = f"/show_bug.cgi?id={match.group('bug_id')}"
             if match.group("bug_comment"):
                 target += f"#c{match.group('bug_comment')}"
-            parts.append(Markup('<a href="{}">{}</a>').format(target, shown))
+            parts.append(f'<a href="{target}">{shown}</a>')
         elif match.group("comment"):
             target = f"#c{match.group('comment_no')}"
             if bug_id is not None:
-                target = f"/show_bug.cgi?id={bug_id}" + target
-            parts.append(Markup('<a href="{}">{}</a>').format(target, shown))
+                target = f"/show_bug.cgi?id={int(bug_id)}" + target
+            parts.append(f'<a href="{target}">{shown}</a>')
         else:
-            target = f"/attachment.cgi?id={match.group('attachment_id')}&action=edit"
-            parts.append(Markup('<a href="{}">{}</a>').format(target, shown))
-    parts.append(escape(text[last:]))
-    return Markup("").join(parts)
+            target = f"/attachment.cgi?id={match.group('attachment_id')}&amp;action=edit"
+            parts.append(f'<a href="{target}">{shown}</a>')
+    parts.append(html.escape(text[last:], quote=False))
+    return Markup("".join(parts))
+
+
+def comment_list(comments, bug_id, private_boxes):
+    """The items of a bug's comment list, as markup (the bug page's one
+    loop that runs a thousand times on a long bug, so it is built here, from
+    escaped parts, rather than by the template engine). private_boxes: add
+    each comment's private switch (for insiders, inside the bug's form)."""
+    items = []
+    escape = html.escape
+    for comment in comments:
+        count = int(comment["count"])
+        private = bool(comment["is_private"])
+        label = "Description" if count == 0 else f"Comment {count}"
+        head = [f'<a href="#c{count}">{label}</a>',
+                f'<span>{escape(str(comment["creator"]), quote=False)}</span>',
+                f'<span>{when(comment["creation_time"])}</span>']
+        if private:
+            head.append('<span class="tag-private">Private</span>')
+        if private_boxes:
+            comment_id = int(comment["id"])
+            head.append(f'<input type="hidden" name="comment_private_shown" value="{comment_id}">'
+                        f'<span class="check"><input type="checkbox" id="private-{comment_id}"'
+                        f' name="comment_private" value="{comment_id}"'
+                        f'{" checked" if private else ""}> <label for="private-{comment_id}">'
+                        f'Private</label></span>')
+        items.append(
+            f'<li id="c{count}" class="comment{" private" if private else ""}">'
+            f'<article aria-labelledby="c{count}-head"><header id="c{count}-head">'
+            f'{"".join(head)}</header><pre class="comment-text">'
+            f'{comment_html(str(comment["text"] or ""), bug_id)}</pre></article></li>\n')
+    return Markup("".join(items))
 
 
 _LABELS = {
