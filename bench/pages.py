@@ -43,7 +43,8 @@ def figures_of(paired, server, scenario):
 
 def median_figures(rounds):
     """The median of each figure over the rounds."""
-    keys = [key for key in rounds[0] if isinstance(rounds[0][key], (int, float))]
+    keys = [key for key in rounds[0] if isinstance(rounds[0][key], (int, float))
+            and all(key in r for r in rounds)]
     return {key: round(statistics.median(r[key] for r in rounds), 3) for key in keys}
 
 

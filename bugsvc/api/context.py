@@ -17,6 +17,7 @@ class Context:
     caller: who is calling. now: the call's time (aware, UTC).
     config: the instance Config. auth: the Authenticator (for login).
     remote_ip: the caller's address. fields: the include/exclude filter.
+    memo: facts shared by the calls of one snapshot (see below).
     """
     conn: object
     caller: Caller
@@ -28,6 +29,9 @@ class Context:
     catalog: cache.CatalogCache | None = None
     catalog_generation: int | None = None
     writes: bool = True
+    # Facts found out in this call's snapshot that other calls in the same
+    # snapshot may reuse (Runner.run_many): None when the call runs alone.
+    memo: dict | None = None
     _params: dict | None = None
 
     def cached(self, name, load):

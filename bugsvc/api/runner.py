@@ -125,9 +125,13 @@ class Runner:
         with self.db.transaction(write=False) as conn:
             caller = self._identify(conn, caller, creds, remote_ip, False, use_recorded)
             now = self.clock()
+            # One snapshot: the catalog generation, and what one call found
+            # out about a bug's visibility, hold for the others too.
+            generation, memo = cache.generation(conn), {}
             results = []
             for operation, params, flt in prepared:
-                ctx = self._context(conn, caller, now, remote_ip, flt, False)
+                ctx = self._context(conn, caller, now, remote_ip, flt, False, generation=generation)
+                ctx.memo = memo
                 results.append(self._service(ctx, operation, params))
         return results
 
@@ -156,11 +160,15 @@ class Runner:
             yield self._context(conn, caller, now or self.clock(), remote_ip,
                                 fields or FieldFilter(), write, with_catalog=False)
 
-    def _context(self, conn, caller, now, remote_ip, flt, writes, with_catalog=True):
-        """The one place a Context is made."""
+    def _context(self, conn, caller, now, remote_ip, flt, writes, with_catalog=True,
+                 generation=None):
+        """The one place a Context is made (generation: the catalog
+        generation, when the transaction read it already)."""
+        if with_catalog and generation is None:
+            generation = cache.generation(conn)
         return Context(conn=conn, caller=caller, now=now, config=self.config, auth=self.auth,
                        remote_ip=remote_ip, fields=flt, catalog=self.catalog,
-                       catalog_generation=cache.generation(conn) if with_catalog else None,
+                       catalog_generation=generation if with_catalog else None,
                        writes=writes)
 
     def _run_in_transaction(self, operation, params, caller, creds, remote_ip, flt,

@@ -83,7 +83,6 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
     timetracker = access.is_timetracker(ctx)
     actual_times = _actual_times(conn, ids) if timetracker and wants("actual_time") else {}
     tags = _tags(ctx, ids) if wants("tags") else None
-    duplicates = _duplicates(ctx, ids) if wants("duplicates") else None
     customs = {bug_id: _list(bugs[bug_id]["custom"]) for bug_id in ids} if custom else {}
     shown_bugs = _shown_bug_id_values(ctx, custom, customs)
     tokens = {}
@@ -155,8 +154,8 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
                 obj[field["name"]] = value
         if tags is not None:
             obj["tags"] = tags.get(bug_id, [])
-        if duplicates is not None:
-            obj["duplicates"] = duplicates.get(bug_id, [])
+        if "duplicates" in row:
+            obj["duplicates"] = _list(row["duplicates"])
         if bug_id in tokens:
             obj["update_token"] = tokens[bug_id]
         objects[bug_id] = obj
@@ -220,6 +219,10 @@ _DEPENDENCY_COLUMNS = (
                " dependencies d JOIN bugs b2 ON b2.id = d.blocked WHERE d.depends_on = b.id"
                " AND {visible} ORDER BY d.blocked)) AS blocks"),
 )
+# The visible bugs marked duplicates of the bug ({visible}: the condition on
+# alias d).
+_DUPLICATES_COLUMN = ("(SELECT json_group_array(id) FROM (SELECT d.id FROM bugs d"
+                      " WHERE d.dupe_of = b.id AND {visible} ORDER BY d.id)) AS duplicates")
 _CUSTOM_COLUMN = ("(SELECT json_group_array(json_array(name, value)) FROM (SELECT f.name, v.value"
                   " FROM bug_custom_values v JOIN fields f ON f.id = v.field_id"
                   " WHERE v.bug_id = b.id ORDER BY v.rowid)) AS custom")
@@ -237,6 +240,10 @@ def _select(ctx, wants, with_custom):
             condition, condition_args = access.bug_visibility_sql(ctx, "b2")
             columns.append(column.format(visible=condition))
             args += condition_args
+    if wants("duplicates"):
+        condition, condition_args = access.bug_visibility_sql(ctx, "d")
+        columns.append(_DUPLICATES_COLUMN.format(visible=condition))
+        args += condition_args
     if with_custom:
         columns.append(_CUSTOM_COLUMN)
     return ", ".join(columns) + _BUG_TABLES, args
@@ -258,18 +265,6 @@ def _actual_times(conn, ids):
     """{bug id: hours worked} (time tracking)."""
     return dict(_rows(conn, "SELECT bug_id, SUM(work_time) FROM comments"
                             " WHERE bug_id IN ({ids}) GROUP BY bug_id", ids))
-
-
-def _duplicates(ctx, ids):
-    """{bug id: [ids of the bugs marked duplicates of it that the caller may
-    see]} (bugzilla.mozilla.org's `duplicates`)."""
-    visible, args = access.bug_visibility_sql(ctx, "d")
-    found = {}
-    for bug_id, duplicate in _rows(ctx.conn, "SELECT d.dupe_of, d.id FROM bugs d"
-                                             " WHERE d.dupe_of IN ({ids}) AND " + visible
-                                             + " ORDER BY d.id", ids, args):
-        found.setdefault(bug_id, []).append(duplicate)
-    return found
 
 
 def _tags(ctx, ids):

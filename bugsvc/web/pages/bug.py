@@ -54,7 +54,7 @@ class BugView:
             reference = str(found["bugs"][0]["id"])
         self.id = int(reference)
         reads = [("Bug.get", {"ids": [self.id], "include_fields": "_default,duplicates"}),
-                 ("Bug.comments", {"ids": [self.id]}),
+                 ("Bug.comments", {"ids": [self.id], "exclude_fields": "tags"}),
                  ("Bug.attachments", {"ids": [self.id], "exclude_fields": "data"})]
         if with_history:
             reads.append(("Bug.history", {"ids": [self.id]}))
