@@ -106,14 +106,18 @@ class BugView:
 
     def detail_rows(self):
         """The rows of the Details table after the status: (name, label,
-        control, value, choices). control is None (shown as text), "text",
-        "select", "multi", "textarea", "date" or "bug" (a bug link)."""
+        control, value, choices, more). control is None (shown as text),
+        "text", "select", "multi", "textarea", "date", "link" or "bug" (a
+        bug link); more: an empty field the visitor may fill in, offered
+        behind "More fields" so the form shows what the bug has first."""
         bug, rows = self.bug, []
 
         def add(name, label, value, control=None, choices=(), hide_empty=False):
             if control is None and hide_empty and value in (None, "", [], "---"):
                 return
-            rows.append((name, label, control, value, choices))
+            more = control in ("text", "date", "textarea", "multi") and value in (
+                None, "", [], 0, 0.0)
+            rows.append((name, label, control, value, choices, more))
 
         def text(name, label, value, hide_empty=True):
             add(name, label, value, "text" if self.can(name) else None, hide_empty=hide_empty)
