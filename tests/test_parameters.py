@@ -138,6 +138,15 @@ def test_unknown_name_is_51_and_nothing_is_stored(client, admin_key, services):
     assert services.query("SELECT COUNT(*) FROM audit_log") == [(0,)]
 
 
+def test_attachment_base_must_be_another_host_than_urlbase(services):
+    update(services, {"urlbase": "https://bugs.example.com/"})
+    with pytest.raises(ServiceError) as caught:
+        update(services, {"attachment_base": "HTTPS://bugs.example.com/files/"})
+    assert caught.value.code == 32000 and "another host" in caught.value.message
+    update(services, {"attachment_base": "https://files.example.com/"})
+    assert stored(services)["attachment_base"] == "https://files.example.com/"
+
+
 @pytest.mark.parametrize("name, value", [
     ("usetargetmilestone", "maybe"),
     ("maxattachmentsize", "-5"),

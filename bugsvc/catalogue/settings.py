@@ -169,6 +169,11 @@ def normalise(conn, name, value):
         if text and not _URL.fullmatch(text):
             raise ValueError(f"'{name}' must be empty or a URL starting with http:// or https:// "
                              "and ending with a slash")
+        pages = _origin(_stored(conn, "urlbase"))
+        if name == "attachment_base" and text and _origin(text) == pages:
+            # That origin serves attachments and nothing else: it cannot be
+            # the one of the pages.
+            raise ValueError("'attachment_base' must name another host than 'urlbase'")
         return text
     if kind == EMAIL:
         if text and not _EMAIL.fullmatch(text):
@@ -177,3 +182,14 @@ def normalise(conn, name, value):
     if isinstance(extra, tuple) and text not in extra:
         raise ValueError(f"'{name}' must be one of: {', '.join(extra)}")
     return text
+
+
+def _origin(url):
+    """scheme://host[:port] of a URL, in lower case ("" for none)."""
+    parts = (url or "").split("/")
+    return "/".join(parts[:3]).lower() if len(parts) >= 3 else ""
+
+
+def _stored(conn, name):
+    row = conn.execute("SELECT value FROM params WHERE name = ?", (name,)).fetchone()
+    return row[0] if row is not None else DEFINITIONS[name][0]
