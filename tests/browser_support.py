@@ -23,7 +23,7 @@ FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-u
          "--no-first-run", "--disable-quic", "--disable-extensions",
          "--disable-default-apps", "--metrics-recording-only", "--mute-audio",
          "--window-size=1280,1000")
-WAIT_SECONDS = 15
+WAIT_SECONDS = 30
 
 
 def missing():

@@ -360,3 +360,42 @@ def test_bug_get_lists_the_visible_duplicates_when_asked(people):
     assert get_bug(people, target, **wanted) == {"id": target, "duplicates": [shown, hidden]}
     assert get_bug(people, target, as_user="plain@example.com", **wanted)["duplicates"] == [shown]
     assert get_bug(people, target, as_user=None, **wanted)["duplicates"] == [shown]
+
+
+# Flags requested of the caller ---------------------------------------------------------------
+
+def test_flag_requests_lists_the_callers_visible_requests(people):
+    import base64
+    from bug_support import add_flag_type
+    from bugsvc.services import attachment
+    add_flag_type(people, "review")
+    add_flag_type(people, "feedback", target="a")
+    shown, hidden = file_bug(people), file_bug(people)
+    for bug_id in (shown, hidden):
+        update_bug(people, bug_id, flags=[{"name": "review", "status": "?",
+                                           "requestee": "plain@example.com"}])
+    update_bug(people, shown, flags=[{"name": "review", "status": "?", "new": True,
+                                      "requestee": "insider@example.com"}])
+    private = people.call(attachment.create, {
+        "ids": [shown], "data": base64.b64encode(b"x").decode(), "file_name": "a.txt",
+        "summary": "secret file", "content_type": "text/plain",
+        "flags": [{"name": "feedback", "status": "?", "requestee": "plain@example.com"}]},
+        as_user="insider@example.com")["ids"][0]
+    people.call(attachment.update, {"ids": [private], "is_private": True},
+                as_user="insider@example.com")
+    secret = add_bug_group(people, "secret", members=[])
+    with people.db.transaction(write=True) as conn:
+        conn.execute("INSERT INTO bug_groups (bug_id, group_id) VALUES (?, ?)", (hidden, secret))
+    mine = people.call(bug_service.flag_requests, {}, as_user="plain@example.com")["requests"]
+    assert [(r["bug_id"], r["name"], r["attachment_id"]) for r in mine] == [
+        (shown, "review", None)]
+    assert mine[0]["setter"] == ADMIN and mine[0]["requestee"] == "plain@example.com"
+    # Granted, it is no longer a request.
+    update_bug(people, shown, flags=[{"id": mine[0]["id"], "status": "+"}])
+    assert people.call(bug_service.flag_requests, {}, as_user="plain@example.com") == {
+        "requests": []}
+    # An insider who may see the private attachment sees a request on it.
+    add_to_group(people, "plain@example.com", "staff")
+    again = people.call(bug_service.flag_requests, {}, as_user="plain@example.com")["requests"]
+    assert [(r["name"], r["attachment_id"]) for r in again] == [("feedback", private)]
+    assert error_of(people, bug_service.flag_requests, {}, None) == 410

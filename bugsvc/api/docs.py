@@ -446,6 +446,14 @@ DOCS = {
             "groups": arr(obj({"name": STR, "description": STR, "is_on": BOOL,
                                "can_change": BOOL}))}))}),
         errors=(50, 100, 101, 102)),
+    "Bug.flag_requests": Doc(
+        "The flags requested of the caller, newest first.",
+        params={"limit": described(INT, "at most this many (default and most 100)")},
+        answer=obj({"requests": arr(obj({
+            "id": INT, "name": STR, "type_id": INT, "status": STR, "bug_id": INT,
+            "attachment_id": {"type": ["integer", "null"]}, "setter": STR, "requestee": STR,
+            "creation_date": DATETIME, "modification_date": DATETIME}))}),
+        errors=(410, 52)),
     "Bug.possible_duplicates": Doc(
         "Bugs whose summaries resemble a summary.",
         params={"summary": STR, "products": strs("product names"),

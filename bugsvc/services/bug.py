@@ -7,6 +7,7 @@ from ..api.params import Params
 from ..bugs import create as bug_create, tags, update as bug_update, view
 from ..bugs.duplicates import possible_duplicates as find_duplicates, MAX_RESULTS
 from ..bugs.edit_options import edit_options as bug_edit_options
+from ..bugs.requests import REQUEST_LIMIT, requests_of_caller
 from ..bugs.history import history as bug_history
 from ..bugs.lookup import visible_bug_id
 from ..bugs.values import enterable_product
@@ -223,3 +224,19 @@ def edit_options(ctx, params):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the ids of the bugs.")
     bug_ids = list(dict.fromkeys(visible_bug_id(ctx, value) for value in values))
     return {"bugs": [bug_edit_options(ctx, bug_id) for bug_id in bug_ids]}
+
+
+def flag_requests(ctx, params):
+    """The flags requested of the caller (a bugsvc addition: the
+    reference's "My Requests" page).
+
+    params: limit (default and at most 100).
+    Returns {"requests": [{"id", "name", "type_id", "status" ("?"),
+    "bug_id", "attachment_id" (null for a bug's own flag), "setter",
+    "requestee", "creation_date", "modification_date"}]}, newest first:
+    only on bugs the caller may see, and on attachments the caller may see.
+    Errors: 410 logged out; 52 a limit that is not a number.
+    """
+    require_login(ctx)
+    limit = Params(params).int("limit", REQUEST_LIMIT) or REQUEST_LIMIT
+    return {"requests": requests_of_caller(ctx, min(max(limit, 1), REQUEST_LIMIT))}

@@ -112,6 +112,7 @@ ROUTES = [
           path_params=id_list("bug", strip_hash=True), status=201),
     # Bugs (possible_duplicates before /bug/{bug}, which would read it as an alias)
     Route("GET", "/bug/possible_duplicates", "Bug.possible_duplicates"),
+    Route("GET", "/flag_requests", "Bug.flag_requests"),
     Route("POST", "/bug", "Bug.create", status=201),
     Route("GET", "/bug/", "Bug.get"),
     Route("GET", "/bug/{bug}", "Bug.get", path_params=id_list("bug", strip_hash=True)),
