@@ -56,14 +56,15 @@ class FieldFilter:
         types = {n[1:] for n in names if n.startswith("_")}
         return plain, types
 
-    def decisions(self, shape, prefix):
-        """{field name: wanted} already decided for objects of `shape` under
-        `prefix` (filled in by filter_object, so each field of a list of
-        objects is decided once)."""
+    def plan(self, shape, prefix):
+        """(keep, drop): the field names of objects of `shape` under `prefix`
+        found so far to be kept or dropped (filled in by filter_object, so a
+        field is decided once for all objects alike, and for all filters
+        with the same choice)."""
         key = (shape.signature, prefix)
         found = self._decisions.get(key)
         if found is None:
-            found = self._decisions[key] = {}
+            found = self._decisions.setdefault(key, (set(), set()))
         return found
 
     def wants(self, name, shape=None, prefix=None):
@@ -138,20 +139,19 @@ class Shape:
 
 def filter_object(obj, shape, flt, prefix=None):
     """Remove from dict `obj`, in place, the fields `flt` does not want."""
-    decided = flt.decisions(shape, prefix)
-    for name in list(obj):
-        keep = decided.get(name)
-        if keep is None:
-            keep = decided[name] = flt.wants(shape.follows.get(name, name), shape, prefix)
-        if not keep:
-            del obj[name]
-            continue
-        child = shape.children.get(name)
-        if child is not None:
+    keep, drop = flt.plan(shape, prefix)
+    names = obj.keys()
+    for name in names - keep - drop:
+        wanted = flt.wants(shape.follows.get(name, name), shape, prefix)
+        (keep if wanted else drop).add(name)
+    for name in drop & names:
+        del obj[name]
+    if shape.children:
+        for name in shape.children.keys() & names:
             base = shape.follows.get(name, name)
             child_prefix = f"{prefix}.{base}" if prefix else base
             for item in _objects(obj[name]):
-                filter_object(item, child, flt, child_prefix)
+                filter_object(item, shape.children[name], flt, child_prefix)
 
 
 def _objects(value):
