@@ -175,3 +175,23 @@ def test_the_administration_index_lists_the_visitors_areas(app, world):
 
 def test_an_unknown_page_stays_an_error_for_programs(client):
     assert client.simulate_get("/no_such.cgi").json["code"] == 32614
+
+
+def test_a_page_served_again_to_visitors_not_signed_in_follows_every_change(app, world,
+                                                                             services):
+    from bugsvc.services import comment
+    browser = Browser(app)
+    first = browser.get(f"/show_bug.cgi?id={world.bug}")
+    assert browser.get(f"/show_bug.cgi?id={world.bug}").text == first.text
+    services.call(comment.add, {"id": world.bug, "comment": "A newer note"}, as_user=ADMIN)
+    assert "A newer note" in browser.get(f"/show_bug.cgi?id={world.bug}").text
+    with services.db.transaction(write=True) as conn:
+        conn.execute("UPDATE comments SET is_private = 1 WHERE body = 'A newer note'")
+    assert "A newer note" not in browser.get(f"/show_bug.cgi?id={world.bug}").text
+    with services.db.transaction(write=True) as conn:
+        conn.execute("INSERT INTO bug_groups (bug_id, group_id) VALUES (?, ?)",
+                     (world.bug, world.secret_group))
+    assert browser.get(f"/show_bug.cgi?id={world.bug}").status_code == 401
+    # A signed-in visitor's page is always its own.
+    plain = browser_for(app, PLAIN)
+    assert plain.get(f"/show_bug.cgi?id={world.secret}").status_code == 401

@@ -191,7 +191,12 @@ class BugView:
         bug, call = self.bug, self.call
         closed = [s["name"] for s in (self.options or {}).get("statuses", []) if not s["is_open"]]
         flag_types = (self.flag_types or {}).get("bug", [])
-        call.render("show_bug.html", status=status, title=f"Bug {bug['id']} – {bug['summary']}",
+        same_as = None
+        if not extra and self.options is None:
+            # Everything the page of a visitor not signed in shows.
+            same_as = [bug, self.comments, self.attachments, self.fields]
+        call.render("show_bug.html", status=status, same_as=same_as,
+                    title=f"Bug {bug['id']} – {bug['summary']}",
                     bug=bug, view=self, comments=self.comments, attachments=self.attachments,
                     history=self.history, duplicates=self.duplicates, options=self.options,
                     closed_statuses=closed, flag_types=flag_types,

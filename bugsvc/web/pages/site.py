@@ -13,14 +13,17 @@ reaches the page escaped unless a filter of ours built it as markup from
 escaped parts (see render.py).
 """
 
+import collections
 import hashlib
 import hmac
 import secrets
+import threading
 import time
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
 import jinja2
+import orjson
 
 from ... import errors
 from ...accounts.auth import CredentialsRefused
@@ -114,6 +117,34 @@ class Site:
 
 
 _SHARED = {}
+
+
+class _Rendered:
+    """Pages rendered for visitors who are not signed in, by everything
+    that decided them; the least recently used go first."""
+
+    def __init__(self, size):
+        self.size = size
+        self.pages = collections.OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            data = self.pages.get(key)
+            if data is not None:
+                self.pages.move_to_end(key)
+            return data
+
+    def put(self, key, data):
+        with self.lock:
+            self.pages[key] = data
+            self.pages.move_to_end(key)
+            while len(self.pages) > self.size:
+                self.pages.popitem(last=False)
+
+
+# At most this many pages (a bug page is 5 to 20 KB).
+_RENDERED = _Rendered(1024)
 
 
 def _templates():
@@ -332,16 +363,34 @@ class PageCall:
 
     # Answers -------------------------------------------------------------------------------
 
-    def render(self, template, status=200, **values):
-        """Answer with `template` rendered for this visitor."""
+    def render(self, template, status=200, same_as=None, **values):
+        """Answer with `template` rendered for this visitor.
+
+        same_as: for a visitor who is not signed in, data that (with the
+        template, this page's address and the notice) decides the whole
+        page: a page rendered for the same is served again, as it was (a
+        popular bug's page is not rendered anew for every visitor)."""
         values.setdefault("title", "")
+        key = None
+        if same_as is not None and self.token is None and self.user is None:
+            key = orjson.dumps([template, status, self.here(), self.notice, same_as],
+                               option=orjson.OPT_NON_STR_KEYS)
+            data = _RENDERED.get(key)
+            if data is not None:
+                return self._answer(status, data)
         page = self.site.env.get_template(template).render(
             user=self.user, notice=self.notice, csrf_token=self.csrf_token,
             quicksearch=values.pop("quicksearch_text", ""), path=self.req.path,
             here=self.here(), **values)
+        data = page.encode("utf-8")
+        if key is not None:
+            _RENDERED.put(key, data)
+        self._answer(status, data)
+
+    def _answer(self, status, data):
         self.resp.status = status
         self.resp.content_type = "text/html; charset=UTF-8"
-        self.resp.data = page.encode("utf-8")
+        self.resp.data = data
         secure_page(self.resp, private=self.token is not None)
 
     def here(self):
