@@ -177,8 +177,8 @@ def test_an_unknown_page_stays_an_error_for_programs(client):
     assert client.simulate_get("/no_such.cgi").json["code"] == 32614
 
 
-def test_a_page_served_again_to_visitors_not_signed_in_follows_every_change(app, world,
-                                                                             services):
+def test_a_page_served_again_to_visitors_not_signed_in_follows_every_change(
+        app, world, services):
     from bugsvc.services import comment
     browser = Browser(app)
     first = browser.get(f"/show_bug.cgi?id={world.bug}")
