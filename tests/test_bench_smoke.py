@@ -118,5 +118,5 @@ def test_pages_run_measures_the_pages_beside_rest(tmp_path, tiny_db):
                                 (results["big_bug"],)).fetchone()[0]
     finally:
         conn.close()
-    assert comments == 1000
+    assert comments >= 1000
     assert "| page_bug/bug_get |" in (tmp_path / "pages.md").read_text()
