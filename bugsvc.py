@@ -4,6 +4,7 @@
     python bugsvc.py                 serve on http://127.0.0.1:8000/rest
     python bugsvc.py api-key EMAIL   print a new API key for an account
     python bugsvc.py backup PATH     copy the database to PATH while it serves
+    python bugsvc.py deliver         deliver bug mail and webhook calls (--once: what is due)
     python bugsvc.py reset-failed-logins LOGIN_OR_ADDRESS ...
                                      check their sign-ins again at once
     python bugsvc.py --help          every option

@@ -467,6 +467,26 @@ CREATE TABLE bug_tags (
 );
 CREATE INDEX bug_tags_tag_idx ON bug_tags (tag_id);
 
+-- BEGIN import state
+-- Where an import from a Bugzilla (bugsvc import) stands, so that a stopped
+-- run continues and a later run brings only what changed: name/value pairs
+-- (the source, the current run's start and cursor, the last finished run).
+CREATE TABLE import_state (
+    name   TEXT PRIMARY KEY,
+    value  TEXT NOT NULL
+);
+-- Links between bugs that wait for their other bug to be imported (a
+-- dependency or duplicate naming a bug with a higher id): field is
+-- 'dupe_of', 'depends_on' or 'blocks', seen from bug_id.
+CREATE TABLE import_links (
+    bug_id  INTEGER NOT NULL,
+    field   TEXT NOT NULL,
+    other   INTEGER NOT NULL,
+    PRIMARY KEY (bug_id, field, other)
+);
+CREATE INDEX import_links_other_idx ON import_links (other);
+-- END import state
+
 -- BEGIN catalog generation
 -- A counter that every change to the rarely changing data the serving
 -- processes keep in memory (parameters, fields and their values, the status
@@ -507,3 +527,123 @@ CREATE TRIGGER status_workflow_insert_moves_generation AFTER INSERT ON status_wo
 CREATE TRIGGER status_workflow_update_moves_generation AFTER UPDATE ON status_workflow BEGIN UPDATE catalog_generation SET value = value + 1; END;
 CREATE TRIGGER status_workflow_delete_moves_generation AFTER DELETE ON status_workflow BEGIN UPDATE catalog_generation SET value = value + 1; END;
 -- END catalog generation
+
+-- BEGIN notifications
+-- Bug mail and webhooks (bugsvc/notify/). Each change a user may be told
+-- about is written as an event in the change's own transaction; a delivery
+-- worker works out who is told (messages) and delivers each message.
+
+-- Mail preferences: a user's choice for one relationship to a bug (0
+-- assignee, 1 QA contact, 2 reporter, 3 CC; 100 for the flag events, which
+-- need none) and one event, with the numbers of the reference's email
+-- preferences. Only choices that differ from the defaults are stored.
+CREATE TABLE email_settings (
+    user_id       INTEGER NOT NULL REFERENCES users (id),
+    relationship  INTEGER NOT NULL,
+    event         INTEGER NOT NULL,
+    enabled       INTEGER NOT NULL,
+    PRIMARY KEY (user_id, relationship, event)
+);
+
+-- User watching: the watcher gets the mail the watched user would get.
+CREATE TABLE user_watch (
+    watcher  INTEGER NOT NULL REFERENCES users (id),
+    watched  INTEGER NOT NULL REFERENCES users (id),
+    PRIMARY KEY (watcher, watched)
+);
+CREATE INDEX user_watch_watched_idx ON user_watch (watched);
+
+-- Bugs a user wants no mail about, whatever their relationship to them.
+CREATE TABLE email_bug_ignore (
+    user_id  INTEGER NOT NULL REFERENCES users (id),
+    bug_id   INTEGER NOT NULL REFERENCES bugs (id),
+    PRIMARY KEY (user_id, bug_id)
+);
+
+-- One event per bug a call changed (bugsvc/bugs/events.py decides what it
+-- holds: JSON in data). expanded_at: when its messages were made (NULL: not yet).
+CREATE TABLE outbox_events (
+    id           INTEGER PRIMARY KEY,
+    bug_id       INTEGER NOT NULL,
+    changer_id   INTEGER NOT NULL,
+    created_at   TEXT NOT NULL,
+    data         TEXT NOT NULL,
+    expanded_at  TEXT
+);
+CREATE INDEX outbox_events_expanded_idx ON outbox_events (expanded_at, id);
+
+-- One message per recipient of an event (a mail to an account or an
+-- address, a call of a webhook), or of an account's own mail (password
+-- reset, new account, a disabled webhook). state: pending (to be sent at
+-- next_attempt_at, by whoever holds the lease), sent, dropped (nothing to
+-- send: the recipient may not see it or does not want it; last_error says
+-- why) or parked (failed too often; an administrator can send it again).
+CREATE TABLE outbox_messages (
+    id               INTEGER PRIMARY KEY,
+    event_id         INTEGER REFERENCES outbox_events (id),
+    bug_id           INTEGER,
+    channel          TEXT NOT NULL,
+    kind             TEXT NOT NULL,
+    user_id          INTEGER REFERENCES users (id),
+    address          TEXT,
+    webhook_id       INTEGER,
+    data             TEXT NOT NULL,
+    state            TEXT NOT NULL,
+    attempts         INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at  TEXT NOT NULL,
+    lease_owner      TEXT,
+    lease_until      TEXT,
+    last_error       TEXT NOT NULL DEFAULT '',
+    created_at       TEXT NOT NULL,
+    done_at          TEXT
+);
+CREATE INDEX outbox_messages_due_idx ON outbox_messages (state, next_attempt_at);
+CREATE INDEX outbox_messages_webhook_idx ON outbox_messages (webhook_id, state, bug_id);
+CREATE INDEX outbox_messages_event_idx ON outbox_messages (event_id);
+
+-- Named locks of the delivery workers: 'expand' is held by the one worker
+-- turning events into messages, so messages are made in event order.
+CREATE TABLE outbox_locks (
+    name   TEXT PRIMARY KEY,
+    owner  TEXT
+);
+INSERT INTO outbox_locks (name, owner) VALUES ('expand', NULL);
+
+-- Webhooks (bugzilla.mozilla.org's design). events: comma-separated create,
+-- change, comment, attachment, attachment_change. product_id NULL: any
+-- product; component_id NULL: any component. secret signs the calls (it
+-- must be kept to sign; it is shown once, at creation or rotation);
+-- previous_secret still signs until previous_secret_until (rotation).
+CREATE TABLE webhooks (
+    id                     INTEGER PRIMARY KEY,
+    user_id                INTEGER NOT NULL REFERENCES users (id),
+    name                   TEXT NOT NULL,
+    url                    TEXT NOT NULL,
+    events                 TEXT NOT NULL,
+    product_id             INTEGER REFERENCES products (id),
+    component_id           INTEGER REFERENCES components (id),
+    enabled                INTEGER NOT NULL DEFAULT 1,
+    disabled_reason        TEXT NOT NULL DEFAULT '',
+    secret                 TEXT NOT NULL,
+    previous_secret        TEXT,
+    previous_secret_until  TEXT,
+    created_at             TEXT NOT NULL,
+    last_attempt_at        TEXT,
+    last_success_at        TEXT,
+    last_error             TEXT NOT NULL DEFAULT ''
+);
+CREATE UNIQUE INDEX webhooks_user_name_idx ON webhooks (user_id, lower(name));
+
+-- One-time tokens mailed to reset a password (kind 'password', user_id set)
+-- or to create an account (kind 'account', login: the address). Only a hash
+-- of the secret is kept; a token expires, and is used once.
+CREATE TABLE account_tokens (
+    token_hash  TEXT PRIMARY KEY,
+    kind        TEXT NOT NULL,
+    user_id     INTEGER REFERENCES users (id),
+    login       TEXT,
+    created_at  TEXT NOT NULL
+);
+CREATE INDEX account_tokens_user_idx ON account_tokens (user_id, kind);
+CREATE INDEX account_tokens_login_idx ON account_tokens (lower(login), kind);
+-- END notifications

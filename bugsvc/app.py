@@ -44,14 +44,17 @@ def _error_handler(req, resp, exc, params):
                    status or errors.http_status(code), callback)
 
 
-def create_app(config, db=None, clock=None):
+def create_app(config, db=None, clock=None, on_events=None):
     """Build the falcon App serving bugsvc for `config`.
 
     db: a Database to use (default: one on config.db_path, not opened yet).
     clock: a function returning the current aware UTC datetime (tests).
+    on_events: called after a call committed outbox events (the delivery
+    worker of the process starts at once).
     """
     db = db or Database(config.db_path)
     runner = Runner(db, config, Authenticator(db, config.password_cost), clock)
+    runner.on_events = on_events
     attachments = pages.AttachmentOriginLater()
     app = falcon.App(middleware=[ClientAddress(config.trusted_proxies), AccessLog(),
                                  BodyLimit(config.max_body_bytes), attachments])

@@ -33,3 +33,9 @@ class Config:
     pin_cores: bool = True           # each serving process on one core (bugsvc/workers.py)
     # Proxies whose X-Forwarded-For is believed (bugsvc/web/client_address.py).
     trusted_proxies: tuple = ()
+    # Delivery of bug mail and webhooks (bugsvc/notify/worker.py): threads of
+    # each serving process (False: none, for set-ups running `bugsvc deliver`
+    # apart), and seconds between attempts (empty: the worker's schedules).
+    deliver: bool = True
+    delivery_threads: int = 2
+    retry_delays: tuple = ()

@@ -25,7 +25,7 @@ from accounts import ADMIN as ADMIN_EMAIL, ADMIN_PASSWORD
 FAST_COST = ScryptCost(n=16, r=1, p=1)   # tests only: hashing must not dominate
 _OPERATION_OF = {operation.service: operation for operation in OPERATIONS}
 # Fixtures that start a real server process: the tests using them are slow.
-_SERVER_FIXTURES = {"start", "site"}
+_SERVER_FIXTURES = {"start", "site", "smtp", "receiver"}
 
 
 def pytest_collection_modifyitems(items):

@@ -70,7 +70,7 @@ class Server:
                                                   **(headers or {})})
         self.requests += 1
         try:
-            with urllib.request.urlopen(request, timeout=10) as response:
+            with urllib.request.urlopen(request, timeout=30) as response:
                 return response.status, json.loads(response.read()), response.headers
         except urllib.error.HTTPError as error:
             with error:

@@ -88,6 +88,19 @@ def test_privacy_changes_of_private_comments_hidden_from_non_insiders(services):
     assert len(history_of(services, bug_id, as_user="plain@example.com")) == 2
 
 
+def test_changes_about_a_comment_name_it(services):
+    add_bug_group(services, "insiders")
+    set_param(services, "insidergroup", "insiders")
+    bug_id = file_bug(services, description="text", now=at(1))
+    comment_id = services.query("SELECT id FROM comments WHERE bug_id = ?", (bug_id,))[0][0]
+    update_bug(services, bug_id, comment_is_private={str(comment_id): True}, now=at(2))
+    update_bug(services, bug_id, summary="Other", now=at(3))
+    first, second = history_of(services, bug_id)
+    assert first["changes"] == [{"field_name": "longdescs.isprivate", "removed": "0",
+                                 "added": "1", "comment_id": comment_id}]
+    assert "comment_id" not in second["changes"][0]
+
+
 def test_ids_of_hidden_bugs_left_out_of_dependency_changes(services):
     secret = add_bug_group(services, "secret")
     services.add_user("plain@example.com")

@@ -539,7 +539,8 @@ def test_private_comments_and_privacy_changes(services):
     assert result["changes"] == {}
     assert [c[3] for c in comments_of(services, bug_id)] == [1, 1]
     assert history_of(services, bug_id)[-1]["changes"] == [
-        {"field_name": "longdescs.isprivate", "removed": "0", "added": "1"}]
+        {"field_name": "longdescs.isprivate", "removed": "0", "added": "1",
+         "comment_id": comment_id}]
     services.add_user("plain@example.com")
     # To a non-insider a private comment answers like one not on the bug.
     assert update_error(services, bug_id, as_user="plain@example.com",

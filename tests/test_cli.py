@@ -275,6 +275,16 @@ def test_parameters_command_changes_values_and_audits_them(tmp_path):
 
 
 @slow_install
+def test_parameters_command_never_prints_the_smtp_password(tmp_path):
+    path = installed(tmp_path)
+    status, out, _ = run_cli(["--db", str(path), "parameters", "smtp_password=s3cret"])
+    assert (status, out) == (0, "smtp_password: '' -> '********'\n")
+    status, out, _ = run_cli(["--db", str(path), "parameters"])
+    assert "smtp_password=********" in out.splitlines() and "s3cret" not in out
+    assert stored_params(path)["smtp_password"] == "s3cret"
+
+
+@slow_install
 def test_parameters_command_restores_a_missing_row(tmp_path):
     path = installed(tmp_path)
     conn = sqlite3.connect(path)
@@ -298,3 +308,23 @@ def test_parameters_command_refuses_bad_input_and_changes_nothing(tmp_path, assi
     result, out, err = run_cli(["--db", str(path), "parameters", "requirelogin=1", assignment])
     assert result == status and out == "" and words in err
     assert stored_params(path) == before
+
+
+def test_deliver_needs_an_existing_database(tmp_path):
+    status, _, err = run_cli(["--db", str(tmp_path / "missing.sqlite"), "deliver", "--once"])
+    assert status == 2 and "missing.sqlite" in err
+    assert not (tmp_path / "missing.sqlite").exists()
+
+
+@pytest.mark.parametrize("value", ["abc", "1,-2", "5,,", "999999999"])
+def test_bad_retry_delays_are_usage_errors(tmp_path, value):
+    status, _, err = run_cli(["--db", str(tmp_path / "x.sqlite"), "deliver", "--retry-delays",
+                              value])
+    assert status == 2 and "--retry-delays must be numbers of seconds" in err
+
+
+@slow_install
+def test_deliver_once_on_a_database_with_nothing_due(tmp_path):
+    path = installed(tmp_path)
+    status, out, _ = run_cli(["--db", str(path), "deliver", "--once", "--retry-delays", "1,2"])
+    assert (status, out) == (0, "Delivered what was due (0 steps).\n")

@@ -135,3 +135,24 @@ def test_split_script_keeps_statements_whole():
     statements = split_script(script)
     assert len(statements) == 2
     assert statements[1].startswith("CREATE TRIGGER") and statements[1].endswith("END;")
+
+
+def test_version_4_database_gets_the_notification_tables(tmp_path):
+    path = tmp_path / "v4.sqlite"
+    database = Database(path)
+    database.initialize()
+    conn = database.connection()
+    for table in ("email_settings", "user_watch", "email_bug_ignore", "outbox_messages",
+                  "outbox_events", "outbox_locks", "webhooks", "account_tokens"):
+        conn.execute(f"DROP TABLE {table}")
+    conn.execute("PRAGMA user_version = 4")
+    database.close()
+
+    migrated = Database(path)
+    assert migrated.initialize() is False
+    assert migrated.version() == 5
+    with migrated.transaction() as conn:
+        rows = conn.execute("SELECT name, owner FROM outbox_locks").fetchall()
+        assert [tuple(row) for row in rows] == [("expand", None)]
+        assert conn.execute("SELECT COUNT(*) FROM webhooks").fetchone()[0] == 0
+    migrated.close()

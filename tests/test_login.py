@@ -1,12 +1,12 @@
 """Login, logout and valid_login (interface "Users and login")."""
 
 import re
-import xmlrpc.client
 from datetime import datetime, timedelta, timezone
 
 import pytest
 from freezegun import freeze_time
 from accounts import ADMIN
+from rpc_support import xmlrpc_call as xml_call
 
 TOKEN_FORM = re.compile(r"^(\d+)-[A-Za-z0-9]{10}$")
 
@@ -32,16 +32,6 @@ def set_param(services, name, value):
 
 def failures(services):
     return services.query("SELECT COALESCE(SUM(failures), 0) FROM login_throttle")[0][0]
-
-
-def xml_call(client, method, params, remote_addr="127.0.0.1"):
-    """(result, None) or (None, fault code) of one XML-RPC call."""
-    resp = client.simulate_post("/xmlrpc.cgi", body=xmlrpc.client.dumps((params,), method),
-                                headers={"Content-Type": "text/xml"}, remote_addr=remote_addr)
-    try:
-        return xmlrpc.client.loads(resp.content)[0][0], None
-    except xmlrpc.client.Fault as fault:
-        return None, fault.faultCode
 
 
 @pytest.fixture

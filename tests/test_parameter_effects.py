@@ -2,11 +2,11 @@
 use_see_also, usestatuswhiteboard, letsubmitterchoosemilestone."""
 
 import json
-import xmlrpc.client
 
 import pytest
 
 from bug_support import file_bug, get_bug, set_param, update_bug
+from rpc_support import xmlrpc_call
 
 BASE = {"product": "TestProduct", "component": "TestComponent", "version": "unspecified",
         "summary": "A summary", "op_sys": "Linux", "platform": "PC"}
@@ -25,15 +25,6 @@ def rest_update(client, key, bug_id, **fields):
 
 def bug_count(services):
     return services.query("SELECT COUNT(*) FROM bugs")[0][0]
-
-
-def xmlrpc_call(client, method, params):
-    body = xmlrpc.client.dumps((params,), method, allow_none=True)
-    answer = client.simulate_post("/xmlrpc.cgi", body=body, headers={"Content-Type": "text/xml"})
-    try:
-        return xmlrpc.client.loads(answer.content)[0][0], None
-    except xmlrpc.client.Fault as fault:
-        return None, fault.faultCode
 
 
 def jsonrpc_call(client, method, params):

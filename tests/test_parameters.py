@@ -166,6 +166,12 @@ def test_attachment_base_must_be_another_host_than_urlbase(services):
     ("maintainer", ["a@example.com"]),
     ("maxusermatches", {"value": 3}),
     ("emailsuffix", None),
+    ("mail_delivery_method", "Sendmail"),
+    ("smtpserver", "mail.example.com:99999"),
+    ("smtpserver", "mail example.com"),
+    ("smtpserver", "mail.example.com:port"),
+    ("createemailregexp", "[unclosed"),
+    ("webhooks_group", "no-such-group"),
 ])
 def test_invalid_value_is_32000_and_nothing_is_stored(services, name, value):
     before = stored(services)
@@ -192,6 +198,10 @@ def test_one_bad_value_among_several_over_http_stores_nothing(client, admin_key,
     ("attachment_base", "https://files.example.net/%bugid%/"),
     ("maintainer", ""), ("emailregexp", r"^[^@]+@example\.com$"),
     ("password_complexity", "letters_numbers"), ("comment_taggers_group", "canconfirm"),
+    ("mail_delivery_method", "SMTP"), ("mail_delivery_method", "Test"),
+    ("smtpserver", "mail.example.com:587"), ("smtpserver", "[::1]:25"), ("smtpserver", ""),
+    ("mailfrom", "Bugs <bugs@example.com>"), ("createemailregexp", r"@example\.com$"),
+    ("globalwatchers", "admin@example.com, qa@example.com"), ("webhooks_enabled", "1"),
 ])
 def test_valid_values_are_stored(services, name, value):
     update(services, {name: value})
@@ -201,8 +211,7 @@ def test_valid_values_are_stored(services, name, value):
 # Parameters not offered ---------------------------------------------------------------------------
 
 NOT_OFFERED = ("allowbugdeletion", "allowemailchange", "cookiepath",
-               "createemailregexp", "default_search_limit", "mailfrom", "rememberlogin",
-               "usemenuforusers")
+               "default_search_limit", "rememberlogin", "usemenuforusers")
 
 
 def test_parameters_without_an_effect_are_not_offered(client, admin_key, services):
@@ -227,14 +236,13 @@ def test_changing_one_is_51_like_an_unknown_name(client, admin_key, services, na
 
 def test_a_value_stored_by_an_earlier_version_is_ignored(client, admin_key, services):
     with services.db.transaction(write=True) as conn:
-        conn.execute("INSERT INTO params (name, value) VALUES ('mailfrom', 'bugs@example.com')")
+        conn.execute("INSERT INTO params (name, value) VALUES ('cookiepath', '/bugs/')")
     seen = client.simulate_get("/rest/parameters",
                                params={"Bugzilla_api_key": admin_key}).json["parameters"]
-    assert "mailfrom" not in seen and seen["maxusermatches"] == "1000"
+    assert "cookiepath" not in seen and seen["maxusermatches"] == "1000"
     changed = update(services, {"maxusermatches": 5})
     assert changed == {"parameters": {"maxusermatches": {"added": "5", "removed": "1000"}}}
-    assert services.query("SELECT value FROM params WHERE name = 'mailfrom'") == [
-        ("bugs@example.com",)]
+    assert services.query("SELECT value FROM params WHERE name = 'cookiepath'") == [("/bugs/",)]
 
 
 def test_update_with_an_unknown_parameter_and_a_known_one_changes_nothing(services):
@@ -337,3 +345,48 @@ def test_requirelogin_lets_logged_in_callers_through(client, login_required, ser
 def test_anonymous_callers_use_open_calls_while_requirelogin_is_off(client):
     for path in ("/rest/extensions", "/rest/time", "/rest/last_audit_time"):
         assert client.simulate_get(path).status_code == 200
+
+
+# Mail parameters ------------------------------------------------------------------------------
+
+def test_mail_parameters_have_bugzillas_defaults(services):
+    values = stored(services)
+    assert {name: values[name] for name in (
+        "mailfrom", "smtpserver", "smtp_username", "smtp_password", "smtp_ssl",
+        "globalwatchers", "createemailregexp")} == {
+        "mailfrom": "bugzilla-daemon", "smtpserver": "localhost", "smtp_username": "",
+        "smtp_password": "", "smtp_ssl": "0", "globalwatchers": "", "createemailregexp": ".*"}
+    # Sendmail is not offered; mail goes nowhere until it is set up.
+    assert values["mail_delivery_method"] == "None"
+
+
+def test_mailfrom_is_shown_to_logged_in_callers_not_smtp_settings(client, plain_key):
+    seen = client.simulate_get("/rest/parameters",
+                               params={"Bugzilla_api_key": plain_key}).json["parameters"]
+    assert seen["mailfrom"] == "bugzilla-daemon"
+    assert not {"smtpserver", "smtp_username", "smtp_password", "mail_delivery_method",
+                "createemailregexp", "globalwatchers"} & set(seen)
+    assert "mailfrom" not in client.simulate_get("/rest/parameters").json["parameters"]
+
+
+def test_the_smtp_password_is_never_shown_answered_or_audited(client, admin_key, services):
+    answer = client.simulate_put("/rest/parameters", params={"Bugzilla_api_key": admin_key},
+                                 json={"smtp_password": "s3cret pass"})
+    assert answer.status_code == 200
+    assert answer.json == {"parameters": {"smtp_password": {"added": "********",
+                                                            "removed": ""}}}
+    # Stored as given (the mailer needs it), and shown to nobody, not even tweakparams.
+    assert services.query("SELECT value FROM params WHERE name = 'smtp_password'") == [
+        ("s3cret pass",)]
+    seen = client.simulate_get("/rest/parameters",
+                               params={"Bugzilla_api_key": admin_key}).json["parameters"]
+    assert seen["smtp_password"] == "********"
+    audited = services.query("SELECT removed, added FROM audit_log WHERE field = 'smtp_password'")
+    assert audited == [("", "********")]
+    # The mask sent back (a form showing it) changes nothing.
+    again = client.simulate_put("/rest/parameters", params={"Bugzilla_api_key": admin_key},
+                                json={"smtp_password": "********", "smtp_username": "bugs"})
+    assert again.json == {"parameters": {"smtp_username": {"added": "bugs", "removed": ""}}}
+    assert services.query("SELECT value FROM params WHERE name = 'smtp_password'") == [
+        ("s3cret pass",)]
+    assert "s3cret" not in str(services.query("SELECT * FROM audit_log"))

@@ -30,8 +30,9 @@ from bugsvc.accounts import auth
 from bugsvc.app import create_app
 from bugsvc.cli import main as cli_main
 from bugsvc.web.client_address import parse_networks
-from conftest import ADMIN_EMAIL
+from accounts import ADMIN as ADMIN_EMAIL
 from live_server import start  # noqa: F401 (fixture)
+from rpc_support import xmlrpc_call
 
 GUESSER = "203.0.113.9"
 NEIGHBOUR = "203.0.113.10"
@@ -100,13 +101,8 @@ def jsonrpc(client, method, params, remote_addr=GUESSER):
 
 
 def xml_call(client, method, params, remote_addr=GUESSER):
-    """(result, None) or (None, fault code)."""
-    resp = client.simulate_post("/xmlrpc.cgi", body=xmlrpc.client.dumps((params,), method),
-                                headers={"Content-Type": "text/xml"}, remote_addr=remote_addr)
-    try:
-        return xmlrpc.client.loads(resp.content)[0][0], None
-    except xmlrpc.client.Fault as fault:
-        return None, fault.faultCode
+    """(result, None) or (None, fault code), from the guessing address."""
+    return xmlrpc_call(client, method, params, remote_addr)
 
 
 # Keys and tokens: guesses are throttled, valid ones always work ----------------------

@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..store import cache
+from ..bugs.events import Journal
 from ..catalogue import settings
 from ..accounts.caller import Caller
 from .fields import FieldFilter
@@ -18,6 +19,8 @@ class Context:
     config: the instance Config. auth: the Authenticator (for login).
     remote_ip: the caller's address. fields: the include/exclude filter.
     memo: facts shared by the calls of one snapshot (see below).
+    events: the Journal of the bugs the call changes (the outbox events
+    written at the end of the call, in its transaction).
     """
     conn: object
     caller: Caller
@@ -32,6 +35,7 @@ class Context:
     # Facts found out in this call's snapshot that other calls in the same
     # snapshot may reuse (Runner.run_many): None when the call runs alone.
     memo: dict | None = None
+    events: Journal = field(default_factory=Journal)
     _params: dict | None = None
 
     def cached(self, name, load):

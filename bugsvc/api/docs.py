@@ -48,6 +48,11 @@ TAGS = {
     "user": ("Users", "Accounts, login and logout."),
     "saved_search": ("Saved searches", "Saved searches of the caller (a bugsvc addition: "
                                        "Bugzilla keeps them in its web pages)."),
+    "account": ("Accounts by mail", "Self-registration and password reset by a mailed link."),
+    "notification": ("Notifications", "Mail preferences and the delivery queue of bug mail "
+                                      "and webhooks (a bugsvc addition)."),
+    "webhook": ("Webhooks", "Webhooks in bugzilla.mozilla.org's format, signed as the "
+                            "Standard Webhooks specification says."),
     "api_key": ("API keys", "API keys of accounts (a bugsvc addition: Bugzilla manages them "
                             "in its web pages)."),
     "group": ("Groups", "Groups and their members."),
@@ -193,6 +198,104 @@ DOCS = {
     "SavedSearch.delete": Doc(
         "Forget saved searches.", params={"ids": _IDS, "names": _NAMES},
         answer=_ID_LIST_ANSWER, errors=(410, 50, 51)),
+    # Accounts by mail
+    "User.offer_account_by_email": Doc(
+        "Mail an address a link to create its account (createemailregexp).",
+        params={"email": STR}, required=("email",), answer=wrapped({"type": "null"}),
+        errors=(50, 501)),
+    "User.create_account": Doc(
+        "Create the account a mailed link offered.",
+        params={"account_token": described(STR, "the t of the mailed link"), "password": STR,
+                "full_name": STR},
+        required=("account_token", "password"),
+        answer=obj({"id": INT, "login": STR}, required=["id", "login"]),
+        errors=(50, 32000, 502, 305, 501, 500)),
+    "User.request_password_reset": Doc(
+        "Mail an account a link to choose a new password (the answer is the same for every "
+        "login).", params={"login": STR}, required=("login",),
+        answer=wrapped({"type": "null"}), errors=(50,)),
+    "User.reset_password": Doc(
+        "Choose a new password with a mailed link's token.",
+        params={"reset_token": described(STR, "the t of the mailed link"), "password": STR},
+        required=("reset_token", "password"),
+        answer=obj({"id": INT, "login": STR}, required=["id", "login"]),
+        errors=(50, 32000, 502, 305)),
+    "User.check_token": Doc(
+        "What a mailed token is for.",
+        params={"reset_token": STR, "account_token": STR},
+        answer=obj({"type": {"type": "string", "enum": ["password", "account"]},
+                    "login": STR}, required=["type", "login"]),
+        errors=(50, 32000)),
+    # Mail preferences
+    "User.get_email_settings": Doc(
+        "An account's mail preferences.",
+        params={"user": described(ID_OR_NAME, "another account (editusers)")},
+        answer=obj({"email_settings": ref("EmailSettings")}), errors=(304, 51)),
+    "User.update_email_settings": Doc(
+        "Change an account's mail preferences.",
+        params={"user": described(ID_OR_NAME, "another account (editusers)"),
+                "flags": obj(values=BOOL, description="flag_requested, requested_flag"),
+                "relationships": obj(values=obj(values=BOOL), description=(
+                    "assignee, reporter, cc, qa_contact -> event -> wanted")),
+                "watching": {"anyOf": [strs(None), obj({"add": strs(None),
+                                                        "remove": strs(None),
+                                                        "set": strs(None)})],
+                             "description": "logins to watch: a list (set) or add/remove"},
+                "ignored_bugs": {"anyOf": [arr(ID_OR_NAME),
+                                           obj({"add": arr(ID_OR_NAME),
+                                                "remove": arr(ID_OR_NAME),
+                                                "set": arr(ID_OR_NAME)})],
+                                 "description": "bugs to get no mail about"}},
+        answer=obj({"email_settings": ref("EmailSettings")}),
+        errors=(304, 51, 53, 100, 101, 102, 32000)),
+    # The delivery queue
+    "Notification.list": Doc(
+        "The delivery queue (admin): parked messages by default.",
+        params={"state": one_or_many({"type": "string",
+                                      "enum": ["pending", "sent", "dropped", "parked"]},
+                                     "states"),
+                "channel": {"type": "string", "enum": ["mail", "webhook"]},
+                "after": described(INT, "only messages with a larger id"),
+                "limit": described(INT, "at most this many (default 100, at most 1000)")},
+        answer=obj({"messages": arr(ref("OutboxMessage")),
+                    "counts": obj(values=INT, description="messages by state")}),
+        errors=(304, 52, 53)),
+    "Notification.resend": Doc(
+        "Send parked or dropped messages again (admin).",
+        params={"ids": ints("message ids")}, required=("ids",),
+        answer=obj({"resent": ints("the ids queued again")}), errors=(304, 50, 52)),
+    # Webhooks
+    "Webhooks.list": Doc(
+        "The caller's webhooks, with their state.",
+        params={"all": described(BOOL, "every account's (admin)"),
+                "user": described(STR, "this account's (admin)")},
+        answer=obj({"webhooks": arr(ref("Webhook"))}), errors=(304,)),
+    "Webhooks.create": Doc(
+        "Register a webhook; its signing secret is answered this once.",
+        params={"name": STR, "url": STR,
+                "events": one_or_many({"type": "string", "enum": [
+                    "create", "change", "comment", "attachment", "attachment_change"]},
+                    "events: an array or a comma-separated string"),
+                "product": described(STR, "a product name, or Any"),
+                "component": described(STR, "a component name (optional)")},
+        required=("name", "url", "events", "product"),
+        answer=obj({"id": INT, "secret": STR}, required=["id", "secret"]),
+        errors=(304, 50, 51, 106, 32000)),
+    "Webhooks.update": Doc(
+        "Change webhooks: their fields, enable them again, replace their secret.",
+        params={"ids": _IDS, "name": STR, "url": STR,
+                "events": one_or_many(STR, "events"), "product": STR, "component": STR,
+                "enabled": BOOL,
+                "rotate_secret": described(BOOL, "a new secret, answered once; the old one "
+                                                 "signs too for 24 hours"),
+                "drop_previous_secret": described(BOOL, "the old secret stops at once")},
+        answer=obj({"webhooks": arr(obj({"id": INT, "changes": ref("Changes")})),
+                    "secret": STR}),
+        errors=(304, 50, 51, 52, 106, 32000)),
+    "Webhooks.delete": Doc(
+        "Remove webhooks; their waiting calls are dropped.",
+        params={"ids": _IDS}, answer=obj({"webhooks": arr(obj({"id": INT}))}),
+        errors=(50, 51, 52)),
     # API keys
     "ApiKey.get": Doc("The caller's API keys (never their secrets).",
                       params={"user": described(ID_OR_NAME, "another account (editusers)")},
@@ -433,7 +536,9 @@ DOCS = {
         answer=obj({"bugs": arr(obj({
             "id": INT, "alias": strs(None),
             "history": arr(obj({"when": DATETIME, "who": STR, "changes": arr(obj({
-                "field_name": STR, "removed": STR, "added": STR, "attachment_id": INT}))}))}))}),
+                "field_name": STR, "removed": STR, "added": STR, "attachment_id": INT,
+                "comment_id": described(INT, "the comment a change is about (its privacy, "
+                                             "time worked)")}))}))}))}),
         errors=(50, 56, 100, 101, 102)),
     "Bug.edit_options": Doc(
         "What the caller may change on bugs now: statuses, fields, comments.",

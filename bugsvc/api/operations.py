@@ -10,8 +10,9 @@ from ..bugs.attachments import ATTACHMENT_SHAPES
 from ..bugs.comments import COMMENT_SHAPES
 from ..bugs.view import BUG_SHAPES
 from ..services import (
-    api_key, attachment, bug, bug_search, classification, comment, component, field, flagtype,
-    group, instance, keyword, last_visit, milestone, product, saved_search, user, version,
+    account, api_key, attachment, bug, bug_search, classification, comment, component, field,
+    flagtype, group, instance, keyword, last_visit, milestone, notification, product,
+    saved_search, user, version, webhook,
 )
 from .operation import EXEMPT, OPTIONAL, REQUIRED, SELF, Operation, Operations
 
@@ -58,6 +59,26 @@ OPERATIONS = Operations([
           shapes=saved_search.SAVED_SEARCH_SHAPES),
     _write("SavedSearch.create", saved_search.create),
     _write("SavedSearch.delete", saved_search.delete),
+    # Accounts by mail: self-registration and password reset. Exempt from
+    # login (they serve people who cannot log in), as the reference exempts
+    # offer_account_by_email; none is reachable by GET (their tokens and
+    # passwords would end up in URLs).
+    _write("User.offer_account_by_email", account.offer_account_by_email, login=EXEMPT),
+    _write("User.create_account", account.create_account, login=EXEMPT),
+    _write("User.request_password_reset", account.request_password_reset, login=EXEMPT),
+    _write("User.reset_password", account.reset_password, login=EXEMPT),
+    _read("User.check_token", account.check_token, login=EXEMPT, read_only=False),
+    # Mail preferences (bugsvc addition: the reference's preferences page)
+    _read("User.get_email_settings", notification.get_email_settings, login=REQUIRED),
+    _write("User.update_email_settings", notification.update_email_settings),
+    # The delivery queue (bugsvc addition, administrators)
+    _read("Notification.list", notification.list_messages, login=REQUIRED),
+    _write("Notification.resend", notification.resend),
+    # Webhooks (bugzilla.mozilla.org's list; the rest a bugsvc addition)
+    _read("Webhooks.list", webhook.list_webhooks, login=REQUIRED),
+    _write("Webhooks.create", webhook.create),
+    _write("Webhooks.update", webhook.update),
+    _write("Webhooks.delete", webhook.delete),
     # API keys (bugsvc addition)
     _read("ApiKey.get", api_key.get, login=REQUIRED, shapes=api_key.API_KEY_SHAPES),
     _write("ApiKey.create", api_key.create),

@@ -36,6 +36,8 @@ class Runner:
 
     db: the Database. config: the instance Config. authenticator: the
     Authenticator. clock: returns the current aware UTC datetime (tests).
+    on_events: called (without arguments) after a call committed outbox
+    events, so a delivery worker of this process can start at once.
     """
 
     def __init__(self, db, config, authenticator, clock=None):
@@ -44,6 +46,7 @@ class Runner:
         self.auth = authenticator
         self.clock = clock or (lambda: datetime.now(timezone.utc))
         self.catalog = cache.CatalogCache()
+        self.on_events = None
 
     def run(self, operation, params, headers, remote_ip):
         """Run `operation` as the caller the credentials name.
@@ -150,15 +153,25 @@ class Runner:
         return fields.apply(result, operation.shapes, flt)
 
     @contextmanager
-    def context(self, user_id=None, write=False, remote_ip="127.0.0.1", now=None, fields=None):
+    def context(self, user_id=None, write=False, remote_ip="127.0.0.1", now=None, fields=None,
+                events=True):
         """A Context in a transaction of its own, for work that is no
-        operation (the operator's commands, tests): committed when the block
-        ends, rolled back when it raises. user_id: the caller's account
-        (None: anonymous). fields: a FieldFilter (default: every field)."""
+        operation (the operator's commands, the delivery worker, imports,
+        tests): committed when the block ends, rolled back when it raises.
+        user_id: the caller's account (None: anonymous). fields: a
+        FieldFilter (default: every field). events: False for writes that
+        must tell nobody (no outbox event is written for them)."""
+        written = 0
         with self.db.transaction(write=write) as conn:
             caller = ANONYMOUS if user_id is None else load_caller(conn, user_id)
-            yield self._context(conn, caller, now or self.clock(), remote_ip,
+            ctx = self._context(conn, caller, now or self.clock(), remote_ip,
                                 fields or FieldFilter(), write, with_catalog=False)
+            ctx.events.enabled = events
+            yield ctx
+            if write:
+                written = ctx.events.write(conn, ctx.caller.id, ctx.now)
+        if written:
+            self._events_written()
 
     def _context(self, conn, caller, now, remote_ip, flt, writes, with_catalog=True,
                  generation=None):
@@ -179,6 +192,7 @@ class Runner:
         given as an account id (or None with no creds: anonymous) is loaded
         in it. Errors: as `run`, and _UseDue when a read call's API key or
         token use is to be recorded first."""
+        written = 0
         with self.db.transaction(write=operation.writes) as conn:
             caller = self._identify(conn, caller, creds, remote_ip, forgiving, use_recorded,
                                     may_write=operation.writes)
@@ -193,7 +207,17 @@ class Runner:
             ctx = self._context(conn, caller, now or self.clock(), remote_ip, flt,
                                 operation.writes, with_catalog=operation.login != SELF)
             result = self._service(ctx, operation, params)
+            if operation.writes:
+                # The call's events, in its own transaction: committed with
+                # the change or rolled back with it.
+                written = ctx.events.write(conn, ctx.caller.id, ctx.now)
+        if written:
+            self._events_written()
         return result
+
+    def _events_written(self):
+        if self.on_events is not None:
+            self.on_events()
 
     def _identify(self, conn, caller, creds, remote_ip, forgiving, use_recorded,
                   may_write=False):

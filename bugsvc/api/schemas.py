@@ -150,6 +150,33 @@ SCHEMAS = {
         "can_login": BOOL, "email_enabled": BOOL, "login_denied_text": STR,
         "groups": arr(obj({"id": INT, "name": STR, "description": STR})),
         "saved_searches": arr(_SEARCH), "saved_reports": arr(_SEARCH)}),
+    "EmailSettings": obj({
+        "user": STR, "email_enabled": BOOL, "global_watcher": BOOL,
+        "flags": obj({"flag_requested": BOOL, "requested_flag": BOOL}),
+        "relationships": obj(values=obj(values=BOOL), description=(
+            "assignee, reporter, cc, qa_contact (while useqacontact is on) -> event -> "
+            "wanted; events: added_removed, bug_created, opened_closed, component, "
+            "project_management, comment, attachment, attachment_data, keywords, cc, "
+            "dependency, other, unconfirmed (also while UNCONFIRMED), changed_by_me (also my "
+            "own changes)")),
+        "watching": strs("logins this account watches"),
+        "watchers": strs("logins watching this account"),
+        "ignored_bugs": ints("bugs this account gets no mail about")}),
+    "OutboxMessage": obj({
+        "id": INT, "channel": {"type": "string", "enum": ["mail", "webhook"]}, "kind": STR,
+        "bug_id": NULLABLE_INT, "recipient": NULLABLE_STR, "webhook_id": NULLABLE_INT,
+        "state": {"type": "string", "enum": ["pending", "sent", "dropped", "parked"]},
+        "attempts": INT, "last_error": STR, "created": DATETIME, "done": NULLABLE_DATETIME,
+        "next_attempt": DATETIME}),
+    "Webhook": obj({
+        "id": INT, "creator": STR, "name": STR, "url": STR,
+        "event": described(STR, "comma-separated events"),
+        "product": described(STR, "Any for every product"),
+        "component": described(STR, "Any for every component"),
+        "enabled": BOOL, "errors": described(INT, "calls waiting after a failure, or parked"),
+        "pending": described(INT, "calls waiting"), "disabled_reason": STR,
+        "last_attempt": NULLABLE_DATETIME, "last_success": NULLABLE_DATETIME,
+        "last_error": STR, "previous_secret_valid_until": NULLABLE_DATETIME}),
     "ApiKey": obj({"id": INT, "description": STR, "revoked": BOOL,
                    "last_used": NULLABLE_DATETIME, "created": DATETIME}),
     "FlagType": obj({

@@ -336,9 +336,8 @@ class AttachmentEdit:
         if flag_change:
             changes["flagtypes.name"] = flag_change
         for name, change in changes.items():
-            activity.record(conn, self.old["bug_id"], ctx.caller.id, ctx.now,
-                            HISTORY_NAMES.get(name, name), change["removed"], change["added"],
-                            attachment_id=self.id)
+            activity.log(ctx, self.old["bug_id"], HISTORY_NAMES.get(name, name),
+                         change["removed"], change["added"], attachment_id=self.id)
         if changes:
             self.new["last_change_time"] = dates.to_db(ctx.now)
             conn.execute("UPDATE attachments SET last_change_time = ? WHERE id = ?",
@@ -383,6 +382,7 @@ def save_flags(ctx, bug_id, attachment_id, old, new):
                           flag["id"]))
         elif flag["modified_at"] is None:
             flag["modified_at"] = before["modified_at"]
+    ctx.events.flagged(bug_id, attachment_id, old, new)
     removed, added = diff(bug_flags.summaries(conn, old), bug_flags.summaries(conn, new))
     if removed or added:
         return {"removed": ", ".join(removed), "added": ", ".join(added)}

@@ -47,6 +47,16 @@ def insert(conn, bug_id, author_id, body, when, is_private=False, work_time=0.0,
     return cur.lastrowid
 
 
+def add(ctx, bug_id, body, is_private=False, work_time=0.0, kind=PLAIN, extra=None,
+        attachment_id=None):
+    """Store a comment of the caller at the call's time (see `insert`) and
+    note it in the call's journal of events. Returns the new id."""
+    comment_id = insert(ctx.conn, bug_id, ctx.caller.id, body, ctx.now, is_private, work_time,
+                        kind, extra, attachment_id)
+    ctx.events.commented(bug_id, comment_id)
+    return comment_id
+
+
 # Reading comments --------------------------------------------------------------
 
 _SELECT = ("SELECT c.id, c.bug_id, c.count, u.login AS creator, c.created_at, c.body,"
@@ -157,12 +167,11 @@ def format_hours(hours):
 def record_work_time(ctx, bug_id, comment_id, hours):
     """Book `hours` worked on the bug: a work_time history row, and the
     remaining time lowered by them (never below 0), with its own row."""
-    activity.record(ctx.conn, bug_id, ctx.caller.id, ctx.now, "work_time", "",
-                    format_hours(hours), comment_id=comment_id)
+    activity.log(ctx, bug_id, "work_time", "", format_hours(hours), comment_id=comment_id)
     remaining = ctx.conn.execute("SELECT remaining_time FROM bugs WHERE id = ?",
                                  (bug_id,)).fetchone()[0] or 0.0
     lowered = round(max(remaining - hours, 0.0), 2)
     if lowered != remaining:
         ctx.conn.execute("UPDATE bugs SET remaining_time = ? WHERE id = ?", (lowered, bug_id))
-        activity.record(ctx.conn, bug_id, ctx.caller.id, ctx.now, "remaining_time",
-                        format_hours(remaining), format_hours(lowered))
+        activity.log(ctx, bug_id, "remaining_time", format_hours(remaining),
+                     format_hours(lowered))

@@ -69,9 +69,10 @@ def create(ctx, params):
     stamp = dates.to_db(ctx.now)
     bug.creation_time = bug.last_change_time = stamp
     bug_id = store.insert(ctx, bug)
-    comments.insert(ctx.conn, bug_id, ctx.caller.id, description, ctx.now, is_private=private)
+    ctx.events.created(bug_id)
+    comments.add(ctx, bug_id, description, is_private=private)
     for other, field, removed, added in store.dependency_effects(BugRecord(id=bug_id), bug):
-        activity.record(ctx.conn, other, ctx.caller.id, ctx.now, field, removed, added)
+        activity.log(ctx, other, field, removed, added)
         activity.touch(ctx.conn, other, ctx.now)
     save_mirror(ctx, bug_id, see_also_targets)
     if p.get("flags"):

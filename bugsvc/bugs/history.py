@@ -21,11 +21,13 @@ _DEPENDENCY_FIELDS = ("depends_on", "blocks")
 
 
 def history(ctx, bug_id, new_since=None):
-    """[{when, who, changes: [{field_name, removed, added, attachment_id?}]}],
+    """[{when, who, changes: [{field_name, removed, added, attachment_id?,
+    comment_id?}]}],
     one entry per (who, when), oldest first. new_since: aware datetime;
     only later changes."""
     visible_rows, args = visible_rows_sql(ctx, "a")
-    sql = ("SELECT a.id, a.changed_at, u.login, a.field, a.removed, a.added, a.attachment_id"
+    sql = ("SELECT a.id, a.changed_at, u.login, a.field, a.removed, a.added, a.attachment_id,"
+           " a.comment_id"
            " FROM bug_activity a JOIN users u ON u.id = a.who"
            f" WHERE a.bug_id = ? AND {visible_rows}")
     args = [bug_id] + args
@@ -44,6 +46,11 @@ def history(ctx, bug_id, new_since=None):
             change["added"] = _only_visible(row["added"], visible)
         if row["attachment_id"] is not None:
             change["attachment_id"] = row["attachment_id"]
+        # The comment a change is about (the reference attaches the whole
+        # comment row there): rows of comments the caller may not see are
+        # already left out above.
+        if row["comment_id"] is not None:
+            change["comment_id"] = row["comment_id"]
         who = visible_email(ctx, row["login"])
         when = dates.from_db(row["changed_at"])
         if entries and entries[-1]["when"] == when and entries[-1]["who"] == who:
@@ -51,6 +58,48 @@ def history(ctx, bug_id, new_since=None):
         else:
             entries.append({"when": when, "who": who, "changes": [change]})
     return entries
+
+
+def visible_changes(ctx, changes):
+    """The history rows `changes` ([{field, removed, added, attachment_id?,
+    comment_id?}], as outbox events hold them) that the caller may see, by
+    the rule of `history`, with the values of fields holding bug ids
+    limited to the bugs the caller may see. The privacy of comments and
+    attachments is read as it is now."""
+    insider = access.is_insider(ctx)
+    hidden_comments, hidden_attachments = set(), set()
+    if not insider:
+        hidden_comments = _private(ctx, "comments", {c.get("comment_id") for c in changes})
+        hidden_attachments = _private(ctx, "attachments",
+                                      {c.get("attachment_id") for c in changes})
+    timetracker = access.is_timetracker(ctx)
+    id_fields = bug_id_fields(ctx)
+    visible = access.visible_bug_ids(ctx, {bug for c in changes if c["field"] in id_fields
+                                           for bug in _ids(c["removed"]) + _ids(c["added"])})
+    shown = []
+    for change in changes:
+        if (change.get("comment_id") in hidden_comments
+                or change.get("attachment_id") in hidden_attachments
+                or (not timetracker and change["field"] in TIME_FIELDS)):
+            continue
+        change = dict(change)
+        if change["field"] in id_fields:
+            change["removed"] = _only_visible(change["removed"], visible)
+            change["added"] = _only_visible(change["added"], visible)
+            if not change["removed"] and not change["added"]:
+                continue
+        shown.append(change)
+    return shown
+
+
+def _private(ctx, table, ids):
+    """The private ones among `ids` of comments or attachments (`table`)."""
+    ids = sorted(i for i in ids if i is not None)
+    if not ids:
+        return set()
+    return {row[0] for row in ctx.conn.execute(
+        f"SELECT id FROM {table} WHERE is_private <> 0 AND id IN"
+        f" ({', '.join('?' for _ in ids)})", ids)}
 
 
 def bug_id_fields(ctx):

@@ -75,8 +75,9 @@ def save(ctx, old, new, when):
     _save_flags(ctx, old, new, when, changes)
     for field, change in changes.items():
         if field not in _NOT_LOGGED:
-            activity.record(conn, new.id, ctx.caller.id, when, field, change["removed"],
-                            change["added"])
+            activity.log(ctx, new.id, field, change["removed"], change["added"])
+    if "groups" in changes:
+        ctx.events.restricted(new.id, not old.groups, not new.groups)
     return changes
 
 
@@ -228,6 +229,7 @@ def _save_flags(ctx, old, new, when, changes):
                           flag["requestee_id"], stamp, flag["id"]))
         elif flag["modified_at"] is None:
             flag["modified_at"] = before["modified_at"]
+    ctx.events.flagged(new.id, None, old.flags, new.flags)
     removed, added = diff(bug_flags.summaries(conn, old.flags),
                           bug_flags.summaries(conn, new.flags))
     if removed or added:

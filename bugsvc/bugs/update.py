@@ -510,7 +510,7 @@ class BugUpdate:
     def save(self):
         """Write the update and its side effects; returns the `changes` answer."""
         ctx, bug = self.ctx, self.new
-        conn, when, who = ctx.conn, ctx.now, ctx.caller.id
+        conn, when = ctx.conn, ctx.now
         if self.dupe_target is not None:
             plain = [c for c in self.comments if c["kind"] == comments.PLAIN]
             if plain:
@@ -520,19 +520,23 @@ class BugUpdate:
                                       "kind": comments.DUPE_OF, "extra": str(self.dupe_target)})
         changes = store.save(ctx, self.old, bug, when)
         for comment in self.comments:
-            comments.insert(conn, bug.id, who, comment["body"], when, comment["is_private"],
-                            comment["work_time"], comment["kind"], comment["extra"])
+            comments.add(ctx, bug.id, comment["body"], comment["is_private"],
+                         comment["work_time"], comment["kind"], comment["extra"])
             if comment["work_time"]:
-                activity.record(conn, bug.id, who, when, "work_time", "",
-                                f"{comment['work_time']:.2f}")
+                activity.log(ctx, bug.id, "work_time", "", f"{comment['work_time']:.2f}")
         for comment_id, is_private in self.privacy.items():
             conn.execute("UPDATE comments SET is_private = ? WHERE id = ?",
                          (int(is_private), comment_id))
-            activity.record(conn, bug.id, who, when, "longdescs.isprivate",
-                            str(int(not is_private)), str(int(is_private)), comment_id=comment_id)
+            activity.log(ctx, bug.id, "longdescs.isprivate", str(int(not is_private)),
+                         str(int(is_private)), comment_id=comment_id)
         for other, field, removed, added in store.dependency_effects(self.old, bug):
-            activity.record(conn, other, who, when, field, removed, added)
+            activity.log(ctx, other, field, removed, added)
             activity.touch(conn, other, when)
+        if self.workflow.is_open(self.old.status) != self.workflow.is_open(bug.status):
+            # The bugs that depend on this one hear that it was closed or reopened.
+            for other in bug.blocks:
+                ctx.events.blocker_changed(other, bug.id, (self.old.status, bug.status),
+                                           (self.old.resolution, bug.resolution))
         self._save_duplicate()
         self._save_see_also_mirror()
         if changes or self.comments or self.privacy:
@@ -544,15 +548,14 @@ class BugUpdate:
             return
         ctx, conn = self.ctx, self.ctx.conn
         target = self.dupe_target
-        comments.insert(conn, target, ctx.caller.id, "", ctx.now, kind=comments.HAS_DUPE,
-                        extra=str(self.new.id))
+        comments.add(ctx, target, "", kind=comments.HAS_DUPE, extra=str(self.new.id))
         if self.add_reporter_to_dupe and not conn.execute(
                 "SELECT 1 FROM bug_cc WHERE bug_id = ? AND user_id = ?",
                 (target, self.new.reporter)).fetchone():
             conn.execute("INSERT INTO bug_cc (bug_id, user_id) VALUES (?, ?)",
                          (target, self.new.reporter))
             login = catalog.user_by_id(conn, self.new.reporter)["login"]
-            activity.record(conn, target, ctx.caller.id, ctx.now, "cc", "", login)
+            activity.log(ctx, target, "cc", "", login)
         activity.touch(conn, target, ctx.now)
 
     def _save_see_also_mirror(self):
@@ -574,11 +577,11 @@ def save_mirror(ctx, bug_id, mirror):
         present = [u for u in other_record.see_also if u.lower() == url.lower()]
         if action == "add" and not present:
             conn.execute("INSERT INTO bug_see_also (bug_id, url) VALUES (?, ?)", (other, url))
-            activity.record(conn, other, ctx.caller.id, ctx.now, "see_also", "", url)
+            activity.log(ctx, other, "see_also", "", url)
         elif action == "remove" and present:
             conn.execute("DELETE FROM bug_see_also WHERE bug_id = ? AND url = ?",
                          (other, present[0]))
-            activity.record(conn, other, ctx.caller.id, ctx.now, "see_also", present[0], "")
+            activity.log(ctx, other, "see_also", present[0], "")
         else:
             continue
         activity.touch(conn, other, ctx.now)

@@ -6,12 +6,14 @@ Values are stored and returned as strings, as the reference does.
 Every parameter offered here changes what the service does. The reference
 has more, for parts bugsvc does not have yet; they are not offered (a PUT
 naming one answers like any unknown name, 51) and come back with their
-part: mail (mailfrom; createemailregexp, which governs self-registration
-by mail), web pages and their cookies (cookiepath,
+part: web page cookies and settings (cookiepath,
 rememberlogin, usemenuforusers, default_search_limit, allowemailchange,
 which governs the e-mail change in the user preferences page) and bug
 deletion (allowbugdeletion). Values stored under such names by an earlier
 version stay in the params table and are ignored by `load`.
+
+Secret parameters (the SMTP password) are never shown: every reading,
+answer and audit record carries a mask instead of the value.
 """
 
 import re
@@ -25,6 +27,8 @@ FIELD_VALUE = "value"    # a legal value of the select field named in extra
 CLOSED_STATUS = "closed"  # a closed bug status
 URL = "url"              # "" or an http(s) URL ending in a slash
 EMAIL = "email"          # "" or an e-mail address
+SMTP_SERVER = "smtp"     # "" or host[:port]
+SECRET = "secret"        # any text, never shown (SECRET_MASK instead)
 
 # name -> (default, kind, extra). extra: allowed choices for TEXT when a
 # tuple; (least, most) for INT when a tuple; the select field for FIELD_VALUE.
@@ -33,6 +37,8 @@ DEFINITIONS = {
     # URL may hold %bugid%, replaced by the attachment's bug number.
     "attachment_base": ("", URL, None),
     "comment_taggers_group": ("editbugs", GROUP, None),
+    # Addresses that may create their own account by mail (User.offer_account_by_email).
+    "createemailregexp": (".*", REGEXP, None),
     "commentonchange_resolution": ("0", BOOL, None),
     "commentonduplicate": ("0", BOOL, None),
     "defaultopsys": ("", FIELD_VALUE, "op_sys"),
@@ -52,6 +58,14 @@ DEFINITIONS = {
     "login_token_max_age": ("30", INT, (1, 3650)),
     "maintainer": ("", EMAIL, None),
     "makeproductgroups": ("0", BOOL, None),
+    # Mail: how it leaves (SMTP; Test appends every mail to mailer.testfile
+    # beside the database; None sends nothing), who it is from, the SMTP
+    # server (host[:port]), its account and whether it is reached over TLS
+    # from the start (port 465 by default); everyone named in globalwatchers
+    # (logins, separated by commas or spaces) gets every bug mail.
+    "mail_delivery_method": ("None", TEXT, ("SMTP", "Test", "None")),
+    "mailfrom": ("bugzilla-daemon", TEXT, None),
+    "globalwatchers": ("", TEXT, None),
     "max_search_results": ("10000", INT, None),
     "maxattachmentsize": ("1000", INT, None),
     "maxlocalattachment": ("0", INT, None),
@@ -64,6 +78,10 @@ DEFINITIONS = {
     "requirelogin": ("0", BOOL, None),
     "search_allow_no_criteria": ("1", BOOL, None),
     "strict_isolation": ("0", BOOL, None),
+    "smtp_password": ("", SECRET, None),
+    "smtp_ssl": ("0", BOOL, None),
+    "smtp_username": ("", TEXT, None),
+    "smtpserver": ("localhost", SMTP_SERVER, None),
     "timetrackinggroup": ("editbugs", GROUP, None),
     "urlbase": ("", URL, None),
     "use_see_also": ("1", BOOL, None),
@@ -73,12 +91,23 @@ DEFINITIONS = {
     "usetargetmilestone": ("0", BOOL, None),
     "usevisibilitygroups": ("0", BOOL, None),
     "webservice_email_filter": ("0", BOOL, None),
+    # Webhooks: whether they are called at all, who may register them, who
+    # may register one for every product, and whether their URLs may name
+    # loopback, private or link-local addresses (off: such a URL is refused,
+    # so a webhook cannot reach services inside the server's network).
+    "webhooks_allow_private_addresses": ("0", BOOL, None),
+    "webhooks_any_product_group": ("admin", GROUP, None),
+    "webhooks_enabled": ("0", BOOL, None),
+    "webhooks_group": ("editbugs", GROUP, None),
 }
+SECRET_MASK = "********"
 
 # Select-field parameters that may be empty (meaning: no default value).
 _MAY_BE_EMPTY = ("defaultopsys", "defaultplatform")
 _URL = re.compile(r"https?://[^\s]+/", re.IGNORECASE)
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+")
+_SMTP_SERVER = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])"
+                          r"(?::(\d{1,5}))?")
 
 # What each tier of caller sees (interface "Parameters object").
 # attachment_base is public here (the reference shows it to logged-in
@@ -88,8 +117,8 @@ LOGGED_IN = (
     "attachment_base", "commentonchange_resolution", "commentonduplicate", "defaultopsys",
     "defaultplatform",
     "defaultpriority", "defaultseverity", "duplicate_or_move_bug_status", "emailregexpdesc",
-    "emailsuffix", "letsubmitterchoosemilestone", "letsubmitterchoosepriority", "maintainer",
-    "maxattachmentsize", "maxlocalattachment", "musthavemilestoneonaccept",
+    "emailsuffix", "letsubmitterchoosemilestone", "letsubmitterchoosepriority", "mailfrom",
+    "maintainer", "maxattachmentsize", "maxlocalattachment", "musthavemilestoneonaccept",
     "noresolveonopenblockers", "password_complexity", "requirelogin",
     "search_allow_no_criteria", "urlbase", "use_see_also", "useclassification",
     "useqacontact", "usestatuswhiteboard", "usetargetmilestone",
@@ -99,6 +128,14 @@ LOGGED_IN = (
 def defaults():
     """{name: default value} for every parameter."""
     return {name: definition[0] for name, definition in DEFINITIONS.items()}
+
+
+def shown(name, value):
+    """The value of parameter `name` as any reader is shown it: secrets are
+    masked (SECRET_MASK when set, empty when not)."""
+    if DEFINITIONS.get(name, (None, None))[1] == SECRET:
+        return SECRET_MASK if value else ""
+    return value
 
 
 def load(conn):
@@ -179,6 +216,15 @@ def normalise(conn, name, value):
         if text and not _EMAIL.fullmatch(text):
             raise ValueError(f"'{name}' must be empty or an e-mail address")
         return text
+    if kind == SMTP_SERVER:
+        match = _SMTP_SERVER.fullmatch(text)
+        if text and (match is None or (match.group(1) is not None
+                                       and not 1 <= int(match.group(1)) <= 65535)):
+            raise ValueError(f"'{name}' must be empty or a host name with an optional port "
+                             "(host or host:port, the port from 1 to 65535)")
+        return text
+    if kind == SECRET:
+        return value if isinstance(value, str) else text
     if isinstance(extra, tuple) and text not in extra:
         raise ValueError(f"'{name}' must be one of: {', '.join(extra)}")
     return text

@@ -1,9 +1,12 @@
 """The operator's commands on an existing database, also while the server
 runs: print a new API key, read or change parameters, forget failed
-sign-ins, take a backup. None creates a database."""
+sign-ins, take a backup, deliver bug mail and webhook calls. None creates a
+database."""
 
 import ipaddress
+import signal
 import sys
+import threading
 from datetime import datetime, timezone
 
 from ..accounts import auth
@@ -63,7 +66,7 @@ def manage_parameters(config, assignments, out=sys.stdout, err=sys.stderr):
             with db.transaction() as conn:
                 current = settings.load(conn)
             for name in sorted(current):
-                print(f"{name}={current[name]}", file=out)
+                print(f"{name}={settings.shown(name, current[name])}", file=out)
             return 0
         try:
             with _runner(config, db).context(write=True) as ctx:
@@ -143,3 +146,43 @@ def _runner(config, db):
     """The Runner whose context the operator's commands work in (as an
     anonymous caller: the operator is not an account)."""
     return Runner(db, config, Authenticator(db, config.password_cost))
+
+
+def deliver(config, once=False, out=sys.stdout, err=sys.stderr):
+    """Deliver the outbox of the database (bugsvc/notify/worker.py): until
+    SIGTERM or SIGINT, or, with `once`, what is due now. Several may run
+    beside each other and beside servers: each message goes out once.
+
+    Returns the exit status (0). Errors: StartError when there is no
+    database at config.db_path (none is created).
+    """
+    from ..notify.worker import Deliverer
+    stopping = threading.Event()
+    # From the start: a stop asked for while the database is being opened
+    # ends the command cleanly too.
+    previous = {} if once else {sig: signal.signal(sig, lambda signum, frame: stopping.set())
+                                for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        startup.check_database(config.db_path, must_exist=True)
+        db = prepare_database(config, err)
+        deliverer = Deliverer(db, config)
+        try:
+            if once:
+                done = deliverer.run_until_idle()
+                print(f"Delivered what was due ({done} steps).", file=out, flush=True)
+                return 0
+            print(f"bugsvc delivering bug mail and webhook calls from {config.db_path} "
+                  "(Ctrl-C stops)", file=out, flush=True)
+            threads = deliverer.start(config.delivery_threads)
+            try:
+                while not stopping.wait(1):
+                    pass
+            finally:
+                threads.stop()
+            print("bugsvc stopped delivering.", file=out, flush=True)
+            return 0
+        finally:
+            db.close()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

@@ -71,12 +71,27 @@ def _add_serve_options(parser, inherited):
                         help="largest request body accepted; larger ones are refused (413) "
                              "before they are read (env BUGSVC_MAX_BODY_BYTES, default "
                              f"{DEFAULT_MAX_BODY_BYTES})")
+    parser.add_argument("--deliver", default=argparse.SUPPRESS if inherited else None,
+                        choices=("yes", "no"),
+                        help="deliver bug mail and webhook calls from the serving processes "
+                             "(env BUGSVC_DELIVER, default yes); no where `bugsvc deliver` "
+                             "runs apart")
+    _add_retry_option(parser, inherited)
     parser.add_argument("--trusted-proxies", default=argparse.SUPPRESS if inherited else None,
                         metavar="ADDRESSES",
                         help="reverse proxies (addresses or networks, comma-separated) whose "
                              "X-Forwarded-For names the client's address; without them the "
                              "socket's peer is the client (env BUGSVC_TRUSTED_PROXIES, "
                              "default none)")
+
+
+def _add_retry_option(parser, inherited):
+    parser.add_argument("--retry-delays", default=argparse.SUPPRESS if inherited else None,
+                        metavar="SECONDS",
+                        help="seconds between the attempts of a message that fails, "
+                             "comma-separated (the last failure parks it; env "
+                             "BUGSVC_RETRY_DELAYS, default: about a day for mail, three days "
+                             "for webhooks)")
 
 
 def build_parser():
@@ -110,7 +125,49 @@ def build_parser():
                                "(a consistent online copy; see README, Backups)")
     copy.add_argument("path", metavar="PATH", help="the backup file (replaced if it exists)")
     _add_database_option(copy, inherited=True)
+    deliver = commands.add_parser("deliver", help="deliver bug mail and webhook calls until "
+                                  "stopped (beside servers started with --deliver no, or as "
+                                  "many as wanted: each message goes out once)")
+    deliver.add_argument("--once", action="store_true",
+                         help="deliver what is due now, then exit")
+    _add_retry_option(deliver, inherited=True)
+    _add_database_option(deliver, inherited=True)
+    _add_import_parser(commands)
     return parser
+
+
+def _add_import_parser(commands):
+    """`bugsvc import URL`: fill a new database from a Bugzilla over REST."""
+    carry = commands.add_parser(
+        "import", help="fill a new database from a Bugzilla (5.0 to 5.2, bugzilla.mozilla.org, "
+        "or a bugsvc) over its REST interface, keeping bug, comment and attachment ids; run it "
+        "again to bring what changed since (see README, Moving from Bugzilla)")
+    carry.add_argument("url", metavar="URL", help="the source, e.g. https://bugzilla.example.com")
+    carry.add_argument("--api-key", default=None,
+                       help="an API key of the account to read as (env BUGSVC_IMPORT_API_KEY; "
+                            "without one the import reads what anonymous visitors see)")
+    carry.add_argument("--login", default=None,
+                       help="the key's login at the source, when the source cannot tell it "
+                            "(Bugzilla 5.2 has no whoami): its groups are carried in full, "
+                            "and --verify reads the target as that account")
+    carry.add_argument("--since", default=None, metavar="TIME",
+                       help="read only bugs changed at or after TIME (UTC, e.g. "
+                            "2024-05-01T10:00:00Z); by default a later run reads what changed "
+                            "since the last one began, less the overlap")
+    carry.add_argument("--overlap", default=None, metavar="MINUTES",
+                       help="how far before the last run's start a later run reads "
+                            "(default 5)")
+    carry.add_argument("--dry-run", action="store_true",
+                       help="read everything and report, writing nothing")
+    carry.add_argument("--verify", action="store_true",
+                       help="compare the source and the target bug by bug and list every "
+                            "difference (writes nothing)")
+    carry.add_argument("--concurrency", default=None, metavar="N",
+                       help="requests open at once to the source (default 4)")
+    carry.add_argument("--page-size", default=None, metavar="N",
+                       help="bugs read and written together (default 100)")
+    _add_database_option(carry, inherited=True)
+    _add_admin_options(carry, inherited=True)
 
 
 def _choose(flag, environ, name):
@@ -153,6 +210,8 @@ def make_config(args, environ):
         pin_cores=_yes_or_no(args, environ, "pin_cores", True),
         max_body_bytes=_max_body_bytes(args, environ),
         trusted_proxies=_trusted_proxies(args, environ),
+        deliver=_yes_or_no(args, environ, "deliver", True),
+        retry_delays=_retry_delays(args, environ),
     )
 
 
@@ -191,6 +250,25 @@ def _max_body_bytes(args, environ):
     if not (text.isascii() and text.isdigit() and 1024 <= int(text) <= 2**40):
         raise UsageError(f"--max-body-bytes must be a number from 1024 to {2**40}, not '{text}'")
     return int(text)
+
+
+def _retry_delays(args, environ):
+    """--retry-delays, else BUGSVC_RETRY_DELAYS, else none (the defaults).
+    Errors: UsageError for anything but numbers of seconds (0 to 604800)."""
+    text = _choose(getattr(args, "retry_delays", None), environ, "BUGSVC_RETRY_DELAYS")
+    if text is None:
+        return ()
+    delays = []
+    for part in str(text).split(","):
+        try:
+            seconds = float(part.strip())
+        except ValueError:
+            seconds = -1
+        if not 0 <= seconds <= 604800:
+            raise UsageError("--retry-delays must be numbers of seconds (0 to 604800), "
+                             f"comma-separated, not '{text}'")
+        delays.append(seconds)
+    return tuple(delays)
 
 
 def _trusted_proxies(args, environ):

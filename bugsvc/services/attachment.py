@@ -121,10 +121,11 @@ def create(ctx, params):
     created = []
     for bug, flags in zip(bugs, flag_lists):
         attachment = stored.insert(ctx, bug.id, fields, data)
+        ctx.events.attached(bug.id, attachment["id"])
         stored.save_flags(ctx, bug.id, attachment["id"], [], flags)
-        comments.insert(ctx.conn, bug.id, ctx.caller.id, body, ctx.now,
-                        is_private=fields["is_private"], kind=comments.ATTACHMENT_CREATED,
-                        extra=str(attachment["id"]), attachment_id=attachment["id"])
+        comments.add(ctx, bug.id, body, is_private=fields["is_private"],
+                     kind=comments.ATTACHMENT_CREATED, extra=str(attachment["id"]),
+                     attachment_id=attachment["id"])
         activity.touch(ctx.conn, bug.id, ctx.now)
         created.append(attachment["id"])
     for edit in obsolete:
@@ -208,9 +209,9 @@ def update(ctx, params):
         changes = edit.save(ctx)
         bug_id = edit.old["bug_id"]
         if body:
-            comments.insert(ctx.conn, bug_id, ctx.caller.id, body, ctx.now,
-                            is_private=edit.new["is_private"], kind=comments.ATTACHMENT_UPDATED,
-                            extra=str(edit.id), attachment_id=edit.id)
+            comments.add(ctx, bug_id, body, is_private=edit.new["is_private"],
+                         kind=comments.ATTACHMENT_UPDATED, extra=str(edit.id),
+                         attachment_id=edit.id)
         if changes or body:
             activity.touch(ctx.conn, bug_id, ctx.now)
         results.append({"id": edit.id, "changes": changes,

@@ -129,8 +129,7 @@ def add(ctx, params):
     hours = 0.0
     if access.is_timetracker(ctx) and p.get("work_time") is not None:
         hours = values.time_value(p.get("work_time"), "work_time", allow_negative=True)
-    comment_id = stored.insert(ctx.conn, bug_id, ctx.caller.id, body, ctx.now,
-                               is_private=is_private, work_time=hours)
+    comment_id = stored.add(ctx, bug_id, body, is_private=is_private, work_time=hours)
     if hours:
         stored.record_work_time(ctx, bug_id, comment_id, hours)
     activity.touch(ctx.conn, bug_id, ctx.now)

@@ -50,7 +50,8 @@ def parameters(ctx, params):
         names = settings.LOGGED_IN
     else:
         names = settings.PUBLIC
-    return {"parameters": {name: values[name] for name in names if ctx.fields.wants(name)}}
+    return {"parameters": {name: settings.shown(name, values[name]) for name in names
+                           if ctx.fields.wants(name)}}
 
 
 def update_parameters(ctx, params):
@@ -71,6 +72,8 @@ def change_parameters(ctx, values):
     """Validate and store `values` ({name: new value}), auditing each change
     as class Param. No permission check: callers do that (the command line
     needs none). Returns {name: {"added", "removed"}} of the changed ones.
+    A secret parameter's values are masked in the answer and the audit log,
+    and its mask as the new value leaves it unchanged.
     Errors: 51 unknown parameter; 32000 invalid value (nothing stored).
     """
     current = settings.load(ctx.conn)
@@ -78,6 +81,8 @@ def change_parameters(ctx, values):
     for name, value in values.items():
         if name not in settings.DEFINITIONS:
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no parameter named '{name}'.")
+        if value == settings.SECRET_MASK and settings.shown(name, "x") == settings.SECRET_MASK:
+            continue
         try:
             updates[name] = settings.normalise(ctx.conn, name, value)
         except ValueError as exc:
@@ -90,8 +95,9 @@ def change_parameters(ctx, values):
         cur = ctx.conn.execute("UPDATE params SET value = ? WHERE name = ?", (value, name))
         if cur.rowcount == 0:
             ctx.conn.execute("INSERT INTO params (name, value) VALUES (?, ?)", (name, value))
-        changes[name] = {"added": value, "removed": current[name]}
-        audit.record(ctx, "Param", 0, name, current[name], value)
+        added, removed = settings.shown(name, value), settings.shown(name, current[name])
+        changes[name] = {"added": added, "removed": removed}
+        audit.record(ctx, "Param", 0, name, removed, added)
     ctx.forget_params()
     return changes
 

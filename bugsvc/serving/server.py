@@ -47,17 +47,46 @@ def _url_host(host):
 
 
 def _create_server(config, sock, writers_lock_path=None):
-    """The waitress server of the app on the listening socket `sock`.
+    """The waitress server of the app on the listening socket `sock`, with the
+    delivery worker of the process (unless config.deliver is off).
     writers_lock_path: the lock file the worker processes' writers share."""
     import waitress
     from ..app import create_app
+    from ..notify.worker import Deliverer
     listeners = {}
-    app = create_app(config, db=Database(config.db_path, writers_lock_path))
+    db = Database(config.db_path, writers_lock_path)
+    deliverer = Deliverer(db, config) if config.deliver else None
+    app = create_app(config, db=db, on_events=deliverer.wake if deliverer else None)
     server = waitress.create_server(app, map=listeners, threads=config.threads, ident="bugsvc",
                                     max_request_body_size=server_errors.waitress_body_limit(
                                         config.max_body_bytes), sockets=[sock])
     server_errors.install(listeners)
-    return server
+    return _Serving(server, deliverer, config.delivery_threads)
+
+
+class _Serving:
+    """A waitress server and the delivery threads of its process: the
+    threads start with the server (after a worker process was forked: threads
+    do not survive a fork) and stop when it stops."""
+
+    def __init__(self, server, deliverer, threads):
+        self.server = server
+        self.deliverer = deliverer
+        self.threads = threads
+
+    def run(self):
+        delivery = self.deliverer.start(self.threads) if self.deliverer else None
+        try:
+            self.server.run()
+        finally:
+            if delivery is not None:
+                delivery.stop()
+
+    def close(self):
+        self.server.close()
+
+    def __getattr__(self, name):
+        return getattr(self.server, name)       # the waitress server's own (adj ...)
 
 
 def serve(config, out=sys.stdout):

@@ -36,7 +36,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # A schema change after a release bumps this number, edits schema.sql (for new
 # installations) and adds MIGRATIONS[new number]: SQL text, or a function
 # taking the connection, that moves an existing file's data forward.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 5
 
 
 def schema_section(name):
@@ -70,10 +70,29 @@ def _login_throttle(conn):
     conn.execute("DROP TABLE login_failures")
 
 
+def _import_state(conn):
+    """Version 4: where an import from a Bugzilla stands
+    (bugsvc/importer/state.py). A step run twice leaves the tables as they are."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'import_state'"
+                    ).fetchone() is None:
+        run_script(conn, schema_section("import state"))
+
+
+def _notifications(conn):
+    """Version 5: mail preferences, user watching, the outbox of
+    notifications, webhooks and the one-time tokens mailed to accounts."""
+    present = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table'"
+                           " AND name = 'outbox_events'").fetchone()
+    if present is None:                   # a step run twice leaves it as it is
+        run_script(conn, schema_section("notifications"))
+
+
 MIGRATIONS = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
     3: _login_throttle,
+    4: _import_state,
+    5: _notifications,
 }
 
 BUSY_TIMEOUT_MS = 30000
@@ -399,6 +418,15 @@ def sql_regexp(pattern, value):
         return 0
     budget = getattr(_regexp_state, "budget", None) or _RegexpBudget(REGEXP_SECONDS, 0.0)
     return 1 if budget.match(compiled, value if isinstance(value, str) else str(value)) else 0
+
+
+def ids_written(conn, table):
+    """Tell the store that rows of `table` were inserted with ids chosen by
+    the writer (an import keeps the source's bug, comment and attachment
+    ids), so the next row inserted without an id gets one above them.
+    SQLite's INTEGER PRIMARY KEY always takes the highest id + 1, so nothing
+    is to be done here; a store with sequences moves the table's sequence."""
+    return None
 
 
 def placeholders(values):

@@ -139,9 +139,10 @@ def install_defaults(conn):
                  " VALUES (1, 'Unclassified', 'Not assigned to any classification', 0)")
 
 
-def create_admin(conn, login, password_hash, now, real_name="Administrator"):
-    """Create the first administrator, member of every system group, and the
-    test product whose component it owns. Returns the account id."""
+def create_admin(conn, login, password_hash, now, real_name="Administrator", test_product=True):
+    """Create the first administrator, member of every system group, and
+    (unless `test_product` is false: a database an import fills) the test
+    product whose component it owns. Returns the account id."""
     cur = conn.execute("INSERT INTO users (login, real_name, password_hash, created_at)"
                        " VALUES (?, ?, ?, ?)", (login, real_name, password_hash, dates.to_db(now)))
     admin_id = cur.lastrowid
@@ -151,7 +152,8 @@ def create_admin(conn, login, password_hash, now, real_name="Administrator"):
         conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                      " VALUES (?, ?, 1, ?)", (admin_id, group_id, GRANT_DIRECT))
     refresh_for_user(conn, admin_id)
-    _create_test_product(conn, admin_id)
+    if test_product:
+        _create_test_product(conn, admin_id)
     return admin_id
 
 

@@ -73,6 +73,22 @@ ROUTES = [
     Route("GET", "/login", "User.login"),
     Route("GET", "/logout", "User.logout"),
     Route("GET", "/valid_login", "User.valid_login"),
+    # Accounts by mail, mail preferences (before /user/{user})
+    Route("POST", "/user/offer_account_by_email", "User.offer_account_by_email"),
+    Route("POST", "/user/create_account", "User.create_account", status=201),
+    Route("POST", "/user/request_password_reset", "User.request_password_reset"),
+    Route("POST", "/user/reset_password", "User.reset_password"),
+    Route("POST", "/user/check_token", "User.check_token"),
+    Route("GET", "/email_settings", "User.get_email_settings"),
+    Route("PUT", "/email_settings", "User.update_email_settings"),
+    # Webhooks
+    Route("GET", "/webhooks/list", "Webhooks.list"),
+    Route("POST", "/webhooks", "Webhooks.create", status=201),
+    Route("PUT", "/webhooks/{webhook}", "Webhooks.update", path_params=id_list("webhook")),
+    Route("DELETE", "/webhooks/{webhook}", "Webhooks.delete", path_params=id_list("webhook")),
+    # The delivery queue
+    Route("GET", "/notification", "Notification.list"),
+    Route("POST", "/notification/resend", "Notification.resend"),
     Route("POST", "/user", "User.create", status=201),
     Route("PUT", "/user/{user}", "User.update", path_params=id_or_name("user")),
     Route("GET", "/user", "User.get"),

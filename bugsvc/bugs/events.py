@@ -1,0 +1,141 @@
+"""What a change tells the people and tools that follow a bug: the events of
+the outbox.
+
+The domain code notes what it writes into the call's Journal as it writes
+it (history rows, comments, attachments, flags, a bug becoming restricted or
+public, a blocker opened or closed); at the end of the call, inside the
+call's own transaction, `Journal.write` stores one outbox event per bug the
+call changed. So a change that is rolled back leaves no event, and a change
+that is committed has its event, whatever happens to the process after the
+commit. The delivery worker (bugsvc/notify/) reads the events later and
+decides, at send time and as each recipient, what each one is told.
+
+An event holds references and the change itself, never a rendering:
+{"new": true when the call created the bug,
+ "changes": [{"field", "removed", "added", "attachment_id"?, "comment_id"?}]
+   (the history rows the call wrote, in order),
+ "comments": [comment ids], "attachments": [ids of attachments created],
+ "flags": [{"type_id", "flag_id", "attachment_id", "old", "new"}] (old and
+   new: {"status", "setter_id", "requestee_id"} or null),
+ "public": [before, after] when the bug became restricted or public,
+ "blockers": [{"id", "status": [old, new], "resolution": [old, new]}] for a
+   bug this bug depends on that was closed or reopened,
+ "people": {"assigned_to", "qa_contact", "reporter", "cc": [ids]} as the
+   change left them (who is told is worked out later, from the roles at the
+   time of the change, not at the time of sending)}.
+"""
+
+import orjson
+
+from .. import dates
+
+_FLAG_KEYS = ("status", "setter_id", "requestee_id")
+
+
+class Journal:
+    """The bugs one call changed, and how.
+
+    enabled: False for a journal that notes nothing, for writes that must
+    tell nobody (data imported from another tracker sends no mail and calls
+    no webhook).
+    """
+
+    def __init__(self, enabled=True):
+        self.enabled = enabled
+        self._bugs = {}
+
+    def _of(self, bug_id):
+        note = self._bugs.get(bug_id)
+        if note is None:
+            note = self._bugs[bug_id] = {"new": False, "changes": [], "comments": [],
+                                         "attachments": [], "flags": []}
+        return note
+
+    def __bool__(self):
+        return bool(self._bugs)
+
+    def created(self, bug_id):
+        """Bug `bug_id` was filed by this call."""
+        if self.enabled:
+            self._of(bug_id)["new"] = True
+
+    def changed(self, bug_id, field, removed, added, attachment_id=None, comment_id=None):
+        """A history row of bug `bug_id` was written (the same values)."""
+        if not self.enabled:
+            return
+        change = {"field": field, "removed": removed or "", "added": added or ""}
+        if attachment_id is not None:
+            change["attachment_id"] = attachment_id
+        if comment_id is not None:
+            change["comment_id"] = comment_id
+        self._of(bug_id)["changes"].append(change)
+
+    def commented(self, bug_id, comment_id):
+        """Comment `comment_id` was added to bug `bug_id`."""
+        if self.enabled:
+            self._of(bug_id)["comments"].append(comment_id)
+
+    def attached(self, bug_id, attachment_id):
+        """Attachment `attachment_id` was added to bug `bug_id`."""
+        if self.enabled:
+            self._of(bug_id)["attachments"].append(attachment_id)
+
+    def flagged(self, bug_id, attachment_id, before, after):
+        """The flags of a bug (attachment_id None) or of one of its
+        attachments went from `before` to `after` (lists of stored flag
+        dicts with ids); each flag that changed is noted."""
+        if not self.enabled:
+            return
+        old = {flag["id"]: flag for flag in before}
+        new = {flag["id"]: flag for flag in after}
+        for flag_id in sorted(set(old) | set(new)):
+            was, now = old.get(flag_id), new.get(flag_id)
+            if was is not None and now is not None and all(was[k] == now[k] for k in _FLAG_KEYS):
+                continue
+            self._of(bug_id)["flags"].append({
+                "type_id": (now or was)["type_id"], "flag_id": flag_id,
+                "attachment_id": attachment_id,
+                "old": None if was is None else {k: was[k] for k in _FLAG_KEYS},
+                "new": None if now is None else {k: now[k] for k in _FLAG_KEYS}})
+
+    def restricted(self, bug_id, was_public, is_public):
+        """Bug `bug_id` went from visible to everyone to restricted to groups,
+        or back (public: in no group)."""
+        if self.enabled and was_public != is_public:
+            self._of(bug_id)["public"] = [was_public, is_public]
+
+    def blocker_changed(self, bug_id, blocker_id, status, resolution):
+        """Bug `blocker_id`, which bug `bug_id` depends on, was closed or
+        reopened; status and resolution: (old, new)."""
+        if self.enabled:
+            self._of(bug_id).setdefault("blockers", []).append(
+                {"id": blocker_id, "status": list(status), "resolution": list(resolution)})
+
+    def write(self, conn, changer_id, now):
+        """Store one outbox event per bug noted (in the caller's transaction)
+        and forget them. Returns how many were stored."""
+        if not self.enabled or changer_id is None:
+            self._bugs.clear()
+            return 0
+        stamp = dates.to_db(now)
+        rows = []
+        for bug_id, note in self._bugs.items():
+            note["people"] = _people(conn, bug_id)
+            rows.append((bug_id, changer_id, stamp, orjson.dumps(note).decode()))
+        conn.executemany("INSERT INTO outbox_events (bug_id, changer_id, created_at, data)"
+                         " VALUES (?, ?, ?, ?)", rows)
+        self._bugs.clear()
+        return len(rows)
+
+
+def _people(conn, bug_id):
+    row = conn.execute("SELECT assigned_to, qa_contact, reporter FROM bugs WHERE id = ?",
+                       (bug_id,)).fetchone()
+    cc = [r[0] for r in conn.execute("SELECT user_id FROM bug_cc WHERE bug_id = ?"
+                                     " ORDER BY user_id", (bug_id,))]
+    return {"assigned_to": row[0], "qa_contact": row[1], "reporter": row[2], "cc": cc}
+
+
+def load(text):
+    """The event data stored by `Journal.write`."""
+    return orjson.loads(text)

@@ -1,0 +1,306 @@
+"""The target database as the import writes it: names to ids, and the
+objects a bug needs (accounts, products, components, versions, milestones,
+values, keywords, groups, flag types) found or made.
+
+The import writes below the domain code on purpose: the domain's changes of
+bugs are what later raise notifications (mail, webhooks), and imported data
+is history that already happened, so none of it goes through them. What
+is written here is what the source showed, as it stands, in the same tables
+the domain reads.
+
+An object a bug names but the source's catalogue did not list (a product
+the key may not search, yet a bug in it is visible to the key; a flag type
+no visible component has) is made from what the bug tells of it, and the
+report says so.
+"""
+
+from ..accounts.membership import GRANT_DIRECT, refresh_for_user
+from ..catalogue.field_types import MULTI_SELECT, SINGLE_SELECT
+from ..store.db import ids_written, placeholders
+
+UNCLASSIFIED = "Unclassified"
+# Standard select fields whose values live in field_values.
+SELECT_FIELDS = ("bug_status", "resolution", "priority", "bug_severity", "rep_platform", "op_sys")
+# Bug attribute -> the select field holding its legal values.
+SELECT_OF = {"status": "bug_status", "resolution": "resolution", "priority": "priority",
+             "severity": "bug_severity", "platform": "rep_platform", "op_sys": "op_sys"}
+IMPORTED = "Imported from the source"
+
+
+class Target:
+    """Lookups and creation in the target, inside the caller's transaction.
+
+    conn: the connection (its transaction is the caller's). report: the
+    Report. now: the import's time in the database form (accounts made).
+    admin_logins: accounts that keep the memberships they have (the
+    administrator created with the database).
+    """
+
+    def __init__(self, conn, report, now, admin_logins=()):
+        self.conn = conn
+        self.report = report
+        self.now = now
+        self.admin_logins = {login.lower() for login in admin_logins}
+        self.users = {row[1].lower(): row[0]
+                      for row in conn.execute("SELECT id, login FROM users")}
+        self.groups = {row[1].lower(): row[0]
+                       for row in conn.execute("SELECT id, name FROM groups")}
+        self.keywords = {row[1].lower(): row[0]
+                         for row in conn.execute("SELECT id, name FROM keywords")}
+        self.classifications = {row[1].lower(): row[0] for row in
+                                conn.execute("SELECT id, name FROM classifications")}
+        self.products = {row[1].lower(): row[0]
+                         for row in conn.execute("SELECT id, name FROM products")}
+        self.components = {(row[0], row[2].lower()): row[1] for row in
+                           conn.execute("SELECT product_id, id, name FROM components")}
+        self.versions = {(row[0], row[1]) for row in
+                         conn.execute("SELECT product_id, name FROM versions")}
+        self.milestones = {(row[0], row[1]) for row in
+                           conn.execute("SELECT product_id, name FROM milestones")}
+        self.fields = {row["name"]: dict(row) for row in conn.execute(
+            "SELECT id, name, type, is_custom FROM fields")}
+        self.values = {}
+        for field_id, value in conn.execute("SELECT field_id, value FROM field_values"):
+            self.values.setdefault(field_id, set()).add(value)
+        self.flag_types = {row[0]: (row[1], row[2]) for row in
+                           conn.execute("SELECT id, name, target_type FROM flag_types")}
+        self.user_details = {}       # lower(login) -> what the source shows of the account
+        self.refreshed = set()       # lower(login) whose details were written this run
+        self.user_problems = set()
+
+    # Accounts ------------------------------------------------------------------
+
+    def user_id(self, login, why="account"):
+        """The target account of source login `login`, made when new."""
+        key = login.lower()
+        user_id = self.users.get(key)
+        if user_id is None:
+            details = self.user_details.get(key, {})
+            cur = self.conn.execute(
+                "INSERT INTO users (login, real_name, password_hash, disabled_text,"
+                " email_enabled, created_at) VALUES (?, ?, NULL, ?, ?, ?)",
+                (login, details.get("real_name") or "", _disabled_text(details),
+                 _email_enabled(details), self.now))
+            user_id = self.users[key] = cur.lastrowid
+            self.report.count("accounts")
+            if "@" not in login:
+                self.report.not_carried("account addresses", login,
+                                        "the source shows no e-mail address (the account is "
+                                        "kept by its name and cannot get a reset mail)")
+            self._write_groups(user_id, login, details)
+            refresh_for_user(self.conn, user_id)
+            if details:
+                self.refreshed.add(key)
+        elif key not in self.refreshed and self.user_details.get(key):
+            self.refresh_user(login)
+        return user_id
+
+    def refresh_user(self, login):
+        """Write what the source now shows of an account that exists."""
+        key = login.lower()
+        details = self.user_details.get(key)
+        user_id = self.users.get(key)
+        if not details or user_id is None:
+            return
+        self.refreshed.add(key)
+        if key not in self.admin_logins:
+            self.conn.execute("UPDATE users SET real_name = ?, disabled_text = ?,"
+                              " email_enabled = ? WHERE id = ?",
+                              (details.get("real_name") or "", _disabled_text(details),
+                               _email_enabled(details), user_id))
+        else:
+            self.conn.execute("UPDATE users SET real_name = ? WHERE id = ?",
+                              (details.get("real_name") or "", user_id))
+        self._write_groups(user_id, login, details)
+
+    def _write_groups(self, user_id, login, details):
+        """Direct memberships as the source shows them: all of them when it
+        shows the account's every group (the key's own account, or an
+        editusers key: `complete`), else only adding what it shows."""
+        names = details.get("groups")
+        if names is None:
+            return
+        wanted = set()
+        for name in names:
+            group_id = self.group_id(name, create=True)
+            if group_id is not None:
+                wanted.add(group_id)
+        have = {row[0] for row in self.conn.execute(
+            "SELECT group_id FROM user_groups WHERE user_id = ? AND is_bless = 0"
+            " AND grant_type = ?", (user_id, GRANT_DIRECT))}
+        for group_id in sorted(wanted - have):
+            self.conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
+                              " VALUES (?, ?, 0, ?)", (user_id, group_id, GRANT_DIRECT))
+        if details.get("complete") and login.lower() not in self.admin_logins:
+            gone = sorted(have - wanted)
+            if gone:
+                self.conn.execute(
+                    "DELETE FROM user_groups WHERE user_id = ? AND is_bless = 0 AND grant_type = ?"
+                    f" AND group_id IN ({placeholders(gone)})", [user_id, GRANT_DIRECT] + gone)
+
+    # Groups ----------------------------------------------------------------------
+
+    def group_id(self, name, create=True, description=None):
+        """The target group called `name` (any case); a bug group made when
+        new and `create`."""
+        group_id = self.groups.get(name.lower())
+        if group_id is None and create:
+            cur = self.conn.execute(
+                "INSERT INTO groups (name, description, is_bug_group, user_regexp, is_active,"
+                " icon_url) VALUES (?, ?, 1, '', 1, '')", (name, description or IMPORTED))
+            group_id = self.groups[name.lower()] = cur.lastrowid
+            self.report.count("groups")
+            # As every new group: the administrators become members and blessers.
+            admins = [row[0] for row in self.conn.execute(
+                "SELECT DISTINCT ug.user_id FROM user_groups ug JOIN groups g"
+                " ON g.id = ug.group_id WHERE g.name = 'admin' AND ug.is_bless = 0")]
+            for user_id in admins:
+                for is_bless in (0, 1):
+                    self.conn.execute(
+                        "INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
+                        " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                        (user_id, group_id, is_bless, GRANT_DIRECT))
+        return group_id
+
+    # Products and what belongs to them -------------------------------------------
+
+    def classification_id(self, name):
+        name = name or UNCLASSIFIED
+        found = self.classifications.get(name.lower())
+        if found is None:
+            cur = self.conn.execute("INSERT INTO classifications (name, description, sort_key)"
+                                    " VALUES (?, '', 0)", (name,))
+            found = self.classifications[name.lower()] = cur.lastrowid
+            self.report.count("classifications")
+        return found
+
+    def product_id(self, name, classification=None):
+        """The product called `name`; made from a bug when the catalogue did
+        not list it."""
+        found = self.products.get(name.lower())
+        if found is None:
+            cur = self.conn.execute(
+                "INSERT INTO products (name, classification_id, description, is_active,"
+                " default_milestone, has_unconfirmed) VALUES (?, ?, ?, 1, '---', 1)",
+                (name, self.classification_id(classification), IMPORTED))
+            found = self.products[name.lower()] = cur.lastrowid
+            self.report.count("products")
+            self.report.not_carried("product details", name,
+                                    "the key may not see the product, only bugs in it: it is "
+                                    "made from its bugs")
+        return found
+
+    def component_id(self, product_id, name, default_assignee=None):
+        found = self.components.get((product_id, name.lower()))
+        if found is None:
+            owner = default_assignee or self._any_admin()
+            cur = self.conn.execute(
+                "INSERT INTO components (product_id, name, description, default_assignee,"
+                " is_active) VALUES (?, ?, ?, ?, 1)", (product_id, name, IMPORTED, owner))
+            found = self.components[(product_id, name.lower())] = cur.lastrowid
+            self.report.count("components")
+        return found
+
+    def ensure_version(self, product_id, name):
+        if (product_id, name) not in self.versions:
+            self.conn.execute("INSERT INTO versions (product_id, name, sort_key, is_active)"
+                              " VALUES (?, ?, 0, 1)", (product_id, name))
+            self.versions.add((product_id, name))
+            self.report.count("versions")
+
+    def ensure_milestone(self, product_id, name):
+        if (product_id, name) not in self.milestones:
+            self.conn.execute("INSERT INTO milestones (product_id, name, sort_key, is_active)"
+                              " VALUES (?, ?, 0, 1)", (product_id, name))
+            self.milestones.add((product_id, name))
+            self.report.count("milestones")
+
+    def _any_admin(self):
+        row = self.conn.execute(
+            "SELECT MIN(ug.user_id) FROM user_groups ug JOIN groups g ON g.id = ug.group_id"
+            " WHERE g.name = 'admin' AND ug.is_bless = 0").fetchone()
+        if row[0] is None:
+            row = self.conn.execute("SELECT MIN(id) FROM users").fetchone()
+        return row[0]
+
+    # Field values, keywords, flag types -------------------------------------------
+
+    def ensure_value(self, field_name, value, sort_key=None, is_open=None):
+        """A legal value of select field `field_name` (standard or custom)."""
+        field = self.fields.get(field_name)
+        if field is None or value is None:
+            return
+        known = self.values.setdefault(field["id"], set())
+        if value in known:
+            return
+        if sort_key is None:
+            sort_key = self.conn.execute("SELECT COALESCE(MAX(sort_key), 0) + 100 FROM"
+                                         " field_values WHERE field_id = ?",
+                                         (field["id"],)).fetchone()[0]
+        if field_name == "bug_status" and is_open is None:
+            is_open = 1
+        self.conn.execute("INSERT INTO field_values (field_id, value, sort_key, is_active,"
+                          " is_open) VALUES (?, ?, ?, 1, ?)",
+                          (field["id"], value, sort_key,
+                           None if field_name != "bug_status" else int(bool(is_open))))
+        known.add(value)
+        self.report.count("field values")
+
+    def keyword_id(self, name, description=""):
+        found = self.keywords.get(name.lower())
+        if found is None:
+            cur = self.conn.execute("INSERT INTO keywords (name, description, is_active)"
+                                    " VALUES (?, ?, 1)", (name, description))
+            found = self.keywords[name.lower()] = cur.lastrowid
+            self.report.count("keywords")
+        return found
+
+    def ensure_flag_type(self, type_id, name, target_type):
+        """Flag type `type_id` (kept from the source); when the catalogue did
+        not show it, made inactive from what a flag tells (it then applies
+        nowhere new)."""
+        if type_id in self.flag_types:
+            return type_id
+        if type_id is None:
+            for known_id, (known_name, known_target) in self.flag_types.items():
+                if known_name == name and known_target == target_type:
+                    return known_id
+        if type_id is None:
+            type_id = self.conn.execute(
+                "INSERT INTO flag_types (name, description, target_type, is_active)"
+                " VALUES (?, ?, ?, 0)", (name, name, target_type)).lastrowid
+        else:
+            self.conn.execute("INSERT INTO flag_types (id, name, description, target_type,"
+                              " is_active) VALUES (?, ?, ?, ?, 0)",
+                              (type_id, name, name, target_type))
+            ids_written(self.conn, "flag_types")
+        self.flag_types[type_id] = (name, target_type)
+        self.report.count("flag types")
+        self.report.not_carried("flag type details", name,
+                                "no product the key may see offers it: made inactive from its "
+                                "flags")
+        return type_id
+
+    def custom_field(self, name):
+        field = self.fields.get(name)
+        return field if field is not None and field["is_custom"] else None
+
+
+def select_field_names():
+    return SELECT_FIELDS
+
+
+def is_select_type(kind):
+    return kind in (SINGLE_SELECT, MULTI_SELECT)
+
+
+def _disabled_text(details):
+    if details.get("login_denied_text"):
+        return str(details["login_denied_text"])
+    if "can_login" in details and not details["can_login"]:
+        return "Disabled at the source before the import."
+    return ""
+
+
+def _email_enabled(details):
+    return 0 if details.get("email_enabled") is False else 1

@@ -1,0 +1,111 @@
+"""Mail about an account rather than a bug: the link to choose a new
+password, the link to create an account, the notice to an address that
+already has an account, and the notice that a webhook was disabled.
+
+The secret of a mailed link is made when the mail is rendered, in the
+worker's transaction, and exists only in the mail: the outbox never holds
+it. A mail tried twice carries two secrets; either works, once.
+"""
+
+from ..accounts import tokens
+from ..store import outbox
+from . import message
+from .message import Drop
+
+
+def _mail(ctx, to, subject, lines, headers=()):
+    return message.new_mail(ctx, to, subject, ctx.now, list(headers), "\n".join(lines) + "\n")
+
+
+def _account(ctx, user_id):
+    row = ctx.conn.execute("SELECT id, login, real_name, disabled_text FROM users WHERE id = ?",
+                           (user_id,)).fetchone()
+    if row is None:
+        raise Drop("the account no longer exists")
+    return row
+
+
+def password_reset(ctx, message_row):
+    """The link to choose a new password (its token made now). Errors:
+    Drop for a disabled account."""
+    user = _account(ctx, message_row["user_id"])
+    if user["disabled_text"]:
+        raise Drop("the account is disabled")
+    secret = tokens.issue(ctx.conn, tokens.PASSWORD, ctx.now, user_id=user["id"])
+    days = tokens.MAX_AGE.days
+    data = outbox.message_data(message_row)
+    lines = [
+        f"Someone (from the address {data.get('ip', 'unknown')}) asked to change the password "
+        f"of the account {user['login']}.",
+        "",
+        "To choose a new password, open this link:",
+        f"{ctx.param('urlbase')}token.cgi?t={secret}&a=cfmpw",
+        "",
+        f"The link works once, for {days} days. If you did not ask for it, ignore this mail:",
+        "your password stays as it is.",
+        "",
+        f"(Over the REST interface: POST /rest/user/reset_password with reset_token {secret}",
+        "and the new password.)",
+    ]
+    return _mail(ctx, message.address_of(ctx, user["login"]), "Choose a new password", lines)
+
+
+def new_account(ctx, message_row):
+    """The link to create an account for an address (its token made now).
+    Errors: Drop when the address got an account meanwhile."""
+    address = message_row["address"]
+    if ctx.conn.execute("SELECT 1 FROM users WHERE lower(login) = lower(?)",
+                        (address,)).fetchone() is not None:
+        raise Drop("an account with this address exists")
+    secret = tokens.issue(ctx.conn, tokens.ACCOUNT, ctx.now, login=address)
+    lines = [
+        f"Someone asked to create an account for the address {address}.",
+        "",
+        "To create it, open this link and choose your name and password:",
+        f"{ctx.param('urlbase')}token.cgi?t={secret}&a=request_new_account",
+        "",
+        f"The link works once, for {tokens.MAX_AGE.days} days. If you did not ask for it,",
+        "ignore this mail: no account is made.",
+        "",
+        f"(Over the REST interface: POST /rest/user/create_account with account_token {secret},",
+        "a password and your full name.)",
+    ]
+    return _mail(ctx, address + ctx.param("emailsuffix"), "Create your account", lines)
+
+
+def account_exists(ctx, message_row):
+    """The notice that an address asked for an account already has one."""
+    user = _account(ctx, message_row["user_id"])
+    lines = [
+        f"Someone asked to create an account for the address {user['login']}, which already",
+        "has one, so no new account was made.",
+        "",
+        "If it was you and you forgot your password, ask for a new one on the sign-in page",
+        f"{ctx.param('urlbase') or 'of the tracker'}. If it was not you, ignore this mail.",
+    ]
+    return _mail(ctx, message.address_of(ctx, user["login"]), "You already have an account",
+                 lines)
+
+
+def webhook_disabled(ctx, message_row):
+    """The notice to a webhook's owner that it was disabled, with why."""
+    user = _account(ctx, message_row["user_id"])
+    data = outbox.message_data(message_row)
+    lines = [
+        f"Your webhook \"{data['name']}\" (id {data['webhook_id']}, {data['url']}) was disabled:",
+        data["reason"],
+        "",
+        f"Last error: {data['error']}",
+        "",
+        "The calls waiting for it are kept; changes made while it is disabled are not sent",
+        "to it. Enable it again once its receiver works (PUT /rest/webhooks/"
+        f"{data['webhook_id']} with",
+        "{\"enabled\": true}): the calls that failed are sent again, in order.",
+    ]
+    return _mail(ctx, message.address_of(ctx, user["login"]),
+                 f"Webhook {data['name']} was disabled", lines,
+                 headers=[("X-Bugzilla-Type", "admin")])
+
+
+RENDERERS = {"password_reset": password_reset, "new_account": new_account,
+             "account_exists": account_exists, "webhook_disabled": webhook_disabled}

@@ -1,0 +1,368 @@
+"""The delivery worker: turns outbox events into messages, and delivers each
+message once, with retries.
+
+It runs as threads of each server process (unless the server is started
+with `--deliver no`) and as the `bugsvc deliver` command, as many at once
+as wanted: every step takes its work with a lease (store/outbox.py), so
+each message is sent by one worker. A message is marked sent right after
+the mail server or the webhook's receiver accepted it; a worker that dies
+in between leaves its lease to run out, and the message is sent again
+after LEASE (with the same Message-ID or webhook-id, by which receivers
+recognise it).
+
+A failed attempt is tried again after a delay that grows with each attempt
+(with a random part, so many failures do not come back all at once); after
+the last delay the message is parked: an administrator sees it (and why)
+and can send it again (services/notification.py). A webhook whose call is
+parked, or whose receiver answers 410 Gone, is disabled and its owner told
+by mail. Sent and dropped messages are forgotten after KEEP.
+"""
+
+import logging
+import os
+import random
+import socket
+import threading
+import time
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import orjson
+
+from ..accounts.auth import Authenticator
+from ..api.runner import Runner
+from ..catalogue import settings
+from ..store import outbox
+from . import (account_mail, addresses, bugmail, flagmail, mailer, recipients, signature,
+               webhook_http, webhook_payload)
+from .message import Drop, envelope_sender
+
+log = logging.getLogger("bugsvc.delivery")
+
+# Delays (seconds) before the second, third ... attempt; after the last one
+# fails the message is parked. Mail: about a day; webhooks: about three days
+# (the schedule the Standard Webhooks specification suggests).
+MAIL_RETRY_DELAYS = (60, 300, 900, 3600, 4 * 3600, 12 * 3600)
+WEBHOOK_RETRY_DELAYS = (5, 300, 1800, 7200, 5 * 3600, 10 * 3600, 14 * 3600, 20 * 3600,
+                        24 * 3600)
+JITTER = 0.25                 # each delay is drawn from delay * (1 +/- JITTER)
+LEASE = timedelta(seconds=120)
+KEEP = timedelta(days=7)
+PURGE_EVERY = timedelta(hours=1)
+EXPAND_BATCH = 200
+MAIL_BATCH = 50
+POLL_SECONDS = 1.0
+
+
+class Deliverer:
+    """Delivers the outbox of one database.
+
+    config: the Config (its retry_delays, when set, replace both schedules).
+    runner: the Runner whose contexts render messages (default: a new one).
+    clock: the current aware UTC time (tests).
+    """
+
+    def __init__(self, db, config, runner=None, clock=None):
+        self.db = db
+        self.config = config
+        self.runner = runner or Runner(db, config, Authenticator(db, config.password_cost))
+        self.clock = clock or (lambda: datetime.now(timezone.utc))
+        delays = tuple(getattr(config, "retry_delays", None) or ())
+        self.mail_delays = delays or MAIL_RETRY_DELAYS
+        self.webhook_delays = delays or WEBHOOK_RETRY_DELAYS
+        self.lease = LEASE
+        self.poll_seconds = POLL_SECONDS
+        self.webhook_timeout = webhook_http.TIMEOUT
+        self._wake = threading.Event()
+        self._local = threading.local()
+        self._purged_at = None
+        self._random = random.Random()
+
+    # Running --------------------------------------------------------------------------
+
+    def wake(self):
+        """Start the next round at once (a call of this process wrote events)."""
+        self._wake.set()
+
+    def owner(self):
+        """This thread's lease owner: host, process, thread and a random part."""
+        name = getattr(self._local, "owner", None)
+        if name is None:
+            name = self._local.owner = (f"{socket.gethostname()}:{os.getpid()}:"
+                                        f"{threading.get_ident()}:{uuid.uuid4().hex[:8]}")
+        return name
+
+    def run_once(self):
+        """One round: expand waiting events, send due mail, call due
+        webhooks, forget old messages. Returns how much was done (0: idle)."""
+        done = self.expand()
+        done += self.send_mail()
+        done += self.call_webhooks()
+        self._purge()
+        return done
+
+    def run_until_idle(self, rounds=1000):
+        """Rounds until one does nothing (what is due now is delivered)."""
+        total = 0
+        for _ in range(rounds):
+            done = self.run_once()
+            total += done
+            if not done:
+                break
+        return total
+
+    def loop(self, stop):
+        """Rounds until `stop` (a threading.Event) is set, waiting up to
+        poll_seconds (or until woken) after an idle round."""
+        try:
+            while not stop.is_set():
+                try:
+                    done = self.run_once()
+                except Exception:                      # noqa: BLE001 - keep delivering
+                    log.exception("delivery round failed")
+                    done = 0
+                if not done and not stop.is_set():
+                    self._wake.wait(self.poll_seconds)
+                    self._wake.clear()
+        finally:
+            self.db.close()
+
+    def start(self, threads=2):
+        """Run `threads` delivery threads (daemons); returns a handle whose
+        stop() ends them."""
+        return _Threads(self, threads)
+
+    # Expanding events ---------------------------------------------------------------------
+
+    def expand(self):
+        """Make the messages of waiting events, in event order, holding the
+        expansion lock. Returns how many events were expanded."""
+        with self.db.transaction() as conn:
+            if conn.execute("SELECT 1 FROM outbox_events WHERE expanded_at IS NULL"
+                            " LIMIT 1").fetchone() is None:
+                return 0
+        now = self.clock()
+        with self.runner.context(write=True, now=now, events=False) as ctx:
+            outbox.hold_expansion(ctx.conn, self.owner())
+            rows = outbox.events_to_expand(ctx.conn, EXPAND_BATCH)
+            for row in rows:
+                recipients.expand(ctx, row)
+                outbox.mark_expanded(ctx.conn, row["id"], now)
+        if rows:
+            self._wake.set()
+        return len(rows)
+
+    # Mail ---------------------------------------------------------------------------------
+
+    def _due(self, channel):
+        with self.db.transaction() as conn:
+            return conn.execute(
+                "SELECT 1 FROM outbox_messages WHERE state = ? AND channel = ?"
+                " AND next_attempt_at <= ? LIMIT 1",
+                (outbox.PENDING, channel, outbox.stamp(self.clock()))).fetchone() is not None
+
+    def _lease(self, take, limit):
+        now = self.clock()
+        with self.db.transaction(write=True) as conn:
+            return take(conn, self.owner(), now, now + self.lease, limit)
+
+    def send_mail(self):
+        """Send a batch of due mail over one connection. Returns how many
+        messages were settled (sent, dropped, retried or parked)."""
+        if not self._due(outbox.MAIL):
+            return 0
+        rows = self._lease(outbox.lease_mail, MAIL_BATCH)
+        if not rows:
+            return 0
+        with self.db.transaction() as conn:
+            params = settings.load(conn)
+        transport = mailer.transport(params, self.config)
+        ready = []
+        for row in rows:
+            try:
+                ready.append((row, self._render_mail(row)))
+            except Drop as drop:
+                self._settle(row, outbox.DROPPED, drop.reason)
+            except Exception as exc:                   # noqa: BLE001 - one bad message
+                log.exception("rendering message %s failed", row["id"])
+                self._failed(row, f"rendering failed: {exc}", self.mail_delays)
+        if not ready:
+            return len(rows)
+        if transport is None:
+            for row, _ in ready:
+                self._settle(row, outbox.DROPPED, "mail_delivery_method is None")
+            return len(rows)
+        sender = envelope_sender(params["mailfrom"])
+        try:
+            for row, mail in ready:
+                try:
+                    transport.send(sender, mail["To"], mail)
+                except mailer.MailFailure as failure:
+                    self._failed(row, str(failure), self.mail_delays, failure.permanent)
+                else:
+                    self._settle(row, outbox.SENT)
+        finally:
+            transport.close()
+        return len(rows)
+
+    def _render_mail(self, row):
+        """The EmailMessage of a leased mail message, rendered as its
+        recipient now. Errors: Drop."""
+        kind = row["kind"]
+        now = self.clock()
+        if kind in account_mail.RENDERERS:
+            with self.runner.context(write=True, now=now, events=False) as ctx:
+                return account_mail.RENDERERS[kind](ctx, row)
+        with self.db.transaction() as conn:
+            event = outbox.event(conn, row["event_id"])
+            exists = row["user_id"] is None or conn.execute(
+                "SELECT 1 FROM users WHERE id = ?", (row["user_id"],)).fetchone() is not None
+        if event is None:
+            raise Drop("the event is gone")
+        if not exists:
+            raise Drop("the account no longer exists")
+        render = {"bug": bugmail.render, "flag": flagmail.render}.get(kind)
+        if render is None:
+            raise Drop(f"no mail of the kind '{kind}'")
+        with self.runner.context(user_id=row["user_id"], now=now) as ctx:
+            return render(ctx, row, event)
+
+    # Webhooks -----------------------------------------------------------------------------
+
+    def call_webhooks(self):
+        """Make one due webhook call (a thread makes one at a time, and each
+        webhook has one call in flight at a time, so a slow receiver holds
+        up one thread). Returns how many calls were settled."""
+        if not self._due(outbox.WEBHOOK):
+            return 0
+        rows = self._lease(outbox.lease_webhook, 1)
+        for row in rows:
+            try:
+                self._call(row)
+            except Exception as exc:                   # noqa: BLE001 - one bad call
+                log.exception("webhook call %s failed", row["id"])
+                self._failed(row, f"the call could not be made: {exc}", self.webhook_delays)
+        return len(rows)
+
+    def _call(self, row):
+        now = self.clock()
+        with self.db.transaction() as conn:
+            webhook = conn.execute("SELECT id, user_id, name, url, enabled, secret,"
+                                   " previous_secret, previous_secret_until FROM webhooks"
+                                   " WHERE id = ?", (row["webhook_id"],)).fetchone()
+            event = outbox.event(conn, row["event_id"])
+            allow_private = settings.load(conn)["webhooks_allow_private_addresses"] == "1"
+        if webhook is None or event is None:
+            self._settle(row, outbox.DROPPED, "the webhook or the event is gone")
+            return
+        try:
+            with self.runner.context(user_id=webhook["user_id"], now=now) as ctx:
+                payload = webhook_payload.build(ctx, webhook, row, event)
+        except Drop as drop:
+            self._settle(row, outbox.DROPPED, drop.reason)
+            return
+        body = orjson.dumps(payload)
+        key = outbox.message_data(row).get("key") or f"msg_{row['id']}"
+        secrets_in_use = [webhook["secret"]]
+        if webhook["previous_secret"] and (webhook["previous_secret_until"] or "") > \
+                outbox.stamp(now):
+            secrets_in_use.append(webhook["previous_secret"])
+        headers = signature.headers(secrets_in_use, key, int(now.timestamp()), body)
+        try:
+            webhook_http.post(webhook["url"], body, headers, allow_private,
+                              timeout=self.webhook_timeout)
+        except addresses.AddressRefused as refused:
+            self._webhook_failed(row, webhook, f"the URL may not be called: {refused}",
+                                 permanent=True)
+        except webhook_http.CallFailed as failure:
+            if failure.gone:
+                self._webhook_failed(row, webhook, str(failure), permanent=True,
+                                     reason="its receiver answered 410 Gone")
+            else:
+                self._webhook_failed(row, webhook, str(failure),
+                                     retry_after=failure.retry_after)
+        else:
+            with self.db.transaction(write=True) as conn:
+                if outbox.finish(conn, row["id"], self.owner(), outbox.SENT, self.clock()):
+                    conn.execute("UPDATE webhooks SET last_attempt_at = ?, last_success_at = ?,"
+                                 " last_error = '' WHERE id = ?",
+                                 (outbox.stamp(now), outbox.stamp(now), webhook["id"]))
+
+    def _webhook_failed(self, row, webhook, error, permanent=False, retry_after=None,
+                        reason=None):
+        parked = self._failed(row, error, self.webhook_delays, permanent, retry_after)
+        now = self.clock()
+        with self.runner.context(write=True, now=now, events=False) as ctx:
+            ctx.conn.execute("UPDATE webhooks SET last_attempt_at = ?, last_error = ?"
+                             " WHERE id = ?", (outbox.stamp(now), error[:1000], webhook["id"]))
+            if not parked:
+                return
+            reason = reason or "its calls kept failing"
+            disabled = ctx.conn.execute(
+                "UPDATE webhooks SET enabled = 0, disabled_reason = ? WHERE id = ?"
+                " AND enabled = 1", (reason, webhook["id"])).rowcount
+            if disabled and ctx.param("mail_delivery_method") != "None":
+                outbox.add_message(ctx.conn, outbox.MAIL, "webhook_disabled", now,
+                                   user_id=webhook["user_id"],
+                                   data={"webhook_id": webhook["id"], "name": webhook["name"],
+                                         "url": webhook["url"], "reason": reason,
+                                         "error": error})
+        log.warning("webhook %s disabled: %s", webhook["id"], reason)
+
+    # Settling -----------------------------------------------------------------------------
+
+    def _settle(self, row, state, reason=""):
+        with self.db.transaction(write=True) as conn:
+            return outbox.finish(conn, row["id"], self.owner(), state, self.clock(), reason)
+
+    def delay(self, attempt, delays, retry_after=None):
+        """Seconds before attempt `attempt` + 1 (attempt: the attempts made,
+        1 or more), jittered; at least what the receiver asked for."""
+        base = delays[min(attempt, len(delays)) - 1]
+        seconds = base * self._random.uniform(1 - JITTER, 1 + JITTER)
+        return max(seconds, retry_after or 0)
+
+    def _failed(self, row, error, delays, permanent=False, retry_after=None):
+        """Record a failed attempt: park the message when it failed for good
+        or for the last time, else schedule the next attempt. Returns True
+        when it was parked."""
+        attempt = row["attempts"] + 1
+        if permanent or attempt > len(delays):
+            self._settle(row, outbox.PARKED, error)
+            log.warning("message %s parked after %d attempts: %s", row["id"], attempt, error)
+            return True
+        when = self.clock() + timedelta(seconds=self.delay(attempt, delays, retry_after))
+        with self.db.transaction(write=True) as conn:
+            outbox.retry_at(conn, row["id"], self.owner(), when, error)
+        return False
+
+    def _purge(self):
+        now = self.clock()
+        if self._purged_at is not None and now - self._purged_at < PURGE_EVERY:
+            return
+        self._purged_at = now
+        with self.db.transaction(write=True) as conn:
+            outbox.purge(conn, now - KEEP)
+
+
+class _Threads:
+    """Delivery threads of one process."""
+
+    def __init__(self, deliverer, count):
+        self.deliverer = deliverer
+        self.stopping = threading.Event()
+        self.threads = [threading.Thread(target=deliverer.loop, args=(self.stopping,),
+                                         name=f"bugsvc-delivery-{index}", daemon=True)
+                        for index in range(count)]
+        for thread in self.threads:
+            thread.start()
+
+    def stop(self, timeout=5):
+        """Ask the threads to stop after their current step, and wait for
+        them at most `timeout` seconds in all (a step cut short by the
+        process's end leaves its lease to run out: nothing is lost)."""
+        self.stopping.set()
+        self.deliverer.wake()
+        deadline = time.monotonic() + timeout
+        for thread in self.threads:
+            thread.join(max(0.0, deadline - time.monotonic()))

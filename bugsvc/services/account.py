@@ -1,0 +1,202 @@
+"""What mail makes possible for accounts: creating one's own account by
+mail (the reference's User.offer_account_by_email, for addresses that match
+the parameter createemailregexp), and choosing a new password through a
+mailed link.
+
+Each sends a mail with a one-time link (made when the mail is sent, valid
+for three days, stored only as a hash) to `{urlbase}token.cgi?t=TOKEN&a=...`
+(the web pages' address for it): `a=request_new_account` to create the
+account, `a=cfmpw` to choose the password. The token is then given to
+create_account or reset_password.
+
+The answers never tell whether an account exists: asking for a password
+for an address without an account succeeds and sends nothing; offering an
+account to an address that has one succeeds and mails its owner a notice
+instead. A second request for the same account or address within ten
+minutes succeeds and sends nothing, so nobody can fill a mailbox.
+"""
+
+import re
+
+from .. import dates
+from ..accounts import auth, membership, tokens
+from ..api.params import Params
+from ..errors import (ServiceError, ACCOUNT_EXISTS, ILLEGAL_EMAIL_ADDRESS, OBJECT_NOT_SPECIFIED,
+                      USER_ERROR)
+from ..store import audit, outbox
+from .user import check_login_name, check_password_rules
+
+_BAD_TOKEN = ("The token you submitted does not exist, has expired, or has been used "
+              "already.")
+
+
+def _recently(ctx, kind, user_id=None, address=None):
+    """True when a mail of `kind` was asked for the account or address
+    within tokens.REQUEST_INTERVAL."""
+    since = dates.to_db(ctx.now - tokens.REQUEST_INTERVAL)
+    if user_id is not None:
+        row = ctx.conn.execute("SELECT 1 FROM outbox_messages WHERE kind = ? AND user_id = ?"
+                               " AND created_at > ? LIMIT 1", (kind, user_id, since)).fetchone()
+    else:
+        row = ctx.conn.execute("SELECT 1 FROM outbox_messages WHERE kind = ?"
+                               " AND lower(address) = lower(?) AND created_at > ? LIMIT 1",
+                               (kind, address, since)).fetchone()
+    return row is not None
+
+
+def _creation_allowed(ctx, address):
+    """Errors: 501 when self-registration is off (createemailregexp empty)
+    or the address does not match it, or is no acceptable login."""
+    pattern = ctx.param("createemailregexp")
+    try:
+        allowed = bool(pattern) and re.search(pattern, address) is not None
+    except re.error:
+        allowed = False
+    if not allowed:
+        raise ServiceError(ILLEGAL_EMAIL_ADDRESS, f"Accounts cannot be created for the address "
+                                                  f"'{address}' here (parameter "
+                                                  "createemailregexp).")
+
+
+def offer_account_by_email(ctx, params):
+    """Mail an address a link to create its account (self-registration).
+
+    params: email (the address, which becomes the login).
+    Returns null. When an account already has this login, its owner gets a
+    notice instead, and the answer is the same.
+    Errors: 50 no email; 501 self-registration is off (createemailregexp
+    empty), or the address does not match createemailregexp or is no
+    acceptable login (as User.create checks it: emailregexp, length, ASCII).
+    """
+    p = Params(params)
+    address = (p.str("email") or "").strip()
+    if not address:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'User.offer_account_by_email' "
+                                                 "requires 'email'.")
+    _creation_allowed(ctx, address)
+    existing = ctx.conn.execute("SELECT id FROM users WHERE lower(login) = lower(?)",
+                                (address,)).fetchone()
+    if existing is None:
+        check_login_name(ctx, address)
+        if not _recently(ctx, "new_account", address=address):
+            outbox.add_message(ctx.conn, outbox.MAIL, "new_account", ctx.now, address=address)
+    elif not _recently(ctx, "account_exists", user_id=existing["id"]):
+        outbox.add_message(ctx.conn, outbox.MAIL, "account_exists", ctx.now,
+                           user_id=existing["id"])
+    return None
+
+
+def create_account(ctx, params):
+    """Create the account a mailed link offered (see offer_account_by_email).
+
+    params: account_token (the link's t), password, full_name.
+    Returns {"id", "login"}; the token is used up. The account joins the
+    groups whose user_regexp matches, like any new account.
+    Errors: 50 token or password missing; 32000 a token that does not
+    exist, expired or was used; 502 password shorter than 6; 305 password
+    not complex enough; 501 the address no longer matches
+    createemailregexp; 500 an account got the address meanwhile.
+    """
+    p = Params(params)
+    secret, password = p.str("account_token"), p.str("password")
+    if not secret or not password:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'User.create_account' requires "
+                                                 "'account_token' and 'password'.")
+    row = tokens.find(ctx.conn, tokens.ACCOUNT, secret, ctx.now)
+    if row is None:
+        raise ServiceError(USER_ERROR, _BAD_TOKEN)
+    address = row["login"]
+    _creation_allowed(ctx, address)
+    if ctx.conn.execute("SELECT 1 FROM users WHERE lower(login) = lower(?)",
+                        (address,)).fetchone() is not None:
+        raise ServiceError(ACCOUNT_EXISTS, f"There is already an account with the login name "
+                                           f"'{address}'.")
+    check_login_name(ctx, address)
+    check_password_rules(ctx, password)
+    user_id = ctx.conn.execute(
+        "INSERT INTO users (login, real_name, password_hash, disabled_text, email_enabled,"
+        " created_at) VALUES (?, ?, ?, '', 1, ?)",
+        (address, (p.str("full_name") or "").strip(), ctx.auth.hash_password(password),
+         dates.to_db(ctx.now))).lastrowid
+    membership.refresh_for_user(ctx.conn, user_id)
+    tokens.use(ctx.conn, row)
+    audit.record(ctx, "User", user_id)
+    return {"id": user_id, "login": address}
+
+
+def request_password_reset(ctx, params):
+    """Mail an account a link to choose a new password.
+
+    params: login.
+    Returns null, whether or not an account has this login (nothing is sent
+    when none has, or when it is disabled).
+    Errors: 50 no login.
+    """
+    login = (Params(params).str("login") or "").strip()
+    if not login:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'User.request_password_reset' "
+                                                 "requires 'login'.")
+    row = ctx.conn.execute("SELECT id, disabled_text FROM users WHERE lower(login) = lower(?)",
+                           (login,)).fetchone()
+    if row is not None and not row["disabled_text"] and not _recently(
+            ctx, "password_reset", user_id=row["id"]):
+        outbox.add_message(ctx.conn, outbox.MAIL, "password_reset", ctx.now, user_id=row["id"],
+                           data={"ip": ctx.remote_ip})
+    return None
+
+
+def reset_password(ctx, params):
+    """Choose a new password with a mailed link's token.
+
+    params: reset_token (the link's t), password.
+    Returns {"id", "login"}. The token and every other password token of the
+    account are used up, and the account's login tokens end (its sessions
+    elsewhere are logged out). Audited like a password change.
+    Errors: 50 token or password missing; 32000 a token that does not
+    exist, expired or was used (or whose account was disabled); 502
+    password shorter than 6; 305 password not complex enough.
+    """
+    p = Params(params)
+    secret, password = p.str("reset_token"), p.str("password")
+    if not secret or not password:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'User.reset_password' requires "
+                                                 "'reset_token' and 'password'.")
+    row = tokens.find(ctx.conn, tokens.PASSWORD, secret, ctx.now)
+    user = row and ctx.conn.execute("SELECT id, login, disabled_text FROM users WHERE id = ?",
+                                    (row["user_id"],)).fetchone()
+    if row is None or user is None or user["disabled_text"]:
+        raise ServiceError(USER_ERROR, _BAD_TOKEN)
+    check_password_rules(ctx, password)
+    ctx.conn.execute("UPDATE users SET password_hash = ? WHERE id = ?",
+                     (ctx.auth.hash_password(password), user["id"]))
+    tokens.use(ctx.conn, row)
+    auth.delete_user_tokens(ctx.conn, user["id"])
+    auth.reset_failed_logins(ctx.conn, user["login"])
+    audit.record(ctx, "User", user["id"], "password")
+    return {"id": user["id"], "login": user["login"]}
+
+
+def check_token(ctx, params):
+    """What a mailed token is for, before its page asks for more (the web
+    pages show the form only for a token that works).
+
+    params: reset_token or account_token.
+    Returns {"type": "password" | "account", "login"} (the account's login,
+    or the address the account would get).
+    Errors: 50 neither given; 32000 a token that does not exist, expired or
+    was used.
+    """
+    p = Params(params)
+    if p.str("reset_token"):
+        row = tokens.find(ctx.conn, tokens.PASSWORD, p.str("reset_token"), ctx.now)
+        user = row and ctx.conn.execute("SELECT login, disabled_text FROM users WHERE id = ?",
+                                        (row["user_id"],)).fetchone()
+        if row is None or user is None or user["disabled_text"]:
+            raise ServiceError(USER_ERROR, _BAD_TOKEN)
+        return {"type": tokens.PASSWORD, "login": user["login"]}
+    if p.str("account_token"):
+        row = tokens.find(ctx.conn, tokens.ACCOUNT, p.str("account_token"), ctx.now)
+        if row is None:
+            raise ServiceError(USER_ERROR, _BAD_TOKEN)
+        return {"type": tokens.ACCOUNT, "login": row["login"]}
+    raise ServiceError(OBJECT_NOT_SPECIFIED, "Give reset_token or account_token.")

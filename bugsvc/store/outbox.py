@@ -1,0 +1,212 @@
+"""The outbox's queue: events waiting for their messages to be made, and
+messages waiting to be sent, taken by delivery workers with a lease.
+
+Several workers (threads of several server processes, `bugsvc deliver`)
+share the queue. A worker takes a message by setting its lease (owner and
+time limit) with an UPDATE that names the message's state and lease as they
+were read, so of two workers reading the same row only one takes it, on
+SQLite and on PostgreSQL alike; a lease that ran out (its worker died) is
+taken again. Events are turned into messages by one worker at a time: it
+holds the 'expand' lock row for the transaction, so messages are made in
+event order, and the calls of one webhook about one bug stay in that order.
+
+Times of leases and attempts keep fractions of a second (retries in tests
+and teaching set-ups come sooner than a second); they are compared as text
+in one format.
+"""
+
+import orjson
+
+from .. import dates
+from .db import placeholders
+
+PENDING, SENT, DROPPED, PARKED = "pending", "sent", "dropped", "parked"
+STATES = (PENDING, SENT, DROPPED, PARKED)
+MAIL, WEBHOOK = "mail", "webhook"
+_MESSAGE_COLUMNS = ("id, event_id, bug_id, channel, kind, user_id, address, webhook_id, data,"
+                    " state, attempts, next_attempt_at, lease_owner, lease_until, last_error,"
+                    " created_at, done_at")
+
+
+def stamp(moment):
+    """The stored form of a lease or attempt time (microseconds kept)."""
+    return moment.strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def add_message(conn, channel, kind, now, event_id=None, bug_id=None, user_id=None,
+                address=None, webhook_id=None, data=None):
+    """Queue a message, due at once. Returns its id."""
+    return conn.execute(
+        "INSERT INTO outbox_messages (event_id, bug_id, channel, kind, user_id, address,"
+        " webhook_id, data, state, attempts, next_attempt_at, last_error, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?)",
+        (event_id, bug_id, channel, kind, user_id, address, webhook_id,
+         orjson.dumps(data or {}).decode(), PENDING, stamp(now), dates.to_db(now))).lastrowid
+
+
+def message_data(row):
+    """The data of a message row, as a dict."""
+    return orjson.loads(row["data"])
+
+
+# Events --------------------------------------------------------------------------
+
+def hold_expansion(conn, owner):
+    """Take the 'expand' lock for the current (write) transaction: until it
+    ends, no other worker expands events. The row is locked by the update
+    itself (PostgreSQL keeps the row lock, SQLite the database's write lock)."""
+    conn.execute("UPDATE outbox_locks SET owner = ? WHERE name = 'expand'", (owner,))
+
+
+def events_to_expand(conn, limit):
+    """The oldest events whose messages are not made yet."""
+    return conn.execute("SELECT id, bug_id, changer_id, created_at, data FROM outbox_events"
+                        " WHERE expanded_at IS NULL ORDER BY id LIMIT ?", (limit,)).fetchall()
+
+
+def mark_expanded(conn, event_id, now):
+    conn.execute("UPDATE outbox_events SET expanded_at = ? WHERE id = ?",
+                 (dates.to_db(now), event_id))
+
+
+def event(conn, event_id):
+    """The event row `event_id` (None when purged)."""
+    return conn.execute("SELECT id, bug_id, changer_id, created_at, data FROM outbox_events"
+                        " WHERE id = ?", (event_id,)).fetchone()
+
+
+# Leases --------------------------------------------------------------------------
+
+def _free(now):
+    return "(lease_until IS NULL OR lease_until < ?)", [stamp(now)]
+
+
+def _take(conn, rows, owner, now, until):
+    """Lease each of `rows` still free; returns those taken."""
+    taken = []
+    for row in rows:
+        free, args = _free(now)
+        cur = conn.execute(f"UPDATE outbox_messages SET lease_owner = ?, lease_until = ?"
+                           f" WHERE id = ? AND state = ? AND {free}",
+                           [owner, stamp(until), row["id"], PENDING] + args)
+        if cur.rowcount == 1:
+            taken.append(row)
+    return taken
+
+
+def lease_mail(conn, owner, now, until, limit):
+    """Lease up to `limit` mail messages that are due, oldest first."""
+    free, args = _free(now)
+    rows = conn.execute(
+        f"SELECT {_MESSAGE_COLUMNS} FROM outbox_messages WHERE state = ? AND channel = ?"
+        f" AND next_attempt_at <= ? AND {free} ORDER BY id LIMIT ?",
+        [PENDING, MAIL, stamp(now)] + args + [limit]).fetchall()
+    return _take(conn, rows, owner, now, until)
+
+
+def lease_webhook(conn, owner, now, until, limit):
+    """Lease up to `limit` webhook calls that are due, each of another
+    webhook: a call is due only when no earlier call of its webhook about
+    the same bug is still waiting (pending or parked), and no call of its
+    webhook is leased by a worker (one call at a time per receiver, so a
+    slow receiver holds up one worker thread, not all); the webhook must
+    be enabled."""
+    free, args = _free(now)
+    moment = stamp(now)
+    rows = conn.execute(
+        f"SELECT {_MESSAGE_COLUMNS} FROM outbox_messages m WHERE m.state = ? AND m.channel = ?"
+        f" AND m.next_attempt_at <= ? AND {free.replace('lease_until', 'm.lease_until')}"
+        " AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = m.webhook_id AND w.enabled = 1)"
+        " AND NOT EXISTS (SELECT 1 FROM outbox_messages o WHERE o.webhook_id = m.webhook_id"
+        " AND o.id < m.id AND o.bug_id = m.bug_id AND o.state IN (?, ?))"
+        " AND NOT EXISTS (SELECT 1 FROM outbox_messages o WHERE o.webhook_id = m.webhook_id"
+        " AND o.state = ? AND o.lease_until >= ?)"
+        " ORDER BY m.id LIMIT ?",
+        [PENDING, WEBHOOK, moment] + args + [PENDING, PARKED, PENDING, moment, limit * 4]
+    ).fetchall()
+    chosen, webhooks = [], set()
+    for row in rows:
+        if row["webhook_id"] not in webhooks and len(chosen) < limit:
+            webhooks.add(row["webhook_id"])
+            chosen.append(row)
+    return _take(conn, chosen, owner, now, until)
+
+
+def _settle(conn, message_id, owner, sets, args):
+    """Apply `sets` to a leased message if `owner` still holds its lease;
+    returns True when it did (a worker whose lease ran out and was taken
+    over changes nothing)."""
+    cur = conn.execute(f"UPDATE outbox_messages SET {sets}, lease_owner = NULL,"
+                       " lease_until = NULL WHERE id = ? AND lease_owner = ?",
+                       list(args) + [message_id, owner])
+    return cur.rowcount == 1
+
+
+def finish(conn, message_id, owner, state, now, error=""):
+    """A leased message is done: SENT, DROPPED (with why) or PARKED (with
+    the last error). Returns False when the lease was lost."""
+    return _settle(conn, message_id, owner,
+                   "state = ?, done_at = ?, last_error = ?, attempts = attempts + ?",
+                   (state, dates.to_db(now), error[:1000], 0 if state == DROPPED else 1))
+
+
+def retry_at(conn, message_id, owner, when, error):
+    """A leased message failed and is tried again at `when`."""
+    return _settle(conn, message_id, owner,
+                   "attempts = attempts + 1, next_attempt_at = ?, last_error = ?",
+                   (stamp(when), error[:1000]))
+
+
+def give_back(conn, message_id, owner):
+    """Release a lease without an attempt (the message was not tried)."""
+    return _settle(conn, message_id, owner, "state = state", ())
+
+
+# Administration ------------------------------------------------------------------
+
+def messages(conn, states, limit, channel=None, after_id=0):
+    """Message rows in `states`, oldest first (id > after_id)."""
+    sql = (f"SELECT {_MESSAGE_COLUMNS} FROM outbox_messages WHERE state IN"
+           f" ({placeholders(states)}) AND id > ?")
+    args = list(states) + [after_id]
+    if channel is not None:
+        sql += " AND channel = ?"
+        args.append(channel)
+    return conn.execute(sql + " ORDER BY id LIMIT ?", args + [limit]).fetchall()
+
+
+def resend(conn, message_ids, now):
+    """Queue parked (or dropped) messages again, due at once, with their
+    attempts counted afresh. Returns the ids queued."""
+    queued = []
+    for message_id in message_ids:
+        cur = conn.execute("UPDATE outbox_messages SET state = ?, attempts = 0,"
+                           " next_attempt_at = ?, lease_owner = NULL, lease_until = NULL,"
+                           " done_at = NULL WHERE id = ? AND state IN (?, ?)",
+                           (PENDING, stamp(now), message_id, PARKED, DROPPED))
+        if cur.rowcount == 1:
+            queued.append(message_id)
+    return queued
+
+
+def resend_webhook(conn, webhook_id, now):
+    """Queue the parked calls of webhook `webhook_id` again (it was enabled
+    again). Returns how many."""
+    ids = [row[0] for row in conn.execute(
+        "SELECT id FROM outbox_messages WHERE webhook_id = ? AND state = ? ORDER BY id",
+        (webhook_id, PARKED))]
+    return len(resend(conn, ids, now))
+
+
+def purge(conn, before):
+    """Forget messages done before `before` (sent or dropped) and events all
+    of whose messages are gone. Returns (messages, events) deleted."""
+    cutoff = dates.to_db(before)
+    messages_deleted = conn.execute(
+        "DELETE FROM outbox_messages WHERE state IN (?, ?) AND done_at < ?",
+        (SENT, DROPPED, cutoff)).rowcount
+    events_deleted = conn.execute(
+        "DELETE FROM outbox_events WHERE expanded_at < ? AND NOT EXISTS"
+        " (SELECT 1 FROM outbox_messages m WHERE m.event_id = outbox_events.id)",
+        (cutoff,)).rowcount
+    return messages_deleted, events_deleted

@@ -1,0 +1,113 @@
+"""The delivery worker without servers: the Test method's mail file, leases
+that keep other workers off until they run out, retries after growing
+jittered delays, parking, forgetting old messages."""
+
+from datetime import datetime, timedelta, timezone
+
+from bugsvc.notify import mailer
+from bugsvc.notify.worker import Deliverer, JITTER, KEEP
+from bugsvc.store import outbox
+from bug_support import file_bug, set_param, update_bug
+from notify_support import deliver
+
+T0 = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def people(services):
+    services.add_user("dev@example.com", real_name="Dana Dev")
+    return services
+
+
+def test_the_test_method_appends_every_mail_to_a_file_beside_the_database(services):
+    people(services)
+    set_param(services, "mail_delivery_method", "Test")
+    bug_id = file_bug(services, assigned_to="dev@example.com", summary="Readable")
+    update_bug(services, bug_id, comment={"body": "Second mail"})
+    deliver(services)
+    text = mailer.test_file(services.config).read_text()
+    assert text.count("\nTo: dev@example.com\n") == 2
+    assert f"Subject: [Bug {bug_id}] New: Readable" in text
+    assert "Second mail" in text and "show_bug.cgi?id=" in text
+
+
+def test_mail_delivery_method_none_queues_no_mail(services):
+    people(services)
+    file_bug(services, assigned_to="dev@example.com")
+    deliver(services)
+    assert services.query("SELECT COUNT(*) FROM outbox_messages") == [(0,)]
+    assert services.query("SELECT expanded_at IS NOT NULL FROM outbox_events") == [(1,)]
+    assert not mailer.test_file(services.config).exists()
+
+
+def test_a_lease_keeps_other_workers_off_until_it_runs_out(services):
+    with services.db.transaction(write=True) as conn:
+        message_id = outbox.add_message(conn, outbox.MAIL, "bug", T0, user_id=1)
+        taken = outbox.lease_mail(conn, "A", T0, T0 + timedelta(seconds=120), 10)
+        assert [row["id"] for row in taken] == [message_id]
+        assert outbox.lease_mail(conn, "B", T0 + timedelta(seconds=60),
+                                 T0 + timedelta(seconds=180), 10) == []
+        later = T0 + timedelta(seconds=121)
+        again = outbox.lease_mail(conn, "B", later, later + timedelta(seconds=120), 10)
+        assert [row["id"] for row in again] == [message_id]
+        # A lost its lease: what it reports changes nothing.
+        assert outbox.finish(conn, message_id, "A", outbox.SENT, later) is False
+        assert outbox.finish(conn, message_id, "B", outbox.SENT, later) is True
+        assert conn.execute("SELECT state, lease_owner FROM outbox_messages").fetchone()[:] == (
+            "sent", None)
+
+
+def test_failed_mail_is_retried_after_growing_jittered_delays_then_parked(services):
+    people(services)
+    set_param(services, "mail_delivery_method", "SMTP")
+    set_param(services, "smtpserver", "127.0.0.1:9")          # nobody listens
+    now = [T0]
+    deliverer = Deliverer(services.db, services.config, runner=services.runner,
+                          clock=lambda: now[0])
+    deliverer.mail_delays = (60, 600, 6000)
+    file_bug(services, assigned_to="dev@example.com", now=T0)
+    waits = []
+    for attempt in range(1, 5):
+        deliverer.run_until_idle()
+        state, attempts, due, error = services.query(
+            "SELECT state, attempts, next_attempt_at, last_error FROM outbox_messages"
+            " WHERE user_id = 2")[0]
+        assert attempts == attempt and "cannot reach 127.0.0.1:9" in error
+        if attempt == 4:
+            assert state == "parked"
+            break
+        assert state == "pending"
+        due = datetime.strptime(due, "%Y-%m-%d %H:%M:%S.%f").replace(tzinfo=timezone.utc)
+        waits.append((due - now[0]).total_seconds())
+        now[0] = due
+    for wait, base in zip(waits, (60, 600, 6000)):
+        assert base * (1 - JITTER) <= wait <= base * (1 + JITTER)
+    assert waits[0] < waits[1] < waits[2]
+
+
+def test_the_delays_are_jittered(services):
+    deliverer = Deliverer(services.db, services.config, runner=services.runner)
+    drawn = {round(deliverer.delay(1, (100,)), 3) for _ in range(20)}
+    assert len(drawn) > 1 and all(75 <= value <= 125 for value in drawn)
+    assert deliverer.delay(1, (5,), retry_after=30) == 30
+
+
+def test_each_event_is_expanded_once(services):
+    people(services)
+    set_param(services, "mail_delivery_method", "Test")
+    file_bug(services, assigned_to="dev@example.com")
+    first = Deliverer(services.db, services.config, runner=services.runner)
+    second = Deliverer(services.db, services.config, runner=services.runner)
+    assert first.expand() == 1 and second.expand() == 0
+    assert services.query("SELECT COUNT(*) FROM outbox_messages") == [(2,)]
+
+
+def test_old_sent_messages_and_their_events_are_forgotten(services):
+    people(services)
+    set_param(services, "mail_delivery_method", "Test")
+    file_bug(services, assigned_to="dev@example.com", now=T0)
+    deliver(services, clock=lambda: T0)
+    assert services.query("SELECT COUNT(*) FROM outbox_messages WHERE state = 'sent'") == [(1,)]
+    later = T0 + KEEP + timedelta(hours=1)
+    deliver(services, clock=lambda: later)
+    assert services.query("SELECT COUNT(*) FROM outbox_messages") == [(0,)]
+    assert services.query("SELECT COUNT(*) FROM outbox_events") == [(0,)]

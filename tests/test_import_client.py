@@ -1,0 +1,163 @@
+"""The importer's HTTP client against a scripted server on loopback:
+bounded concurrency, retries with growing delays on failures and 429,
+Retry-After honoured, error objects answered at once, the key kept out of
+messages."""
+
+import json
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from bugsvc.importer.client import Client, SourceError, rest_base
+
+
+class Scripted:
+    """Answers each request with the next (status, body, headers) of `script`
+    (the last one repeats); records paths, query strings and headers."""
+
+    def __init__(self, script, hold=0.0):
+        self.script = list(script)
+        self.seen = []
+        self.open_now = self.most_open = 0
+        self.hold = hold
+        lock = threading.Lock()
+        scripted = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
+
+            def do_GET(self):
+                with lock:
+                    scripted.open_now += 1
+                    scripted.most_open = max(scripted.most_open, scripted.open_now)
+                    step = scripted.script[0] if len(scripted.script) == 1 \
+                        else scripted.script.pop(0)
+                    scripted.seen.append((self.path, dict(self.headers)))
+                time.sleep(scripted.hold)
+                with lock:
+                    scripted.open_now -= 1
+                status, body, headers = step
+                if status is None:                      # drop the connection
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+                self.send_response(status)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/bugzilla/"
+        threading.Thread(target=self.server.serve_forever, args=(0.02,), daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def scripted():
+    servers = []
+
+    def make(script, hold=0.0):
+        servers.append(Scripted(script, hold))
+        return servers[-1]
+    yield make
+    for server in servers:
+        server.stop()
+
+
+def client_for(server, **kwargs):
+    slept = []
+    kwargs.setdefault("sleep", slept.append)
+    client = Client(server.url, kwargs.pop("api_key", "secret-key-123"), **kwargs)
+    return client, slept
+
+
+def test_the_rest_root_is_found_from_any_form_of_the_url():
+    for url in ("https://b.example.org", "https://b.example.org/", "https://b.example.org/rest",
+                "https://b.example.org/rest/", "https://b.example.org/rest.cgi"):
+        assert rest_base(url) == "https://b.example.org/rest"
+    assert rest_base("http://h:8080/bz/rest/") == "http://h:8080/bz/rest"
+    with pytest.raises(ValueError):
+        rest_base("ftp://b.example.org")
+
+
+def test_the_key_goes_in_the_header_and_the_parameter_and_lists_repeat(scripted):
+    server = scripted([(200, {"ok": 1}, None)])
+    client, _ = client_for(server)
+    params = {"ids": [2, 3], "new_since": None, "permissive": True}
+    assert client.get("/bug/1/comment", params) == {"ok": 1}
+    path, headers = server.seen[0]
+    parsed = urllib.parse.urlsplit(path)
+    assert parsed.path == "/bugzilla/rest/bug/1/comment"
+    assert urllib.parse.parse_qs(parsed.query) == {"ids": ["2", "3"], "permissive": ["1"],
+                                                   "Bugzilla_api_key": ["secret-key-123"]}
+    assert headers["X-BUGZILLA-API-KEY"] == "secret-key-123"
+
+
+def test_failures_are_retried_with_growing_delays_then_succeed(scripted):
+    server = scripted([(503, b"<html>busy</html>", None), (None, None, None),
+                       (502, {"error": True, "code": -32000, "message": "boom"}, None),
+                       (200, {"version": "5.2"}, None)])
+    client, slept = client_for(server)
+    assert client.get("/version") == {"version": "5.2"}
+    assert len(slept) == 3 and slept[0] < slept[1] < slept[2]
+    assert 1.0 <= slept[0] <= 1.25 and 4.0 <= slept[2] <= 5.0
+    assert client.retried == 3
+
+
+def test_429_waits_as_long_as_retry_after_asks(scripted):
+    server = scripted([(429, {"error": True, "message": "slow down"}, {"Retry-After": "7"}),
+                       (429, b"", {"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}),
+                       (200, {"ok": True}, None)])
+    client, slept = client_for(server)
+    assert client.get("/time") == {"ok": True}
+    assert slept[0] == 7.0
+    assert 2.0 <= slept[1] <= 2.5       # a date already past: the growing delay
+    reasons = []
+    server2 = scripted([(429, b"", None), (200, {"ok": True}, None)])
+    client2, _ = client_for(server2, on_retry=lambda reason, delay: reasons.append(reason))
+    client2.get("/time")
+    assert reasons == ["HTTP 429"]
+
+
+def test_an_error_object_is_an_answer_not_a_failure(scripted):
+    server = scripted([(401, {"error": True, "code": 102,
+                              "message": "You are not authorized to access bug #3."}, None)])
+    client, slept = client_for(server)
+    with pytest.raises(SourceError) as caught:
+        client.get("/bug/3")
+    assert (caught.value.code, caught.value.status) == (102, 401)
+    assert slept == [] and len(server.seen) == 1
+
+
+def test_it_gives_up_after_the_retries_without_showing_the_key(scripted):
+    server = scripted([(500, b"", None)])
+    client, slept = client_for(server, retries=3)
+    with pytest.raises(SourceError) as caught:
+        client.get("/bug", {"id": 1})
+    assert "gave up after 4 attempts: HTTP 500" in str(caught.value)
+    assert "secret-key-123" not in str(caught.value)
+    assert len(slept) == 3 and caught.value.code is None
+
+
+def test_no_more_requests_are_open_at_once_than_asked(scripted):
+    server = scripted([(200, {"ok": True}, None)], hold=0.05)
+    client, _ = client_for(server, concurrency=2)
+    threads = [threading.Thread(target=client.get, args=("/version",)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(server.seen) == 8 and server.most_open == 2

@@ -1,0 +1,225 @@
+"""Importing from a real source: a second bugsvc server on loopback, seeded
+over REST with a team's kind of data (tests/import_support.py); the import
+runs as the command a person types (or in this process, where a test
+needs to break the source), then --verify compares."""
+
+import io
+import sqlite3
+
+import pytest
+
+import import_support as support
+from bugsvc.importer.client import Client, SourceError
+from bugsvc.importer.run import run_import as import_now
+from import_support import ADMIN, INSIDER, OUTSIDER, PLAIN, run_import
+from live_server import run_cli, start  # noqa: F401 (fixture)
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def source(start, tmp_path):
+    server, db_path, admin = support.start_source(start, tmp_path)
+    data = support.seed(server, db_path, admin)
+    support.age(db_path)
+    data.update(server=server, db_path=db_path, admin=admin, url=server.url)
+    return data
+
+
+def rows(path, sql, args=()):
+    conn = sqlite3.connect(path)
+    try:
+        return [tuple(row) for row in conn.execute(sql, args)]
+    finally:
+        conn.close()
+
+
+def imported(source, target, login, *extra):
+    done = run_import(source["url"], "--db", target, "--login", login, *extra,
+                      env={"BUGSVC_IMPORT_API_KEY": source["keys"][login]})
+    assert done.returncode == 0, done.stderr + done.stdout
+    return done
+
+
+def name_insiders(target):
+    """What the report asks for when the key may not read the insider group."""
+    done = run_cli("--db", target, "parameters", "insidergroup=staff")
+    assert done.returncode == 0, done.stderr
+
+
+def verified(source, target, login):
+    checked = run_import(source["url"], "--db", target, "--verify", "--login", login,
+                         env={"BUGSVC_IMPORT_API_KEY": source["keys"][login]})
+    return checked.returncode, checked.stdout
+
+
+def test_an_administrator_key_carries_everything_and_verify_finds_no_difference(
+        source, tmp_path):
+    target = tmp_path / "target.sqlite"
+    done = imported(source, target, ADMIN)
+    assert "Not carried: nothing." in done.stdout
+    assert "Its password, shown only this once:" in done.stdout
+    assert verified(source, target, ADMIN) == (0, "0 differences.\n")
+    # Ids are kept: bugs, comments, attachments, flags and flag types.
+    for table in ("bugs", "comments", "attachments", "flags", "flag_types"):
+        query = f"SELECT id FROM {table} ORDER BY id"
+        assert rows(target, query) == rows(source["db_path"], query), table
+    # Accounts have no password (the target's administrator keeps its own).
+    assert rows(target, "SELECT login FROM users WHERE password_hash IS NOT NULL") == [(ADMIN,)]
+    # The data came over whole: attachments' bytes, private marks, comment tags, time worked.
+    for sql in ("SELECT id, data FROM attachment_data ORDER BY attachment_id",
+                "SELECT id, is_private, body, work_time FROM comments ORDER BY id",
+                "SELECT c.id, t.tag FROM comment_tags t JOIN comments c ON c.id = t.comment_id"
+                " ORDER BY c.id, t.tag",
+                "SELECT bug_id, alias FROM bug_aliases ORDER BY alias",
+                "SELECT blocked, depends_on FROM dependencies ORDER BY 1, 2",
+                "SELECT id, dupe_of, estimated_time, remaining_time, deadline FROM bugs"):
+        if sql.startswith("SELECT id, data"):
+            sql = "SELECT attachment_id, data FROM attachment_data ORDER BY attachment_id"
+        assert rows(target, sql) == rows(source["db_path"], sql), sql
+    # Imported data raised no notification: whatever outbox the target has is empty.
+    for (table,) in rows(target, "SELECT name FROM sqlite_master WHERE type = 'table'"
+                                 " AND name LIKE '%outbox%'"):
+        assert rows(target, f"SELECT COUNT(*) FROM {table}") == [(0,)]
+
+
+def test_a_plain_key_carries_only_what_it_may_see(source, tmp_path):
+    target = tmp_path / "target.sqlite"
+    done = imported(source, target, PLAIN)
+    assert verified(source, target, PLAIN) == (0, "0 differences.\n")
+    bugs = source["bugs"]
+    ids = {row[0] for row in rows(target, "SELECT id FROM bugs")}
+    assert bugs["Secret hole"] not in ids and bugs["It breaks"] in ids
+    comments = {row[0] for row in rows(target, "SELECT id FROM comments")}
+    assert source["comments"]["secret"] not in comments
+    assert source["comments"]["public"] in comments
+    assert rows(target, "SELECT COUNT(*) FROM comments WHERE is_private = 1") == [(0,)]
+    attachments = {row[0] for row in rows(target, "SELECT id FROM attachments")}
+    assert source["attachments"]["log"] not in attachments
+    assert source["attachments"]["patch"] in attachments
+    # Nothing of the hidden bug: no dependency on it, no history naming it.
+    assert bugs["Secret hole"] not in {row[0] for row in rows(
+        target, "SELECT blocked FROM dependencies UNION SELECT depends_on FROM dependencies")}
+    assert not rows(target, "SELECT 1 FROM bug_activity WHERE bug_id = ?",
+                    (bugs["Secret hole"],))
+    # The insider group is not shown to a plain key: the report says what to do.
+    assert "insidergroup" in done.stdout
+
+
+def test_a_key_that_sees_a_restricted_bug_as_cc_carries_it_and_its_group(source, tmp_path):
+    target = tmp_path / "target.sqlite"
+    imported(source, target, OUTSIDER)
+    assert verified(source, target, OUTSIDER) == (0, "0 differences.\n")
+    hidden = source["bugs"]["Secret hole"]
+    assert rows(target, "SELECT g.name FROM bug_groups bg JOIN groups g ON g.id = bg.group_id"
+                        " WHERE bg.bug_id = ?", (hidden,)) == [("security",)]
+    # ... and an account outside the group, not on its CC list, does not see it there.
+    assert verified(source, target, PLAIN)[0] == 0
+
+
+def test_verify_lists_every_difference(source, tmp_path):
+    target = tmp_path / "target.sqlite"
+    done = imported(source, target, INSIDER)
+    assert "insidergroup" in done.stdout
+    name_insiders(target)
+    first = source["bugs"]["It breaks"]
+    conn = sqlite3.connect(target)
+    with conn:
+        conn.execute("UPDATE bugs SET summary = 'Changed here' WHERE id = ?", (first,))
+        conn.execute("UPDATE comments SET is_private = 0 WHERE id = ?",
+                     (source["comments"]["secret"],))
+        conn.execute("DELETE FROM flags WHERE attachment_id = ?", (source["attachments"]["patch"],))
+        conn.execute("DELETE FROM bug_activity WHERE bug_id = ? AND field = 'priority'", (first,))
+    conn.close()
+    status, out = verified(source, target, INSIDER)
+    assert status == 1
+    lines = out.splitlines()
+    assert f"bug {first}: summary: source 'It breaks', target 'Changed here'" in lines
+    secret, patch = source["comments"]["secret"], source["attachments"]["patch"]
+    assert f"bug {first} comment {secret}: is_private: source True, target False" in lines
+    assert any(line.startswith(f"bug {first} attachment {patch}: flags:") for line in lines)
+    assert any(line.startswith(f"bug {first} history ") and "'priority'" in line
+               for line in lines)
+    assert lines[-1] == "4 differences."
+    # As a plain account the private comment, now public in the target, is one too many.
+    assert f"bug {first} comment {secret}: comment: source 'not visible', target 'visible'" \
+        in verified(source, target, PLAIN)[1]
+
+
+def test_a_dry_run_reads_and_reports_but_writes_nothing(source, tmp_path):
+    target = tmp_path / "target.sqlite"
+    done = imported(source, target, ADMIN, "--dry-run")
+    assert not target.exists()
+    assert "Would carry:" in done.stdout and "  bugs: 7" in done.stdout
+    assert "shown only this once" not in done.stdout
+
+
+class FailingClient(Client):
+    """A source that stops answering after `fail_after` requests (its
+    network went away): every later request fails after the retries."""
+
+    def __init__(self, *args, fail_after, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fail_after = fail_after
+
+    def get(self, path, params=None):
+        if self.requests >= self.fail_after:
+            self.requests += 1
+            raise SourceError("gave up after 3 attempts: ConnectionRefusedError", path=path)
+        return super().get(path, params)
+
+
+def test_a_stopped_import_continues_where_it_stopped_with_the_same_result(source, tmp_path):
+    key = source["keys"][ADMIN]
+    whole = tmp_path / "whole.sqlite"
+    client = Client(source["url"], key)
+    assert import_now(support.options(source["url"], whole, key, ADMIN, page_size=2),
+                      io.StringIO(), io.StringIO(), client=client) == 0
+    # Near the end: the last pages are read after the first ones are written.
+    halfway = client.requests - 6
+    target = tmp_path / "target.sqlite"
+    failing = FailingClient(source["url"], key, fail_after=halfway)
+    err = io.StringIO()
+    assert import_now(support.options(source["url"], target, key, ADMIN, page_size=2),
+                      io.StringIO(), err, client=failing) == 1
+    assert "run the same command again to continue" in err.getvalue()
+    written = rows(target, "SELECT COUNT(*) FROM bugs")[0][0]
+    cursor = dict(rows(target, "SELECT name, value FROM import_state"))["run.cursor"]
+    assert 0 < written < 7 and int(cursor) > 0
+    out = io.StringIO()
+    assert import_now(support.options(source["url"], target, key, ADMIN, page_size=2),
+                      out, io.StringIO()) == 0
+    assert "bugs: " + str(7 - written) in out.getvalue()
+    assert support.dump(target) == support.dump(whole)
+    assert verified(source, target, ADMIN) == (0, "0 differences.\n")
+
+
+def test_a_second_run_carries_exactly_the_changes_made_since(source, tmp_path):
+    target = tmp_path / "target.sqlite"
+    imported(source, target, INSIDER)
+    name_insiders(target)
+    bugs, api = source["bugs"], support.Api(source["server"], source["keys"][ADMIN])
+    first, later, quiet = bugs["It breaks"], bugs["Comes later"], bugs["Quiet one"]
+    api("POST", f"/bug/{first}/comment", {"comment": "One more thing"})
+    api("PUT", f"/bug/{later}", {"alias": {"remove": ["second-alias"]}, "cc": {"add": [PLAIN]},
+                                 "status": "CONFIRMED"})
+    api("PUT", f"/bug/{quiet}", {"alias": {"add": ["second-alias"]}})
+    new = api("POST", "/bug", {"product": "Router", "component": "Ethernet", "version": "2.0",
+                               "op_sys": "Linux", "platform": "PC", "summary": "Brand new",
+                               "description": "Just filed", "depends_on": [later]})["id"]
+    insider = support.Api(source["server"], source["keys"][INSIDER])
+    insider("PUT", f"/bug/{first}", {"comment_is_private": {str(source["comments"]["public"]):
+                                                            True}})
+    done = imported(source, target, INSIDER)
+    assert "  bugs: 4\n" in done.stdout               # first, later, quiet and the new one
+    assert "Listing the bugs changed since" in done.stderr
+    assert verified(source, target, INSIDER) == (0, "0 differences.\n")
+    assert rows(target, "SELECT bug_id FROM bug_aliases WHERE alias = 'second-alias'") == \
+        [(quiet,)]
+    assert rows(target, "SELECT blocked, depends_on FROM dependencies WHERE blocked = ?",
+                (new,)) == [(new, later)]
+    # A third run with nothing changed reads again only what the overlap
+    # covers (the bugs changed in the last five minutes), and changes nothing.
+    before = support.dump(target)
+    assert "  bugs: 4\n" in imported(source, target, INSIDER).stdout
+    assert support.dump(target) == before
