@@ -226,6 +226,15 @@ DOCS = {
         answer=obj({"type": {"type": "string", "enum": ["password", "account"]},
                     "login": STR}, required=["type", "login"]),
         errors=(50, 32000)),
+    "User.cancel_token": Doc(
+        "Cancel what a mailed link offers: its token stops working.",
+        params={"reset_token": STR, "account_token": STR},
+        answer=obj({"type": {"type": "string", "enum": ["password", "account"]},
+                    "login": STR}, required=["type", "login"]),
+        errors=(50, 32000)),
+    "User.can_create_account": Doc(
+        "Whether people may create their own account by mail (createemailregexp is set).",
+        answer=obj({"can_create_account": BOOL}, required=["can_create_account"])),
     # Mail preferences
     "User.get_email_settings": Doc(
         "An account's mail preferences.",

@@ -68,6 +68,8 @@ OPERATIONS = Operations([
     _write("User.request_password_reset", account.request_password_reset, login=EXEMPT),
     _write("User.reset_password", account.reset_password, login=EXEMPT),
     _read("User.check_token", account.check_token, login=EXEMPT, read_only=False),
+    _write("User.cancel_token", account.cancel_token, login=EXEMPT),
+    _read("User.can_create_account", account.can_create_account, login=EXEMPT),
     # Mail preferences (bugsvc addition: the reference's preferences page)
     _read("User.get_email_settings", notification.get_email_settings, login=REQUIRED),
     _write("User.update_email_settings", notification.update_email_settings),

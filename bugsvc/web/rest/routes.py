@@ -79,6 +79,8 @@ ROUTES = [
     Route("POST", "/user/request_password_reset", "User.request_password_reset"),
     Route("POST", "/user/reset_password", "User.reset_password"),
     Route("POST", "/user/check_token", "User.check_token"),
+    Route("POST", "/user/cancel_token", "User.cancel_token"),
+    Route("GET", "/user/can_create_account", "User.can_create_account"),
     Route("GET", "/email_settings", "User.get_email_settings"),
     Route("PUT", "/email_settings", "User.update_email_settings"),
     # Webhooks
