@@ -36,6 +36,7 @@ def register(app, runner, config):
         "/logout": account.Logout(site),
         "/relogin.cgi": account.Logout(site),
         "/token.cgi": account.Token(site),
+        "/createaccount.cgi": account.CreateAccount(site),
         "/buglist.cgi": buglist.BugList(site),
         "/query.cgi": buglist.Query(site),
         "/show_bug.cgi": bug.ShowBug(site),

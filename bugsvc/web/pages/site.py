@@ -68,6 +68,9 @@ NOTICES = {
     "key_revoked": "The API key has been revoked.",
     "key_restored": "The API key can be used again.",
     "saved": "Saved.",
+    "password_reset": "Your new password is set and every session of your account has ended. "
+                      "Sign in with the new password.",
+    "account_created": "Your account has been created and you are signed in.",
 }
 
 
