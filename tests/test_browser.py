@@ -46,6 +46,7 @@ def site(tmp_path_factory):
                     {"BUGSVC_ADMIN_PASSWORD": ADMIN_PASSWORD}, name="browser")
     try:
         site = Site(server, api_key_for(db_path, ADMIN))
+        site.db_path = db_path
         for login, password, name in ((PLAIN, PLAIN_PASSWORD, "Pat Plain"),
                                       (INSIDER, INSIDER_PASSWORD, "Ida Insider")):
             site.rest("POST", "/user", {"email": login, "password": password, "full_name": name})
@@ -283,15 +284,24 @@ def _pages(site):
         "ids": [bug_id], "data": "aGVsbG8=", "file_name": "hello.txt", "summary": "Hello",
         "content_type": "text/plain"})["ids"][0]
     user_id = site.rest("GET", f"/user/{PLAIN}")["users"][0]["id"]
+    site.rest("PUT", "/parameters", {"webhooks_enabled": "1"})
+    site.rest("POST", "/webhooks", {"name": "ci", "url": "https://hooks.example.com/bugs",
+                                    "events": ["create", "comment"], "product": "Any"})
+    reset = mailed_token(site, "password", user_id=user_id)
+    offer = mailed_token(site, "account", login="newcomer@example.com")
     anonymous = ["/", "/login", "/query.cgi", "/buglist.cgi?bug_status=__open__",
                  f"/show_bug.cgi?id={bug_id}", f"/show_activity.cgi?id={bug_id}",
                  "/show_bug.cgi", "/show_bug.cgi?id=999999", "/enter_bug.cgi",
-                 "/token.cgi?t=x&a=cfmpw", f"/attachment.cgi?id={attachment}&action=edit"]
+                 "/token.cgi?t=x&a=cfmpw", f"/attachment.cgi?id={attachment}&action=edit",
+                 f"/token.cgi?t={reset}&a=cfmpw", f"/token.cgi?t={reset}&a=cxlpw",
+                 f"/token.cgi?t={offer}&a=request_new_account",
+                 f"/token.cgi?t={offer}&a=cancel_new_account", "/createaccount.cgi"]
     signed_in = ["/", f"/show_bug.cgi?id={bug_id}", "/enter_bug.cgi?product=TestProduct",
                  f"/attachment.cgi?bugid={bug_id}&action=enter",
                  f"/attachment.cgi?id={attachment}&action=edit",
                  "/buglist.cgi?product=TestProduct&columnlist=priority,short_desc,keywords",
-                 "/userprefs.cgi", "/userprefs.cgi?tab=apikey",
+                 "/userprefs.cgi", "/userprefs.cgi?tab=apikey", "/userprefs.cgi?tab=email",
+                 "/userprefs.cgi?tab=webhooks",
                  "/userprefs.cgi?tab=saved-searches", "/logout", "/admin.cgi",
                  "/editproducts.cgi", "/editproducts.cgi?product=TestProduct",
                  "/editproducts.cgi?action=add",
@@ -304,6 +314,21 @@ def _pages(site):
     return bug_id, anonymous, signed_in
 
 
+def mailed_token(site, kind, user_id=None, login=None):
+    """A token as a mailed link carries it, stored as the mail would store
+    it (the mails themselves are tested with a real SMTP server)."""
+    import sqlite3
+    from datetime import datetime, timezone
+    from bugsvc.accounts import tokens
+    conn = sqlite3.connect(site.db_path, timeout=30)
+    try:
+        with conn:
+            return tokens.issue(conn, kind, datetime.now(timezone.utc), user_id=user_id,
+                                login=login)
+    finally:
+        conn.close()
+
+
 def test_axe_finds_no_violation_on_any_page(site, driver):
     bug_id, anonymous, signed_in = _pages(site)
     found = {}
@@ -311,6 +336,19 @@ def test_axe_finds_no_violation_on_any_page(site, driver):
     for path in anonymous:
         driver.get(site.url + path)
         found["anonymous " + path] = axe_violations(driver)
+        if "a=cfmpw" in path and "t=x" not in path:
+            assert 'name="matchpassword"' in driver.page_source     # a working link's form
+    # The answers to the forgotten-password and new-account forms.
+    driver.get(site.url + "/login")
+    by(driver, "#loginname").send_keys(PLAIN)
+    by(driver, "#loginname").submit()
+    wait_for(lambda: "Check your mail" in driver.page_source, "the reset notice")
+    found["anonymous reset mailed"] = axe_violations(driver)
+    driver.get(site.url + "/createaccount.cgi")
+    by(driver, "#login").send_keys("someone@example.com")
+    by(driver, "#login").submit()
+    wait_for(lambda: "Check your mail" in driver.page_source, "the sign-up notice")
+    found["anonymous account offered"] = axe_violations(driver)
     sign_in(driver, site, ADMIN)
     for path in signed_in:
         driver.get(site.url + path)
