@@ -98,6 +98,33 @@ def test_a_mailed_link_sets_a_new_password_and_ends_every_session(app, world, se
     assert again.status_code == 400 and "does not exist, has expired" in again.text
 
 
+def test_a_link_used_while_signed_in_as_someone_else_keeps_that_session(app, world, services):
+    from accounts import ADMIN, ADMIN_PASSWORD
+    plain = Browser(app)
+    plain.login(PLAIN, PASSWORDS[PLAIN])
+    admin = Browser(app)
+    admin.login(ADMIN, ADMIN_PASSWORD)
+    secret = issue(services, tokens.PASSWORD, PLAIN)
+    admin.get(f"/token.cgi?t={secret}&a=cfmpw")
+    done = admin.post("/token.cgi", {"a": "chgpw", "t": secret, "password": "brand new pass 1",
+                                     "matchpassword": "brand new pass 1"})
+    assert "you are still signed in as yourself" in done.text
+    assert f'<span class="who">{ADMIN}</span>' in done.text
+    assert "Welcome to bugsvc" in plain.get("/").text          # the account's session ended
+    Browser(app).login(PLAIN, "brand new pass 1")
+
+
+def test_a_link_used_while_signed_in_as_its_account_signs_out(app, world, services):
+    plain = Browser(app)
+    plain.login(PLAIN, PASSWORDS[PLAIN])
+    secret = issue(services, tokens.PASSWORD, PLAIN)
+    plain.get(f"/token.cgi?t={secret}&a=cfmpw")
+    done = plain.post("/token.cgi", {"a": "chgpw", "t": secret, "password": "brand new pass 1",
+                                     "matchpassword": "brand new pass 1"})
+    assert "Your new password is set" in done.text and 'name="Bugzilla_password"' in done.text
+    assert "bugsvc_session" not in plain.cookies
+
+
 def test_a_reset_form_with_different_or_weak_passwords_changes_nothing(app, world, services):
     secret = issue(services, tokens.PASSWORD, PLAIN)
     before = password_hash(services)

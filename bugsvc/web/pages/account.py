@@ -17,14 +17,12 @@ class Login(Page):
 
     @responder
     def on_get(self, call):
-        call.whoami()
+        allowed = _can_create_account(call)
         target = local_target(call.query.get("target"))
         if call.user is not None:
             call.redirect(target)
             return
-        call.render("login.html", title="Sign in", target=target, message=None, login="",
-                    can_create_account=call.read_one("User.can_create_account")[
-                        "can_create_account"])
+        _login_page(call, target=target, can_create_account=allowed)
 
     @responder
     def on_post(self, call):
@@ -37,10 +35,7 @@ class Login(Page):
             answer = call.write("User.login", params)
         except ServiceError as error:
             status = 401 if error.code != errors.OBJECT_NOT_SPECIFIED else 400
-            call.render("login.html", status=status, title="Sign in", target=target,
-                        message=error.message, login=login,
-                        can_create_account=call.read_one("User.can_create_account")[
-                            "can_create_account"])
+            _login_page(call, status=status, target=target, message=error.message, login=login)
             return
         if call.token:
             call.write("User.logout", {"token": call.token})
@@ -124,8 +119,8 @@ class Token(Page):
         try:
             call.write("User.request_password_reset", {"login": login})
         except ServiceError as error:
-            call.render("login.html", status=errors.http_status(error.code), title="Sign in",
-                        target="/", message=None, login="", reset_message=error.message)
+            _login_page(call, status=errors.http_status(error.code),
+                        reset_message=error.message)
             return
         # The same page whether or not the login has an account.
         call.render("token.html", title="Check your mail", step="mailed", login=login)
@@ -135,14 +130,20 @@ class Token(Page):
             checked = call.write("User.check_token", {"reset_token": secret})
             return _password_form(call, secret, checked["login"], status=400,
                                   message="The two passwords are not the same.")
+        visitor = call.whoami()
         try:
-            call.write("User.reset_password", {"reset_token": secret, "password": password})
+            answer = call.write("User.reset_password", {"reset_token": secret,
+                                                        "password": password})
         except ServiceError as error:
             if error.code == errors.USER_ERROR:
                 raise
             checked = call.write("User.check_token", {"reset_token": secret})
             return _password_form(call, secret, checked["login"],
                                   status=errors.http_status(error.code), message=error.message)
+        if visitor is not None and visitor["login"] != answer["login"]:
+            # Someone signed in as another account used the link: theirs stays.
+            call.redirect("/", notice="password_reset_other")
+            return
         # Every session of the account ended with the reset; this browser's too.
         call.token = None
         call.end_session()
@@ -231,6 +232,20 @@ class CreateAccount(Page):
                               message=error.message, email=email)
         # The same page whether or not the address has an account already.
         call.render("token.html", title="Check your mail", step="offered", login=email)
+
+
+def _can_create_account(call):
+    return call.read_one("User.can_create_account")["can_create_account"]
+
+
+def _login_page(call, status=200, target="/", message=None, login="", reset_message=None,
+                can_create_account=None):
+    """The sign-in page, with the forgotten-password form, and the link to
+    create an account while people may."""
+    if can_create_account is None:
+        can_create_account = _can_create_account(call)
+    call.render("login.html", status=status, title="Sign in", target=target, message=message,
+                login=login, reset_message=reset_message, can_create_account=can_create_account)
 
 
 def login_url(target):

@@ -70,6 +70,8 @@ NOTICES = {
     "saved": "Saved.",
     "password_reset": "Your new password is set and every session of your account has ended. "
                       "Sign in with the new password.",
+    "password_reset_other": "The new password of that account is set and every session of "
+                            "that account has ended; you are still signed in as yourself.",
     "account_created": "Your account has been created and you are signed in.",
 }
 
