@@ -163,6 +163,14 @@ def test_a_link_without_a_working_token_answers_its_error(app, world, services, 
     assert refused.status_code == 400 and password_hash(services) == before
 
 
+def test_a_refused_link_still_shows_who_is_signed_in(app, world):
+    browser = Browser(app)
+    browser.login(PLAIN, PASSWORDS[PLAIN])
+    page = browser.get("/token.cgi?t=nothing&a=cfmpw")
+    assert page.status_code == 400 and f'<span class="who">{PLAIN}</span>' in page.text
+    assert "bugsvc_session" in browser.cookies
+
+
 def test_a_token_of_one_kind_does_not_work_for_the_other(app, world, services):
     reset = issue(services, tokens.PASSWORD, PLAIN)
     offer = issue(services, tokens.ACCOUNT, "newcomer@example.com")

@@ -64,10 +64,10 @@ class Logout(Page):
         call.redirect("/", notice="logged_out")
 
 
-# token.cgi's actions (the reference's names): what each does with the
-# link's token, and the token parameter of the operations it calls.
+# token.cgi's actions on a password token (the reference's names); the
+# others (request_new_account, confirm_new_account, cancel_new_account)
+# take an account token.
 _PASSWORD_ACTIONS = ("cfmpw", "chgpw", "cxlpw")
-_ACCOUNT_ACTIONS = ("request_new_account", "confirm_new_account", "cancel_new_account")
 
 
 class Token(Page):
@@ -83,11 +83,12 @@ class Token(Page):
 
     @responder
     def on_get(self, call):
+        # The visitor first: a refused token's page still shows who is signed in.
         call.whoami()
         action, secret = call.query.get("a") or "", call.query.get("t") or ""
         if action not in ("cfmpw", "cxlpw", "request_new_account", "cancel_new_account"):
             return _unknown(call, action)
-        checked = call.write("User.check_token", _token_params(action, secret))
+        checked = call.read_one("User.check_token", _token_params(action, secret))
         if action == "cfmpw":
             return _password_form(call, secret, checked["login"])
         if action == "request_new_account":
@@ -99,6 +100,7 @@ class Token(Page):
     @responder
     def on_post(self, call):
         call.check_csrf()
+        call.whoami()
         action, secret = call.field("a"), call.field("t")
         if action == "reqpw":
             return self._request_password(call)
@@ -127,17 +129,17 @@ class Token(Page):
 
     def _change_password(self, call, secret, password, again):
         if password != again:
-            checked = call.write("User.check_token", {"reset_token": secret})
+            checked = call.read_one("User.check_token", {"reset_token": secret})
             return _password_form(call, secret, checked["login"], status=400,
                                   message="The two passwords are not the same.")
-        visitor = call.whoami()
+        visitor = call.user
         try:
             answer = call.write("User.reset_password", {"reset_token": secret,
                                                         "password": password})
         except ServiceError as error:
             if error.code == errors.USER_ERROR:
                 raise
-            checked = call.write("User.check_token", {"reset_token": secret})
+            checked = call.read_one("User.check_token", {"reset_token": secret})
             return _password_form(call, secret, checked["login"],
                                   status=errors.http_status(error.code), message=error.message)
         if visitor is not None and visitor["login"] != answer["login"]:
@@ -151,7 +153,7 @@ class Token(Page):
 
     def _create_account(self, call, secret, password, again):
         if password != again:
-            checked = call.write("User.check_token", {"account_token": secret})
+            checked = call.read_one("User.check_token", {"account_token": secret})
             return _account_form(call, secret, checked["login"], status=400,
                                  message="The two passwords are not the same.",
                                  realname=call.field("realname"))
@@ -163,7 +165,7 @@ class Token(Page):
             if error.code not in (errors.OBJECT_NOT_SPECIFIED, errors.PASSWORD_TOO_SHORT,
                                   errors.PASSWORD_NOT_COMPLEX):
                 raise
-            checked = call.write("User.check_token", {"account_token": secret})
+            checked = call.read_one("User.check_token", {"account_token": secret})
             return _account_form(call, secret, checked["login"],
                                  status=errors.http_status(error.code), message=error.message,
                                  realname=call.field("realname"))
