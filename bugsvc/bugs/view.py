@@ -19,8 +19,9 @@ from .status import workflow as status_workflow
 from .token import update_tokens
 
 USER_FIELDS = ("assigned_to", "creator", "qa_contact", "cc")
-# include/exclude shape of a bug object: `tags` only when asked for, `cf_*` custom.
-BUG_SHAPE = Shape(types={"tags": ("extra",)}, custom_prefix="cf_",
+# include/exclude shape of a bug object: `tags` and `duplicates` only when
+# asked for, `cf_*` custom.
+BUG_SHAPE = Shape(types={"tags": ("extra",), "duplicates": ("extra",)}, custom_prefix="cf_",
                   children={f"{name}_detail": Shape() for name in USER_FIELDS},
                   follows={f"{name}_detail": name for name in USER_FIELDS})
 BUG_SHAPES = {"bugs": BUG_SHAPE}
@@ -153,6 +154,8 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
                 obj[field["name"]] = value
         if tags is not None:
             obj["tags"] = tags.get(bug_id, [])
+        if "duplicates" in row:
+            obj["duplicates"] = _list(row["duplicates"])
         if bug_id in tokens:
             obj["update_token"] = tokens[bug_id]
         objects[bug_id] = obj
@@ -216,6 +219,10 @@ _DEPENDENCY_COLUMNS = (
                " dependencies d JOIN bugs b2 ON b2.id = d.blocked WHERE d.depends_on = b.id"
                " AND {visible} ORDER BY d.blocked)) AS blocks"),
 )
+# The visible bugs marked duplicates of the bug ({visible}: the condition on
+# alias d).
+_DUPLICATES_COLUMN = ("(SELECT json_group_array(id) FROM (SELECT d.id FROM bugs d"
+                      " WHERE d.dupe_of = b.id AND {visible} ORDER BY d.id)) AS duplicates")
 _CUSTOM_COLUMN = ("(SELECT json_group_array(json_array(name, value)) FROM (SELECT f.name, v.value"
                   " FROM bug_custom_values v JOIN fields f ON f.id = v.field_id"
                   " WHERE v.bug_id = b.id ORDER BY v.rowid)) AS custom")
@@ -233,6 +240,10 @@ def _select(ctx, wants, with_custom):
             condition, condition_args = access.bug_visibility_sql(ctx, "b2")
             columns.append(column.format(visible=condition))
             args += condition_args
+    if wants("duplicates"):
+        condition, condition_args = access.bug_visibility_sql(ctx, "d")
+        columns.append(_DUPLICATES_COLUMN.format(visible=condition))
+        args += condition_args
     if with_custom:
         columns.append(_CUSTOM_COLUMN)
     return ", ".join(columns) + _BUG_TABLES, args
