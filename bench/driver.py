@@ -27,7 +27,10 @@ def load_requests(path):
             if len(parts) != 4:
                 continue
             method, target, key, body = parts
-            headers = {"X-BUGZILLA-API-KEY": key} if key else {}
+            if key.startswith("session:"):
+                headers = {"Cookie": "bugsvc_session=" + key[len("session:"):]}
+            else:
+                headers = {"X-BUGZILLA-API-KEY": key} if key else {}
             if body:
                 headers["Content-Type"] = "application/json"
             prepared.append((method, target, headers, body.encode() if body else None))

@@ -1,6 +1,7 @@
 -- wrk script of the load run: cycles through a file of prepared requests
--- (one per line: METHOD <tab> PATH <tab> API KEY or empty <tab> JSON body
--- or empty), picked at random, and prints the figures as one JSON line.
+-- (one per line: METHOD <tab> PATH <tab> API KEY, "session:" and a web
+-- session's login token, or empty <tab> JSON body or empty), picked at
+-- random, and prints the figures as one JSON line.
 -- Usage: wrk ... -s bench/requests.lua URL -- REQUEST_FILE
 
 local threads = {}
@@ -20,7 +21,11 @@ function init(args)
       local method, path, key, body = line:match("^([^\t]*)\t([^\t]*)\t([^\t]*)\t(.*)$")
       if method then
          local headers = {}
-         if key ~= "" then headers["X-BUGZILLA-API-KEY"] = key end
+         if key:sub(1, 8) == "session:" then
+            headers["Cookie"] = "bugsvc_session=" .. key:sub(9)
+         elseif key ~= "" then
+            headers["X-BUGZILLA-API-KEY"] = key
+         end
          if body == "" then
             body = nil
          else

@@ -209,7 +209,10 @@ def probe(url, requests):
     """Send the first few requests once: None when they succeed, else the
     first error text (a missing route gives 'not available')."""
     for method, target, key, body in requests[:3]:
-        headers = {"X-BUGZILLA-API-KEY": key} if key else {}
+        if key.startswith(scenarios.SESSION_PREFIX):
+            headers = {"Cookie": "bugsvc_session=" + key[len(scenarios.SESSION_PREFIX):]}
+        else:
+            headers = {"X-BUGZILLA-API-KEY": key} if key else {}
         if body:
             headers["Content-Type"] = "application/json"
         request = urllib.request.Request(url + target, data=body.encode() if body else None,

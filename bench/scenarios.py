@@ -17,8 +17,13 @@ from . import corpus
 
 REQUESTS_PER_FILE = 10000
 # Reads are anonymous, as most traffic of a public tracker; writes use API keys
-# of accounts in editbugs.
+# of accounts in editbugs; the home page is a signed-in one's (a session).
 WRITERS = 8
+# The page scenarios: a bug with this many comments, lists of this many bugs.
+BIG_BUG_COMMENTS = 1000
+LIST_SIZE = 500
+# In a request file, an "API key" starting with this is a session cookie.
+SESSION_PREFIX = "session:"
 QUICKSEARCH_WORDS = ("crashes", "hangs", "leaks", "flickers", "deadlocks", "truncates",
                      "Startup", "Clipboard", "offline", "unicode")
 
@@ -30,6 +35,9 @@ class Workload:
     products: list           # names of products that have bugs
     statuses: list
     keys: list = field(default_factory=list)   # API keys of writers
+    sessions: list = field(default_factory=list)   # login tokens of the writers
+    big_bug: int = 0         # a visible bug with BIG_BUG_COMMENTS comments
+    list_product: str = ""   # a product with at least LIST_SIZE visible bugs
 
     @classmethod
     def from_db(cls, path, rng, sample=20000):
@@ -66,6 +74,13 @@ class Workload:
             with db.transaction(write=True) as write_conn:
                 keys = [auth.create_api_key(write_conn, user_id, "bench.run", now)[1]
                         for user_id in writers]
+                sessions = [auth.create_token(write_conn, user_id, None, now)
+                            for user_id in writers]
+                big_bug = _big_bug(write_conn, bug_ids, now)
+                list_product = write_conn.execute(
+                    "SELECT p.name FROM products p JOIN bugs b ON b.product_id = p.id"
+                    " GROUP BY p.id, p.name ORDER BY COUNT(*) DESC, p.id LIMIT 1").fetchone()
+                list_product = list_product[0] if list_product else ""
                 # bug_update changes whiteboards, which take values only while
                 # usestatuswhiteboard is on (databases seeded before bench.seed
                 # turned it on have it off).
@@ -73,7 +88,33 @@ class Workload:
                                    " WHERE name = 'usestatuswhiteboard'")
         finally:
             db.close()
-        return cls(bug_ids=bug_ids, products=products, statuses=statuses, keys=keys)
+        return cls(bug_ids=bug_ids, products=products, statuses=statuses, keys=keys,
+                   sessions=sessions, big_bug=big_bug, list_product=list_product)
+
+
+def _big_bug(conn, bug_ids, now):
+    """A visible bug with BIG_BUG_COMMENTS comments: one that has them
+    already, or the first of `bug_ids`, given the missing ones (written like
+    the seed writes comments, each with a reference to another bug, as a
+    real discussion has)."""
+    row = conn.execute("SELECT bug_id FROM comments GROUP BY bug_id HAVING COUNT(*) >= ?"
+                       " AND bug_id NOT IN (SELECT bug_id FROM bug_groups) ORDER BY bug_id"
+                       " LIMIT 1", (BIG_BUG_COMMENTS,)).fetchone()
+    if row is not None or not bug_ids:
+        return row[0] if row is not None else 0
+    bug_id = bug_ids[0]
+    count, author = conn.execute("SELECT COUNT(*), MIN(author_id) FROM comments"
+                                 " WHERE bug_id = ?", (bug_id,)).fetchone()
+    rng = random.Random(bug_id)
+    stamp = now.strftime("%Y-%m-%d %H:%M:%S")
+    conn.executemany(
+        "INSERT INTO comments (bug_id, count, author_id, created_at, body, is_private, work_time,"
+        " kind) VALUES (?, ?, ?, ?, ?, 0, 0, 0)",
+        [(bug_id, number, author, stamp,
+          " ".join(rng.choice(corpus.SENTENCES) for _ in range(rng.randint(1, 4)))
+          + f" See bug {rng.choice(bug_ids)}.")
+         for number in range(count, BIG_BUG_COMMENTS)])
+    return bug_id
 
 
 # Requests: (method, path with query, API key or "", JSON body text or "").
@@ -115,6 +156,40 @@ def bug_update(w, rng):
     return ("PUT", f"/rest/bug/{rng.choice(w.bug_ids)}", rng.choice(w.keys), json.dumps(change))
 
 
+# The web pages, beside the REST calls that show the same.
+
+def page_bug(w, rng):
+    return ("GET", f"/show_bug.cgi?id={rng.choice(w.bug_ids)}", "", "")
+
+
+def page_bug_1000(w, rng):
+    return ("GET", f"/show_bug.cgi?id={w.big_bug}", "", "")
+
+
+def bug_get_1000(w, rng):
+    return ("GET", f"/rest/bug/{w.big_bug}", "", "")
+
+
+def comments_1000(w, rng):
+    return ("GET", f"/rest/bug/{w.big_bug}/comment", "", "")
+
+
+def page_list_500(w, rng):
+    query = urlencode({"product": w.list_product, "limit": LIST_SIZE,
+                       "offset": rng.randint(0, 4) * LIST_SIZE, "order": "bug_id"})
+    return ("GET", f"/buglist.cgi?{query}", "", "")
+
+
+def search_500(w, rng):
+    query = urlencode({"product": w.list_product, "limit": LIST_SIZE,
+                       "offset": rng.randint(0, 4) * LIST_SIZE, "order": "bug_id"})
+    return ("GET", f"/rest/bug?{query}", "", "")
+
+
+def page_home(w, rng):
+    return ("GET", "/index.cgi", SESSION_PREFIX + rng.choice(w.sessions), "")
+
+
 @dataclass(frozen=True)
 class Scenario:
     name: str
@@ -132,7 +207,22 @@ SCENARIOS = (
     Scenario("comment_add", "POST /rest/bug/{id}/comment", "write", comment_add),
     Scenario("bug_update", "PUT /rest/bug/{id} (whiteboard or priority)", "write", bug_update),
     Scenario("mixed", "90% reads / 10% writes", "mixed"),
+    Scenario("page_bug", "GET /show_bug.cgi?id={id} (random ids, anonymous)", "read", page_bug),
+    Scenario("page_bug_1000", f"GET /show_bug.cgi of a bug with {BIG_BUG_COMMENTS:,} comments",
+             "read", page_bug_1000),
+    Scenario("bug_get_1000", f"GET /rest/bug/{{id}} of that bug", "read", bug_get_1000),
+    Scenario("comments_1000", "GET /rest/bug/{id}/comment of that bug", "read", comments_1000),
+    Scenario("page_list_500", f"GET /buglist.cgi, {LIST_SIZE} bugs of a product", "read",
+             page_list_500),
+    Scenario("search_500", f"GET /rest/bug?product=..&limit={LIST_SIZE} (the same bugs)", "read",
+             search_500),
+    Scenario("page_home", "GET /index.cgi, a signed-in user's work (session cookie)", "read",
+             page_home),
 )
+# The pages and the REST calls they are compared with.
+PAGE_PAIRS = (("page_bug", "bug_get"), ("page_bug_1000", "bug_get_1000"),
+              ("page_bug_1000", "comments_1000"), ("page_list_500", "search_500"),
+              ("page_home", None))
 BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}
 # Shares in the mixed load (reads add up to 90, writes to 10).
 MIXED_READS = {"bug_get": 40, "comments": 20, "search": 20, "quicksearch": 10}

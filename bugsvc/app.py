@@ -11,7 +11,7 @@ from .api.operations import OPERATIONS
 from .api.runner import Runner
 from .errors import ServiceError
 from .store.db import open_database
-from .web import landing
+from .web import landing, pages
 from .web.http import AccessLog, BodyLimit, ClientAddress
 from .web.rest import render
 from .web.rest.adapter import RestAdapter
@@ -55,14 +55,16 @@ def create_app(config, db=None, clock=None, on_events=None):
     db = db or open_database(config.db_path, pool_size=config.threads + 2)
     runner = Runner(db, config, Authenticator(db, config.password_cost), clock)
     runner.on_events = on_events
+    attachments = pages.AttachmentOriginLater()
     app = falcon.App(middleware=[ClientAddress(config.trusted_proxies), AccessLog(),
-                                 BodyLimit(config.max_body_bytes)])
+                                 BodyLimit(config.max_body_bytes), attachments])
     app.req_options.strip_url_path_trailing_slash = False
     app.resp_options.secure_cookies_by_default = False
     app.add_sink(RestAdapter(runner, Router(ROUTES, OPERATIONS), config.max_body_bytes),
                  prefix=r"^/rest(\.cgi)?(?=/|$)")
     add_documentation(app, ROUTES, OPERATIONS)
-    app.add_route("/", landing.RootResource())
+    # The web pages; a browser opening / gets the home page.
+    attachments.site = pages.register(app, runner, config)
     app.add_route("/README.md", landing.ReadmeResource())
     dispatcher = Dispatcher(runner, OPERATIONS)
     app.add_sink(JsonRpcAdapter(dispatcher, config.max_body_bytes), prefix=r"^/jsonrpc\.cgi$")

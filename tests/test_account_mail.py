@@ -162,3 +162,43 @@ def test_the_calls_stay_open_while_requirelogin_is_on(mail, client):
     answer = client.simulate_post("/rest/user/reset_password",
                                   json={"reset_token": "nope", "password": "whatever1"})
     assert answer.json["code"] == 32000
+
+
+def test_a_mailed_link_is_cancelled_by_its_cancel_link(mail, smtp, client):
+    mail.add_user("dev@example.com", password="the old password")
+    mail.call(account.request_password_reset, {"login": "dev@example.com"})
+    mail.call(account.offer_account_by_email, {"email": "new@example.com"})
+    deliver(mail)
+    [reset] = smtp.to("dev@example.com")
+    [offer] = smtp.to("new@example.com")
+    token = link_token(reset, "cxlpw")
+    assert token == link_token(reset, "cfmpw")
+    offered = link_token(offer, "cancel_new_account")
+    assert offered == link_token(offer, "request_new_account")
+    assert client.simulate_post("/rest/user/cancel_token", json={}).json["code"] == 50
+    wrong_kind = client.simulate_post("/rest/user/cancel_token", json={"account_token": token})
+    assert (wrong_kind.status_code, wrong_kind.json["code"]) == (400, 32000)
+    answer = client.simulate_post("/rest/user/cancel_token", json={"reset_token": token})
+    assert answer.status_code == 200
+    assert answer.json == {"type": "password", "login": "dev@example.com"}
+    assert client.simulate_post("/rest/user/reset_password", json={
+        "reset_token": token, "password": "a new password"}).json["code"] == 32000
+    assert client.simulate_get("/rest/login", params={
+        "login": "dev@example.com", "password": "the old password"}).status_code == 200
+    answer = client.simulate_post("/rest/user/cancel_token", json={"account_token": offered})
+    assert answer.json == {"type": "account", "login": "new@example.com"}
+    again = client.simulate_post("/rest/user/cancel_token", json={"account_token": offered})
+    assert again.json["code"] == 32000
+    assert mail.query("SELECT COUNT(*) FROM account_tokens") == [(0,)]
+    assert mail.query("SELECT COUNT(*) FROM users WHERE login = 'new@example.com'") == [(0,)]
+
+
+def test_whether_people_may_create_accounts_is_public_but_the_pattern_is_not(mail, client):
+    set_param(mail, "requirelogin", "1")
+    set_param(mail, "createemailregexp", r"@example\.com$")
+    answer = client.simulate_get("/rest/user/can_create_account")
+    assert answer.status_code == 200 and answer.json == {"can_create_account": True}
+    assert "example" not in answer.text
+    set_param(mail, "createemailregexp", "")
+    assert client.simulate_get("/rest/user/can_create_account").json == {
+        "can_create_account": False}

@@ -97,3 +97,26 @@ def test_paired_run_reports_every_ratio_with_its_rounds(tmp_path, tiny_db):
         assert figures["median"] == measured["ratio"] > 0
     table = (tmp_path / "paired.md").read_text()
     assert "| bug_get / ceiling |" in table and "| search: --workers 2 / 1 |" in table
+
+
+def test_pages_run_measures_the_pages_beside_rest(tmp_path, tiny_db):
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(tiny_db, copy)
+    command = [sys.executable, "-m", "bench.pages", "--db", str(copy), "--rounds", "1",
+               "--duration", "1", "--warmup", "0", "--out", str(tmp_path), "--name", "pages"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((tmp_path / "pages.json").read_text())
+    for name in ("page_bug", "bug_get", "page_bug_1000", "comments_1000", "page_list_500",
+                 "search_500", "page_home"):
+        (measured,) = results["scenarios"][name]["rounds"]
+        assert measured["requests"] > 0 and measured["errors"] == 0, name
+    assert results["ratios"]["page_bug/bug_get"]["median"] > 0
+    conn = sqlite3.connect(str(copy))
+    try:
+        comments = conn.execute("SELECT COUNT(*) FROM comments WHERE bug_id = ?",
+                                (results["big_bug"],)).fetchone()[0]
+    finally:
+        conn.close()
+    assert comments >= 1000
+    assert "| page_bug/bug_get |" in (tmp_path / "pages.md").read_text()

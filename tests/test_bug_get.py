@@ -94,7 +94,7 @@ def test_exclude_custom_and_extra_tags(client, services, admin_key):
         [{"id": bug_id, "tags": ["mine"]}]
     params = dict(auth(admin_key), include_fields="_extra")
     assert client.simulate_get(f"/rest/bug/{bug_id}", params=params).json["bugs"] == \
-        [{"tags": ["mine"]}]
+        [{"tags": ["mine"], "duplicates": []}]
 
 
 def test_fields_filter_skips_work_in_service(services):

@@ -1,6 +1,7 @@
-"""What a newcomer's browser finds at `/` and `/rest`: a small page linking
-the documentation, the OpenAPI description and the README; programs asking
-for JSON keep getting the JSON error object."""
+"""What a newcomer's browser finds at `/rest`: a small page linking the web
+pages, the documentation, the OpenAPI description and the README (at `/` it
+finds the web pages' home); programs asking for JSON keep getting the JSON
+error object at both."""
 
 import base64
 import hashlib
@@ -13,21 +14,27 @@ from bugsvc.web import landing
 BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 
 
-@pytest.mark.parametrize("path", ["/", "/rest", "/rest/", "/rest.cgi", "/rest.cgi/"])
+@pytest.mark.parametrize("path", ["/rest", "/rest/", "/rest.cgi", "/rest.cgi/"])
 def test_a_browser_gets_the_landing_page(client, path):
     resp = client.simulate_get(path, headers={"Accept": BROWSER})
     assert resp.status_code == 200
     assert resp.headers["Content-Type"] == "text/html; charset=UTF-8"
     assert resp.headers["Vary"] == "Accept"
     links = re.findall(r'<a href="([^"]+)">', resp.text)
-    assert links == ["/rest/docs", "/rest/openapi.json", "/README.md"]
+    assert links == ["/", "/rest/docs", "/rest/openapi.json", "/README.md"]
     assert "Bugzilla 5.x" in resp.text and "First steps" in resp.text
     for link in links:
         assert client.simulate_get(link, headers={"Accept": BROWSER}).status_code == 200
 
 
-def test_the_landing_page_has_a_strict_content_security_policy(client):
+def test_a_browser_at_the_root_gets_the_home_page(client):
     resp = client.simulate_get("/", headers={"Accept": BROWSER})
+    assert resp.status_code == 200 and "<h1>Welcome to bugsvc</h1>" in resp.text
+    assert "Accept" in resp.headers["Vary"]
+
+
+def test_the_landing_page_has_a_strict_content_security_policy(client):
+    resp = client.simulate_get("/rest", headers={"Accept": BROWSER})
     policy = dict(part.strip().split(" ", 1) for part in
                   resp.headers["Content-Security-Policy"].split(";"))
     assert policy["default-src"] == "'none'"

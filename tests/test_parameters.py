@@ -36,7 +36,8 @@ def update(services, changes, as_user=ADMIN, now=None):
 def test_anonymous_sees_only_maintainer_and_requirelogin(client):
     answer = client.simulate_get("/rest/parameters")
     assert answer.status_code == 200
-    assert answer.json == {"parameters": {"maintainer": "", "requirelogin": "0"}}
+    assert answer.json == {"parameters": {
+        "attachment_base": "", "maintainer": "", "requirelogin": "0"}}
 
 
 def test_logged_in_user_sees_documented_set_only(services, plain):
@@ -67,7 +68,8 @@ def test_include_and_exclude_fields_choose_parameter_names(services):
 
 def test_include_fields_cannot_reveal_hidden_parameters(client):
     answer = client.simulate_get("/rest/parameters", params={"include_fields": "insidergroup,_all"})
-    assert answer.json == {"parameters": {"maintainer": "", "requirelogin": "0"}}
+    assert answer.json == {"parameters": {
+        "attachment_base": "", "maintainer": "", "requirelogin": "0"}}
 
 
 # Changing -------------------------------------------------------------------------------
@@ -136,6 +138,15 @@ def test_unknown_name_is_51_and_nothing_is_stored(client, admin_key, services):
     assert services.query("SELECT COUNT(*) FROM audit_log") == [(0,)]
 
 
+def test_attachment_base_must_be_another_host_than_urlbase(services):
+    update(services, {"urlbase": "https://bugs.example.com/"})
+    with pytest.raises(ServiceError) as caught:
+        update(services, {"attachment_base": "HTTPS://bugs.example.com/files/"})
+    assert caught.value.code == 32000 and "another host" in caught.value.message
+    update(services, {"attachment_base": "https://files.example.com/"})
+    assert stored(services)["attachment_base"] == "https://files.example.com/"
+
+
 @pytest.mark.parametrize("name, value", [
     ("usetargetmilestone", "maybe"),
     ("maxattachmentsize", "-5"),
@@ -149,6 +160,7 @@ def test_unknown_name_is_51_and_nothing_is_stored(client, admin_key, services):
     ("duplicate_or_move_bug_status", "NOPE"),
     ("urlbase", "ftp://bugs.example.com/"),
     ("urlbase", "https://bugs.example.com"),
+    ("attachment_base", "https://files.example.com"), ("attachment_base", "javascript:x/"),
     ("maintainer", "not an address"),
     ("emailregexp", "(unclosed"),
     ("maintainer", ["a@example.com"]),
@@ -183,6 +195,7 @@ def test_one_bad_value_among_several_over_http_stores_nothing(client, admin_key,
     ("defaultplatform", ""), ("defaultopsys", "Linux"),
     ("duplicate_or_move_bug_status", "VERIFIED"),
     ("urlbase", "https://bugs.example.com/"), ("emailsuffix", "@example.com"),
+    ("attachment_base", "https://files.example.net/%bugid%/"),
     ("maintainer", ""), ("emailregexp", r"^[^@]+@example\.com$"),
     ("password_complexity", "letters_numbers"), ("comment_taggers_group", "canconfirm"),
     ("mail_delivery_method", "SMTP"), ("mail_delivery_method", "Test"),
@@ -197,7 +210,7 @@ def test_valid_values_are_stored(services, name, value):
 
 # Parameters not offered ---------------------------------------------------------------------------
 
-NOT_OFFERED = ("allowbugdeletion", "allowemailchange", "attachment_base", "cookiepath",
+NOT_OFFERED = ("allowbugdeletion", "allowemailchange", "cookiepath",
                "default_search_limit", "rememberlogin", "usemenuforusers")
 
 
@@ -314,7 +327,7 @@ def test_requirelogin_keeps_version_timezone_parameters_open(client, login_requi
 
 def test_requirelogin_parameters_tell_anonymous_callers_to_log_in(client, login_required):
     assert client.simulate_get("/rest/parameters").json == {
-        "parameters": {"maintainer": "", "requirelogin": "1"}}
+        "parameters": {"attachment_base": "", "maintainer": "", "requirelogin": "1"}}
 
 
 def test_requirelogin_keeps_login_open(client, login_required, services, plain):

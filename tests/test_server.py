@@ -72,6 +72,7 @@ def test_real_server_serves_logs_and_keeps_data_across_restart(start, tmp_path):
     assert exit_status == 0
     assert f"serving http://127.0.0.1:{server.port}/rest" in stdout
     assert f"Documentation: http://127.0.0.1:{server.port}/rest/docs" in stdout
+    assert f"Web pages: http://127.0.0.1:{server.port}/" in stdout
     assert f"Created the administrator {ADMIN_EMAIL}." in stdout
     assert "shown only this once" not in stdout          # the password was given, not generated
     lines = access_lines(stderr)

@@ -3,7 +3,10 @@ whatever one of them changes, the other answers by on its next request,
 although each keeps copies of what rarely changes (the catalogue: products,
 components, parameters, fields, the workflow) and its own connections. A new
 product and a parameter change, a disabled account, a revoked API key, a
-logout, and wrong passwords counted by both, on either engine."""
+logout, wrong passwords counted by both, and web pages one server keeps for
+visitors who are not signed in; on either engine."""
+
+import urllib.request
 
 import pytest
 
@@ -164,3 +167,35 @@ def test_wrong_passwords_are_counted_by_both_servers_together(pair):
     status, body, _ = first.call("GET", "/rest/login", {"login": "carol@example.com",
                                                         "password": PASSWORD})
     assert status == 200, body
+
+
+def page(server, path):
+    """The HTML of page `path` as a visitor who is not signed in gets it."""
+    with urllib.request.urlopen(server.url + path, timeout=30) as response:
+        assert response.status == 200
+        return response.read().decode("utf-8")
+
+
+def test_pages_one_server_keeps_show_what_the_other_changed(pair):
+    """A page rendered for visitors who are not signed in is kept by its
+    process and served again, as long as what decides it is unchanged."""
+    first, second, admin = pair
+    status, body, _ = first.call("POST", "/rest/bug", as_key(admin), {
+        "product": "TestProduct", "component": "TestComponent", "version": "unspecified",
+        "summary": "Shown on both", "op_sys": "Linux", "platform": "PC"})
+    assert status == 201, body
+    bug_page = f"/show_bug.cgi?id={body['id']}"
+    for _ in range(2):                      # rendered, then served as kept
+        shown = page(second, bug_page)
+        assert "Shown on both" in shown and "Added through the first" not in shown
+        assert "TestProduct" in shown
+
+    status, body, _ = first.call("POST", f"/rest/bug/{body['id']}/comment", as_key(admin),
+                                 {"comment": "Added through the first"})
+    assert status == 201, body
+    assert "Added through the first" in page(second, bug_page)
+    status, body, _ = first.call("PUT", "/rest/product/TestProduct", as_key(admin),
+                                 {"name": "Renamed Product"})
+    assert status == 200, body
+    shown = page(second, bug_page)
+    assert "Renamed Product" in shown and "TestProduct" not in shown

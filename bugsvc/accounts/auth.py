@@ -488,6 +488,27 @@ class Authenticator:
                                "Your account has been disabled: " + row["disabled_text"])
         return row["id"]
 
+    def check_current_password(self, conn, login, password, now):
+        """Check the current password of account `login` inside a call's own
+        write transaction `conn` (a password change). A wrong one raises
+        CredentialsRefused, which the Runner counts against the login once
+        the call's work is rolled back; a right one clears the count.
+
+        Errors: 300 wrong password (counted); 32000 the login name waits
+        after too many failures (not checked, not counted).
+        """
+        subject = login_subject(login)
+        wait, _ = throttle_state(conn, subject, now)
+        if wait:
+            raise throttled_error(wait, "for this login name")
+        row = conn.execute("SELECT password_hash FROM users WHERE lower(login) = lower(?)",
+                           (login,)).fetchone()
+        stored = row["password_hash"] if row is not None else None
+        if not verify_password(password or "", stored or self._throwaway_hash()) or not stored:
+            raise CredentialsRefused(INVALID_LOGIN_OR_PASSWORD,
+                                     "The current password you entered is not valid.", subject)
+        _clear(conn, subject)
+
     def identify(self, conn, creds, ip_address, now, may_write=False):
         """The Caller for an API key or login token, read on `conn` (a call's
         own transaction: nothing is written unless `may_write`).

@@ -18,6 +18,7 @@ class Context:
     caller: who is calling. now: the call's time (aware, UTC).
     config: the instance Config. auth: the Authenticator (for login).
     remote_ip: the caller's address. fields: the include/exclude filter.
+    memo: facts shared by the calls of one snapshot (see below).
     events: the Journal of the bugs the call changes (the outbox events
     written at the end of the call, in its transaction).
     """
@@ -31,6 +32,9 @@ class Context:
     catalog: cache.CatalogCache | None = None
     catalog_generation: int | None = None
     writes: bool = True
+    # Facts found out in this call's snapshot that other calls in the same
+    # snapshot may reuse (Runner.run_many): None when the call runs alone.
+    memo: dict | None = None
     events: Journal = field(default_factory=Journal)
     _params: dict | None = None
 

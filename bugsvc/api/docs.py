@@ -46,6 +46,8 @@ class Doc:
 TAGS = {
     "instance": ("Instance", "Version, time, parameters, audit time."),
     "user": ("Users", "Accounts, login and logout."),
+    "saved_search": ("Saved searches", "Saved searches of the caller (a bugsvc addition: "
+                                       "Bugzilla keeps them in its web pages)."),
     "account": ("Accounts by mail", "Self-registration and password reset by a mailed link."),
     "notification": ("Notifications", "Mail preferences and the delivery queue of bug mail "
                                       "and webhooks (a bugsvc addition)."),
@@ -83,6 +85,7 @@ _SELECT_VALUES = {"anyOf": [arr(ID_OR_NAME), obj({"add": arr({}), "remove": strs
                                  "each a name or {name, sort_key, visibility_value}"}
 _LIST_CHANGE = obj({"added": strs(None), "removed": strs(None)})
 _ID_LIST_ANSWER = obj({"ids": ints(None)}, required=["ids"])
+_SAVED_SEARCH = obj({"id": INT, "name": STR, "query": STR})
 _COMMENT_MAP = obj({
     "bugs": obj(values=obj({"comments": arr(ref("Comment"))}),
                 description="bug id -> its comments, oldest first"),
@@ -171,6 +174,30 @@ DOCS = {
                 "limit": described(INT, "matches per string"),
                 "include_disabled": BOOL, "group_ids": _IDS, "groups": _NAMES},
         answer=obj({"users": arr(ref("User"))}), errors=(50, 505, 51, 304, 804, 52)),
+    "User.whoami": Doc(
+        "The account the call runs as, with its saved searches.",
+        answer=obj({"id": INT, "real_name": STR, "name": STR, "login": STR,
+                    "groups": strs("groups the account is a member of"),
+                    "is_insider": described(BOOL, "sees private comments and attachments"),
+                    "is_timetracker": described(BOOL, "sees the time fields"),
+                    "saved_searches": arr(_SAVED_SEARCH)}),
+        errors=(410,)),
+    "User.update_self": Doc(
+        "Change one's own real name or password (ends one's login tokens).",
+        params={"full_name": STR, "password": described(STR, "the new password"),
+                "current_password": described(STR, "needed with password")},
+        answer=obj({"changes": ref("Changes")}), errors=(410, 50, 300, 32000, 502, 305)),
+    # Saved searches
+    "SavedSearch.get": Doc("The caller's saved searches.",
+                           answer=obj({"saved_searches": arr(_SAVED_SEARCH)}), errors=(410,)),
+    "SavedSearch.create": Doc(
+        "Save a bug list's query under a name (replacing one of the same name).",
+        params={"name": STR, "query": described(STR, "the bug list's query string")},
+        required=("name", "query"), answer=created(),
+        errors=(410, 50, 32000, 108, 1000)),
+    "SavedSearch.delete": Doc(
+        "Forget saved searches.", params={"ids": _IDS, "names": _NAMES},
+        answer=_ID_LIST_ANSWER, errors=(410, 50, 51)),
     # Accounts by mail
     "User.offer_account_by_email": Doc(
         "Mail an address a link to create its account (createemailregexp).",
@@ -199,6 +226,15 @@ DOCS = {
         answer=obj({"type": {"type": "string", "enum": ["password", "account"]},
                     "login": STR}, required=["type", "login"]),
         errors=(50, 32000)),
+    "User.cancel_token": Doc(
+        "Cancel what a mailed link offers: its token stops working.",
+        params={"reset_token": STR, "account_token": STR},
+        answer=obj({"type": {"type": "string", "enum": ["password", "account"]},
+                    "login": STR}, required=["type", "login"]),
+        errors=(50, 32000)),
+    "User.can_create_account": Doc(
+        "Whether people may create their own account by mail (createemailregexp is set).",
+        answer=obj({"can_create_account": BOOL}, required=["can_create_account"])),
     # Mail preferences
     "User.get_email_settings": Doc(
         "An account's mail preferences.",
@@ -474,6 +510,8 @@ DOCS = {
                 "remaining_time": NUMBER, "work_time": NUMBER,
                 "comment": obj({"body": STR, "is_private": BOOL}),
                 "comment_is_private": obj(values=BOOL, description="comment id -> private"),
+                "update_token": described(STR, "Bug.get's update_token: refused (32000) when "
+                                               "the bug changed since"),
                 "alias": list_change_object(STR, "aliases to add, remove or set"),
                 "blocks": list_change_object(ID_OR_NAME, "bugs"),
                 "depends_on": list_change_object(ID_OR_NAME, "bugs"),
@@ -511,6 +549,25 @@ DOCS = {
                 "comment_id": described(INT, "the comment a change is about (its privacy, "
                                              "time worked)")}))}))}))}),
         errors=(50, 56, 100, 101, 102)),
+    "Bug.edit_options": Doc(
+        "What the caller may change on bugs now: statuses, fields, comments.",
+        params={"ids": arr(ID_OR_NAME, "more bugs")},
+        answer=obj({"bugs": arr(obj({
+            "id": INT, "can_comment": BOOL, "can_remove_cc": BOOL,
+            "statuses": arr(obj({"name": STR, "is_open": BOOL, "comment_required": BOOL})),
+            "fields": strs("fields the caller may change"),
+            "resolutions": strs("resolutions the caller may choose"),
+            "groups": arr(obj({"name": STR, "description": STR, "is_on": BOOL,
+                               "can_change": BOOL}))}))}),
+        errors=(50, 100, 101, 102)),
+    "Bug.flag_requests": Doc(
+        "The flags requested of the caller, newest first.",
+        params={"limit": described(INT, "at most this many (default and most 100)")},
+        answer=obj({"requests": arr(obj({
+            "id": INT, "name": STR, "type_id": INT, "status": STR, "bug_id": INT,
+            "attachment_id": {"type": ["integer", "null"]}, "setter": STR, "requestee": STR,
+            "creation_date": DATETIME, "modification_date": DATETIME}))}),
+        errors=(410, 52)),
     "Bug.possible_duplicates": Doc(
         "Bugs whose summaries resemble a summary.",
         params={"summary": STR, "products": strs("product names"),

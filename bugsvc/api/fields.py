@@ -11,6 +11,12 @@ from dataclasses import dataclass, field
 
 _SPLIT = re.compile(r"[,\s+]+")
 DEFAULT = ("default",)
+# Decisions depend on nothing but the include and exclude names, so filters
+# with the same names share them (the same few choices come again and again:
+# no choice at all, a web page's fixed ones, a client's habitual ones). At
+# most this many choices are kept; others decide for themselves.
+_SHARED_CHOICES = 256
+_shared = {}
 
 
 def _names(value):
@@ -36,13 +42,30 @@ class FieldFilter:
         # so include_fields=_extra gives the extra fields alone.
         if not include_names:
             self.include_types.add("default")
-        self._answers = {}
+        key = (tuple(sorted(set(include_names))), tuple(sorted(set(exclude_names))))
+        shared = _shared.get(key)
+        if shared is None:
+            shared = ({}, {})
+            if len(_shared) < _SHARED_CHOICES:
+                shared = _shared.setdefault(key, shared)
+        self._answers, self._decisions = shared
 
     @staticmethod
     def _split(names):
         plain = {n for n in names if not n.startswith("_")}
         types = {n[1:] for n in names if n.startswith("_")}
         return plain, types
+
+    def plan(self, shape, prefix):
+        """(keep, drop): the field names of objects of `shape` under `prefix`
+        found so far to be kept or dropped (filled in by filter_object, so a
+        field is decided once for all objects alike, and for all filters
+        with the same choice)."""
+        key = (shape.signature, prefix)
+        found = self._decisions.get(key)
+        if found is None:
+            found = self._decisions.setdefault(key, (set(), set()))
+        return found
 
     def wants(self, name, shape=None, prefix=None):
         """True when field `name` (under subfield `prefix`) is to be returned.
@@ -51,10 +74,10 @@ class FieldFilter:
         field's types (default, custom, extra); without one the field is a
         default field.
         """
-        types = shape.types_of(name) if shape is not None else DEFAULT
-        key = (name, types, prefix)
+        key = (name, shape.signature if shape is not None else None, prefix)
         answer = self._answers.get(key)
         if answer is None:
+            types = shape.types_of(name) if shape is not None else DEFAULT
             answer = self._answers[key] = self._decide(name, types, prefix)
         return answer
 
@@ -64,13 +87,14 @@ class FieldFilter:
             return False
         if path in self.include:
             return True
-        if "all" in self.exclude_types:
+        excluded, included = self.exclude_types, self.include_types
+        if "all" in excluded:
             return False
-        if "all" in self.include_types:
+        if "all" in included:
             return True
-        if any(t in self.exclude_types for t in types):
+        if not excluded.isdisjoint(types):
             return False
-        if any(t in self.include_types for t in types):
+        if not included.isdisjoint(types):
             return True
         if prefix is not None:
             return prefix in self.include
@@ -94,6 +118,17 @@ class Shape:
     children: dict = field(default_factory=dict)
     follows: dict = field(default_factory=dict)
 
+    @property
+    def signature(self):
+        """What decisions about this shape's fields depend on, hashable
+        (filters share decisions between shapes alike)."""
+        found = self.__dict__.get("_signature")
+        if found is None:
+            found = self.__dict__["_signature"] = (
+                tuple(sorted(self.types.items())), self.custom_prefix,
+                tuple(sorted(self.follows.items())))
+        return found
+
     def types_of(self, name):
         if name in self.types:
             return self.types[name]
@@ -104,16 +139,19 @@ class Shape:
 
 def filter_object(obj, shape, flt, prefix=None):
     """Remove from dict `obj`, in place, the fields `flt` does not want."""
-    for name in list(obj):
-        base = shape.follows.get(name, name)
-        if not flt.wants(base, shape, prefix):
-            del obj[name]
-            continue
-        child = shape.children.get(name)
-        if child is not None:
+    keep, drop = flt.plan(shape, prefix)
+    names = obj.keys()
+    for name in names - keep - drop:
+        wanted = flt.wants(shape.follows.get(name, name), shape, prefix)
+        (keep if wanted else drop).add(name)
+    for name in drop & names:
+        del obj[name]
+    if shape.children:
+        for name in shape.children.keys() & names:
+            base = shape.follows.get(name, name)
             child_prefix = f"{prefix}.{base}" if prefix else base
             for item in _objects(obj[name]):
-                filter_object(item, child, flt, child_prefix)
+                filter_object(item, shape.children[name], flt, child_prefix)
 
 
 def _objects(value):

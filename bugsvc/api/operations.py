@@ -11,8 +11,8 @@ from ..bugs.comments import COMMENT_SHAPES
 from ..bugs.view import BUG_SHAPES
 from ..services import (
     account, api_key, attachment, bug, bug_search, classification, comment, component, field,
-    flagtype, group, instance, keyword, last_visit, milestone, notification, product, user,
-    version, webhook,
+    flagtype, group, instance, keyword, last_visit, milestone, notification, product,
+    saved_search, user, version, webhook,
 )
 from .operation import EXEMPT, OPTIONAL, REQUIRED, SELF, Operation, Operations
 
@@ -50,6 +50,15 @@ OPERATIONS = Operations([
     _write("User.create", user.create, login=OPTIONAL),
     _write("User.update", user.update),
     _read("User.get", user.get, shapes=user.USER_SHAPES),
+    # The caller's own account (whoami as bugzilla.mozilla.org; update_self
+    # is a bugsvc addition: the reference changes these in its web pages)
+    _read("User.whoami", user.whoami, login=REQUIRED),
+    _write("User.update_self", user.update_self),
+    # Saved searches (a bugsvc addition)
+    _read("SavedSearch.get", saved_search.get, login=REQUIRED,
+          shapes=saved_search.SAVED_SEARCH_SHAPES),
+    _write("SavedSearch.create", saved_search.create),
+    _write("SavedSearch.delete", saved_search.delete),
     # Accounts by mail: self-registration and password reset. Exempt from
     # login (they serve people who cannot log in), as the reference exempts
     # offer_account_by_email; none is reachable by GET (their tokens and
@@ -59,6 +68,8 @@ OPERATIONS = Operations([
     _write("User.request_password_reset", account.request_password_reset, login=EXEMPT),
     _write("User.reset_password", account.reset_password, login=EXEMPT),
     _read("User.check_token", account.check_token, login=EXEMPT, read_only=False),
+    _write("User.cancel_token", account.cancel_token, login=EXEMPT),
+    _read("User.can_create_account", account.can_create_account, login=EXEMPT),
     # Mail preferences (bugsvc addition: the reference's preferences page)
     _read("User.get_email_settings", notification.get_email_settings, login=REQUIRED),
     _write("User.update_email_settings", notification.update_email_settings),
@@ -114,6 +125,8 @@ OPERATIONS = Operations([
     _write("Bug.create", bug.create),
     _write("Bug.update", bug.update),
     _read("Bug.history", bug.history),
+    _read("Bug.edit_options", bug.edit_options),
+    _read("Bug.flag_requests", bug.flag_requests, login=REQUIRED),
     _read("Bug.possible_duplicates", bug.possible_duplicates, shapes=BUG_SHAPES),
     _write("Bug.update_see_also", bug.update_see_also),
     _write("Bug.update_tags", bug.update_tags),

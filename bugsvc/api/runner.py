@@ -86,6 +86,65 @@ class Runner:
             raise
         return fields.apply(result, operation.shapes, flt)
 
+    def run_many(self, calls, headers, remote_ip):
+        """Run reading operations one after another as one caller, in one
+        read transaction, so that they see one state of the database (a web
+        page's reads: a bug, its comments and its update_token agree).
+
+        calls: [(operation, params)]; none may write or check credentials
+        itself. The credentials come from `headers` only: credential keys in
+        the params are dropped. Each operation's login rule, field choice
+        and answer shape apply as in `run`.
+        Returns the results in order. Errors: as `run`; the first failing
+        call ends them all. ValueError for an operation that writes.
+        """
+        try:
+            return self._run_many(calls, headers, remote_ip)
+        except TextRefused:
+            raise _text_refused() from None
+
+    def _run_many(self, calls, headers, remote_ip):
+        creds = extract_credentials({}, headers)
+        prepared = []
+        for operation, params in calls:
+            if operation.writes or operation.login == SELF:
+                raise ValueError(f"{operation.name} cannot run with others")
+            params = dict(params)
+            extract_credentials(params, {})
+            prepared.append((operation, params, _field_filter(params)))
+        now = self.clock()
+        in_call = bool(creds.api_key or (creds.token and creds.login is None))
+        caller = ANONYMOUS if in_call else self.auth.resolve_password(creds, remote_ip, now)
+        checked = creds if in_call else None
+        try:
+            try:
+                results = self._run_many_in_transaction(prepared, caller, checked, remote_ip)
+            except _UseDue as due:
+                self.auth.record_use(due.use, remote_ip, now)
+                results = self._run_many_in_transaction(prepared, caller, checked, remote_ip,
+                                                        use_recorded=True)
+        except CredentialsRefused as refused:
+            self.auth.record_failure(refused.subject, now)
+            raise
+        return [fields.apply(result, operation.shapes, flt)
+                for result, (operation, _, flt) in zip(results, prepared)]
+
+    def _run_many_in_transaction(self, prepared, given, creds, remote_ip, use_recorded=False):
+        for attempt in self.db.attempts(write=False):
+            with attempt as conn:
+                caller = self._identify(conn, given, creds, remote_ip, False, use_recorded)
+                now = self.clock()
+                # One snapshot: the catalog generation, and what one call found
+                # out about a bug's visibility, hold for the others too.
+                generation, memo = cache.generation(conn), {}
+                results = []
+                for operation, params, flt in prepared:
+                    ctx = self._context(conn, caller, now, remote_ip, flt, False,
+                                        generation=generation)
+                    ctx.memo = memo
+                    results.append(self._service(ctx, operation, params))
+        return results
+
     def call(self, operation, params, user_id=None, remote_ip="127.0.0.1", now=None):
         """Run `operation` as account `user_id` (None: anonymous), already
         known to be who it is: the operator's own commands and service-level
@@ -133,11 +192,15 @@ class Runner:
         ctx.events.enabled = events
         return ctx
 
-    def _context(self, conn, caller, now, remote_ip, flt, writes, with_catalog=True):
-        """The one place a Context is made."""
+    def _context(self, conn, caller, now, remote_ip, flt, writes, with_catalog=True,
+                 generation=None):
+        """The one place a Context is made (generation: the catalog
+        generation, when the transaction read it already)."""
+        if with_catalog and generation is None:
+            generation = cache.generation(conn)
         return Context(conn=conn, caller=caller, now=now, config=self.config, auth=self.auth,
                        remote_ip=remote_ip, fields=flt, catalog=self.catalog,
-                       catalog_generation=cache.generation(conn) if with_catalog else None,
+                       catalog_generation=generation if with_catalog else None,
                        writes=writes)
 
     def _run_in_transaction(self, operation, params, caller, creds, remote_ip, flt,
@@ -154,57 +217,19 @@ class Runner:
         written = 0
         for attempt in self.db.attempts(write=operation.writes):
             with attempt as conn:
-                caller = given
-                if creds is not None:
-                    try:
-                        caller, use = self.auth.identify(conn, creds, remote_ip, self.clock(),
-                                                         may_write=operation.writes)
-                    except errors.ServiceError:
-                        if not forgiving:
-                            raise
-                        caller, use = ANONYMOUS, None
-                    if use is not None and not use_recorded:
-                        raise _UseDue(use)
-                elif caller is None:
-                    caller = ANONYMOUS
-                elif isinstance(caller, int):
-                    caller = load_caller(conn, caller)
+                caller = self._identify(conn, given, creds, remote_ip, forgiving, use_recorded,
+                                        may_write=operation.writes)
                 # The call's time is read once its transaction holds the write
-                # lock (as the reference reads it inside its transaction): writes
-                # waiting for one another are then stamped in the order they are
-                # stored, so history and last_change_time never run backwards.
-                # Login checks the password on a connection of its own, which
-                # records the outcome; this transaction must not have read
-                # anything before (its snapshot would then be too old to write
-                # the token), so that call keeps no copies.
+                # lock (as the reference reads it inside its transaction):
+                # writes waiting for one another are then stamped in the order
+                # they are stored, so history and last_change_time never run
+                # backwards. Login checks the password on a connection of its
+                # own, which records the outcome; this transaction must not
+                # have read anything before (its snapshot would then be too
+                # old to write the token), so that call keeps no copies.
                 ctx = self._context(conn, caller, now or self.clock(), remote_ip, flt,
                                     operation.writes, with_catalog=operation.login != SELF)
-                if not caller.is_logged_in:
-                    if operation.login == REQUIRED or (operation.login not in (EXEMPT, SELF)
-                                                       and ctx.param_is_on("requirelogin")):
-                        errors.require_login(ctx)
-                try:
-                    result = operation.service(ctx, params)
-                except OverflowError:
-                    # An integer beyond 64 bits that reached SQL (sqlite3 refuses
-                    # it) or date arithmetic without passing Params.int: the
-                    # call's work is rolled back and the caller told, as by Params.
-                    raise errors.ServiceError(errors.NUMBER_TOO_LARGE,
-                                              "A number in the request is too large.") from None
-                except errors.ServiceError:
-                    raise
-                except Exception as exc:
-                    # A request so large or complex that the database refuses
-                    # the statement it makes (more values than one statement
-                    # takes, an expression too deep ...): the caller's doing,
-                    # so a user error; any other database failure stays
-                    # internal.
-                    if not self.db.statement_too_large(exc):
-                        raise
-                    raise errors.ServiceError(
-                        errors.USER_ERROR, "The request names too many values, or is too "
-                        "complex, for the database to answer; split it into smaller "
-                        "requests.") from None
+                result = self._service(ctx, operation, params)
                 written = 0
                 if operation.writes:
                     # The call's events, in its own transaction: committed
@@ -217,6 +242,54 @@ class Runner:
     def _events_written(self):
         if self.on_events is not None:
             self.on_events()
+
+    def _identify(self, conn, caller, creds, remote_ip, forgiving, use_recorded,
+                  may_write=False):
+        """The call's Caller, in its transaction `conn`: `creds` (when not
+        None) are checked first (see _run_in_transaction); a `caller` given
+        as an account id (or None with no creds: anonymous) is loaded."""
+        if creds is not None:
+            try:
+                caller, use = self.auth.identify(conn, creds, remote_ip, self.clock(),
+                                                 may_write=may_write)
+            except errors.ServiceError:
+                if not forgiving:
+                    raise
+                caller, use = ANONYMOUS, None
+            if use is not None and not use_recorded:
+                raise _UseDue(use)
+        elif caller is None:
+            caller = ANONYMOUS
+        elif isinstance(caller, int):
+            caller = load_caller(conn, caller)
+        return caller
+
+    def _service(self, ctx, operation, params):
+        """The service's result for `params` in `ctx`, after the login rule."""
+        if not ctx.caller.is_logged_in:
+            if operation.login == REQUIRED or (operation.login not in (EXEMPT, SELF)
+                                               and ctx.param_is_on("requirelogin")):
+                errors.require_login(ctx)
+        try:
+            return operation.service(ctx, params)
+        except OverflowError:
+            # An integer beyond 64 bits that reached SQL (sqlite3 refuses
+            # it) or date arithmetic without passing Params.int: the
+            # call's work is rolled back and the caller told, as by Params.
+            raise errors.ServiceError(errors.NUMBER_TOO_LARGE,
+                                      "A number in the request is too large.") from None
+        except errors.ServiceError:
+            raise
+        except Exception as exc:
+            # A request so large or complex that the database refuses the
+            # statement it makes (more values than one statement takes, an
+            # expression too deep ...): the caller's doing, so a user error;
+            # any other database failure stays internal.
+            if not self.db.statement_too_large(exc):
+                raise
+            raise errors.ServiceError(errors.USER_ERROR, "The request names too many values, "
+                                      "or is too complex, for the database to answer; "
+                                      "split it into smaller requests.") from None
 
 
 def _text_refused():

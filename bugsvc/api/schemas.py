@@ -225,7 +225,8 @@ SCHEMAS = {
         "last_change_time": DATETIME, "deadline": NULLABLE_STR,
         "is_cc_accessible": BOOL, "is_creator_accessible": BOOL,
         "estimated_time": NUMBER, "remaining_time": NUMBER, "actual_time": NUMBER,
-        "update_token": STR, "tags": strs(None)},
+        "update_token": STR, "tags": strs(None),
+        "duplicates": ints("visible bugs marked duplicates of this one (extra field)")},
         description="Custom fields (cf_*) come as extra keys."),
     "Attachment": obj({
         "id": INT, "bug_id": INT, "file_name": STR, "summary": STR, "content_type": STR,

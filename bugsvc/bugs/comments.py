@@ -15,7 +15,8 @@ MAX_COMMENT_LENGTH = 65535
 PLAIN, DUPE_OF, HAS_DUPE, ATTACHMENT_CREATED, ATTACHMENT_UPDATED = 0, 2, 3, 5, 6
 
 # include/exclude shape of comments, by bug and by comment id.
-COMMENT_SHAPES = {"bugs.*.comments": Shape(), "comments.*": Shape()}
+COMMENT_SHAPE = Shape()
+COMMENT_SHAPES = {"bugs.*.comments": COMMENT_SHAPE, "comments.*": COMMENT_SHAPE}
 
 
 def normalise(text):
@@ -131,7 +132,9 @@ def comment_objects(ctx, rows):
     """Comment objects (interface "Comment") for `rows` of select_rows, in order."""
     attachment_ids = sorted({a for a in (_attachment_of(row) for row in rows) if a is not None})
     summaries = _attachment_summaries(ctx, attachment_ids) if attachment_ids else {}
-    tags = tags_of(ctx.conn, [row["id"] for row in rows]) if tags_enabled(ctx) else None
+    tags = None
+    if tags_enabled(ctx) and ctx.fields.wants("tags", COMMENT_SHAPE):
+        tags = tags_of(ctx.conn, [row["id"] for row in rows])
     objects = []
     for row in rows:
         attachment_id = _attachment_of(row)

@@ -99,14 +99,21 @@ def visible_bug_id(ctx, value):
     id, for a caller who sees every bug.
     """
     text = _text(value)
+    memo = ctx.memo
+    if memo is not None and ("visible bug", text) in memo:
+        return memo[("visible bug", text)]
     number = numeric_bug_id(text)
     if number is None:
         bug_id = _alias_target(ctx, text) if text else None
         if bug_id is None or not access.visible_bug_ids(ctx, [bug_id]):
             raise _unknown_alias(text)
+        if memo is not None:
+            memo[("visible bug", text)] = bug_id
         return bug_id
     visible = _visibility(ctx, number)
     if visible:
+        if memo is not None:
+            memo[("visible bug", text)] = number
         return number
     if visible is not None:
         raise _denied(ctx, number)

@@ -105,6 +105,8 @@ FIELDS = {
     "creation_ts": FieldDef(DATE_KIND, "b.creation_time"),
     "delta_ts": FieldDef(DATE_KIND, "b.last_change_time"),
     "everconfirmed": FieldDef(NUMBER, "b.is_confirmed", history="is_confirmed"),
+    # The bug a duplicate duplicates (a bug page lists the duplicates of its bug).
+    "dupe_of": FieldDef(NUMBER, "b.dupe_of"),
     "reporter_accessible": FieldDef(NUMBER, "b.is_creator_accessible",
                                     history="is_creator_accessible"),
     "cclist_accessible": FieldDef(NUMBER, "b.is_cc_accessible", history="is_cc_accessible"),
@@ -171,7 +173,7 @@ ALIASES = {
     "comment_count": "longdescs.count", "tags": "tag", "groups": "bug_group",
     "actual_time": "work_time", "long_desc": "longdesc", "changedin": "days_elapsed",
     "attachments.thedata": "attach_data.thedata", "opendate": "creation_ts",
-    "changeddate": "delta_ts",
+    "changeddate": "delta_ts", "dup_id": "dupe_of",
 }
 
 _NO_VALUE = ("isempty", "isnotempty")

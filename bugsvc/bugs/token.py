@@ -25,3 +25,20 @@ def update_tokens(conn, user_id, states):
         digest = hmac.new(key, message, hashlib.sha256).hexdigest()[:32]
         tokens[bug_id] = f"{stamp}-{digest}"
     return tokens
+
+
+def current_token(conn, user_id, bug_id):
+    """The update_token bug `bug_id` has now for account `user_id`."""
+    changed = conn.execute("SELECT last_change_time FROM bugs WHERE id = ?",
+                           (bug_id,)).fetchone()[0]
+    changes = conn.execute("SELECT COUNT(*) FROM bug_activity WHERE bug_id = ?",
+                           (bug_id,)).fetchone()[0]
+    comments = conn.execute("SELECT COUNT(*) FROM comments WHERE bug_id = ?",
+                            (bug_id,)).fetchone()[0]
+    return update_tokens(conn, user_id, {bug_id: (changed, changes, comments)})[bug_id]
+
+
+def is_current(conn, user_id, bug_id, token):
+    """True when `token` is the update_token bug `bug_id` has now for `user_id`:
+    nothing changed on the bug since the caller read it."""
+    return hmac.compare_digest(str(token), current_token(conn, user_id, bug_id))

@@ -13,7 +13,7 @@ from ..catalogue.field_types import BUG_ID
 from ..api.params import Params, as_bool
 from . import (
     activity, comments, custom_fields, dependencies, groups, history, isolation, record,
-    see_also, store, values,
+    see_also, store, token, values,
 )
 from .flags import FlagEditor, retarget, types_for, user_can_see_bug
 from .lookup import visible_bug_id
@@ -46,6 +46,17 @@ def update(ctx, params):
         if p.get("alias") is not None:
             raise ServiceError(values.ALIAS_ERROR, "You cannot set aliases when changing several "
                                                    "bugs at once.")
+    if p.get("update_token") not in (None, ""):
+        # Mid-air collisions: the change is based on the bug as the caller
+        # read it (Bug.get's update_token); if anything changed since, it is
+        # not applied over what the caller has not seen.
+        if len(bug_ids) > 1:
+            raise ServiceError(USER_ERROR, "An update_token belongs to one bug: change one bug "
+                                           "at a time with it.")
+        if not token.is_current(ctx.conn, ctx.caller.id, bug_ids[0], p.str("update_token")):
+            raise ServiceError(USER_ERROR, f"Mid-air collision: bug {bug_ids[0]} has changed "
+                                           f"since you read it (its update_token is no longer "
+                                           f"current). Read it again, then make your change.")
     workflow = status_workflow(ctx)
     all_changes = []
     for bug_id in bug_ids:

@@ -19,8 +19,9 @@ from .status import workflow as status_workflow
 from .token import update_tokens
 
 USER_FIELDS = ("assigned_to", "creator", "qa_contact", "cc")
-# include/exclude shape of a bug object: `tags` only when asked for, `cf_*` custom.
-BUG_SHAPE = Shape(types={"tags": ("extra",)}, custom_prefix="cf_",
+# include/exclude shape of a bug object: `tags` and `duplicates` only when
+# asked for, `cf_*` custom.
+BUG_SHAPE = Shape(types={"tags": ("extra",), "duplicates": ("extra",)}, custom_prefix="cf_",
                   children={f"{name}_detail": Shape() for name in USER_FIELDS},
                   follows={f"{name}_detail": name for name in USER_FIELDS})
 BUG_SHAPES = {"bugs": BUG_SHAPE}
@@ -153,6 +154,8 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
                 obj[field["name"]] = value
         if tags is not None:
             obj["tags"] = tags.get(bug_id, [])
+        if "duplicates" in row:
+            obj["duplicates"] = _list(row["duplicates"])
         if bug_id in tokens:
             obj["update_token"] = tokens[bug_id]
         objects[bug_id] = obj
@@ -208,6 +211,9 @@ _DEPENDENCY_COLUMNS = (
     ("blocks", ["d.blocked"], "FROM dependencies d JOIN bugs b2 ON b2.id = d.blocked"
                               " WHERE d.depends_on = b.id AND {visible}", "d.blocked"),
 )
+# The visible bugs marked duplicates of the bug ({visible}: the condition on
+# alias d).
+_DUPLICATES_COLUMN = (["d.id"], "FROM bugs d WHERE d.dupe_of = b.id AND {visible}", "d.id")
 _CUSTOM_COLUMN = (["f.name", "v.value"], "FROM bug_custom_values v JOIN fields f"
                                          " ON f.id = v.field_id WHERE v.bug_id = b.id", "v.id")
 
@@ -226,6 +232,12 @@ def _select(ctx, wants, with_custom):
             columns.append(f"{dialect.json_list(values, source.format(visible=condition), order)}"
                            f" AS {name}")
             args += condition_args
+    if wants("duplicates"):
+        condition, condition_args = access.bug_visibility_sql(ctx, "d")
+        values, source, order = _DUPLICATES_COLUMN
+        columns.append(f"{dialect.json_list(values, source.format(visible=condition), order)}"
+                       " AS duplicates")
+        args += condition_args
     if with_custom:
         columns.append(f"{dialect.json_list(*_CUSTOM_COLUMN)} AS custom")
     return ", ".join(columns) + _BUG_TABLES, args

@@ -6,7 +6,7 @@ Values are stored and returned as strings, as the reference does.
 Every parameter offered here changes what the service does. The reference
 has more, for parts bugsvc does not have yet; they are not offered (a PUT
 naming one answers like any unknown name, 51) and come back with their
-part: web pages and their cookies (attachment_base, cookiepath,
+part: web page cookies and settings (cookiepath,
 rememberlogin, usemenuforusers, default_search_limit, allowemailchange,
 which governs the e-mail change in the user preferences page) and bug
 deletion (allowbugdeletion). Values stored under such names by an earlier
@@ -33,6 +33,9 @@ SECRET = "secret"        # any text, never shown (SECRET_MASK instead)
 # name -> (default, kind, extra). extra: allowed choices for TEXT when a
 # tuple; (least, most) for INT when a tuple; the select field for FIELD_VALUE.
 DEFINITIONS = {
+    # Another origin for attachment content ("" : served by this one); its
+    # URL may hold %bugid%, replaced by the attachment's bug number.
+    "attachment_base": ("", URL, None),
     "comment_taggers_group": ("editbugs", GROUP, None),
     # Addresses that may create their own account by mail (User.offer_account_by_email).
     "createemailregexp": (".*", REGEXP, None),
@@ -107,9 +110,12 @@ _SMTP_SERVER = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A
                           r"(?::(\d{1,5}))?")
 
 # What each tier of caller sees (interface "Parameters object").
-PUBLIC = ("maintainer", "requirelogin")
+# attachment_base is public here (the reference shows it to logged-in
+# callers): anyone who opens an attachment is sent there anyway.
+PUBLIC = ("attachment_base", "maintainer", "requirelogin")
 LOGGED_IN = (
-    "commentonchange_resolution", "commentonduplicate", "defaultopsys", "defaultplatform",
+    "attachment_base", "commentonchange_resolution", "commentonduplicate", "defaultopsys",
+    "defaultplatform",
     "defaultpriority", "defaultseverity", "duplicate_or_move_bug_status", "emailregexpdesc",
     "emailsuffix", "letsubmitterchoosemilestone", "letsubmitterchoosepriority", "mailfrom",
     "maintainer", "maxattachmentsize", "maxlocalattachment", "musthavemilestoneonaccept",
@@ -200,6 +206,11 @@ def normalise(conn, name, value):
         if text and not _URL.fullmatch(text):
             raise ValueError(f"'{name}' must be empty or a URL starting with http:// or https:// "
                              "and ending with a slash")
+        pages = _origin(_stored(conn, "urlbase"))
+        if name == "attachment_base" and text and _origin(text) == pages:
+            # That origin serves attachments and nothing else: it cannot be
+            # the one of the pages.
+            raise ValueError("'attachment_base' must name another host than 'urlbase'")
         return text
     if kind == EMAIL:
         if text and not _EMAIL.fullmatch(text):
@@ -217,3 +228,14 @@ def normalise(conn, name, value):
     if isinstance(extra, tuple) and text not in extra:
         raise ValueError(f"'{name}' must be one of: {', '.join(extra)}")
     return text
+
+
+def _origin(url):
+    """scheme://host[:port] of a URL, in lower case ("" for none)."""
+    parts = (url or "").split("/")
+    return "/".join(parts[:3]).lower() if len(parts) >= 3 else ""
+
+
+def _stored(conn, name):
+    row = conn.execute("SELECT value FROM params WHERE name = ?", (name,)).fetchone()
+    return row[0] if row is not None else DEFINITIONS[name][0]

@@ -200,3 +200,46 @@ def check_token(ctx, params):
             raise ServiceError(USER_ERROR, _BAD_TOKEN)
         return {"type": tokens.ACCOUNT, "login": row["login"]}
     raise ServiceError(OBJECT_NOT_SPECIFIED, "Give reset_token or account_token.")
+
+
+def cancel_token(ctx, params):
+    """Cancel what a mailed link offers (the reference's token.cgi actions
+    cxlpw and cancel_new_account): the token, and every other token of its
+    kind for the same account or address, stop working; the password or the
+    missing account stay as they are.
+
+    params: reset_token or account_token (the link's t).
+    Returns {"type": "password" | "account", "login"} as check_token.
+    Errors: 50 neither given; 32000 a token that does not exist, expired or
+    was used.
+    """
+    p = Params(params)
+    if p.str("reset_token"):
+        kind, secret = tokens.PASSWORD, p.str("reset_token")
+    elif p.str("account_token"):
+        kind, secret = tokens.ACCOUNT, p.str("account_token")
+    else:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "Give reset_token or account_token.")
+    row = tokens.find(ctx.conn, kind, secret, ctx.now)
+    if row is None:
+        raise ServiceError(USER_ERROR, _BAD_TOKEN)
+    if row["user_id"] is not None:
+        login = ctx.conn.execute("SELECT login FROM users WHERE id = ?",
+                                 (row["user_id"],)).fetchone()
+        login = login["login"] if login is not None else ""
+    else:
+        login = row["login"]
+    tokens.use(ctx.conn, row)
+    return {"type": kind, "login": login}
+
+
+def can_create_account(ctx, params):
+    """Whether people may create their own account by mail here (the
+    parameter createemailregexp is not empty), so a sign-in page knows to
+    offer it, as the reference's does; the pattern itself stays private.
+
+    params: none.
+    Returns {"can_create_account": bool}.
+    Errors: none.
+    """
+    return {"can_create_account": bool(ctx.param("createemailregexp"))}

@@ -6,6 +6,8 @@ from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED
 from ..api.params import Params
 from ..bugs import create as bug_create, tags, update as bug_update, view
 from ..bugs.duplicates import possible_duplicates as find_duplicates, MAX_RESULTS
+from ..bugs.edit_options import edit_options as bug_edit_options
+from ..bugs.requests import REQUEST_LIMIT, requests_of_caller
 from ..bugs.history import history as bug_history
 from ..bugs.lookup import visible_bug_id
 from ..bugs.values import enterable_product
@@ -17,7 +19,9 @@ def get(ctx, params):
     params: ids (array of ids/aliases, in order), permissive (boolean: skip
     failing ids and report them in faults), include_fields/exclude_fields.
     Returns {"bugs": [Bug], "faults": [{id, faultString, faultCode}]};
-    update_token is added for logged-in callers.
+    update_token is added for logged-in callers; the extra fields `tags`
+    and `duplicates` (the visible bugs marked duplicates of the bug) only
+    when include_fields names them.
     Errors: 50 no ids; 100 malformed id or unknown alias; 101 unknown id;
     102 bug not visible.
     """
@@ -77,7 +81,9 @@ def update(ctx, params):
     reset_qa_contact, is_cc_accessible, is_creator_accessible,
     estimated_time, remaining_time, work_time, comment {body, is_private},
     comment_is_private {id: bool}, alias, blocks, depends_on, cc, groups,
-    keywords, see_also, flags, cf_*. Other keys are ignored.
+    keywords, see_also, flags, cf_*; update_token (from Bug.get: the
+    change is refused when the bug changed since, a mid-air collision).
+    Other keys are ignored.
     Returns {"bugs": [{id, alias, last_change_time, changes}]}.
     Errors: 410; 50 no ids or empty assignee; 51 unknown value; 100/101/102
     bad, unknown or invisible bug; 103 alias; 104 summary too long; 106
@@ -92,7 +98,8 @@ def update(ctx, params):
     inactive value, a new whiteboard while usestatuswhiteboard is off, a
     See Also link added while use_see_also is off, (strict_isolation) a
     dependency added or removed on a bug of a product the caller may not
-    edit.
+    edit; 32000 an update_token that is not the bug's current one, or one
+    given for several bugs.
     """
     require_login(ctx)
     return {"bugs": bug_update.update(ctx, params)}
@@ -195,3 +202,41 @@ def update_tags(ctx, params):
         changes[str(bug_id)] = {"tags": {"removed": [t for t in before if t not in after],
                                          "added": [t for t in after if t not in before]}}
     return {"changes": changes}
+
+
+def edit_options(ctx, params):
+    """What the caller may do to bugs now (a bugsvc addition, for forms).
+
+    params: ids (ids or aliases).
+    Returns {"bugs": [{"id", "can_comment", "can_remove_cc" (others from the
+    CC list), "statuses": [{"name", "is_open", "comment_required"}] (the
+    current one first when it is not a transition of its own), "fields":
+    [API names of the fields the caller may change], "resolutions":
+    [names], "groups": [{"name", "description", "is_on", "can_change"}]
+    (the groups the bug is in or the caller may restrict it to)}]}.
+    Logged-out callers, and callers who may not edit the bug's product,
+    may change nothing: only the current status is listed.
+    Errors: 50 no ids; 100/101/102 bad, unknown or invisible bug.
+    """
+    p = Params(params)
+    values = p.list("ids")
+    if not values:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the ids of the bugs.")
+    bug_ids = list(dict.fromkeys(visible_bug_id(ctx, value) for value in values))
+    return {"bugs": [bug_edit_options(ctx, bug_id) for bug_id in bug_ids]}
+
+
+def flag_requests(ctx, params):
+    """The flags requested of the caller (a bugsvc addition: the
+    reference's "My Requests" page).
+
+    params: limit (default and at most 100).
+    Returns {"requests": [{"id", "name", "type_id", "status" ("?"),
+    "bug_id", "attachment_id" (null for a bug's own flag), "setter",
+    "requestee", "creation_date", "modification_date"}]}, newest first:
+    only on bugs the caller may see, and on attachments the caller may see.
+    Errors: 410 logged out; 52 a limit that is not a number.
+    """
+    require_login(ctx)
+    limit = Params(params).int("limit", REQUEST_LIMIT) or REQUEST_LIMIT
+    return {"requests": requests_of_caller(ctx, min(max(limit, 1), REQUEST_LIMIT))}

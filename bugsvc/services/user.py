@@ -559,3 +559,70 @@ def update(ctx, params):
     return {"users": [{"id": row["id"], "changes": _update_one(ctx, row, values, groups,
                                                                bless_groups)}
                       for row in users]}
+
+
+# The caller's own account ----------------------------------------------------------
+
+def whoami(ctx, params):
+    """The account the call runs as (bugzilla.mozilla.org's whoami).
+
+    params: none.
+    Returns {"id", "real_name", "name" (the login as shown), "login",
+    "groups" (names of the groups the account is a member of),
+    "is_insider" (sees and sets private comments and attachments),
+    "is_timetracker" (sees and changes the time fields),
+    "saved_searches" [{"id", "name", "query"}]}.
+    Errors: 410 logged out.
+    """
+    require_login(ctx)
+    row = ctx.conn.execute(f"SELECT {_COLUMNS} FROM users u WHERE u.id = ?",
+                           (ctx.caller.id,)).fetchone()
+    return {"id": row["id"], "real_name": row["real_name"],
+            "name": visible_email(ctx, row["login"]), "login": row["login"],
+            "groups": sorted(ctx.caller.group_names, key=str.lower),
+            "is_insider": access.is_insider(ctx), "is_timetracker": access.is_timetracker(ctx),
+            "saved_searches": _searches(ctx, "saved_searches", row["id"])}
+
+
+def update_self(ctx, params):
+    """Change one's own real name or password (the reference's preferences
+    page; User.update needs editusers for these).
+
+    params: full_name; password (the new one) with current_password.
+    A new password ends every login token of the account, the one of this
+    call included (its sessions end); API keys stay valid.
+    Returns {"changes": {"full_name": {"removed", "added"}}} (the password
+    never shows; that it changed is audited).
+    Errors: 410 logged out; 50 password without current_password; 300 a
+    wrong current password (counted like a failed sign-in of the login);
+    32000 its sign-ins wait after too many failures; 502 new password
+    shorter than 6; 305 not complex enough. Nothing changes on an error.
+    """
+    require_login(ctx)
+    p = Params(params)
+    changes = {}
+    row = ctx.conn.execute(f"SELECT {_COLUMNS} FROM users u WHERE u.id = ?",
+                           (ctx.caller.id,)).fetchone()
+    new_hash = None
+    if p.get("password") is not None:
+        current = p.str("current_password")
+        if current is None:
+            raise ServiceError(OBJECT_NOT_SPECIFIED, "To change your password, give your "
+                                                     "current password too "
+                                                     "(current_password).")
+        ctx.auth.check_current_password(ctx.conn, row["login"], current, ctx.now)
+        password = p.str("password").strip()
+        check_password_rules(ctx, password)
+        new_hash = ctx.auth.hash_password(password)
+    if p.get("full_name") is not None:
+        full_name = p.str("full_name").strip()
+        if note(changes, "full_name", row["real_name"], full_name):
+            ctx.conn.execute("UPDATE users SET real_name = ? WHERE id = ?",
+                             (full_name, row["id"]))
+    audit.record_changes(ctx, "User", row["id"], changes)
+    if new_hash is not None:
+        ctx.conn.execute("UPDATE users SET password_hash = ? WHERE id = ?",
+                         (new_hash, row["id"]))
+        audit.record(ctx, "User", row["id"], "password")
+        auth.delete_user_tokens(ctx.conn, row["id"])
+    return {"changes": changes}

@@ -134,13 +134,14 @@ def serve(config, out=sys.stdout):
 
 
 def _print_serving(config, sock, out):
-    """The start-up lines: where the interface is, and its documentation."""
+    """The start-up lines: where the interface is, its documentation, and
+    the web pages."""
     base = f"http://{_url_host(config.host)}:{sock.getsockname()[1]}"
     processes = f", {config.workers} workers" if config.workers > 1 else ""
     print(f"bugsvc {__version__} serving {base}/rest (database {display_url(config.db_path)}"
           f"{processes})", file=out)
-    print(f"Documentation: {base}/rest/docs (a browser at {base}/ finds it too)", file=out,
-          flush=True)
+    print(f"Documentation: {base}/rest/docs", file=out)
+    print(f"Web pages: {base}/", file=out, flush=True)
 
 
 def _serve_workers(config, sock, out):

@@ -5,7 +5,8 @@ process serving one database signs alike."""
 import secrets
 
 UPDATE_TOKEN = "update_token"   # the key of bugs' update_token HMACs
-NAMES = (UPDATE_TOKEN,)
+WEB_FORMS = "web_forms"         # the key of the web pages' form tokens and signed links
+NAMES = (UPDATE_TOKEN, WEB_FORMS)
 
 
 def new_secret():
@@ -25,6 +26,13 @@ def secret(conn, name):
     row = conn.execute("SELECT value FROM server_secrets WHERE name = ?", (name,)).fetchone()
     if row is not None:
         return row[0]
-    conn.execute("INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                 (name, new_secret()))
+    conn.execute("INSERT INTO server_secrets (name, value) VALUES (?, ?)"
+                 " ON CONFLICT (name) DO NOTHING", (name, new_secret()))
     return conn.execute("SELECT value FROM server_secrets WHERE name = ?", (name,)).fetchone()[0]
+
+
+def load(db, name):
+    """The value of secret `name` of Database `db`, read (and, for a
+    database installed without it, made) in a transaction of its own."""
+    with db.transaction(write=True) as conn:
+        return secret(conn, name)

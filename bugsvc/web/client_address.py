@@ -66,3 +66,14 @@ def client_address(remote_addr, forwarded_for, trusted):
         if not _trusted(address, trusted):
             break
     return client
+
+
+def scheme(url_scheme, remote_addr, forwarded_proto, trusted):
+    """The scheme the client used: the socket's (`url_scheme`), or what a
+    trusted proxy forwarded in X-Forwarded-Proto (its first value); the
+    header of anyone else is not believed."""
+    if forwarded_proto and trusted and _trusted(_address(remote_addr or ""), trusted):
+        value = forwarded_proto.split(",")[0].strip().lower()
+        if value in ("http", "https"):
+            return value
+    return url_scheme

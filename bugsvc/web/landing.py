@@ -1,11 +1,12 @@
-"""What a browser finds at `/` and `/rest`: a small page saying what this is,
-linking the documentation page, the OpenAPI description and the README.
-Programs asking for JSON (curl's `*/*` included) keep getting the JSON error
-they got before; the Accept header decides, as for every REST answer.
+"""What a browser finds at `/rest`: a small page saying what this is,
+linking the web pages, the documentation page, the OpenAPI description and
+the README (`/` itself is the web pages' home). Programs asking for JSON
+(curl's `*/*` included) keep getting the JSON error they got before; the
+Accept header decides, as for every REST answer.
 
 The page has no script and takes its style from one inline block whose hash
 the Content-Security-Policy names; the only dynamic text (the version) is
-escaped. Web pages proper come later, with a template engine.
+escaped.
 """
 
 import base64
@@ -36,10 +37,10 @@ _PAGE = """<!DOCTYPE html>
 </head>
 <body>
 <h1>bugsvc<small>{version}</small></h1>
-<p>A bug tracker whose interfaces are compatible with Bugzilla 5.x. It has no web pages
-yet: programs, scripts and Bugzilla clients such as python-bugzilla use its REST interface
-under <code>/rest</code> (Bugzilla's <code>/rest.cgi</code> too), or XML-RPC at
-<code>/xmlrpc.cgi</code> and JSON-RPC at <code>/jsonrpc.cgi</code>.</p>
+<p>A bug tracker whose interfaces are compatible with Bugzilla 5.x. People use its
+<a href="/">web pages</a>; programs, scripts and Bugzilla clients such as python-bugzilla
+use its REST interface under <code>/rest</code> (Bugzilla's <code>/rest.cgi</code> too), or
+XML-RPC at <code>/xmlrpc.cgi</code> and JSON-RPC at <code>/jsonrpc.cgi</code>.</p>
 <ul>
 <li><a href="/rest/docs">API documentation</a>: every call with its parameters, answers
 and error codes; calls can be tried from the page.</li>
@@ -90,16 +91,6 @@ def _secure(resp, policy):
     resp.set_header("X-Content-Type-Options", "nosniff")
     resp.set_header("Referrer-Policy", "no-referrer")
     resp.set_header("Vary", "Accept")
-
-
-class RootResource:
-    """GET /: the landing page for browsers; JSON clients get the 404
-    error object any unknown path gives them."""
-
-    def on_get(self, req, resp):
-        if not wants_page(req):
-            raise falcon.HTTPNotFound()
-        answer(resp)
 
 
 class ReadmeResource:

@@ -79,6 +79,8 @@ ROUTES = [
     Route("POST", "/user/request_password_reset", "User.request_password_reset"),
     Route("POST", "/user/reset_password", "User.reset_password"),
     Route("POST", "/user/check_token", "User.check_token"),
+    Route("POST", "/user/cancel_token", "User.cancel_token"),
+    Route("GET", "/user/can_create_account", "User.can_create_account"),
     Route("GET", "/email_settings", "User.get_email_settings"),
     Route("PUT", "/email_settings", "User.update_email_settings"),
     # Webhooks
@@ -93,6 +95,13 @@ ROUTES = [
     Route("PUT", "/user/{user}", "User.update", path_params=id_or_name("user")),
     Route("GET", "/user", "User.get"),
     Route("GET", "/user/{user}", "User.get", path_params=id_or_name("user")),
+    Route("GET", "/whoami", "User.whoami"),
+    Route("PUT", "/whoami", "User.update_self"),
+    # Saved searches (a bugsvc extension)
+    Route("GET", "/saved_search", "SavedSearch.get"),
+    Route("POST", "/saved_search", "SavedSearch.create", status=201),
+    Route("DELETE", "/saved_search/{search}", "SavedSearch.delete",
+          path_params=id_or_name("search")),
     # API keys (a bugsvc extension)
     Route("GET", "/api_key", "ApiKey.get"),
     Route("POST", "/api_key", "ApiKey.create", status=201),
@@ -121,11 +130,14 @@ ROUTES = [
           path_params=id_list("bug", strip_hash=True), status=201),
     # Bugs (possible_duplicates before /bug/{bug}, which would read it as an alias)
     Route("GET", "/bug/possible_duplicates", "Bug.possible_duplicates"),
+    Route("GET", "/flag_requests", "Bug.flag_requests"),
     Route("POST", "/bug", "Bug.create", status=201),
     Route("GET", "/bug/", "Bug.get"),
     Route("GET", "/bug/{bug}", "Bug.get", path_params=id_list("bug", strip_hash=True)),
     Route("PUT", "/bug/{bug}", "Bug.update", path_params=id_list("bug", strip_hash=True)),
     Route("GET", "/bug/{bug}/history", "Bug.history", path_params=id_list("bug", strip_hash=True)),
+    Route("GET", "/bug/{bug}/edit_options", "Bug.edit_options",
+          path_params=id_list("bug", strip_hash=True)),
     # Last visits (the id-less forms too, documented but not routed by Bugzilla 5.2)
     Route("POST", "/bug_user_last_visit", "BugUserLastVisit.update"),
     Route("POST", "/bug_user_last_visit/{bug}", "BugUserLastVisit.update",

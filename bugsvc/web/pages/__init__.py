@@ -1,0 +1,87 @@
+"""Web pages for people: a third way in over the operations table, beside
+REST and RPC. Server-rendered HTML that works without JavaScript, under
+Bugzilla's own paths, so the links teams kept (show_bug.cgi, buglist.cgi,
+enter_bug.cgi, attachment.cgi, show_activity.cgi, query.cgi, index.cgi)
+keep working."""
+
+import falcon
+
+from ..landing import wants_page
+from . import account, admin, attachment, bug, buglist, home, prefs
+from .site import Site
+
+
+class _BrowserHome:
+    """GET /: the home page for browsers; JSON clients keep the 404 error
+    object any unknown path gives them."""
+
+    def __init__(self, page):
+        self.page = page
+
+    def on_get(self, req, resp):
+        if not wants_page(req):
+            raise falcon.HTTPNotFound()
+        self.page.on_get(req, resp)
+
+
+def register(app, runner, config):
+    """Add the pages to falcon App `app`; returns the Site."""
+    site = Site(runner, config)
+    index = home.Home(site)
+    app.add_route("/", _BrowserHome(index))
+    routes = {
+        "/index.cgi": index,
+        "/static/{name}": home.Static(site),
+        "/login": account.Login(site),
+        "/logout": account.Logout(site),
+        "/relogin.cgi": account.Logout(site),
+        "/token.cgi": account.Token(site),
+        "/createaccount.cgi": account.CreateAccount(site),
+        "/buglist.cgi": buglist.BugList(site),
+        "/query.cgi": buglist.Query(site),
+        "/show_bug.cgi": bug.ShowBug(site),
+        "/process_bug.cgi": bug.ProcessBug(site),
+        "/show_activity.cgi": bug.ShowActivity(site),
+        "/enter_bug.cgi": bug.EnterBug(site),
+        "/post_bug.cgi": bug.PostBug(site),
+        "/attachment.cgi": attachment.Attachment(site),
+        "/userprefs.cgi": prefs.Preferences(site),
+        "/admin.cgi": admin.AdminIndex(site),
+        "/editproducts.cgi": admin.Products(site),
+        "/editcomponents.cgi": admin.Components(site),
+        "/editversions.cgi": admin.Versions(site),
+        "/editmilestones.cgi": admin.Milestones(site),
+        "/editusers.cgi": admin.Users(site),
+        "/editgroups.cgi": admin.Groups(site),
+        "/editparams.cgi": admin.Parameters(site),
+        "/editkeywords.cgi": admin.Keywords(site),
+    }
+    for path, resource in routes.items():
+        app.add_route(path, resource)
+    return site
+
+
+def attachment_origin(site):
+    """The middleware that serves the attachment_base origin."""
+    return attachment.AttachmentOrigin(site)
+
+
+class AttachmentOriginLater:
+    """The attachment_base middleware, made before the pages' Site exists
+    (falcon takes middleware when the App is made); does nothing until
+    `site` is set."""
+
+    def __init__(self):
+        self._origin = None
+
+    @property
+    def site(self):
+        return self._origin.site if self._origin else None
+
+    @site.setter
+    def site(self, site):
+        self._origin = attachment.AttachmentOrigin(site)
+
+    def process_request(self, req, resp):
+        if self._origin is not None:
+            self._origin.process_request(req, resp)

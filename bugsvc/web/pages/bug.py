@@ -1,0 +1,617 @@
+"""A bug's page (show_bug.cgi) and its one form (process_bug.cgi), its
+history (show_activity.cgi), and filing a bug (enter_bug.cgi, post_bug.cgi).
+
+The page shows what Bug.get, Bug.comments, Bug.attachments and Bug.history
+show the visitor, read in one snapshot; its form offers the changes
+Bug.edit_options says the visitor may make, and sends Bug.update only what
+the visitor changed, with the update_token it read. When the bug changed
+meanwhile, the update is refused and the visitor sees what changed before
+deciding (a mid-air collision), as in the reference.
+"""
+
+import base64
+import json
+import mimetypes
+import re
+
+from ... import errors
+from ...errors import ServiceError
+from .base import Page, require_user, responder, show_error
+from .site import url
+
+# Fields of the form that are plain text or one value, under their API names.
+_SCALARS = ("summary", "product", "component", "version", "target_milestone", "platform",
+            "op_sys", "priority", "severity", "assigned_to", "qa_contact", "url", "whiteboard",
+            "deadline", "estimated_time", "remaining_time")
+_LISTS = ("alias", "keywords", "depends_on", "blocks")
+_STANDARD_SELECTS = ("bug_status", "resolution", "priority", "bug_severity", "rep_platform",
+                     "op_sys")
+# Custom field types (the API's codes): single select, multi select, text area, Bug ID.
+SINGLE_SELECT, MULTI_SELECT, TEXTAREA, BUG_ID = 2, 3, 4, 7
+_SPLIT = re.compile(r"[\s,;]+")
+INLINE_SAFE_TYPES = ("text/plain",)
+
+
+def words(text):
+    return [word for word in _SPLIT.split(text or "") if word]
+
+
+def _same_number(a, b):
+    try:
+        return float(a or 0) == float(b or 0)
+    except (TypeError, ValueError):
+        return False
+
+
+class BugView:
+    """Everything the bug page shows, read as the visitor."""
+
+    def __init__(self, call, reference, with_history=False):
+        self.call = call
+        reference = str(reference).strip().lstrip("#")
+        if not reference.isdigit():
+            found = call.read_one("Bug.get", {"ids": [reference], "include_fields": "id"})
+            reference = str(found["bugs"][0]["id"])
+        self.id = int(reference)
+        reads = [("Bug.get", {"ids": [self.id], "include_fields": "_default,duplicates"}),
+                 ("Bug.comments", {"ids": [self.id], "exclude_fields": "tags"}),
+                 ("Bug.attachments", {"ids": [self.id], "exclude_fields": "data"})]
+        if with_history:
+            reads.append(("Bug.history", {"ids": [self.id]}))
+        if call.token:
+            reads.append(("Bug.edit_options", {"ids": [self.id]}))
+        results = call.read(*reads)
+        self.bug = results[0]["bugs"][0]
+        self.comments = results[1]["bugs"][str(self.id)]["comments"]
+        self.attachments = results[2]["bugs"][str(self.id)]
+        self.history = results[3]["bugs"][0]["history"] if with_history else None
+        self.duplicates = self.bug.get("duplicates", [])
+        self.options = results[-1]["bugs"][0] if call.token else None
+        self.custom_names = [name for name in self.bug if name.startswith("cf_")]
+        self.fields, self.product, self.flag_types, self.products = {}, None, None, []
+        editing = self.options is not None and self.options["can_comment"]
+        if self.custom_names or editing:
+            self._read_catalogue(editing)
+
+    def _read_catalogue(self, editing):
+        bug = self.bug
+        names = list(self.custom_names) + (list(_STANDARD_SELECTS) if editing else [])
+        reads = [("Bug.fields", {"names": names,
+                                 "include_fields": "name,display_name,type,values.name,"
+                                                   "values.is_active"})]
+        if editing:
+            reads += [("Product.get", {"names": [bug["product"]],
+                                       "include_fields": "name,components.name,"
+                                                         "components.is_active,versions.name,"
+                                                         "versions.is_active,milestones.name,"
+                                                         "milestones.is_active"}),
+                      ("FlagType.get", {"product": bug["product"], "component": bug["component"]})]
+            if "product" in self.options["fields"]:
+                reads.append(("Product.get", {"type": "enterable", "include_fields": "name"}))
+        results = self.call.read(*reads)
+        self.fields = {field["name"]: field for field in results[0]["fields"]}
+        if editing:
+            products = results[1]["products"]
+            self.product = products[0] if products else None
+            self.flag_types = results[2]
+            if len(results) > 3:
+                self.products = [product["name"] for product in results[3]["products"]]
+
+    def can(self, name):
+        return name in self.editable
+
+    @property
+    def editable(self):
+        return frozenset(self.options["fields"]) if self.options else frozenset()
+
+    def detail_rows(self):
+        """The rows of the Details table after the status: (name, label,
+        control, value, choices, more). control is None (shown as text),
+        "text", "select", "multi", "textarea", "date", "link" or "bug" (a
+        bug link); more: an empty field the visitor may fill in, offered
+        behind "More fields" so the form shows what the bug has first."""
+        bug, rows = self.bug, []
+
+        def add(name, label, value, control=None, choices=(), hide_empty=False):
+            if control is None and hide_empty and value in (None, "", [], "---"):
+                return
+            more = control in ("text", "date", "textarea", "multi") and value in (
+                None, "", [], 0, 0.0)
+            rows.append((name, label, control, value, choices, more))
+
+        def text(name, label, value, hide_empty=True):
+            add(name, label, value, "text" if self.can(name) else None, hide_empty=hide_empty)
+
+        def select(name, label, value, choices):
+            add(name, label, value, "select" if self.can(name) and choices else None,
+                choices=choices)
+
+        text("alias", "Alias", ", ".join(bug["alias"]))
+        select("product", "Product", bug["product"], self.products)
+        select("component", "Component", bug["component"],
+               self.product_values("components", bug["component"]))
+        select("version", "Version", bug["version"],
+               self.product_values("versions", bug["version"]))
+        milestones = self.product_values("milestones", bug["target_milestone"])
+        if len(milestones) > 1 or bug["target_milestone"] != "---":
+            select("target_milestone", "Target Milestone", bug["target_milestone"], milestones)
+        select("platform", "Hardware", bug["platform"], self.values("rep_platform",
+                                                                    bug["platform"]))
+        select("op_sys", "OS", bug["op_sys"], self.values("op_sys", bug["op_sys"]))
+        select("priority", "Priority", bug["priority"], self.values("priority",
+                                                                    bug["priority"]))
+        select("severity", "Severity", bug["severity"], self.values("bug_severity",
+                                                                    bug["severity"]))
+        text("keywords", "Keywords", ", ".join(bug["keywords"]))
+        text("whiteboard", "Whiteboard", bug["whiteboard"])
+        if self.can("url"):
+            text("url", "URL", bug["url"])
+        elif bug["url"]:
+            add("url", "URL", bug["url"], "link")
+        if "deadline" in bug:
+            add("deadline", "Deadline", bug["deadline"] or "",
+                "date" if self.can("deadline") else None, hide_empty=True)
+            for name, label in (("estimated_time", "Orig. Est. (hours)"),
+                                ("remaining_time", "Hours left")):
+                add(name, label, bug[name], "text" if self.can(name) else None)
+            add("actual_time", "Hours worked", bug.get("actual_time", 0))
+        for name in self.custom_names:
+            info = self.fields.get(name) or {"display_name": name, "type": 1}
+            value = bug[name]
+            kind = {SINGLE_SELECT: "select", MULTI_SELECT: "multi",
+                    TEXTAREA: "textarea"}.get(info["type"], "text")
+            if self.can(name):
+                add(name, info["display_name"], value, kind,
+                    choices=self.values(name, value if kind == "select" else None))
+            elif info["type"] == BUG_ID and value:
+                add(name, info["display_name"], value, "bug")
+            else:
+                add(name, info["display_name"], ", ".join(value) if isinstance(value, list)
+                    else value, hide_empty=True)
+        return rows
+
+    def values(self, name, current=None):
+        """Active legal values of select field `name` (the current one kept)."""
+        field = self.fields.get(name) or {}
+        names = [value["name"] for value in field.get("values", [])
+                 if value.get("is_active", True) or value["name"] == current]
+        if current not in (None, "") and current not in names:
+            names.insert(0, current)
+        return names
+
+    def product_values(self, kind, current):
+        items = (self.product or {}).get(kind, [])
+        names = [item["name"] for item in items if item.get("is_active", True)
+                 or item["name"] == current]
+        if current and current not in names:
+            names.insert(0, current)
+        return names
+
+    def render(self, status=200, **extra):
+        bug, call = self.bug, self.call
+        closed = [s["name"] for s in (self.options or {}).get("statuses", []) if not s["is_open"]]
+        flag_types = (self.flag_types or {}).get("bug", [])
+        same_as = None
+        if not extra and self.options is None:
+            # Everything the page of a visitor not signed in shows.
+            same_as = [bug, self.comments, self.attachments, self.fields]
+        call.render("show_bug.html", status=status, same_as=same_as,
+                    title=f"Bug {bug['id']} – {bug['summary']}",
+                    bug=bug, view=self, comments=self.comments, attachments=self.attachments,
+                    history=self.history, duplicates=self.duplicates, options=self.options,
+                    closed_statuses=closed, flag_types=flag_types,
+                    custom_labels={name: field["display_name"]
+                                   for name, field in self.fields.items()},
+                    words_of=lambda value: ", ".join(str(v) for v in value or []),
+                    error=extra.pop("error", None), draft=extra.pop("draft", {}), **extra)
+
+
+class ShowBug(Page):
+    """GET /show_bug.cgi?id=N (a number or an alias): the bug page."""
+
+    @responder
+    def on_get(self, call):
+        reference = call.query.get("id")
+        if isinstance(reference, list):
+            reference = reference[0]
+        if not reference or not str(reference).strip():
+            call.whoami()
+            call.render("show_bug_form.html", title="Find a bug")
+            return
+        BugView(call, reference).render()
+
+
+def form_changes(call, view):
+    """The Bug.update parameters of the posted form: only what the visitor
+    changed, and only in fields the form offered."""
+    bug, options, form = view.bug, view.options, call.form
+    changes = {}
+    for name in _SCALARS:
+        if not view.can(name) or name not in form:
+            continue
+        value = call.field(name).strip()
+        old = bug.get(name)
+        if name in ("estimated_time", "remaining_time"):
+            if not _same_number(value, old):
+                changes[name] = value
+            continue
+        if value != ("" if old is None else str(old)):
+            changes[name] = value
+    for name in _LISTS:
+        if not view.can(name) or name not in form:
+            continue
+        new, old = words(call.field(name)), [str(v) for v in bug.get(name) or []]
+        added = [value for value in new if value not in old]
+        removed = [value for value in old if value not in new]
+        if added or removed:
+            changes[name] = {"add": added, "remove": removed}
+    if view.can("see_also"):
+        added, removed = words(call.field("see_also_add")), call.fields("see_also_remove")
+        if added or removed:
+            changes["see_also"] = {"add": added, "remove": removed}
+    if view.can("groups") and "groups_shown" in form:
+        shown = set(call.fields("groups_shown"))
+        wanted = set(call.fields("groups")) & shown
+        current = {group["name"] for group in options["groups"] if group["is_on"]} & shown
+        if wanted != current:
+            changes["groups"] = {"add": sorted(wanted - current),
+                                 "remove": sorted(current - wanted)}
+    for name in ("is_cc_accessible", "is_creator_accessible"):
+        if view.can(name) and f"defined_{name}" in form:
+            wanted = bool(call.field(name))
+            if wanted != bool(bug.get(name)):
+                changes[name] = wanted
+    for name in view.custom_names:
+        if not view.can(name) or (name not in form and f"defined_{name}" not in form):
+            continue
+        field = view.fields.get(name, {})
+        if field.get("type") == MULTI_SELECT:
+            new = [value for value in call.fields(name) if value]
+            if sorted(new) != sorted(bug.get(name) or []):
+                changes[name] = new
+        else:
+            value = call.field(name).strip()
+            if value != ("" if bug.get(name) is None else str(bug.get(name))):
+                changes[name] = value
+    _status_changes(call, view, changes)
+    _cc_changes(call, view, changes)
+    flags = _flag_changes(call, view)
+    if flags:
+        changes["flags"] = flags
+    text = call.field("comment")
+    if text.strip():
+        comment = {"body": text}
+        if call.field("comment_is_private") and (call.user or {}).get("is_insider"):
+            comment["is_private"] = True
+        changes["comment"] = comment
+    if (call.user or {}).get("is_timetracker") and call.field("work_time").strip():
+        changes["work_time"] = call.field("work_time").strip()
+    return changes
+
+
+def _status_changes(call, view, changes):
+    bug = view.bug
+    status = call.field("bug_status").strip()
+    if status and status != bug["status"]:
+        changes["status"] = status
+    closing = status and status != bug["status"] and status in [
+        s["name"] for s in view.options["statuses"] if not s["is_open"]]
+    resolution = call.field("resolution").strip()
+    dupe_of = call.field("dupe_of").strip()
+    if closing:
+        if resolution:
+            changes["resolution"] = resolution
+    elif (not bug["is_open"] and resolution and resolution != bug["resolution"]
+          and view.can("resolution")):
+        changes["resolution"] = resolution
+    if dupe_of and dupe_of != str(bug.get("dupe_of") or "") and view.can("dupe_of"):
+        changes["dupe_of"] = dupe_of
+        if changes.get("resolution", "DUPLICATE") != "DUPLICATE":
+            del changes["resolution"]
+
+
+def _cc_changes(call, view, changes):
+    added = words(call.field("cc_add"))
+    if call.field("addselfcc") and call.user:
+        added.append(call.user["login"])
+    removed = call.fields("cc_remove")
+    added = [login for login in dict.fromkeys(added) if login not in view.bug.get("cc", [])]
+    if added or removed:
+        changes["cc"] = {"add": added, "remove": removed}
+
+
+def _flag_changes(call, view):
+    changes = []
+    for flag in view.bug.get("flags", []):
+        status = call.field(f"flag-{flag['id']}")
+        if not status:
+            continue
+        requestee = call.field(f"requestee-{flag['id']}").strip()
+        if status != flag["status"] or (status == "?" and requestee != flag.get("requestee", "")):
+            change = {"id": flag["id"], "status": status}
+            if status == "?" and requestee:
+                change["requestee"] = requestee
+            changes.append(change)
+    for flag_type in (view.flag_types or {}).get("bug", []):
+        status = call.field(f"flag_type-{flag_type['id']}")
+        if status in ("?", "+", "-"):
+            change = {"type_id": flag_type["id"], "status": status}
+            requestee = call.field(f"requestee_type-{flag_type['id']}").strip()
+            if status == "?" and requestee:
+                change["requestee"] = requestee
+            changes.append(change)
+    return changes
+
+
+def _privacy_changes(call, view):
+    """comment_is_private for the comments whose private box an insider changed."""
+    if not (call.user or {}).get("is_insider"):
+        return {}
+    shown = set(call.fields("comment_private_shown"))
+    checked = set(call.fields("comment_private"))
+    result = {}
+    for comment in view.comments:
+        key = str(comment["id"])
+        if key in shown and (key in checked) != comment["is_private"]:
+            result[key] = key in checked
+    return result
+
+
+class ProcessBug(Page):
+    """POST /process_bug.cgi: apply the bug form (or, after a mid-air
+    collision, the changes the visitor chose to submit anyway)."""
+
+    @responder
+    def on_post(self, call):
+        call.check_csrf()
+        require_user(call)
+        view = BugView(call, call.field("id"))
+        token = call.field("update_token")
+        if call.field("midair") == "force":
+            changes = _forced_changes(call)
+        else:
+            changes = form_changes(call, view)
+            privacy = _privacy_changes(call, view)
+            if privacy:
+                changes["comment_is_private"] = privacy
+        if not changes:
+            call.redirect(url("/show_bug.cgi", id=view.id))
+            return
+        if token != view.bug.get("update_token"):
+            return self._midair(call, BugView(call, view.id, with_history=True), changes)
+        try:
+            call.write("Bug.update", dict(changes, ids=[view.id], update_token=token))
+        except ServiceError as error:
+            fresh = BugView(call, view.id, with_history=True)
+            if fresh.bug.get("update_token") != token:
+                return self._midair(call, fresh, changes)
+            fresh.render(status=errors.http_status(error.code), error=error.message,
+                         draft={"comment": (changes.get("comment") or {}).get("body", "")})
+            return
+        call.redirect(url("/show_bug.cgi", id=view.id) + "#bottom", notice="changed")
+
+    @staticmethod
+    def _midair(call, view, changes):
+        """The collision page: what changed since the visitor's read, its own
+        changes (those of fields changed meanwhile that it left as they were
+        are dropped), and the choice to submit them anyway."""
+        # Times have whole seconds: what happened in the second the page was
+        # read is shown too (a change seen already may show again; none is
+        # missed).
+        seen = call.field("delta_ts")
+        since = [entry for entry in view.history if not seen or entry["when"] >= seen]
+        comments = [comment for comment in view.comments if not seen
+                    or comment["creation_time"] >= seen]
+        touched = {change["field_name"]: change["removed"] for entry in reversed(since)
+                   for change in entry["changes"]}
+        mine = {}
+        for name, value in changes.items():
+            if name in touched and isinstance(value, str) and value == touched[name]:
+                continue
+            mine[name] = value
+        comment = (mine.pop("comment", None) or {})
+        call.render("midair.html", status=409, title=f"Mid-air collision on bug {view.id}",
+                    bug=view.bug, since=since, new_comments=comments, mine=mine,
+                    comment=comment.get("body", ""), comment_private=comment.get("is_private"),
+                    changes_json=json.dumps(mine, sort_keys=True))
+
+
+def _forced_changes(call):
+    """The changes a visitor submits anyway after a collision (the collision
+    page carries them; they are the visitor's own, checked by the update
+    like any)."""
+    try:
+        changes = json.loads(call.field("changes") or "{}")
+    except ValueError:
+        changes = {}
+    if not isinstance(changes, dict):
+        changes = {}
+    changes = {key: value for key, value in changes.items()
+               if key not in ("ids", "update_token") and isinstance(key, str)}
+    text = call.field("comment")
+    if text.strip():
+        changes["comment"] = {"body": text}
+        if call.field("comment_is_private"):
+            changes["comment"]["is_private"] = True
+    return changes
+
+
+class ShowActivity(Page):
+    """GET /show_activity.cgi?id=N: a bug's history."""
+
+    @responder
+    def on_get(self, call):
+        reference = call.query.get("id") or ""
+        bug, history = call.read(("Bug.get", {"ids": [reference],
+                                              "include_fields": "id,summary"}),
+                                 ("Bug.history", {"ids": [reference]}))
+        bug = bug["bugs"][0]
+        call.render("activity.html", title=f"Changes made to bug {bug['id']}", bug=bug,
+                    history=history["bugs"][0]["history"])
+
+
+# Filing a bug -------------------------------------------------------------------------------
+
+_ENTRY_SHORT = ("component", "version", "summary", "description", "severity")
+_ENTRY_MORE = ("platform", "op_sys", "priority", "assigned_to", "qa_contact", "cc", "keywords",
+               "depends_on", "blocks", "url", "alias", "target_milestone", "whiteboard",
+               "deadline", "estimated_time", "see_also")
+_UA_OS = (("Windows", "Windows"), ("Android", "Android"), ("iPhone", "iOS"), ("iPad", "iOS"),
+          ("Mac OS X", "Mac OS"), ("Macintosh", "Mac OS"), ("Linux", "Linux"),
+          ("CrOS", "Chrome OS"), ("FreeBSD", "FreeBSD"))
+_UA_PLATFORM = (("x86_64", "PC"), ("Win64", "PC"), ("WOW64", "PC"), ("Intel Mac", "Macintosh"),
+                ("Macintosh", "Macintosh"), ("Linux", "PC"), ("Windows", "PC"))
+
+
+def guess(user_agent, table, legal, fallback):
+    """The reference's guess of a new bug's OS or hardware from the
+    browser's User-Agent, when it is a legal value; else `fallback`."""
+    for marker, value in table:
+        if marker in (user_agent or "") and value in legal:
+            return value
+    return fallback if fallback in legal else (legal[0] if legal else "")
+
+
+class EnterBug(Page):
+    """GET /enter_bug.cgi: choose a product, then its short form."""
+
+    @responder
+    def on_get(self, call):
+        require_user(call)
+        product = call.query.get("product")
+        if not product:
+            return self._choose(call)
+        EntryForm(call, product).render()
+
+    @staticmethod
+    def _choose(call):
+        found = call.read_one("Product.get", {"type": "enterable",
+                                              "include_fields": "name,description,is_active"})
+        products = [product for product in found["products"] if product["is_active"]]
+        if len(products) == 1:
+            call.redirect(url("/enter_bug.cgi", product=products[0]["name"]))
+            return
+        call.render("enter_bug_product.html", title="File a bug: choose a product",
+                    products=products)
+
+
+class EntryForm:
+    """The new-bug form of one product, as the visitor may fill it."""
+
+    def __init__(self, call, product_name):
+        self.call = call
+        product, fields, params = call.read(
+            ("Product.get", {"names": [product_name], "type": "enterable",
+                             "include_fields": "name,description,default_milestone,"
+                                               "components.name,components.description,"
+                                               "components.is_active,versions.name,"
+                                               "versions.is_active,milestones.name,"
+                                               "milestones.is_active"}),
+            ("Bug.fields", {"include_fields": "name,display_name,type,is_custom,"
+                                              "is_on_bug_entry,is_mandatory,values.name,"
+                                              "values.is_active"}),
+            ("Bugzilla.parameters", {}))
+        if not product["products"]:
+            raise ServiceError(errors.PRODUCT_ACCESS_DENIED,
+                               f"There is no product '{product_name}' you may file bugs in.")
+        self.product = product["products"][0]
+        self.fields = {field["name"]: field for field in fields["fields"]}
+        self.params = params["parameters"]
+
+    def values(self, name):
+        field = self.fields.get(name) or {}
+        return [value["name"] for value in field.get("values", [])
+                if value.get("is_active", True) and value["name"] != ""]
+
+    def active(self, kind):
+        return [item["name"] for item in self.product.get(kind, []) if item.get("is_active", True)]
+
+    def render(self, status=200, error=None, values=None):
+        call, params = self.call, self.params
+        agent = call.req.get_header("User-Agent") or ""
+        platforms, systems = self.values("rep_platform"), self.values("op_sys")
+        defaults = {
+            "severity": params.get("defaultseverity", ""),
+            "priority": params.get("defaultpriority", ""),
+            "platform": params.get("defaultplatform") or guess(agent, _UA_PLATFORM, platforms,
+                                                               "All"),
+            "op_sys": params.get("defaultopsys") or guess(agent, _UA_OS, systems, "All"),
+            "version": (self.active("versions") or [""])[-1],
+            "target_milestone": self.product.get("default_milestone", ""),
+        }
+        values = dict(defaults, **(values or {}))
+        custom = [field for field in self.fields.values()
+                  if field.get("is_custom") and field.get("is_on_bug_entry")]
+        call.render("enter_bug.html", status=status, title=f"File a bug in {self.product['name']}",
+                    product=self.product, form=values, error=error, entry=self, custom=custom,
+                    params=params,
+                    components=[c for c in self.product.get("components", [])
+                                if c.get("is_active", True)])
+
+
+class PostBug(Page):
+    """POST /post_bug.cgi: file the bug (Bug.create), then attach the file
+    given with it (Bug.add_attachment)."""
+
+    @responder
+    def on_post(self, call):
+        call.check_csrf()
+        user = require_user(call)
+        product = call.field("product")
+        params = {"product": product}
+        for name in _ENTRY_SHORT + _ENTRY_MORE:
+            value = call.field(name).strip() if name != "description" else call.field(name)
+            if value.strip():
+                params[name] = value
+        for name in ("keywords", "depends_on", "blocks", "cc", "alias", "see_also"):
+            if name in params:
+                params[name] = words(params[name])
+        for name, value in call.form.items():
+            if name.startswith("cf_"):
+                chosen = [v for v in (value if isinstance(value, list) else [value]) if v]
+                if chosen:
+                    params[name] = chosen if len(chosen) > 1 else chosen[0]
+        if call.field("comment_is_private") and user.get("is_insider"):
+            params["comment_is_private"] = True
+        upload = call.files.get("data")
+        try:
+            bug_id = call.write("Bug.create", params)["id"]
+        except ServiceError as error:
+            form = EntryForm(call, product)
+            form.render(status=errors.http_status(error.code), error=error.message,
+                        values={key: call.field(key) for key in call.form
+                                if isinstance(call.form[key], str)})
+            return
+        notice = "filed"
+        if upload is not None:
+            try:
+                call.write("Bug.add_attachment", attachment_params(call, bug_id, upload))
+            except ServiceError:
+                notice = "attachment_failed"
+        call.redirect(url("/show_bug.cgi", id=bug_id), notice=notice)
+
+
+def attachment_params(call, bug_id, upload):
+    """Bug.add_attachment's parameters for a file posted with a form."""
+    file_name, sent_type, content = upload
+    is_patch = bool(call.field("ispatch"))
+    chosen = call.field("contenttypeentry").strip() or call.field("contenttypeselection")
+    if not chosen or chosen == "auto":
+        chosen = sent_type if sent_type and sent_type != "application/octet-stream" else (
+            mimetypes.guess_type(file_name or "")[0] or "application/octet-stream")
+    params = {"ids": [bug_id], "data": base64.b64encode(content).decode("ascii"),
+              "file_name": (file_name or "file").replace("\\", "/").rsplit("/", 1)[-1],
+              "summary": call.field("attachment_description").strip() or file_name or "file",
+              "content_type": chosen, "is_patch": is_patch}
+    if call.field("attachment_is_private") and (call.user or {}).get("is_insider"):
+        params["is_private"] = True
+    comment = call.field("attachment_comment")
+    if comment.strip():
+        params["comment"] = comment
+    obsoletes = [value for value in call.fields("obsolete") if value.isdigit()]
+    if obsoletes:
+        params["obsoletes"] = [int(value) for value in obsoletes]
+    return params
+
+
+__all__ = ["ShowBug", "ProcessBug", "ShowActivity", "EnterBug", "PostBug", "show_error"]

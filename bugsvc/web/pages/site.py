@@ -1,0 +1,444 @@
+"""What every page shares: the template engine, the static files, the
+session cookie and form tokens, and PageCall, through which a page handler
+runs operations as its visitor and answers with a rendered template.
+
+A page is a way in like REST: the session cookie holds a login token (made
+by User.login, ended by User.logout or a password change), passed to the
+Runner as the token credential, so a page sees exactly what the API shows
+the same caller. Pages hold no rule of their own about who may see or
+change what.
+
+Templates are Jinja2 with autoescaping on for every template: a value
+reaches the page escaped unless a filter of ours built it as markup from
+escaped parts (see render.py).
+"""
+
+import collections
+import hashlib
+import hmac
+import secrets
+import threading
+import time
+from pathlib import Path
+from urllib.parse import quote, urlencode
+
+import jinja2
+import orjson
+
+from ... import errors
+from ...accounts.auth import CredentialsRefused
+from ...api.operations import OPERATIONS
+from ...errors import ServiceError
+from ...store import server_secrets
+from ..client_address import scheme as client_scheme
+from ..http import parse_query, read_body
+from . import render
+
+HERE = Path(__file__).resolve().parent
+SESSION_COOKIE = "bugsvc_session"
+VISIT_COOKIE = "bugsvc_visit"
+NOTICE_COOKIE = "bugsvc_notice"
+CSRF_FIELD = "csrf_token"
+# How long a process keeps the attachment_base parameter it read.
+ATTACHMENT_BASE_SECONDS = 5
+# Stay signed in: the cookie lives as long as an unused login token does by
+# default (login_token_max_age); the token's own expiry decides in the end.
+REMEMBER_SECONDS = 30 * 24 * 3600
+# The Content-Security-Policy of every page: no inline script or style, no
+# other origin, no framing.
+PAGE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+               "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+# Notices a page shows once after a redirect (the cookie carries only a key,
+# never text).
+NOTICES = {
+    "logged_in": "You are signed in.",
+    "logged_out": "You are signed out.",
+    "session_ended": "Your session has ended; sign in again to continue.",
+    "changed": "Your changes have been saved.",
+    "filed": "The bug has been filed.",
+    "attached": "The file has been attached.",
+    "attachment_failed": "The bug has been filed, but the file could not be attached; "
+                         "attach it again below.",
+    "comment_added": "Your comment has been added.",
+    "prefs_saved": "Your preferences have been saved.",
+    "password_changed": "Your password has been changed and every session of your account "
+                        "has ended. Sign in with the new password.",
+    "search_saved": "The search has been saved.",
+    "search_forgotten": "The saved search has been forgotten.",
+    "key_revoked": "The API key has been revoked.",
+    "key_restored": "The API key can be used again.",
+    "saved": "Saved.",
+    "password_reset": "Your new password is set and every session of your account has ended. "
+                      "Sign in with the new password.",
+    "password_reset_other": "The new password of that account is set and every session of "
+                            "that account has ended; you are still signed in as yourself.",
+    "account_created": "Your account has been created and you are signed in.",
+}
+
+
+class PageRefused(Exception):
+    """A request a page refuses before running anything: a form without a
+    valid form token (403), or a request it does not understand (400)."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class Site:
+    """The pages' shared state: the Runner, the configuration, the template
+    environment and the static files (served under a name that carries a
+    hash of their content, so browsers keep them for good)."""
+
+    def __init__(self, runner, config):
+        self.runner = runner
+        self.config = config
+        self.env, self.static = _templates()
+        self._key = None
+        self._attachment_base = (None, 0.0)
+
+    @property
+    def key(self):
+        """The server secret behind form tokens and signed attachment links
+        (the same in every process serving the database)."""
+        if self._key is None:
+            self._key = server_secrets.load(self.runner.db, server_secrets.WEB_FORMS).encode()
+        return self._key
+
+    def attachment_base(self):
+        """The parameter attachment_base, read again at most every few
+        seconds (every request asks which origin it came to)."""
+        value, read_at = self._attachment_base
+        if value is None or time.monotonic() - read_at > ATTACHMENT_BASE_SECONDS:
+            answer = self.runner.run_many([(OPERATIONS["Bugzilla.parameters"], {})], {}, "")
+            value = answer[0]["parameters"].get("attachment_base", "")
+            self._attachment_base = (value, time.monotonic())
+        return value
+
+    def sign(self, text):
+        """An HMAC of `text` with the site's key (hex, 40 characters)."""
+        return hmac.new(self.key, text.encode("utf-8"), hashlib.sha256).hexdigest()[:40]
+
+
+_SHARED = {}
+
+
+class _Rendered:
+    """Pages rendered for visitors who are not signed in, by everything
+    that decided them; the least recently used go first."""
+
+    def __init__(self, size):
+        self.size = size
+        self.pages = collections.OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            data = self.pages.get(key)
+            if data is not None:
+                self.pages.move_to_end(key)
+            return data
+
+    def put(self, key, data):
+        with self.lock:
+            self.pages[key] = data
+            self.pages.move_to_end(key)
+            while len(self.pages) > self.size:
+                self.pages.popitem(last=False)
+
+
+# At most this many pages (a bug page is 5 to 20 KB).
+_RENDERED = _Rendered(1024)
+
+
+def _templates():
+    """The template environment and the static files, made once per
+    process: they never change while it runs, and compiled templates are
+    kept by the environment (every Site of the process shares them)."""
+    if "env" not in _SHARED:
+        env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(HERE / "templates")),
+            autoescape=True, trim_blocks=True, lstrip_blocks=True, auto_reload=False,
+            cache_size=-1)
+        render.install(env)
+        static = {}
+        for path in sorted((HERE / "static").iterdir()):
+            data = path.read_bytes()
+            digest = hashlib.sha256(data).hexdigest()[:12]
+            stem, suffix = path.name.rsplit(".", 1)
+            versioned = f"{stem}.{digest}.{suffix}"
+            static[versioned] = (data, render.STATIC_TYPES[suffix], f'"{digest}"')
+            env.globals[f"{stem}_{suffix}"] = "/static/" + versioned
+        _SHARED["env"], _SHARED["static"] = env, static
+    return _SHARED["env"], _SHARED["static"]
+
+
+class PageCall:
+    """One request to a page: its visitor, the operations it runs as that
+    visitor, and its answer.
+
+    user: the visitor's account as User.whoami shows it (None when logged
+    out), known after the first read.
+    """
+
+    def __init__(self, site, req, resp):
+        self.site = site
+        self.req = req
+        self.resp = resp
+        self.token = req.cookies.get(SESSION_COOKIE) or None
+        self.user = None
+        self._known = False
+        self.notice = None
+        self.query = parse_query(req.query_string)
+        self._form = None
+        self._files = None
+        notice = req.cookies.get(NOTICE_COOKIE)
+        if notice in NOTICES:
+            self.notice = NOTICES[notice]
+            self.resp.unset_cookie(NOTICE_COOKIE, path="/")
+
+    # Running operations ----------------------------------------------------------------
+
+    @property
+    def headers(self):
+        return {"X-BUGZILLA-TOKEN": self.token} if self.token else {}
+
+    @property
+    def address(self):
+        return self.req.context.client_address
+
+    def read(self, *calls):
+        """Run reading operations [(name, params)] as the visitor in one
+        snapshot; returns their results. The visitor's account comes with the
+        first read. A session whose token is no longer valid (logged out
+        elsewhere, expired, password changed, account disabled) ends: the
+        cookie is dropped and the reads run for an anonymous visitor."""
+        wanted = [(OPERATIONS[name], dict(params)) for name, params in calls]
+        whoami = self.token is not None and not self._known
+        if whoami:
+            wanted.insert(0, (OPERATIONS["User.whoami"], {}))
+        try:
+            results = self.site.runner.run_many(wanted, self.headers, self.address)
+        except CredentialsRefused:
+            return self._session_ended(calls)
+        except ServiceError as error:
+            if whoami and error.code in (errors.ACCOUNT_DISABLED, errors.USER_ERROR):
+                if not self._session_valid():
+                    return self._session_ended(calls)
+            raise
+        if whoami:
+            self.user = results.pop(0)
+        self._known = True
+        return results
+
+    def read_one(self, name, params=None):
+        return self.read((name, params or {}))[0]
+
+    def whoami(self):
+        """Learn the visitor's account (when the page reads nothing else)."""
+        if not self._known:
+            self.read()
+        return self.user
+
+    def _session_valid(self):
+        try:
+            self.site.runner.run_many([(OPERATIONS["User.whoami"], {})], self.headers,
+                                      self.address)
+            return True
+        except ServiceError:
+            return False
+
+    def _session_ended(self, calls):
+        self.token = None
+        self.user = None
+        self.end_session()
+        self.notice = NOTICES["session_ended"]
+        return self.read(*calls)
+
+    def write(self, name, params):
+        """Run writing operation `name` as the visitor; returns its result."""
+        return self.site.runner.run(OPERATIONS[name], dict(params), self.headers, self.address)
+
+    # Sessions and form tokens --------------------------------------------------------------
+
+    @property
+    def secure(self):
+        """True when the visitor reached us over https (directly, or through a
+        trusted proxy that says so)."""
+        return client_scheme(self.req.scheme, self.req.remote_addr,
+                             self.req.get_header("X-Forwarded-Proto"),
+                             self.site.config.trusted_proxies) == "https"
+
+    def start_session(self, token, remember):
+        """Set the session cookie to login token `token`."""
+        self.token = token
+        self.resp.set_cookie(SESSION_COOKIE, token, path="/", http_only=True,
+                             secure=self.secure, same_site="Lax",
+                             max_age=REMEMBER_SECONDS if remember else None)
+
+    def end_session(self):
+        self.resp.unset_cookie(SESSION_COOKIE, path="/")
+
+    def set_notice(self, key):
+        """Show notice `key` (of NOTICES) on the next page this visitor opens."""
+        self.resp.set_cookie(NOTICE_COOKIE, key, path="/", http_only=True, secure=self.secure,
+                             same_site="Lax", max_age=120)
+
+    def csrf_token(self):
+        """The form token of this visitor: tied to its session, or, before it
+        signs in, to a random cookie of its browser (set here when missing),
+        so a form on another site cannot submit in its name."""
+        if self.token:
+            return self.site.sign("session:" + self.token)
+        visit = self.req.cookies.get(VISIT_COOKIE)
+        if not visit or len(visit) != 32 or not visit.isalnum():
+            visit = secrets.token_hex(16)
+            self.resp.set_cookie(VISIT_COOKIE, visit, path="/", http_only=True,
+                                 secure=self.secure, same_site="Lax")
+            self.req.cookies[VISIT_COOKIE] = visit
+        return self.site.sign("visit:" + visit)
+
+    def check_csrf(self):
+        """Errors: PageRefused (403) unless the form carries this visitor's
+        form token and, when the browser says where the form came from, it
+        came from this site. Nothing has run yet when it is refused."""
+        sent = self.form.get(CSRF_FIELD)
+        site = (self.req.get_header("Sec-Fetch-Site") or "").lower()
+        origin = self.req.get_header("Origin")
+        if site == "cross-site" or (origin and origin != "null"
+                                    and origin.split("://", 1)[-1] != self.req.host
+                                    and origin.split("://", 1)[-1] != self._host_with_port()):
+            raise PageRefused(403, "This form was sent from another site; nothing was changed.")
+        if self.token:
+            expected = self.site.sign("session:" + self.token)
+        else:
+            visit = self.req.cookies.get(VISIT_COOKIE) or ""
+            expected = self.site.sign("visit:" + visit) if visit else ""
+        if not isinstance(sent, str) or not expected or not hmac.compare_digest(sent, expected):
+            raise PageRefused(403, "The form has expired or did not come from this site "
+                                   "(its security token is missing or wrong); nothing was "
+                                   "changed. Reload the page and try again.")
+
+    def _host_with_port(self):
+        return self.req.get_header("Host") or self.req.host
+
+    # Forms ------------------------------------------------------------------------------------
+
+    @property
+    def form(self):
+        """The posted fields ({name: text}; a repeated name gives a list)."""
+        if self._form is None:
+            self._read_form()
+        return self._form
+
+    @property
+    def files(self):
+        """The posted files: {name: (file name, content type, bytes)}."""
+        if self._files is None:
+            self._read_form()
+        return self._files
+
+    def _read_form(self):
+        self._form, self._files = {}, {}
+        if self.req.method != "POST":
+            return
+        data = read_body(self.req, self.site.config.max_body_bytes)
+        content_type = (self.req.content_type or "").split(";")[0].strip().lower()
+        if content_type == "multipart/form-data":
+            self._form, self._files = render.parse_multipart(data, self.req.content_type)
+        else:
+            self._form = parse_query(data.decode("utf-8", errors="replace"))
+
+    def field(self, name, default=""):
+        """One posted (or, for GET, queried) field's text."""
+        source = self.form if self.req.method == "POST" else self.query
+        value = source.get(name, default)
+        if isinstance(value, list):
+            value = value[0] if value else default
+        return value
+
+    def fields(self, name):
+        """Every value of a posted (or queried) field, as a list."""
+        source = self.form if self.req.method == "POST" else self.query
+        value = source.get(name)
+        if value is None:
+            return []
+        return value if isinstance(value, list) else [value]
+
+    # Answers -------------------------------------------------------------------------------
+
+    def render(self, template, status=200, same_as=None, **values):
+        """Answer with `template` rendered for this visitor.
+
+        same_as: for a visitor who is not signed in, data that (with the
+        template, this page's address and the notice) decides the whole
+        page: a page rendered for the same is served again, as it was (a
+        popular bug's page is not rendered anew for every visitor)."""
+        values.setdefault("title", "")
+        key = None
+        if same_as is not None and self.token is None and self.user is None:
+            key = orjson.dumps([template, status, self.here(), self.notice, same_as],
+                               option=orjson.OPT_NON_STR_KEYS)
+            data = _RENDERED.get(key)
+            if data is not None:
+                return self._answer(status, data)
+        page = self.site.env.get_template(template).render(
+            user=self.user, notice=self.notice, csrf_token=self.csrf_token,
+            quicksearch=values.pop("quicksearch_text", ""), path=self.req.path,
+            here=self.here(), **values)
+        data = page.encode("utf-8")
+        if key is not None:
+            _RENDERED.put(key, data)
+        self._answer(status, data)
+
+    def _answer(self, status, data):
+        self.resp.status = status
+        self.resp.content_type = "text/html; charset=UTF-8"
+        self.resp.data = data
+        secure_page(self.resp, private=self.token is not None)
+
+    def here(self):
+        """This page's path and query, for returning to it after signing in."""
+        return self.req.path + ("?" + self.req.query_string if self.req.query_string else "")
+
+    def redirect(self, location, notice=None):
+        """Answer 303 See Other to `location` (a path of this site)."""
+        if notice:
+            self.set_notice(notice)
+        self.resp.status = 303
+        self.resp.location = location
+        self.resp.content_type = "text/html; charset=UTF-8"
+        self.resp.data = b""
+        secure_page(self.resp, private=True)
+
+
+def secure_page(resp, private):
+    """The headers every page carries; pages of a signed-in visitor are
+    never stored (a shared computer's cache keeps nothing of them)."""
+    resp.set_header("Content-Security-Policy", PAGE_POLICY)
+    resp.set_header("X-Content-Type-Options", "nosniff")
+    resp.set_header("X-Frame-Options", "DENY")
+    resp.set_header("Referrer-Policy", "same-origin")
+    resp.set_header("Cache-Control", "no-store" if private else "no-cache")
+    resp.set_header("Vary", "Accept, Cookie")
+
+
+def url(path, **params):
+    """`path` with `params` as its query string (None values left out;
+    lists repeat the key)."""
+    items = [(key, value) for key, value in params.items() if value is not None]
+    return path + ("?" + urlencode(items, doseq=True) if items else "")
+
+
+def local_target(value, default="/"):
+    """`value` when it is a path of this site (never another site: no
+    scheme, no host, no backslash), else `default`."""
+    if (isinstance(value, str) and value.startswith("/") and not value.startswith("//")
+            and "\\" not in value and "\r" not in value and "\n" not in value):
+        return value
+    return default
+
+
+def quote_path(text):
+    return quote(str(text), safe="")

@@ -1,0 +1,90 @@
+"""A real headless Chromium (Debian's chromium and chromium-driver, driven
+by Selenium) and axe-core (from the npm registry, installed by .ci/run) for
+the browser tests. Nothing is downloaded here: without the browser, its
+driver or axe-core the tests are skipped with the reason, and in CI
+(environment variable CI set) they fail instead."""
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("BUGSVC_TEST_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("BUGSVC_TEST_CHROMEDRIVER", "/usr/bin/chromedriver")
+# Where .ci/run installs axe-core (`npm install --prefix .venv/npm axe-core@4`).
+AXE = Path(os.environ.get("BUGSVC_TEST_AXE",
+                          ROOT / ".venv" / "npm" / "node_modules" / "axe-core" / "axe.min.js"))
+# Flags that keep the browser off the network and working as root in CI.
+FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--no-first-run", "--disable-quic", "--disable-extensions",
+         "--disable-default-apps", "--metrics-recording-only", "--mute-audio",
+         "--window-size=1280,1000")
+WAIT_SECONDS = 30
+
+
+def missing():
+    """Why the browser tests cannot run here, or None."""
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install -e '.[test]')"
+    for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
+        if not (Path(path).is_file() or shutil.which(path)):
+            return f"{path} is missing (apt-get install {package})"
+    if not AXE.is_file():
+        return (f"axe-core is missing at {AXE} (npm install --no-save --prefix .venv/npm "
+                "axe-core@4)")
+    return None
+
+
+def require_browser():
+    """Skip (or, in CI, fail) when the browser tests cannot run."""
+    reason = missing()
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(f"the browser tests cannot run in CI: {reason}")
+        pytest.skip(reason)
+
+
+def new_driver(download_dir=None):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in FLAGS:
+        options.add_argument(flag)
+    if download_dir:
+        options.add_experimental_option("prefs", {"download.default_directory": str(download_dir)})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(60)
+    return driver
+
+
+def wait_for(condition, what, seconds=WAIT_SECONDS):
+    """Poll `condition()` until it is true (returned), with a deadline."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.05)
+
+
+def axe_violations(driver):
+    """axe-core's violations on the page the driver shows (every rule of
+    WCAG 2.0/2.1 A and AA and axe's best practices)."""
+    if not driver.execute_script("return typeof window.axe !== 'undefined'"):
+        driver.execute_script(AXE.read_text(encoding="utf-8"))
+    result = driver.execute_async_script(
+        "var done = arguments[arguments.length - 1];"
+        "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a',"
+        " 'wcag21aa', 'best-practice']}}).then(function (r) { done(r.violations); },"
+        " function (e) { done([{id: 'axe-error', help: String(e), nodes: []}]); });")
+    return [(v["id"], v["help"], [node.get("target") for node in v["nodes"]][:5])
+            for v in result]

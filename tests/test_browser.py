@@ -1,0 +1,369 @@
+"""The pages in a real headless Chromium against a real bugsvc server on a
+free loopback port: signing in, filing a bug with an attachment, commenting,
+changing the status, a mid-air collision, a search saved and run again, a
+private comment seen by an insider and not by a plain user, a restricted bug
+a plain user cannot reach by link, filing a bug with the keyboard alone,
+and axe-core on every page with zero violations."""
+
+import json
+import sys
+
+import pytest
+
+from browser_support import axe_violations, new_driver, require_browser, wait_for
+from live_server import Server, api_key_for, ROOT
+
+pytestmark = pytest.mark.slow
+
+ADMIN, ADMIN_PASSWORD = "admin@example.com", "browser admin password 1"
+PLAIN, PLAIN_PASSWORD = "plain@example.com", "plain password 1"
+INSIDER, INSIDER_PASSWORD = "insider@example.com", "insider password 1"
+PASSWORDS = {ADMIN: ADMIN_PASSWORD, PLAIN: PLAIN_PASSWORD, INSIDER: INSIDER_PASSWORD}
+
+
+class Site:
+    """The server under test, with the administrator's API key for setting
+    the world up over REST (as an administrator would)."""
+
+    def __init__(self, server, key):
+        self.server = server
+        self.url = server.url
+        self.key = key
+
+    def rest(self, method, path, body=None, **query):
+        status, answer, _ = self.server.call(method, "/rest" + path,
+                                             dict(query, Bugzilla_api_key=self.key), body)
+        assert status < 300, (status, answer)
+        return answer
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    require_browser()
+    workdir = tmp_path_factory.mktemp("browser")
+    db_path = workdir / "browser.sqlite"
+    server = Server([sys.executable, str(ROOT / "bugsvc.py")], db_path, workdir,
+                    {"BUGSVC_ADMIN_PASSWORD": ADMIN_PASSWORD}, name="browser")
+    try:
+        site = Site(server, api_key_for(db_path, ADMIN))
+        site.db_path = db_path
+        for login, password, name in ((PLAIN, PLAIN_PASSWORD, "Pat Plain"),
+                                      (INSIDER, INSIDER_PASSWORD, "Ida Insider")):
+            site.rest("POST", "/user", {"email": login, "password": password, "full_name": name})
+        site.rest("POST", "/group", {"name": "staff", "description": "Our staff",
+                                     "is_active": True})
+        site.rest("POST", "/group", {"name": "secret", "description": "Security team",
+                                     "is_active": True})
+        site.rest("PUT", f"/user/{INSIDER}", {"groups": {"add": ["staff"]}})
+        site.rest("PUT", "/parameters", {"insidergroup": "staff"})
+        site.rest("PUT", "/product/TestProduct", {"group_controls": {
+            "secret": {"membercontrol": "Shown", "othercontrol": "NA"}}})
+        site.rest("POST", "/keyword", {"name": "regression", "description": "It worked"})
+        site.rest("POST", "/flag_type", {"name": "review", "description": "Code review",
+                                         "target_type": "bug"})
+        yield site
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def driver(site, tmp_path_factory):
+    browser = new_driver(tmp_path_factory.mktemp("downloads"))
+    yield browser
+    browser.quit()
+
+
+def file_bug(site, summary, **fields):
+    body = {"product": "TestProduct", "component": "TestComponent", "version": "unspecified",
+            "summary": summary, "description": f"About {summary}", "op_sys": "Linux",
+            "platform": "PC"}
+    body.update(fields)
+    return site.rest("POST", "/bug", body)["id"]
+
+
+def by(driver, css):
+    from selenium.webdriver.common.by import By
+    return driver.find_element(By.CSS_SELECTOR, css)
+
+
+def all_of(driver, css):
+    from selenium.webdriver.common.by import By
+    return driver.find_elements(By.CSS_SELECTOR, css)
+
+
+def sign_in(driver, site, who):
+    driver.delete_all_cookies()
+    driver.get(site.url + "/login")
+    by(driver, "#Bugzilla_login").send_keys(who)
+    by(driver, "#Bugzilla_password").send_keys(PASSWORDS[who])
+    by(driver, "form.stacked button[type=submit]").click()
+    wait_for(lambda: "My work" in driver.page_source, f"{who}'s home page")
+
+
+def sign_out(driver, site):
+    driver.delete_all_cookies()
+    driver.get(site.url + "/")
+
+
+def choose(driver, css, text):
+    from selenium.webdriver.support.ui import Select
+    Select(by(driver, css)).select_by_visible_text(text)
+
+
+def bug_of(site, bug_id):
+    return site.rest("GET", f"/bug/{bug_id}")["bugs"][0]
+
+
+def test_sign_in_file_a_bug_with_an_attachment_comment_and_resolve_it(site, driver, tmp_path):
+    sign_in(driver, site, PLAIN)
+    by(driver, 'nav a[href="/enter_bug.cgi"]').click()
+    wait_for(lambda: "File a bug in TestProduct" in driver.page_source, "the new bug form")
+    by(driver, "#summary").send_keys("Export loses the last row")
+    by(driver, "#description").send_keys("Export 10 rows; the file has 9.")
+    choose(driver, "#severity", "major")
+    log = tmp_path / "export.log"
+    log.write_text("row 10 dropped\n")
+    by(driver, "#data").send_keys(str(log))
+    by(driver, "#attachment_description").send_keys("The export log")
+    by(driver, "form.form-grid button[type=submit]").click()
+    wait_for(lambda: "The bug has been filed." in driver.page_source, "the new bug's page")
+    bug_id = int(by(driver, "h1 .bug-id").text.split()[1])
+    bug = bug_of(site, bug_id)
+    assert (bug["summary"], bug["severity"], bug["creator"]) == (
+        "Export loses the last row", "major", PLAIN)
+    assert "The export log" in driver.page_source
+    attachment = site.rest("GET", f"/bug/{bug_id}/attachment", exclude_fields="data")
+    assert [a["file_name"] for a in attachment["bugs"][str(bug_id)]] == ["export.log"]
+    # A comment, then the status as the administrator (a plain reporter may only close it).
+    by(driver, "#comment").send_keys("Still happens on 2.1.")
+    by(driver, "#bottom button[type=submit]").click()
+    wait_for(lambda: "Still happens on 2.1." in driver.page_source, "the comment")
+    sign_in(driver, site, ADMIN)
+    driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+    choose(driver, "#bug_status", "RESOLVED")
+    choose(driver, "#resolution", "FIXED")
+    by(driver, "#comment").send_keys("Fixed in 2.2.")
+    by(driver, "#bottom button[type=submit]").click()
+    wait_for(lambda: "Your changes have been saved." in driver.page_source, "the saved change")
+    bug = bug_of(site, bug_id)
+    assert (bug["status"], bug["resolution"]) == ("RESOLVED", "FIXED")
+
+
+def test_the_resolution_shows_only_for_a_closed_status_with_the_script(site, driver):
+    bug_id = file_bug(site, "Script check")
+    sign_in(driver, site, ADMIN)
+    driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+    assert not by(driver, "#resolution").is_displayed()
+    choose(driver, "#bug_status", "RESOLVED")
+    assert by(driver, "#resolution").is_displayed()
+
+
+def test_a_mid_air_collision_is_shown_then_submitted_anyway(site, driver):
+    bug_id = file_bug(site, "Collision course")
+    sign_in(driver, site, ADMIN)
+    driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+    # Someone else changes the bug while the page is open.
+    site.rest("PUT", f"/bug/{bug_id}",
+              {"priority": "Highest", "comment": {"body": "Meanwhile: raising it"}})
+    summary = by(driver, "#summary")
+    summary.clear()
+    summary.send_keys("Collision course, corrected")
+    by(driver, "#comment").send_keys("My take")
+    by(driver, "#bottom button[type=submit]").click()
+    wait_for(lambda: "Mid-air collision" in driver.page_source, "the collision page")
+    page = driver.page_source
+    assert "Meanwhile: raising it" in page and "Highest" in page
+    assert bug_of(site, bug_id)["summary"] == "Collision course"
+    by(driver, "#midair button[type=submit]").click()
+    wait_for(lambda: "Your changes have been saved." in driver.page_source, "the saved change")
+    bug = bug_of(site, bug_id)
+    assert (bug["summary"], bug["priority"]) == ("Collision course, corrected", "Highest")
+
+
+def test_a_search_is_saved_and_run_again(site, driver):
+    for n in range(3):
+        file_bug(site, f"Gadget {n} squeaks")
+    sign_in(driver, site, PLAIN)
+    by(driver, 'nav a[href="/query.cgi"]').click()
+    by(driver, "#short_desc").send_keys("Gadget squeaks")
+    by(driver, "form.search-form button[type=submit]").click()
+    wait_for(lambda: "3 bugs found." in driver.page_source, "the bug list")
+    by(driver, "#newqueryname").send_keys("Squeaky gadgets")
+    by(driver, "form.save-search button[type=submit]").click()
+    wait_for(lambda: "The search has been saved." in driver.page_source, "the saved search")
+    driver.get(site.url + "/")
+    by(driver, "nav.saved a").click()
+    wait_for(lambda: "3 bugs found." in driver.page_source, "the saved search's list")
+    assert "Gadget 2 squeaks" in driver.page_source
+
+
+def test_a_private_comment_is_seen_by_insiders_only(site, driver):
+    bug_id = file_bug(site, "Customer escalation")
+    sign_in(driver, site, INSIDER)
+    driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+    by(driver, "#comment").send_keys("The customer is ACME Corp.")
+    by(driver, "#comment_is_private").click()
+    by(driver, "#bottom button[type=submit]").click()
+    wait_for(lambda: "Your changes have been saved." in driver.page_source, "the comment")
+    assert "The customer is ACME Corp." in driver.page_source
+    sign_in(driver, site, PLAIN)
+    driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+    assert "Customer escalation" in driver.page_source
+    assert "ACME" not in driver.page_source
+    sign_out(driver, site)
+    driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+    assert "ACME" not in driver.page_source
+
+
+def test_a_restricted_bug_cannot_be_reached_by_link(site, driver):
+    bug_id = file_bug(site, "Password leak in the logs", groups=["secret"])
+    sign_in(driver, site, PLAIN)
+    driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+    assert "Password leak" not in driver.page_source
+    assert "You are not authorized to access bug" in driver.page_source
+    driver.get(f"{site.url}/buglist.cgi?quicksearch=Password+leak")
+    assert "0 bugs found." in driver.page_source
+    assert "Password leak in the logs" not in driver.page_source
+    sign_in(driver, site, ADMIN)
+    driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+    assert "Password leak in the logs" in driver.page_source
+
+
+def test_a_bug_is_filed_with_the_keyboard_alone(site, driver):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    def keys(*typed):
+        ActionChains(driver).send_keys(*typed).perform()
+    driver.delete_all_cookies()
+    driver.get(site.url + "/login")
+    body = by(driver, "body")
+    body.click()        # the page has the focus; from here on, only keys
+
+    def tab_to(css, limit=80):
+        target = by(driver, css)
+        for _ in range(limit):
+            keys(Keys.TAB)
+            if driver.switch_to.active_element == target:
+                style = driver.execute_script(
+                    "var s = getComputedStyle(document.activeElement);"
+                    "return [s.outlineStyle, s.outlineWidth];")
+                assert style[0] != "none" and style[1] != "0px", f"no visible focus on {css}"
+                return target
+        raise AssertionError(f"{css} cannot be reached with the Tab key")
+
+    tab_to("#Bugzilla_login")
+    keys(PLAIN)
+    tab_to("#Bugzilla_password")
+    keys(PLAIN_PASSWORD, Keys.ENTER)
+    wait_for(lambda: "My work" in driver.page_source, "the home page")
+    tab_to('nav a[href="/enter_bug.cgi"]')
+    keys(Keys.ENTER)
+    wait_for(lambda: "File a bug in TestProduct" in driver.page_source, "the form")
+    tab_to("#summary")
+    keys("Typed without a mouse")
+    tab_to("#description")
+    keys("Every step with the keyboard.")
+    tab_to("#severity")
+    keys("critical")        # typing picks the option, as in a select list
+    tab_to("form.form-grid button[type=submit]")
+    keys(Keys.ENTER)
+    wait_for(lambda: "The bug has been filed." in driver.page_source, "the new bug")
+    bug_id = int(by(driver, "h1 .bug-id").text.split()[1])
+    bug = bug_of(site, bug_id)
+    assert (bug["summary"], bug["severity"]) == ("Typed without a mouse", "critical")
+
+
+def _pages(site):
+    """Every page, as the visitor who may open it."""
+    bug_id = file_bug(site, "Accessibility sample", keywords=["regression"])
+    site.rest("PUT", f"/bug/{bug_id}", {"flags": [{"name": "review", "status": "?",
+                                                  "requestee": PLAIN}],
+                                        "cc": {"add": [PLAIN]}})
+    attachment = site.rest("POST", f"/bug/{bug_id}/attachment", {
+        "ids": [bug_id], "data": "aGVsbG8=", "file_name": "hello.txt", "summary": "Hello",
+        "content_type": "text/plain"})["ids"][0]
+    user_id = site.rest("GET", f"/user/{PLAIN}")["users"][0]["id"]
+    site.rest("PUT", "/parameters", {"webhooks_enabled": "1"})
+    site.rest("POST", "/webhooks", {"name": "ci", "url": "https://hooks.example.com/bugs",
+                                    "events": ["create", "comment"], "product": "Any"})
+    reset = mailed_token(site, "password", user_id=user_id)
+    offer = mailed_token(site, "account", login="newcomer@example.com")
+    anonymous = ["/", "/login", "/query.cgi", "/buglist.cgi?bug_status=__open__",
+                 f"/show_bug.cgi?id={bug_id}", f"/show_activity.cgi?id={bug_id}",
+                 "/show_bug.cgi", "/show_bug.cgi?id=999999", "/enter_bug.cgi",
+                 "/token.cgi?t=x&a=cfmpw", f"/attachment.cgi?id={attachment}&action=edit",
+                 f"/token.cgi?t={reset}&a=cfmpw", f"/token.cgi?t={reset}&a=cxlpw",
+                 f"/token.cgi?t={offer}&a=request_new_account",
+                 f"/token.cgi?t={offer}&a=cancel_new_account", "/createaccount.cgi"]
+    signed_in = ["/", f"/show_bug.cgi?id={bug_id}", "/enter_bug.cgi?product=TestProduct",
+                 f"/attachment.cgi?bugid={bug_id}&action=enter",
+                 f"/attachment.cgi?id={attachment}&action=edit",
+                 "/buglist.cgi?product=TestProduct&columnlist=priority,short_desc,keywords",
+                 "/userprefs.cgi", "/userprefs.cgi?tab=apikey", "/userprefs.cgi?tab=email",
+                 "/userprefs.cgi?tab=webhooks",
+                 "/userprefs.cgi?tab=saved-searches", "/logout", "/admin.cgi",
+                 "/editproducts.cgi", "/editproducts.cgi?product=TestProduct",
+                 "/editproducts.cgi?action=add",
+                 "/editcomponents.cgi?product=TestProduct&component=TestComponent",
+                 "/editcomponents.cgi?product=TestProduct&action=add", "/editusers.cgi",
+                 "/editusers.cgi?action=add", f"/editusers.cgi?action=edit&userid={user_id}",
+                 "/editgroups.cgi", "/editgroups.cgi?action=add",
+                 "/editgroups.cgi?action=changeform&group=1", "/editparams.cgi",
+                 "/editkeywords.cgi", "/editkeywords.cgi?action=edit&id=1"]
+    return bug_id, anonymous, signed_in
+
+
+def mailed_token(site, kind, user_id=None, login=None):
+    """A token as a mailed link carries it, stored as the mail would store
+    it (the mails themselves are tested with a real SMTP server)."""
+    import sqlite3
+    from datetime import datetime, timezone
+    from bugsvc.accounts import tokens
+    conn = sqlite3.connect(site.db_path, timeout=30)
+    try:
+        with conn:
+            return tokens.issue(conn, kind, datetime.now(timezone.utc), user_id=user_id,
+                                login=login)
+    finally:
+        conn.close()
+
+
+def test_axe_finds_no_violation_on_any_page(site, driver):
+    bug_id, anonymous, signed_in = _pages(site)
+    found = {}
+    sign_out(driver, site)
+    for path in anonymous:
+        driver.get(site.url + path)
+        found["anonymous " + path] = axe_violations(driver)
+        if "a=cfmpw" in path and "t=x" not in path:
+            assert 'name="matchpassword"' in driver.page_source     # a working link's form
+    # The answers to the forgotten-password and new-account forms.
+    driver.get(site.url + "/login")
+    by(driver, "#loginname").send_keys(PLAIN)
+    by(driver, "#loginname").submit()
+    wait_for(lambda: "Check your mail" in driver.page_source, "the reset notice")
+    found["anonymous reset mailed"] = axe_violations(driver)
+    driver.get(site.url + "/createaccount.cgi")
+    by(driver, "#login").send_keys("someone@example.com")
+    by(driver, "#login").submit()
+    wait_for(lambda: "Check your mail" in driver.page_source, "the sign-up notice")
+    found["anonymous account offered"] = axe_violations(driver)
+    sign_in(driver, site, ADMIN)
+    for path in signed_in:
+        driver.get(site.url + path)
+        found["admin " + path] = axe_violations(driver)
+    # Pages reached by doing something: a mid-air collision, a refused form.
+    driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+    site.rest("PUT", f"/bug/{bug_id}", {"priority": "Low"})
+    by(driver, "#comment").send_keys("late")
+    by(driver, "#bottom button[type=submit]").click()
+    wait_for(lambda: "Mid-air collision" in driver.page_source, "the collision page")
+    found["admin mid-air collision"] = axe_violations(driver)
+    sign_in(driver, site, PLAIN)
+    driver.get(site.url + "/")
+    found["plain home with a request"] = axe_violations(driver)
+    driver.get(site.url + "/editparams.cgi")
+    found["plain refused administration"] = axe_violations(driver)
+    failures = {page: violations for page, violations in found.items() if violations}
+    assert not failures, json.dumps(failures, indent=1)

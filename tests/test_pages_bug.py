@@ -1,0 +1,325 @@
+"""Working on bugs in the pages: filing one with an attachment, the bug
+form (fields, status, comment, CC, flags, privacy of comments), mid-air
+collisions, attachments; each change is the operation's, with its rules."""
+
+import re
+
+import pytest
+
+from accounts import ADMIN, ADMIN_PASSWORD
+from bug_support import add_flag_type, editbugs_only_for_members, file_bug, get_bug, update_bug
+from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World, text_of
+
+
+@pytest.fixture
+def world(services):
+    return World(services)
+
+
+def signed_in(app, who):
+    browser = Browser(app)
+    browser.login(who, ADMIN_PASSWORD if who == ADMIN else PASSWORDS[who])
+    return browser
+
+
+def form_fields(html, form_id="changeform"):
+    """The fields a browser would send from the form: inputs with their
+    value (checked boxes only), selected options, textareas."""
+    start = html.index(f'id="{form_id}"')
+    form = html[start:html.index("</form>", start)]
+    fields = []
+    for tag in re.findall(r"<input[^>]*>", form):
+        name = re.search(r'name="([^"]+)"', tag)
+        if not name:
+            continue
+        kind = (re.search(r'type="([^"]+)"', tag) or [None, "text"])[1]
+        if kind in ("checkbox", "radio") and " checked" not in tag:
+            continue
+        value = re.search(r'value="([^"]*)"', tag)
+        fields.append((name.group(1), _unescape(value.group(1) if value else "")))
+    for name, body in re.findall(r'<select[^>]*name="([^"]+)"[^>]*>(.*?)</select>', form, re.S):
+        chosen = re.findall(r"<option([^>]*)>([^<]*)</option>", body)
+        picked = [(attrs, text) for attrs, text in chosen if " selected" in attrs] or chosen[:1]
+        for attrs, text in picked:
+            value = re.search(r'value="([^"]*)"', attrs)
+            fields.append((name, _unescape(value.group(1) if value else text)))
+    for name, text in re.findall(r'<textarea[^>]*name="([^"]+)"[^>]*>(.*?)</textarea>', form,
+                                 re.S):
+        fields.append((name, _unescape(text)))
+    return fields
+
+
+def _unescape(text):
+    from html import unescape
+    return unescape(text)
+
+
+def submit(browser, path, fields, **changes):
+    """Post the form's fields with `changes` (None removes a field)."""
+    values = {}
+    for name, value in fields:
+        values.setdefault(name, []).append(value)
+    for name, value in changes.items():
+        if value is None:
+            values.pop(name, None)
+        else:
+            values[name] = value if isinstance(value, list) else [value]
+    return browser.post(path, values, token=False)
+
+
+# Filing ---------------------------------------------------------------------------------
+
+def test_a_bug_is_filed_with_an_attachment(app, world, services):
+    browser = signed_in(app, PLAIN)
+    page = browser.get("/enter_bug.cgi")
+    assert page.status_code == 200 and "File a bug in TestProduct" in page.text  # one product
+    result = browser.post("/post_bug.cgi", {
+        "product": "TestProduct", "component": "TestComponent", "version": "unspecified",
+        "summary": "Printing <b>fails</b>", "description": "Steps: print.",
+        "severity": "major", "platform": "PC", "op_sys": "Linux",
+        "attachment_description": "The log"},
+        files={"data": ("print.log", "text/plain", b"error: no paper")})
+    assert "The bug has been filed." in result.text
+    bug_id = int(re.search(r"Bug (\d+)</span>", result.text).group(1))
+    bug = get_bug(services, bug_id)
+    assert (bug["summary"], bug["severity"], bug["creator"]) == (
+        "Printing <b>fails</b>", "major", PLAIN)
+    assert "Printing &lt;b&gt;fails&lt;/b&gt;" in result.text and "<b>fails</b>" not in result.text
+    assert services.query("SELECT file_name, summary, content_type FROM attachments"
+                          " WHERE bug_id = ?", (bug_id,)) == [("print.log", "The log",
+                                                               "text/plain")]
+
+
+def test_the_form_guesses_os_and_hardware_from_the_browser(app, world):
+    browser = signed_in(app, PLAIN)
+    page = browser.get("/enter_bug.cgi?product=TestProduct", headers={
+        "User-Agent": "Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/150"})
+    assert re.search(r'<option selected>Windows</option>', page.text)
+    assert re.search(r'<option selected>PC</option>', page.text)
+
+
+def test_a_refused_bug_keeps_what_was_typed(app, world, services):
+    browser = signed_in(app, PLAIN)
+    browser.get("/enter_bug.cgi?product=TestProduct")
+    before = services.query("SELECT COUNT(*) FROM bugs")
+    result = browser.post("/post_bug.cgi", {
+        "product": "TestProduct", "component": "TestComponent", "version": "unspecified",
+        "summary": "", "description": "My long description", "platform": "PC",
+        "op_sys": "Linux"})
+    assert result.status_code == 400 and "summary" in text_of(result.text).lower()
+    assert "My long description" in result.text
+    assert services.query("SELECT COUNT(*) FROM bugs") == before
+
+
+def test_a_product_nobody_may_file_in_is_refused(app, world):
+    page = signed_in(app, PLAIN).get("/enter_bug.cgi?product=NoSuchProduct")
+    assert page.status_code == 401 and "NoSuchProduct" in page.text
+
+
+# The bug form -------------------------------------------------------------------------------
+
+def test_a_comment_and_a_status_change_through_the_form(app, world, services):
+    browser = signed_in(app, ADMIN)
+    page = browser.get(f"/show_bug.cgi?id={world.bug}")
+    fields = form_fields(page.text)
+    result = submit(browser, "/process_bug.cgi", fields, bug_status="RESOLVED",
+                    resolution="FIXED", comment="Fixed in <script>1.2</script>")
+    assert "Your changes have been saved." in result.text
+    bug = get_bug(services, world.bug)
+    assert (bug["status"], bug["resolution"]) == ("RESOLVED", "FIXED")
+    assert "Fixed in &lt;script&gt;1.2&lt;/script&gt;" in result.text
+    # Nothing else changed: unchanged fields are not sent.
+    changed = services.query("SELECT field FROM bug_activity WHERE bug_id = ? ORDER BY id",
+                             (world.bug,))
+    assert changed == [("status",), ("resolution",)]
+
+
+def test_only_the_legal_status_transitions_are_offered(app, world, services):
+    editbugs_only_for_members(services)
+    page = signed_in(app, PLAIN).get(f"/show_bug.cgi?id={world.bug}")
+    statuses = re.search(r'<select id="bug_status"[^>]*>(.*?)</select>', page.text, re.S)
+    assert statuses is not None
+    assert re.findall(r"<option[^>]*>([^<]+)</option>", statuses.group(1)) == ["CONFIRMED"]
+    assert 'name="summary"' not in page.text      # only comments for this visitor
+    admin_page = signed_in(app, ADMIN).get(f"/show_bug.cgi?id={world.bug}")
+    offered = re.search(r'<select id="bug_status"[^>]*>(.*?)</select>', admin_page.text, re.S)
+    assert re.findall(r"<option[^>]*>([^<]+)</option>", offered.group(1)) == [
+        "CONFIRMED", "IN_PROGRESS", "RESOLVED"]
+
+
+def test_a_refused_change_is_shown_and_keeps_the_comment(app, world, services):
+    browser = signed_in(app, ADMIN)
+    fields = form_fields(browser.get(f"/show_bug.cgi?id={world.bug}").text)
+    result = submit(browser, "/process_bug.cgi", fields, bug_status="RESOLVED",
+                    resolution="DUPLICATE", comment="My words")
+    assert result.status_code == 400 and "duplicate" in text_of(result.text).lower()
+    assert "My words</textarea>" in result.text
+    assert get_bug(services, world.bug)["status"] == "CONFIRMED"
+
+
+def test_fields_cc_and_keywords_change_through_the_form(app, world, services):
+    from bug_support import add_keyword
+    add_keyword(services, "regression")
+    browser = signed_in(app, ADMIN)
+    fields = form_fields(browser.get(f"/show_bug.cgi?id={world.bug}").text)
+    submit(browser, "/process_bug.cgi", fields, summary="A better summary", priority="High",
+           keywords="regression", cc_add=f"{PLAIN}, {INSIDER}", addselfcc="1")
+    bug = get_bug(services, world.bug)
+    assert (bug["summary"], bug["priority"], bug["keywords"]) == (
+        "A better summary", "High", ["regression"])
+    assert sorted(bug["cc"]) == sorted([ADMIN, PLAIN, INSIDER])
+    fields = form_fields(browser.get(f"/show_bug.cgi?id={world.bug}").text)
+    submit(browser, "/process_bug.cgi", fields, cc_remove=[PLAIN], keywords="")
+    bug = get_bug(services, world.bug)
+    assert sorted(bug["cc"]) == sorted([ADMIN, INSIDER]) and bug["keywords"] == []
+
+
+def test_flags_are_requested_and_granted(app, world, services):
+    add_flag_type(services, "review")
+    browser = signed_in(app, ADMIN)
+    page = browser.get(f"/show_bug.cgi?id={world.bug}")
+    type_id = re.search(r'name="flag_type-(\d+)"', page.text).group(1)
+    submit(browser, "/process_bug.cgi", form_fields(page.text),
+           **{f"flag_type-{type_id}": "?", f"requestee_type-{type_id}": PLAIN})
+    flag = get_bug(services, world.bug)["flags"][0]
+    assert (flag["name"], flag["status"], flag["requestee"]) == ("review", "?", PLAIN)
+    plain = signed_in(app, PLAIN)
+    home = plain.get("/")
+    assert "Flags requested of me" in home.text and "Public crash on start" in home.text
+    page = plain.get(f"/show_bug.cgi?id={world.bug}")
+    submit(plain, "/process_bug.cgi", form_fields(page.text), **{f"flag-{flag['id']}": "+"})
+    assert get_bug(services, world.bug)["flags"][0]["status"] == "+"
+
+
+def test_an_insider_makes_a_comment_private_and_public(app, world, services):
+    browser = signed_in(app, INSIDER)
+    page = browser.get(f"/show_bug.cgi?id={world.bug}")
+    public_id = services.query("SELECT id FROM comments WHERE body = 'A public note'")[0][0]
+    fields = form_fields(page.text)
+    checked = [value for name, value in fields if name == "comment_private"]
+    submit(browser, "/process_bug.cgi", fields,
+           comment_private=checked + [str(public_id)])
+    assert services.query("SELECT is_private FROM comments WHERE id = ?", (public_id,)) == [(1,)]
+    plain = signed_in(app, PLAIN).get(f"/show_bug.cgi?id={world.bug}")
+    assert "A public note" not in plain.text
+    fields = form_fields(browser.get(f"/show_bug.cgi?id={world.bug}").text)
+    submit(browser, "/process_bug.cgi", fields,
+           comment_private=[v for n, v in fields if n == "comment_private"
+                            and v != str(public_id)])
+    assert services.query("SELECT is_private FROM comments WHERE id = ?", (public_id,)) == [(0,)]
+
+
+def test_a_private_comment_by_an_insider_stays_hidden_from_others(app, world, services):
+    browser = signed_in(app, INSIDER)
+    fields = form_fields(browser.get(f"/show_bug.cgi?id={world.bug}").text)
+    submit(browser, "/process_bug.cgi", fields, comment="Internal only", comment_is_private="1")
+    assert services.query("SELECT is_private FROM comments WHERE body = 'Internal only'") == [
+        (1,)]
+    assert "Internal only" not in signed_in(app, PLAIN).get(f"/show_bug.cgi?id={world.bug}").text
+    assert "Internal only" not in Browser(app).get(f"/show_bug.cgi?id={world.bug}").text
+
+
+def test_a_plain_user_cannot_make_a_comment_private_by_forging_the_form(app, world, services):
+    browser = signed_in(app, PLAIN)
+    fields = form_fields(browser.get(f"/show_bug.cgi?id={world.bug}").text)
+    public_id = services.query("SELECT id FROM comments WHERE body = 'A public note'")[0][0]
+    submit(browser, "/process_bug.cgi", fields, comment="mine", comment_is_private="1",
+           comment_private_shown=str(public_id), comment_private=str(public_id))
+    assert services.query("SELECT is_private FROM comments WHERE body = 'mine'") == [(0,)]
+    assert services.query("SELECT is_private FROM comments WHERE id = ?", (public_id,)) == [(0,)]
+
+
+def test_a_bug_is_restricted_to_a_group_from_its_page(app, world, services):
+    from bug_support import add_to_group
+    add_to_group(services, PLAIN, "secret")
+    browser = signed_in(app, PLAIN)
+    page = browser.get(f"/show_bug.cgi?id={world.bug}")
+    assert 'name="groups" value="secret"' in page.text
+    submit(browser, "/process_bug.cgi", form_fields(page.text), groups=["secret"])
+    assert get_bug(services, world.bug)["groups"] == ["secret"]
+    assert signed_in(app, INSIDER).get(f"/show_bug.cgi?id={world.bug}").status_code == 401
+
+
+# Mid-air collisions -------------------------------------------------------------------------
+
+def test_a_change_based_on_a_stale_page_is_shown_not_applied(app, world, services):
+    browser = signed_in(app, PLAIN)
+    fields = form_fields(browser.get(f"/show_bug.cgi?id={world.bug}").text)
+    # Someone else changes the bug and comments while the page is open.
+    update_bug(services, world.bug, priority="Highest", comment={"body": "Meanwhile, a note"})
+    result = submit(browser, "/process_bug.cgi", fields, summary="My summary",
+                    comment="My comment")
+    assert result.status_code == 409
+    text = text_of(result.text)
+    assert "Mid-air collision" in text and "Your changes have not been saved" in text
+    assert "Highest" in text and "Meanwhile, a note" in text
+    assert "My summary" in text and "My comment" in result.text
+    bug = get_bug(services, world.bug)
+    assert bug["summary"] == "Public crash on start" and bug["priority"] == "Highest"
+    assert services.query("SELECT COUNT(*) FROM comments WHERE body = 'My comment'") == [(0,)]
+    # The visitor chooses to submit anyway: its own changes only, not the old priority.
+    forced = form_fields(result.text, form_id="midair")
+    done = submit(browser, "/process_bug.cgi", forced)
+    assert "Your changes have been saved." in done.text
+    bug = get_bug(services, world.bug)
+    assert (bug["summary"], bug["priority"]) == ("My summary", "Highest")
+    assert services.query("SELECT COUNT(*) FROM comments WHERE body = 'My comment'") == [(1,)]
+
+
+def test_a_form_without_changes_changes_nothing(app, world, services):
+    browser = signed_in(app, ADMIN)
+    before = services.query("SELECT * FROM bugs")
+    submit(browser, "/process_bug.cgi",
+           form_fields(browser.get(f"/show_bug.cgi?id={world.bug}").text))
+    assert services.query("SELECT * FROM bugs") == before
+
+
+# Attachments ------------------------------------------------------------------------------
+
+def test_a_file_is_attached_and_its_details_changed(app, world, services):
+    browser = signed_in(app, ADMIN)
+    browser.get(f"/attachment.cgi?bugid={world.bug}&action=enter")
+    result = browser.post("/attachment.cgi", {"action": "insert", "bugid": world.bug,
+                                              "attachment_description": "A fix",
+                                              "ispatch": "1", "obsolete": world.public_file},
+                          files={"data": ("fix.diff", "application/octet-stream",
+                                          b"--- a\n+++ b\n")})
+    assert "The file has been attached." in result.text
+    new_id, is_patch, content_type = services.query(
+        "SELECT id, is_patch, content_type FROM attachments WHERE summary = 'A fix'")[0]
+    assert (is_patch, content_type) == (1, "text/plain")
+    assert services.query("SELECT is_obsolete FROM attachments WHERE id = ?",
+                          (world.public_file,)) == [(1,)]
+    page = browser.get(f"/attachment.cgi?id={new_id}&action=edit")
+    fields = form_fields(page.text, form_id="attachment-form")
+    submit(browser, "/attachment.cgi", fields, summary="A better fix", comment="Reviewed")
+    assert services.query("SELECT summary FROM attachments WHERE id = ?", (new_id,)) == [
+        ("A better fix",)]
+
+
+def test_attaching_without_a_file_is_refused(app, world):
+    browser = signed_in(app, ADMIN)
+    browser.get(f"/attachment.cgi?bugid={world.bug}&action=enter")
+    result = browser.post("/attachment.cgi", {"action": "insert", "bugid": world.bug})
+    assert result.status_code == 400 and "Choose a file" in result.text
+
+
+def test_flags_without_a_requestee_show_on_every_page(app, world, services):
+    import base64
+    from bugsvc.services import attachment
+    add_flag_type(services, "approved", is_requesteeble=False)
+    add_flag_type(services, "reviewed", target="a")
+    update_bug(services, world.bug, flags=[{"name": "approved", "status": "+"}])
+    services.call(attachment.create, {
+        "ids": [world.bug], "data": base64.b64encode(b"x").decode(), "file_name": "p.diff",
+        "summary": "Patch", "is_patch": True, "flags": [{"name": "reviewed", "status": "-"}]},
+        as_user=ADMIN)
+    browser = signed_in(app, ADMIN)
+    for path in (f"/show_bug.cgi?id={world.bug}", "/",
+                 "/buglist.cgi?product=TestProduct&columnlist=flagtypes.name"):
+        page = browser.get(path)
+        assert page.status_code == 200
+    assert "approved+" in text_of(browser.get(
+        "/buglist.cgi?product=TestProduct&columnlist=flagtypes.name").text)
+    page = browser.get(f"/show_bug.cgi?id={world.bug}")
+    assert "reviewed-" in text_of(page.text)
