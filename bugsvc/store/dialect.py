@@ -12,6 +12,13 @@ truthy integers), an alias for every subquery in FROM.
 """
 
 
+# The columns the bug text index holds: the bugs' summary and whiteboard,
+# the aliases' alias.
+TEXT_INDEXED = ("summary", "whiteboard", "alias")
+# Trigram indexes find no text shorter than a trigram.
+TRIGRAM = 3
+
+
 class Dialect:
     """The interface; sqlite.py and postgres.py implement it."""
 
@@ -30,6 +37,26 @@ class Dialect:
         """(SQL, args): true when the checked search pattern `pattern`
         matches the text `expr` anywhere, ignoring case, within the time
         budget of db.regexp_budget."""
+        raise NotImplementedError
+
+    def text_candidates(self, column, needle):
+        """(SQL, args) of a query giving the ids (column `id`) of the bugs
+        whose `column` (one of TEXT_INDEXED; for "alias", one of whose
+        aliases) may contain the text `needle` ignoring case,
+        found through the engine's trigram index (schema.sql's bug text
+        index): every bug for which `contains(lower(column), lower(needle))`
+        holds is among them, and a few others may be, so the exact comparison
+        is still made. None when the index cannot serve `needle` (fewer
+        characters than a trigram has): the caller compares every bug."""
+        raise NotImplementedError
+
+    def has_text_index(self, conn):
+        """True when the database has the bug text index."""
+        raise NotImplementedError
+
+    def fill_text_index(self, conn):
+        """Index the bugs already stored, right after the bug text index was
+        made (a migration)."""
         raise NotImplementedError
 
     def blob_text(self, expr):
