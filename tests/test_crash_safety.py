@@ -24,7 +24,7 @@ WRITES_BEFORE_KILL = 60
 
 @pytest.mark.parametrize("layout", ["one server", "two servers"])
 def test_sigkill_during_writes_loses_no_acknowledged_write(start, new_db, layout, backend,
-                                                          record_property):
+                                                           record_property):
     """One server killed and started again, twice; with two servers sharing
     the database (as on two hosts), the other one serves on meanwhile."""
     db_path = new_db("crash")
