@@ -199,19 +199,56 @@ _PLAIN = re.compile(r"b\.[a-z_]+ (?:IN \(\?(?:, \?)*\)|[<>]=? \?|= \?)|1 = 0")
 _TEXT_INDEXED = {"short_desc": "summary", "status_whiteboard": "whiteboard", "alias": "alias"}
 # Substring conditions whose candidates a catalogue's names find: field ->
 # (query of the matching names' ids, with {match} for the comparison; the
-# compared column; query of the bugs with those ids, with {ids}). The names
-# are looked up first, so the bugs' query says exactly which ids it wants
-# (the planner knows how many bugs those are) or is not made at all.
+# compared column; the bug ids having those names, as a query and as a
+# condition over bug alias b, with {ids}). The names are looked up first, so
+# the bugs' part says exactly which ids it wants (the planner knows how many
+# bugs those are) or is left out.
 _CATALOGUE_CANDIDATES = {
     "product": ("SELECT p.id FROM products p WHERE {match}", "p.name",
-                "SELECT cb.id AS id FROM bugs cb WHERE cb.product_id IN ({ids})"),
+                "SELECT cb.id AS id FROM bugs cb WHERE cb.product_id IN ({ids})",
+                "b.product_id IN ({ids})"),
     "component": ("SELECT co.id FROM components co WHERE {match}", "co.name",
-                  "SELECT cb.id AS id FROM bugs cb WHERE cb.component_id IN ({ids})"),
+                  "SELECT cb.id AS id FROM bugs cb WHERE cb.component_id IN ({ids})",
+                  "b.component_id IN ({ids})"),
     "keywords": ("SELECT k.id FROM keywords k WHERE {match}", "k.name",
-                 "SELECT bk.bug_id AS id FROM bug_keywords bk WHERE bk.keyword_id IN ({ids})"),
+                 "SELECT bk.bug_id AS id FROM bug_keywords bk WHERE bk.keyword_id IN ({ids})",
+                 None),
 }
 # The candidates of a condition no bug can meet (a name no product has).
 NOTHING = ("", [])
+
+
+@dataclass
+class _Candidates:
+    """The candidates of a clause: those of its children (a query's (SQL,
+    args) or _Candidates), all of them (OR) or those common to all (AND)."""
+    joiner: str
+    children: list
+
+
+def _candidate_query(found):
+    """(SQL, args) of one query giving the ids of the candidates `found`:
+    those of an OR joined by UNION ALL (IN keeps each id once; a UNION would
+    first sort them all), those of an AND by INTERSECT."""
+    if not isinstance(found, _Candidates):
+        return found
+    parts = []
+    for child in found.children:
+        sql, args = _candidate_query(child)
+        if isinstance(child, _Candidates):       # never UNION and INTERSECT unbracketed
+            sql = f"SELECT id FROM ({sql}) AS candidates"
+        parts.append((sql, args))
+    joiner = " UNION ALL " if found.joiner == "OR" else " INTERSECT "
+    return (joiner.join(sql for sql, _ in parts), [arg for _, args in parts for arg in args])
+
+
+def _candidate_condition(found):
+    """(SQL, args): bug b is among the candidates `found`, given as conditions."""
+    if not isinstance(found, _Candidates):
+        return found
+    parts = [_candidate_condition(child) for child in found.children]
+    return ("(" + f" {found.joiner} ".join(sql for sql, _ in parts) + ")",
+            [arg for _, args in parts for arg in args])
 
 
 # The criteria tree ------------------------------------------------------------------
@@ -312,7 +349,7 @@ class Compiler:
             if found is NOTHING:
                 narrowed.append(("1 = 0", []))
             elif found is not None:
-                narrowed.append((f"b.id IN ({found[0]})", found[1]))
+                narrowed.append(self._in_candidates(found))
         plain += narrowed
         rest = None
         if guarded:
@@ -369,10 +406,16 @@ class Compiler:
             return NOTHING if node.joiner == "OR" else None
         if len(found) == 1:
             return found[0]
-        # A subquery each, so that UNION and INTERSECT never mix unbracketed.
-        joiner = " UNION " if node.joiner == "OR" else " INTERSECT "
-        sql = joiner.join(f"SELECT id FROM ({sql}) AS candidates" for sql, _ in found)
-        return sql, [arg for _, args in found for arg in args]
+        return _Candidates("OR" if node.joiner == "OR" else "AND", found)
+
+    def _in_candidates(self, found):
+        """(SQL, args): bug b is among the candidates `found` (see candidates):
+        in the dialect's form, one IN over a query of their ids, or their
+        conditions over bug b themselves (candidates_form)."""
+        if self.dialect.candidates_form == "query":
+            sql, args = _candidate_query(found)
+            return f"b.id IN ({sql})", args
+        return _candidate_condition(found)
 
     def _condition_candidates(self, cond):
         field_name, operator = cond.field, cond.operator
@@ -388,10 +431,17 @@ class Compiler:
         if name in _TEXT_INDEXED:
             return self.dialect.text_candidates(_TEXT_INDEXED[name], text)
         if name in _CATALOGUE_CANDIDATES:
-            names_sql, column, bugs_sql = _CATALOGUE_CANDIDATES[name]
+            names_sql, column, bugs_query, bugs_condition = _CATALOGUE_CANDIDATES[name]
             ids = [row[0] for row in self.ctx.conn.execute(
                 names_sql.format(match=match(f"lower({column})", "lower(?)")), [text])]
-            return (bugs_sql.format(ids=placeholders(ids)), ids) if ids else NOTHING
+            if not ids:
+                return NOTHING
+            query = bugs_query.format(ids=placeholders(ids))
+            if self.dialect.candidates_form == "query":
+                return query, ids
+            if bugs_condition is not None:
+                return bugs_condition.format(ids=placeholders(ids)), ids
+            return self.dialect.among_ids("b.id", query), ids
         return None
 
     # Fields -----------------------------------------------------------------------

@@ -39,15 +39,28 @@ class Dialect:
         budget of db.regexp_budget."""
         raise NotImplementedError
 
+    # How a search gives the candidates of substring conditions
+    # (bugs/search_sql.py): "query", queries of their ids (column `id`),
+    # tested with one IN over their UNION ALL (SQLite looks the bugs up by
+    # id); or "condition", conditions over bug alias b, joined by OR and AND
+    # (PostgreSQL estimates how many bugs each selects and picks its plan,
+    # bitmaps of its indexes or the bugs in id order until the LIMIT).
+    candidates_form = None
+
     def text_candidates(self, column, needle):
-        """(SQL, args) of a query giving the ids (column `id`) of the bugs
-        whose `column` (one of TEXT_INDEXED; for "alias", one of whose
-        aliases) may contain the text `needle` ignoring case,
+        """(SQL, args), in the form of candidates_form, of the bugs whose
+        `column` (one of TEXT_INDEXED; for "alias", one of whose aliases)
+        may contain the text `needle` ignoring case,
         found through the engine's trigram index (schema.sql's bug text
         index): every bug for which `contains(lower(column), lower(needle))`
         holds is among them, and a few others may be, so the exact comparison
         is still made. None when the index cannot serve `needle` (fewer
         characters than a trigram has): the caller compares every bug."""
+        raise NotImplementedError
+
+    def among_ids(self, column, query):
+        """SQL true when `column` is among the ids `query` gives, a condition
+        an OR of such conditions can find through indexes."""
         raise NotImplementedError
 
     def has_text_index(self, conn):

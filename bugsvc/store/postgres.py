@@ -391,6 +391,7 @@ class PgConnection:
 class PostgresDialect(Dialect):
     name = "postgresql"
     insertion_order = "ctid"
+    candidates_form = "condition"
 
     def __init__(self, unicode_regexps=True):
         self.unicode_regexps = unicode_regexps
@@ -439,8 +440,14 @@ class PostgresDialect(Dialect):
             return None
         escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         if column == "alias":
-            return "SELECT bug_id AS id FROM bug_aliases WHERE alias ILIKE ?", [f"%{escaped}%"]
-        return f"SELECT id FROM bugs WHERE {column} ILIKE ?", [f"%{escaped}%"]
+            return (self.among_ids("b.id", "SELECT bug_id FROM bug_aliases WHERE alias ILIKE ?"),
+                    [f"%{escaped}%"])
+        return f"b.{column} ILIKE ?", [f"%{escaped}%"]
+
+    def among_ids(self, column, query):
+        # An array made once (an InitPlan): an index scan can use it inside
+        # an OR, which `IN (query)` there cannot.
+        return f"{column} = ANY (ARRAY({query}))"
 
     def has_text_index(self, conn):
         return "bugs_text_trgm_idx" in self.index_names(conn, "bugs")

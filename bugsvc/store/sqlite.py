@@ -38,6 +38,7 @@ _SIZE_LIMITS = ("too many SQL variables", "Expression tree is too large",
 class SqliteDialect(Dialect):
     name = "sqlite"
     insertion_order = "rowid"
+    candidates_form = "query"
 
     def contains(self, haystack, needle):
         return f"instr({haystack}, {needle}) > 0"
@@ -58,6 +59,9 @@ class SqliteDialect(Dialect):
                     " (SELECT rowid FROM bug_aliases_fts WHERE bug_aliases_fts MATCH ?)", [phrase])
         return ("SELECT rowid AS id FROM bugs_text_fts WHERE bugs_text_fts MATCH ?",
                 [f"{column} : {phrase}"])
+
+    def among_ids(self, column, query):
+        return f"{column} IN ({query})"
 
     def has_text_index(self, conn):
         return self.table_exists(conn, "bugs_text_fts")
