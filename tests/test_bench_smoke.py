@@ -139,14 +139,15 @@ def test_engines_report_puts_runs_side_by_side(tmp_path, tiny_db):
         run_bench(tmp_path, copy, "--no-ceiling", "--scenarios", "bug_get", "--workers", workers)
         runs.append(tmp_path / f"w{workers}.json")
         (tmp_path / "results" / "smoke.json").rename(runs[-1])
+    side = tmp_path / "side"
     done = subprocess.run([sys.executable, "-m", "bench.engines", *map(str, runs),
-                           "--out", str(tmp_path / "side")], cwd=ROOT, capture_output=True,
+                           "--out", str(side)], cwd=ROOT, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    table = (tmp_path / "side.md").read_text()
+    table = side.with_suffix(".md").read_text()
     assert "| scenario | SQLite, 1 process | SQLite, 2 processes |" in table
     bug_get = next(line for line in table.splitlines() if line.startswith("| bug_get |"))
     assert bug_get.count("**") == 4
-    stored = json.loads((tmp_path / "side.json").read_text())
+    stored = json.loads(side.with_suffix(".json").read_text())
     assert [run["label"] for run in stored["runs"]] == ["SQLite, 1 process",
                                                         "SQLite, 2 processes"]
