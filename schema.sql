@@ -325,6 +325,29 @@ CREATE UNIQUE INDEX bug_aliases_alias_idx ON bug_aliases (lower(alias));
 CREATE INDEX bug_aliases_bug_idx ON bug_aliases (bug_id);
 -- END bug_aliases
 
+-- BEGIN bug text index
+-- Substring searches of summaries, whiteboards and aliases (quicksearch's
+-- words, `substring` searches) find their candidates through trigram
+-- indexes, which keep substring semantics; the exact, case-folding
+-- comparison is still made on each candidate. SQLite: FTS5 tables with the
+-- trigram tokenizer over the tables' own rows (id as the FTS5 row id, which
+-- it requires), kept in step by triggers. PostgreSQL: pg_trgm's GIN
+-- indexes, which ILIKE uses.
+-- BEGIN sqlite only
+CREATE VIRTUAL TABLE bugs_text_fts USING fts5(summary, whiteboard, content='bugs', content_rowid='id', tokenize='trigram case_sensitive 0');
+CREATE TRIGGER bugs_text_fts_insert AFTER INSERT ON bugs BEGIN INSERT INTO bugs_text_fts (rowid, summary, whiteboard) VALUES (new.id, new.summary, new.whiteboard); END;
+CREATE TRIGGER bugs_text_fts_delete AFTER DELETE ON bugs BEGIN INSERT INTO bugs_text_fts (bugs_text_fts, rowid, summary, whiteboard) VALUES ('delete', old.id, old.summary, old.whiteboard); END;
+CREATE TRIGGER bugs_text_fts_update AFTER UPDATE OF id, summary, whiteboard ON bugs BEGIN INSERT INTO bugs_text_fts (bugs_text_fts, rowid, summary, whiteboard) VALUES ('delete', old.id, old.summary, old.whiteboard); INSERT INTO bugs_text_fts (rowid, summary, whiteboard) VALUES (new.id, new.summary, new.whiteboard); END;
+CREATE VIRTUAL TABLE bug_aliases_fts USING fts5(alias, content='bug_aliases', content_rowid='id', tokenize='trigram case_sensitive 0');
+CREATE TRIGGER bug_aliases_fts_insert AFTER INSERT ON bug_aliases BEGIN INSERT INTO bug_aliases_fts (rowid, alias) VALUES (new.id, new.alias); END;
+CREATE TRIGGER bug_aliases_fts_delete AFTER DELETE ON bug_aliases BEGIN INSERT INTO bug_aliases_fts (bug_aliases_fts, rowid, alias) VALUES ('delete', old.id, old.alias); END;
+CREATE TRIGGER bug_aliases_fts_update AFTER UPDATE OF id, alias ON bug_aliases BEGIN INSERT INTO bug_aliases_fts (bug_aliases_fts, rowid, alias) VALUES ('delete', old.id, old.alias); INSERT INTO bug_aliases_fts (rowid, alias) VALUES (new.id, new.alias); END;
+-- END sqlite only
+--postgresql: CREATE EXTENSION IF NOT EXISTS pg_trgm;
+--postgresql: CREATE INDEX bugs_text_trgm_idx ON bugs USING gin (summary gin_trgm_ops, whiteboard gin_trgm_ops);
+--postgresql: CREATE INDEX bug_aliases_trgm_idx ON bug_aliases USING gin (alias gin_trgm_ops);
+-- END bug text index
+
 CREATE TABLE bug_cc (
     bug_id   INTEGER NOT NULL REFERENCES bugs (id),
     user_id  INTEGER NOT NULL REFERENCES users (id),

@@ -26,7 +26,7 @@ def tables_and_rows(location):
             return {table: sorted((tuple(row) for row in conn.execute(f"SELECT * FROM {table}")),
                                   key=repr)
                     for table in conn.dialect.tables(conn)
-                    if table != "bugs_summary_fts"}
+                    if not table.endswith("_fts")}
     finally:
         database.close()
 

@@ -197,6 +197,62 @@ _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
 _PLAIN = re.compile(r"b\.[a-z_]+ (?:IN \(\?(?:, \?)*\)|[<>]=? \?|= \?)|1 = 0")
 
 
+# Substring conditions whose candidates the bug text index finds: field -> column.
+_TEXT_INDEXED = {"short_desc": "summary", "status_whiteboard": "whiteboard", "alias": "alias"}
+# Substring conditions whose candidates a catalogue's names find: field ->
+# (query of the matching names' ids, with {match} for the comparison; the
+# compared column; the bug ids having those names, as a query and as a
+# condition over bug alias b, with {ids}). The names are looked up first, so
+# the bugs' part says exactly which ids it wants (the planner knows how many
+# bugs those are) or is left out.
+_CATALOGUE_CANDIDATES = {
+    "product": ("SELECT p.id FROM products p WHERE {match}", "p.name",
+                "SELECT cb.id AS id FROM bugs cb WHERE cb.product_id IN ({ids})",
+                "b.product_id IN ({ids})"),
+    "component": ("SELECT co.id FROM components co WHERE {match}", "co.name",
+                  "SELECT cb.id AS id FROM bugs cb WHERE cb.component_id IN ({ids})",
+                  "b.component_id IN ({ids})"),
+    "keywords": ("SELECT k.id FROM keywords k WHERE {match}", "k.name",
+                 "SELECT bk.bug_id AS id FROM bug_keywords bk WHERE bk.keyword_id IN ({ids})",
+                 None),
+}
+# The candidates of a condition no bug can meet (a name no product has).
+NOTHING = ("", [])
+
+
+@dataclass
+class _Candidates:
+    """The candidates of a clause: those of its children (a query's (SQL,
+    args) or _Candidates), all of them (OR) or those common to all (AND)."""
+    joiner: str
+    children: list
+
+
+def _candidate_query(found):
+    """(SQL, args) of one query giving the ids of the candidates `found`:
+    those of an OR joined by UNION ALL (IN keeps each id once; a UNION would
+    first sort them all), those of an AND by INTERSECT."""
+    if not isinstance(found, _Candidates):
+        return found
+    parts = []
+    for child in found.children:
+        sql, args = _candidate_query(child)
+        if isinstance(child, _Candidates):       # never UNION and INTERSECT unbracketed
+            sql = f"SELECT id FROM ({sql}) AS candidates"
+        parts.append((sql, args))
+    joiner = " UNION ALL " if found.joiner == "OR" else " INTERSECT "
+    return (joiner.join(sql for sql, _ in parts), [arg for _, args in parts for arg in args])
+
+
+def _candidate_condition(found):
+    """(SQL, args): bug b is among the candidates `found`, given as conditions."""
+    if not isinstance(found, _Candidates):
+        return found
+    parts = [_candidate_condition(child) for child in found.children]
+    return ("(" + f" {found.joiner} ".join(sql for sql, _ in parts) + ")",
+            [arg for _, args in parts for arg in args])
+
+
 # The criteria tree ------------------------------------------------------------------
 
 @dataclass
@@ -279,12 +335,24 @@ class Compiler:
         The criteria are evaluated only on bugs the caller may see (they sit
         behind its visibility in a CASE); comparisons of a bug's own column
         with constants (`_PLAIN`) are also left outside, so the planner can
-        find the bugs through an index on them.
+        find the bugs through an index on them, and so are the candidates
+        of substring conditions (`candidates`): ids found through indexes,
+        a superset of the bugs the criteria select, which the criteria and
+        the visibility rule in the CASE then narrow exactly.
         """
         visible, visible_args = access.bug_visibility_sql(self.ctx)
-        plain, guarded = [], []
-        for sql, args in self._and_terms(criteria):
-            (plain if _PLAIN.fullmatch(sql) else guarded).append((sql, args))
+        plain, guarded, narrowed = [], [], []
+        for node, (sql, args) in self._and_terms(criteria):
+            if _PLAIN.fullmatch(sql):
+                plain.append((sql, args))
+                continue
+            guarded.append((sql, args))
+            found = self.candidates(node)
+            if found is NOTHING:
+                narrowed.append(("1 = 0", []))
+            elif found is not None:
+                narrowed.append(self._in_candidates(found))
+        plain += narrowed
         rest = None
         if guarded:
             rest = (" AND ".join(sql for sql, _ in guarded),
@@ -296,12 +364,87 @@ class Compiler:
                 bool(plain or guarded))
 
     def _and_terms(self, node):
-        """The compiled terms whose AND is `node`: nested AND clauses are
-        opened up, anything else is one term."""
+        """(node, compiled term) of the terms whose AND is `node`: nested AND
+        clauses are opened up, anything else is one term."""
         if isinstance(node, Clause) and node.joiner == "AND" and not node.negate:
             return [term for child in node.children for term in self._and_terms(child)]
         compiled = self.compile(node)
-        return [] if compiled is None else [compiled]
+        return [] if compiled is None else [(node, compiled)]
+
+    # Candidates ---------------------------------------------------------------------
+
+    def candidates(self, node):
+        """(SQL, args) of a query giving the ids of every bug that may meet
+        `node` (a Condition or Clause), found through indexes without
+        reading every bug: substring conditions on summaries, whiteboards
+        and aliases through the bug text index, on products, components and
+        keywords through the catalogue's names. A few more bugs may be among
+        them (the criteria are still evaluated on each), hidden ones too (the
+        visibility rule is still applied): no function is handed a hidden
+        bug's text; only the index lookup reads the index, as any index
+        lookup of a plain condition does. None when `node` has no such
+        query (a negation, an OR with a term that has none, short texts):
+        then every bug is compared, as without indexes.
+        """
+        if node.negate:
+            return None
+        if isinstance(node, Condition):
+            return self._condition_candidates(node)
+        found = []
+        for child in node.children:
+            if self.compile(child) is None:         # no criteria: not part of the clause
+                continue
+            child_found = self.candidates(child)
+            if child_found is None:
+                if node.joiner == "OR":
+                    return None
+                continue                            # an AND holds only on a child's bugs
+            if child_found is NOTHING:
+                if node.joiner != "OR":
+                    return NOTHING
+                continue
+            found.append(child_found)
+        if not found:
+            return NOTHING if node.joiner == "OR" else None
+        if len(found) == 1:
+            return found[0]
+        return _Candidates("OR" if node.joiner == "OR" else "AND", found)
+
+    def _in_candidates(self, found):
+        """(SQL, args): bug b is among the candidates `found` (see candidates):
+        in the dialect's form, one IN over a query of their ids, or their
+        conditions over bug b themselves (candidates_form)."""
+        if self.dialect.candidates_form == "query":
+            sql, args = _candidate_query(found)
+            return f"b.id IN ({sql})", args
+        return _candidate_condition(found)
+
+    def _condition_candidates(self, cond):
+        field_name, operator = cond.field, cond.operator
+        if not isinstance(field_name, str) or not isinstance(operator, str):
+            return None
+        if operator.strip() not in ("substring", "substr", "casesubstring"):
+            return None
+        if _is_empty(cond.value):
+            return None
+        name = ALIASES.get(field_name.strip(), field_name.strip())
+        text = _one_text(cond.value)
+        match = self.dialect.contains
+        if name in _TEXT_INDEXED:
+            return self.dialect.text_candidates(_TEXT_INDEXED[name], text)
+        if name in _CATALOGUE_CANDIDATES:
+            names_sql, column, bugs_query, bugs_condition = _CATALOGUE_CANDIDATES[name]
+            ids = [row[0] for row in self.ctx.conn.execute(
+                names_sql.format(match=match(f"lower({column})", "lower(?)")), [text])]
+            if not ids:
+                return NOTHING
+            query = bugs_query.format(ids=placeholders(ids))
+            if self.dialect.candidates_form == "query":
+                return query, ids
+            if bugs_condition is not None:
+                return bugs_condition.format(ids=placeholders(ids)), ids
+            return self.dialect.among_ids("b.id", query), ids
+        return None
 
     # Fields -----------------------------------------------------------------------
 

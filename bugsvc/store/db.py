@@ -35,7 +35,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 BUSY_TIMEOUT_MS = 30000
 POSTGRESQL_SCHEMES = ("postgresql://", "postgres://")
@@ -133,6 +133,17 @@ def _ordered_lists(conn):
         conn.execute(f"DROP TABLE {table}_before_ids")
 
 
+def _bug_text_index(conn):
+    """Version 6: the trigram index of summaries and whiteboards that
+    substring searches find their candidates with, built over the bugs
+    already stored. A step run twice leaves the index as it is."""
+    dialect = conn.dialect
+    if dialect.has_text_index(conn):
+        return
+    run_script(conn, schema_section("bug text index"))
+    dialect.fill_text_index(conn)
+
+
 MIGRATIONS = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
@@ -140,6 +151,7 @@ MIGRATIONS = {
     4: _import_state,
     5: _notifications,
     6: _ordered_lists,
+    7: _bug_text_index,
 }
 
 

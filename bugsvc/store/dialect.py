@@ -12,6 +12,13 @@ truthy integers), an alias for every subquery in FROM.
 """
 
 
+# The columns the bug text index holds: the bugs' summary and whiteboard,
+# the aliases' alias.
+TEXT_INDEXED = ("summary", "whiteboard", "alias")
+# Trigram indexes find no text shorter than a trigram.
+TRIGRAM = 3
+
+
 class Dialect:
     """The interface; sqlite.py and postgres.py implement it."""
 
@@ -30,6 +37,39 @@ class Dialect:
         """(SQL, args): true when the checked search pattern `pattern`
         matches the text `expr` anywhere, ignoring case, within the time
         budget of db.regexp_budget."""
+        raise NotImplementedError
+
+    # How a search gives the candidates of substring conditions
+    # (bugs/search_sql.py): "query", queries of their ids (column `id`),
+    # tested with one IN over their UNION ALL (SQLite looks the bugs up by
+    # id); or "condition", conditions over bug alias b, joined by OR and AND
+    # (PostgreSQL estimates how many bugs each selects and picks its plan,
+    # bitmaps of its indexes or the bugs in id order until the LIMIT).
+    candidates_form = None
+
+    def text_candidates(self, column, needle):
+        """(SQL, args), in the form of candidates_form, of the bugs whose
+        `column` (one of TEXT_INDEXED; for "alias", one of whose aliases)
+        may contain the text `needle` ignoring case,
+        found through the engine's trigram index (schema.sql's bug text
+        index): every bug for which `contains(lower(column), lower(needle))`
+        holds is among them, and a few others may be, so the exact comparison
+        is still made. None when the index cannot serve `needle` (fewer
+        characters than a trigram has): the caller compares every bug."""
+        raise NotImplementedError
+
+    def among_ids(self, column, query):
+        """SQL true when `column` is among the ids `query` gives, a condition
+        an OR of such conditions can find through indexes."""
+        raise NotImplementedError
+
+    def has_text_index(self, conn):
+        """True when the database has the bug text index."""
+        raise NotImplementedError
+
+    def fill_text_index(self, conn):
+        """Index the bugs already stored, right after the bug text index was
+        made (a migration)."""
         raise NotImplementedError
 
     def blob_text(self, expr):

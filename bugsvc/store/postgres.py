@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from decimal import Decimal
 
 from . import db
-from .dialect import Dialect
+from .dialect import TEXT_INDEXED, TRIGRAM, Dialect
 
 try:
     import psycopg
@@ -63,6 +63,8 @@ _RETRYABLE = {"40001", "40P01", "23505"}
 # classes beyond ASCII (PostgreSQL built with ICU), as the `regex` engine does.
 _UNICODE_COLLATION = "und-x-icu"
 _INT8 = (-2 ** 63, 2 ** 63 - 1)
+# Letters and digits in a row that pg_trgm makes a trigram of.
+_TRIGRAM_RUN = re.compile(r"[^\W_]{%d}" % TRIGRAM)
 # The search patterns of the statements this thread is putting together (the
 # time budget's error names the first of them).
 _patterns = threading.local()
@@ -113,12 +115,15 @@ def _scan(sql):
 @functools.lru_cache(maxsize=8192)
 def psycopg_sql(sql):
     """`sql` with `?` placeholders as psycopg takes it: `%s` for each `?`
-    outside quotes, `%%` for each `%`."""
+    outside quotes, `%%` for each `%`; `lower(?)` folds the value in the "C"
+    collation, as lower() of the columns does (a value's own collation is
+    the database's, whose lower() folds letters beyond ASCII, which SQLite's
+    never does)."""
     out = []
     for kind, text in _scan(sql):
         text = text.replace("%", "%%")
         if kind == "code":
-            text = text.replace("?", "%s")
+            text = text.replace("lower(?)", 'lower(? COLLATE "C")').replace("?", "%s")
         out.append(text)
     return "".join(out)
 
@@ -391,6 +396,7 @@ class PgConnection:
 class PostgresDialect(Dialect):
     name = "postgresql"
     insertion_order = "ctid"
+    candidates_form = "condition"
 
     def __init__(self, unicode_regexps=True):
         self.unicode_regexps = unicode_regexps
@@ -429,6 +435,30 @@ class PostgresDialect(Dialect):
         milliseconds = int(1000 * (budget.seconds + budget.per_value * float(rows))) + 1
         conn.raw.execute("SELECT set_config('statement_timeout', %s, true)",
                          (str(milliseconds),))
+
+    def text_candidates(self, column, needle):
+        # ILIKE on text in the "C" collation folds ASCII letters, as lower()
+        # does, and pg_trgm's GIN index serves it. pg_trgm makes trigrams of
+        # letters and digits only: a needle without a run of three of them
+        # would read the whole index, slower than comparing every bug.
+        if column not in TEXT_INDEXED or "\x00" in needle or not _TRIGRAM_RUN.search(needle):
+            return None
+        escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        if column == "alias":
+            return (self.among_ids("b.id", "SELECT bug_id FROM bug_aliases WHERE alias ILIKE ?"),
+                    [f"%{escaped}%"])
+        return f"b.{column} ILIKE ?", [f"%{escaped}%"]
+
+    def among_ids(self, column, query):
+        # An array made once (an InitPlan): an index scan can use it inside
+        # an OR, which `IN (query)` there cannot.
+        return f"{column} = ANY (ARRAY({query}))"
+
+    def has_text_index(self, conn):
+        return "bugs_text_trgm_idx" in self.index_names(conn, "bugs")
+
+    def fill_text_index(self, conn):
+        pass                # CREATE INDEX indexed the bugs already stored
 
     def blob_text(self, expr):
         # Every byte a character, as SQLite reads a blob as text.

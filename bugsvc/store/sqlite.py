@@ -25,7 +25,7 @@ import time
 from contextlib import contextmanager, nullcontext
 
 from . import db
-from .dialect import Dialect
+from .dialect import TEXT_INDEXED, TRIGRAM, Dialect
 
 # SQLite's messages for statements beyond its size limits.
 _SIZE_LIMITS = ("too many SQL variables", "Expression tree is too large",
@@ -38,12 +38,37 @@ _SIZE_LIMITS = ("too many SQL variables", "Expression tree is too large",
 class SqliteDialect(Dialect):
     name = "sqlite"
     insertion_order = "rowid"
+    candidates_form = "query"
 
     def contains(self, haystack, needle):
         return f"instr({haystack}, {needle}) > 0"
 
     def regexp(self, expr, pattern):
         return f"{expr} REGEXP ?", [pattern]
+
+    def text_candidates(self, column, needle):
+        # FTS5's trigram tokenizer folds the case of every letter, as lower()
+        # does for ASCII ones: its matches include every exact one. A phrase
+        # in double quotes (doubled inside) is taken literally; its trigrams
+        # in a row are the substring. The FTS5 row id is the row's id.
+        if column not in TEXT_INDEXED or len(needle) < TRIGRAM or "\x00" in needle:
+            return None
+        phrase = '"' + needle.replace('"', '""') + '"'
+        if column == "alias":
+            return ("SELECT ba.bug_id AS id FROM bug_aliases ba WHERE ba.id IN"
+                    " (SELECT rowid FROM bug_aliases_fts WHERE bug_aliases_fts MATCH ?)", [phrase])
+        return ("SELECT rowid AS id FROM bugs_text_fts WHERE bugs_text_fts MATCH ?",
+                [f"{column} : {phrase}"])
+
+    def among_ids(self, column, query):
+        return f"{column} IN ({query})"
+
+    def has_text_index(self, conn):
+        return self.table_exists(conn, "bugs_text_fts")
+
+    def fill_text_index(self, conn):
+        conn.execute("INSERT INTO bugs_text_fts (bugs_text_fts) VALUES ('rebuild')")
+        conn.execute("INSERT INTO bug_aliases_fts (bug_aliases_fts) VALUES ('rebuild')")
 
     def blob_text(self, expr):
         return expr
