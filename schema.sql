@@ -1,7 +1,11 @@
 -- bugsvc schema: the one source of the database's structure.
--- Portable SQL (SQLite now, PostgreSQL later); times are UTC text
+-- Written for SQLite; PostgreSQL runs its translation (bugsvc/store/postgres.py:
+-- BIGINT for INTEGER, identity columns for `id INTEGER PRIMARY KEY`, text in
+-- the "C" collation, trigger functions for triggers). Statements between
+-- "-- BEGIN sqlite only" and "-- END sqlite only" are SQLite's alone; lines
+-- starting with "--postgresql: " are PostgreSQL's alone. Times are UTC text
 -- 'YYYY-MM-DD HH:MM:SS' written by Python, never by SQL defaults.
--- Changes after a release go into bugsvc/db.py MIGRATIONS; nothing is dropped.
+-- Changes after a release go into bugsvc/store/db.py MIGRATIONS; nothing is dropped.
 
 -- Accounts -------------------------------------------------------------------
 
@@ -310,12 +314,39 @@ CREATE INDEX bugs_creation_time_idx ON bugs (creation_time);
 CREATE INDEX bugs_last_change_time_idx ON bugs (last_change_time);
 CREATE INDEX bugs_dupe_of_idx ON bugs (dupe_of);
 
+-- BEGIN bug_aliases
+-- A bug's aliases, in the order they were given (id).
 CREATE TABLE bug_aliases (
+    id      INTEGER PRIMARY KEY,
     alias   TEXT NOT NULL,
     bug_id  INTEGER NOT NULL REFERENCES bugs (id)
 );
 CREATE UNIQUE INDEX bug_aliases_alias_idx ON bug_aliases (lower(alias));
 CREATE INDEX bug_aliases_bug_idx ON bug_aliases (bug_id);
+-- END bug_aliases
+
+-- BEGIN bug text index
+-- Substring searches of summaries, whiteboards and aliases (quicksearch's
+-- words, `substring` searches) find their candidates through trigram
+-- indexes, which keep substring semantics; the exact, case-folding
+-- comparison is still made on each candidate. SQLite: FTS5 tables with the
+-- trigram tokenizer over the tables' own rows (id as the FTS5 row id, which
+-- it requires), kept in step by triggers. PostgreSQL: pg_trgm's GIN
+-- indexes, which ILIKE uses.
+-- BEGIN sqlite only
+CREATE VIRTUAL TABLE bugs_text_fts USING fts5(summary, whiteboard, content='bugs', content_rowid='id', tokenize='trigram case_sensitive 0');
+CREATE TRIGGER bugs_text_fts_insert AFTER INSERT ON bugs BEGIN INSERT INTO bugs_text_fts (rowid, summary, whiteboard) VALUES (new.id, new.summary, new.whiteboard); END;
+CREATE TRIGGER bugs_text_fts_delete AFTER DELETE ON bugs BEGIN INSERT INTO bugs_text_fts (bugs_text_fts, rowid, summary, whiteboard) VALUES ('delete', old.id, old.summary, old.whiteboard); END;
+CREATE TRIGGER bugs_text_fts_update AFTER UPDATE OF id, summary, whiteboard ON bugs BEGIN INSERT INTO bugs_text_fts (bugs_text_fts, rowid, summary, whiteboard) VALUES ('delete', old.id, old.summary, old.whiteboard); INSERT INTO bugs_text_fts (rowid, summary, whiteboard) VALUES (new.id, new.summary, new.whiteboard); END;
+CREATE VIRTUAL TABLE bug_aliases_fts USING fts5(alias, content='bug_aliases', content_rowid='id', tokenize='trigram case_sensitive 0');
+CREATE TRIGGER bug_aliases_fts_insert AFTER INSERT ON bug_aliases BEGIN INSERT INTO bug_aliases_fts (rowid, alias) VALUES (new.id, new.alias); END;
+CREATE TRIGGER bug_aliases_fts_delete AFTER DELETE ON bug_aliases BEGIN INSERT INTO bug_aliases_fts (bug_aliases_fts, rowid, alias) VALUES ('delete', old.id, old.alias); END;
+CREATE TRIGGER bug_aliases_fts_update AFTER UPDATE OF id, alias ON bug_aliases BEGIN INSERT INTO bug_aliases_fts (bug_aliases_fts, rowid, alias) VALUES ('delete', old.id, old.alias); INSERT INTO bug_aliases_fts (rowid, alias) VALUES (new.id, new.alias); END;
+-- END sqlite only
+--postgresql: CREATE EXTENSION IF NOT EXISTS pg_trgm;
+--postgresql: CREATE INDEX bugs_text_trgm_idx ON bugs USING gin (summary gin_trgm_ops, whiteboard gin_trgm_ops);
+--postgresql: CREATE INDEX bug_aliases_trgm_idx ON bug_aliases USING gin (alias gin_trgm_ops);
+-- END bug text index
 
 CREATE TABLE bug_cc (
     bug_id   INTEGER NOT NULL REFERENCES bugs (id),
@@ -354,14 +385,18 @@ CREATE TABLE bug_see_also (
 );
 CREATE UNIQUE INDEX bug_see_also_bug_url_idx ON bug_see_also (bug_id, url);
 
--- Values of custom fields (multi-select: one row per value).
+-- BEGIN bug_custom_values
+-- Values of custom fields (multi-select: one row per value, in the order
+-- they were given: id).
 CREATE TABLE bug_custom_values (
+    id        INTEGER PRIMARY KEY,
     bug_id    INTEGER NOT NULL REFERENCES bugs (id),
     field_id  INTEGER NOT NULL REFERENCES fields (id),
     value     TEXT NOT NULL
 );
 CREATE INDEX bug_custom_values_bug_idx ON bug_custom_values (bug_id, field_id);
 CREATE INDEX bug_custom_values_field_idx ON bug_custom_values (field_id, value);
+-- END bug_custom_values
 
 -- Comments; count 0 is the description. kind: 0 plain, 2 duplicate of
 -- (extra = the other bug), 3 has duplicate, 5 attachment created, 6

@@ -113,6 +113,16 @@ def _row(name, title, concurrency, figures, ceiling):
             f"{'' if cpu is None else f'{cpu:.2f}'} |")
 
 
+def engine_text(results):
+    """The database engine of a run, with PostgreSQL's version and settings."""
+    facts = results.get("postgresql")
+    if results.get("engine") != "postgresql" or not facts:
+        return f"SQLite {results['machine']['sqlite']} (WAL, synchronous=NORMAL)"
+    settings = ", ".join(f"{name}={value}" for name, value in facts.items()
+                         if name != "server_version")
+    return f"PostgreSQL {facts.get('server_version')} on the same machine ({settings})"
+
+
 def markdown(results):
     """The run as a markdown document."""
     m = results["machine"]
@@ -120,6 +130,7 @@ def markdown(results):
         f"# bugsvc load run, {results['date']}",
         "",
         f"- data: {results['bugs']:,} bugs (`{results['database']}`)",
+        "- database engine: " + engine_text(results),
         f"- service: `python bugsvc.py --workers {results['workers']} --threads "
         f"{results.get('threads', 8)}` (waitress; the ceiling runs as many threads); answered "
         f"{results.get('startup_s', '?')} s after start",

@@ -3,14 +3,20 @@ loopback port over a seeded database, driven by a real HTTP load generator
 (wrk; a separate Python process when wrk is missing), and in the same run
 the ceiling app on the same server.
 
-    python -m bench.run [--bugs 100000 | --db FILE] [--workers 1]
+    python -m bench.run [--bugs 100000 | --db FILE | --db postgresql://...]
+                        [--postgresql] [--workers 1]
                         [--duration 10] [--concurrency 1,8,32] [--scenarios a,b]
                         [--compare EARLIER.json] [--profile] [--driver wrk|python]
 
 Per scenario and concurrency it reports requests per second, p50/p99
 latency, errors and the ratio to the ceiling, plus the service's start-up
 time and peak memory, and writes bench/results/DATE-bugsN-wW.{md,json}.
-A database that does not exist yet is seeded first (bench.seed).
+A database file that does not exist yet is seeded first (bench.seed).
+`--db postgresql://...` runs on that PostgreSQL database (filled with
+`python -m bench.postgres start`); `--postgresql` starts a PostgreSQL
+cluster of its own, copies the seeded database into it, runs on it and
+stops it (bench/postgres.py). Results of PostgreSQL runs are named
+DATE-bugsN-wW-pg.
 """
 
 import argparse
@@ -31,8 +37,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bugsvc.config import DEFAULT_THREADS
+from bugsvc.store.db import is_postgresql, open_database
 
-from . import profile, report, scenarios, seed as seeding
+from . import postgres, profile, report, scenarios, seed as seeding
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
@@ -274,27 +281,56 @@ def load_average():
 
 
 def shown_path(path):
-    """`path` relative to the project when inside it (results are committed)."""
+    """`path` relative to the project when inside it (results are committed);
+    a PostgreSQL URL without its password."""
+    if is_postgresql(path):
+        from bugsvc.store.postgres import display_url
+        return display_url(str(path))
     try:
         return str(Path(path).resolve().relative_to(ROOT))
     except ValueError:
         return str(path)
 
 
-def count_bugs(path):
-    conn = sqlite3.connect(str(path))
+def count_bugs(location):
+    database = open_database(str(location))
     try:
-        return conn.execute("SELECT COUNT(*) FROM bugs").fetchone()[0]
+        with database.transaction() as conn:
+            return conn.execute("SELECT COUNT(*) FROM bugs").fetchone()[0]
     finally:
-        conn.close()
+        database.close()
+
+
+def postgresql_facts(location):
+    """The PostgreSQL server's version and the settings that matter for speed."""
+    import psycopg
+    names = ["server_version"] + [name for name in postgres.SETTINGS
+                                  if name != "listen_addresses"] + ["fsync"]
+    with psycopg.connect(str(location), autocommit=True) as conn:
+        return {name: conn.execute(f"SHOW {name}").fetchone()[0] for name in names}
 
 
 def run(args, log=print):
     """Do the whole run; returns the results dict."""
-    db_path = Path(args.db) if args.db else seeding.default_db_path(args.bugs)
-    if not db_path.exists():
-        log(f"Seeding {db_path} with {args.bugs:,} bugs ...")
-        seeding.seed(db_path, args.bugs)
+    if args.postgresql:
+        if args.db and is_postgresql(args.db):
+            raise ValueError("--postgresql copies a seeded SQLite database: give --bugs or "
+                             "--db FILE, or --db postgresql://... without --postgresql")
+        cluster = postgres.Cluster(tempfile.mkdtemp(prefix="bench-pg-")).start()
+        try:
+            log("PostgreSQL: copying the seeded database into a cluster of its own ...")
+            url, _ = postgres.load(cluster, postgres.sqlite_source(args.bugs, args.db))
+            return _run(args, url, log)
+        finally:
+            cluster.stop()
+    location = args.db or seeding.default_db_path(args.bugs)
+    if not is_postgresql(location) and not Path(location).exists():
+        log(f"Seeding {location} with {args.bugs:,} bugs ...")
+        seeding.seed(Path(location), args.bugs)
+    return _run(args, location, log)
+
+
+def _run(args, db_path, log):
     driver = args.driver or ("wrk" if wrk_available() else "python")
     if driver == "wrk" and not wrk_available():
         raise RuntimeError("wrk is not installed (apt-get install wrk), use --driver python")
@@ -333,10 +369,13 @@ class LoadRun:
         self.results = {
             "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "machine": machine(), "database": shown_path(db_path), "bugs": count_bugs(db_path),
+            "engine": "postgresql" if is_postgresql(db_path) else "sqlite",
             "workers": args.workers, "threads": args.threads, "driver": driver,
             "duration_s": args.duration, "warmup_s": args.warmup,
             "concurrency": self.concurrencies, "ceiling": {},
             "scenarios": {}, "skipped": {}, "memory_mb": {}, "log_dir": str(self.log_dir)}
+        if is_postgresql(db_path):
+            self.results["postgresql"] = postgresql_facts(db_path)
         log(f"{self.results['bugs']:,} bugs in {db_path}; driver {driver}; {args.workers} "
             f"worker(s); {args.duration}s per measurement")
 
@@ -411,7 +450,8 @@ def write_results(results, out_dir, name=None):
     """Write NAME.json (raw figures) and NAME.md (the table); returns both paths."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    name = name or f"{results['date'][:10]}-bugs{results['bugs']}-w{results['workers']}"
+    name = name or (f"{results['date'][:10]}-bugs{results['bugs']}-w{results['workers']}"
+                    + ("-pg" if results.get("engine") == "postgresql" else ""))
     json_path, md_path = out_dir / f"{name}.json", out_dir / f"{name}.md"
     stored = dict(results)
     if "compared_with" in stored:
@@ -427,7 +467,11 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n")[0])
     parser.add_argument("--bugs", type=int, default=100000,
                         help="use (or seed) bench/data/bugs-N.sqlite (default 100000)")
-    parser.add_argument("--db", help="database file to use instead (seeded when missing)")
+    parser.add_argument("--db", help="database file to use instead (seeded when missing), or "
+                        "a PostgreSQL URL (postgresql://...)")
+    parser.add_argument("--postgresql", action="store_true",
+                        help="run on PostgreSQL: a cluster of its own holding a copy of the "
+                             "seeded database (bench/postgres.py)")
     parser.add_argument("--workers", type=int, default=1, help="server processes (default 1)")
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
                         help=f"request threads per process, of the service and the ceiling alike "
@@ -459,7 +503,7 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(143))
     try:
         results = run(args)
-    except (RuntimeError, ValueError) as exc:
+    except (RuntimeError, ValueError, postgres.Unavailable) as exc:
         print(f"bench.run: {exc}", file=sys.stderr)
         return 1
     json_path, md_path = write_results(results, args.out, args.name)

@@ -5,7 +5,6 @@ or the fallback driver cycles through at random."""
 
 import json
 import random
-import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from urllib.parse import urlencode
@@ -41,34 +40,37 @@ class Workload:
 
     @classmethod
     def from_db(cls, path, rng, sample=20000):
-        """Read ids and names from the database at `path` and create API keys
-        for WRITERS accounts (stored in it, like any key)."""
-        conn = sqlite3.connect(str(path))
+        """Read ids and names from the database at `path` (an SQLite file or
+        a PostgreSQL URL) and create API keys for WRITERS accounts (stored
+        in it, like any key)."""
+        db = Database(str(path))
         try:
-            top = conn.execute("SELECT MAX(id) FROM bugs").fetchone()[0] or 0
-            candidates = sorted({rng.randint(1, top) for _ in range(sample)}) if top else []
-            restricted = set()
-            for start in range(0, len(candidates), 500):
-                chunk = candidates[start:start + 500]
-                marks = ", ".join("?" for _ in chunk)
-                restricted |= {row[0] for row in conn.execute(
-                    f"SELECT bug_id FROM bug_groups WHERE bug_id IN ({marks})", chunk)}
-                restricted |= set(chunk) - {row[0] for row in conn.execute(
-                    f"SELECT id FROM bugs WHERE id IN ({marks})", chunk)}
-            bug_ids = [bug_id for bug_id in candidates if bug_id not in restricted]
-            products = [row[0] for row in conn.execute(
-                "SELECT p.name FROM products p WHERE EXISTS"
-                " (SELECT 1 FROM bugs b WHERE b.product_id = p.id) ORDER BY p.id")]
-            statuses = [row[0] for row in conn.execute(
-                "SELECT v.value FROM field_values v JOIN fields f ON f.id = v.field_id"
-                " WHERE f.name = 'bug_status' ORDER BY v.sort_key")]
-            writers = [row[0] for row in conn.execute(
-                "SELECT u.id FROM users u JOIN user_groups ug ON ug.user_id = u.id"
-                " JOIN groups g ON g.id = ug.group_id WHERE g.name = 'editbugs' AND ug.is_bless = 0"
-                " AND u.disabled_text = '' ORDER BY u.id LIMIT ?", (WRITERS,))]
+            with db.transaction() as conn:
+                top = conn.execute("SELECT MAX(id) FROM bugs").fetchone()[0] or 0
+                candidates = sorted({rng.randint(1, top) for _ in range(sample)}) if top else []
+                restricted = set()
+                for start in range(0, len(candidates), 500):
+                    chunk = candidates[start:start + 500]
+                    marks = ", ".join("?" for _ in chunk)
+                    restricted |= {row[0] for row in conn.execute(
+                        f"SELECT bug_id FROM bug_groups WHERE bug_id IN ({marks})", chunk)}
+                    restricted |= set(chunk) - {row[0] for row in conn.execute(
+                        f"SELECT id FROM bugs WHERE id IN ({marks})", chunk)}
+                bug_ids = [bug_id for bug_id in candidates if bug_id not in restricted]
+                products = [row[0] for row in conn.execute(
+                    "SELECT p.name FROM products p WHERE EXISTS"
+                    " (SELECT 1 FROM bugs b WHERE b.product_id = p.id) ORDER BY p.id")]
+                statuses = [row[0] for row in conn.execute(
+                    "SELECT v.value FROM field_values v JOIN fields f ON f.id = v.field_id"
+                    " WHERE f.name = 'bug_status' ORDER BY v.sort_key")]
+                writers = [row[0] for row in conn.execute(
+                    "SELECT u.id FROM users u JOIN user_groups ug ON ug.user_id = u.id"
+                    " JOIN groups g ON g.id = ug.group_id WHERE g.name = 'editbugs'"
+                    " AND ug.is_bless = 0 AND u.disabled_text = '' ORDER BY u.id LIMIT ?",
+                    (WRITERS,))]
         finally:
-            conn.close()
-        db = Database(path)
+            db.close()
+        db = Database(str(path))
         now = datetime.now(timezone.utc)
         try:
             with db.transaction(write=True) as write_conn:
@@ -138,6 +140,11 @@ def quicksearch(w, rng):
     return ("GET", f"/rest/bug?{query}", "", "")
 
 
+def quicksearch_two(w, rng):
+    query = urlencode({"quicksearch": " ".join(rng.sample(QUICKSEARCH_WORDS, 2)), "limit": 50})
+    return ("GET", f"/rest/bug?{query}", "", "")
+
+
 def comments(w, rng):
     return ("GET", f"/rest/bug/{rng.choice(w.bug_ids)}/comment", "", "")
 
@@ -203,6 +210,8 @@ SCENARIOS = (
     Scenario("bug_get", "GET /rest/bug/{id} (random ids)", "read", bug_get),
     Scenario("search", "GET /rest/bug?product=..&status=..&limit=50", "read", search),
     Scenario("quicksearch", "GET /rest/bug?quicksearch=WORD&limit=50", "read", quicksearch),
+    Scenario("quicksearch_two", "GET /rest/bug?quicksearch=WORD WORD&limit=50 (few bugs have both)",
+             "read", quicksearch_two),
     Scenario("comments", "GET /rest/bug/{id}/comment", "read", comments),
     Scenario("comment_add", "POST /rest/bug/{id}/comment", "write", comment_add),
     Scenario("bug_update", "PUT /rest/bug/{id} (whiteboard or priority)", "write", bug_update),

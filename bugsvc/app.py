@@ -10,7 +10,7 @@ from .accounts.auth import Authenticator
 from .api.operations import OPERATIONS
 from .api.runner import Runner
 from .errors import ServiceError
-from .store.db import Database
+from .store.db import open_database
 from .web import landing, pages
 from .web.http import AccessLog, BodyLimit, ClientAddress
 from .web.rest import render
@@ -52,7 +52,7 @@ def create_app(config, db=None, clock=None, on_events=None):
     on_events: called after a call committed outbox events (the delivery
     worker of the process starts at once).
     """
-    db = db or Database(config.db_path)
+    db = db or open_database(config.db_path, pool_size=config.threads + 2)
     runner = Runner(db, config, Authenticator(db, config.password_cost), clock)
     runner.on_events = on_events
     attachments = pages.AttachmentOriginLater()

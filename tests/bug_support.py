@@ -49,8 +49,8 @@ def add_to_group(services, login, group_name):
     with services.db.transaction(write=True) as conn:
         user_id = conn.execute("SELECT id FROM users WHERE login = ?", (login,)).fetchone()[0]
         group_id = conn.execute("SELECT id FROM groups WHERE name = ?", (group_name,)).fetchone()[0]
-        conn.execute("INSERT OR IGNORE INTO user_groups (user_id, group_id, is_bless, grant_type)"
-                     " VALUES (?, ?, 0, 0)", (user_id, group_id))
+        conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
+                     " VALUES (?, ?, 0, 0) ON CONFLICT DO NOTHING", (user_id, group_id))
 
 
 def add_bug_group(services, name, members=(), with_admin=True):

@@ -1,9 +1,21 @@
 """Shared fixtures: every test gets its own database, copied from a template
-built once per session from schema.sql and the default installation data."""
+built once per session from schema.sql and the default installation data.
 
+The tests that use a database run once on each engine: an SQLite file, and a
+database of a throwaway PostgreSQL cluster (tests/pg_cluster.py) started
+for the session; a test marked `engine("sqlite")` (SQLite's files, its
+backup API) or `engine("postgresql")` runs on that engine alone.
+`--db-backend sqlite|postgresql|all` (or BUGSVC_TEST_DB_BACKEND) chooses;
+the default is all. Without PostgreSQL's server programs the PostgreSQL runs
+are left out and one test says so (it fails instead when the environment
+variable CI is set). The summary at the
+end counts the outcomes of each engine's runs.
+"""
+
+import collections
 import dataclasses
+import os
 import shutil
-import sqlite3
 from datetime import datetime, timezone
 
 import pytest
@@ -21,6 +33,7 @@ from bugsvc.config import Config
 from bugsvc.store.db import Database
 from bugsvc.accounts.membership import refresh_for_user
 
+import pg_cluster
 from accounts import ADMIN as ADMIN_EMAIL, ADMIN_PASSWORD
 FAST_COST = ScryptCost(n=16, r=1, p=1)   # tests only: hashing must not dominate
 _OPERATION_OF = {operation.service: operation for operation in OPERATIONS}
@@ -28,12 +41,99 @@ _OPERATION_OF = {operation.service: operation for operation in OPERATIONS}
 _SERVER_FIXTURES = {"start", "site", "smtp", "receiver"}
 
 
-def pytest_collection_modifyitems(items):
+BACKENDS = ("sqlite", "postgresql")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--db-backend", choices=BACKENDS + ("all",),
+                     default=os.environ.get("BUGSVC_TEST_DB_BACKEND") or "all",
+                     help="the database engines the database tests run on (default: all; "
+                          "env BUGSVC_TEST_DB_BACKEND)")
+
+
+def pytest_configure(config):
+    chosen = config.getoption("--db-backend")
+    backends = list(BACKENDS) if chosen == "all" else [chosen]
+    config.bugsvc_postgresql_missing = None
+    if "postgresql" in backends:
+        try:
+            pg_cluster.server_programs()
+            import psycopg  # noqa: F401
+            import psycopg_pool  # noqa: F401
+        except (pg_cluster.Unavailable, ImportError) as exc:
+            config.bugsvc_postgresql_missing = (
+                f"{exc}" if isinstance(exc, pg_cluster.Unavailable)
+                else f"{exc} (pip install -e '.[postgres]')")
+            backends.remove("postgresql")
+    config.bugsvc_backends = backends
+    config.bugsvc_outcomes = collections.defaultdict(collections.Counter)
+    config.addinivalue_line("markers", "engine(*names): the test is about these database "
+                                       "engines only (sqlite, postgresql): it runs on them alone")
+    config.bugsvc_backend_of = {}
+
+
+def pytest_generate_tests(metafunc):
+    """Every test using the `backend` fixture (through db_path, config, db,
+    services, client ...) runs once per engine chosen."""
+    if "backend" in metafunc.fixturenames:
+        backends = metafunc.config.bugsvc_backends
+        marker = metafunc.definition.get_closest_marker("engine")
+        if marker is not None:
+            backends = [backend for backend in backends if backend in marker.args]
+        metafunc.parametrize("backend", backends)
+
+
+def pytest_collection_modifyitems(config, items):
     """Mark every test that starts a real server `slow` (pytest -m 'not slow'
-    leaves them out of the everyday loop; CI runs everything)."""
+    leaves them out of the everyday loop; CI runs everything), and note
+    which engine each test runs on."""
     for item in items:
         if _SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+        callspec = getattr(item, "callspec", None)
+        # A test of one engine, when that engine is not chosen, has no
+        # engine to run on (pytest skips it as an empty parameter set).
+        if callspec is not None and isinstance(callspec.params.get("backend"), str):
+            marker = item.get_closest_marker("engine")
+            suffix = " only" if marker is not None and len(marker.args) == 1 else ""
+            config.bugsvc_backend_of[item.nodeid] = callspec.params["backend"] + suffix
+
+
+def pytest_runtest_logreport(report):
+    config = _CONFIG.get("config")
+    if config is None:
+        return
+    backend = config.bugsvc_backend_of.get(report.nodeid)
+    if backend is None:
+        return
+    if report.when == "call" or (report.when == "setup" and not report.passed):
+        outcome = "skipped" if report.skipped else "passed" if report.passed else "failed"
+        if report.when == "setup" and report.failed:
+            outcome = "error"
+        config.bugsvc_outcomes[backend][outcome] += 1
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    _CONFIG["config"] = session.config
+
+
+_CONFIG = {}
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    parts = []
+    for backend in BACKENDS + tuple(f"{name} only" for name in BACKENDS):
+        counts = config.bugsvc_outcomes[backend]
+        if counts:
+            parts.append(f"{backend}: " + ", ".join(f"{counts[outcome]} {outcome}" for outcome in
+                                                    ("passed", "failed", "error", "skipped")
+                                                    if counts[outcome]))
+    if parts:
+        terminalreporter.write_line("database engines: " + "; ".join(parts))
+    if config.bugsvc_postgresql_missing:
+        terminalreporter.write_line("PostgreSQL runs left out: "
+                                    + config.bugsvc_postgresql_missing)
 
 
 @pytest.fixture(scope="session")
@@ -47,6 +147,25 @@ def template_db(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="session")
+def postgresql():
+    """The session's throwaway PostgreSQL cluster (started on first use)."""
+    cluster = pg_cluster.Cluster()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def postgresql_template(postgresql):
+    """The name of the cluster's database holding the installed schema and
+    default data that every test's database is copied from."""
+    name = postgresql.create_database()
+    config = Config(db_path=postgresql.url(name), admin_email=ADMIN_EMAIL,
+                    admin_password=ADMIN_PASSWORD, password_cost=FAST_COST)
+    prepare_database(config, out=_Null()).close()
+    return name
+
+
 class _Null:
     def write(self, _):
         pass
@@ -56,10 +175,35 @@ class _Null:
 
 
 @pytest.fixture
-def db_path(template_db, tmp_path):
-    path = tmp_path / "bugsvc.sqlite"
-    shutil.copyfile(template_db, path)
-    return path
+def db_path(backend, tmp_path, request):
+    """The test's own installed database: an SQLite file's path, or a
+    PostgreSQL database's URL."""
+    if backend == "sqlite":
+        path = tmp_path / "bugsvc.sqlite"
+        shutil.copyfile(request.getfixturevalue("template_db"), path)
+        yield path
+        return
+    cluster = request.getfixturevalue("postgresql")
+    yield cluster.work_database(request.getfixturevalue("postgresql_template"))
+
+
+@pytest.fixture
+def new_db(backend, tmp_path, request):
+    """new_db() -> the location of a new, empty database on the test's
+    engine (an SQLite path in tmp_path, or an empty PostgreSQL database)."""
+    made = []
+
+    def make(name="new"):
+        if backend == "sqlite":
+            made.append(tmp_path / f"{name}{len(made)}.sqlite")
+            return made[-1]
+        cluster = request.getfixturevalue("postgresql")
+        made.append(cluster.create_database())
+        return cluster.url(made[-1])
+    yield make
+    if backend == "postgresql":
+        for name in made:
+            request.getfixturevalue("postgresql").drop_database(name)
 
 
 @pytest.fixture
@@ -69,10 +213,22 @@ def config(db_path):
 
 
 @pytest.fixture
-def db(config):
+def db(config, backend):
+    if backend == "postgresql":
+        # One Database (and its pool) for the work database through the
+        # session, so the server's sessions stay warm from test to test.
+        database = _POSTGRES_DATABASES.get(str(config.db_path))
+        if database is None:
+            database = _POSTGRES_DATABASES[str(config.db_path)] = Database(config.db_path)
+        yield database
+        database.close_connection()
+        return
     database = Database(config.db_path)
     yield database
     database.close()
+
+
+_POSTGRES_DATABASES = {}
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import base64
 import sqlite3
 import sys
 
+from bugsvc.store.db import Database
 from live_server import ROOT, api_key_for
 
 ADMIN = "admin@example.com"
@@ -198,22 +199,24 @@ def options(url, target, key=None, login=None, **extra):
 def dump(path, exclude=("import_state", "server_secrets", "catalog_generation")):
     """Every row of every table of the database at `path` (a comparable
     picture), less `exclude`, the account columns a run stamps and the row
-    ids of history and See Also (rows a run writes anew)."""
-    conn = sqlite3.connect(path)
+    ids of history, See Also, aliases and custom values (rows a run writes
+    anew)."""
+    database = Database(path)
     try:
-        tables = [row[0] for row in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-            if row[0] not in exclude]
-        picture = {}
-        for table in tables:
-            columns = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")
-                       if (table, row[1]) not in (("users", "created_at"),
-                                                  ("users", "password_hash"),
-                                                  ("bug_activity", "id"),
-                                                  ("bug_see_also", "id"))]
-            picture[table] = sorted(
-                (tuple(row) for row in conn.execute(f"SELECT {', '.join(columns)} FROM {table}")),
-                key=repr)
-        return picture
+        with database.transaction() as conn:
+            tables = [table for table in conn.dialect.tables(conn) if table not in exclude]
+            picture = {}
+            for table in tables:
+                columns = [column for column in conn.dialect.columns(conn, table)
+                           if (table, column) not in (("users", "created_at"),
+                                                      ("users", "password_hash"),
+                                                      ("bug_activity", "id"),
+                                                      ("bug_see_also", "id"),
+                                                      ("bug_aliases", "id"),
+                                                      ("bug_custom_values", "id"))]
+                picture[table] = sorted(
+                    (tuple(row) for row in conn.execute(
+                        f"SELECT {', '.join(columns)} FROM {table}")), key=repr)
+            return picture
     finally:
-        conn.close()
+        database.close()

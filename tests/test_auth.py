@@ -281,8 +281,8 @@ def test_login_required_call_without_credentials_is_410(client):
 # Nothing secret is stored in clear ----------------------------------------------------
 
 def all_stored_text(services):
-    tables = [row[0] for row in services.query(
-        "SELECT name FROM sqlite_master WHERE type = 'table'")]
+    with services.db.transaction() as conn:
+        tables = conn.dialect.tables(conn)
     return "\n".join(str(services.query(f'SELECT * FROM "{table}"')) for table in tables)
 
 

@@ -17,6 +17,11 @@ from write_load import (ADMIN_ENV, WriteLoad, check_acknowledged, check_summary_
                         wait_for_writes, writer_keys)
 
 
+# SQLite's backup API and its files; PostgreSQL's backups are pg_dump's
+# (tests/test_postgresql.py).
+pytestmark = pytest.mark.engine("sqlite")
+
+
 def rows(path, sql):
     with closing(sqlite3.connect(path)) as conn:
         return conn.execute(sql).fetchall()

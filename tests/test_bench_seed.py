@@ -46,10 +46,18 @@ def rows(path, sql, args=()):
 
 def test_database_has_the_schema_version_every_index_and_wal(seeded):
     path, _ = seeded
-    wanted = set(re.findall(r"CREATE\s+(?:UNIQUE\s+)?INDEX\s+(\w+)", schema_sql(), re.IGNORECASE))
+    sqlite_schema = "\n".join(line for line in schema_sql().splitlines()
+                              if not line.startswith("--"))     # PostgreSQL's lines left out
+    wanted = set(re.findall(r"CREATE\s+(?:UNIQUE\s+)?INDEX\s+(\w+)", sqlite_schema,
+                            re.IGNORECASE))
     present = {name for (name,) in rows(path,
                                         "SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert wanted <= present
+    # The bug text index holds every bug written by the bulk load.
+    word = max(rows(path, "SELECT summary FROM bugs ORDER BY id LIMIT 1")[0][0].split(), key=len)
+    assert rows(path, "SELECT COUNT(*) FROM bugs_text_fts WHERE bugs_text_fts MATCH ?",
+                (f'summary : "{word}"',)) == rows(
+        path, "SELECT COUNT(*) FROM bugs WHERE instr(lower(summary), lower(?)) > 0", (word,))
     assert rows(path, "PRAGMA user_version")[0][0] == SCHEMA_VERSION
     assert rows(path, "PRAGMA journal_mode")[0][0] == "wal"
     assert rows(path, "PRAGMA foreign_key_check") == []

@@ -4,10 +4,12 @@ process and a real load generator (wrk when installed, else the fallback
 Python driver, which runs as its own process too)."""
 
 import json
+import os
 import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -120,3 +122,55 @@ def test_pages_run_measures_the_pages_beside_rest(tmp_path, tiny_db):
         conn.close()
     assert comments >= 1000
     assert "| page_bug/bug_get |" in (tmp_path / "pages.md").read_text()
+
+
+def postgresql_or_skip():
+    """Skip without PostgreSQL's server programs or psycopg (CI, which
+    installs them, fails instead)."""
+    from bench import postgres
+    try:
+        postgres.server_programs()
+        import psycopg  # noqa: F401
+    except (postgres.Unavailable, ImportError) as exc:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(f"bench on PostgreSQL: {exc}")
+
+
+def test_postgresql_run_serves_the_seeded_bugs_from_a_cluster_of_its_own(tmp_path, tiny_db):
+    postgresql_or_skip()
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(tiny_db, copy)
+    results, table = run_bench(tmp_path, copy, "--postgresql", "--no-ceiling",
+                               "--scenarios", "bug_get,quicksearch,comment_add")
+    assert results["engine"] == "postgresql" and results["bugs"] == 300
+    assert results["postgresql"]["fsync"] == "on"
+    assert results["postgresql"]["server_version"]
+    for name in ("bug_get", "quicksearch", "comment_add"):
+        figures = results["scenarios"][name]["2"]
+        assert figures["requests"] > 0 and figures["errors"] == 0, name
+    assert "- database engine: PostgreSQL " in table
+    # The cluster is gone: its server stopped and its folder removed.
+    assert not list(Path(tempfile.gettempdir()).glob("bench-pg-*/data/postmaster.pid"))
+
+
+def test_engines_report_puts_runs_side_by_side(tmp_path, tiny_db):
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(tiny_db, copy)
+    runs = []
+    for workers in ("1", "2"):
+        run_bench(tmp_path, copy, "--no-ceiling", "--scenarios", "bug_get", "--workers", workers)
+        runs.append(tmp_path / f"w{workers}.json")
+        (tmp_path / "results" / "smoke.json").rename(runs[-1])
+    side = tmp_path / "side"
+    done = subprocess.run([sys.executable, "-m", "bench.engines", *map(str, runs),
+                           "--out", str(side)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    table = side.with_suffix(".md").read_text()
+    assert "| scenario | SQLite, 1 process | SQLite, 2 processes |" in table
+    bug_get = next(line for line in table.splitlines() if line.startswith("| bug_get |"))
+    assert bug_get.count("**") == 4
+    stored = json.loads(side.with_suffix(".json").read_text())
+    assert [run["label"] for run in stored["runs"]] == ["SQLite, 1 process",
+                                                        "SQLite, 2 processes"]

@@ -161,6 +161,7 @@ def test_qa_contact_only_with_useqacontact(services):
     ({"flags": [{"name": "nosuch", "status": "+"}]}, 51),
 ])
 def test_create_errors(services, fields, code):
+    fields = dict(fields)               # the parameters serve each engine's run
     drop = fields.pop("drop", ())
     assert create_error(services, drop=drop, **fields) == code
     assert bug_count(services) == 0

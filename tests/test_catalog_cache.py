@@ -2,7 +2,6 @@
 a change is seen by the very next call, whoever made it, and a change that
 was rolled back is never kept."""
 
-import sqlite3
 from datetime import datetime, timezone
 
 from bugsvc.store import cache
@@ -16,14 +15,16 @@ from bug_support import file_bug
 
 
 def set_param_elsewhere(db_path, name, value):
-    """Change a parameter on a connection of its own, as the `parameters`
-    command or another worker process does."""
-    conn = sqlite3.connect(db_path, isolation_level=None)
+    """Change a parameter through a database object of its own, as the
+    `parameters` command or another process (on this host or another) does."""
+    elsewhere = Database(db_path)
     try:
-        conn.execute("INSERT INTO params (name, value) VALUES (?, ?)"
-                     " ON CONFLICT (name) DO UPDATE SET value = excluded.value", (name, value))
+        with elsewhere.transaction(write=True) as conn:
+            conn.execute("INSERT INTO params (name, value) VALUES (?, ?)"
+                         " ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                         (name, value))
     finally:
-        conn.close()
+        elsewhere.close()
 
 
 def test_parameter_changed_by_another_connection_applies_to_the_next_call(client, db_path,

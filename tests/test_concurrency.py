@@ -1,4 +1,4 @@
-"""Many clients writing at once through the real server, for a bounded time:
+"""Many clients writing at once through real servers, for a bounded time:
 every acknowledged write is stored exactly once, the counts add up, no
 "database is locked" (or any other error) reaches a client, no two bugs share
 an id, and every `changes` answer matches the bug's history.
@@ -20,14 +20,24 @@ LOAD_SECONDS = 4
 WRITERS = 12
 
 
-@pytest.mark.parametrize("workers", [1, 2], ids=["one process", "two worker processes"])
-def test_many_writers_at_once_lose_nothing_and_see_no_lock(start, tmp_path, workers,
-                                                           record_property):
-    db_path = tmp_path / "load.sqlite"
-    server = start(db_path, {**ADMIN_ENV, "BUGSVC_WORKERS": str(workers)})
-    keys = writer_keys(server)
+LAYOUTS = {"one process": 1, "two worker processes": 2, "two servers": None}
 
-    ledger = WriteLoad(server, keys, threads=WRITERS).run_for(LOAD_SECONDS)
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_many_writers_at_once_lose_nothing_and_see_no_lock(start, new_db, layout, backend,
+                                                           record_property):
+    """On each engine: one server process, one server with two worker
+    processes, and two servers of their own (as on two hosts behind one
+    address) sharing the database, the writers spread over both."""
+    db_path = new_db("load")
+    workers = LAYOUTS[layout]
+    if workers is None:
+        servers = [start(db_path, ADMIN_ENV), start(db_path, name="second")]
+    else:
+        servers = [start(db_path, {**ADMIN_ENV, "BUGSVC_WORKERS": str(workers)})]
+    keys = writer_keys(servers[0])
+
+    ledger = WriteLoad(servers, keys, threads=WRITERS).run_for(LOAD_SECONDS)
 
     assert ledger.errors == [], ledger.errors[:5]      # "database is locked" would be here
     assert ledger.in_flight == [], ledger.in_flight[:5]
@@ -45,13 +55,15 @@ def test_many_writers_at_once_lose_nothing_and_see_no_lock(start, tmp_path, work
     # The counts add up: nothing but the acknowledged writes was stored.
     assert stored_bugs == len(ledger.bugs) and sorted(ids) == sorted(ledger.bugs)
     assert stored_comments == len(ledger.bugs) + len(ledger.comments)
-    assert check_summary_history(history_reader(server, keys[0]), ledger, ids, summaries) == []
+    assert check_summary_history(history_reader(servers[-1], keys[0]), ledger, ids,
+                                 summaries) == []
 
-    status, stdout, stderr = server.stop()
-    assert status == 0
-    assert "Traceback" not in stderr and "database is locked" not in stderr
+    for server in servers:
+        status, stdout, stderr = server.stop()
+        assert status == 0
+        assert "Traceback" not in stderr and "database is locked" not in stderr
     assert integrity(db_path) == [("ok",)]
     figures = {**ledger.figures(), "writes acknowledged": ledger.acknowledged(),
                "bugs found": stored_bugs, "comments found": stored_comments - stored_bugs,
-               "workers": workers}
-    report(record_property, f"concurrency ({workers} process(es))", figures)
+               "layout": layout, "engine": backend}
+    report(record_property, f"concurrency ({layout}, {backend})", figures)

@@ -1,35 +1,39 @@
-"""The database file: schema version, migrations, refusing files we cannot use."""
+"""The database: schema version, migrations (on both engines), refusing
+files we cannot use."""
 
+import io
 import sqlite3
 
 import pytest
+
+from bugsvc.config import Config
+from bugsvc.serving.server import prepare_database
 
 from bugsvc.store import db as dbmodule
 from bugsvc.store.db import Database, SchemaError, split_script
 
 
-def stored_version(path):
-    conn = sqlite3.connect(path)
+def stored_version(location):
+    database = Database(location)
     try:
-        return conn.execute("PRAGMA user_version").fetchone()[0]
+        return database.version()
     finally:
-        conn.close()
+        database.close()
 
 
-def test_new_file_gets_schema_and_its_version(tmp_path):
-    path = tmp_path / "new.sqlite"
+def test_new_database_gets_schema_and_its_version(new_db):
+    path = new_db()
     database = Database(path)
     assert database.initialize() is True
+    with database.transaction() as conn:
+        tables = set(conn.dialect.tables(conn))
     database.close()
     assert stored_version(path) == dbmodule.SCHEMA_VERSION >= 1
-    conn = sqlite3.connect(path)
-    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    conn.close()
     assert {"users", "groups", "params", "audit_log", "products"} <= tables
 
 
-def test_second_initialize_keeps_rows(tmp_path):
-    database = Database(tmp_path / "x.sqlite")
+def test_second_initialize_keeps_rows(new_db):
+    database = Database(new_db())
     database.initialize()
     with database.transaction(write=True) as conn:
         conn.execute("INSERT INTO params (name, value) VALUES ('maintainer', 'a@example.com')")
@@ -39,8 +43,8 @@ def test_second_initialize_keeps_rows(tmp_path):
     database.close()
 
 
-def test_migration_moves_older_database_forward_without_losing_rows(tmp_path, monkeypatch):
-    path = tmp_path / "old.sqlite"
+def test_migration_moves_older_database_forward_without_losing_rows(new_db, monkeypatch):
+    path = new_db()
     database = Database(path)
     database.initialize()
     with database.transaction(write=True) as conn:
@@ -68,8 +72,8 @@ def test_migration_moves_older_database_forward_without_losing_rows(tmp_path, mo
     assert stored_version(path) == current + 2
 
 
-def test_failing_migration_leaves_file_untouched(tmp_path, monkeypatch):
-    path = tmp_path / "old.sqlite"
+def test_failing_migration_leaves_the_database_untouched(new_db, monkeypatch):
+    path = new_db()
     database = Database(path)
     database.initialize()
     database.close()
@@ -80,28 +84,31 @@ def test_failing_migration_leaves_file_untouched(tmp_path, monkeypatch):
         current + 2: "INSERT INTO no_such_table (x) VALUES (1);",
     })
     reopened = Database(path)
-    with pytest.raises(sqlite3.OperationalError):
+    with pytest.raises(Exception, match="no_such_table"):
         reopened.initialize()
     with reopened.transaction() as conn:
-        assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'gadgets'").fetchone() is None
+        assert not conn.dialect.table_exists(conn, "gadgets")
     reopened.close()
     assert stored_version(path) == current
 
 
-def test_missing_migration_step_is_refused(tmp_path, monkeypatch):
-    path = tmp_path / "old.sqlite"
-    Database(path).initialize()
+def test_missing_migration_step_is_refused(new_db, monkeypatch):
+    path = new_db()
+    first = Database(path)
+    first.initialize()
+    first.close()
     monkeypatch.setattr(dbmodule, "SCHEMA_VERSION", dbmodule.SCHEMA_VERSION + 1)
     monkeypatch.setattr(dbmodule, "MIGRATIONS", {})
     with pytest.raises(SchemaError, match="No migration"):
         Database(path).initialize()
 
 
-def test_newer_database_is_refused_with_clear_message(tmp_path):
-    path = tmp_path / "future.sqlite"
+def test_newer_database_is_refused_with_clear_message(new_db):
+    path = new_db()
     database = Database(path)
     database.initialize()
-    database.connection().execute(f"PRAGMA user_version = {dbmodule.SCHEMA_VERSION + 5}")
+    with database.transaction(write=True) as conn:
+        conn.dialect.set_schema_version(conn, dbmodule.SCHEMA_VERSION + 5)
     database.close()
     with pytest.raises(SchemaError) as caught:
         Database(path).initialize()
@@ -137,20 +144,64 @@ def test_split_script_keeps_statements_whole():
     assert statements[1].startswith("CREATE TRIGGER") and statements[1].endswith("END;")
 
 
-def test_version_4_database_gets_the_notification_tables(tmp_path):
-    path = tmp_path / "v4.sqlite"
-    database = Database(path)
-    database.initialize()
-    conn = database.connection()
-    for table in ("email_settings", "user_watch", "email_bug_ignore", "outbox_messages",
-                  "outbox_events", "outbox_locks", "webhooks", "account_tokens"):
-        conn.execute(f"DROP TABLE {table}")
-    conn.execute("PRAGMA user_version = 4")
+def test_version_3_lists_keep_their_order_with_ids_of_their_own(new_db):
+    """Migration 6: aliases and custom values, read in SQLite's hidden row
+    order until version 3, get id columns numbered in that order."""
+    path = new_db()
+    database = prepare_database(Config(db_path=str(path), admin_password="the admin password"),
+                                out=io.StringIO())
+    with database.transaction(write=True) as conn:
+        for bug_id in (7, 8, 9):
+            conn.execute("INSERT INTO bugs (id, product_id, component_id, version, summary,"
+                         " status, priority, severity, platform, op_sys, assigned_to, reporter,"
+                         " creation_time, last_change_time) VALUES (?, 1, 1, 'unspecified', 's',"
+                         " 'CONFIRMED', 'Normal', 'normal', 'All', 'All', 1, 1,"
+                         " '2026-01-01 00:00:00', '2026-01-01 00:00:00')", (bug_id,))
+        for table, columns in (("bug_aliases", "alias TEXT NOT NULL, bug_id INTEGER NOT NULL"),
+                               ("bug_custom_values", "bug_id INTEGER NOT NULL,"
+                                                     " field_id INTEGER NOT NULL,"
+                                                     " value TEXT NOT NULL")):
+            conn.execute(f"DROP TABLE {table}")
+            dbmodule.run_script(conn, f"CREATE TABLE {table} ({columns});")
+        dbmodule.run_script(conn, "CREATE UNIQUE INDEX bug_aliases_alias_idx"
+                                  " ON bug_aliases (lower(alias));")
+        conn.executemany("INSERT INTO bug_aliases (alias, bug_id) VALUES (?, ?)",
+                         [("zeta", 7), ("alpha", 7), ("mid", 8)])
+        conn.executemany("INSERT INTO bug_custom_values (bug_id, field_id, value) VALUES (?, ?, ?)",
+                         [(7, 1, "second"), (7, 1, "first")])
+        conn.dialect.set_schema_version(conn, 3)
     database.close()
 
     migrated = Database(path)
     assert migrated.initialize() is False
-    assert migrated.version() == 5
+    with migrated.transaction() as conn:
+        assert [tuple(row) for row in conn.execute(
+            "SELECT id, alias, bug_id FROM bug_aliases ORDER BY id")] == [
+            (1, "zeta", 7), (2, "alpha", 7), (3, "mid", 8)]
+        assert [row[0] for row in conn.execute(
+            "SELECT value FROM bug_custom_values ORDER BY id")] == ["second", "first"]
+        assert conn.execute("INSERT INTO bug_aliases (alias, bug_id) VALUES ('new', 9)"
+                            " RETURNING id").fetchone()[0] == 4
+    migrated.close()
+    assert stored_version(path) == dbmodule.SCHEMA_VERSION
+
+
+def test_version_4_database_gets_the_notification_tables(new_db):
+    """Migration 5: mail preferences, watching, the outbox, webhooks and
+    account tokens, on a database of version 4."""
+    path = new_db()
+    database = Database(path)
+    database.initialize()
+    with database.transaction(write=True) as conn:
+        for table in ("email_settings", "user_watch", "email_bug_ignore", "outbox_messages",
+                      "outbox_events", "outbox_locks", "webhooks", "account_tokens"):
+            conn.execute(f"DROP TABLE {table}")
+        conn.dialect.set_schema_version(conn, 4)
+    database.close()
+
+    migrated = Database(path)
+    assert migrated.initialize() is False
+    assert migrated.version() == dbmodule.SCHEMA_VERSION
     with migrated.transaction() as conn:
         rows = conn.execute("SELECT name, owner FROM outbox_locks").fetchall()
         assert [tuple(row) for row in rows] == [("expand", None)]

@@ -1,8 +1,11 @@
 """The delivery worker without servers: the Test method's mail file, leases
-that keep other workers off until they run out, retries after growing
-jittered delays, parking, forgetting old messages."""
+that keep other workers off until they run out, workers claiming at once
+(PostgreSQL), retries after growing jittered delays, parking, forgetting old
+messages."""
 
 from datetime import datetime, timedelta, timezone
+
+import pytest
 
 from bugsvc.notify import mailer
 from bugsvc.notify.worker import Deliverer, JITTER, KEEP
@@ -11,6 +14,12 @@ from bug_support import file_bug, set_param, update_bug
 from notify_support import deliver
 
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture(autouse=True)
+def in_the_test_folder(monkeypatch, tmp_path):
+    """The Test method's file on PostgreSQL is in the working directory."""
+    monkeypatch.chdir(tmp_path)
 
 
 def people(services):
@@ -111,3 +120,55 @@ def test_old_sent_messages_and_their_events_are_forgotten(services):
     deliver(services, clock=lambda: later)
     assert services.query("SELECT COUNT(*) FROM outbox_messages") == [(0,)]
     assert services.query("SELECT COUNT(*) FROM outbox_events") == [(0,)]
+
+
+def no_waiting(conn):
+    """Make `conn`'s transaction fail at once instead of waiting for a row
+    another transaction holds."""
+    conn.execute("SET LOCAL lock_timeout = '200ms'")
+
+
+@pytest.mark.engine("postgresql")
+def test_workers_claiming_at_once_take_other_messages_without_waiting(services):
+    """Two workers in the middle of claiming at once (PostgreSQL runs them
+    side by side; SQLite one after the other): the second passes over the
+    rows the first holds, and no message is taken twice."""
+    with services.db.transaction(write=True) as conn:
+        ids = [outbox.add_message(conn, outbox.MAIL, "bug", T0, user_id=1) for _ in range(5)]
+    until = T0 + timedelta(seconds=120)
+    with services.db.transaction(queue=True) as first:
+        taken_first = outbox.lease_mail(first, "A", T0, until, 2)
+        with services.db.transaction(queue=True) as second:
+            no_waiting(second)
+            taken_second = outbox.lease_mail(second, "B", T0, until, 10)
+            assert outbox.hold_expansion(second, "B") is True
+            with services.db.transaction(queue=True) as third:
+                no_waiting(third)
+                assert outbox.hold_expansion(third, "C") is False
+    assert [row["id"] for row in taken_first] == ids[:2]
+    assert [row["id"] for row in taken_second] == ids[2:]
+    assert services.query("SELECT lease_owner, COUNT(*) FROM outbox_messages"
+                          " GROUP BY lease_owner ORDER BY lease_owner") == [("A", 2), ("B", 3)]
+
+
+@pytest.mark.engine("postgresql")
+def test_workers_claiming_at_once_never_call_one_webhook_twice_at_a_time(services):
+    with services.db.transaction(write=True) as conn:
+        webhook_id = conn.execute(
+            "INSERT INTO webhooks (user_id, name, url, events, product_id, component_id,"
+            " enabled, disabled_reason, secret, created_at, last_error) VALUES (1, 'hook',"
+            " 'http://127.0.0.1:9/', 'create', NULL, NULL, 1, '', 's', ?, '') RETURNING id",
+            ("2026-05-01 12:00:00",)).fetchone()[0]
+        calls = [outbox.add_message(conn, outbox.WEBHOOK, "webhook", T0, bug_id=bug_id,
+                                    webhook_id=webhook_id) for bug_id in (1, 2)]
+    until = T0 + timedelta(seconds=120)
+    with services.db.transaction(queue=True) as first:
+        taken_first = outbox.lease_webhook(first, "A", T0, until, 1)
+        with services.db.transaction(queue=True) as second:
+            no_waiting(second)
+            assert outbox.lease_webhook(second, "B", T0, until, 1) == []
+    assert [row["id"] for row in taken_first] == calls[:1]
+    # Once the first call's lease is committed, the second worker still
+    # waits for it: one call in flight per webhook.
+    with services.db.transaction(queue=True) as second:
+        assert outbox.lease_webhook(second, "B", T0, until, 1) == []

@@ -103,8 +103,48 @@ class Recorder:
                                     else str(v)).lower() for v in self.values if v is not None)
 
 
+class PostgresRecorder(Recorder):
+    """The same on PostgreSQL: functions of the same names (lower, strpos,
+    and the ~* operator) in a schema searched before pg_catalog on the
+    test's connection, each reporting its values as a notice before
+    calling the built-in one."""
+
+    SETUP = (
+        "CREATE SCHEMA IF NOT EXISTS recorder",
+        "CREATE OR REPLACE FUNCTION recorder.lower(v text) RETURNS text LANGUAGE plpgsql AS"
+        " $$ BEGIN RAISE NOTICE 'value %', v; RETURN pg_catalog.lower(v); END $$",
+        "CREATE OR REPLACE FUNCTION recorder.strpos(h text, n text) RETURNS integer"
+        " LANGUAGE plpgsql AS $$ BEGIN RAISE NOTICE 'value %', h; RAISE NOTICE 'value %', n;"
+        " RETURN pg_catalog.strpos(h, n); END $$",
+        "CREATE OR REPLACE FUNCTION recorder.regexp(v text, p text) RETURNS boolean"
+        " LANGUAGE plpgsql AS $$ BEGIN RAISE NOTICE 'matched %', v;"
+        " RETURN v OPERATOR(pg_catalog.~*) p; END $$",
+        "DROP OPERATOR IF EXISTS recorder.~* (text, text)",
+        "CREATE OPERATOR recorder.~* (LEFTARG = text, RIGHTARG = text,"
+        " FUNCTION = recorder.regexp)",
+        "SET search_path = recorder, pg_catalog, public",
+    )
+
+    def __init__(self, conn):
+        self.values = []
+        self.matched = []
+        for statement in self.SETUP:
+            conn.raw.execute(statement)
+        conn.raw.add_notice_handler(self.notice)
+
+    def notice(self, diagnostic):
+        kind, _, value = (diagnostic.message_primary or "").partition(" ")
+        value = None if value == "<NULL>" else value
+        if kind in ("value", "matched"):
+            self.values.append(value)
+        if kind == "matched":
+            self.matched.append(value)
+
+
 @pytest.fixture
 def recorder(db):
+    if db.dialect.name == "postgresql":
+        return PostgresRecorder(db.connection())
     return Recorder(db.connection())
 
 
@@ -174,7 +214,10 @@ def test_ids_of_hidden_bugs_are_never_matched(services, world, recorder, field):
     found = services.call(bug_search.search, chart(field, "regexp", "."), as_user=STAFF,
                           write=False)
     assert [bug["id"] for bug in found["bugs"]] == [world["visible"]]
-    assert str(world["grouped"]) in map(str, recorder.matched)
+    # The recorder does see the ids this caller may see (which of them the
+    # search tried first, and stopped at, is the engine's choice).
+    may_see = {str(world["grouped"]), str(world["vault"])}
+    assert recorder.matched and set(map(str, recorder.matched)) <= may_see
 
 
 # History search (item: changed* and chfield read the history as it is shown) ---------------

@@ -269,12 +269,14 @@ def test_pinning_keeps_a_process_on_one_allowed_core():
 
 # SQLite: WAL, BEGIN IMMEDIATE, busy timeout -----------------------------------------
 
+@pytest.mark.engine("sqlite")   # SQLite's writers and its WAL
 def test_database_is_in_wal_mode_with_a_busy_timeout(db):
     conn = db.connection()
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
 
 
+@pytest.mark.engine("sqlite")   # SQLite's writers and its WAL
 def test_a_second_writer_waits_for_the_first_and_readers_are_not_blocked(config):
     first, second, reader = Database(config.db_path), Database(config.db_path), \
         Database(config.db_path)
@@ -329,6 +331,7 @@ with db.transaction(write=True) as conn:
 """
 
 
+@pytest.mark.engine("sqlite")   # the lock file of SQLite's writers
 @pytest.mark.skipif(sys.platform == "win32", reason="flock is POSIX")
 @pytest.mark.parametrize("ending", ["release", "kill"])
 def test_worker_processes_take_turns_on_the_writers_lock_file(config, tmp_path, ending):

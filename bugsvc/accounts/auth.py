@@ -208,8 +208,9 @@ def create_api_key(conn, user_id, description, now):
     key = new_secret(API_KEY_LENGTH)
     cur = conn.execute(
         "INSERT INTO api_keys (user_id, key_hash, description, revoked, created_at)"
-        " VALUES (?, ?, ?, 0, ?)", (user_id, secret_hash(key), description, dates.to_db(now)))
-    return cur.lastrowid, key
+        " VALUES (?, ?, ?, 0, ?) RETURNING id",
+        (user_id, secret_hash(key), description, dates.to_db(now)))
+    return cur.fetchone()[0], key
 
 
 def token_max_age(conn):
@@ -413,9 +414,14 @@ class Authenticator:
         count even though the call answers an error and rolls its own work
         back.
         """
-        busy = self.db.connection().in_transaction
+        busy = self.db.in_transaction()
         with (self.db.separate_transaction if busy else self.db.transaction)(write) as conn:
             yield conn
+
+    def _sessions(self, write=False):
+        """Tries of a `_session` (Database.attempts): writes that meet a
+        concurrent one are run again."""
+        return self.db.attempts(write, separate=self.db.in_transaction())
 
     def resolve_password(self, creds, ip_address, now):
         """The Caller for the login and password in `creds`, checked in
@@ -449,14 +455,15 @@ class Authenticator:
         after too many failures (the password is not checked).
         """
         login = login or ""
-        with self._session(write=True) as conn:
-            row = conn.execute("SELECT id, login, password_hash, disabled_text FROM users"
-                               " WHERE lower(login) = lower(?)", (login,)).fetchone()
-            subject = login_subject(row["login"] if row is not None else login)
-            wait, failures = throttle_state(conn, subject, now)
-            if wait:
-                raise throttled_error(wait, "for this login name")
-            count_failure(conn, subject, failures, now)
+        for attempt in self._sessions(write=True):
+            with attempt as conn:
+                row = conn.execute("SELECT id, login, password_hash, disabled_text FROM users"
+                                   " WHERE lower(login) = lower(?)", (login,)).fetchone()
+                subject = login_subject(row["login"] if row is not None else login)
+                wait, failures = throttle_state(conn, subject, now)
+                if wait:
+                    raise throttled_error(wait, "for this login name")
+                count_failure(conn, subject, failures, now)
         stored = row["password_hash"] if row is not None else None
         # Without a stored hash, check against a throwaway one: the answer
         # takes as long, so timing does not tell which logins exist.
@@ -469,12 +476,13 @@ class Authenticator:
             upgraded = hash_password(password, ScryptCost(max(stored_cost.n, self.cost.n),
                                                           max(stored_cost.r, self.cost.r),
                                                           max(stored_cost.p, self.cost.p)))
-        with self._session(write=True) as conn:
-            _clear(conn, subject)
-            if upgraded is not None:
-                # Unless the password changed meanwhile.
-                conn.execute("UPDATE users SET password_hash = ? WHERE id = ?"
-                             " AND password_hash = ?", (upgraded, row["id"], stored))
+        for attempt in self._sessions(write=True):
+            with attempt as conn:
+                _clear(conn, subject)
+                if upgraded is not None:
+                    # Unless the password changed meanwhile.
+                    conn.execute("UPDATE users SET password_hash = ? WHERE id = ?"
+                                 " AND password_hash = ?", (upgraded, row["id"], stored))
         if row["disabled_text"]:
             raise ServiceError(ACCOUNT_DISABLED,
                                "Your account has been disabled: " + row["disabled_text"])
@@ -543,14 +551,16 @@ class Authenticator:
 
     def record_failure(self, subject, now):
         """Count a failure against `subject` (in a transaction of its own)."""
-        with self._session(write=True) as conn:
-            _, failures = throttle_state(conn, subject, now)
-            count_failure(conn, subject, failures, now)
+        for attempt in self._sessions(write=True):
+            with attempt as conn:
+                _, failures = throttle_state(conn, subject, now)
+                count_failure(conn, subject, failures, now)
 
     def record_use(self, use, ip_address, now):
         """Record the use of an API key or token (in a transaction of its own)."""
-        with self._session(write=True) as conn:
-            self._record_use(conn, use, ip_address, now)
+        for attempt in self._sessions(write=True):
+            with attempt as conn:
+                self._record_use(conn, use, ip_address, now)
 
     @staticmethod
     def _record_use(conn, use, ip_address, now):

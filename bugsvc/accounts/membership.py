@@ -18,8 +18,9 @@ def create_bug_group(conn, name, description, user_regexp="", is_active=True, ic
     `user_regexp` become members. Returns the group's id."""
     cur = conn.execute(
         "INSERT INTO groups (name, description, is_bug_group, user_regexp, is_active, icon_url)"
-        " VALUES (?, ?, 1, ?, ?, ?)", (name, description, user_regexp, int(is_active), icon_url))
-    group_id = cur.lastrowid
+        " VALUES (?, ?, 1, ?, ?, ?) RETURNING id",
+        (name, description, user_regexp, int(is_active), icon_url))
+    group_id = cur.fetchone()[0]
     admins = [row[0] for row in conn.execute(
         "SELECT DISTINCT ug.user_id FROM user_groups ug JOIN groups g ON g.id = ug.group_id"
         " WHERE g.name = 'admin' AND ug.is_bless = 0")]

@@ -4,7 +4,6 @@ choice out of the parameters, resolve the caller, open the call's
 transaction, enforce the login rule, run the service, trim the answer to the
 requested fields. Services never see credentials or field lists."""
 
-import sqlite3
 from contextlib import contextmanager
 from datetime import datetime, timezone
 
@@ -12,6 +11,7 @@ from .. import errors
 from ..accounts.auth import CredentialsRefused, extract_credentials
 from ..accounts.caller import ANONYMOUS, load_caller
 from ..store import cache
+from ..store.db import TextRefused
 from . import fields
 from .context import Context
 from .fields import FieldFilter
@@ -21,14 +21,6 @@ from .operation import EXEMPT, REQUIRED, SELF
 # fields, and the reference's web-session token (a cookie's twin that only
 # its own pages send), which the service never reads.
 _CALL_KEYS = ("include_fields", "exclude_fields", "Bugzilla_api_token", "Service_api_token")
-
-
-# SQLite's messages for statements beyond its size limits.
-_SQL_SIZE_LIMITS = ("too many SQL variables", "Expression tree is too large",
-                    "parser stack overflow", "too many terms in compound SELECT",
-                    "string or blob too big", "LIKE or GLOB pattern too complex",
-                    "too many columns", "at most 64 tables", "too many FROM clause terms",
-                    "too many arguments on function")
 
 
 class Runner:
@@ -57,9 +49,16 @@ class Runner:
         Errors: every ServiceError of authentication (300, 301, 306, 32000
         an invalid token or a throttled attempt), 410 when the operation
         needs a login, those of the service, 54 for a number too large for
-        SQL (or a date) that the service let through, and 32000 for a request
-        beyond SQLite's statement size limits.
+        SQL (or a date) that the service let through, 32000 for a request
+        beyond the database's statement size limits, and 32000 for a text the
+        database cannot keep (PostgreSQL: the NUL character).
         """
+        try:
+            return self._run(operation, params, headers, remote_ip)
+        except TextRefused:
+            raise _text_refused() from None
+
+    def _run(self, operation, params, headers, remote_ip):
         creds = extract_credentials(params, headers, operation.keeps_credentials)
         flt = _field_filter(params)
         forgiving = operation.anonymous_when_key_refused and creds.login is None
@@ -99,6 +98,12 @@ class Runner:
         Returns the results in order. Errors: as `run`; the first failing
         call ends them all. ValueError for an operation that writes.
         """
+        try:
+            return self._run_many(calls, headers, remote_ip)
+        except TextRefused:
+            raise _text_refused() from None
+
+    def _run_many(self, calls, headers, remote_ip):
         creds = extract_credentials({}, headers)
         prepared = []
         for operation, params in calls:
@@ -124,18 +129,20 @@ class Runner:
         return [fields.apply(result, operation.shapes, flt)
                 for result, (operation, _, flt) in zip(results, prepared)]
 
-    def _run_many_in_transaction(self, prepared, caller, creds, remote_ip, use_recorded=False):
-        with self.db.transaction(write=False) as conn:
-            caller = self._identify(conn, caller, creds, remote_ip, False, use_recorded)
-            now = self.clock()
-            # One snapshot: the catalog generation, and what one call found
-            # out about a bug's visibility, hold for the others too.
-            generation, memo = cache.generation(conn), {}
-            results = []
-            for operation, params, flt in prepared:
-                ctx = self._context(conn, caller, now, remote_ip, flt, False, generation=generation)
-                ctx.memo = memo
-                results.append(self._service(ctx, operation, params))
+    def _run_many_in_transaction(self, prepared, given, creds, remote_ip, use_recorded=False):
+        for attempt in self.db.attempts(write=False):
+            with attempt as conn:
+                caller = self._identify(conn, given, creds, remote_ip, False, use_recorded)
+                now = self.clock()
+                # One snapshot: the catalog generation, and what one call found
+                # out about a bug's visibility, hold for the others too.
+                generation, memo = cache.generation(conn), {}
+                results = []
+                for operation, params, flt in prepared:
+                    ctx = self._context(conn, caller, now, remote_ip, flt, False,
+                                        generation=generation)
+                    ctx.memo = memo
+                    results.append(self._service(ctx, operation, params))
         return results
 
     def call(self, operation, params, user_id=None, remote_ip="127.0.0.1", now=None):
@@ -148,8 +155,11 @@ class Runner:
         """
         params = dict(params)
         flt = _field_filter(params)
-        result = self._run_in_transaction(operation, params, user_id, None, remote_ip, flt,
-                                          now=now)
+        try:
+            result = self._run_in_transaction(operation, params, user_id, None, remote_ip, flt,
+                                              now=now)
+        except TextRefused:
+            raise _text_refused() from None
         return fields.apply(result, operation.shapes, flt)
 
     @contextmanager
@@ -163,15 +173,24 @@ class Runner:
         must tell nobody (no outbox event is written for them)."""
         written = 0
         with self.db.transaction(write=write) as conn:
-            caller = ANONYMOUS if user_id is None else load_caller(conn, user_id)
-            ctx = self._context(conn, caller, now or self.clock(), remote_ip,
-                                fields or FieldFilter(), write, with_catalog=False)
-            ctx.events.enabled = events
+            ctx = self.context_on(conn, user_id, write, remote_ip, now, fields, events)
             yield ctx
             if write:
                 written = ctx.events.write(conn, ctx.caller.id, ctx.now)
         if written:
             self._events_written()
+
+    def context_on(self, conn, user_id=None, write=False, remote_ip="127.0.0.1", now=None,
+                   fields=None, events=True):
+        """A Context as `context` makes it, on `conn`, a transaction the
+        caller opened and ends (one run again when it met a concurrent one:
+        Database.attempts). The events it notes are the caller's to write
+        (ctx.events.write) before the commit."""
+        caller = ANONYMOUS if user_id is None else load_caller(conn, user_id)
+        ctx = self._context(conn, caller, now or self.clock(), remote_ip,
+                            fields or FieldFilter(), write, with_catalog=False)
+        ctx.events.enabled = events
+        return ctx
 
     def _context(self, conn, caller, now, remote_ip, flt, writes, with_catalog=True,
                  generation=None):
@@ -192,25 +211,30 @@ class Runner:
         given as an account id (or None with no creds: anonymous) is loaded
         in it. Errors: as `run`, and _UseDue when a read call's API key or
         token use is to be recorded first."""
+        # The whole call again when its transaction met a concurrent one it
+        # cannot be ordered with (PostgreSQL; see Database.attempts).
+        given = caller
         written = 0
-        with self.db.transaction(write=operation.writes) as conn:
-            caller = self._identify(conn, caller, creds, remote_ip, forgiving, use_recorded,
-                                    may_write=operation.writes)
-            # The call's time is read once its transaction holds the write
-            # lock (as the reference reads it inside its transaction): writes
-            # waiting for one another are then stamped in the order they are
-            # stored, so history and last_change_time never run backwards.
-            # Login checks the password on a connection of its own, which
-            # records the outcome; this transaction must not have read
-            # anything before (its snapshot would then be too old to write
-            # the token), so that call keeps no copies.
-            ctx = self._context(conn, caller, now or self.clock(), remote_ip, flt,
-                                operation.writes, with_catalog=operation.login != SELF)
-            result = self._service(ctx, operation, params)
-            if operation.writes:
-                # The call's events, in its own transaction: committed with
-                # the change or rolled back with it.
-                written = ctx.events.write(conn, ctx.caller.id, ctx.now)
+        for attempt in self.db.attempts(write=operation.writes):
+            with attempt as conn:
+                caller = self._identify(conn, given, creds, remote_ip, forgiving, use_recorded,
+                                        may_write=operation.writes)
+                # The call's time is read once its transaction holds the write
+                # lock (as the reference reads it inside its transaction):
+                # writes waiting for one another are then stamped in the order
+                # they are stored, so history and last_change_time never run
+                # backwards. Login checks the password on a connection of its
+                # own, which records the outcome; this transaction must not
+                # have read anything before (its snapshot would then be too
+                # old to write the token), so that call keeps no copies.
+                ctx = self._context(conn, caller, now or self.clock(), remote_ip, flt,
+                                    operation.writes, with_catalog=operation.login != SELF)
+                result = self._service(ctx, operation, params)
+                written = 0
+                if operation.writes:
+                    # The call's events, in its own transaction: committed
+                    # with the change or rolled back with it.
+                    written = ctx.events.write(conn, ctx.caller.id, ctx.now)
         if written:
             self._events_written()
         return result
@@ -240,8 +264,7 @@ class Runner:
             caller = load_caller(conn, caller)
         return caller
 
-    @staticmethod
-    def _service(ctx, operation, params):
+    def _service(self, ctx, operation, params):
         """The service's result for `params` in `ctx`, after the login rule."""
         if not ctx.caller.is_logged_in:
             if operation.login == REQUIRED or (operation.login not in (EXEMPT, SELF)
@@ -255,16 +278,26 @@ class Runner:
             # call's work is rolled back and the caller told, as by Params.
             raise errors.ServiceError(errors.NUMBER_TOO_LARGE,
                                       "A number in the request is too large.") from None
-        except (sqlite3.OperationalError, sqlite3.DataError) as exc:
-            # A request so large or complex that SQLite refuses the
-            # statement it makes (more values than one statement takes,
-            # an expression too deep ...): the caller's doing, so a user
-            # error; any other database failure stays internal.
-            if not str(exc).startswith(_SQL_SIZE_LIMITS):
+        except errors.ServiceError:
+            raise
+        except Exception as exc:
+            # A request so large or complex that the database refuses the
+            # statement it makes (more values than one statement takes, an
+            # expression too deep ...): the caller's doing, so a user error;
+            # any other database failure stays internal.
+            if not self.db.statement_too_large(exc):
                 raise
             raise errors.ServiceError(errors.USER_ERROR, "The request names too many values, "
                                       "or is too complex, for the database to answer; "
                                       "split it into smaller requests.") from None
+
+
+def _text_refused():
+    """The answer to a request holding a text the database cannot keep
+    (PostgreSQL: the NUL character), whether to store or to look for."""
+    return errors.ServiceError(errors.USER_ERROR, "A text in the request holds the NUL "
+                               "character (\\u0000), which this database cannot keep; "
+                               "leave it out.")
 
 
 def _field_filter(params):

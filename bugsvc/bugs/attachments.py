@@ -291,10 +291,10 @@ def insert(ctx, bug_id, fields, data):
     attachment_id = ctx.conn.execute(
         "INSERT INTO attachments (bug_id, creator_id, created_at, last_change_time, summary,"
         " file_name, content_type, is_patch, is_obsolete, is_private, size)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?) RETURNING id",
         (bug_id, ctx.caller.id, stamp, stamp, fields["summary"], fields["file_name"],
          fields["content_type"], int(fields["is_patch"]), int(fields["is_private"]),
-         len(data))).lastrowid
+         len(data))).fetchone()[0]
     ctx.conn.execute("INSERT INTO attachment_data (attachment_id, data) VALUES (?, ?)",
                      (attachment_id, data))
     return load(ctx.conn, [attachment_id])[attachment_id]
@@ -369,9 +369,10 @@ def save_flags(ctx, bug_id, attachment_id, old, new):
             flag["created_at"] = flag["modified_at"] = stamp
             flag["id"] = conn.execute(
                 "INSERT INTO flags (type_id, status, bug_id, attachment_id, setter_id,"
-                " requestee_id, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                " requestee_id, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                " RETURNING id",
                 (flag["type_id"], flag["status"], bug_id, attachment_id, flag["setter_id"],
-                 flag["requestee_id"], stamp, stamp)).lastrowid
+                 flag["requestee_id"], stamp, stamp)).fetchone()[0]
             continue
         before = previous[flag["id"]]
         if any(before[key] != flag[key] for key in ("status", "setter_id", "requestee_id")):

@@ -41,10 +41,10 @@ def insert(conn, bug_id, author_id, body, when, is_private=False, work_time=0.0,
                          (bug_id,)).fetchone()[0]
     cur = conn.execute(
         "INSERT INTO comments (bug_id, count, author_id, created_at, body, is_private, work_time,"
-        " kind, extra, attachment_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " kind, extra, attachment_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (bug_id, count, author_id, dates.to_db(when), body, 1 if is_private else 0, work_time or 0,
          kind, extra, attachment_id))
-    return cur.lastrowid
+    return cur.fetchone()[0]
 
 
 def add(ctx, bug_id, body, is_private=False, work_time=0.0, kind=PLAIN, extra=None,

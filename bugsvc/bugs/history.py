@@ -125,13 +125,13 @@ def visible_rows_sql(ctx, row="a"):
         parts.append(f"{row}.field NOT IN ({', '.join('?' for _ in TIME_FIELDS)})")
         args += list(TIME_FIELDS)
     id_fields = bug_id_fields(ctx)
-    # The ids of a change, as a JSON array: values are ids joined by ", ".
-    ids = (f"'[' || {row}.removed || CASE WHEN {row}.removed <> '' AND {row}.added <> ''"
-           f" THEN ', ' ELSE '' END || {row}.added || ']'")
+    # The ids of a change: values are ids joined by ", ".
+    ids = (f"{row}.removed || CASE WHEN {row}.removed <> '' AND {row}.added <> ''"
+           f" THEN ', ' ELSE '' END || {row}.added")
     visible, visible_args = access.bug_visibility_sql(ctx, "hb")
     parts.append(f"({row}.field NOT IN ({', '.join('?' for _ in id_fields)}) OR EXISTS"
-                 f" (SELECT 1 FROM json_each(CASE WHEN json_valid({ids}) THEN {ids} ELSE '[]'"
-                 f" END) hj JOIN bugs hb ON hb.id = hj.value WHERE {visible}))")
+                 f" (SELECT 1 FROM {ctx.conn.dialect.numbers_in(ids, 'hj')}"
+                 f" JOIN bugs hb ON hb.id = hj.value WHERE {visible}))")
     args += list(id_fields) + visible_args
     return "(" + " AND ".join(parts) + ")", args
 

@@ -268,14 +268,18 @@ class _Parser:
         return True
 
     def _default_word(self, word, clause):
+        # The summary first: the engines test an OR's terms in order and stop
+        # at the first that holds, and most bugs a word finds have it there
+        # (the product's and component's names each take a lookup).
         lowered = word.lower()
+        clause.add(Condition("short_desc", "substring", word))
         if len(word) > 2 and lowered not in _PRODUCT_EXCEPTIONS:
             clause.add(Condition("product", "substring", word))
         if len(word) > 2 and lowered not in _COMPONENT_EXCEPTIONS:
             clause.add(Condition("component", "substring", word))
         if lowered in self._keyword_names():
             clause.add(Condition("keywords", "substring", word))
-        for field in ("alias", "short_desc", "status_whiteboard"):
+        for field in ("alias", "status_whiteboard"):
             clause.add(Condition(field, "substring", word))
 
     def _keyword_names(self):

@@ -74,7 +74,7 @@ def load(conn, bug_id):
     values["estimated_time"] = float(values["estimated_time"] or 0)
     values["remaining_time"] = float(values["remaining_time"] or 0)
     record = BugRecord(id=bug_id, **values)
-    record.aliases = _column(conn, "SELECT alias FROM bug_aliases WHERE bug_id = ? ORDER BY rowid",
+    record.aliases = _column(conn, "SELECT alias FROM bug_aliases WHERE bug_id = ? ORDER BY id",
                              bug_id)
     record.cc = _column(conn, "SELECT user_id FROM bug_cc WHERE bug_id = ? ORDER BY user_id",
                         bug_id)
@@ -90,7 +90,7 @@ def load(conn, bug_id):
                               bug_id)
     for name, value in conn.execute(
             "SELECT f.name, v.value FROM bug_custom_values v JOIN fields f ON f.id = v.field_id"
-            " WHERE v.bug_id = ? ORDER BY f.name, v.rowid", (bug_id,)):
+            " WHERE v.bug_id = ? ORDER BY f.name, v.id", (bug_id,)):
         record.custom.setdefault(name, []).append(value)
     record.flags = [dict(row) for row in conn.execute(
         "SELECT id, type_id, status, setter_id, requestee_id, created_at, modified_at FROM flags"

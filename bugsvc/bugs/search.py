@@ -12,7 +12,7 @@ quicksearch; all of them are ANDed.
 import re
 from dataclasses import dataclass
 
-from ..store.db import RegexpTooSlow, regexp_budget
+from ..store.db import RegexpInvalid, RegexpTooSlow, StatementTooSlow, regexp_budget
 from ..errors import (ServiceError, BUGLIST_PARAMETERS_REQUIRED, OBJECT_NOT_SPECIFIED,
                       PARAM_MUST_BE_NUMERIC, USER_ERROR)
 from ..api.params import Params, as_bool
@@ -123,6 +123,12 @@ def find(ctx, params, count_only=False):
     except RegexpTooSlow as slow:
         raise ServiceError(USER_ERROR, f"The regular expression '{slow.pattern}' takes too "
                                        "long to match; make it simpler.") from None
+    except StatementTooSlow:
+        raise ServiceError(USER_ERROR, "The search takes too long to answer; make it simpler "
+                                       "(fewer words or criteria).") from None
+    except RegexpInvalid as invalid:
+        raise ServiceError(USER_ERROR, f"The regular expression '{invalid.pattern}' is not "
+                                       "valid or too complex.") from None
     if count_only:
         return rows[0][0]
     return [row[0] for row in rows]
@@ -382,7 +388,11 @@ def _order(compiler, text):
             sql = _order_sql(compiler, name)
             if sql is None:
                 continue
-            parts.extend(f"{column.strip()} {direction}" for column in _split_columns(sql))
+            # Bugs without the value first (last when descending), as SQLite
+            # sorts NULL, on every engine.
+            nulls = "NULLS LAST" if direction == "DESC" else "NULLS FIRST"
+            parts.extend(f"{column.strip()} {direction} {nulls}"
+                         for column in _split_columns(sql))
     parts.append("b.id ASC")
     return ", ".join(parts)
 

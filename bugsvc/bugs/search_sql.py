@@ -121,13 +121,13 @@ FIELDS = {
                 " FROM comments pc WHERE pc.bug_id = b.id)", timetracking=True),
     "longdescs.count": FieldDef(NUMBER, "(SELECT COUNT(*) FROM comments lc WHERE lc.bug_id = b.id"
                                         "{private_lc})"),
-    # SQLite's julianday: the one dialect-specific spelling of the search.
-    "days_elapsed": FieldDef(NUMBER, "CAST(julianday(?) - julianday(b.last_change_time)"
-                                     " AS INTEGER)", needs=("now",)),
+    # Day counts are spelled by the dialect ({days:...} is the later time's
+    # placeholder and the earlier time's SQL).
+    "days_elapsed": FieldDef(NUMBER, "{days:b.last_change_time}", needs=("now",)),
     "owner_idle_time": FieldDef(
-        NUMBER, "CAST(julianday(?) - julianday(COALESCE((SELECT MAX(oa.changed_at) FROM"
-                " bug_activity oa WHERE oa.bug_id = b.id AND oa.who = b.assigned_to"
-                " AND {history_oa}), b.creation_time)) AS INTEGER)", needs=("now", "history")),
+        NUMBER, "{days:COALESCE((SELECT MAX(oa.changed_at) FROM bug_activity oa"
+                " WHERE oa.bug_id = b.id AND oa.who = b.assigned_to AND {history_oa}),"
+                " b.creation_time)}", needs=("now", "history")),
     "last_visit_ts": FieldDef(DATE_KIND, "(SELECT lv.last_visit_ts FROM bug_user_last_visit lv"
                                          " WHERE lv.bug_id = b.id AND lv.user_id = ?)",
                               needs=("caller",)),
@@ -154,7 +154,7 @@ FIELDS = {
     "attachments.isobsolete": FieldDef(NUMBER, "att.is_obsolete", source="attachments"),
     "attachments.isprivate": FieldDef(NUMBER, "att.is_private", source="attachments"),
     "attachments.submitter": _user("att.creator_id", source="attachments"),
-    "attach_data.thedata": FieldDef(TEXT, "CAST(adt.data AS TEXT)", source="attach_data"),
+    "attach_data.thedata": FieldDef(TEXT, "{blob:adt.data}", source="attach_data"),
     "flagtypes.name": FieldDef(TEXT, "(ft.name || fl.status)", source="flags",
                                history="flagtypes.name"),
     "requestees.login_name": _user("fl.requestee_id", source="flags"),
@@ -195,6 +195,62 @@ _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
 # it calls no function and costs the same on every bug, so it may be tested
 # on bugs the caller cannot see, which lets the planner use an index for it.
 _PLAIN = re.compile(r"b\.[a-z_]+ (?:IN \(\?(?:, \?)*\)|[<>]=? \?|= \?)|1 = 0")
+
+
+# Substring conditions whose candidates the bug text index finds: field -> column.
+_TEXT_INDEXED = {"short_desc": "summary", "status_whiteboard": "whiteboard", "alias": "alias"}
+# Substring conditions whose candidates a catalogue's names find: field ->
+# (query of the matching names' ids, with {match} for the comparison; the
+# compared column; the bug ids having those names, as a query and as a
+# condition over bug alias b, with {ids}). The names are looked up first, so
+# the bugs' part says exactly which ids it wants (the planner knows how many
+# bugs those are) or is left out.
+_CATALOGUE_CANDIDATES = {
+    "product": ("SELECT p.id FROM products p WHERE {match}", "p.name",
+                "SELECT cb.id AS id FROM bugs cb WHERE cb.product_id IN ({ids})",
+                "b.product_id IN ({ids})"),
+    "component": ("SELECT co.id FROM components co WHERE {match}", "co.name",
+                  "SELECT cb.id AS id FROM bugs cb WHERE cb.component_id IN ({ids})",
+                  "b.component_id IN ({ids})"),
+    "keywords": ("SELECT k.id FROM keywords k WHERE {match}", "k.name",
+                 "SELECT bk.bug_id AS id FROM bug_keywords bk WHERE bk.keyword_id IN ({ids})",
+                 None),
+}
+# The candidates of a condition no bug can meet (a name no product has).
+NOTHING = ("", [])
+
+
+@dataclass
+class _Candidates:
+    """The candidates of a clause: those of its children (a query's (SQL,
+    args) or _Candidates), all of them (OR) or those common to all (AND)."""
+    joiner: str
+    children: list
+
+
+def _candidate_query(found):
+    """(SQL, args) of one query giving the ids of the candidates `found`:
+    those of an OR joined by UNION ALL (IN keeps each id once; a UNION would
+    first sort them all), those of an AND by INTERSECT."""
+    if not isinstance(found, _Candidates):
+        return found
+    parts = []
+    for child in found.children:
+        sql, args = _candidate_query(child)
+        if isinstance(child, _Candidates):       # never UNION and INTERSECT unbracketed
+            sql = f"SELECT id FROM ({sql}) AS candidates"
+        parts.append((sql, args))
+    joiner = " UNION ALL " if found.joiner == "OR" else " INTERSECT "
+    return (joiner.join(sql for sql, _ in parts), [arg for _, args in parts for arg in args])
+
+
+def _candidate_condition(found):
+    """(SQL, args): bug b is among the candidates `found`, given as conditions."""
+    if not isinstance(found, _Candidates):
+        return found
+    parts = [_candidate_condition(child) for child in found.children]
+    return ("(" + f" {found.joiner} ".join(sql for sql, _ in parts) + ")",
+            [arg for _, args in parts for arg in args])
 
 
 # The criteria tree ------------------------------------------------------------------
@@ -250,12 +306,12 @@ class _Exists:
 def _guarded(guard, guard_args, sql, args):
     """(SQL, args) of condition `sql` evaluated only where `guard` holds.
 
-    A CASE is the one form whose order of evaluation SQLite keeps; in an AND
-    the planner tests the terms as it likes (correlated subqueries, such as
-    most visibility rules, last of all)."""
+    A CASE is the one form whose order of evaluation SQLite and PostgreSQL
+    keep; in an AND the planner tests the terms as it likes (correlated
+    subqueries, such as most visibility rules, last of all)."""
     if not guard:
         return sql, args
-    return f"(CASE WHEN {guard} THEN {sql} ELSE 0 END)", list(guard_args) + list(args)
+    return f"(CASE WHEN {guard} THEN {sql} ELSE FALSE END)", list(guard_args) + list(args)
 
 
 # Compiling ------------------------------------------------------------------------------
@@ -265,6 +321,7 @@ class Compiler:
 
     def __init__(self, ctx):
         self.ctx = ctx
+        self.dialect = ctx.conn.dialect
         self.insider = access.is_insider(ctx)
         self.timetracker = access.is_timetracker(ctx)
         self._custom = None
@@ -278,12 +335,24 @@ class Compiler:
         The criteria are evaluated only on bugs the caller may see (they sit
         behind its visibility in a CASE); comparisons of a bug's own column
         with constants (`_PLAIN`) are also left outside, so the planner can
-        find the bugs through an index on them.
+        find the bugs through an index on them, and so are the candidates
+        of substring conditions (`candidates`): ids found through indexes,
+        a superset of the bugs the criteria select, which the criteria and
+        the visibility rule in the CASE then narrow exactly.
         """
         visible, visible_args = access.bug_visibility_sql(self.ctx)
-        plain, guarded = [], []
-        for sql, args in self._and_terms(criteria):
-            (plain if _PLAIN.fullmatch(sql) else guarded).append((sql, args))
+        plain, guarded, narrowed = [], [], []
+        for node, (sql, args) in self._and_terms(criteria):
+            if _PLAIN.fullmatch(sql):
+                plain.append((sql, args))
+                continue
+            guarded.append((sql, args))
+            found = self.candidates(node)
+            if found is NOTHING:
+                narrowed.append(("1 = 0", []))
+            elif found is not None:
+                narrowed.append(self._in_candidates(found))
+        plain += narrowed
         rest = None
         if guarded:
             rest = (" AND ".join(sql for sql, _ in guarded),
@@ -295,12 +364,87 @@ class Compiler:
                 bool(plain or guarded))
 
     def _and_terms(self, node):
-        """The compiled terms whose AND is `node`: nested AND clauses are
-        opened up, anything else is one term."""
+        """(node, compiled term) of the terms whose AND is `node`: nested AND
+        clauses are opened up, anything else is one term."""
         if isinstance(node, Clause) and node.joiner == "AND" and not node.negate:
             return [term for child in node.children for term in self._and_terms(child)]
         compiled = self.compile(node)
-        return [] if compiled is None else [compiled]
+        return [] if compiled is None else [(node, compiled)]
+
+    # Candidates ---------------------------------------------------------------------
+
+    def candidates(self, node):
+        """(SQL, args) of a query giving the ids of every bug that may meet
+        `node` (a Condition or Clause), found through indexes without
+        reading every bug: substring conditions on summaries, whiteboards
+        and aliases through the bug text index, on products, components and
+        keywords through the catalogue's names. A few more bugs may be among
+        them (the criteria are still evaluated on each), hidden ones too (the
+        visibility rule is still applied): no function is handed a hidden
+        bug's text; only the index lookup reads the index, as any index
+        lookup of a plain condition does. None when `node` has no such
+        query (a negation, an OR with a term that has none, short texts):
+        then every bug is compared, as without indexes.
+        """
+        if node.negate:
+            return None
+        if isinstance(node, Condition):
+            return self._condition_candidates(node)
+        found = []
+        for child in node.children:
+            if self.compile(child) is None:         # no criteria: not part of the clause
+                continue
+            child_found = self.candidates(child)
+            if child_found is None:
+                if node.joiner == "OR":
+                    return None
+                continue                            # an AND holds only on a child's bugs
+            if child_found is NOTHING:
+                if node.joiner != "OR":
+                    return NOTHING
+                continue
+            found.append(child_found)
+        if not found:
+            return NOTHING if node.joiner == "OR" else None
+        if len(found) == 1:
+            return found[0]
+        return _Candidates("OR" if node.joiner == "OR" else "AND", found)
+
+    def _in_candidates(self, found):
+        """(SQL, args): bug b is among the candidates `found` (see candidates):
+        in the dialect's form, one IN over a query of their ids, or their
+        conditions over bug b themselves (candidates_form)."""
+        if self.dialect.candidates_form == "query":
+            sql, args = _candidate_query(found)
+            return f"b.id IN ({sql})", args
+        return _candidate_condition(found)
+
+    def _condition_candidates(self, cond):
+        field_name, operator = cond.field, cond.operator
+        if not isinstance(field_name, str) or not isinstance(operator, str):
+            return None
+        if operator.strip() not in ("substring", "substr", "casesubstring"):
+            return None
+        if _is_empty(cond.value):
+            return None
+        name = ALIASES.get(field_name.strip(), field_name.strip())
+        text = _one_text(cond.value)
+        match = self.dialect.contains
+        if name in _TEXT_INDEXED:
+            return self.dialect.text_candidates(_TEXT_INDEXED[name], text)
+        if name in _CATALOGUE_CANDIDATES:
+            names_sql, column, bugs_query, bugs_condition = _CATALOGUE_CANDIDATES[name]
+            ids = [row[0] for row in self.ctx.conn.execute(
+                names_sql.format(match=match(f"lower({column})", "lower(?)")), [text])]
+            if not ids:
+                return NOTHING
+            query = bugs_query.format(ids=placeholders(ids))
+            if self.dialect.candidates_form == "query":
+                return query, ids
+            if bugs_condition is not None:
+                return bugs_condition.format(ids=placeholders(ids)), ids
+            return self.dialect.among_ids("b.id", query), ids
+        return None
 
     # Fields -----------------------------------------------------------------------
 
@@ -332,7 +476,7 @@ class Compiler:
         field_id, field_type = self.custom_fields()[name]
         kind = {INTEGER: NUMBER, BUG_ID: NUMBER, DATETIME: DATE_KIND, DATE: DATE_KIND}.get(
             field_type, TEXT)
-        expr = "CAST(cv.value AS INTEGER)" if kind == NUMBER else "cv.value"
+        expr = self.dialect.whole_number("cv.value") if kind == NUMBER else "cv.value"
         return FieldDef(kind, expr, source=f"custom:{field_id}", history=name,
                         words_exact=field_type == MULTI_SELECT)
 
@@ -348,7 +492,8 @@ class Compiler:
             # A Bug ID field names a bug only to those who may see it (as
             # depends_on does).
             visible, args = access.bug_visibility_sql(self.ctx, "ob")
-            return _Rows("FROM bug_custom_values cv JOIN bugs ob ON ob.id = cv.value"
+            return _Rows("FROM bug_custom_values cv JOIN bugs ob"
+                         f" ON ob.id = {self.dialect.whole_number('cv.value')}"
                          " WHERE cv.bug_id = b.id AND cv.field_id = ?", [field_id], visible, args)
         if key in ("dependson", "blocked"):
             other, this = ("depends_on", "blocked") if key == "dependson" else ("blocked",
@@ -387,6 +532,11 @@ class Compiler:
         """(SQL, args) of a field's value expression."""
         expr = definition.expr.replace("{private_lc}", "" if self.insider
                                        else " AND lc.is_private = 0")
+        dialect = self.ctx.conn.dialect
+        if expr.startswith("{days:"):
+            expr = dialect.whole_days_between("?", expr[len("{days:"):-1])
+        elif expr.startswith("{blob:"):
+            expr = dialect.blob_text(expr[len("{blob:"):-1])
         args = []
         for need in definition.needs:
             if need == "now":
@@ -537,7 +687,9 @@ class Compiler:
         `operator`; None when nothing is left to compare."""
         kind = definition.kind
         if operator == "isnotempty":
-            empty = {NUMBER: "0", SELECT: "'---'"}.get(kind, "''")
+            if kind == NUMBER:
+                return f"({expr} IS NOT NULL AND {expr} <> 0)", []
+            empty = "'---'" if kind == SELECT else "''"
             return f"({expr} IS NOT NULL AND {expr} <> '' AND {expr} <> {empty})", []
         if operator in ("equals", "anyexact"):
             values = _exact_values(value) if operator == "anyexact" else [_one_text(value)]
@@ -546,13 +698,15 @@ class Compiler:
             else:
                 values = [v for v in values if v != ""]
             return self._exact(definition, expr, values, name) if values else None
+        # Text operators on a number read its decimal text, as SQLite does.
+        text_expr = self.dialect.as_text(expr) if kind == NUMBER else expr
         if operator in ("substring", "casesubstring"):
             text = _one_text(value)
             if operator == "casesubstring":
-                return f"instr({expr}, ?) > 0", [text]
-            return f"instr(lower({expr}), lower(?)) > 0", [text]
+                return self.dialect.contains(text_expr, "?"), [text]
+            return self.dialect.contains(f"lower({text_expr})", "lower(?)"), [text]
         if operator == "regexp":
-            return f"{expr} REGEXP ?", [_checked_regexp(_one_text(value))]
+            return self.dialect.regexp(text_expr, _checked_regexp(_one_text(value)))
         if operator in _COMPARE:
             return self._ordering(kind, expr, _COMPARE[operator], _one_text(value))
         words = _words(value)
@@ -563,11 +717,13 @@ class Compiler:
         parts, args = [], []
         for word in words:
             if operator in ("anywordssubstr", "allwordssubstr"):
-                parts.append(f"instr(lower({expr}), lower(?)) > 0")
+                parts.append(self.dialect.contains(f"lower({text_expr})", "lower(?)"))
                 args.append(word)
             else:
-                parts.append(f"{expr} REGEXP ?")
-                args.append(r"(^|[^a-z0-9])" + re.escape(word) + r"($|[^a-z0-9])")
+                sql, sql_args = self.dialect.regexp(
+                    text_expr, r"(^|[^a-z0-9])" + re.escape(word) + r"($|[^a-z0-9])")
+                parts.append(sql)
+                args += sql_args
         joiner = " AND " if operator in ("allwords", "allwordssubstr") else " OR "
         return "(" + joiner.join(parts) + ")", args
 
@@ -651,8 +807,9 @@ class Compiler:
             if not value:
                 return "1 = 0", []
             column = "a.removed" if operator == "changedfrom" else "a.added"
-            row = (f"(lower({column}) = lower(?) OR instr(', ' || lower({column}) || ', ',"
-                   " ', ' || lower(?) || ', ') > 0)")
+            row = (f"(lower({column}) = lower(?) OR "
+                   + self.dialect.contains(f"', ' || lower({column}) || ', '",
+                                           "', ' || lower(?) || ', '") + ")")
             args = [value, value]
         guard, guard_args = bug_history.visible_rows_sql(self.ctx, "a")
         return _Exists(f"activity:{history}",
@@ -672,8 +829,10 @@ class Compiler:
         parts, args = [], []
         for word in words:
             match, match_args = _guarded(comments.guard, comments.guard_args,
-                                         "instr(lower(c.body), lower(?)) > 0", [word])
-            parts.append(f"(instr(lower(b.summary), lower(?)) > 0 OR EXISTS (SELECT 1"
+                                         self.dialect.contains("lower(c.body)", "lower(?)"),
+                                         [word])
+            parts.append(f"({self.dialect.contains('lower(b.summary)', 'lower(?)')}"
+                         f" OR EXISTS (SELECT 1"
                          f" {comments.from_sql} AND {match}))")
             args.extend([word] + match_args)
         sql = "(" + " AND ".join(parts) + ")"

@@ -20,7 +20,7 @@ def insert(ctx, record):
     columns = [name for name in COLUMNS]
     row = [_column_value(record, name) for name in columns]
     bug_id = conn.execute(f"INSERT INTO bugs ({', '.join(columns)}) VALUES"
-                          f" ({placeholders(columns)})", row).lastrowid
+                          f" ({placeholders(columns)}) RETURNING id", row).fetchone()[0]
     record.id = bug_id
     for alias in record.aliases:
         conn.execute("INSERT INTO bug_aliases (alias, bug_id) VALUES (?, ?)", (alias, bug_id))
@@ -215,9 +215,10 @@ def _save_flags(ctx, old, new, when, changes):
             flag["created_at"] = flag["modified_at"] = stamp
             flag["id"] = conn.execute(
                 "INSERT INTO flags (type_id, status, bug_id, attachment_id, setter_id,"
-                " requestee_id, created_at, modified_at) VALUES (?, ?, ?, NULL, ?, ?, ?, ?)",
+                " requestee_id, created_at, modified_at) VALUES (?, ?, ?, NULL, ?, ?, ?, ?)"
+                " RETURNING id",
                 (flag["type_id"], flag["status"], new.id, flag["setter_id"], flag["requestee_id"],
-                 stamp, stamp)).lastrowid
+                 stamp, stamp)).fetchone()[0]
             continue
         before = previous[flag["id"]]
         if any(before[key] != flag[key]

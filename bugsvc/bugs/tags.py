@@ -28,8 +28,10 @@ def add(conn, user_id, bug_id, value):
     row = conn.execute("SELECT id FROM personal_tags WHERE user_id = ? AND lower(name) = lower(?)",
                        (user_id, name)).fetchone()
     tag_id = row[0] if row else conn.execute(
-        "INSERT INTO personal_tags (user_id, name) VALUES (?, ?)", (user_id, name)).lastrowid
-    conn.execute("INSERT OR IGNORE INTO bug_tags (bug_id, tag_id) VALUES (?, ?)", (bug_id, tag_id))
+        "INSERT INTO personal_tags (user_id, name) VALUES (?, ?) RETURNING id",
+        (user_id, name)).fetchone()[0]
+    conn.execute("INSERT INTO bug_tags (bug_id, tag_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                 (bug_id, tag_id))
 
 
 def remove(conn, user_id, bug_id, value):

@@ -81,7 +81,7 @@ def update(ctx, params):
             else:
                 del changes[name]
         aliases = [row[0] for row in ctx.conn.execute(
-            "SELECT alias FROM bug_aliases WHERE bug_id = ? ORDER BY rowid", (bug_id,))]
+            "SELECT alias FROM bug_aliases WHERE bug_id = ? ORDER BY id", (bug_id,))]
         changed_at = ctx.conn.execute("SELECT last_change_time FROM bugs WHERE id = ?",
                                       (bug_id,)).fetchone()[0]
         result.append({"id": bug_id, "alias": aliases,

@@ -40,7 +40,7 @@ def _rows(conn, sql, ids, extra_args=()):
 
 
 def _list(text):
-    """A JSON array made by json_group_array, as a list."""
+    """A JSON array made by the dialect's json_list, as a list."""
     return [] if text == "[]" else orjson.loads(text)
 
 
@@ -48,7 +48,7 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
     """Bug objects for `bug_ids`, in the given order (unknown ids skipped).
 
     One query reads the bugs with everything held in other tables (each as
-    a JSON array made by SQLite), so the cost per bug is one row.
+    a JSON array made by the database), so the cost per bug is one row.
     with_update_token: add `update_token` for logged-in callers (bug get).
     """
     order = [int(bug_id) for bug_id in bug_ids]
@@ -184,68 +184,62 @@ _BUG_TABLES = (
     " JOIN users ua ON ua.id = b.assigned_to JOIN users ur ON ur.id = b.reporter"
     " LEFT JOIN users uq ON uq.id = b.qa_contact")
 
-# Fields held in other tables: (field names that want it, column). Each is a
-# JSON array, in the order the reference lists them (a subquery's ORDER BY
-# holds for the aggregate over it: SQLite never flattens such a subquery).
+# Fields held in other tables: (field names that want it, the JSON list's
+# values, source, order, column name). Each is a JSON array, in the order
+# the reference lists them.
 _LIST_COLUMNS = (
-    (("alias",), "(SELECT json_group_array(alias) FROM (SELECT alias FROM bug_aliases"
-                 " WHERE bug_id = b.id ORDER BY rowid)) AS aliases"),
-    (("keywords",), "(SELECT json_group_array(name) FROM (SELECT k.name FROM bug_keywords bk"
-                    " JOIN keywords k ON k.id = bk.keyword_id WHERE bk.bug_id = b.id"
-                    " ORDER BY lower(k.name))) AS keywords"),
-    (("cc",), "(SELECT json_group_array(json_array(id, login, real_name)) FROM (SELECT u.id,"
-              " u.login, u.real_name FROM bug_cc cc JOIN users u ON u.id = cc.user_id"
-              " WHERE cc.bug_id = b.id ORDER BY lower(u.login))) AS cc"),
-    (("groups",), "(SELECT json_group_array(name) FROM (SELECT g.name FROM bug_groups bg"
-                  " JOIN groups g ON g.id = bg.group_id WHERE bg.bug_id = b.id"
-                  " ORDER BY lower(g.name))) AS groups"),
-    (("flags",), "(SELECT json_group_array(json_array(id, type_id, name, status, setter,"
-                 " requestee, created_at, modified_at)) FROM (SELECT f.id, f.type_id, t.name,"
-                 " f.status, us.login AS setter, uq.login AS requestee, f.created_at,"
-                 " f.modified_at FROM flags f JOIN flag_types t ON t.id = f.type_id"
-                 " JOIN users us ON us.id = f.setter_id LEFT JOIN users uq"
-                 " ON uq.id = f.requestee_id WHERE f.bug_id = b.id AND f.attachment_id IS NULL"
-                 " ORDER BY t.sort_key, lower(t.name), t.id, f.id)) AS flags"),
-    (("see_also",), "(SELECT json_group_array(url) FROM (SELECT url FROM bug_see_also"
-                    " WHERE bug_id = b.id ORDER BY id)) AS see_also"),
+    (("alias",), ["alias"], "FROM bug_aliases WHERE bug_id = b.id", "id", "aliases"),
+    (("keywords",), ["k.name"], "FROM bug_keywords bk JOIN keywords k ON k.id = bk.keyword_id"
+                                " WHERE bk.bug_id = b.id", "lower(k.name)", "keywords"),
+    (("cc",), ["u.id", "u.login", "u.real_name"], "FROM bug_cc cc JOIN users u"
+                                                  " ON u.id = cc.user_id WHERE cc.bug_id = b.id",
+     "lower(u.login)", "cc"),
+    (("groups",), ["g.name"], "FROM bug_groups bg JOIN groups g ON g.id = bg.group_id"
+                              " WHERE bg.bug_id = b.id", "lower(g.name)", "groups"),
+    (("flags",), ["f.id", "f.type_id", "t.name", "f.status", "us.login", "uq.login",
+                  "f.created_at", "f.modified_at"],
+     "FROM flags f JOIN flag_types t ON t.id = f.type_id JOIN users us ON us.id = f.setter_id"
+     " LEFT JOIN users uq ON uq.id = f.requestee_id WHERE f.bug_id = b.id"
+     " AND f.attachment_id IS NULL", "t.sort_key, lower(t.name), t.id, f.id", "flags"),
+    (("see_also",), ["url"], "FROM bug_see_also WHERE bug_id = b.id", "id", "see_also"),
 )
 # Dependencies list only the bugs the caller may see ({visible} is the
 # condition on alias b2).
 _DEPENDENCY_COLUMNS = (
-    ("depends_on", "(SELECT json_group_array(id) FROM (SELECT d.depends_on AS id FROM"
-                   " dependencies d JOIN bugs b2 ON b2.id = d.depends_on WHERE d.blocked = b.id"
-                   " AND {visible} ORDER BY d.depends_on)) AS depends_on"),
-    ("blocks", "(SELECT json_group_array(id) FROM (SELECT d.blocked AS id FROM"
-               " dependencies d JOIN bugs b2 ON b2.id = d.blocked WHERE d.depends_on = b.id"
-               " AND {visible} ORDER BY d.blocked)) AS blocks"),
+    ("depends_on", ["d.depends_on"], "FROM dependencies d JOIN bugs b2 ON b2.id = d.depends_on"
+                                     " WHERE d.blocked = b.id AND {visible}", "d.depends_on"),
+    ("blocks", ["d.blocked"], "FROM dependencies d JOIN bugs b2 ON b2.id = d.blocked"
+                              " WHERE d.depends_on = b.id AND {visible}", "d.blocked"),
 )
 # The visible bugs marked duplicates of the bug ({visible}: the condition on
 # alias d).
-_DUPLICATES_COLUMN = ("(SELECT json_group_array(id) FROM (SELECT d.id FROM bugs d"
-                      " WHERE d.dupe_of = b.id AND {visible} ORDER BY d.id)) AS duplicates")
-_CUSTOM_COLUMN = ("(SELECT json_group_array(json_array(name, value)) FROM (SELECT f.name, v.value"
-                  " FROM bug_custom_values v JOIN fields f ON f.id = v.field_id"
-                  " WHERE v.bug_id = b.id ORDER BY v.rowid)) AS custom")
+_DUPLICATES_COLUMN = (["d.id"], "FROM bugs d WHERE d.dupe_of = b.id AND {visible}", "d.id")
+_CUSTOM_COLUMN = (["f.name", "v.value"], "FROM bug_custom_values v JOIN fields f"
+                                         " ON f.id = v.field_id WHERE v.bug_id = b.id", "v.id")
 
 
 def _select(ctx, wants, with_custom):
     """The SELECT (without WHERE) reading bugs with the wanted related lists,
     and its arguments."""
+    dialect = ctx.conn.dialect
     columns, args = [_BUG_COLUMNS], []
-    for names, column in _LIST_COLUMNS:
-        if any(wants(name) for name in names):
-            columns.append(column)
-    for name, column in _DEPENDENCY_COLUMNS:
+    for names, values, source, order, name in _LIST_COLUMNS:
+        if any(wants(wanted) for wanted in names):
+            columns.append(f"{dialect.json_list(values, source, order)} AS {name}")
+    for name, values, source, order in _DEPENDENCY_COLUMNS:
         if wants(name):
             condition, condition_args = access.bug_visibility_sql(ctx, "b2")
-            columns.append(column.format(visible=condition))
+            columns.append(f"{dialect.json_list(values, source.format(visible=condition), order)}"
+                           f" AS {name}")
             args += condition_args
     if wants("duplicates"):
         condition, condition_args = access.bug_visibility_sql(ctx, "d")
-        columns.append(_DUPLICATES_COLUMN.format(visible=condition))
+        values, source, order = _DUPLICATES_COLUMN
+        columns.append(f"{dialect.json_list(values, source.format(visible=condition), order)}"
+                       " AS duplicates")
         args += condition_args
     if with_custom:
-        columns.append(_CUSTOM_COLUMN)
+        columns.append(f"{dialect.json_list(*_CUSTOM_COLUMN)} AS custom")
     return ", ".join(columns) + _BUG_TABLES, args
 
 

@@ -150,9 +150,11 @@ def create_value(ctx, params, kind):
     sort_key = check_sort_key(p)
     is_active = p.bool("is_active", True)
     cur = ctx.conn.execute(f"INSERT INTO {kind.table} (product_id, name, sort_key, is_active)"
-                           " VALUES (?, ?, ?, ?)", (product["id"], name, sort_key, int(is_active)))
-    audit.record(ctx, kind.audit_class, cur.lastrowid)
-    return {"id": cur.lastrowid}
+                           " VALUES (?, ?, ?, ?) RETURNING id",
+                           (product["id"], name, sort_key, int(is_active)))
+    new_id = cur.fetchone()[0]
+    audit.record(ctx, kind.audit_class, new_id)
+    return {"id": new_id}
 
 
 def update_value(ctx, params, kind):

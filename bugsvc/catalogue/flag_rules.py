@@ -168,8 +168,8 @@ def retarget_flags(conn, type_id):
     delete the flag when there is none (as the reference does)."""
     rows = conn.execute(
         "SELECT f.id, f.status, f.bug_id, f.attachment_id, f.setter_id, b.product_id,"
-        " b.component_id FROM flags f JOIN bugs b ON b.id = f.bug_id WHERE f.type_id = ?",
-        (type_id,)).fetchall()
+        " b.component_id FROM flags f JOIN bugs b ON b.id = f.bug_id WHERE f.type_id = ?"
+        " ORDER BY f.id", (type_id,)).fetchall()
     if not rows:
         return
     flag_type = load_types(conn, [type_id])[0]

@@ -1,7 +1,7 @@
 """Command line: serve, print an API key, read or change parameters, forget
-failed sign-ins, back up, deliver mail and webhook calls, import a Bugzilla.
-`bugsvc.py` (and the `bugsvc` console command) pass argv and the environment
-in; nothing else reads them.
+failed sign-ins, back up, convert to another database engine, deliver mail
+and webhook calls, import a Bugzilla. `bugsvc.py` (and the `bugsvc` console
+command) pass argv and the environment in; nothing else reads them.
 
 options.py: the commands' options and the Config they make. commands.py:
 the operator's commands. Serving itself is bugsvc/serving/server.py.
@@ -13,7 +13,8 @@ import sys
 from ..serving import startup
 from ..serving.server import serve
 from ..store.db import SchemaError
-from .commands import (create_api_key, deliver, make_backup, manage_parameters,
+from .commands import (convert_database, create_api_key, deliver, make_backup,
+                       manage_parameters,
                        reset_failed_logins)
 from .importing import import_bugzilla
 from .options import UsageError, build_parser, make_config
@@ -41,6 +42,8 @@ def main(argv, environ, out=None, err=None):
             return reset_failed_logins(config, args.subjects, out, err)
         if args.command == "backup":
             return make_backup(config, args.path, out, err)
+        if args.command == "convert-db":
+            return convert_database(config, args.to, out, err)
         if args.command == "import":
             return import_bugzilla(config, args, environ, out, err)
         if args.command == "deliver":

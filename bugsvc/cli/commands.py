@@ -1,7 +1,7 @@
 """The operator's commands on an existing database, also while the server
 runs: print a new API key, read or change parameters, forget failed
-sign-ins, take a backup, deliver bug mail and webhook calls. None creates a
-database."""
+sign-ins, take a backup, deliver bug mail and webhook calls; and copying it
+to another engine. None creates the database it works on."""
 
 import ipaddress
 import signal
@@ -17,7 +17,9 @@ from ..errors import ServiceError
 from ..serving import startup
 from ..serving.server import prepare_database
 from ..services import instance
-from ..store import audit, backup
+from ..store import audit, backup, convert
+from ..store.db import is_postgresql
+from ..store.postgres import display_url
 
 
 def create_api_key(config, email, description, out=sys.stdout, err=sys.stderr):
@@ -129,8 +131,15 @@ class _NothingChanged(Exception):
 
 def make_backup(config, path, out=sys.stdout, err=sys.stderr):
     """Copy the database to `path` (bugsvc.store.backup). Returns the exit status:
-    0, or 1 when no backup was made (the reason is printed on `err`).
+    0, or 1 when no backup was made (the reason is printed on `err`), or 2 for
+    a PostgreSQL database (pg_dump backs those up; the message says how).
     Errors: StartError when there is no database at config.db_path."""
+    if is_postgresql(config.db_path):
+        print(f"bugsvc: no backup made: {display_url(config.db_path)} is a PostgreSQL database, "
+              "which PostgreSQL's own tools back up while the server runs: pg_dump "
+              "--format=custom --file=bugsvc.dump '<the same URL>' (pg_restore puts it back; "
+              "see the README, Backups).", file=err)
+        return 2
     startup.require_database(config.db_path)
     try:
         result = backup.backup(config.db_path, path)
@@ -139,6 +148,29 @@ def make_backup(config, path, out=sys.stdout, err=sys.stderr):
         return 1
     print(f"Backed up {config.db_path} to {result.path}: {result.size} bytes, schema version "
           f"{result.schema_version}, {result.bugs} bugs.", file=out, flush=True)
+    return 0
+
+
+def convert_database(config, target, out=sys.stdout, err=sys.stderr):
+    """Copy the whole database (config.db_path) into the new, empty database
+    `target` (bugsvc.store.convert), showing progress on `err`.
+
+    Returns the exit status: 0 when the copy is made and verified; 1 when
+    it is refused or fails (the reason is printed on `err`; the target is
+    left as it was). Errors: StartError when there is no database at
+    config.db_path, or the target's directory does not exist.
+    """
+    startup.require_database(config.db_path)
+    if not is_postgresql(target):
+        startup.check_database(target, must_exist=False)
+    try:
+        result = convert.convert(config.db_path, target, convert.Progress(err))
+    except convert.ConvertError as exc:
+        print(f"bugsvc: not converted: {exc}", file=err)
+        return 1
+    print(f"Converted {display_url(str(config.db_path))} to {display_url(str(target))}: "
+          f"{result.rows} rows in {len(result.tables)} tables, schema version "
+          f"{result.schema_version}, row counts and checksums verified.", file=out, flush=True)
     return 0
 
 
@@ -171,8 +203,8 @@ def deliver(config, once=False, out=sys.stdout, err=sys.stderr):
                 done = deliverer.run_until_idle()
                 print(f"Delivered what was due ({done} steps).", file=out, flush=True)
                 return 0
-            print(f"bugsvc delivering bug mail and webhook calls from {config.db_path} "
-                  "(Ctrl-C stops)", file=out, flush=True)
+            print("bugsvc delivering bug mail and webhook calls from "
+                  f"{display_url(str(config.db_path))} (Ctrl-C stops)", file=out, flush=True)
             threads = deliverer.start(config.delivery_threads)
             try:
                 while not stopping.wait(1):

@@ -43,7 +43,9 @@ def _add_listen_options(parser, inherited):
 
 def _add_database_option(parser, inherited):
     parser.add_argument("--db", default=_inherited(inherited),
-                        help=f"SQLite database file (env BUGSVC_DB, default ./{DEFAULT_DB})")
+                        help="the database: an SQLite file, or a PostgreSQL database as "
+                             "postgresql://user:password@host:port/name (env BUGSVC_DB, "
+                             f"default ./{DEFAULT_DB})")
 
 
 def _add_admin_options(parser, inherited):
@@ -125,6 +127,13 @@ def build_parser():
                                "(a consistent online copy; see README, Backups)")
     copy.add_argument("path", metavar="PATH", help="the backup file (replaced if it exists)")
     _add_database_option(copy, inherited=True)
+    convert = commands.add_parser(
+        "convert-db", help="copy the whole database (--db) into a new, empty one on another "
+        "engine, e.g. --to postgresql://user:password@host/bugsvc, or back to an SQLite file; "
+        "every table is verified before it says done (see README, PostgreSQL)")
+    convert.add_argument("--to", required=True, metavar="TARGET",
+                         help="the new database: a postgresql:// URL or an SQLite file's path")
+    _add_database_option(convert, inherited=True)
     deliver = commands.add_parser("deliver", help="deliver bug mail and webhook calls until "
                                   "stopped (beside servers started with --deliver no, or as "
                                   "many as wanted: each message goes out once)")

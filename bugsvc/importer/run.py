@@ -37,7 +37,8 @@ from ..accounts import auth
 from ..accounts.auth import ScryptCost
 from ..config import DEFAULT_ADMIN_EMAIL
 from ..store import install
-from ..store.db import Database, SchemaError
+from ..store.convert import convert
+from ..store.db import Database, SchemaError, is_postgresql
 from . import catalogue, forms, state, writer
 from .client import Client, SourceError, rest_base
 from .progress import Progress
@@ -120,6 +121,16 @@ def _scratch_copy(db_path, scratch):
     """A copy of the target to write a dry run into (a new database when
     there is none yet)."""
     path = os.path.join(scratch, "dry-run.sqlite")
+    if db_path and is_postgresql(db_path):
+        # A PostgreSQL target is copied into the scratch file as convert-db does.
+        probe = Database(db_path)
+        try:
+            installed = probe.version() > 0
+        finally:
+            probe.close()
+        if installed:
+            convert(db_path, path)
+        return path
     if db_path and os.path.exists(db_path) and os.path.getsize(db_path) > 0:
         source = sqlite3.connect(db_path)
         copy = sqlite3.connect(path)
@@ -135,7 +146,7 @@ def _open_target(db_path, options, out):
     """The target Database, made when new; (db, created).
     Errors: ImportRefused for a database another tracker's data fills."""
     parent = Path(db_path).resolve().parent
-    if not parent.is_dir():
+    if not is_postgresql(db_path) and not parent.is_dir():
         raise ImportRefused(f"the directory of {db_path} does not exist")
     db = Database(db_path)
     try:

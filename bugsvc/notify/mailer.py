@@ -1,6 +1,8 @@
 """How mail leaves, by the parameter mail_delivery_method: SMTP (stdlib
 smtplib), Test (every mail appended to `mailer.testfile` beside the
-database, for trying things out and for teaching) or None (nothing is sent).
+database file, or in the working directory of the process when the database
+is PostgreSQL's, for trying things out and for teaching) or None (nothing is
+sent).
 
 SMTP: `smtpserver` is host[:port]; with smtp_ssl on the connection is TLS
 from the start (port 465 unless given), else plain (port 25 unless given).
@@ -15,6 +17,8 @@ import socket
 import ssl
 import threading
 from pathlib import Path
+
+from ..store.db import is_postgresql
 
 SMTP_TIMEOUT = 30
 TEST_FILE = "mailer.testfile"
@@ -31,7 +35,11 @@ class MailFailure(Exception):
 
 
 def test_file(config):
-    """Where the Test method writes: mailer.testfile beside the database."""
+    """Where the Test method writes: mailer.testfile beside the SQLite
+    file, or in the process's working directory (a PostgreSQL database is
+    no file of this host)."""
+    if is_postgresql(config.db_path):
+        return Path.cwd() / TEST_FILE
     return Path(config.db_path).resolve().parent / TEST_FILE
 
 

@@ -125,7 +125,8 @@ class Deliverer:
                     self._wake.wait(self.poll_seconds)
                     self._wake.clear()
         finally:
-            self.db.close()
+            # This thread's own connection; the process's pool serves on.
+            self.db.close_connection()
 
     def start(self, threads=2):
         """Run `threads` delivery threads (daemons); returns a handle whose
@@ -142,15 +143,36 @@ class Deliverer:
                             " LIMIT 1").fetchone() is None:
                 return 0
         now = self.clock()
-        with self.runner.context(write=True, now=now, events=False) as ctx:
-            outbox.hold_expansion(ctx.conn, self.owner())
+
+        def expand_batch(ctx):
+            if not outbox.hold_expansion(ctx.conn, self.owner()):
+                return []                  # another worker is expanding them
             rows = outbox.events_to_expand(ctx.conn, EXPAND_BATCH)
             for row in rows:
                 recipients.expand(ctx, row)
                 outbox.mark_expanded(ctx.conn, row["id"], now)
+            return rows
+        rows = self._write(expand_batch, now)
         if rows:
             self._wake.set()
         return len(rows)
+
+    def _write(self, work, now):
+        """work(ctx) in a write transaction of its own, run again from the
+        start when it met a concurrent one (PostgreSQL). Returns its result."""
+        for attempt in self.db.attempts(write=True):
+            with attempt as conn:
+                result = work(self.runner.context_on(conn, write=True, now=now, events=False))
+        return result
+
+    def _queue(self, work):
+        """work(conn) in a queue transaction (claiming or settling leased
+        messages: Database.transaction(queue=True)), run again when it met
+        a concurrent one. Returns its result."""
+        for attempt in self.db.attempts(write=True, queue=True):
+            with attempt as conn:
+                result = work(conn)
+        return result
 
     # Mail ---------------------------------------------------------------------------------
 
@@ -163,8 +185,7 @@ class Deliverer:
 
     def _lease(self, take, limit):
         now = self.clock()
-        with self.db.transaction(write=True) as conn:
-            return take(conn, self.owner(), now, now + self.lease, limit)
+        return self._queue(lambda conn: take(conn, self.owner(), now, now + self.lease, limit))
 
     def send_mail(self):
         """Send a batch of due mail over one connection. Returns how many
@@ -211,8 +232,7 @@ class Deliverer:
         kind = row["kind"]
         now = self.clock()
         if kind in account_mail.RENDERERS:
-            with self.runner.context(write=True, now=now, events=False) as ctx:
-                return account_mail.RENDERERS[kind](ctx, row)
+            return self._write(lambda ctx: account_mail.RENDERERS[kind](ctx, row), now)
         with self.db.transaction() as conn:
             event = outbox.event(conn, row["event_id"])
             exists = row["user_id"] is None or conn.execute(
@@ -282,22 +302,24 @@ class Deliverer:
                 self._webhook_failed(row, webhook, str(failure),
                                      retry_after=failure.retry_after)
         else:
-            with self.db.transaction(write=True) as conn:
+            def settle(conn):
                 if outbox.finish(conn, row["id"], self.owner(), outbox.SENT, self.clock()):
                     conn.execute("UPDATE webhooks SET last_attempt_at = ?, last_success_at = ?,"
                                  " last_error = '' WHERE id = ?",
                                  (outbox.stamp(now), outbox.stamp(now), webhook["id"]))
+            self._queue(settle)
 
     def _webhook_failed(self, row, webhook, error, permanent=False, retry_after=None,
                         reason=None):
         parked = self._failed(row, error, self.webhook_delays, permanent, retry_after)
         now = self.clock()
-        with self.runner.context(write=True, now=now, events=False) as ctx:
+        reason = reason or "its calls kept failing"
+
+        def record(ctx):
             ctx.conn.execute("UPDATE webhooks SET last_attempt_at = ?, last_error = ?"
                              " WHERE id = ?", (outbox.stamp(now), error[:1000], webhook["id"]))
             if not parked:
                 return
-            reason = reason or "its calls kept failing"
             disabled = ctx.conn.execute(
                 "UPDATE webhooks SET enabled = 0, disabled_reason = ? WHERE id = ?"
                 " AND enabled = 1", (reason, webhook["id"])).rowcount
@@ -307,13 +329,15 @@ class Deliverer:
                                    data={"webhook_id": webhook["id"], "name": webhook["name"],
                                          "url": webhook["url"], "reason": reason,
                                          "error": error})
-        log.warning("webhook %s disabled: %s", webhook["id"], reason)
+        self._write(record, now)
+        if parked:
+            log.warning("webhook %s disabled: %s", webhook["id"], reason)
 
     # Settling -----------------------------------------------------------------------------
 
     def _settle(self, row, state, reason=""):
-        with self.db.transaction(write=True) as conn:
-            return outbox.finish(conn, row["id"], self.owner(), state, self.clock(), reason)
+        return self._queue(lambda conn: outbox.finish(conn, row["id"], self.owner(), state,
+                                                      self.clock(), reason))
 
     def delay(self, attempt, delays, retry_after=None):
         """Seconds before attempt `attempt` + 1 (attempt: the attempts made,
@@ -332,8 +356,7 @@ class Deliverer:
             log.warning("message %s parked after %d attempts: %s", row["id"], attempt, error)
             return True
         when = self.clock() + timedelta(seconds=self.delay(attempt, delays, retry_after))
-        with self.db.transaction(write=True) as conn:
-            outbox.retry_at(conn, row["id"], self.owner(), when, error)
+        self._queue(lambda conn: outbox.retry_at(conn, row["id"], self.owner(), when, error))
         return False
 
     def _purge(self):
@@ -341,8 +364,7 @@ class Deliverer:
         if self._purged_at is not None and now - self._purged_at < PURGE_EVERY:
             return
         self._purged_at = now
-        with self.db.transaction(write=True) as conn:
-            outbox.purge(conn, now - KEEP)
+        self._queue(lambda conn: outbox.purge(conn, now - KEEP))
 
 
 class _Threads:

@@ -115,9 +115,9 @@ def create_account(ctx, params):
     check_password_rules(ctx, password)
     user_id = ctx.conn.execute(
         "INSERT INTO users (login, real_name, password_hash, disabled_text, email_enabled,"
-        " created_at) VALUES (?, ?, ?, '', 1, ?)",
+        " created_at) VALUES (?, ?, ?, '', 1, ?) RETURNING id",
         (address, (p.str("full_name") or "").strip(), ctx.auth.hash_password(password),
-         dates.to_db(ctx.now))).lastrowid
+         dates.to_db(ctx.now))).fetchone()[0]
     membership.refresh_for_user(ctx.conn, user_id)
     tokens.use(ctx.conn, row)
     audit.record(ctx, "User", user_id)

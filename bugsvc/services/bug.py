@@ -124,7 +124,7 @@ def history(ctx, params):
     for value in values:
         bug_id = visible_bug_id(ctx, value)
         aliases = [row[0] for row in ctx.conn.execute(
-            "SELECT alias FROM bug_aliases WHERE bug_id = ? ORDER BY rowid", (bug_id,))]
+            "SELECT alias FROM bug_aliases WHERE bug_id = ? ORDER BY id", (bug_id,))]
         result.append({"id": bug_id, "alias": aliases,
                        "history": bug_history(ctx, bug_id, new_since)})
     return {"bugs": result}

@@ -104,9 +104,10 @@ def create(ctx, params):
     description = (p.str("description", "") or "").strip()
     sort_key = check_sort_key(p, low=0, high=SMALLINT_MAX)
     cur = ctx.conn.execute("INSERT INTO classifications (name, description, sort_key)"
-                           " VALUES (?, ?, ?)", (name, description, sort_key))
-    audit.record(ctx, "Classification", cur.lastrowid)
-    return {"id": cur.lastrowid}
+                           " VALUES (?, ?, ?) RETURNING id", (name, description, sort_key))
+    classification_id = cur.fetchone()[0]
+    audit.record(ctx, "Classification", classification_id)
+    return {"id": classification_id}
 
 
 def update(ctx, params):

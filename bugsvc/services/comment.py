@@ -172,7 +172,7 @@ def search_tags(ctx, params):
     rows = ctx.conn.execute(
         "SELECT MIN(t.tag), COUNT(*) AS uses FROM comment_tags t"
         " JOIN comments c ON c.id = t.comment_id JOIN bugs b ON b.id = c.bug_id"
-        f" WHERE instr(lower(t.tag), lower(?)) > 0{private} AND {visible}"
+        f" WHERE {ctx.conn.dialect.contains('lower(t.tag)', 'lower(?)')}{private} AND {visible}"
         " GROUP BY lower(t.tag) ORDER BY uses DESC, lower(t.tag) LIMIT ?",
         [query] + args + [limit]).fetchall()
     return [row[0] for row in rows]

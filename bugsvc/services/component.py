@@ -121,9 +121,9 @@ def create(ctx, params):
     p.bool("create_series", False)
     cur = ctx.conn.execute(
         "INSERT INTO components (product_id, name, description, default_assignee,"
-        " default_qa_contact, is_active) VALUES (?, ?, ?, ?, ?, ?)",
+        " default_qa_contact, is_active) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
         (product["id"], name, description, assignee, qa_contact, int(p.bool("is_open", True))))
-    component_id = cur.lastrowid
+    component_id = cur.fetchone()[0]
     for user_id in cc_ids:
         ctx.conn.execute("INSERT INTO component_cc (component_id, user_id) VALUES (?, ?)",
                          (component_id, user_id))

@@ -368,12 +368,12 @@ def create(ctx, params):
     cur = ctx.conn.execute(
         "INSERT INTO fields (name, display_name, type, is_custom, is_mandatory, is_on_bug_entry,"
         " is_obsolete, sort_key, visibility_field_id, value_field_id)"
-        " VALUES (?, ?, ?, 1, ?, ?, 0, ?, ?, ?)",
+        " VALUES (?, ?, ?, 1, ?, ?, 0, ?, ?, ?) RETURNING id",
         (name, display_name, field_type, int(p.bool("is_mandatory")),
          int(p.bool("is_on_bug_entry")), sort_key,
          visibility_field["id"] if visibility_field else None,
          value_field["id"] if value_field else None))
-    field["id"] = cur.lastrowid
+    field["id"] = cur.fetchone()[0]
     ctx.conn.executemany("INSERT INTO field_visibility (field_id, value_id) VALUES (?, ?)",
                          [(field["id"], value_id) for value_id in visibility_ids])
     if is_select(field):

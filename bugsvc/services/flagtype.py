@@ -197,9 +197,10 @@ def create(ctx, params):
         exclusions = _parse_clusions(ctx, p.get("exclusions"), "exclusions")
     columns = list(values)
     cur = ctx.conn.execute(
-        f"INSERT INTO flag_types ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})",
+        f"INSERT INTO flag_types ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+        " RETURNING id",
         [int(v) if isinstance(v, bool) else v for v in values.values()])
-    type_id = cur.lastrowid
+    type_id = cur.fetchone()[0]
     _store_clusions(ctx, type_id, "flag_inclusions", inclusions)
     _store_clusions(ctx, type_id, "flag_exclusions", exclusions)
     audit.record(ctx, "FlagType", type_id)

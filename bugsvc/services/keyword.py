@@ -91,10 +91,11 @@ def create(ctx, params):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the 'description' of the "
                                                  "keyword.")
     description = _check_description(p.str("description"))
-    cur = ctx.conn.execute("INSERT INTO keywords (name, description, is_active) VALUES (?, ?, ?)",
-                           (name, description, int(p.bool("is_active", True))))
-    audit.record(ctx, "Keyword", cur.lastrowid)
-    return {"id": cur.lastrowid}
+    cur = ctx.conn.execute("INSERT INTO keywords (name, description, is_active) VALUES (?, ?, ?)"
+                           " RETURNING id", (name, description, int(p.bool("is_active", True))))
+    keyword_id = cur.fetchone()[0]
+    audit.record(ctx, "Keyword", keyword_id)
+    return {"id": keyword_id}
 
 
 def update(ctx, params):

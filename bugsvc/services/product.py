@@ -213,17 +213,17 @@ def create(ctx, params):
     p.bool("create_series", True)
     cur = ctx.conn.execute(
         "INSERT INTO products (name, classification_id, description, is_active, default_milestone,"
-        " has_unconfirmed) VALUES (?, ?, ?, ?, ?, ?)",
+        " has_unconfirmed) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
         (name, classification_id, description, int(p.bool("is_open", True)), milestone,
          int(p.bool("has_unconfirmed", True))))
-    product_id = cur.lastrowid
+    product_id = cur.fetchone()[0]
     audit.record(ctx, "Product", product_id)
-    cur = ctx.conn.execute("INSERT INTO versions (product_id, name) VALUES (?, ?)",
+    cur = ctx.conn.execute("INSERT INTO versions (product_id, name) VALUES (?, ?) RETURNING id",
                            (product_id, version))
-    audit.record(ctx, "Version", cur.lastrowid)
-    cur = ctx.conn.execute("INSERT INTO milestones (product_id, name, sort_key) VALUES (?, ?, 0)",
-                           (product_id, milestone))
-    audit.record(ctx, "Milestone", cur.lastrowid)
+    audit.record(ctx, "Version", cur.fetchone()[0])
+    cur = ctx.conn.execute("INSERT INTO milestones (product_id, name, sort_key) VALUES (?, ?, 0)"
+                           " RETURNING id", (product_id, milestone))
+    audit.record(ctx, "Milestone", cur.fetchone()[0])
     if ctx.param_is_on("makeproductgroups"):
         _create_product_group(ctx, product_id, name)
     return {"id": product_id}

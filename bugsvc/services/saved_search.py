@@ -96,10 +96,11 @@ def create(ctx, params):
         if row["query"] != query:
             audit.record(ctx, "User", ctx.caller.id, "saved_search", row["query"], query)
         return {"id": row["id"]}
-    cur = ctx.conn.execute("INSERT INTO saved_searches (user_id, name, query) VALUES (?, ?, ?)",
-                           (ctx.caller.id, name, query))
+    search_id = ctx.conn.execute("INSERT INTO saved_searches (user_id, name, query)"
+                                 " VALUES (?, ?, ?) RETURNING id",
+                                 (ctx.caller.id, name, query)).fetchone()[0]
     audit.record(ctx, "User", ctx.caller.id, "saved_search", "", name)
-    return {"id": cur.lastrowid}
+    return {"id": search_id}
 
 
 def delete(ctx, params):

@@ -225,8 +225,8 @@ def _groups_of(ctx, user_id, all_groups):
     """Group summaries ({id, name, description}) of the account's memberships,
     by name; only the groups the caller may bless unless `all_groups`."""
     rows = ctx.conn.execute(
-        "SELECT DISTINCT g.id, g.name, g.description FROM user_groups ug"
-        " JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = ? AND ug.is_bless = 0"
+        "SELECT g.id, g.name, g.description FROM groups g WHERE EXISTS (SELECT 1"
+        " FROM user_groups ug WHERE ug.group_id = g.id AND ug.user_id = ? AND ug.is_bless = 0)"
         " ORDER BY lower(g.name)", (user_id,))
     return [{"id": row["id"], "name": row["name"], "description": row["description"]}
             for row in rows if all_groups or ctx.caller.can_bless(row["id"])]
@@ -379,10 +379,10 @@ def create(ctx, params):
         check_password_rules(ctx, password)
     cur = ctx.conn.execute(
         "INSERT INTO users (login, real_name, password_hash, disabled_text, email_enabled,"
-        " created_at) VALUES (?, ?, ?, '', 1, ?)",
+        " created_at) VALUES (?, ?, ?, '', 1, ?) RETURNING id",
         (login_name, (real_name or "").strip(),
          ctx.auth.hash_password(password) if password else None, dates.to_db(ctx.now)))
-    user_id = cur.lastrowid
+    user_id = cur.fetchone()[0]
     membership.refresh_for_user(ctx.conn, user_id)
     audit.record(ctx, "User", user_id)
     return {"id": user_id}

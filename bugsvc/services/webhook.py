@@ -228,8 +228,8 @@ def create(ctx, params):
     webhook_id = ctx.conn.execute(
         "INSERT INTO webhooks (user_id, name, url, events, product_id, component_id, enabled,"
         " disabled_reason, secret, created_at, last_error) VALUES (?, ?, ?, ?, ?, ?, 1, '', ?,"
-        " ?, '')", (ctx.caller.id, name, url, events, product_id, component_id, secret,
-                    dates.to_db(ctx.now))).lastrowid
+        " ?, '') RETURNING id", (ctx.caller.id, name, url, events, product_id, component_id,
+                                 secret, dates.to_db(ctx.now))).fetchone()[0]
     audit.record(ctx, "Webhook", webhook_id)
     return {"id": webhook_id, "secret": secret}
 

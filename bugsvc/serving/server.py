@@ -12,7 +12,8 @@ from .. import __version__
 from ..accounts import auth
 from ..config import DEFAULT_ADMIN_EMAIL
 from ..store import install
-from ..store.db import Database
+from ..store.db import is_postgresql, open_database
+from ..store.postgres import display_url
 from . import server_errors, startup, workers
 
 
@@ -22,7 +23,7 @@ def prepare_database(config, out=sys.stdout, now=None):
 
     Returns the Database. Errors: SchemaError (see Database.initialize).
     """
-    db = Database(config.db_path)
+    db = open_database(config.db_path)
     db.initialize()
     now = now or datetime.now(timezone.utc)
     with db.transaction(write=True) as conn:
@@ -54,7 +55,11 @@ def _create_server(config, sock, writers_lock_path=None):
     from ..app import create_app
     from ..notify.worker import Deliverer
     listeners = {}
-    db = Database(config.db_path, writers_lock_path)
+    # PostgreSQL: a connection for each request thread and delivery thread,
+    # and a few for the calls that open a second one (login's own outcome).
+    delivery = config.delivery_threads if config.deliver else 0
+    db = open_database(config.db_path, writers_lock_path,
+                       pool_size=config.threads + 2 + delivery)
     deliverer = Deliverer(db, config) if config.deliver else None
     app = create_app(config, db=db, on_events=deliverer.wake if deliverer else None)
     server = waitress.create_server(app, map=listeners, threads=config.threads, ident="bugsvc",
@@ -133,8 +138,8 @@ def _print_serving(config, sock, out):
     the web pages."""
     base = f"http://{_url_host(config.host)}:{sock.getsockname()[1]}"
     processes = f", {config.workers} workers" if config.workers > 1 else ""
-    print(f"bugsvc {__version__} serving {base}/rest (database {config.db_path}{processes})",
-          file=out)
+    print(f"bugsvc {__version__} serving {base}/rest (database {display_url(config.db_path)}"
+          f"{processes})", file=out)
     print(f"Documentation: {base}/rest/docs", file=out)
     print(f"Web pages: {base}/", file=out, flush=True)
 
@@ -144,8 +149,10 @@ def _serve_workers(config, sock, out):
     import tempfile
     import waitress                    # noqa: F401 - imported once, before forking
     from .. import app                 # noqa: F401
-    handle, lock_path = tempfile.mkstemp(prefix="bugsvc-writers-", suffix=".lock")
-    os.close(handle)
+    lock_path = None
+    if not is_postgresql(config.db_path):     # SQLite's writers take turns (store/sqlite.py)
+        handle, lock_path = tempfile.mkstemp(prefix="bugsvc-writers-", suffix=".lock")
+        os.close(handle)
     _print_serving(config, sock, out)
     try:
         status = workers.serve_forked(
@@ -153,6 +160,7 @@ def _serve_workers(config, sock, out):
             config.workers, pin=config.pin_cores)
     finally:
         sock.close()
-        os.unlink(lock_path)
+        if lock_path is not None:
+            os.unlink(lock_path)
     print("bugsvc stopped.", file=out, flush=True)
     return status

@@ -12,6 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from ..store.db import SchemaError, is_postgresql, open_database
 from . import workers
 
 
@@ -36,6 +37,10 @@ def check_database(path, must_exist):
     an actual open for writing (which also fails for root on a read-only file
     system or an immutable file).
     """
+    if is_postgresql(path):
+        if must_exist:
+            require_database(path)
+        return
     db = Path(path)
     folder = db.parent if str(db.parent) else Path(".")
     if not folder.is_dir():
@@ -55,7 +60,11 @@ def check_database(path, must_exist):
 
 def require_database(path):
     """Errors: StartError when there is no bugsvc database at `path` (no
-    file, or an empty one): the commands that need one never create it."""
+    file, or an empty one; a PostgreSQL database that cannot be reached or
+    holds no bugsvc schema): the commands that need one never create it."""
+    if is_postgresql(path):
+        _require_postgresql(path)
+        return
     db = Path(path)
     if not db.is_file() or db.stat().st_size == 0:
         state = "is empty" if db.is_file() else "does not exist"
@@ -63,6 +72,24 @@ def require_database(path):
                          "works on an existing database and never creates one: give --db (or "
                          "BUGSVC_DB) the server's database file, or start the server once to "
                          "create it.")
+
+
+def _require_postgresql(url):
+    database = open_database(url)
+    try:
+        version = database.version()
+    except SchemaError:
+        raise
+    except Exception as exc:           # noqa: BLE001 - the driver's reason, in one line
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise StartError(f"cannot use the database {database}: {reason}") from None
+    finally:
+        database.close()
+    if version == 0:
+        raise StartError(f"there is no bugsvc database at {database} (it holds no bugsvc "
+                         "schema). This command works on an existing database and never "
+                         "creates one: give --db (or BUGSVC_DB) the server's database, or start "
+                         "the server once to create it.")
 
 
 def _user():

@@ -1,29 +1,27 @@
-"""Connections, transactions and the schema's version.
+"""The database behind the service: which engine, the schema and its
+versions, transactions that are tried again, and the regular expression
+function of searches.
 
-One connection per thread (waitress serves each request on a worker thread;
-a connection is never shared between threads). One transaction per service
-call: `BEGIN IMMEDIATE` for writes, so concurrent writers queue on the busy
-timeout instead of failing, and a plain `BEGIN` for reads, so a call sees one
-consistent snapshot (WAL mode: readers never wait for the writer). Services
-never commit.
+Two engines keep the same data with the same SQL: an SQLite file (the
+default, sqlite.py) and a PostgreSQL database (postgres.py, the optional
+extra `bugsvc[postgres]`). `open_database(location)` picks one: a
+`postgresql://` (or `postgres://`) URL names a PostgreSQL database,
+anything else an SQLite file. Both give a Database with the same methods
+(transaction, separate_transaction, attempts, connection, close, version,
+initialize) whose connections run SQL with `?` placeholders, give rows
+readable by position and by column name, and carry `conn.dialect`: the one
+place where the engines' spellings differ (dialect.py).
 
-Writers first queue on a lock of their own: SQLite's busy handler polls
-with growing sleeps (1, 2, 5, 10 ... 100 ms), which under load makes some
-writers wait far longer than the writes before them took; a lock hands the
-write over at once. Threads of one process share a thread lock; the worker
-processes of one service (`--workers`) also take turns on an flock of a lock
-file their parent made (polled every 0.2 ms; the kernel drops it when a
-worker dies). Other processes (the `parameters` command, a second service)
-still meet on SQLite's lock and its busy timeout, as does a writer that
-waited for the lock file for the whole busy timeout.
+One transaction per service call: services never commit. A write
+transaction that meets another process's concurrent write (PostgreSQL's
+serialization failures and deadlocks) is run again from the start by
+`Database.attempts`, which every caller of a whole call uses.
 """
 
 import functools
-import os
-import sqlite3
 import threading
 import time
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 
 import regex
@@ -34,9 +32,42 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 
 # Version written by schema.sql, which always describes the newest schema.
 # A schema change after a release bumps this number, edits schema.sql (for new
-# installations) and adds MIGRATIONS[new number]: SQL text, or a function
-# taking the connection, that moves an existing file's data forward.
-SCHEMA_VERSION = 5
+# installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
+# writes it; PostgreSQL runs its translation), or a function taking the
+# connection, that moves an existing database's data forward.
+SCHEMA_VERSION = 7
+
+BUSY_TIMEOUT_MS = 30000
+POSTGRESQL_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_postgresql(location):
+    """True when `location` (--db) names a PostgreSQL database."""
+    return str(location).lower().startswith(POSTGRESQL_SCHEMES)
+
+
+def open_database(location, writers_lock_path=None, **options):
+    """The Database at `location`: a PostgreSQL URL or an SQLite file's path.
+    Nothing is opened until first use. writers_lock_path: the lock file the
+    worker processes of one SQLite service share (ignored for PostgreSQL).
+    options: the engine's own (PostgreSQL: pool_size)."""
+    if is_postgresql(location):
+        from .postgres import PostgresDatabase
+        return PostgresDatabase(str(location), **options)
+    from .sqlite import SqliteDatabase
+    return SqliteDatabase(location, writers_lock_path)
+
+
+# The name older code and tests use for opening a database.
+Database = open_database
+
+
+def schema_sql():
+    """Return the text of schema.sql."""
+    for path in SCHEMA_PATHS:
+        if path.exists():
+            return path.read_text(encoding="utf-8")
+    raise FileNotFoundError("schema.sql not found next to the bugsvc package")
 
 
 def schema_section(name):
@@ -52,13 +83,10 @@ def _login_throttle(conn):
     instead of logged per address. The failures logged so far are carried
     over, those of an account to its login name and the others to their
     address, before the old log is dropped."""
-    def exists(table):
-        return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                            (table,)).fetchone() is not None
-
-    if not exists("login_throttle"):      # a step run twice leaves it as it is
+    dialect = conn.dialect
+    if not dialect.table_exists(conn, "login_throttle"):   # a step run twice leaves it
         run_script(conn, schema_section("login throttle"))
-    if not exists("login_failures"):
+    if not dialect.table_exists(conn, "login_failures"):
         return
     conn.execute("INSERT INTO login_throttle (subject, failures, last_failure)"
                  " SELECT 'login:' || lower(u.login), COUNT(*), MAX(f.failed_at)"
@@ -73,18 +101,47 @@ def _login_throttle(conn):
 def _import_state(conn):
     """Version 4: where an import from a Bugzilla stands
     (bugsvc/importer/state.py). A step run twice leaves the tables as they are."""
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'import_state'"
-                    ).fetchone() is None:
+    if not conn.dialect.table_exists(conn, "import_state"):
         run_script(conn, schema_section("import state"))
 
 
 def _notifications(conn):
     """Version 5: mail preferences, user watching, the outbox of
     notifications, webhooks and the one-time tokens mailed to accounts."""
-    present = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table'"
-                           " AND name = 'outbox_events'").fetchone()
-    if present is None:                   # a step run twice leaves it as it is
+    if not conn.dialect.table_exists(conn, "outbox_events"):   # a step run twice leaves it
         run_script(conn, schema_section("notifications"))
+
+
+def _ordered_lists(conn):
+    """Version 6: aliases and custom field values keep their order in an id
+    column of their own (they were read in SQLite's hidden row order, which
+    no other engine has). The rows are copied in that order, so every list
+    reads as before."""
+    dialect = conn.dialect
+    for table, columns in (("bug_aliases", "alias, bug_id"),
+                           ("bug_custom_values", "bug_id, field_id, value")):
+        if dialect.column_exists(conn, table, "id"):
+            continue
+        conn.execute(f"ALTER TABLE {table} RENAME TO {table}_before_ids")
+        # The old table's indexes keep their names: drop them before the
+        # new table's are made.
+        for index in dialect.index_names(conn, f"{table}_before_ids"):
+            conn.execute(f"DROP INDEX {index}")
+        run_script(conn, schema_section(table))
+        conn.execute(f"INSERT INTO {table} ({columns}) SELECT {columns}"
+                     f" FROM {table}_before_ids ORDER BY {dialect.insertion_order}")
+        conn.execute(f"DROP TABLE {table}_before_ids")
+
+
+def _bug_text_index(conn):
+    """Version 6: the trigram index of summaries and whiteboards that
+    substring searches find their candidates with, built over the bugs
+    already stored. A step run twice leaves the index as it is."""
+    dialect = conn.dialect
+    if dialect.has_text_index(conn):
+        return
+    run_script(conn, schema_section("bug text index"))
+    dialect.fill_text_index(conn)
 
 
 MIGRATIONS = {
@@ -93,207 +150,56 @@ MIGRATIONS = {
     3: _login_throttle,
     4: _import_state,
     5: _notifications,
+    6: _ordered_lists,
+    7: _bug_text_index,
 }
-
-BUSY_TIMEOUT_MS = 30000
-
-
-def schema_sql():
-    """Return the text of schema.sql."""
-    for path in SCHEMA_PATHS:
-        if path.exists():
-            return path.read_text(encoding="utf-8")
-    raise FileNotFoundError("schema.sql not found next to the bugsvc package")
-
-
-class Database:
-    """The SQLite file behind the service.
-
-    writers_lock_path: the lock file shared by the worker processes of one
-    service (see the module's docstring), or None.
-    """
-
-    def __init__(self, path, writers_lock_path=None):
-        self.path = str(path)
-        self._local = threading.local()
-        self._write_lock = threading.RLock()
-        self._writers_file = _LockFile(writers_lock_path) if writers_lock_path else None
-        self._write_depth = 0
-
-    def connect(self):
-        """Open and configure a new connection (autocommit mode; we issue BEGIN)."""
-        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
-                               timeout=BUSY_TIMEOUT_MS / 1000)
-        conn.row_factory = sqlite3.Row
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.create_function("regexp", 2, sql_regexp, deterministic=True)
-        return conn
-
-    def connection(self):
-        """This thread's connection, opened on first use."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self.connect()
-            self._local.conn = conn
-        return conn
-
-    def close(self):
-        """Close this thread's connection, if any."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
-
-    @contextmanager
-    def transaction(self, write=False):
-        """Yield this thread's connection inside one transaction.
-
-        Commits when the block ends normally; rolls back on any exception.
-        """
-        with self._transaction_on(self.connection(), write) as conn:
-            yield conn
-
-    @contextmanager
-    def separate_transaction(self, write=False):
-        """Yield a connection of its own inside one transaction, beside this
-        thread's open one: for what must be stored whatever becomes of the
-        transaction already open (a failed sign-in counted by a call that
-        then fails). Writers still take their turn. Commits when the block
-        ends normally; rolls back on any exception; the connection is closed.
-        """
-        conn = self.connect()
-        try:
-            with self._transaction_on(conn, write):
-                yield conn
-        finally:
-            conn.close()
-
-    @contextmanager
-    def _transaction_on(self, conn, write):
-        with self._writer_turn() if write else nullcontext():
-            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-            try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-
-    @contextmanager
-    def _writer_turn(self):
-        """Wait for this process's and this service's other writers."""
-        with self._write_lock:
-            shared = self._writers_file if self._write_depth == 0 else None
-            self._write_depth += 1
-            acquired = shared is not None and shared.acquire(BUSY_TIMEOUT_MS / 1000)
-            try:
-                yield
-            finally:
-                self._write_depth -= 1
-                if acquired:
-                    shared.release()
-
-    def version(self):
-        """The schema version stored in the file (0 for an empty file)."""
-        return self.connection().execute("PRAGMA user_version").fetchone()[0]
-
-    def initialize(self):
-        """Create or migrate the schema. Returns True when the file was empty.
-
-        An empty (or missing) file gets schema.sql and SCHEMA_VERSION; an
-        older version is moved forward by MIGRATIONS, step by step, all in one
-        transaction: either every step is stored or none is. Data is never
-        dropped. Errors: SchemaError for a file that is not an SQLite
-        database, holds other tables, or has a newer schema than this code.
-        """
-        try:
-            conn = self.connection()
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.DatabaseError as exc:
-            raise SchemaError(f"{self.path} is not a usable SQLite database ({exc}).") from None
-        try:
-            created = self._bring_up_to_date(conn)
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-        return created
-
-    def _bring_up_to_date(self, conn):
-        # Read the version inside the write lock, so two processes starting
-        # on the same file do not both install or migrate it.
-        current = self.version()
-        if current == 0:
-            if conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]:
-                raise SchemaError(f"{self.path} holds tables but no bugsvc schema version; it is "
-                                  "not a bugsvc database. Choose another file with --db.")
-            run_script(conn, schema_sql())
-            conn.execute(f"PRAGMA user_version = {int(SCHEMA_VERSION)}")
-            return True
-        if current > SCHEMA_VERSION:
-            raise SchemaError(f"{self.path} has schema version {current}, newer than this bugsvc "
-                              f"understands ({SCHEMA_VERSION}). Upgrade bugsvc to use it; "
-                              "the file was not changed.")
-        for version in range(current + 1, SCHEMA_VERSION + 1):
-            step = MIGRATIONS.get(version)
-            if step is None:
-                raise SchemaError(f"No migration to schema version {version}; the file was not "
-                                  "changed.")
-            if callable(step):
-                step(conn)
-            else:
-                run_script(conn, step)
-            conn.execute(f"PRAGMA user_version = {int(version)}")
-        return False
-
-
-class _LockFile:
-    """An exclusive flock on a file, taken by polling until a deadline (so a
-    stuck holder makes writers fail after the busy timeout, as SQLite would).
-    Each process opens the file itself: an inherited descriptor would share
-    the lock with its parent."""
-
-    POLL_SECONDS = 0.0002
-
-    def __init__(self, path):
-        self.path = path
-        self._fd = None
-        self._pid = None
-
-    def acquire(self, timeout):
-        """True once held; False when unsupported or `timeout` seconds passed."""
-        try:
-            import fcntl
-        except ImportError:                  # Windows: no workers there anyway
-            return False
-        if self._pid != os.getpid():
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-            self._pid = os.getpid()
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return True
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    return False
-                time.sleep(self.POLL_SECONDS)
-
-    def release(self):
-        import fcntl
-        fcntl.flock(self._fd, fcntl.LOCK_UN)
 
 
 class SchemaError(Exception):
-    """The database file cannot be used by this version of bugsvc."""
+    """The database cannot be used by this version of bugsvc."""
+
+
+class TextRefused(ValueError):
+    """A text the engine cannot store (PostgreSQL: one holding the NUL
+    character); nothing was written."""
+
+
+def bring_up_to_date(conn, label):
+    """Install or migrate the schema on `conn`, inside the caller's
+    transaction (which holds the engine's lock against other processes doing
+    the same). Returns True when the database was empty. `label` names the
+    database in messages. Errors: SchemaError for a database holding other
+    tables, a newer schema than this code, or a missing migration step."""
+    dialect = conn.dialect
+    current = dialect.schema_version(conn)
+    if current == 0:
+        if dialect.has_tables(conn):
+            raise SchemaError(f"{label} holds tables but no bugsvc schema version; it is "
+                              "not a bugsvc database. Choose another one with --db.")
+        dialect.install_schema(conn, schema_sql())
+        dialect.set_schema_version(conn, SCHEMA_VERSION)
+        return True
+    if current > SCHEMA_VERSION:
+        raise SchemaError(f"{label} has schema version {current}, newer than this bugsvc "
+                          f"understands ({SCHEMA_VERSION}). Upgrade bugsvc to use it; "
+                          "the database was not changed.")
+    for version in range(current + 1, SCHEMA_VERSION + 1):
+        step = MIGRATIONS.get(version)
+        if step is None:
+            raise SchemaError(f"No migration to schema version {version}; the database was not "
+                              "changed.")
+        if callable(step):
+            step(conn)
+        else:
+            run_script(conn, step)
+        dialect.set_schema_version(conn, version)
+    return False
 
 
 def split_script(script):
-    """The SQL statements of `script`, each complete (sqlite3.complete_statement)."""
+    """The SQL statements of `script` (written as schema.sql is), each
+    complete (sqlite3.complete_statement)."""
+    import sqlite3
     statements, buffer = [], ""
     for line in script.splitlines(keepends=True):
         buffer += line
@@ -306,10 +212,64 @@ def split_script(script):
 
 
 def run_script(conn, script):
-    """Execute every statement of `script` inside the caller's transaction
-    (sqlite3's executescript would commit it first)."""
-    for statement in split_script(script):
+    """Execute every statement of `script` (written as schema.sql is) inside
+    the caller's transaction, in the connection's dialect (sqlite3's
+    executescript would commit first)."""
+    for statement in conn.dialect.script_statements(script):
         conn.execute(statement)
+
+
+class Attempts:
+    """`for attempt in db.attempts(write): with attempt as conn: ...`: the
+    block runs in one transaction, and again from the start (in a new
+    transaction) when the engine says it met a concurrent transaction it
+    cannot be ordered with (a serialization failure or a deadlock), at most
+    `tries` times with a short random pause before each. The block must
+    not `return` from inside the `with` (its commit could still fail):
+    keep its result in a variable. What escapes the block otherwise
+    (ServiceError included) rolls it back and leaves the loop."""
+
+    def __init__(self, open_transaction, retryable, tries):
+        self._open = open_transaction
+        self._retryable = retryable
+        self._tries = tries
+        self._done = False
+        self._manager = None
+        self.number = 0
+
+    def __iter__(self):
+        for self.number in range(1, self._tries + 1):
+            yield self
+            if self._done:
+                return
+            time.sleep(_backoff(self.number))
+
+    def __enter__(self):
+        self._manager = self._open()
+        return self._manager.__enter__()
+
+    def __exit__(self, kind, exc, tb):
+        manager, self._manager = self._manager, None
+        try:
+            if manager.__exit__(kind, exc, tb):
+                self._done = True
+                return True
+        except Exception as failure:     # noqa: BLE001 - a failed commit or rollback
+            if self._retryable(failure) and self.number < self._tries:
+                return True
+            raise
+        if exc is None:
+            self._done = True
+            return False
+        if self._retryable(exc) and self.number < self._tries:
+            return True
+        return False
+
+
+def _backoff(number):
+    """Seconds to wait before try `number` + 1: random, growing, at most 0.2 s."""
+    import random
+    return random.uniform(0, min(0.2, 0.002 * 2 ** number))
 
 
 # Regular expressions of searches run on the `regex` engine: the syntax of
@@ -335,7 +295,8 @@ class RegexpTooSlow(Exception):
     """A statement spent its time budget matching regular expressions.
 
     SQLite reports an exception raised inside its call of REGEXP only as
-    sqlite3.OperationalError; `regexp_budget` tells the two apart.
+    sqlite3.OperationalError, PostgreSQL its cancelled statement as
+    QueryCanceled; `regexp_budget` tells those apart from other failures.
     pattern: the pattern being matched when the budget ran out.
     """
 
@@ -353,6 +314,7 @@ class _RegexpBudget:
         self.spent = 0.0
         self.values = 0
         self.exceeded = None        # the pattern that ran out of time
+        self.patterns = []          # patterns of statements the engine itself bounds
 
     def match(self, compiled, text):
         """True when `compiled` matches `text`. Raises RegexpTooSlow."""
@@ -372,26 +334,61 @@ class _RegexpBudget:
             self.spent += _clock() - start
 
 
+class StatementTooSlow(Exception):
+    """A statement in a `regexp_budget` block went over the block's time
+    (PostgreSQL bounds the whole statement, whatever takes the time)."""
+
+
+class RegexpInvalid(Exception):
+    """The engine refused a search pattern as not valid in its syntax.
+    pattern: the pattern (the first of the statement's, when it had several)."""
+
+    def __init__(self, pattern):
+        super().__init__(f"{pattern!r} is not a valid regular expression here")
+        self.pattern = pattern
+
+
+def current_regexp_budget():
+    """The budget of the `regexp_budget` block this thread is in, or None."""
+    return getattr(_regexp_state, "budget", None)
+
+
 @contextmanager
 def regexp_budget(seconds=None, per_value=None):
     """Bound the time REGEXP spends in the statements this thread runs
     within the block (all of them together): `seconds` (default
     REGEXP_SECONDS) plus `per_value` (default REGEXP_SECONDS_PER_VALUE) for
-    each value matched. A statement that goes over stops with
-    sqlite3.OperationalError, which leaves the block as RegexpTooSlow.
-    Outside such a block each match has REGEXP_SECONDS on its own."""
+    each value matched. A statement that goes over stops, and leaves the
+    block as RegexpTooSlow; a pattern the engine refuses leaves it as
+    RegexpInvalid. Outside such a block each match has REGEXP_SECONDS on
+    its own."""
     previous = getattr(_regexp_state, "budget", None)
     budget = _regexp_state.budget = _RegexpBudget(
         REGEXP_SECONDS if seconds is None else seconds,
         REGEXP_SECONDS_PER_VALUE if per_value is None else per_value)
     try:
         yield budget
-    except sqlite3.OperationalError:
-        if budget.exceeded is None:
-            raise
-        raise RegexpTooSlow(budget.exceeded) from None
+    except RegexpTooSlow:
+        raise
+    except Exception as exc:
+        if budget.exceeded is not None:
+            raise RegexpTooSlow(budget.exceeded) from None
+        state = getattr(exc, "sqlstate", None)
+        if state == _CANCELLED and getattr(budget, "bounded", False):
+            if budget.patterns:
+                raise RegexpTooSlow(budget.patterns[0]) from None
+            raise StatementTooSlow() from None
+        if budget.patterns and state == _INVALID_REGEXP:
+            raise RegexpInvalid(budget.patterns[0]) from None
+        raise
     finally:
         _regexp_state.budget = previous
+
+
+# SQLSTATEs of a statement cancelled by its time limit, and of a pattern
+# the engine's own regular expressions refuse.
+_CANCELLED = "57014"
+_INVALID_REGEXP = "2201B"
 
 
 @functools.lru_cache(maxsize=256)
@@ -424,9 +421,9 @@ def ids_written(conn, table):
     """Tell the store that rows of `table` were inserted with ids chosen by
     the writer (an import keeps the source's bug, comment and attachment
     ids), so the next row inserted without an id gets one above them.
-    SQLite's INTEGER PRIMARY KEY always takes the highest id + 1, so nothing
-    is to be done here; a store with sequences moves the table's sequence."""
-    return None
+    SQLite's INTEGER PRIMARY KEY always takes the highest id + 1; PostgreSQL
+    moves the table's id sequence past the highest id."""
+    conn.dialect.reset_ids(conn, [table])
 
 
 def placeholders(values):

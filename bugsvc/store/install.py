@@ -119,9 +119,9 @@ def install_defaults(conn):
     status_id = {}
     for position, (status, is_open) in enumerate(STATUSES, start=1):
         cur = conn.execute("INSERT INTO field_values (field_id, value, sort_key, is_open)"
-                           " VALUES (?, ?, ?, ?)",
+                           " VALUES (?, ?, ?, ?) RETURNING id",
                            (field_id["bug_status"], status, position * 100, is_open))
-        status_id[status] = cur.lastrowid
+        status_id[status] = cur.fetchone()[0]
     for field_name, values in SELECT_VALUES.items():
         for position, value in enumerate(values, start=1):
             conn.execute("INSERT INTO field_values (field_id, value, sort_key) VALUES (?, ?, ?)",
@@ -144,8 +144,9 @@ def create_admin(conn, login, password_hash, now, real_name="Administrator", tes
     (unless `test_product` is false: a database an import fills) the test
     product whose component it owns. Returns the account id."""
     cur = conn.execute("INSERT INTO users (login, real_name, password_hash, created_at)"
-                       " VALUES (?, ?, ?, ?)", (login, real_name, password_hash, dates.to_db(now)))
-    admin_id = cur.lastrowid
+                       " VALUES (?, ?, ?, ?) RETURNING id",
+                       (login, real_name, password_hash, dates.to_db(now)))
+    admin_id = cur.fetchone()[0]
     for (group_id,) in conn.execute("SELECT id FROM groups ORDER BY id").fetchall():
         conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                      " VALUES (?, ?, 0, ?)", (admin_id, group_id, GRANT_DIRECT))
@@ -160,10 +161,10 @@ def create_admin(conn, login, password_hash, now, real_name="Administrator", tes
 def _create_test_product(conn, owner_id):
     cur = conn.execute(
         "INSERT INTO products (name, classification_id, description, is_active, default_milestone,"
-        " has_unconfirmed) VALUES ('TestProduct', 1, ?, 1, '---', 1)",
+        " has_unconfirmed) VALUES ('TestProduct', 1, ?, 1, '---', 1) RETURNING id",
         ("This is a test product. This ought to be blown away and replaced with real stuff in a "
          "finished installation of Bugzilla.",))
-    product_id = cur.lastrowid
+    product_id = cur.fetchone()[0]
     conn.execute("INSERT INTO versions (product_id, name) VALUES (?, 'unspecified')", (product_id,))
     conn.execute("INSERT INTO milestones (product_id, name, sort_key) VALUES (?, '---', 0)",
                  (product_id,))

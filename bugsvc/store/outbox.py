@@ -1,14 +1,21 @@
 """The outbox's queue: events waiting for their messages to be made, and
 messages waiting to be sent, taken by delivery workers with a lease.
 
-Several workers (threads of several server processes, `bugsvc deliver`)
-share the queue. A worker takes a message by setting its lease (owner and
-time limit) with an UPDATE that names the message's state and lease as they
-were read, so of two workers reading the same row only one takes it, on
-SQLite and on PostgreSQL alike; a lease that ran out (its worker died) is
-taken again. Events are turned into messages by one worker at a time: it
-holds the 'expand' lock row for the transaction, so messages are made in
-event order, and the calls of one webhook about one bug stay in that order.
+Several workers (threads of several server processes on several hosts,
+`bugsvc deliver`) share the queue. A worker takes a message by setting its
+lease (owner and time limit) with an UPDATE that names the message's state
+and lease as they were read, so of two workers reading the same row only
+one takes it; a lease that ran out (its worker died) is taken again. On
+PostgreSQL leases are taken and settled in queue transactions
+(Database.transaction(queue=True): READ COMMITTED, where that UPDATE
+rechecks its condition on the row's newest version), and the rows read are
+taken with the dialect's skip_locked, so workers claiming at once each get
+other rows instead of waiting for or failing against each other; on SQLite
+one writer at a time does all of it. Events are turned into messages by one
+worker at a time: it holds the 'expand' lock row for the transaction (a
+worker that finds it held expands nothing this time), so messages are made
+in event order, and the calls of one webhook about one bug stay in that
+order.
 
 Times of leases and attempts keep fractions of a second (retries in tests
 and teaching set-ups come sooner than a second); they are compared as text
@@ -39,9 +46,9 @@ def add_message(conn, channel, kind, now, event_id=None, bug_id=None, user_id=No
     return conn.execute(
         "INSERT INTO outbox_messages (event_id, bug_id, channel, kind, user_id, address,"
         " webhook_id, data, state, attempts, next_attempt_at, last_error, created_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?)",
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?) RETURNING id",
         (event_id, bug_id, channel, kind, user_id, address, webhook_id,
-         orjson.dumps(data or {}).decode(), PENDING, stamp(now), dates.to_db(now))).lastrowid
+         orjson.dumps(data or {}).decode(), PENDING, stamp(now), dates.to_db(now))).fetchone()[0]
 
 
 def message_data(row):
@@ -53,9 +60,16 @@ def message_data(row):
 
 def hold_expansion(conn, owner):
     """Take the 'expand' lock for the current (write) transaction: until it
-    ends, no other worker expands events. The row is locked by the update
-    itself (PostgreSQL keeps the row lock, SQLite the database's write lock)."""
+    ends, no other worker expands events. Returns False, at once, when
+    another worker holds it (PostgreSQL's row lock; on SQLite the write
+    transaction already holds the whole database). Call it first in the
+    transaction: what it reads then is all committed before the lock."""
+    held = conn.execute("SELECT name FROM outbox_locks o WHERE name = 'expand'"
+                        + conn.dialect.skip_locked("o")).fetchone()
+    if held is None:
+        return False
     conn.execute("UPDATE outbox_locks SET owner = ? WHERE name = 'expand'", (owner,))
+    return True
 
 
 def events_to_expand(conn, limit):
@@ -98,8 +112,9 @@ def lease_mail(conn, owner, now, until, limit):
     """Lease up to `limit` mail messages that are due, oldest first."""
     free, args = _free(now)
     rows = conn.execute(
-        f"SELECT {_MESSAGE_COLUMNS} FROM outbox_messages WHERE state = ? AND channel = ?"
-        f" AND next_attempt_at <= ? AND {free} ORDER BY id LIMIT ?",
+        f"SELECT {_MESSAGE_COLUMNS} FROM outbox_messages m WHERE state = ? AND channel = ?"
+        f" AND next_attempt_at <= ? AND {free} ORDER BY id LIMIT ?"
+        + conn.dialect.skip_locked("m"),
         [PENDING, MAIL, stamp(now)] + args + [limit]).fetchall()
     return _take(conn, rows, owner, now, until)
 
@@ -110,7 +125,9 @@ def lease_webhook(conn, owner, now, until, limit):
     the same bug is still waiting (pending or parked), and no call of its
     webhook is leased by a worker (one call at a time per receiver, so a
     slow receiver holds up one worker thread, not all); the webhook must
-    be enabled."""
+    be enabled. A webhook's row is locked while its call is taken, and its
+    calls leased meanwhile read again, so two workers taking calls at once
+    never take two of one webhook."""
     free, args = _free(now)
     moment = stamp(now)
     rows = conn.execute(
@@ -121,13 +138,20 @@ def lease_webhook(conn, owner, now, until, limit):
         " AND o.id < m.id AND o.bug_id = m.bug_id AND o.state IN (?, ?))"
         " AND NOT EXISTS (SELECT 1 FROM outbox_messages o WHERE o.webhook_id = m.webhook_id"
         " AND o.state = ? AND o.lease_until >= ?)"
-        " ORDER BY m.id LIMIT ?",
+        " ORDER BY m.id LIMIT ?" + conn.dialect.skip_locked("m"),
         [PENDING, WEBHOOK, moment] + args + [PENDING, PARKED, PENDING, moment, limit * 4]
     ).fetchall()
     chosen, webhooks = [], set()
     for row in rows:
-        if row["webhook_id"] not in webhooks and len(chosen) < limit:
-            webhooks.add(row["webhook_id"])
+        if row["webhook_id"] in webhooks or len(chosen) >= limit:
+            continue
+        webhooks.add(row["webhook_id"])
+        if conn.execute("SELECT id FROM webhooks w WHERE id = ?" + conn.dialect.skip_locked("w"),
+                        (row["webhook_id"],)).fetchone() is None:
+            continue                # another worker is taking one of its calls
+        if conn.execute("SELECT 1 FROM outbox_messages WHERE webhook_id = ? AND state = ?"
+                        " AND lease_until >= ? LIMIT 1",
+                        (row["webhook_id"], PENDING, moment)).fetchone() is None:
             chosen.append(row)
     return _take(conn, chosen, owner, now, until)
 

@@ -1,0 +1,360 @@
+"""The SQLite engine: one file, one writer at a time.
+
+One connection per thread (waitress serves each request on a worker thread;
+a connection is never shared between threads). One transaction per service
+call: `BEGIN IMMEDIATE` for writes, so concurrent writers queue on the busy
+timeout instead of failing, and a plain `BEGIN` for reads, so a call sees one
+consistent snapshot (WAL mode: readers never wait for the writer). Writes
+are never run again: SQLite runs one writer at a time, so none meets another.
+
+Writers first queue on a lock of their own: SQLite's busy handler polls
+with growing sleeps (1, 2, 5, 10 ... 100 ms), which under load makes some
+writers wait far longer than the writes before them took; a lock hands the
+write over at once. Threads of one process share a thread lock; the worker
+processes of one service (`--workers`) also take turns on an flock of a lock
+file their parent made (polled every 0.2 ms; the kernel drops it when a
+worker dies). Other processes (the `parameters` command, a second service)
+still meet on SQLite's lock and its busy timeout, as does a writer that
+waited for the lock file for the whole busy timeout.
+"""
+
+import os
+import sqlite3
+import threading
+import time
+from contextlib import contextmanager, nullcontext
+
+from . import db
+from .dialect import TEXT_INDEXED, TRIGRAM, Dialect
+
+# SQLite's messages for statements beyond its size limits.
+_SIZE_LIMITS = ("too many SQL variables", "Expression tree is too large",
+                "parser stack overflow", "too many terms in compound SELECT",
+                "string or blob too big", "LIKE or GLOB pattern too complex",
+                "too many columns", "at most 64 tables", "too many FROM clause terms",
+                "too many arguments on function")
+
+
+class SqliteDialect(Dialect):
+    name = "sqlite"
+    insertion_order = "rowid"
+    candidates_form = "query"
+
+    def contains(self, haystack, needle):
+        return f"instr({haystack}, {needle}) > 0"
+
+    def regexp(self, expr, pattern):
+        return f"{expr} REGEXP ?", [pattern]
+
+    def text_candidates(self, column, needle):
+        # FTS5's trigram tokenizer folds the case of every letter, as lower()
+        # does for ASCII ones: its matches include every exact one. A phrase
+        # in double quotes (doubled inside) is taken literally; its trigrams
+        # in a row are the substring. The FTS5 row id is the row's id.
+        if column not in TEXT_INDEXED or len(needle) < TRIGRAM or "\x00" in needle:
+            return None
+        phrase = '"' + needle.replace('"', '""') + '"'
+        if column == "alias":
+            return ("SELECT ba.bug_id AS id FROM bug_aliases ba WHERE ba.id IN"
+                    " (SELECT rowid FROM bug_aliases_fts WHERE bug_aliases_fts MATCH ?)", [phrase])
+        return ("SELECT rowid AS id FROM bugs_text_fts WHERE bugs_text_fts MATCH ?",
+                [f"{column} : {phrase}"])
+
+    def among_ids(self, column, query):
+        return f"{column} IN ({query})"
+
+    def has_text_index(self, conn):
+        return self.table_exists(conn, "bugs_text_fts")
+
+    def fill_text_index(self, conn):
+        conn.execute("INSERT INTO bugs_text_fts (bugs_text_fts) VALUES ('rebuild')")
+        conn.execute("INSERT INTO bug_aliases_fts (bug_aliases_fts) VALUES ('rebuild')")
+
+    def blob_text(self, expr):
+        return expr
+
+    def as_text(self, expr):
+        return expr             # SQLite's text functions read numbers as text
+
+    def whole_number(self, text):
+        return f"CAST({text} AS INTEGER)"
+
+    def json_list(self, values, source, order):
+        named = ", ".join(f"{value} AS j{n}" for n, value in enumerate(values))
+        item = "j0" if len(values) == 1 else \
+            "json_array(" + ", ".join(f"j{n}" for n in range(len(values))) + ")"
+        # A subquery's ORDER BY holds for the aggregate over it: SQLite
+        # never flattens such a subquery.
+        return f"(SELECT json_group_array({item}) FROM (SELECT {named} {source} ORDER BY {order}))"
+
+    def numbers_in(self, text, alias):
+        listed = f"'[' || {text} || ']'"
+        return f"json_each(CASE WHEN json_valid({listed}) THEN {listed} ELSE '[]' END) {alias}"
+
+    def skip_locked(self, alias):
+        return ""               # a write transaction holds the whole file
+
+    def whole_days_between(self, later, earlier):
+        return f"CAST(julianday({later}) - julianday({earlier}) AS INTEGER)"
+
+    def script_statements(self, script):
+        return db.split_script(script)
+
+    def install_schema(self, conn, script):
+        db.run_script(conn, script)
+
+    def schema_version(self, conn):
+        return conn.execute("PRAGMA user_version").fetchone()[0]
+
+    def set_schema_version(self, conn, version):
+        conn.execute(f"PRAGMA user_version = {int(version)}")
+
+    def has_tables(self, conn):
+        return conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] > 0
+
+    def table_exists(self, conn, table):
+        return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                            (table,)).fetchone() is not None
+
+    def column_exists(self, conn, table, column):
+        return column in self.columns(conn, table)
+
+    def index_names(self, conn, table):
+        return [row[0] for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?"
+            " AND sql IS NOT NULL ORDER BY name", (table,))]
+
+    def tables(self, conn):
+        shadows = {row[0] + suffix for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL%'")
+            for suffix in ("_data", "_idx", "_content", "_docsize", "_config")}
+        return [row[0] for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            " AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name") if row[0] not in shadows]
+
+    def columns(self, conn, table):
+        return [row[1] for row in conn.execute(
+            "SELECT * FROM pragma_table_info(?) ORDER BY cid", (table,))]
+
+    def stream(self, conn, sql, batch):
+        cursor = conn.execute(sql)
+        while True:
+            rows = cursor.fetchmany(batch)
+            if not rows:
+                return
+            yield rows
+
+    def bulk_insert(self, conn, table, columns, rows):
+        conn.executemany(f"INSERT INTO {table} ({', '.join(columns)})"
+                         f" VALUES ({db.placeholders(columns)})", rows)
+
+    def reset_ids(self, conn, tables):
+        pass                # an INTEGER PRIMARY KEY goes on from the highest id itself
+
+
+DIALECT = SqliteDialect()
+
+
+class SqliteConnection(sqlite3.Connection):
+    """sqlite3's connection, which also says its dialect."""
+    dialect = DIALECT
+
+
+class SqliteDatabase:
+    """The SQLite file behind the service.
+
+    writers_lock_path: the lock file shared by the worker processes of one
+    service (see the module's docstring), or None.
+    """
+
+    dialect = DIALECT
+    engine = "SQLite"
+
+    def __init__(self, path, writers_lock_path=None):
+        self.path = str(path)
+        self.location = self.path
+        self._local = threading.local()
+        self._write_lock = threading.RLock()
+        self._writers_file = _LockFile(writers_lock_path) if writers_lock_path else None
+        self._write_depth = 0
+
+    def __str__(self):
+        return self.path
+
+    def connect(self):
+        """Open and configure a new connection (autocommit mode; we issue BEGIN)."""
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                               timeout=db.BUSY_TIMEOUT_MS / 1000, factory=SqliteConnection)
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout = {db.BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.create_function("regexp", 2, db.sql_regexp, deterministic=True)
+        return conn
+
+    def connection(self):
+        """This thread's connection, opened on first use."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self.connect()
+            self._local.conn = conn
+        return conn
+
+    def close(self):
+        """Close this thread's connection, if any."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    # A thread that ends closes its own connection; the process's stay open.
+    close_connection = close
+
+    def in_transaction(self):
+        """True while this thread's connection is inside a transaction."""
+        conn = getattr(self._local, "conn", None)
+        return conn is not None and conn.in_transaction
+
+    @contextmanager
+    def transaction(self, write=False, queue=False):
+        """Yield this thread's connection inside one transaction.
+
+        Commits when the block ends normally; rolls back on any exception.
+        queue: a write transaction that claims or settles queue rows (see
+        PostgresDatabase.transaction); here an ordinary write transaction.
+        """
+        with self._transaction_on(self.connection(), write or queue) as conn:
+            yield conn
+
+    @contextmanager
+    def separate_transaction(self, write=False):
+        """Yield a connection of its own inside one transaction, beside this
+        thread's open one: for what must be stored whatever becomes of the
+        transaction already open (a failed sign-in counted by a call that
+        then fails). Writers still take their turn. Commits when the block
+        ends normally; rolls back on any exception; the connection is closed.
+        """
+        conn = self.connect()
+        try:
+            with self._transaction_on(conn, write):
+                yield conn
+        finally:
+            conn.close()
+
+    def attempts(self, write=False, separate=False, queue=False):
+        """One try of a transaction (see db.Attempts): SQLite's writers wait
+        for each other instead of failing."""
+        if separate:
+            return db.Attempts(lambda: self.separate_transaction(write), lambda exc: False, 1)
+        return db.Attempts(lambda: self.transaction(write, queue), lambda exc: False, 1)
+
+    @staticmethod
+    def statement_too_large(exc):
+        """True when `exc` is SQLite refusing a statement for its size."""
+        return (isinstance(exc, (sqlite3.OperationalError, sqlite3.DataError))
+                and str(exc).startswith(_SIZE_LIMITS))
+
+    @contextmanager
+    def _transaction_on(self, conn, write):
+        with self._writer_turn() if write else nullcontext():
+            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    @contextmanager
+    def _writer_turn(self):
+        """Wait for this process's and this service's other writers."""
+        with self._write_lock:
+            shared = self._writers_file if self._write_depth == 0 else None
+            self._write_depth += 1
+            acquired = shared is not None and shared.acquire(db.BUSY_TIMEOUT_MS / 1000)
+            try:
+                yield
+            finally:
+                self._write_depth -= 1
+                if acquired:
+                    shared.release()
+
+    @contextmanager
+    def bulk_transaction(self):
+        """One write transaction for copying whole tables in (convert.py):
+        foreign keys are checked at its end, not row by row."""
+        conn = self.connection()
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.DatabaseError as exc:
+            raise db.SchemaError(f"{self.path} is not a usable SQLite database ({exc}).") from None
+        with self._transaction_on(conn, True):
+            conn.execute("PRAGMA defer_foreign_keys = ON")
+            yield conn
+
+    def version(self):
+        """The schema version stored in the file (0 for an empty file)."""
+        return DIALECT.schema_version(self.connection())
+
+    def initialize(self):
+        """Create or migrate the schema. Returns True when the file was empty.
+
+        An empty (or missing) file gets schema.sql and SCHEMA_VERSION; an
+        older version is moved forward by MIGRATIONS, step by step, all in one
+        transaction: either every step is stored or none is. Data is never
+        dropped. Errors: SchemaError for a file that is not an SQLite
+        database, holds other tables, or has a newer schema than this code.
+        """
+        try:
+            conn = self.connection()
+            conn.execute("PRAGMA journal_mode = WAL")
+            # Inside the write lock, so two processes starting on the same
+            # file do not both install or migrate it.
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.DatabaseError as exc:
+            raise db.SchemaError(f"{self.path} is not a usable SQLite database ({exc}).") from None
+        try:
+            created = db.bring_up_to_date(conn, self.path)
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return created
+
+
+class _LockFile:
+    """An exclusive flock on a file, taken by polling until a deadline (so a
+    stuck holder makes writers fail after the busy timeout, as SQLite would).
+    Each process opens the file itself: an inherited descriptor would share
+    the lock with its parent."""
+
+    POLL_SECONDS = 0.0002
+
+    def __init__(self, path):
+        self.path = path
+        self._fd = None
+        self._pid = None
+
+    def acquire(self, timeout):
+        """True once held; False when unsupported or `timeout` seconds passed."""
+        try:
+            import fcntl
+        except ImportError:                  # Windows: no workers there anyway
+            return False
+        if self._pid != os.getpid():
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            self._pid = os.getpid()
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(self.POLL_SECONDS)
+
+    def release(self):
+        import fcntl
+        fcntl.flock(self._fd, fcntl.LOCK_UN)

@@ -1,0 +1,175 @@
+"""A throwaway PostgreSQL cluster for the tests: initdb into a temporary
+folder, the server on its own port on loopback (and a socket in that
+folder), stopped and removed at the end of the session. Debian's
+`postgresql` package puts initdb and pg_ctl under
+/usr/lib/postgresql/<version>/bin; they refuse to run as root, so as root
+they run as the `postgres` account (which then owns the folder).
+
+Every test that asks gets the installed schema and default data: one work
+database, copied once from a template database (CREATE DATABASE ...
+TEMPLATE), is put back to the template's rows before each test by one
+function call inside it (every table emptied and refilled from a snapshot,
+the id sequences reset), which is several times faster than a new database
+per test and keeps the server's caches warm. A test that needs a database of
+its own (an empty one, or one it may break) gets a new one, dropped
+afterwards.
+"""
+
+import glob
+import itertools
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+# The cluster trades durability for speed: it is thrown away anyway.
+_SETTINGS = ("fsync=off", "synchronous_commit=off", "full_page_writes=off",
+             "max_connections=300", "shared_buffers=64MB", "listen_addresses=127.0.0.1")
+
+
+class Unavailable(Exception):
+    """PostgreSQL's server programs are not installed here."""
+
+
+def server_programs():
+    """The folder holding initdb and pg_ctl (the newest version installed),
+    from BUGSVC_TEST_PG_BIN, Debian's /usr/lib/postgresql/*/bin, or PATH.
+    Errors: Unavailable."""
+    candidates = []
+    if os.environ.get("BUGSVC_TEST_PG_BIN"):
+        candidates.append(os.environ["BUGSVC_TEST_PG_BIN"])
+    candidates += sorted(glob.glob("/usr/lib/postgresql/*/bin"),
+                         key=lambda path: int(Path(path).parent.name)
+                         if Path(path).parent.name.isdigit() else 0, reverse=True)
+    initdb = shutil.which("initdb")
+    if initdb:
+        candidates.append(str(Path(initdb).resolve().parent))
+    for folder in candidates:
+        if all(os.access(Path(folder) / name, os.X_OK) for name in ("initdb", "pg_ctl")):
+            return Path(folder)
+    raise Unavailable("PostgreSQL is not installed (no initdb and pg_ctl under "
+                      "/usr/lib/postgresql/*/bin or on PATH; Debian: apt-get install postgresql)")
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Cluster:
+    """A running throwaway cluster; `url(name)` names one of its databases."""
+
+    def __init__(self):
+        self.bin = server_programs()
+        self.folder = Path(tempfile.mkdtemp(prefix="bugsvc-pg-"))
+        self.data = self.folder / "data"
+        self.port = _free_port()
+        self._as_postgres = os.geteuid() == 0
+        self._names = itertools.count(1)
+        self._lock = threading.Lock()
+        if self._as_postgres:
+            shutil.chown(self.folder, "postgres", "postgres")
+        try:
+            self._run("initdb", "-D", str(self.data), "-U", "postgres", "-A", "trust",
+                      "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")
+            options = " ".join(f"-c {setting}" for setting in _SETTINGS)
+            self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "server.log"),
+                      "-w", "-t", "60", "-o", f"-p {self.port} -k {self.folder} {options}",
+                      "start")
+        except BaseException:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
+        self.template = None
+
+    def _run(self, program, *args):
+        command = [str(self.bin / program), *args]
+        if self._as_postgres:
+            command = ["runuser", "-u", "postgres", "--"] + command
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120,
+                              cwd=self.folder)
+        if done.returncode != 0:
+            raise RuntimeError(f"{program} failed ({done.returncode}):\n{done.stdout}"
+                               f"\n{done.stderr}\n{self.log()}")
+        return done
+
+    def log(self):
+        path = self.folder / "server.log"
+        return path.read_text(errors="replace")[-4000:] if path.exists() else ""
+
+    def url(self, name):
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
+
+    def admin(self, sql, *args):
+        """Run `sql` in the cluster's `postgres` database, outside a transaction."""
+        import psycopg
+        with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
+            conn.execute(sql, args or None)
+
+    def create_database(self, template=None):
+        """A new empty database (or a copy of `template`); returns its name."""
+        with self._lock:
+            name = f"bugsvc_test_{next(self._names)}"
+        self.admin(f"CREATE DATABASE {name}" + (f" TEMPLATE {template}" if template else ""))
+        return name
+
+    def drop_database(self, name):
+        self.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+    def work_database(self, template):
+        """The URL of the work database, holding exactly what `template`
+        holds (see the module's docstring)."""
+        import psycopg
+        name = getattr(self, "_work", None)
+        if name is not None:
+            try:
+                with psycopg.connect(self.url(name), autocommit=True) as conn:
+                    # What a test left at work (idle sessions of pools stay).
+                    conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                                 " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                                 " AND state <> 'idle'")
+                    conn.execute("SET lock_timeout = '5s'")
+                    if conn.execute("SELECT bugsvc_snapshot.restore()").fetchone()[0]:
+                        return self.url(name)
+            except psycopg.Error:
+                pass
+            self.drop_database(name)
+        name = self._work = self.create_database(template)
+        with psycopg.connect(self.url(name), autocommit=True) as conn:
+            _snapshot(conn)
+        return self.url(name)
+
+    def stop(self):
+        try:
+            self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _snapshot(conn):
+    """Keep a copy of every table of `conn`'s database in the schema
+    bugsvc_snapshot, with the function bugsvc_snapshot.restore() that puts
+    them back (true when the database then has no other table)."""
+    tables = [row[0] for row in conn.execute(
+        "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")]
+    conn.execute("CREATE SCHEMA bugsvc_snapshot")
+    body = ["PERFORM set_config('session_replication_role', 'replica', true);",
+            "DROP SCHEMA IF EXISTS recorder CASCADE;"]
+    for table in tables:
+        conn.execute(f"CREATE TABLE bugsvc_snapshot.{table} AS TABLE public.{table}")
+        body.append(f"DELETE FROM public.{table};"
+                    f" INSERT INTO public.{table} SELECT * FROM bugsvc_snapshot.{table};")
+    sequences = conn.execute(
+        "SELECT pg_get_serial_sequence('public.' || c.table_name, c.column_name)"
+        " FROM information_schema.columns c WHERE c.table_schema = 'public'"
+        " AND c.is_identity = 'YES'").fetchall()
+    for (sequence,) in sequences:
+        value, called = conn.execute(f"SELECT last_value, is_called FROM {sequence}").fetchone()
+        body.append(f"PERFORM setval('{sequence}', {value}, {'true' if called else 'false'});")
+    body.append(f"RETURN (SELECT COUNT(*) FROM pg_tables WHERE schemaname = 'public') = "
+                f"{len(tables)};")
+    conn.execute("CREATE FUNCTION bugsvc_snapshot.restore() RETURNS boolean LANGUAGE plpgsql"
+                 " AS $$ BEGIN " + " ".join(body) + " END $$")

@@ -1,0 +1,135 @@
+"""The PostgreSQL store itself: that the suite has a server to run against,
+and what only PostgreSQL does (its schema translated from schema.sql, its
+placeholders, rows and values as sqlite3 gives them)."""
+
+import os
+
+import pytest
+
+from bugsvc.store.db import Database
+
+
+def test_postgresql_is_there_to_test_against(pytestconfig):
+    """Without PostgreSQL's server programs (or psycopg) the database tests
+    run on SQLite only: a developer is told so here, CI fails."""
+    missing = pytestconfig.bugsvc_postgresql_missing
+    if missing is None:
+        return
+    message = f"the tests did not run on PostgreSQL: {missing}"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+# The schema: PostgreSQL's is schema.sql translated, and says the same ------------------
+
+def _sqlite_schema(conn):
+    tables = {}
+    for table in conn.dialect.tables(conn):
+        # A primary key's columns are never NULL (SQLite says so only for
+        # INTEGER PRIMARY KEY, but bugsvc never stores NULL in the others).
+        columns = [(row[1], bool(row[3]) or bool(row[5]), row[4] is not None)
+                   for row in conn.execute("SELECT * FROM pragma_table_info(?) ORDER BY cid",
+                                           (table,))]
+        key = [row[1] for row in sorted(conn.execute(
+            "SELECT * FROM pragma_table_info(?)", (table,)), key=lambda r: r[5]) if row[5]]
+        indexes = {(row[1], bool(row[2])) for row in conn.execute(
+            "SELECT * FROM pragma_index_list(?)", (table,)) if row[3] == "c"}
+        tables[table] = (columns, key, indexes)
+    triggers = {row[0] for row in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    return tables, triggers
+
+
+def _postgresql_schema(conn):
+    tables = {}
+    for table in conn.dialect.tables(conn):
+        # An identity column's values are the engine's, as SQLite's rowid: no default.
+        columns = [(row[0], row[1] == "NO", row[2] is not None) for row in conn.execute(
+            "SELECT column_name, is_nullable, column_default"
+            " FROM information_schema.columns WHERE table_schema = current_schema()"
+            " AND table_name = ? ORDER BY ordinal_position", (table,))]
+        key = [row[0] for row in conn.execute(
+            "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid"
+            " AND a.attnum = ANY(i.indkey) WHERE i.indrelid = CAST(? AS regclass)"
+            " AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)", (table,))]
+        indexes = {(row[0], bool(row[1])) for row in conn.execute(
+            "SELECT c.relname, i.indisunique FROM pg_index i JOIN pg_class c"
+            " ON c.oid = i.indexrelid WHERE i.indrelid = CAST(? AS regclass)"
+            " AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)",
+            (table,))}
+        tables[table] = (columns, key, indexes)
+    triggers = {row[0] for row in conn.execute(
+        "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal")}
+    return tables, triggers
+
+
+@pytest.mark.engine("postgresql")
+def test_the_postgresql_schema_has_every_table_column_key_index_and_trigger_of_schema_sql(
+        new_db, backend, tmp_path):
+    """Drift: both engines' databases, made from schema.sql, have the same
+    tables, columns (in order, NOT NULL, with a default), primary keys,
+    indexes (and which are unique) and triggers; only the engines' own
+    search indexes differ, as schema.sql marks them."""
+    sqlite = Database(tmp_path / "drift.sqlite")
+    sqlite.initialize()
+    with sqlite.transaction() as conn:
+        expected_tables, expected_triggers = _sqlite_schema(conn)
+    sqlite.close()
+    postgresql = Database(new_db())
+    postgresql.initialize()
+    with postgresql.transaction() as conn:
+        tables, triggers = _postgresql_schema(conn)
+    postgresql.close()
+    engine_own = {"bugs_text_fts", "bugs_text_fts_insert", "bugs_text_fts_delete",
+                  "bugs_text_fts_update", "bugs_text_trgm_idx", "bug_aliases_fts",
+                  "bug_aliases_fts_insert", "bug_aliases_fts_delete", "bug_aliases_fts_update",
+                  "bug_aliases_trgm_idx"}
+
+    def shared(indexes):
+        return {index for index in indexes if index[0] not in engine_own}
+    assert sorted(set(tables) - engine_own) == sorted(set(expected_tables) - engine_own)
+    for table, (columns, key, indexes) in expected_tables.items():
+        if table in engine_own:
+            continue
+        assert tables[table][0] == columns, table
+        assert tables[table][1] == key, table
+        assert shared(tables[table][2]) == shared(indexes), table
+    assert triggers - engine_own == expected_triggers - engine_own
+
+
+# SQL as written for sqlite3 ---------------------------------------------------------------
+
+def test_question_marks_become_placeholders_only_outside_quotes():
+    from bugsvc.store.postgres import psycopg_sql
+    assert psycopg_sql("SELECT '?', \"a?\", x FROM t WHERE y = ? AND z LIKE '%?%' -- ?\n") == \
+        "SELECT '?', \"a?\", x FROM t WHERE y = %s AND z LIKE '%%?%%' -- ?\n"
+    assert psycopg_sql("SELECT 'it''s ?' WHERE a = ?") == "SELECT 'it''s ?' WHERE a = %s"
+
+
+@pytest.mark.engine("postgresql")
+def test_rows_values_and_ids_are_what_sqlite3_gives(db, backend):
+    with db.transaction(write=True) as conn:
+        row = conn.execute("SELECT 1 AS One, 'x' AS two, 1 = 1 AS yes, SUM(n) AS total,"
+                           " AVG(n) AS mean FROM (VALUES (1), (2)) AS v(n)").fetchone()
+        assert (row[0], row["one"], row["ONE"], row["two"], row[-1]) == (1, 1, 1, "x", 1.5)
+        assert (row["yes"], row["total"]) == (1, 3) and type(row["total"]) is int
+        assert dict(row) == {"one": 1, "two": "x", "yes": 1, "total": 3, "mean": 1.5}
+        with pytest.raises(IndexError):
+            row["three"]
+        cursor = conn.execute("INSERT INTO keywords (name, description) VALUES (?, ?)",
+                              ("fast", "it is"))
+        assert conn.execute("SELECT name FROM keywords WHERE id = ?",
+                            (cursor.lastrowid,)).fetchone()["name"] == "fast"
+        assert conn.execute("SELECT ? + 1", (True,)).fetchone()[0] == 2
+        with pytest.raises(OverflowError):
+            conn.execute("SELECT id FROM bugs WHERE id = ?", (2 ** 64,))
+
+
+@pytest.mark.engine("postgresql")
+def test_backup_says_pg_dump_does_it(db_path, backend):
+    from live_server import run_cli
+    done = run_cli("--db", db_path, "backup", "/tmp/never-written.sqlite")
+    assert done.returncode == 2
+    assert "PostgreSQL database" in done.stderr and "pg_dump --format=custom" in done.stderr
+    assert "://postgres:" not in done.stderr or ":***@" in done.stderr

@@ -1,0 +1,190 @@
+"""Substring searches find their candidates through the bug text index
+(SQLite's FTS5 trigram table, PostgreSQL's pg_trgm index) and answer exactly
+what comparing every bug answers: words, phrases, any case, non-ASCII
+letters, LIKE's wildcard characters, texts shorter than a trigram, changed
+and new summaries and whiteboards, hidden bugs left out."""
+
+import pytest
+
+from bugsvc.bugs import search_sql
+from bugsvc.services import bug_search
+from bugsvc.store import db as dbmodule
+
+from bug_rows import add_bug, add_group, add_product, set_param
+from bug_support import file_bug, update_bug
+
+PAT, STAFF = "pat@example.com", "staff@example.com"
+
+SUMMARIES = {
+    "crash": "Firefox crashes when printing",
+    "upper": "CRASHES AT STARTUP",
+    "mixed": "Startup CrAsH in the clipboard",
+    "accented": "Café menu shows Ünïcode names",
+    "accented_upper": "CAFÉ MENU",
+    "percent": "Progress stuck at 100% done",
+    "underscore": "The user_id column is empty",
+    "backslash": r"Path C:\temp\logs not found",
+    "quote": 'Button says "Save" twice',
+    "short": "ab",
+    "plain": "Nothing to see here",
+}
+WHITEBOARDS = {"plain": "[needs-triage] crashy"}
+ALIASES = {"crash": ["first-alias"], "percent": ["PCT_100%"]}
+
+NEEDLES = [
+    "crash", "CRASH", "cRaShEs", "crashes when", "when printing", "printing when",
+    "startup", "clipboard", "café", "CAFÉ", "Café", "ünïcode", "ÜNÏCODE", "Ünïcode",
+    "100%", "0% d", "%", "%%%", "user_id", "r_i", "_", "___", "t_1", "pct_100",
+    "first-al", r"C:\temp", r"\temp\l", "\\",
+    '"Save"', 'says "', '"', "ab", "a", "b", "x", "needs-triage", "[needs", "crashy", "zzz",
+    "é m", " ", "  ",
+]
+
+
+def fold(text):
+    """`text` with ASCII letters in lower case, as lower() folds them on both engines."""
+    return "".join(c.lower() if c.isascii() else c for c in text)
+
+
+def expected(needle):
+    """The bugs whose summary or whiteboard holds `needle`, ASCII letters in any case."""
+    return sorted(name for name in SUMMARIES
+                  if fold(needle) in fold(SUMMARIES[name])
+                  or fold(needle) in fold(WHITEBOARDS.get(name, "")))
+
+
+def expected_alias(needle):
+    """The bugs one of whose aliases holds `needle`, ASCII letters in any case."""
+    return sorted(name for name, aliases in ALIASES.items()
+                  if any(fold(needle) in fold(alias) for alias in aliases))
+
+
+@pytest.fixture
+def bugs(services):
+    services.add_user(PAT)
+    services.add_user(STAFF)
+    add_group(services, "staff", members=[STAFF])
+    return {name: add_bug(services, summary=summary, whiteboard=WHITEBOARDS.get(name, ""),
+                          aliases=ALIASES.get(name, ()))
+            for name, summary in SUMMARIES.items()}
+
+
+@pytest.fixture
+def scan_only(monkeypatch):
+    """Search as without the index: every bug compared."""
+    def switch():
+        monkeypatch.setattr(search_sql.Compiler, "candidates", lambda self, node: None)
+    return switch
+
+
+def found(services, bugs, as_user=None, **params):
+    names = {bug_id: name for name, bug_id in bugs.items()}
+    result = services.call(bug_search.search, dict(params, include_fields=["id"]),
+                           as_user=as_user, write=False)
+    return sorted(names.get(bug["id"], bug["id"]) for bug in result["bugs"])
+
+
+def summary_or_whiteboard(needle):
+    """A search for bugs whose summary or whiteboard holds `needle`."""
+    return {"f1": "OP", "j1": "OR", "f2": "short_desc", "o2": "substring", "v2": needle,
+            "f3": "status_whiteboard", "o3": "substring", "v3": needle, "f4": "CP"}
+
+
+@pytest.mark.parametrize("needle", NEEDLES)
+def test_substring_search_answers_what_comparing_every_bug_answers(services, bugs, scan_only,
+                                                                   needle):
+    # A needle of spaces only is no criterion at all (every bug).
+    want = sorted(bugs) if not needle.strip() else expected(needle)
+    indexed = found(services, bugs, **summary_or_whiteboard(needle))
+    summaries = found(services, bugs, f1="short_desc", o1="substring", v1=needle)
+    aliases = found(services, bugs, f1="alias", o1="substring", v1=needle)
+    scan_only()
+    assert indexed == found(services, bugs, **summary_or_whiteboard(needle)) == want
+    assert summaries == found(services, bugs, f1="short_desc", o1="substring", v1=needle)
+    assert aliases == found(services, bugs, f1="alias", o1="substring", v1=needle) == (
+        sorted(bugs) if not needle.strip() else expected_alias(needle))
+
+
+@pytest.mark.parametrize("text, names", [
+    ("crashes", ["crash", "upper"]),
+    ("CRASH", ["crash", "mixed", "plain", "upper"]),
+    ('"crashes when"', ["crash"]),
+    ('"when crashes"', []),
+    ("startup crash", ["mixed", "upper"]),
+    ("café", ["accented"]),
+    ("CAFÉ", ["accented_upper"]),
+    ("100%", ["percent"]),
+    ("user_id", ["underscore"]),
+    (r"\temp\logs", []),                 # a backslash escapes the next character
+    ("ab", ["short"]),
+    ("crashes OR clipboard", ["crash", "mixed", "upper"]),
+    ("crash -printing", ["mixed", "plain", "upper"]),
+])
+def test_quicksearch_answers_what_comparing_every_bug_answers(services, bugs, scan_only, text,
+                                                              names):
+    indexed = found(services, bugs, quicksearch=text)
+    scan_only()
+    assert indexed == found(services, bugs, quicksearch=text) == names
+
+
+def test_changed_and_new_summaries_and_whiteboards_are_found_at_once(services, bugs):
+    set_param(services, "usestatuswhiteboard", "1")
+    update_bug(services, bugs["plain"], summary="Toolbar flickers on resize",
+               whiteboard="[qa-wanted]")
+    bugs["new"] = file_bug(services, summary="Sidebar flickers too")
+    assert found(services, bugs, quicksearch="flickers") == ["new", "plain"]
+    assert found(services, bugs, quicksearch="qa-wanted") == ["plain"]
+    assert found(services, bugs, quicksearch="Nothing to see") == []
+    assert found(services, bugs, quicksearch="needs-triage") == []
+    update_bug(services, bugs["new"], summary="Sidebar is fine now")
+    assert found(services, bugs, quicksearch="flickers") == ["plain"]
+
+
+@pytest.mark.parametrize("who, sees", [(None, False), (PAT, False), (STAFF, True)])
+def test_hidden_bugs_stay_hidden(services, bugs, who, sees):
+    secret = add_bug(services, summary="Vault combination leaks", whiteboard="leaky vault",
+                     aliases=["vault-leak"], groups=["staff"])
+    expected_ids = [secret] if sees else []
+    for params in ({"quicksearch": "leaks"}, {"quicksearch": "leaky"},
+                   {"quicksearch": "vault-leak"}, summary_or_whiteboard("combination"),
+                   {"f1": "alias", "o1": "substring", "v1": "vault-l"}):
+        assert found(services, bugs, as_user=who, **params) == expected_ids, params
+        counted = services.call(bug_search.search, dict(params, count_only=True), as_user=who,
+                                write=False)
+        assert counted["bug_count"] == len(expected_ids)
+
+
+def test_restricted_product_bugs_are_found_only_by_members(services, bugs):
+    add_product(services, "Vault")
+    secret = add_bug(services, summary="Hinge squeaks", product="Vault", groups=["staff"])
+    assert found(services, bugs, quicksearch="vault") == []
+    assert found(services, bugs, as_user=STAFF, quicksearch="vault") == [secret]
+    assert found(services, bugs, as_user=STAFF, quicksearch="squeaks") == [secret]
+
+
+def test_migration_indexes_the_bugs_already_stored(services, bugs, db, db_path):
+    """A database from before the index (version 6) is moved forward with
+    its bugs in the index."""
+    with db.transaction(write=True) as conn:
+        if conn.dialect.name == "sqlite":
+            for table in ("bugs_text_fts", "bug_aliases_fts"):
+                for event in ("insert", "update", "delete"):
+                    conn.execute(f"DROP TRIGGER {table}_{event}")
+                conn.execute(f"DROP TABLE {table}")
+        else:
+            conn.execute("DROP INDEX bugs_text_trgm_idx")
+            conn.execute("DROP INDEX bug_aliases_trgm_idx")
+        assert not conn.dialect.has_text_index(conn)
+        conn.dialect.set_schema_version(conn, 6)
+    db.close()
+    reopened = dbmodule.Database(db_path)
+    try:
+        assert reopened.initialize() is False
+        with reopened.transaction() as conn:
+            assert conn.dialect.has_text_index(conn)
+            assert conn.dialect.schema_version(conn) == dbmodule.SCHEMA_VERSION
+    finally:
+        reopened.close()
+    assert found(services, bugs, quicksearch="crashes") == ["crash", "upper"]
+    assert found(services, bugs, **summary_or_whiteboard("crashy")) == ["plain"]
+    assert found(services, bugs, quicksearch="first-alias") == ["crash"]
