@@ -15,19 +15,15 @@ less than the rate). Writes bench/results/DATE-bugsN-pages.md and .json.
 """
 
 import argparse
-import json
 import shutil
 import statistics
 import sys
 from datetime import datetime, timezone
-from pathlib import Path
-
-from bugsvc.config import DEFAULT_THREADS
 
 from . import scenarios
-from .paired import PairedRun
+from .paired import PairedRun, add_round_options, run_and_save
 from .report import HEADLINE_CONCURRENCY
-from .run import RESULTS_DIR, count_bugs, load_average, machine, measure, shown_path
+from .run import count_bugs, load_average, machine, measure, shown_path
 
 # The page at no less than this share of the rate of the REST call it shows.
 PAGE_TARGET = 0.5
@@ -124,37 +120,12 @@ def markdown(results):
 def build_parser():
     parser = argparse.ArgumentParser(prog="python -m bench.pages",
                                      description=__doc__.split("\n")[0])
-    parser.add_argument("--bugs", type=int, default=100000,
-                        help="use bench/data/bugs-N.sqlite (default 100000)")
-    parser.add_argument("--db", help="database file to use instead")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds (default 3)")
-    parser.add_argument("--duration", type=float, default=5.0,
-                        help="seconds per measurement (default 5)")
-    parser.add_argument("--warmup", type=float, default=1.0,
-                        help="seconds of unmeasured load before each measurement (default 1)")
-    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
-                        help=f"request threads of the server (default {DEFAULT_THREADS})")
-    parser.add_argument("--seed", type=int, default=1, help="random seed of the requests")
-    parser.add_argument("--out", default=str(RESULTS_DIR), help="results folder")
-    parser.add_argument("--name", help="results file name without extension")
-    return parser
+    return add_round_options(parser, "request threads of the server")
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
-    try:
-        results = run(args)
-    except (RuntimeError, ValueError) as exc:
-        print(f"bench.pages: {exc}", file=sys.stderr)
-        return 2
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    name = args.name or f"{results['date'][:10]}-bugs{results['bugs']}-pages"
-    (out / f"{name}.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    (out / f"{name}.md").write_text(markdown(results), encoding="utf-8")
-    print(markdown(results))
-    print(f"Wrote {out / name}.md and .json")
-    return 0
+    return run_and_save(build_parser().parse_args(argv), run, markdown, "python -m bench.pages",
+                        "pages")
 
 
 if __name__ == "__main__":

@@ -155,9 +155,9 @@ def _row(label, figures, target, met, percent=False):
             f"| {show(figures['highest'])} | {target} | {'yes' if met else '**no**'} |")
 
 
-def build_parser():
-    parser = argparse.ArgumentParser(prog="python -m bench.paired",
-                                     description=__doc__.split("\n")[0])
+def add_round_options(parser, threads_help):
+    """Add the options every round-by-round bench shares (data, rounds,
+    durations, server threads, seed, where results go) to `parser`."""
     parser.add_argument("--bugs", type=int, default=100000,
                         help="use bench/data/bugs-N.sqlite (default 100000)")
     parser.add_argument("--db", help="database file to use instead")
@@ -167,28 +167,44 @@ def build_parser():
     parser.add_argument("--warmup", type=float, default=1.0,
                         help="seconds of unmeasured load before each measurement (default 1)")
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
-                        help=f"request threads per process (default {DEFAULT_THREADS})")
+                        help=f"{threads_help} (default {DEFAULT_THREADS})")
     parser.add_argument("--seed", type=int, default=1, help="random seed of the requests")
     parser.add_argument("--out", default=str(RESULTS_DIR), help="results folder")
     parser.add_argument("--name", help="results file name without extension")
     return parser
 
 
-def main(argv=None):
-    args = build_parser().parse_args(argv)
+def build_parser():
+    parser = argparse.ArgumentParser(prog="python -m bench.paired",
+                                     description=__doc__.split("\n")[0])
+    return add_round_options(parser, "request threads per process")
+
+
+def run_and_save(args, run_rounds, markdown_of, prog, suffix):
+    """Run `run_rounds(args)`, write its results as NAME.json and NAME.md
+    (`markdown_of(results)`) in args.out and print the table.
+
+    Returns the exit status: 0, or 2 after printing why the run could not
+    be made (RuntimeError or ValueError from `run_rounds`)."""
     try:
-        results = run(args)
+        results = run_rounds(args)
     except (RuntimeError, ValueError) as exc:
-        print(f"bench.paired: {exc}", file=sys.stderr)
+        print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    name = args.name or f"{results['date'][:10]}-bugs{results['bugs']}-paired"
+    name = args.name or f"{results['date'][:10]}-bugs{results['bugs']}-{suffix}"
+    table = markdown_of(results)
     (out / f"{name}.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    (out / f"{name}.md").write_text(markdown(results), encoding="utf-8")
-    print(markdown(results))
+    (out / f"{name}.md").write_text(table, encoding="utf-8")
+    print(table)
     print(f"Wrote {out / name}.md and .json")
     return 0
+
+
+def main(argv=None):
+    return run_and_save(build_parser().parse_args(argv), run, markdown, "python -m bench.paired",
+                        "paired")
 
 
 if __name__ == "__main__":
