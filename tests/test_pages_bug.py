@@ -297,6 +297,24 @@ def test_a_file_is_attached_and_its_details_changed(app, world, services):
         ("A better fix",)]
 
 
+def test_attachment_flags_are_requested_and_granted_on_its_page(app, world, services):
+    add_flag_type(services, "review", target="a")
+    admin = signed_in(app, ADMIN)
+    page = admin.get(f"/attachment.cgi?id={world.public_file}&action=edit")
+    type_id = re.search(r'name="flag_type-(\d+)"', page.text).group(1)
+    submit(admin, "/attachment.cgi", form_fields(page.text, form_id="attachment-form"),
+           **{f"flag_type-{type_id}": "?", f"requestee_type-{type_id}": PLAIN})
+    ((flag_id, status, requestee),) = services.query(
+        "SELECT f.id, f.status, u.login FROM flags f JOIN users u ON u.id = f.requestee_id"
+        " WHERE f.attachment_id = ?", (world.public_file,))
+    assert (status, requestee) == ("?", PLAIN)
+    plain = signed_in(app, PLAIN)
+    page = plain.get(f"/attachment.cgi?id={world.public_file}&action=edit")
+    submit(plain, "/attachment.cgi", form_fields(page.text, form_id="attachment-form"),
+           **{f"flag-{flag_id}": "+"})
+    assert services.query("SELECT status FROM flags WHERE id = ?", (flag_id,)) == [("+",)]
+
+
 def test_attaching_without_a_file_is_refused(app, world):
     browser = signed_in(app, ADMIN)
     browser.get(f"/attachment.cgi?bugid={world.bug}&action=enter")

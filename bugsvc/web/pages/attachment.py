@@ -22,7 +22,7 @@ from ... import errors
 from ...api.operations import OPERATIONS
 from ...errors import ServiceError
 from .base import Page, require_user, responder
-from .bug import attachment_params
+from .bug import attachment_params, existing_flag_changes, new_flag
 from .site import secure_page, url
 
 # Shown in the browser; anything else is downloaded.
@@ -193,7 +193,7 @@ class Attachment(Page):
                 wanted = bool(call.field(name))
                 if wanted != attachment[name]:
                     params[name] = wanted
-        flags = _existing_flags(call, attachment) + _new_flags(call)
+        flags = existing_flag_changes(call, attachment.get("flags", [])) + _new_flags(call)
         if flags:
             params["flags"] = flags
         if call.field("comment").strip():
@@ -204,34 +204,11 @@ class Attachment(Page):
                       notice="saved")
 
 
-def _existing_flags(call, attachment):
-    changes = []
-    for flag in attachment.get("flags", []):
-        status = call.field(f"flag-{flag['id']}")
-        if not status:
-            continue
-        requestee = call.field(f"requestee-{flag['id']}").strip()
-        if status != flag["status"] or (status == "?" and requestee != flag.get("requestee", "")):
-            change = {"id": flag["id"], "status": status}
-            if status == "?" and requestee:
-                change["requestee"] = requestee
-            changes.append(change)
-    return changes
-
-
 def _new_flags(call):
-    changes = []
-    for name, value in call.form.items():
-        if name.startswith("flag_type-") and value in ("?", "+", "-"):
-            type_id = name.split("-", 1)[1]
-            if not type_id.isdigit():
-                continue
-            change = {"type_id": int(type_id), "status": value}
-            requestee = call.field(f"requestee_type-{type_id}").strip()
-            if value == "?" and requestee:
-                change["requestee"] = requestee
-            changes.append(change)
-    return changes
+    return [new_flag(call, name.split("-", 1)[1], value)
+            for name, value in call.form.items()
+            if name.startswith("flag_type-") and value in ("?", "+", "-")
+            and name.split("-", 1)[1].isdigit()]
 
 
 class AttachmentOrigin:

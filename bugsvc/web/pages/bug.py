@@ -320,9 +320,12 @@ def _cc_changes(call, view, changes):
         changes["cc"] = {"add": added, "remove": removed}
 
 
-def _flag_changes(call, view):
+def existing_flag_changes(call, flags):
+    """The changes the form asks of `flags` (a bug's or an attachment's),
+    from its flag-ID and requestee-ID fields: a list of {id, status[,
+    requestee]}, leaving out the flags the form leaves as they are."""
     changes = []
-    for flag in view.bug.get("flags", []):
+    for flag in flags:
         status = call.field(f"flag-{flag['id']}")
         if not status:
             continue
@@ -332,14 +335,25 @@ def _flag_changes(call, view):
             if status == "?" and requestee:
                 change["requestee"] = requestee
             changes.append(change)
+    return changes
+
+
+def new_flag(call, type_id, status):
+    """A new flag of type `type_id` with `status`, and, for a request, the
+    requestee the form names in requestee_type-ID."""
+    change = {"type_id": int(type_id), "status": status}
+    requestee = call.field(f"requestee_type-{type_id}").strip()
+    if status == "?" and requestee:
+        change["requestee"] = requestee
+    return change
+
+
+def _flag_changes(call, view):
+    changes = existing_flag_changes(call, view.bug.get("flags", []))
     for flag_type in (view.flag_types or {}).get("bug", []):
         status = call.field(f"flag_type-{flag_type['id']}")
         if status in ("?", "+", "-"):
-            change = {"type_id": flag_type["id"], "status": status}
-            requestee = call.field(f"requestee_type-{flag_type['id']}").strip()
-            if status == "?" and requestee:
-                change["requestee"] = requestee
-            changes.append(change)
+            changes.append(new_flag(call, flag_type["id"], status))
     return changes
 
 
