@@ -764,16 +764,10 @@ class PostgresDatabase:
         at its end, not row by row."""
         conn = self.connect()
         try:
-            conn.raw.execute("BEGIN")
-            conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (_INSTALL_LOCK,))
-            conn.raw.execute("SET CONSTRAINTS ALL DEFERRED")
-            try:
+            with self._transaction_on(conn, "BEGIN"):
+                conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (_INSTALL_LOCK,))
+                conn.raw.execute("SET CONSTRAINTS ALL DEFERRED")
                 yield conn
-            except BaseException:
-                if not conn.raw.closed:
-                    conn.raw.execute("ROLLBACK")
-                raise
-            conn.raw.execute("COMMIT")
         finally:
             conn.close()
 
