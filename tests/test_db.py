@@ -1,6 +1,7 @@
 """The database: schema version, migrations (on both engines), refusing
 files we cannot use."""
 
+import contextlib
 import io
 import sqlite3
 
@@ -207,3 +208,58 @@ def test_version_4_database_gets_the_notification_tables(new_db):
         assert [tuple(row) for row in rows] == [("expand", None)]
         assert conn.execute("SELECT COUNT(*) FROM webhooks").fetchone()[0] == 0
     migrated.close()
+
+
+class _Conflict(Exception):
+    """A concurrent transaction's failure, as an engine would report it."""
+
+
+def _flaky_transactions(failures):
+    """Transactions whose first `failures` fail with _Conflict at commit."""
+    opened = []
+
+    @contextlib.contextmanager
+    def transaction():
+        opened.append(1)
+        yield "conn"
+        if len(opened) <= failures:
+            raise _Conflict()
+    return transaction, opened
+
+
+def _run_attempts(attempts):
+    for attempt in attempts:
+        with attempt as conn:
+            result = conn
+    return result
+
+
+def test_attempts_run_a_conflicting_write_again_at_least_tries_times():
+    transaction, opened = _flaky_transactions(2)
+    attempts = dbmodule.Attempts(transaction, lambda exc: isinstance(exc, _Conflict), 3)
+    assert _run_attempts(attempts) == "conn" and len(opened) == 3
+    transaction, opened = _flaky_transactions(5)
+    attempts = dbmodule.Attempts(transaction, lambda exc: isinstance(exc, _Conflict), 3)
+    with pytest.raises(_Conflict):
+        _run_attempts(attempts)
+    assert len(opened) == 3
+
+
+def test_attempts_keep_trying_while_patience_lasts():
+    """A write canceled more often than `tries` under heavy contention still
+    goes through while its patience lasts."""
+    transaction, opened = _flaky_transactions(6)
+    attempts = dbmodule.Attempts(transaction, lambda exc: isinstance(exc, _Conflict), 3,
+                                 patience=60)
+    assert _run_attempts(attempts) == "conn" and len(opened) == 7
+
+
+def test_attempts_leave_at_once_on_an_error_that_is_no_conflict():
+    transaction, opened = _flaky_transactions(0)
+    attempts = dbmodule.Attempts(transaction, lambda exc: isinstance(exc, _Conflict), 3,
+                                 patience=60)
+    with pytest.raises(ZeroDivisionError):
+        for attempt in attempts:
+            with attempt:
+                1 / 0
+    assert len(opened) == 1

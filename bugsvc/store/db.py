@@ -19,6 +19,7 @@ serialization failures and deadlocks) is run again from the start by
 """
 
 import functools
+import itertools
 import threading
 import time
 from contextlib import contextmanager
@@ -223,26 +224,33 @@ class Attempts:
     """`for attempt in db.attempts(write): with attempt as conn: ...`: the
     block runs in one transaction, and again from the start (in a new
     transaction) when the engine says it met a concurrent transaction it
-    cannot be ordered with (a serialization failure or a deadlock), at most
-    `tries` times with a short random pause before each. The block must
+    cannot be ordered with (a serialization failure or a deadlock), with a
+    short random pause before each new try, for at least `tries` tries and
+    for as long as `patience` seconds from the first (a busy database keeps
+    a write waiting as long as SQLite's busy timeout would). The block must
     not `return` from inside the `with` (its commit could still fail):
     keep its result in a variable. What escapes the block otherwise
     (ServiceError included) rolls it back and leaves the loop."""
 
-    def __init__(self, open_transaction, retryable, tries):
+    def __init__(self, open_transaction, retryable, tries, patience=0.0):
         self._open = open_transaction
         self._retryable = retryable
         self._tries = tries
+        self._give_up_at = time.monotonic() + patience
         self._done = False
         self._manager = None
         self.number = 0
 
     def __iter__(self):
-        for self.number in range(1, self._tries + 1):
+        for self.number in itertools.count(1):
             yield self
             if self._done:
                 return
             time.sleep(_backoff(self.number))
+
+    def _may_try_again(self, exc):
+        return self._retryable(exc) and (self.number < self._tries
+                                         or time.monotonic() < self._give_up_at)
 
     def __enter__(self):
         self._manager = self._open()
@@ -255,15 +263,13 @@ class Attempts:
                 self._done = True
                 return True
         except Exception as failure:     # noqa: BLE001 - a failed commit or rollback
-            if self._retryable(failure) and self.number < self._tries:
+            if self._may_try_again(failure):
                 return True
             raise
         if exc is None:
             self._done = True
             return False
-        if self._retryable(exc) and self.number < self._tries:
-            return True
-        return False
+        return self._may_try_again(exc)
 
 
 def _backoff(number):

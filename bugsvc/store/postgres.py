@@ -53,8 +53,11 @@ _BEGIN_WRITE = "BEGIN ISOLATION LEVEL SERIALIZABLE"
 # newest version, so two workers never take one row; SERIALIZABLE would
 # make them fail against each other instead.
 _BEGIN_QUEUE = "BEGIN ISOLATION LEVEL READ COMMITTED"
-# A write is run again at most this many times in all.
+# A write is run again at least this many times, and for as long as SQLite
+# would wait for its lock (db.BUSY_TIMEOUT_MS): under heavy contention a
+# serializable transaction can be chosen as the one to cancel many times.
 TRIES = 30
+PATIENCE = db.BUSY_TIMEOUT_MS / 1000
 # SQLSTATEs of a transaction that met a concurrent one: serialization
 # failure, deadlock, and a unique key taken by a concurrent insert (which
 # SERIALIZABLE reports as such when the transaction did not read that key).
@@ -732,8 +735,9 @@ class PostgresDatabase:
         """Tries of one transaction (db.Attempts): run again when it met a
         concurrent one (only transactions that write can)."""
         if separate:
-            return db.Attempts(lambda: self.separate_transaction(write), _retryable, TRIES)
-        return db.Attempts(lambda: self.transaction(write, queue), _retryable, TRIES)
+            return db.Attempts(lambda: self.separate_transaction(write), _retryable, TRIES,
+                               PATIENCE)
+        return db.Attempts(lambda: self.transaction(write, queue), _retryable, TRIES, PATIENCE)
 
     @staticmethod
     def statement_too_large(exc):
