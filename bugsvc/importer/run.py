@@ -40,7 +40,7 @@ from ..store import install
 from ..store.convert import convert
 from ..store.db import Database, SchemaError, is_postgresql
 from . import catalogue, forms, state, writer
-from .client import Client, SourceError, rest_base
+from .client import Client, Limits, SourceError, rest_base
 from .progress import Progress
 from .report import Report
 from .source import Source
@@ -68,6 +68,7 @@ class Options:
     admin_password: str | None = None
     password_cost: ScryptCost = field(default_factory=ScryptCost)
     base_delay: float = 1.0
+    limits: Limits = field(default_factory=Limits)
 
 
 class ImportRefused(Exception):
@@ -79,9 +80,7 @@ def run_import(options, out=sys.stdout, err=sys.stderr, client=None):
     (the run stays resumable), 130 interrupted.
     Errors: ImportRefused, SchemaError, ValueError (a bad URL)."""
     progress = Progress(err)
-    client = client or Client(options.url, options.api_key, concurrency=options.concurrency,
-                              retries=options.retries, on_retry=progress.retry,
-                              base_delay=options.base_delay)
+    client = client or make_client(options, progress)
     if client.on_retry is None:
         client.on_retry = progress.retry
     report = Report(dry_run=options.dry_run)
@@ -115,6 +114,13 @@ def run_import(options, out=sys.stdout, err=sys.stderr, client=None):
         print(line, file=out)
     out.flush()
     return status
+
+
+def make_client(options, progress):
+    """The Client of a run (or a verification) as the options ask."""
+    return Client(options.url, options.api_key, concurrency=options.concurrency,
+                  retries=options.retries, on_retry=progress.retry,
+                  base_delay=options.base_delay, limits=options.limits)
 
 
 def _scratch_copy(db_path, scratch):

@@ -20,9 +20,9 @@ from ..api.runner import Runner
 from ..config import Config
 from ..store.db import Database
 from . import forms, state
-from .client import Client, rest_base
+from .client import rest_base
 from .progress import Progress
-from .run import ImportRefused
+from .run import ImportRefused, make_client
 from .source import Source
 
 _BUG_KEYS = ("summary", "status", "resolution", "product", "component", "classification",
@@ -62,9 +62,7 @@ def verify_command(options, out=sys.stdout, err=sys.stderr, client=None):
     otherwise. Errors: ImportRefused (no target, or another source's),
     SourceError."""
     progress = Progress(err)
-    client = client or Client(options.url, options.api_key, concurrency=options.concurrency,
-                              retries=options.retries, on_retry=progress.retry,
-                              base_delay=options.base_delay)
+    client = client or make_client(options, progress)
     differences = verify(Source(client), options, progress)
     for difference in differences:
         print(difference, file=out)
