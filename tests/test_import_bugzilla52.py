@@ -14,7 +14,9 @@ text.
 
 import base64
 import io
+import re
 import sqlite3
+import threading
 
 import pytest
 
@@ -23,9 +25,9 @@ from bugsvc.importer import verify
 from bugsvc.importer.client import Client
 from bugsvc.importer.run import run_import
 from bugsvc.importer.source import Source
-from fake_bugzilla import FakeBugzilla
+from fake_bugzilla import ADMIN_KEY, FakeBugzilla
 
-READER = "reader@example.org"
+READER, ADMIN = "reader@example.org", "admin@example.org"
 
 
 @pytest.fixture
@@ -128,11 +130,19 @@ def test_the_catalogue_is_the_sources(imported):
 
 
 def test_accounts_have_no_password_and_keep_what_the_source_shows(imported):
+    """Every account the reader may list comes, on a bug or not: 5.2 answers
+    at most maxusermatches (3 here, which the reader is not shown) accounts
+    per match, so the listing narrows a* into aa* ... until none is full."""
     target, _ = imported
     assert rows(target, "SELECT login, real_name, password_hash IS NULL, disabled_text <> ''"
                         " FROM users WHERE login LIKE '%example.org' ORDER BY login") == [
-        ("alice@example.org", "Alice Kernel", 1, 0), ("bob@example.org", "Bob Builder", 1, 0),
-        ("nobody@example.org", "Former Member", 1, 1), (READER, "Rita Reader", 1, 0)]
+        ("admin@example.org", "Ada Admin", 1, 0), ("alice@example.org", "Alice Kernel", 1, 0),
+        ("bob@example.org", "Bob Builder", 1, 0), ("dana@kernel.example.org", "Dana Both", 1, 0),
+        ("danny@example.org", "Danny Gone", 1, 1), ("dave@example.org", "Dave Racer", 1, 0),
+        ("ken@kernel.example.org", "Ken Kernel", 1, 0),
+        ("manager@example.org", "Mona Manager", 1, 0),
+        ("nobody@example.org", "Former Member", 1, 1), (READER, "Rita Reader", 1, 0),
+        ("viewer@example.org", "Vic Viewer", 1, 0)]
     groups = rows(target, "SELECT g.name FROM user_groups ug JOIN groups g ON g.id = ug.group_id"
                           " JOIN users u ON u.id = ug.user_id WHERE u.login = ?"
                           " AND ug.grant_type = 0 ORDER BY g.name", (READER,))
@@ -171,3 +181,75 @@ def test_the_recorded_data_is_base64_of_what_the_target_stores(imported):
     recorded = load()["attachment_data"]
     for attachment_id, data in rows(target, "SELECT attachment_id, data FROM attachment_data"):
         assert base64.b64decode(recorded[str(attachment_id)]) == data
+
+
+# Two pages read at once, one account ----------------------------------------------
+
+RACER = "dave@example.org"
+
+
+class PageWritten(io.StringIO):
+    """The run's progress stream: `written` is set once the first page of
+    bugs is in the target (the progress line says 1 of 4 bugs)."""
+
+    def __init__(self):
+        super().__init__()
+        self.written = threading.Event()
+
+    def write(self, text):
+        if re.search(r"\b1/4 bugs", text):
+            self.written.set()
+        return super().write(text)
+
+
+class RacingClient(Client):
+    """Makes the two pages read at once race for one account, the worst way
+    round: the second page asks for the account first, and its answer comes
+    only after the first page is written. The account is one made after the
+    accounts were listed, so the pages are where it is read."""
+
+    def __init__(self, *args, written, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.asked, self.written = threading.Event(), written
+        self.held = False
+        self.lock = threading.Lock()
+
+    def get(self, path, params=None):
+        params = params or {}
+        if path == "/bug/101/history":
+            # One request of the first page waits (one thread of the pool,
+            # so the second page's reads still get through at concurrency 1).
+            self.asked.wait(10)
+        if path == "/user" and RACER in (params.get("names") or []):
+            with self.lock:
+                first, self.held = not self.held, True
+            if first:
+                self.asked.set()
+                self.written.wait(10)
+            return super().get(path, params)
+        answer = super().get(path, params)
+        if path == "/user":
+            answer["users"] = [user for user in answer["users"] if user["name"] != RACER]
+        if path == "/group":
+            for group in answer["groups"]:
+                group["membership"] = [user for user in group.get("membership", [])
+                                       if user["name"] != RACER]
+        return answer
+
+
+@pytest.mark.parametrize("concurrency", [1, 2, 4])
+def test_an_account_two_pages_read_at_once_keeps_its_memberships(bugzilla, tmp_path,
+                                                                   concurrency):
+    target = tmp_path / "target.sqlite"
+    err = PageWritten()
+    client = RacingClient(bugzilla.url, ADMIN_KEY, concurrency=concurrency, retries=1,
+                          written=err.written)
+    status = run_import(support.options(bugzilla.url, target, ADMIN_KEY, ADMIN, page_size=1,
+                                        concurrency=concurrency), io.StringIO(), err,
+                        client=client)
+    assert status == 0, err.getvalue()
+    assert err.written.is_set() and client.held
+    assert rows(target, "SELECT g.name, ug.grant_type FROM user_groups ug JOIN groups g"
+                        " ON g.id = ug.group_id JOIN users u ON u.id = ug.user_id"
+                        " WHERE u.login = ? AND ug.is_bless = 0", (RACER,)) == [
+        ("kernel-insiders", 0)]

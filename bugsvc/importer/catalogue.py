@@ -10,7 +10,10 @@ select fields that the source does not have are removed (no bug uses them
 yet), so the target offers exactly the source's values.
 """
 
+import re
+
 from ..accounts.access import CONTROL_VALUES
+from ..accounts.membership import refresh_for_group
 from ..catalogue import settings
 from ..store.db import ids_written, placeholders
 from . import forms
@@ -218,7 +221,9 @@ def _choice_id(target, field, name):
 
 
 def carry_groups(target, groups):
-    """Groups as far as the key may see them; {source id: target id}."""
+    """Groups as far as the key may see them; {source id: target id}. A
+    group's regular expression (shown to creategroups keys) comes along,
+    and the memberships it grants are made again when it changed."""
     conn = target.conn
     mapping = {}
     for group in groups:
@@ -230,8 +235,6 @@ def carry_groups(target, groups):
         updates = {"description": group.get("description") or IMPORTED}
         if "is_active" in group:
             updates["is_active"] = int(forms.truth(group["is_active"]))
-        if "user_regexp" in group:
-            updates["user_regexp"] = group.get("user_regexp") or ""
         row = conn.execute("SELECT is_bug_group FROM groups WHERE id = ?", (group_id,)).fetchone()
         if row[0]:
             conn.execute("UPDATE groups SET description = ? WHERE id = ?",
@@ -239,9 +242,19 @@ def carry_groups(target, groups):
             if "is_active" in updates:
                 conn.execute("UPDATE groups SET is_active = ? WHERE id = ?",
                              (updates["is_active"], group_id))
-        if "user_regexp" in updates:
-            conn.execute("UPDATE groups SET user_regexp = ? WHERE id = ?",
-                         (updates["user_regexp"], group_id))
+        if "user_regexp" in group:
+            pattern = group.get("user_regexp") or ""
+            try:
+                re.compile(pattern, re.IGNORECASE)
+            except (re.error, RecursionError, OverflowError):
+                target.report.not_carried("group regular expressions", name,
+                                          "the target cannot read it: its members are direct")
+                pattern = ""
+            if pattern != target.regexps.get(group_id, ""):
+                conn.execute("UPDATE groups SET user_regexp = ? WHERE id = ?",
+                             (pattern, group_id))
+                target.regexps[group_id] = pattern
+                refresh_for_group(conn, group_id)
     return mapping
 
 

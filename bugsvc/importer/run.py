@@ -40,6 +40,7 @@ from ..store import install
 from ..store.convert import convert
 from ..store.db import Database, SchemaError, is_postgresql
 from . import catalogue, forms, state, writer
+from .accounts import Accounts
 from .client import Client, Limits, SourceError, rest_base
 from .progress import Progress
 from .report import Report
@@ -205,12 +206,9 @@ class _Importer:
         self.progress = progress
         self.created = created
         self.now = dates.to_db(datetime.now(timezone.utc))
-        self.user_details = {}
-        self._users_asked = set()
+        self.accounts = None
         self._refreshed = set()
-        self._users_lock = threading.Lock()
         self.login = None
-        self.key_groups = set()
         self.saw_time_tracking = False
         self.admin_logins = [options.admin_email or DEFAULT_ADMIN_EMAIL]
 
@@ -221,6 +219,7 @@ class _Importer:
         version = source.version()
         started = source.time()
         self.login = source.whoami() or self.options.login
+        self.accounts = Accounts(source, self.login)
         reader = self.login or ("an unnamed account" if source.client.api_key else "anonymous")
         self.progress.say(f"Source: {source.client.base} (Bugzilla {version}), reading as "
                           f"{reader}.")
@@ -252,6 +251,11 @@ class _Importer:
         if not self.saw_time_tracking and ids:
             self.report.note("Time tracking (estimated and remaining hours, deadlines) was not "
                              "visible to the key: bugs keep none.")
+        if self.report.counts.get("memberships granted by a regexp"):
+            self.report.note("Memberships a group's regular expression grants are kept as "
+                             "such: changing the expression later takes them away, as at the "
+                             "source. The source does not show whether someone it grants was "
+                             "also added to the group by hand: add those again if so.")
         self.report.note("Imported accounts have no password: people set theirs with the "
                          "password reset mail (or an administrator sets one).")
         return 0
@@ -259,28 +263,33 @@ class _Importer:
     # Catalogue -----------------------------------------------------------------
 
     def _catalogue(self, first_run):
-        self.progress.say("Reading the catalogue: fields, groups, products, flag types ...")
+        self.progress.say("Reading the catalogue: accounts, fields, groups, products, flag "
+                          "types ...")
         source = self.source
-        fields = source.fields()
-        groups = source.groups()
-        products = source.products()
         parameters = source.parameters()
-        logins = set()
+        self.accounts.read_key_account()
+        fields = source.fields()
+        groups = source.groups(membership=bool(source.client.api_key)
+                               and not self.accounts.editusers)
+        products = source.products()
+        self._list_accounts(parameters, groups)
+        logins = set(self.accounts.logins())
+        owners = set()
         for product in products:
             for component in product.get("components") or []:
                 for key in ("default_assigned_to", "default_qa_contact"):
                     if component.get(key):
-                        logins.add(component[key])
+                        owners.add(component[key])
+        self._read_users(owners)
+        logins |= owners
         if self.login:
             logins.add(self.login)
-        self._read_users(logins)
-        if self.login and self.login.lower() in self.user_details:
-            self.key_groups = {name.lower() for name in
-                               self.user_details[self.login.lower()].get("groups") or []}
         if not any("user_regexp" in group for group in groups):
             self.report.note("The key may not read the groups' settings (creategroups): groups "
                              "keep the target's own membership rules (on a new database every "
-                             "account is in editbugs); change them if the source differs.")
+                             "account is in editbugs), and memberships a group's regular "
+                             "expression grants at the source are direct ones here; change "
+                             "them if the source differs.")
         with self.db.transaction(write=True) as conn:
             target = self._target(conn)
             group_ids = catalogue.carry_groups(target, groups)
@@ -295,45 +304,32 @@ class _Importer:
             catalogue.carry_flag_types(target, flag_types, group_ids, self.report)
             catalogue.carry_parameters(target, parameters, self.report)
 
+    def _list_accounts(self, parameters, groups):
+        """Every account the key may list, and the report on those it may not."""
+        if not self.source.client.api_key:
+            self.report.not_carried("accounts", "those on no bug", "an anonymous reader may "
+                                    "not list the source's accounts: only those on bugs come")
+            return
+        cap = str(parameters.get("maxusermatches", "")).strip()
+        listed = self.accounts.list_all(int(cap) if cap.isdigit() else None, groups)
+        if listed.refused:
+            self.report.not_carried("accounts", "those on no bug", "the source does not list "
+                                    "its accounts to the key: only those on bugs come")
+        for prefix in listed.unresolved:
+            self.report.not_carried(
+                "accounts", f"{prefix}*", f"the source lists at most {listed.most:,} accounts "
+                "per question and these could not be told apart further: some may be missing")
+
     def _target(self, conn):
-        target = Target(conn, self.report, self.now, self.admin_logins)
-        target.user_details = self.user_details
-        target.refreshed = self._refreshed
-        return target
+        return Target(conn, self.report, self.now, self.admin_logins, accounts=self.accounts,
+                      refreshed=self._refreshed)
 
     def _read_users(self, logins):
-        """Fetch what the source shows of the accounts not read yet this run
-        (page readers share the work: each login is asked for once)."""
-        with self._users_lock:
-            wanted = sorted({login for login in logins if login
-                             and login.lower() not in self.user_details
-                             and login.lower() not in self._users_asked})
-            self._users_asked.update(login.lower() for login in wanted)
-        if not wanted:
-            return
-        found, refused = self.source.users(wanted)
-        complete_all = "editusers" in self.key_groups
-        for user in found:
-            login = str(user.get("name") or "")
-            if not login:
-                continue
-            groups = user.get("groups")
-            details = {"real_name": user.get("real_name") or "",
-                       "can_login": forms.truth(user.get("can_login", True)),
-                       "groups": None if groups is None else
-                       [g["name"] if isinstance(g, dict) else str(g) for g in groups],
-                       "complete": complete_all or (self.login or "").lower() == login.lower()}
-            if "email_enabled" in user:
-                details["email_enabled"] = forms.truth(user["email_enabled"])
-            if user.get("login_denied_text"):
-                details["login_denied_text"] = user["login_denied_text"]
-            self.user_details[login.lower()] = details
-        for login in refused:
-            self.user_details.setdefault(login.lower(), {})
+        """Describe the accounts in `logins` the run has not read yet (the
+        page reading them waits for them: see importer/accounts.py)."""
+        for login in self.accounts.read(logins) or []:
             self.report.not_carried("account details", login,
                                     "the source does not describe the account to the key")
-        for login in wanted:
-            self.user_details.setdefault(login.lower(), {})
 
     # Listing -------------------------------------------------------------------
 
@@ -479,8 +475,7 @@ class _Importer:
                     self.report.not_carried("bugs", bug_id, f"the target refuses it: {exc}")
                     continue
                 for login, real_name in bug["real_names"].items():
-                    details = self.user_details.setdefault(login.lower(), {})
-                    details.setdefault("real_name", real_name)
+                    self.accounts.name_from_bug(login, real_name)
                 if "time" in bug:
                     self.saw_time_tracking = True
                 writer.write_bug(target, bug, comments, history, attachments, self.report)
