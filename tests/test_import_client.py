@@ -234,8 +234,8 @@ def test_waits_the_source_asks_for_are_bounded_one_by_one_and_in_all(scripted):
     with pytest.raises(SourceMisbehaved) as caught:
         client.get("/version")
     assert slept == [50.0, 50.0]
-    assert "kept one request waiting 100 s already and asks for 50 s more (HTTP 503): " \
-           "stopped after 2.0 min in all" in str(caught.value)
+    assert "kept one request waiting 100 s already and asks for 50 s more (HTTP 503); " \
+           "at most 2.0 min in all is waited" in str(caught.value)
 
 
 def test_nesting_is_measured_without_parsing_and_strings_do_not_count():

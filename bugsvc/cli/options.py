@@ -175,6 +175,12 @@ def _add_import_parser(commands):
                        help="requests open at once to the source (default 4)")
     carry.add_argument("--page-size", default=None, metavar="N",
                        help="bugs read and written together (default 100)")
+    carry.add_argument("--urlbase", default=None, metavar="URL",
+                       help="the new installation's address (its urlbase parameter is set to "
+                            "it): See Also links to the old installation's bugs are pointed "
+                            "there")
+    carry.add_argument("--keep-see-also", action="store_true",
+                       help="keep See Also links to the old installation's bugs as they are")
     carry.add_argument("--max-answer-mb", default=None, metavar="MB",
                        help="the largest answer read from the source, as sent and inflated "
                             "(default 256)")

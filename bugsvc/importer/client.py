@@ -229,8 +229,9 @@ class Client:
                 if waited + delay > self.limits.max_total_wait:
                     raise SourceMisbehaved(
                         f"the source kept one request waiting {_duration(waited)} already and "
-                        f"asks for {_duration(delay)} more ({retry.reason}): stopped after "
-                        f"{_duration(self.limits.max_total_wait)} in all", path=path) from None
+                        f"asks for {_duration(delay)} more ({retry.reason}); at most "
+                        f"{_duration(self.limits.max_total_wait)} in all is waited",
+                        path=path) from None
                 waited += delay
                 with self._lock:
                     self.retried += 1
@@ -272,7 +273,7 @@ class Client:
             raise SourceMisbehaved(
                 f"the source asks to wait {_duration(after)} before trying again (Retry-After: "
                 f"{header.strip()[:60]}), longer than the {_duration(self.limits.max_wait)} the "
-                "import waits: stopped", path=path)
+                "import waits", path=path)
         return after
 
     def _decoded(self, raw, path):
@@ -318,7 +319,7 @@ class Client:
                 if watch.expired:
                     raise SourceMisbehaved(
                         f"the source took more than {_duration(self.limits.deadline)} to answer "
-                        f"one request (it had sent {sum(received):,} bytes of it): stopped",
+                        f"one request (it had sent {sum(received):,} bytes of it)",
                         path=path) from None
                 if isinstance(exc, _STALE) and reused and not answered and not fresh_try:
                     with self._lock:
@@ -339,7 +340,7 @@ class Client:
         length = response.getheader("Content-Length") or ""
         if length.strip().isdigit() and int(length) > cap:
             raise SourceMisbehaved(f"the source announced an answer of {int(length):,} bytes "
-                                   f"(at most {_size(cap)} is read): stopped", path=path)
+                                   f"(at most {_size(cap)} is read)", path=path)
         gzipped = (response.getheader("Content-Encoding") or "").lower() in ("gzip", "x-gzip")
         inflate = zlib.decompressobj(16 + zlib.MAX_WBITS) if gzipped else None
         parts, size, inflated = [], 0, 0
@@ -353,7 +354,7 @@ class Client:
                 self.bytes_read += len(chunk)
             if size > cap:
                 raise SourceMisbehaved(f"the source sent more than {_size(cap)} in one answer "
-                                       "(at most that is read): stopped", path=path)
+                                       "(at most that is read)", path=path)
             if inflate is None:
                 parts.append(chunk)
                 continue
@@ -364,7 +365,7 @@ class Client:
                     if inflated > cap:
                         raise SourceMisbehaved(
                             f"the source sent {size:,} bytes of gzip that inflate to more than "
-                            f"{_size(cap)} (at most that is read): stopped", path=path)
+                            f"{_size(cap)} (at most that is read)", path=path)
                     parts.append(out)
                     chunk = inflate.unconsumed_tail
             except zlib.error as exc:

@@ -20,6 +20,7 @@ A dry run does all of this into a scratch copy of the target, which is
 thrown away: the report is the one a real run would print.
 """
 
+import json
 import os
 import secrets
 import shutil
@@ -35,20 +36,21 @@ from pathlib import Path
 from .. import dates
 from ..accounts import auth
 from ..accounts.auth import ScryptCost
+from ..catalogue import settings
 from ..config import DEFAULT_ADMIN_EMAIL
 from ..store import install
 from ..store.convert import convert
 from ..store.db import Database, SchemaError, is_postgresql
 from . import catalogue, forms, state, writer
 from .accounts import Accounts
-from .client import Client, Limits, SourceError, rest_base
+from .admin_pages import GroupControlPages, PagesRefused
+from .client import Client, Limits, SourceError, SourceMisbehaved, rest_base
 from .progress import Progress
 from .report import Report
 from .source import Source
 from .target import Target
 
 DEFAULT_OVERLAP = timedelta(minutes=5)
-ATTACHMENT_BATCH_BYTES = 8 * 1024 * 1024
 
 
 @dataclass
@@ -70,6 +72,9 @@ class Options:
     password_cost: ScryptCost = field(default_factory=ScryptCost)
     base_delay: float = 1.0
     limits: Limits = field(default_factory=Limits)
+    urlbase: str | None = None             # the new installation's address
+    keep_see_also: bool = False
+    source_password: str | None = None     # the key's account's, for 5.2's admin pages
 
 
 class ImportRefused(Exception):
@@ -98,6 +103,12 @@ def run_import(options, out=sys.stdout, err=sys.stderr, client=None):
             status = importer.run()
         finally:
             db.close()
+    except SourceMisbehaved as exc:
+        progress.say(f"bugsvc import: stopped: {exc}")
+        if not options.dry_run:
+            progress.say("Nothing written is lost: run the same command again to continue "
+                         "where it stopped.")
+        status = 1
     except SourceError as exc:
         progress.say(f"bugsvc import: the source failed: {exc}")
         if not options.dry_run:
@@ -207,6 +218,8 @@ class _Importer:
         self.created = created
         self.now = dates.to_db(datetime.now(timezone.utc))
         self.accounts = None
+        self.local_links = None
+        self.controls_unknown = set()
         self._refreshed = set()
         self.login = None
         self.saw_time_tracking = False
@@ -251,6 +264,11 @@ class _Importer:
         if not self.saw_time_tracking and ids:
             self.report.note("Time tracking (estimated and remaining hours, deadlines) was not "
                              "visible to the key: bugs keep none.")
+        kept = self.report.counts.pop("see also links to the old installation", 0)
+        if kept:
+            self.report.note(f"{kept:,} See Also links name the old installation's own bugs and "
+                             "were kept as they are: run again with --urlbase (the new "
+                             "installation's address; bug ids are kept) to point them there.")
         if self.report.counts.get("memberships granted by a regexp"):
             self.report.note("Memberships a group's regular expression grants are kept as "
                              "such: changing the expression later takes them away, as at the "
@@ -272,6 +290,7 @@ class _Importer:
         groups = source.groups(membership=bool(source.client.api_key)
                                and not self.accounts.editusers)
         products = source.products()
+        controls, unknown = self._group_controls(products)
         self._list_accounts(parameters, groups)
         logins = set(self.accounts.logins())
         owners = set()
@@ -303,6 +322,74 @@ class _Importer:
             flag_types = catalogue.carry_products(target, products, source, self.report)
             catalogue.carry_flag_types(target, flag_types, group_ids, self.report)
             catalogue.carry_parameters(target, parameters, self.report)
+            catalogue.carry_group_controls(target, controls, unknown, self.report)
+            self.controls_unknown = {target.products[name.lower()] for name in unknown
+                                     if name.lower() in target.products}
+            state.put(conn, state.CONTROLS_UNKNOWN, json.dumps(sorted(unknown)))
+            self.local_links = self._local_links(conn, parameters)
+
+    def _group_controls(self, products):
+        """({product name: (controls, inactive groups)}, [names of products
+        whose controls the source does not show]): from Product.get where
+        it shows them (bugsvc, to editcomponents), else from 5.2's
+        administration pages when the key's account and its password are
+        known (see admin_pages.py)."""
+        controls, missing = {}, []
+        for product in products:
+            if isinstance(product.get("group_controls"), dict):
+                controls[product["name"]] = (product["group_controls"], [])
+            else:
+                missing.append(product["name"])
+        if missing and self.options.source_password and self.login:
+            pages = GroupControlPages(self.source.client, self.login,
+                                      self.options.source_password)
+            try:
+                for name in list(missing):
+                    try:
+                        controls[name] = pages.controls(name)
+                    except PagesRefused as exc:
+                        self.report.not_carried("group controls", name, f"the administration "
+                                                f"pages could not be read: {exc}")
+                        if pages.cookies is None:
+                            break
+                    else:
+                        missing.remove(name)
+            finally:
+                pages.close()
+        elif missing and self.source.client.api_key:
+            self.report.note("Bugzilla's REST interface does not show products' group "
+                             "controls: give the password of the key's account (an "
+                             "editcomponents member) in BUGSVC_IMPORT_PASSWORD to read them "
+                             "from its administration pages, or set them by hand.")
+        return controls, missing
+
+    def _local_links(self, conn, parameters):
+        """How See Also links to the old installation's bugs are written
+        (forms.LocalLinks, None: as they are), kept in the state for the
+        runs after and --verify; links stored by an earlier run with
+        another new address (or none) are rewritten."""
+        if self.options.keep_see_also:
+            state.put(conn, state.LINKS_NEW, "")
+            return None
+        values = state.load(conn)
+        if self.options.urlbase:
+            address = settings.normalise(conn, "urlbase", self.options.urlbase)
+            conn.execute("INSERT INTO params (name, value) VALUES ('urlbase', ?)"
+                         " ON CONFLICT (name) DO UPDATE SET value = excluded.value", (address,))
+        new = settings.load(conn)["urlbase"] or None
+        old = [self.source.client.site]
+        if "urlbase" in parameters:
+            old.append(str(parameters["urlbase"] or ""))
+        before = values.get(state.LINKS_NEW) or None
+        links = forms.LocalLinks(old + json.loads(values.get(state.LINKS_OLD) or "[]"), new)
+        state.put(conn, state.LINKS_OLD, json.dumps(links.old))
+        state.put(conn, state.LINKS_NEW, new or "")
+        if new and new != before:
+            again = forms.LocalLinks(links.old + ([before] if before else []), new)
+            changed = writer.rewrite_local_links(conn, again)
+            if changed:
+                self.report.count("see also links rewritten", changed)
+        return links
 
     def _list_accounts(self, parameters, groups):
         """Every account the key may list, and the report on those it may not."""
@@ -322,7 +409,8 @@ class _Importer:
 
     def _target(self, conn):
         return Target(conn, self.report, self.now, self.admin_logins, accounts=self.accounts,
-                      refreshed=self._refreshed)
+                      refreshed=self._refreshed, tag_owner=self.login,
+                      local_links=self.local_links, controls_unknown=self.controls_unknown)
 
     def _read_users(self, logins):
         """Describe the accounts in `logins` the run has not read yet (the
@@ -433,31 +521,7 @@ class _Importer:
         finally:
             conn.close()
         needed = [a for a in listed if int(a["id"]) not in have]
-        batches, batch, total = [], [], 0
-        for attachment in needed:
-            size = int(attachment.get("size") or 0)
-            if batch and (total + size > ATTACHMENT_BATCH_BYTES or len(batch) >= 50):
-                batches.append(batch)
-                batch, total = [], 0
-            batch.append(int(attachment["id"]))
-            total += size
-        if batch:
-            batches.append(batch)
-        for result in requests.map(self._attachment_data, batches):
-            data.attachment_data.update(result)
-
-    def _attachment_data(self, attachment_ids):
-        try:
-            return self.source.attachment_data(attachment_ids)
-        except SourceError as exc:
-            if exc.code is None or len(attachment_ids) == 1:
-                if exc.code is None:
-                    raise
-                return {}
-            found = {}
-            for attachment_id in attachment_ids:
-                found.update(self._attachment_data([attachment_id]))
-            return found
+        data.attachment_data.update(self.source.attachments_data(needed, requests.map))
 
     def _write_page(self, data):
         counts = {"comments": 0, "attachments": 0}

@@ -32,6 +32,7 @@ LIST_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789.-+@'="
 LIST_DEPTH = 8
 LIST_REQUESTS = 5000
 IDS_AT_ONCE = 100
+ATTACHMENT_BATCH_BYTES = 8 * 1024 * 1024
 
 
 @dataclass
@@ -245,7 +246,9 @@ class Source:
         return found, gone
 
     def _bugs(self, ids):
-        answer = self.get(f"/bug/{ids[0]}", {"ids": ids[1:] or None})
+        # The key's personal tags are an extra field: asked for by name.
+        fields = "_default,tags" if self.client.api_key else None
+        answer = self.get(f"/bug/{ids[0]}", {"ids": ids[1:] or None, "include_fields": fields})
         return {int(b["id"]): b for b in answer.get("bugs") or []}
 
     def comments(self, ids):
@@ -287,6 +290,39 @@ class Source:
                            "include_fields": "id,data"})
         return {int(key): value.get("data") for key, value in
                 (answer.get("attachments") or {}).items() if value.get("data") is not None}
+
+    def attachments_data(self, attachments, mapper=map):
+        """{attachment id: base64 text} of `attachments` (attachment objects
+        with id and size), read in batches of at most ATTACHMENT_BATCH_BYTES
+        (by their sizes) or 50; an attachment the source refuses is left
+        out. mapper: map, or an executor's map to read batches at once."""
+        batches, batch, total = [], [], 0
+        for attachment in attachments:
+            size = int(attachment.get("size") or 0)
+            if batch and (total + size > ATTACHMENT_BATCH_BYTES or len(batch) >= 50):
+                batches.append(batch)
+                batch, total = [], 0
+            batch.append(int(attachment["id"]))
+            total += size
+        if batch:
+            batches.append(batch)
+        found = {}
+        for result in mapper(self._attachment_batch, batches):
+            found.update(result)
+        return found
+
+    def _attachment_batch(self, attachment_ids):
+        try:
+            return self.attachment_data(attachment_ids)
+        except SourceError as exc:
+            if exc.code is None:
+                raise
+            if len(attachment_ids) == 1:
+                return {}
+            found = {}
+            for attachment_id in attachment_ids:
+                found.update(self._attachment_batch([attachment_id]))
+            return found
 
     def _split(self, ids, read, found, gone):
         """read(ids) into `found`; on an error naming a bug, halves until the

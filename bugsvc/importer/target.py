@@ -36,16 +36,24 @@ class Target:
     administrator created with the database). accounts: what the source
     showed of accounts (importer.accounts.Accounts; None: nothing).
     refreshed: lower(login) of the accounts whose details this run has
-    written already (shared by the run's Targets).
+    written already (shared by the run's Targets). tag_owner: the key's
+    login, whose personal tags the source shows (None: unknown).
+    local_links: forms.LocalLinks rewriting See Also links to the old
+    installation's bugs (None: kept as they are). controls_unknown: ids of
+    the products whose group controls the source did not show.
     """
 
-    def __init__(self, conn, report, now, admin_logins=(), accounts=None, refreshed=None):
+    def __init__(self, conn, report, now, admin_logins=(), accounts=None, refreshed=None,
+                 tag_owner=None, local_links=None, controls_unknown=()):
         self.conn = conn
         self.report = report
         self.now = now
         self.admin_logins = {login.lower() for login in admin_logins}
         self.accounts = accounts
         self.refreshed = set() if refreshed is None else refreshed
+        self.tag_owner = tag_owner
+        self.local_links = local_links
+        self.controls_unknown = set(controls_unknown)
         self.users = {row[1].lower(): row[0]
                       for row in conn.execute("SELECT id, login FROM users")}
         self.groups = {}
@@ -134,8 +142,8 @@ class Target:
         from_source = self.accounts.regexp_groups if self.accounts is not None else set()
         for name in names:
             group_id = self.group_id(name, create=True)
-            if name.lower() in from_source and regexp_matches(self.regexps.get(group_id, ""),
-                                                             login):
+            pattern = self.regexps.get(group_id, "")
+            if name.lower() in from_source and regexp_matches(pattern, login):
                 by_regexp += 1
                 continue
             wanted.add(group_id)
