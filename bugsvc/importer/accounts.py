@@ -80,9 +80,12 @@ class Accounts:
             users.setdefault(key, user)
         with self._lock:
             for key, user in users.items():
-                shown = {self._group_name(g) for g in user.get("groups") or []}
-                shown |= members.get(key, (None, set()))[1]
-                self.details[key] = self.describe(user, sorted(shown), self._seen(user["name"]))
+                if "groups" not in user and key not in members:
+                    shown = None                      # the source tells nothing of them
+                else:
+                    shown = {self._group_name(g) for g in user.get("groups") or []}
+                    shown = sorted(shown | members.get(key, (None, set()))[1])
+                self.details[key] = self.describe(user, shown, self._seen(user["name"]))
         self.listed = listed
         return listed
 

@@ -5,9 +5,10 @@ source shows them), and flag types with where they apply.
 
 Objects are matched by name (flag types by id, which the import keeps), so
 a second run updates what the first made; nothing is deleted, since bugs
-may still use it. On the first run, the default values of the standard
-select fields that the source does not have are removed (no bug uses them
-yet), so the target offers exactly the source's values.
+may still use it (but a product's group controls, when the source shows
+them, become exactly the source's). On the first run, the default values
+of the standard select fields that the source does not have are removed
+(no bug uses them yet), so the target offers exactly the source's values.
 """
 
 import re
@@ -259,8 +260,8 @@ def carry_groups(target, groups):
 
 
 def carry_products(target, products, source, report):
-    """Classifications, products, components, versions, milestones and
-    group controls; returns the flag types the components list:
+    """Classifications, products, components, versions and milestones;
+    returns the flag types the components list:
     {type id: (type object, target_type, [(product id, component id)])}."""
     conn = target.conn
     classifications = {}

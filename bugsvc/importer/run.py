@@ -8,7 +8,11 @@
    bug, or, when an earlier run finished, the bugs changed since that run
    began less the overlap (bugzilla.mozilla.org's recipe for incremental
    reads; `--since` sets the bound by hand).
-3. The catalogue is carried (again: cheap, and it may have changed).
+3. The catalogue is carried (again: cheap, and it may have changed):
+   every account the key may list with its memberships, groups, fields,
+   products with their group controls (or, where the source does not show
+   them, the groups their bugs use), flag types, parameters, and how See
+   Also links to the old installation are rewritten.
 4. The bug ids are listed, in pages by bug id, then read in pages of
    `page_size` bugs (each page's reads in parallel batches, the next page
    read while this one is written) and written one page per transaction,
@@ -27,7 +31,6 @@ import shutil
 import sqlite3
 import sys
 import tempfile
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -357,10 +360,11 @@ class _Importer:
             finally:
                 pages.close()
         elif missing and self.source.client.api_key:
-            self.report.note("Bugzilla's REST interface does not show products' group "
-                             "controls: give the password of the key's account (an "
-                             "editcomponents member) in BUGSVC_IMPORT_PASSWORD to read them "
-                             "from its administration pages, or set them by hand.")
+            self.report.note("The source does not show products' group controls to the key "
+                             "over REST (Bugzilla 5.2 shows them to nobody there): give the "
+                             "password of the key's account (an editcomponents member) in "
+                             "BUGSVC_IMPORT_PASSWORD to read them from its administration "
+                             "pages, or set them by hand.")
         return controls, missing
 
     def _local_links(self, conn, parameters):
@@ -413,8 +417,8 @@ class _Importer:
                       local_links=self.local_links, controls_unknown=self.controls_unknown)
 
     def _read_users(self, logins):
-        """Describe the accounts in `logins` the run has not read yet (the
-        page reading them waits for them: see importer/accounts.py)."""
+        """Describe the accounts in `logins` the run has not read yet (a
+        page reads those it names itself: see importer/accounts.py)."""
         for login in self.accounts.read(logins) or []:
             self.report.not_carried("account details", login,
                                     "the source does not describe the account to the key")
