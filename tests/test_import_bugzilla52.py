@@ -304,6 +304,17 @@ def test_a_blessers_key_carries_the_members_of_the_groups_it_may_bless(bugzilla,
     assert memberships(target, "alice@example.org") == [("editbugs", 2)]
 
 
+def test_an_anonymous_reader_carries_the_accounts_on_bugs_and_says_so(bugzilla, tmp_path):
+    target = tmp_path / "target.sqlite"
+    report, _ = import_as(bugzilla, target, None, None)
+    logins = {row[0] for row in rows(target, "SELECT login FROM users")}
+    assert "alice@example.org" in logins and "viewer@example.org" not in logins
+    assert "accounts: 1 (an anonymous reader may not list the source's accounts: only those " \
+           "on bugs come): those on no bug" in report
+    assert rows(target, "SELECT COUNT(*) FROM bug_tags") == [(0,)]
+    assert memberships(target, "dave@example.org") == [("editbugs", 2)]   # the target's own
+
+
 # Personal tags ------------------------------------------------------------------------
 
 def test_the_keys_personal_tags_come_and_nobody_elses(bugzilla, tmp_path):
@@ -329,9 +340,10 @@ def controls(target):
 def test_group_controls_come_from_the_administration_pages_when_the_password_is_given(
         bugzilla, tmp_path):
     target = tmp_path / "target.sqlite"
-    report, _ = import_as(bugzilla, target, source_password="the admin's own password")
+    report, err = import_as(bugzilla, target, source_password="the admin's own password")
     assert controls(target) == [("Kernel", "kernel-insiders", 0, 1, 0, 0),
                                 ("Kernel", "kernel-staff", 1, 2, 0, 0)]
+    assert "the admin's own password" not in report + err
     assert bugzilla.signed_in == [ADMIN] and bugzilla.signed_out == [ADMIN]
     assert "group controls: 1 (the target has no per-product editcomponents, canconfirm or " \
            "editbugs: grant them by group membership): Kernel: kernel-staff editbugs" in report
@@ -364,7 +376,8 @@ def test_without_the_pages_group_controls_allow_what_bugs_use_and_the_report_nam
 
 def test_a_wrong_password_is_reported_and_the_controls_come_from_the_bugs(bugzilla, tmp_path):
     target = tmp_path / "target.sqlite"
-    report, _ = import_as(bugzilla, target, source_password="not the password")
+    report, err = import_as(bugzilla, target, source_password="not the password")
+    assert "not the password" not in report + err
     assert "the administration pages could not be read: signing in as admin@example.org " \
            "failed (Invalid Username Or Password)" in report
     assert controls(target) == [("Kernel", "kernel-insiders", 0, 1, 0, 0)]
