@@ -130,11 +130,11 @@ class Target:
 
     def _write_groups(self, user_id, login, details):
         """Memberships as the source shows them. One that the group's
-        regular expression (as the source showed it) grants is left to it (a
-        regexp grant, which a later change of the expression takes away, as
-        at the source); the others are direct. In the groups whose members the source shows
-        (details["seen"], None: all), a direct membership it does not show
-        is removed."""
+        regular expression (as the source showed it) grants is left to it
+        (a regexp grant, which a later change of the expression takes away,
+        as at the source); the others are direct. In the groups whose
+        members the source shows (details["seen"], None: all), a direct
+        membership it does not show is removed."""
         names = details.get("groups")
         if names is None:
             return
