@@ -25,7 +25,7 @@ from bugsvc.accounts import auth
 from bugsvc.app import create_app
 from bugsvc.accounts.auth import ScryptCost
 
-from bugsvc.api.fields import FieldFilter
+from bugsvc.call.fields import FieldFilter
 from bugsvc.api.operations import OPERATIONS
 from bugsvc.api.runner import Runner
 from bugsvc.serving.server import prepare_database

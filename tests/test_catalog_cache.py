@@ -8,7 +8,7 @@ from bugsvc.store import cache
 from bugsvc.catalogue import settings
 from bugsvc.store import db as dbmodule
 from bugsvc.accounts.caller import ANONYMOUS
-from bugsvc.api.context import Context
+from bugsvc.call.context import Context
 from bugsvc.store.db import Database
 
 from bug_support import file_bug

@@ -523,7 +523,7 @@ def test_an_integer_beyond_64_bits_that_reaches_sql_is_54_and_rolls_back(config,
 ])
 def test_integer_parameters_at_their_edges(value, expected):
     from bugsvc.errors import ServiceError
-    from bugsvc.api.params import as_int
+    from bugsvc.call.params import as_int
     if expected in (52, 54):
         with pytest.raises(ServiceError) as raised:
             as_int(value, "n")

@@ -12,9 +12,9 @@ from ..accounts.auth import CredentialsRefused, extract_credentials
 from ..accounts.caller import ANONYMOUS, load_caller
 from ..store import cache
 from ..store.db import TextRefused
-from . import fields
-from .context import Context
-from .fields import FieldFilter
+from ..call import fields
+from ..call.context import Context
+from ..call.fields import FieldFilter
 from .operation import EXEMPT, REQUIRED, SELF
 
 # Parameters that shape the call, not the service's work: the answer's
