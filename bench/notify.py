@@ -34,8 +34,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bugsvc.accounts.auth import Authenticator, ScryptCost
-from bugsvc.api.runner import Runner
+from bugsvc.accounts.auth import ScryptCost
+from bugsvc.compose import unit_of_work
 from bugsvc.config import Config
 from bugsvc.notify.worker import Deliverer
 from bugsvc.services import comment as comment_service, webhook as webhook_service
@@ -128,7 +128,7 @@ def write_cost(path, rounds, per_round, log):
     it far less."""
     config = _config(path)
     db = Database(path)
-    runner = Runner(db, config, Authenticator(db, config.password_cost))
+    units = unit_of_work(db, config)
     rng = random.Random(7)
     top = db.connection().execute("SELECT MAX(id) FROM bugs").fetchone()[0]
     texts = corpus.comment_pool(rng, 256)
@@ -137,7 +137,7 @@ def write_cost(path, rounds, per_round, log):
         for mode in ("with", "without") if round_number % 2 == 0 else ("without", "with"):
             started = time.process_time()
             for _ in range(per_round):
-                with runner.context(1, write=True, events=mode == "with") as ctx:
+                with units.context(1, write=True, events=mode == "with") as ctx:
                     comment_service.add(ctx, {"id": rng.randint(1, top),
                                               "comment": rng.choice(texts)})
             timings[mode].append((time.process_time() - started) / per_round * 1e6)
@@ -171,8 +171,8 @@ def http_writes(path, work, args, driver, smtp, receiver, log):
             _params(db, {"mail_delivery_method": "SMTP", "smtpserver": f"127.0.0.1:{smtp.port}",
                          "webhooks_enabled": "1", "webhooks_allow_private_addresses": "1"})
             config = _config(db_path)
-            runner = Runner(db, config, Authenticator(db, config.password_cost))
-            with runner.context(1, write=True) as ctx:
+            units = unit_of_work(db, config)
+            with units.context(1, write=True) as ctx:
                 webhook_service.create(ctx, {"name": "bench", "url": receiver.url,
                                              "events": ["comment"], "product": "Any"})
         db.close()
@@ -217,7 +217,7 @@ def mail_rate(path, work, args, smtp, log):
         db = Database(db_path)
         _params(db, {"mail_delivery_method": method, "smtpserver": f"127.0.0.1:{smtp.port}"})
         config = _config(db_path)
-        runner = Runner(db, config, Authenticator(db, config.password_cost))
+        units = unit_of_work(db, config)
         with db.transaction() as conn:
             people = [row[0] for row in conn.execute(
                 "SELECT id FROM users WHERE disabled_text = '' ORDER BY id LIMIT 11")]
@@ -233,9 +233,9 @@ def mail_rate(path, work, args, smtp, log):
                                  [(bug_id, user_id) for user_id in people[1:]])
         changes = max(1, args.mails // 10)
         for bug_id in bug_ids[:changes]:
-            with runner.context(people[0], write=True) as ctx:
+            with units.context(people[0], write=True) as ctx:
                 comment_service.add(ctx, {"id": bug_id, "comment": "A comment for everyone."})
-        deliverer = Deliverer(db, config, runner=runner)
+        deliverer = Deliverer(units)
         started = time.perf_counter()
         expanded = 0
         while True:

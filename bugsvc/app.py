@@ -6,9 +6,9 @@ import logging
 import falcon
 
 from . import errors
-from .accounts.auth import Authenticator
 from .api.operations import OPERATIONS
 from .api.runner import Runner
+from .compose import unit_of_work
 from .errors import ServiceError
 from .store.db import open_database
 from .web import landing, pages
@@ -53,8 +53,9 @@ def create_app(config, db=None, clock=None, on_events=None):
     worker of the process starts at once).
     """
     db = db or open_database(config.db_path, pool_size=config.threads + 2)
-    runner = Runner(db, config, Authenticator(db, config.password_cost), clock)
-    runner.on_events = on_events
+    units = unit_of_work(db, config, clock)
+    units.on_events = on_events
+    runner = Runner(units)
     attachments = pages.AttachmentOriginLater()
     app = falcon.App(middleware=[ClientAddress(config.trusted_proxies), AccessLog(),
                                  BodyLimit(config.max_body_bytes), attachments])

@@ -28,6 +28,7 @@ from bugsvc.accounts.auth import ScryptCost
 from bugsvc.call.fields import FieldFilter
 from bugsvc.api.operations import OPERATIONS
 from bugsvc.api.runner import Runner
+from bugsvc.compose import unit_of_work
 from bugsvc.serving.server import prepare_database
 from bugsvc.config import Config
 from bugsvc.store.db import Database
@@ -251,7 +252,8 @@ class Services:
         self.db = db
         self.config = config
         self.auth = auth.Authenticator(db, config.password_cost)
-        self.runner = Runner(db, config, self.auth)
+        self.units = unit_of_work(db, config, auth=self.auth)
+        self.runner = Runner(self.units)
 
     def call(self, function, params=None, as_user=None, now=None, write=True):
         """Run the operation whose service is `function` (or, for any other
@@ -264,7 +266,7 @@ class Services:
             return self.runner.call(operation, params or {}, user_id, now=now)
         params = dict(params or {})
         chosen = FieldFilter(params.pop("include_fields", None), params.pop("exclude_fields", None))
-        with self.runner.context(user_id, write=write, now=now, fields=chosen) as ctx:
+        with self.units.context(user_id, write=write, now=now, fields=chosen) as ctx:
             return function(ctx, params)
 
     def user_id(self, as_user):

@@ -61,7 +61,8 @@ def test_new_custom_field_shows_on_bugs_at_once(client, admin_key, services):
 
 def _context(conn, catalog, writes):
     return Context(conn=conn, caller=ANONYMOUS, now=datetime.now(timezone.utc),
-                   catalog=catalog, catalog_generation=cache.generation(conn), writes=writes)
+                   catalog=catalog, catalog_generation=cache.generation(conn), writes=writes,
+                   load_parameters=settings.load)
 
 
 def test_a_change_rolled_back_is_never_kept(db):

@@ -445,10 +445,10 @@ def test_more_values_than_sqlite_takes_in_a_query_string(prober):
 
 
 def test_a_statement_beyond_sqlites_limits_is_a_user_error_and_rolls_back(config, db, services):
-    from bugsvc.accounts.auth import Authenticator
     from bugsvc.errors import ServiceError
     from bugsvc.api.operation import Operation
     from bugsvc.api.runner import Runner
+    from bugsvc.compose import unit_of_work
 
     def careless_service(ctx, params):
         ctx.conn.execute("INSERT INTO keywords (name, description) VALUES ('kept?', 'x')")
@@ -456,7 +456,7 @@ def test_a_statement_beyond_sqlites_limits_is_a_user_error_and_rolls_back(config
         ctx.conn.execute(f"SELECT id FROM bugs WHERE id IN ({', '.join('?' for _ in ids)})", ids)
         return {}
 
-    runner = Runner(db, config, Authenticator(db, config.password_cost), lambda: FIXED_NOW)
+    runner = Runner(unit_of_work(db, config, lambda: FIXED_NOW))
     with pytest.raises(ServiceError) as raised:
         runner.run(Operation("Test.careless", careless_service, writes=True),
                    {"ids": list(range(MORE_THAN_SQLITE_TAKES + 1))}, {}, "127.0.0.1")
@@ -496,17 +496,17 @@ def test_forms_and_multipart_bodies(prober):
 # Integers beyond 64 bits: the general mechanism ----------------------------------
 
 def test_an_integer_beyond_64_bits_that_reaches_sql_is_54_and_rolls_back(config, db, services):
-    from bugsvc.accounts.auth import Authenticator
     from bugsvc.errors import ServiceError
     from bugsvc.api.operation import Operation
     from bugsvc.api.runner import Runner
+    from bugsvc.compose import unit_of_work
 
     def careless_service(ctx, params):
         ctx.conn.execute("INSERT INTO keywords (name, description) VALUES ('kept?', 'x')")
         ctx.conn.execute("SELECT id FROM bugs WHERE id = ?", (params["id"],))   # no Params.int
         return {}
 
-    runner = Runner(db, config, Authenticator(db, config.password_cost), lambda: FIXED_NOW)
+    runner = Runner(unit_of_work(db, config, lambda: FIXED_NOW))
     careless = Operation("Test.careless", careless_service, writes=True)
     with pytest.raises(ServiceError) as raised:
         runner.run(careless, {"id": 2**64}, {}, "127.0.0.1")

@@ -1,7 +1,9 @@
 """The operator's commands on an existing database, also while the server
 runs: print a new API key, read or change parameters, forget failed
 sign-ins, take a backup, deliver bug mail and webhook calls; and copying it
-to another engine. None creates the database it works on."""
+to another engine. None creates the database it works on. Those that change
+it work in a unit of work (bugsvc/compose.py) as the anonymous caller: the
+operator is not an account."""
 
 import ipaddress
 import signal
@@ -10,9 +12,8 @@ import threading
 from datetime import datetime, timezone
 
 from ..accounts import auth
-from ..accounts.auth import Authenticator
-from ..api.runner import Runner
 from ..catalogue import settings
+from ..compose import unit_of_work
 from ..errors import ServiceError
 from ..serving import startup
 from ..serving.server import prepare_database
@@ -71,7 +72,7 @@ def manage_parameters(config, assignments, out=sys.stdout, err=sys.stderr):
                 print(f"{name}={settings.shown(name, current[name])}", file=out)
             return 0
         try:
-            with _runner(config, db).context(write=True) as ctx:
+            with unit_of_work(db, config).context(write=True) as ctx:
                 changes = instance.change_parameters(ctx, values)
         except ServiceError as exc:
             print(f"bugsvc: {exc.message} Nothing was changed.", file=err)
@@ -96,7 +97,7 @@ def reset_failed_logins(config, subjects, out=sys.stdout, err=sys.stderr):
     db = prepare_database(config, err)
     cleared = []
     try:
-        with _runner(config, db).context(write=True) as ctx:
+        with unit_of_work(db, config).context(write=True) as ctx:
             conn = ctx.conn
             for subject in subjects:
                 try:
@@ -174,12 +175,6 @@ def convert_database(config, target, out=sys.stdout, err=sys.stderr):
     return 0
 
 
-def _runner(config, db):
-    """The Runner whose context the operator's commands work in (as an
-    anonymous caller: the operator is not an account)."""
-    return Runner(db, config, Authenticator(db, config.password_cost))
-
-
 def deliver(config, once=False, out=sys.stdout, err=sys.stderr):
     """Deliver the outbox of the database (bugsvc/notify/worker.py): until
     SIGTERM or SIGINT, or, with `once`, what is due now. Several may run
@@ -197,7 +192,7 @@ def deliver(config, once=False, out=sys.stdout, err=sys.stderr):
     try:
         startup.check_database(config.db_path, must_exist=True)
         db = prepare_database(config, err)
-        deliverer = Deliverer(db, config)
+        deliverer = Deliverer(unit_of_work(db, config))
         try:
             if once:
                 done = deliverer.run_until_idle()

@@ -14,9 +14,9 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from ..accounts import access
-from ..accounts.auth import Authenticator
 from ..api.operations import OPERATIONS
 from ..api.runner import Runner
+from ..compose import unit_of_work
 from ..config import Config
 from ..store.db import Database
 from . import forms, state
@@ -105,7 +105,10 @@ class _Verifier:
         self.db = db
         self.options = options
         self.progress = progress
-        self.runner = Runner(db, Config(db_path=options.db_path), Authenticator(db))
+        # Its own transactions in a unit of work; its reads of bugs through
+        # the operations, as a client reads them (the Runner's rules apply).
+        self.units = unit_of_work(db, Config(db_path=options.db_path))
+        self.runner = Runner(self.units)
         self.user_id = None
         if login:
             with db.transaction() as conn:
@@ -154,7 +157,7 @@ class _Verifier:
         self.differences.append(Difference(bug_id, where, field, source, target))
 
     def _target_ids(self):
-        with self.runner.context(self.user_id) as ctx:
+        with self.units.context(self.user_id) as ctx:
             ids = [row[0] for row in ctx.conn.execute("SELECT id FROM bugs ORDER BY id")]
             visible = set()
             for start in range(0, len(ids), 500):

@@ -53,6 +53,7 @@ def _create_server(config, sock, writers_lock_path=None):
     writers_lock_path: the lock file the worker processes' writers share."""
     import waitress
     from ..app import create_app
+    from ..compose import unit_of_work
     from ..notify.worker import Deliverer
     listeners = {}
     # PostgreSQL: a connection for each request thread and delivery thread,
@@ -60,7 +61,7 @@ def _create_server(config, sock, writers_lock_path=None):
     delivery = config.delivery_threads if config.deliver else 0
     db = open_database(config.db_path, writers_lock_path,
                        pool_size=config.threads + 2 + delivery)
-    deliverer = Deliverer(db, config) if config.deliver else None
+    deliverer = Deliverer(unit_of_work(db, config)) if config.deliver else None
     app = create_app(config, db=db, on_events=deliverer.wake if deliverer else None)
     server = waitress.create_server(app, map=listeners, threads=config.threads, ident="bugsvc",
                                     max_request_body_size=server_errors.waitress_body_limit(
