@@ -37,7 +37,7 @@ from waitress.server import create_server
 from bugsvc.app import create_app
 from bugsvc.config import Config
 from bugsvc.store.db import Database
-from bugsvc.store.install import SYSTEM_GROUPS
+from bugsvc.catalogue.install import SYSTEM_GROUPS
 from bugsvc.web.rest.openapi import describe
 from bugsvc.api.operations import OPERATIONS
 from bugsvc.web.rest.routes import ROUTES

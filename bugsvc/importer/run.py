@@ -36,7 +36,7 @@ from .. import dates
 from ..accounts import auth
 from ..accounts.auth import ScryptCost
 from ..config import DEFAULT_ADMIN_EMAIL
-from ..store import install
+from ..catalogue import install
 from ..store.convert import convert
 from ..store.db import Database, SchemaError, is_postgresql
 from . import catalogue, forms, state, writer

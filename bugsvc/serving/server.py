@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from .. import __version__
 from ..accounts import auth
 from ..config import DEFAULT_ADMIN_EMAIL
-from ..store import install
+from ..catalogue import install
 from ..store.db import is_postgresql, open_database
 from ..store.postgres import display_url
 from . import server_errors, startup, workers
