@@ -284,7 +284,7 @@ def shown_path(path):
     """`path` relative to the project when inside it (results are committed);
     a PostgreSQL URL without its password."""
     if is_postgresql(path):
-        from bugsvc.store.postgres import display_url
+        from bugsvc.store.postgres.database import display_url
         return display_url(str(path))
     try:
         return str(Path(path).resolve().relative_to(ROOT))

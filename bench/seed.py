@@ -29,7 +29,7 @@ from bugsvc.accounts import membership
 from bugsvc.accounts.auth import ScryptCost
 from bugsvc.serving.server import prepare_database
 from bugsvc.config import Config
-from bugsvc.store.db import schema_sql, split_script
+from bugsvc.store.schema import schema_sql, split_script
 
 from . import corpus
 from .progress import Progress

@@ -14,7 +14,8 @@ from bench import seed as seeding
 from bugsvc.accounts import auth
 from bugsvc.app import create_app
 from bugsvc.config import Config
-from bugsvc.store.db import Database, SCHEMA_VERSION, schema_sql
+from bugsvc.store.db import Database
+from bugsvc.store.schema import SCHEMA_VERSION, schema_sql
 
 pytestmark = pytest.mark.slow   # the benchmark's data generator
 

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 from bugsvc.store import cache
 from bugsvc.catalogue import settings
-from bugsvc.store import db as dbmodule
+from bugsvc.store import schema
 from bugsvc.accounts.caller import ANONYMOUS
 from bugsvc.call.context import Context
 from bugsvc.store.db import Database
@@ -121,7 +121,7 @@ def test_version_1_database_gets_the_generation_counter(tmp_path):
 
     migrated = Database(path)
     assert migrated.initialize() is False
-    assert migrated.version() == dbmodule.SCHEMA_VERSION >= 2
+    assert migrated.version() == schema.SCHEMA_VERSION >= 2
     with migrated.transaction(write=True) as conn:
         before = cache.generation(conn)
         conn.execute("INSERT INTO params (name, value) VALUES ('maintainer', 'z@example.com')")

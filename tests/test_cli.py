@@ -13,7 +13,7 @@ from bugsvc.cli import main
 from bugsvc.cli.options import UsageError, build_parser, make_config
 from bugsvc.serving.server import prepare_database
 from bugsvc.config import Config
-from bugsvc.store import db as dbmodule
+from bugsvc.store import schema
 
 NO_ENV = {}
 
@@ -164,7 +164,7 @@ def test_newer_database_exits_2_with_message(tmp_path):
     prepare_database(Config(db_path=str(path), admin_password="admin-password"),
                      io.StringIO()).close()
     conn = sqlite3.connect(path)
-    conn.execute(f"PRAGMA user_version = {dbmodule.SCHEMA_VERSION + 1}")
+    conn.execute(f"PRAGMA user_version = {schema.SCHEMA_VERSION + 1}")
     conn.close()
     status, out, err = run_cli(["--db", str(path), "api-key", "admin@example.com"])
     assert status == 2 and out == ""

@@ -11,7 +11,9 @@ from bugsvc.config import Config
 from bugsvc.serving.server import prepare_database
 
 from bugsvc.store import db as dbmodule
-from bugsvc.store.db import Database, SchemaError, split_script
+from bugsvc.store import schema
+from bugsvc.store.db import Database
+from bugsvc.store.schema import SchemaError, split_script
 
 
 def stored_version(location):
@@ -29,7 +31,7 @@ def test_new_database_gets_schema_and_its_version(new_db):
     with database.transaction() as conn:
         tables = set(conn.dialect.tables(conn))
     database.close()
-    assert stored_version(path) == dbmodule.SCHEMA_VERSION >= 1
+    assert stored_version(path) == schema.SCHEMA_VERSION >= 1
     assert {"users", "groups", "params", "audit_log", "products"} <= tables
 
 
@@ -51,13 +53,13 @@ def test_migration_moves_older_database_forward_without_losing_rows(new_db, monk
     with database.transaction(write=True) as conn:
         conn.execute("INSERT INTO params (name, value) VALUES ('maintainer', 'keep@example.com')")
     database.close()
-    current = dbmodule.SCHEMA_VERSION
+    current = schema.SCHEMA_VERSION
 
     def mark_maintainer_moved(conn):
         conn.execute("UPDATE params SET value = value || ' (moved)' WHERE name = 'maintainer'")
 
-    monkeypatch.setattr(dbmodule, "SCHEMA_VERSION", current + 2)
-    monkeypatch.setattr(dbmodule, "MIGRATIONS", {
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", current + 2)
+    monkeypatch.setattr(schema, "MIGRATIONS", {
         current + 1: "CREATE TABLE gadgets (id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
                      "INSERT INTO gadgets (name) SELECT value FROM params"
                      " WHERE name = 'maintainer';",
@@ -78,9 +80,9 @@ def test_failing_migration_leaves_the_database_untouched(new_db, monkeypatch):
     database = Database(path)
     database.initialize()
     database.close()
-    current = dbmodule.SCHEMA_VERSION
-    monkeypatch.setattr(dbmodule, "SCHEMA_VERSION", current + 2)
-    monkeypatch.setattr(dbmodule, "MIGRATIONS", {
+    current = schema.SCHEMA_VERSION
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", current + 2)
+    monkeypatch.setattr(schema, "MIGRATIONS", {
         current + 1: "CREATE TABLE gadgets (id INTEGER PRIMARY KEY);",
         current + 2: "INSERT INTO no_such_table (x) VALUES (1);",
     })
@@ -98,8 +100,8 @@ def test_missing_migration_step_is_refused(new_db, monkeypatch):
     first = Database(path)
     first.initialize()
     first.close()
-    monkeypatch.setattr(dbmodule, "SCHEMA_VERSION", dbmodule.SCHEMA_VERSION + 1)
-    monkeypatch.setattr(dbmodule, "MIGRATIONS", {})
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", schema.SCHEMA_VERSION + 1)
+    monkeypatch.setattr(schema, "MIGRATIONS", {})
     with pytest.raises(SchemaError, match="No migration"):
         Database(path).initialize()
 
@@ -109,14 +111,14 @@ def test_newer_database_is_refused_with_clear_message(new_db):
     database = Database(path)
     database.initialize()
     with database.transaction(write=True) as conn:
-        conn.dialect.set_schema_version(conn, dbmodule.SCHEMA_VERSION + 5)
+        conn.dialect.set_schema_version(conn, schema.SCHEMA_VERSION + 5)
     database.close()
     with pytest.raises(SchemaError) as caught:
         Database(path).initialize()
     message = str(caught.value)
-    assert f"schema version {dbmodule.SCHEMA_VERSION + 5}" in message
+    assert f"schema version {schema.SCHEMA_VERSION + 5}" in message
     assert "newer" in message and "Upgrade bugsvc" in message
-    assert stored_version(path) == dbmodule.SCHEMA_VERSION + 5
+    assert stored_version(path) == schema.SCHEMA_VERSION + 5
 
 
 def test_foreign_sqlite_file_is_refused(tmp_path):
@@ -163,9 +165,9 @@ def test_version_3_lists_keep_their_order_with_ids_of_their_own(new_db):
                                                      " field_id INTEGER NOT NULL,"
                                                      " value TEXT NOT NULL")):
             conn.execute(f"DROP TABLE {table}")
-            dbmodule.run_script(conn, f"CREATE TABLE {table} ({columns});")
-        dbmodule.run_script(conn, "CREATE UNIQUE INDEX bug_aliases_alias_idx"
-                                  " ON bug_aliases (lower(alias));")
+            schema.run_script(conn, f"CREATE TABLE {table} ({columns});")
+        schema.run_script(conn, "CREATE UNIQUE INDEX bug_aliases_alias_idx"
+                                " ON bug_aliases (lower(alias));")
         conn.executemany("INSERT INTO bug_aliases (alias, bug_id) VALUES (?, ?)",
                          [("zeta", 7), ("alpha", 7), ("mid", 8)])
         conn.executemany("INSERT INTO bug_custom_values (bug_id, field_id, value) VALUES (?, ?, ?)",
@@ -184,7 +186,7 @@ def test_version_3_lists_keep_their_order_with_ids_of_their_own(new_db):
         assert conn.execute("INSERT INTO bug_aliases (alias, bug_id) VALUES ('new', 9)"
                             " RETURNING id").fetchone()[0] == 4
     migrated.close()
-    assert stored_version(path) == dbmodule.SCHEMA_VERSION
+    assert stored_version(path) == schema.SCHEMA_VERSION
 
 
 def test_version_4_database_gets_the_notification_tables(new_db):
@@ -202,7 +204,7 @@ def test_version_4_database_gets_the_notification_tables(new_db):
 
     migrated = Database(path)
     assert migrated.initialize() is False
-    assert migrated.version() == dbmodule.SCHEMA_VERSION
+    assert migrated.version() == schema.SCHEMA_VERSION
     with migrated.transaction() as conn:
         rows = conn.execute("SELECT name, owner FROM outbox_locks").fetchall()
         assert [tuple(row) for row in rows] == [("expand", None)]

@@ -101,7 +101,7 @@ def test_the_postgresql_schema_has_every_table_column_key_index_and_trigger_of_s
 # SQL as written for sqlite3 ---------------------------------------------------------------
 
 def test_question_marks_become_placeholders_only_outside_quotes():
-    from bugsvc.store.postgres import psycopg_sql
+    from bugsvc.store.postgres.sql import psycopg_sql
     assert psycopg_sql("SELECT '?', \"a?\", x FROM t WHERE y = ? AND z LIKE '%?%' -- ?\n") == \
         "SELECT '?', \"a?\", x FROM t WHERE y = %s AND z LIKE '%%?%%' -- ?\n"
     assert psycopg_sql("SELECT 'it''s ?' WHERE a = ?") == "SELECT 'it''s ?' WHERE a = %s"

@@ -12,7 +12,7 @@ quicksearch; all of them are ANDed.
 import re
 from dataclasses import dataclass
 
-from ..store.db import RegexpInvalid, RegexpTooSlow, StatementTooSlow, regexp_budget
+from ..store.regexp import RegexpInvalid, RegexpTooSlow, StatementTooSlow, regexp_budget
 from ..errors import (ServiceError, BUGLIST_PARAMETERS_REQUIRED, OBJECT_NOT_SPECIFIED,
                       PARAM_MUST_BE_NUMERIC, USER_ERROR)
 from ..call.params import Params, as_bool

@@ -20,7 +20,7 @@ from ..serving.server import prepare_database
 from ..services import instance
 from ..store import audit, backup, convert
 from ..store.db import is_postgresql
-from ..store.postgres import display_url
+from ..store.postgres.database import display_url
 
 
 def create_api_key(config, email, description, out=sys.stdout, err=sys.stderr):

@@ -38,7 +38,8 @@ from ..accounts.auth import ScryptCost
 from ..config import DEFAULT_ADMIN_EMAIL
 from ..catalogue import install
 from ..store.convert import convert
-from ..store.db import Database, SchemaError, is_postgresql
+from ..store.db import Database, is_postgresql
+from ..store.schema import SchemaError
 from . import catalogue, forms, state, writer
 from .client import Client, SourceError, rest_base
 from .progress import Progress

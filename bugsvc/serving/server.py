@@ -13,7 +13,7 @@ from ..accounts import auth
 from ..config import DEFAULT_ADMIN_EMAIL
 from ..catalogue import install
 from ..store.db import is_postgresql, open_database
-from ..store.postgres import display_url
+from ..store.postgres.database import display_url
 from . import server_errors, startup, workers
 
 

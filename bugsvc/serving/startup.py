@@ -12,7 +12,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from ..store.db import SchemaError, is_postgresql, open_database
+from ..store.db import is_postgresql, open_database
+from ..store.schema import SchemaError
 from . import workers
 
 

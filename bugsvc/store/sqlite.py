@@ -26,6 +26,8 @@ from contextlib import contextmanager, nullcontext
 
 from . import db
 from .dialect import TEXT_INDEXED, TRIGRAM, Dialect
+from .regexp import sql_regexp
+from .schema import SchemaError, bring_up_to_date, run_script, split_script
 
 # SQLite's messages for statements beyond its size limits.
 _SIZE_LIMITS = ("too many SQL variables", "Expression tree is too large",
@@ -98,10 +100,10 @@ class SqliteDialect(Dialect):
         return f"CAST(julianday({later}) - julianday({earlier}) AS INTEGER)"
 
     def script_statements(self, script):
-        return db.split_script(script)
+        return split_script(script)
 
     def install_schema(self, conn, script):
-        db.run_script(conn, script)
+        run_script(conn, script)
 
     def schema_version(self, conn):
         return conn.execute("PRAGMA user_version").fetchone()[0]
@@ -189,7 +191,7 @@ class SqliteDatabase:
         conn.execute(f"PRAGMA busy_timeout = {db.BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA synchronous = NORMAL")
-        conn.create_function("regexp", 2, db.sql_regexp, deterministic=True)
+        conn.create_function("regexp", 2, sql_regexp, deterministic=True)
         return conn
 
     def connection(self):
@@ -287,7 +289,7 @@ class SqliteDatabase:
         try:
             conn.execute("PRAGMA journal_mode = WAL")
         except sqlite3.DatabaseError as exc:
-            raise db.SchemaError(f"{self.path} is not a usable SQLite database ({exc}).") from None
+            raise SchemaError(f"{self.path} is not a usable SQLite database ({exc}).") from None
         with self._transaction_on(conn, True):
             conn.execute("PRAGMA defer_foreign_keys = ON")
             yield conn
@@ -312,9 +314,9 @@ class SqliteDatabase:
             # file do not both install or migrate it.
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.DatabaseError as exc:
-            raise db.SchemaError(f"{self.path} is not a usable SQLite database ({exc}).") from None
+            raise SchemaError(f"{self.path} is not a usable SQLite database ({exc}).") from None
         try:
-            created = db.bring_up_to_date(conn, self.path)
+            created = bring_up_to_date(conn, self.path)
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
