@@ -39,7 +39,7 @@ from bugsvc.compose import unit_of_work
 from bugsvc.config import Config
 from bugsvc.notify.worker import Deliverer
 from bugsvc.services import comment as comment_service, webhook as webhook_service
-from bugsvc.store.db import Database
+from bugsvc.store.location import open_database
 
 from . import corpus, scenarios
 from .run import ROOT, Server, drive, machine, wrk_available
@@ -105,7 +105,7 @@ class Receiver:
 
 
 def _config(path):
-    return Config(db_path=str(path), password_cost=ScryptCost(n=16, r=1, p=1))
+    return Config(database=str(path), password_cost=ScryptCost(n=16, r=1, p=1))
 
 
 def _params(db, values):
@@ -127,7 +127,7 @@ def write_cost(path, rounds, per_round, log):
     time of this process, not wall time: other work on the machine moves
     it far less."""
     config = _config(path)
-    db = Database(path)
+    db = open_database(path)
     units = unit_of_work(db, config)
     rng = random.Random(7)
     top = db.connection().execute("SELECT MAX(id) FROM bugs").fetchone()[0]
@@ -166,7 +166,7 @@ def http_writes(path, work, args, driver, smtp, receiver, log):
              ("mail + webhook, `bugsvc deliver` apart", True, True))
     for number, (label, notify, apart) in enumerate(cases):
         db_path = _copy(path, work, f"http-{number}.sqlite")
-        db = Database(db_path)
+        db = open_database(db_path)
         if notify:
             _params(db, {"mail_delivery_method": "SMTP", "smtpserver": f"127.0.0.1:{smtp.port}",
                          "webhooks_enabled": "1", "webhooks_allow_private_addresses": "1"})
@@ -192,7 +192,7 @@ def http_writes(path, work, args, driver, smtp, receiver, log):
             if deliverer is not None:
                 deliverer.terminate()
                 deliverer.wait(timeout=30)
-        with Database(db_path).transaction() as conn:
+        with open_database(db_path).transaction() as conn:
             states = dict(conn.execute("SELECT state, COUNT(*) FROM outbox_messages"
                                        " GROUP BY state").fetchall())
             events = conn.execute("SELECT COUNT(*) FROM outbox_events").fetchone()[0]
@@ -214,7 +214,7 @@ def mail_rate(path, work, args, smtp, log):
     results = {}
     for label, method in (("SMTP (aiosmtpd, own process)", "SMTP"), ("Test (file)", "Test")):
         db_path = _copy(path, work, f"mail-{method}.sqlite")
-        db = Database(db_path)
+        db = open_database(db_path)
         _params(db, {"mail_delivery_method": method, "smtpserver": f"127.0.0.1:{smtp.port}"})
         config = _config(db_path)
         units = unit_of_work(db, config)

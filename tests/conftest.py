@@ -31,7 +31,7 @@ from bugsvc.api.runner import Runner
 from bugsvc.compose import unit_of_work
 from bugsvc.serving.server import prepare_database
 from bugsvc.config import Config
-from bugsvc.store.db import Database
+from bugsvc.store.location import open_database
 from bugsvc.accounts.membership import refresh_for_user
 
 import pg_cluster
@@ -140,7 +140,7 @@ def pytest_terminal_summary(terminalreporter, config):
 @pytest.fixture(scope="session")
 def template_db(tmp_path_factory):
     path = tmp_path_factory.mktemp("template") / "template.sqlite"
-    config = Config(db_path=str(path), admin_email=ADMIN_EMAIL, admin_password=ADMIN_PASSWORD,
+    config = Config(database=str(path), admin_email=ADMIN_EMAIL, admin_password=ADMIN_PASSWORD,
                     password_cost=FAST_COST)
     db = prepare_database(config, out=_Null())
     db.connection().execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -161,7 +161,7 @@ def postgresql_template(postgresql):
     """The name of the cluster's database holding the installed schema and
     default data that every test's database is copied from."""
     name = postgresql.create_database()
-    config = Config(db_path=postgresql.url(name), admin_email=ADMIN_EMAIL,
+    config = Config(database=postgresql.url(name), admin_email=ADMIN_EMAIL,
                     admin_password=ADMIN_PASSWORD, password_cost=FAST_COST)
     prepare_database(config, out=_Null()).close()
     return name
@@ -209,7 +209,7 @@ def new_db(backend, tmp_path, request):
 
 @pytest.fixture
 def config(db_path):
-    return Config(db_path=str(db_path), admin_email=ADMIN_EMAIL, admin_password=ADMIN_PASSWORD,
+    return Config(database=str(db_path), admin_email=ADMIN_EMAIL, admin_password=ADMIN_PASSWORD,
                   password_cost=FAST_COST)
 
 
@@ -218,13 +218,13 @@ def db(config, backend):
     if backend == "postgresql":
         # One Database (and its pool) for the work database through the
         # session, so the server's sessions stay warm from test to test.
-        database = _POSTGRES_DATABASES.get(str(config.db_path))
+        database = _POSTGRES_DATABASES.get(config.database.text)
         if database is None:
-            database = _POSTGRES_DATABASES[str(config.db_path)] = Database(config.db_path)
+            database = _POSTGRES_DATABASES[config.database.text] = open_database(config.database)
         yield database
         database.close_connection()
         return
-    database = Database(config.db_path)
+    database = open_database(config.database)
     yield database
     database.close()
 

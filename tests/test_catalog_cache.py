@@ -9,7 +9,7 @@ from bugsvc.catalogue import settings
 from bugsvc.store import schema
 from bugsvc.accounts.caller import ANONYMOUS
 from bugsvc.call.context import Context
-from bugsvc.store.db import Database
+from bugsvc.store.location import open_database
 
 from bug_support import file_bug
 
@@ -17,7 +17,7 @@ from bug_support import file_bug
 def set_param_elsewhere(db_path, name, value):
     """Change a parameter through a database object of its own, as the
     `parameters` command or another process (on this host or another) does."""
-    elsewhere = Database(db_path)
+    elsewhere = open_database(db_path)
     try:
         with elsewhere.transaction(write=True) as conn:
             conn.execute("INSERT INTO params (name, value) VALUES (?, ?)"
@@ -107,7 +107,7 @@ def test_copies_are_reused_within_a_generation(db):
 
 def test_version_1_database_gets_the_generation_counter(tmp_path):
     path = tmp_path / "v1.sqlite"
-    database = Database(path)
+    database = open_database(path)
     database.initialize()
     conn = database.connection()
     # Back to what version 1 stored: no counter, no triggers.
@@ -119,7 +119,7 @@ def test_version_1_database_gets_the_generation_counter(tmp_path):
     conn.execute("PRAGMA user_version = 1")
     database.close()
 
-    migrated = Database(path)
+    migrated = open_database(path)
     assert migrated.initialize() is False
     assert migrated.version() == schema.SCHEMA_VERSION >= 2
     with migrated.transaction(write=True) as conn:

@@ -24,7 +24,7 @@ from falcon import testing
 
 from bugsvc.app import create_app
 from bugsvc.config import Config
-from bugsvc.store.db import Database
+from bugsvc.store.location import open_database
 from bugsvc.errors import http_status
 from bugsvc.web.rest.routes import ROUTES
 from bugsvc.api.operations import OPERATIONS
@@ -122,7 +122,7 @@ class Prober:
         self.keys = keys                   # caller name -> API key (None: anonymous)
         self.statuses = Counter()
         self.tried = 0
-        self._database = Database(db_path)
+        self._database = open_database(db_path)
         self._watch = self._database.connect()       # outside any transaction
         self._version = self._data_version()
         self._snapshot = self.snapshot()
@@ -563,7 +563,7 @@ class ExplodingStream:
 
 @pytest.fixture
 def small_limit_client(db_path, db):
-    config = Config(db_path=str(db_path), max_body_bytes=1000)
+    config = Config(database=str(db_path), max_body_bytes=1000)
     return testing.TestClient(create_app(config, db=db))
 
 
@@ -611,7 +611,7 @@ def test_a_body_at_the_limit_is_read_and_one_byte_more_is_not(small_limit_client
 
 
 def test_a_malformed_content_length_is_400(db_path, db):
-    app = create_app(Config(db_path=str(db_path), max_body_bytes=1000), db=db)
+    app = create_app(Config(database=str(db_path), max_body_bytes=1000), db=db)
     for value in ("abc", "-5", "1e3"):
         environ = testing.create_environ(method="POST", path="/rest/keyword", body=b"{}")
         environ["CONTENT_LENGTH"] = value

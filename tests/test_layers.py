@@ -12,7 +12,11 @@ composition root).
 A module imports modules of its own layer or of the layers below it, never
 of one above. The three transports over HTTP (REST, RPC, the web pages) do
 not import each other; what they share lives in a neutral module of web/.
-Nothing below the ways in imports falcon, Jinja2 or waitress.
+Nothing below the ways in imports falcon, Jinja2 or waitress. No module
+imports, through others, a module that imports it (an import loop). And
+which database engine is in use is store/'s business: no module outside it
+imports an engine's module or asks which engine it has; it asks the
+engine's capabilities instead (Location.is_file, Database.can_backup ...).
 """
 
 import ast
@@ -36,6 +40,9 @@ LAYERS = (
 )
 TRANSPORTS = ("bugsvc.web.rest", "bugsvc.web.rpc", "bugsvc.web.pages")
 WEB_LIBRARIES = ("falcon", "jinja2", "waitress")
+ENGINE_MODULES = ("bugsvc.store.sqlite", "bugsvc.store.postgres")
+ENGINE_NAMES = ("is_postgresql", "SqliteDatabase", "PostgresDatabase", "engine_name",
+                "POSTGRESQL_SCHEMES")
 
 
 def _name(path):
@@ -127,6 +134,98 @@ def test_nothing_below_the_ways_in_imports_a_web_library():
     assert found == []
 
 
+def _engine_questions(module, path):
+    """Where `module` (outside store/) names an engine: imports of an
+    engine's module, engine names, `dialect.name`, and comparisons with a
+    PostgreSQL URL's scheme."""
+    found = [f"{module}:{line} imports {imported}" for line, imported in _imports(module, path)
+             if any(_within(imported, engine) for engine in ENGINE_MODULES)]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        name = node.id if isinstance(node, ast.Name) else \
+            node.attr if isinstance(node, ast.Attribute) else None
+        if name in ENGINE_NAMES:
+            found.append(f"{module}:{node.lineno} names {name}")
+        if isinstance(node, ast.Attribute) and node.attr == "name" and \
+                isinstance(node.value, ast.Attribute) and node.value.attr == "dialect":
+            found.append(f"{module}:{node.lineno} asks dialect.name")
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                node.value.lower().startswith(("postgresql:", "postgres:")):
+            found.append(f"{module}:{node.lineno} tests a URL scheme")
+    return found
+
+
+def test_no_module_outside_the_store_asks_which_engine_it_has():
+    found = []
+    for module, path in _modules().items():
+        if not _within(module, "bugsvc.store"):
+            found.extend(_engine_questions(module, path))
+    assert found == []
+
+
+def _module_graph():
+    """{module: the modules of bugsvc it imports}."""
+    modules = _modules()
+    graph = {module: set() for module in modules}
+    for module, _, imported in _arrows():
+        while imported and imported not in modules:
+            imported = imported.rpartition(".")[0]
+        if imported and imported != module:
+            graph[module].add(imported)
+    return graph
+
+
+def import_loops(graph):
+    """The groups of modules that import each other, through others or not
+    (strongly connected components of more than one module), each sorted."""
+    index, low, stack, on_stack, loops = {}, {}, [], set(), []
+
+    def visit(start):
+        # Tarjan's algorithm, without recursion.
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    loops.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return loops
+
+
+def test_no_import_loop():
+    assert import_loops(_module_graph()) == []
+
+
+def test_the_loop_check_finds_a_loop_through_others():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert import_loops(graph) == [["a", "b", "c"]]
+
+
 @pytest.mark.parametrize("source, expected", [
     ("from ..api.params import Params\n", "bugsvc.api.params"),
     ("from ..api import runner\n", "bugsvc.api.runner"),
@@ -138,3 +237,15 @@ def test_the_check_reads_each_form_of_import(tmp_path, source, expected):
     path.write_text(source, encoding="utf-8")
     assert [imported for _, imported in _imports("bugsvc.bugs.probe", path)] == [expected]
     assert _layer(expected) is not None
+
+
+@pytest.mark.parametrize("source", [
+    "from ..store.postgres.database import PostgresDatabase\n",
+    "from ..store.location import Location\nLocation.of(x).engine_name\n",
+    "ok = conn.dialect.name == 'sqlite'\n",
+    "ok = url.startswith('postgresql://')\n",
+])
+def test_the_check_finds_each_engine_question(tmp_path, source):
+    path = tmp_path / "probe.py"
+    path.write_text(source, encoding="utf-8")
+    assert _engine_questions("bugsvc.bugs.probe", path)

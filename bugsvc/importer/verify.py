@@ -18,7 +18,7 @@ from ..api.operations import OPERATIONS
 from ..api.runner import Runner
 from ..compose import unit_of_work
 from ..config import Config
-from ..store.db import Database
+from ..store.location import open_database
 from . import forms, state
 from .client import Client, rest_base
 from .progress import Progress
@@ -79,7 +79,7 @@ def verify(source, options, progress=None):
     import os
     if not os.path.exists(options.db_path) or os.path.getsize(options.db_path) == 0:
         raise ImportRefused(f"there is no database at {options.db_path} to verify")
-    db = Database(options.db_path)
+    db = open_database(options.db_path)
     try:
         with db.transaction() as conn:
             values = state.load(conn)
@@ -107,7 +107,7 @@ class _Verifier:
         self.progress = progress
         # Its own transactions in a unit of work; its reads of bugs through
         # the operations, as a client reads them (the Runner's rules apply).
-        self.units = unit_of_work(db, Config(db_path=options.db_path))
+        self.units = unit_of_work(db, Config(database=options.db_path))
         self.runner = Runner(self.units)
         self.user_id = None
         if login:

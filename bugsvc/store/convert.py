@@ -18,7 +18,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import db
+from .location import Location, open_database
 from .schema import SCHEMA_VERSION, SchemaError, bring_up_to_date, schema_sql
 
 # The counter of catalogue changes (cache.py) is copied after every other
@@ -158,15 +158,15 @@ def convert(source_location, target_location, progress=None, batch=BATCH):
     column, or the copy does not verify; SchemaError when a database
     cannot be opened. The target is left as it was on every error.
     """
-    if str(source_location) == str(target_location) or (
-            not db.is_postgresql(source_location) and not db.is_postgresql(target_location)
-            and Path(target_location).exists()
-            and os.path.samefile(source_location, target_location)):
+    source_location, target_location = Location.of(source_location), Location.of(target_location)
+    if source_location.text == target_location.text or (
+            source_location.is_file and target_location.is_file
+            and target_location.path.exists()
+            and os.path.samefile(source_location.path, target_location.path)):
         raise ConvertError("the target is the source database.")
-    source = db.open_database(source_location)
-    target_is_new_file = (not db.is_postgresql(target_location)
-                          and not Path(target_location).exists())
-    target = db.open_database(target_location)
+    source = open_database(source_location)
+    target_is_new_file = target_location.is_file and not target_location.path.exists()
+    target = open_database(target_location)
     try:
         try:
             return _convert(source, target, progress or _Silent(), batch)
@@ -181,7 +181,7 @@ def convert(source_location, target_location, progress=None, batch=BATCH):
         target.close()
         if target_is_new_file:
             for suffix in ("", "-wal", "-shm", "-journal"):
-                Path(f"{target_location}{suffix}").unlink(missing_ok=True)
+                Path(f"{target_location.text}{suffix}").unlink(missing_ok=True)
         raise
     finally:
         source.close()

@@ -1,54 +1,237 @@
-"""The database behind the service: which engine, and transactions that
-are tried again. The schema and its versions are schema.py's, the regular
-expression function of searches regexp.py's.
+"""The database behind the service: one contract, the Database base class,
+that each engine keeps (sqlite.py: an SQLite file, the default;
+postgres/: a PostgreSQL database, the optional extra `bugsvc[postgres]`).
 
-Two engines keep the same data with the same SQL: an SQLite file (the
-default, sqlite.py) and a PostgreSQL database (postgres/, the optional
-extra `bugsvc[postgres]`). `open_database(location)` picks one: a
-`postgresql://` (or `postgres://`) URL names a PostgreSQL database,
-anything else an SQLite file. Both give a Database with the same methods
-(transaction, separate_transaction, attempts, connection, close, version,
-initialize) whose connections run SQL with `?` placeholders, give rows
-readable by position and by column name, and carry `conn.dialect`: the one
-place where the engines' spellings differ (dialect.py).
+A Database gives this thread's connection and new ones of their own,
+transactions (read, write, and queue: claiming leased rows), tries of a
+transaction run again from the start when it met a concurrent one it cannot
+be ordered with (`attempts`, which every caller of a whole call uses), the
+schema's version and its installation or migration (schema.py). Its
+connections run SQL with `?` placeholders, give rows readable by position
+and by column name, and carry `conn.dialect`: the one place where the
+engines' spellings differ (dialect.py).
 
-One transaction per service call: services never commit. A write
-transaction that meets another process's concurrent write (PostgreSQL's
-serialization failures and deadlocks) is run again from the start by
-`Database.attempts`, which every caller of a whole call uses.
+What differs between engines outside SQL is said by capabilities, never by
+asking which engine it is: `is_file` (the database is a file of this host),
+`can_backup` (`bugsvc backup` copies it), `writers_take_turns` (the worker
+processes of one service take turns writing, on a lock file). Which engine a
+--db value names is decided once, in location.py.
+
+One transaction per service call: services never commit.
 """
 
 import itertools
+import threading
 import time
+from contextlib import contextmanager, nullcontext
+
+from .schema import bring_up_to_date
 
 BUSY_TIMEOUT_MS = 30000
-POSTGRESQL_SCHEMES = ("postgresql://", "postgres://")
 
-
-def is_postgresql(location):
-    """True when `location` (--db) names a PostgreSQL database."""
-    return str(location).lower().startswith(POSTGRESQL_SCHEMES)
-
-
-def open_database(location, writers_lock_path=None, **options):
-    """The Database at `location`: a PostgreSQL URL or an SQLite file's path.
-    Nothing is opened until first use. writers_lock_path: the lock file the
-    worker processes of one SQLite service share (ignored for PostgreSQL).
-    options: the engine's own (PostgreSQL: pool_size)."""
-    if is_postgresql(location):
-        from .postgres.database import PostgresDatabase
-        return PostgresDatabase(str(location), **options)
-    from .sqlite import SqliteDatabase
-    return SqliteDatabase(location, writers_lock_path)
-
-
-# The name older code and tests use for opening a database.
-Database = open_database
+# What a transaction is for: reading (one snapshot), writing, or claiming and
+# settling queue rows (store/outbox.py), which engines with many writers at
+# once run otherwise than other writes.
+READ, WRITE, QUEUE = "read", "write", "queue"
 
 
 class TextRefused(ValueError):
     """A text the engine cannot store (PostgreSQL: one holding the NUL
     character); nothing was written."""
+
+
+class Database:
+    """The contract both engines keep, and what they share: this thread's
+    connection, transactions with their commit and rollback, tries of a
+    transaction, installing the schema.
+
+    location: the database's location as given (an SQLite file's path or a
+    PostgreSQL URL: location.py). writers_lock_path: the lock file the
+    worker processes of one service take turns writing on (engines whose
+    writers take turns). pool_size: the most connections this process opens
+    (engines that pool them).
+
+    An engine says what it is by its capabilities and implements connect(),
+    the hooks of a transaction (_begin, _commit, _rollback, and optionally
+    _writer_turn and _transaction_connection), _install_transaction(),
+    bulk_transaction() and statement_too_large().
+    """
+
+    name = None                 # the engine's name, as messages say it
+    dialect = None
+    # Capabilities (see the module's docstring).
+    is_file = False
+    can_backup = False
+    writers_take_turns = False
+    # What `bugsvc backup` says of a database it cannot copy.
+    backup_advice = ""
+    # A write that met a concurrent one is run again at least this many
+    # times, and for this many seconds from the first try.
+    TRIES = 1
+    PATIENCE = 0.0
+
+    def __init__(self, location, writers_lock_path=None, pool_size=None):
+        self.location = str(location)
+        self._local = threading.local()
+
+    @classmethod
+    def shown(cls, location):
+        """`location` as messages and logs show it (no password)."""
+        return str(location)
+
+    def __str__(self):
+        return self.shown(self.location)
+
+    # Connections -------------------------------------------------------------------
+
+    def connect(self):
+        """A new connection of its own, in autocommit mode (transactions are
+        begun explicitly), the caller's to close."""
+        raise NotImplementedError
+
+    def connection(self):
+        """This thread's own connection, opened on first use (a connection
+        is never shared between threads)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = self.connect()
+        return conn
+
+    def close_connection(self):
+        """Close this thread's own connection, if any (a thread that ends
+        closes its own; the process's stay open)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    def close(self):
+        """Close this thread's own connection and whatever else the engine
+        holds for the process."""
+        self.close_connection()
+
+    def in_transaction(self):
+        """True while this thread is inside a transaction of this database."""
+        return getattr(self._local, "depth", 0) > 0
+
+    # Transactions ------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self, write=False, queue=False):
+        """Yield a connection inside one transaction (this thread's own, or
+        one the engine lends). Commits when the block ends normally; rolls
+        back on any exception. queue: a write transaction that claims or
+        settles queue rows (store/outbox.py)."""
+        mode = QUEUE if queue else WRITE if write else READ
+        with self._transaction_connection() as conn:
+            with self._transaction_on(conn, mode):
+                yield conn
+
+    @contextmanager
+    def separate_transaction(self, write=False):
+        """Yield a connection of its own inside one transaction, beside this
+        thread's open one: for what must be stored whatever becomes of the
+        transaction already open (a failed sign-in counted by a call that
+        then fails). A connection of its own, not one a pool lends, which
+        threads holding theirs could all be waiting for. Writers still take
+        their turn. Commits when the block ends normally; rolls back on any
+        exception; the connection is closed.
+        """
+        conn = self.connect()
+        try:
+            with self._transaction_on(conn, WRITE if write else READ):
+                yield conn
+        finally:
+            conn.close()
+
+    def attempts(self, write=False, separate=False, queue=False):
+        """Tries of one transaction (see Attempts): run again from the start
+        when it met a concurrent one it cannot be ordered with (only engines
+        with many writers at once meet one)."""
+        if separate:
+            return Attempts(lambda: self.separate_transaction(write), self._retryable,
+                            self.TRIES, self.PATIENCE)
+        return Attempts(lambda: self.transaction(write, queue), self._retryable, self.TRIES,
+                        self.PATIENCE)
+
+    @staticmethod
+    def statement_too_large(exc):
+        """True when `exc` is the engine refusing a statement for its size
+        (more values than one statement takes, an expression too deep ...)."""
+        raise NotImplementedError
+
+    def _retryable(self, exc):
+        """True when `exc` says the transaction met a concurrent one."""
+        return False
+
+    def _transaction_connection(self):
+        """A context manager giving the connection of a transaction."""
+        return nullcontext(self.connection())
+
+    def _writer_turn(self, mode):
+        """A context manager held around a transaction of `mode` (engines
+        whose writers take turns wait for theirs)."""
+        return nullcontext()
+
+    def _begin(self, conn, mode):
+        raise NotImplementedError
+
+    def _commit(self, conn):
+        raise NotImplementedError
+
+    def _rollback(self, conn):
+        raise NotImplementedError
+
+    @contextmanager
+    def _transaction_on(self, conn, mode):
+        with self._writer_turn(mode):
+            self._begin(conn, mode)
+            self._local.depth = getattr(self._local, "depth", 0) + 1
+            try:
+                try:
+                    yield conn
+                except BaseException:
+                    self._rollback(conn)
+                    raise
+                self._commit(conn)
+            finally:
+                self._local.depth -= 1
+
+    @contextmanager
+    def bulk_transaction(self):
+        """One write transaction for copying whole tables in (convert.py):
+        foreign keys are checked at its end, not row by row."""
+        raise NotImplementedError
+
+    # Schema ------------------------------------------------------------------------
+
+    def version(self):
+        """The schema version stored in the database (0 for an empty one)."""
+        with self.transaction() as conn:
+            return self.dialect.schema_version(conn)
+
+    def initialize(self):
+        """Create or migrate the schema. Returns True when the database was
+        empty.
+
+        An empty database gets schema.sql and SCHEMA_VERSION; an older
+        version is moved forward by the migrations, step by step, all in one
+        transaction holding a lock that other bugsvc processes starting on
+        the same database wait for: either every step is stored or none is.
+        Data is never dropped. Errors: SchemaError for a database that
+        cannot be used (not one of the engine's, unreachable, refusing to
+        create tables), holds other tables, or has a newer schema than this
+        code.
+        """
+        with self._install_transaction() as conn:
+            created = bring_up_to_date(conn, str(self))
+        return created
+
+    def _install_transaction(self):
+        """A context manager giving a connection inside the transaction that
+        installs or migrates the schema, holding the engine's lock against
+        other processes doing the same."""
+        raise NotImplementedError
 
 
 class Attempts:

@@ -7,54 +7,62 @@ import threading
 from contextlib import contextmanager
 
 from .. import db
-from ..schema import SchemaError, bring_up_to_date
+from ..schema import SchemaError
 from .connection import PgConnection, _configure, _Cursor, _row_factory, pg_errors, psycopg, \
     require_driver
 from .dialect import _UNICODE_COLLATION, PostgresDialect
 
-# Transactions: see the module's docstring.
-_BEGIN_READ = "BEGIN ISOLATION LEVEL REPEATABLE READ"
-_BEGIN_WRITE = "BEGIN ISOLATION LEVEL SERIALIZABLE"
-# Claiming and settling queue rows (the outbox): each statement sees what is
-# committed when it starts, and an UPDATE rechecks its WHERE on the row's
-# newest version, so two workers never take one row; SERIALIZABLE would
-# make them fail against each other instead.
-_BEGIN_QUEUE = "BEGIN ISOLATION LEVEL READ COMMITTED"
-# A write is run again at least this many times, and for as long as SQLite
-# would wait for its lock (db.BUSY_TIMEOUT_MS): under heavy contention a
-# serializable transaction can be chosen as the one to cancel many times.
-TRIES = 30
-PATIENCE = db.BUSY_TIMEOUT_MS / 1000
+# How each kind of transaction begins (see the package's docstring): reads
+# in one snapshot, writes serializable. Claiming and settling queue rows
+# (the outbox): each statement sees what is committed when it starts, and an
+# UPDATE rechecks its WHERE on the row's newest version, so two workers
+# never take one row; SERIALIZABLE would make them fail against each other
+# instead. A bulk copy holds the install lock instead.
+_BULK = "bulk"
+_BEGINS = {db.READ: "BEGIN ISOLATION LEVEL REPEATABLE READ",
+           db.WRITE: "BEGIN ISOLATION LEVEL SERIALIZABLE",
+           db.QUEUE: "BEGIN ISOLATION LEVEL READ COMMITTED",
+           _BULK: "BEGIN"}
 # SQLSTATEs of a transaction that met a concurrent one: serialization
 # failure, deadlock, and a unique key taken by a concurrent insert (which
 # SERIALIZABLE reports as such when the transaction did not read that key).
 _RETRYABLE = {"40001", "40P01", "23505"}
 
 
-class PostgresDatabase:
+class PostgresDatabase(db.Database):
     """A PostgreSQL database behind the service, at a `postgresql://` URL
     (libpq's: user, password, host, port, database name, and parameters such
     as `?sslmode=require`; the PG* environment variables fill in what the
     URL leaves out).
 
     pool_size: the most connections this process opens (one per request
-    thread at work, plus a few).
+    thread at work, plus a few; default 10). Its writers need no lock file
+    (writers_lock_path is not used): PostgreSQL runs many at once.
     """
 
-    engine = "PostgreSQL"
+    name = "PostgreSQL"
+    backup_advice = ("which PostgreSQL's own tools back up while the server runs: pg_dump "
+                     "--format=custom --file=bugsvc.dump '<the same URL>' (pg_restore puts it "
+                     "back; see the README, Backups)")
+    # A write is run again at least this many times, and for as long as
+    # SQLite would wait for its lock (db.BUSY_TIMEOUT_MS): under heavy
+    # contention a serializable transaction can be chosen as the one to
+    # cancel many times.
+    TRIES = 30
+    PATIENCE = db.BUSY_TIMEOUT_MS / 1000
 
-    def __init__(self, url, pool_size=10):
+    def __init__(self, location, writers_lock_path=None, pool_size=None):
         require_driver()
-        self.url = url
-        self.location = url
-        self.pool_size = max(2, int(pool_size))
+        super().__init__(location)
+        self.url = self.location
+        self.pool_size = max(2, int(pool_size if pool_size is not None else 10))
         self.dialect = PostgresDialect()
         self._pool = None
         self._pool_lock = threading.Lock()
-        self._local = threading.local()
 
-    def __str__(self):
-        return display_url(self.url)
+    @classmethod
+    def shown(cls, location):
+        return display_url(str(location))
 
     # Connections --------------------------------------------------------------------
 
@@ -92,20 +100,6 @@ class PostgresDatabase:
                     configure=configure, timeout=db.BUSY_TIMEOUT_MS / 1000, name="bugsvc")
             return self._pool
 
-    def connection(self):
-        """This thread's own connection (outside the pool), opened on first use."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._local.conn = self.connect()
-        return conn
-
-    def close_connection(self):
-        """Close this thread's own connection, if any."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
-
     def close(self):
         """Close this thread's own connection and the process's pool."""
         self.close_connection()
@@ -114,49 +108,31 @@ class PostgresDatabase:
                 self._pool.close()
                 self._pool = None
 
-    def in_transaction(self):
-        """True while this thread is inside a transaction of this database."""
-        return getattr(self._local, "depth", 0) > 0
-
-    # Transactions -------------------------------------------------------------------
+    # Transactions (see the package's docstring for their isolation) ------------------
 
     @contextmanager
-    def transaction(self, write=False, queue=False):
-        """Yield a connection inside one transaction (see the module's
-        docstring for its isolation). Commits when the block ends normally;
-        rolls back on any exception. queue: a transaction claiming or
-        settling queue rows with conditional UPDATEs and skip_locked, in
-        READ COMMITTED (see _BEGIN_QUEUE)."""
-        begin = _BEGIN_QUEUE if queue else _BEGIN_WRITE if write else _BEGIN_READ
+    def _transaction_connection(self):
+        # This thread's own connection when it has one and is not inside a
+        # transaction on it; else one of the pool, for this transaction.
         pinned = getattr(self._local, "conn", None)
         if pinned is not None and not self.in_transaction():
-            with self._transaction_on(pinned, begin) as conn:
-                yield conn
+            yield pinned
             return
         with self.pool().connection() as raw:
-            with self._transaction_on(PgConnection(raw, self.dialect), begin) as conn:
-                yield conn
+            yield PgConnection(raw, self.dialect)
 
-    @contextmanager
-    def separate_transaction(self, write=False):
-        """Yield another connection inside a transaction of its own, beside
-        this thread's open one (see SqliteDatabase.separate_transaction): a
-        connection of its own, not one of the pool, which threads holding
-        theirs could all be waiting for. Closed afterwards."""
-        conn = self.connect()
-        try:
-            with self._transaction_on(conn, _BEGIN_WRITE if write else _BEGIN_READ):
-                yield conn
-        finally:
-            conn.close()
+    def _begin(self, conn, mode):
+        conn.raw.execute(_BEGINS[mode])
 
-    def attempts(self, write=False, separate=False, queue=False):
-        """Tries of one transaction (db.Attempts): run again when it met a
-        concurrent one (only transactions that write can)."""
-        if separate:
-            return db.Attempts(lambda: self.separate_transaction(write), _retryable, TRIES,
-                               PATIENCE)
-        return db.Attempts(lambda: self.transaction(write, queue), _retryable, TRIES, PATIENCE)
+    def _commit(self, conn):
+        conn.raw.execute("COMMIT")
+
+    def _rollback(self, conn):
+        if not conn.raw.closed:
+            conn.raw.execute("ROLLBACK")
+
+    def _retryable(self, exc):
+        return getattr(exc, "sqlstate", None) in _RETRYABLE
 
     @staticmethod
     def statement_too_large(exc):
@@ -166,28 +142,13 @@ class PostgresDatabase:
         return isinstance(exc, psycopg.Error) and "number of parameters" in str(exc)
 
     @contextmanager
-    def _transaction_on(self, conn, begin):
-        conn.raw.execute(begin)
-        self._local.depth = getattr(self._local, "depth", 0) + 1
-        try:
-            try:
-                yield conn
-            except BaseException:
-                if not conn.raw.closed:
-                    conn.raw.execute("ROLLBACK")
-                raise
-            conn.raw.execute("COMMIT")
-        finally:
-            self._local.depth -= 1
-
-    @contextmanager
     def bulk_transaction(self):
         """One write transaction for copying whole tables in (convert.py),
         holding the lock of installing processes; foreign keys are checked
         at its end, not row by row."""
         conn = self.connect()
         try:
-            with self._transaction_on(conn, "BEGIN"):
+            with self._transaction_on(conn, _BULK):
                 conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (_INSTALL_LOCK,))
                 conn.raw.execute("SET CONSTRAINTS ALL DEFERRED")
                 yield conn
@@ -196,17 +157,10 @@ class PostgresDatabase:
 
     # Schema -------------------------------------------------------------------------
 
-    def version(self):
-        """The schema version stored in the database (0 for an empty one)."""
-        with self.transaction() as conn:
-            return self.dialect.schema_version(conn)
-
-    def initialize(self):
-        """Create or migrate the schema, as SqliteDatabase.initialize does, in
-        one transaction holding a lock that other bugsvc processes starting
-        on the same database wait for. Returns True when it was empty.
-        Errors: SchemaError for a database that cannot be reached, holds
-        other tables, or has a newer schema than this code."""
+    @contextmanager
+    def _install_transaction(self):
+        # A connection of its own, in a transaction holding the advisory
+        # lock that other bugsvc processes starting on the database wait for.
         try:
             conn = self.connect()
         except psycopg.OperationalError as exc:
@@ -216,7 +170,7 @@ class PostgresDatabase:
             conn.raw.execute("BEGIN")
             conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (_INSTALL_LOCK,))
             try:
-                created = bring_up_to_date(conn, str(self))
+                yield conn
             except pg_errors.InsufficientPrivilege as exc:
                 conn.raw.execute("ROLLBACK")
                 raise SchemaError(f"the PostgreSQL database {self} refuses to create the "
@@ -229,15 +183,10 @@ class PostgresDatabase:
             conn.raw.execute("COMMIT")
         finally:
             conn.close()
-        return created
 
 
 # An advisory lock's key that bugsvc processes installing or migrating take.
 _INSTALL_LOCK = 0x6275677376630001
-
-
-def _retryable(exc):
-    return getattr(exc, "sqlstate", None) in _RETRYABLE
 
 
 def _first_line(exc):
