@@ -6,13 +6,14 @@ ratio.
     python -m bench.ab --other PATH [--bugs 10000] [--rounds 5] [--duration 5]
                        [--scenarios bug_get,search,comment_add]
 
-Both services run at the same time (an idle one takes no CPU), each on its
-own copy of the same database (the writes of one do not change what the
-other reads), with this checkout's Python and packages; the request files
-are the same for both. Each round measures both at concurrency 8, A first
-in odd rounds and B first in even ones; each round gives the ratio B / A of
-the rates, and the report shows the median, lowest and highest, with the
-median rate, latency and server CPU time per request of each side. Writes
+Both services run at the same time (an idle one takes no CPU), neither
+pinned to a core, each on its own copy of the same database (the writes of
+one do not change what the other reads), with this checkout's Python and
+packages; the request files are the same for both. Each round measures
+both at concurrency 8, A first in odd rounds and B first in even ones; each
+round gives the ratio B / A of the rates, and the report shows the median,
+lowest and highest, with the median rate, latency and server CPU time per
+request of each side. Writes
 bench/results/DATE-bugsN-ab.md and .json.
 """
 
@@ -89,8 +90,12 @@ def run(args, log=print):
         shutil.copyfile(paired.db_path, copy)
     servers = {}
     try:
-        servers["a"] = paired.start("a", [str(other / "bugsvc.py"), "--db", str(copies["a"])])
-        servers["b"] = paired.start("b", [str(ROOT / "bugsvc.py"), "--db", str(copies["b"])])
+        # Neither side pinned to a core: a service picks its core by its
+        # process id, which would put the two on different cores, shared
+        # unevenly with the load generator and whatever else runs.
+        for side, checkout in (("a", other), ("b", ROOT)):
+            servers[side] = paired.start(side, [str(checkout / "bugsvc.py"), "--db",
+                                                str(copies[side]), "--pin-cores", "no"])
         rounds = {name: [] for name in names}
         log(f"A: {results['a']}\nB: {results['b']}")
         for number in range(args.rounds):
