@@ -29,7 +29,7 @@ from bugsvc.accounts import membership
 from bugsvc.accounts.auth import ScryptCost
 from bugsvc.serving.server import prepare_database
 from bugsvc.config import Config
-from bugsvc.store.db import schema_sql, split_script
+from bugsvc.store.schema import schema_sql, split_script
 
 from . import corpus
 from .progress import Progress
@@ -453,7 +453,7 @@ def seed(path, bugs, seed_value=1, jobs=None, out=sys.stderr):
         raise FileExistsError(f"{path} exists; remove it or use --force")
     path.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    config = Config(db_path=str(path), admin_email=ADMIN_EMAIL, admin_password=ADMIN_PASSWORD,
+    config = Config(database=str(path), admin_email=ADMIN_EMAIL, admin_password=ADMIN_PASSWORD,
                     password_cost=ScryptCost())
     prepare_database(config, out=_Quiet()).close()
     now_text = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(START - 30 * DAY))

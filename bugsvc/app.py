@@ -6,11 +6,11 @@ import logging
 import falcon
 
 from . import errors
-from .accounts.auth import Authenticator
 from .api.operations import OPERATIONS
 from .api.runner import Runner
+from .compose import unit_of_work
 from .errors import ServiceError
-from .store.db import open_database
+from .store.location import open_database
 from .web import landing, pages
 from .web.http import AccessLog, BodyLimit, ClientAddress
 from .web.rest import render
@@ -47,14 +47,15 @@ def _error_handler(req, resp, exc, params):
 def create_app(config, db=None, clock=None, on_events=None):
     """Build the falcon App serving bugsvc for `config`.
 
-    db: a Database to use (default: one on config.db_path, not opened yet).
+    db: a Database to use (default: one at config.database, not opened yet).
     clock: a function returning the current aware UTC datetime (tests).
     on_events: called after a call committed outbox events (the delivery
     worker of the process starts at once).
     """
-    db = db or open_database(config.db_path, pool_size=config.threads + 2)
-    runner = Runner(db, config, Authenticator(db, config.password_cost), clock)
-    runner.on_events = on_events
+    db = db or open_database(config.database, pool_size=config.threads + 2)
+    units = unit_of_work(db, config, clock)
+    units.on_events = on_events
+    runner = Runner(units)
     attachments = pages.AttachmentOriginLater()
     app = falcon.App(middleware=[ClientAddress(config.trusted_proxies), AccessLog(),
                                  BodyLimit(config.max_body_bytes), attachments])

@@ -16,7 +16,7 @@ import sys
 import threading
 
 from bugsvc.importer.client import Client
-from bugsvc.store.db import Database
+from bugsvc.store.location import open_database
 from live_server import ROOT, api_key_for
 
 ADMIN = "admin@example.com"
@@ -233,7 +233,7 @@ def dump(path, exclude=("import_state", "server_secrets", "catalog_generation"))
     picture), less `exclude`, the account columns a run stamps and the row
     ids of history, See Also, aliases and custom values (rows a run writes
     anew)."""
-    database = Database(path)
+    database = open_database(path)
     try:
         with database.transaction() as conn:
             tables = [table for table in conn.dialect.tables(conn) if table not in exclude]

@@ -222,17 +222,17 @@ def memberships(target, login):
 
 def call_as_target_admin(target, operation, params):
     """An operation of the target run as its administrator (made by the import)."""
-    from bugsvc.accounts.auth import Authenticator
     from bugsvc.api.operations import OPERATIONS
     from bugsvc.api.runner import Runner
+    from bugsvc.compose import unit_of_work
     from bugsvc.config import Config
-    from bugsvc.store.db import Database
-    db = Database(str(target))
+    from bugsvc.store.location import open_database
+    db = open_database(str(target))
     try:
         with db.transaction() as conn:
             admin = conn.execute("SELECT id FROM users WHERE login = 'admin@example.com'"
                                  ).fetchone()[0]
-        return Runner(db, Config(db_path=str(target)), Authenticator(db)).call(
+        return Runner(unit_of_work(db, Config(database=str(target)))).call(
             OPERATIONS[operation], params, admin)
     finally:
         db.close()

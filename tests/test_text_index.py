@@ -8,7 +8,8 @@ import pytest
 
 from bugsvc.bugs import search_sql
 from bugsvc.services import bug_search
-from bugsvc.store import db as dbmodule
+from bugsvc.store import schema
+from bugsvc.store.location import open_database
 
 from bug_rows import add_bug, add_group, add_product, set_param
 from bug_support import file_bug, update_bug
@@ -177,12 +178,12 @@ def test_migration_indexes_the_bugs_already_stored(services, bugs, db, db_path):
         assert not conn.dialect.has_text_index(conn)
         conn.dialect.set_schema_version(conn, 6)
     db.close()
-    reopened = dbmodule.Database(db_path)
+    reopened = open_database(db_path)
     try:
         assert reopened.initialize() is False
         with reopened.transaction() as conn:
             assert conn.dialect.has_text_index(conn)
-            assert conn.dialect.schema_version(conn) == dbmodule.SCHEMA_VERSION
+            assert conn.dialect.schema_version(conn) == schema.SCHEMA_VERSION
     finally:
         reopened.close()
     assert found(services, bugs, quicksearch="crashes") == ["crash", "upper"]

@@ -8,7 +8,7 @@ from ..errors import (
     ServiceError, PARAM_INVALID, USER_ERROR, INVALID_USERNAME, MISSING_RESOLUTION,
     RESOLUTION_NOT_ALLOWED, USER_NOT_INSIDER,
 )
-from ..api.params import Params
+from ..call.params import Params
 from . import (
     activity, comments, custom_fields, dependencies, groups, isolation, see_also, store, values,
 )

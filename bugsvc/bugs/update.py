@@ -10,7 +10,7 @@ from ..errors import (
     USER_NOT_INSIDER,
 )
 from ..catalogue.field_types import BUG_ID
-from ..api.params import Params, as_bool
+from ..call.params import Params, as_bool
 from . import (
     activity, comments, custom_fields, dependencies, groups, history, isolation, record,
     see_also, store, token, values,

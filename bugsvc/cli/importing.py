@@ -12,12 +12,12 @@ from .options import UsageError
 
 def import_bugzilla(config, args, environ, out=sys.stdout, err=sys.stderr):
     """Import (or, with --verify, compare) the source args.url into
-    config.db_path. Returns the exit status: 0 done (verify: no
+    config.database. Returns the exit status: 0 done (verify: no
     difference), 1 the source failed (verify: differences found), 2 the
     target refuses the import, 130 interrupted.
     Errors: UsageError for a bad option value."""
     options = importer_run.Options(
-        url=args.url, db_path=config.db_path,
+        url=args.url, db_path=config.database.text,
         api_key=args.api_key or environ.get("BUGSVC_IMPORT_API_KEY") or None,
         login=args.login, since=_since(args.since), dry_run=args.dry_run,
         concurrency=_number(args.concurrency, "--concurrency", 4, 1, 32),

@@ -224,7 +224,7 @@ def make_config(args, environ):
         raise UsageError(f"the administrator's password must have at least "
                          f"{MIN_PASSWORD_LENGTH} characters")
     return Config(
-        db_path=_choose(args.db, environ, "BUGSVC_DB") or DEFAULT_DB,
+        database=_choose(args.db, environ, "BUGSVC_DB") or DEFAULT_DB,
         host=_choose(args.host, environ, "BUGSVC_HOST") or DEFAULT_HOST,
         port=port,
         admin_email=admin_email,

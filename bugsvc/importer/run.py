@@ -41,9 +41,9 @@ from ..accounts import auth
 from ..accounts.auth import ScryptCost
 from ..catalogue import settings
 from ..config import DEFAULT_ADMIN_EMAIL
-from ..store import install
+from ..catalogue import install
 from ..store.convert import convert
-from ..store.db import Database, SchemaError, is_postgresql
+from ..store.location import Location, open_database
 from . import catalogue, forms, state, writer
 from .accounts import Accounts
 from .admin_pages import GroupControlPages, PagesRefused
@@ -142,9 +142,9 @@ def _scratch_copy(db_path, scratch):
     """A copy of the target to write a dry run into (a new database when
     there is none yet)."""
     path = os.path.join(scratch, "dry-run.sqlite")
-    if db_path and is_postgresql(db_path):
-        # A PostgreSQL target is copied into the scratch file as convert-db does.
-        probe = Database(db_path)
+    if db_path and not Location.of(db_path).is_file:
+        # A target on a server is copied into the scratch file as convert-db does.
+        probe = open_database(db_path)
         try:
             installed = probe.version() > 0
         finally:
@@ -167,9 +167,9 @@ def _open_target(db_path, options, out):
     """The target Database, made when new; (db, created).
     Errors: ImportRefused for a database another tracker's data fills."""
     parent = Path(db_path).resolve().parent
-    if not is_postgresql(db_path) and not parent.is_dir():
+    if Location.of(db_path).is_file and not parent.is_dir():
         raise ImportRefused(f"the directory of {db_path} does not exist")
-    db = Database(db_path)
+    db = open_database(db_path)
     try:
         created = db.initialize()
         with db.transaction(write=True) as conn:

@@ -29,12 +29,13 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
 from ..accounts import access
-from ..accounts.auth import Authenticator
 from ..accounts.membership import GRANT_REGEXP, regexp_matches
 from ..api.operations import OPERATIONS
 from ..api.runner import Runner
+from ..compose import unit_of_work
 from ..config import Config, DEFAULT_ADMIN_EMAIL
-from ..store.db import Database, placeholders
+from ..store.db import placeholders
+from ..store.location import open_database
 from . import forms, state
 from .accounts import Accounts
 from .admin_pages import GroupControlPages, PagesRefused
@@ -102,7 +103,7 @@ def verify(source, options, progress=None, whole=False):
     progress = progress or Progress(io.StringIO())
     if not os.path.exists(options.db_path) or os.path.getsize(options.db_path) == 0:
         raise ImportRefused(f"there is no database at {options.db_path} to verify")
-    db = Database(options.db_path)
+    db = open_database(options.db_path)
     try:
         with db.transaction() as conn:
             values = state.load(conn)
@@ -126,7 +127,10 @@ class _Verifier:
         self.options = options
         self.login = login
         self.progress = progress
-        self.runner = Runner(db, Config(db_path=options.db_path), Authenticator(db))
+        # Its own transactions in a unit of work; its reads of bugs through
+        # the operations, as a client reads them (the Runner's rules apply).
+        self.units = unit_of_work(db, Config(database=options.db_path))
+        self.runner = Runner(self.units)
         self.user_id = None
         if login:
             with db.transaction() as conn:
@@ -311,7 +315,7 @@ class _Verifier:
     # Bugs ------------------------------------------------------------------------
 
     def _target_ids(self):
-        with self.runner.context(self.user_id) as ctx:
+        with self.units.context(self.user_id) as ctx:
             ids = [row[0] for row in ctx.conn.execute("SELECT id FROM bugs ORDER BY id")]
             visible = set()
             for start in range(0, len(ids), 500):

@@ -20,7 +20,7 @@ import re
 
 from .. import dates
 from ..accounts import auth, membership, tokens
-from ..api.params import Params
+from ..call.params import Params
 from ..errors import (ServiceError, ACCOUNT_EXISTS, ILLEGAL_EMAIL_ADDRESS, OBJECT_NOT_SPECIFIED,
                       USER_ERROR)
 from ..store import audit, outbox

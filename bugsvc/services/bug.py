@@ -3,7 +3,7 @@ lives in bugsvc.bugs."""
 
 from .. import dates
 from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED
-from ..api.params import Params
+from ..call.params import Params
 from ..bugs import create as bug_create, tags, update as bug_update, view
 from ..bugs.duplicates import possible_duplicates as find_duplicates, MAX_RESULTS
 from ..bugs.edit_options import edit_options as bug_edit_options

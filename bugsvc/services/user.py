@@ -13,7 +13,7 @@ import string
 from ..accounts import access, auth, membership
 from ..store import audit
 from .. import dates
-from ..api.changes import note
+from ..call.changes import note
 from ..store.db import placeholders
 from ..accounts.email import visible_email
 from ..errors import (ServiceError, require_group, require_login, ACCOUNT_EXISTS, AUTH_FAILURE,
@@ -21,8 +21,8 @@ from ..errors import (ServiceError, require_group, require_login, ACCOUNT_EXISTS
                       OBJECT_NOT_SPECIFIED, PARAM_INVALID, PARAM_MUST_BE_NUMERIC,
                       PASSWORD_NOT_COMPLEX, PASSWORD_TOO_SHORT, USER_ACCESS_DENIED)
 from ..accounts.membership import GRANT_DIRECT
-from ..api.params import Params
-from ..api.fields import Shape
+from ..call.params import Params
+from ..call.fields import Shape
 
 PASSWORD_MIN_LENGTH = 6
 LOGIN_MAX_LENGTH = 127

@@ -1,11 +1,15 @@
 """The reference's default installation data, written
-once into an empty database, and the first administrator."""
+once into an empty database, and the first administrator.
+
+The catalogue's, not the store's: the store creates the schema and knows
+nothing of what goes in it. Whoever prepares a database (serving's start,
+the importer) calls this after Database.initialize."""
 
 from .. import dates
-from ..catalogue import settings
-from ..catalogue.field_types import BUG_URLS, DATETIME, KEYWORDS, SINGLE_SELECT, UNKNOWN
-from . import server_secrets
 from ..accounts.membership import GRANT_DIRECT, refresh_for_user
+from ..store import server_secrets
+from . import settings
+from .field_types import BUG_URLS, DATETIME, KEYWORDS, SINGLE_SELECT, UNKNOWN
 
 
 # (name, display name, type, is_mandatory) of the standard fields, in the
