@@ -10,7 +10,7 @@ from bugsvc.bugs import search_sql
 from bugsvc.services import bug_search
 from bugsvc.store import db as dbmodule
 
-from bug_rows import add_bug, add_group, add_product, set_param
+from bug_rows import add_bug, add_group, add_product
 from bug_support import file_bug, update_bug
 
 PAT, STAFF = "pat@example.com", "staff@example.com"
@@ -128,7 +128,6 @@ def test_quicksearch_answers_what_comparing_every_bug_answers(services, bugs, sc
 
 
 def test_changed_and_new_summaries_and_whiteboards_are_found_at_once(services, bugs):
-    set_param(services, "usestatuswhiteboard", "1")
     update_bug(services, bugs["plain"], summary="Toolbar flickers on resize",
                whiteboard="[qa-wanted]")
     bugs["new"] = file_bug(services, summary="Sidebar flickers too")

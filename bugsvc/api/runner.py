@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from .. import errors
 from ..accounts.auth import CredentialsRefused, extract_credentials
 from ..accounts.caller import ANONYMOUS, load_caller
+from ..catalogue import settings
 from ..store import cache
 from ..store.db import TextRefused
 from . import fields
@@ -161,6 +162,16 @@ class Runner:
         except TextRefused:
             raise _text_refused() from None
         return fields.apply(result, operation.shapes, flt)
+
+    def parameters(self):
+        """{name: value} of every instance parameter, as the installation
+        holds them, for a way in that follows them itself (the web pages'
+        cookie path, sign-in choices, user menus, bug list size): read in a
+        transaction of its own, from this process's copy while the catalog
+        has not changed. Shown to nobody as it is: never a caller's answer."""
+        with self.db.transaction(write=False) as conn:
+            ctx = self._context(conn, ANONYMOUS, self.clock(), "", FieldFilter(), False)
+            return dict(ctx.cached("params", settings.load))
 
     @contextmanager
     def context(self, user_id=None, write=False, remote_ip="127.0.0.1", now=None, fields=None,

@@ -34,6 +34,9 @@ COLUMNS = {
 # The bug object's names are understood in columnlist too.
 _BY_FIELD = {field: column for column, field in COLUMNS.items()
              if not field.endswith("_detail")}
+# Columns the column chooser offers only while a parameter is on (a list
+# whose address names one still shows it, as the reference's).
+COLUMN_PARAMETERS = {"status_whiteboard": "usestatuswhiteboard"}
 DEFAULT_COLUMNS = ("product", "component", "assigned_to", "bug_status", "resolution",
                    "short_desc", "changeddate")
 DEFAULT_ORDER = "bug_status,priority,assigned_to,bug_id"
@@ -139,7 +142,8 @@ class BugList(Page):
             edit_url=url("/query.cgi", **search_params(query)),
             query_string=urlencode(_listed(query), doseq=True),
             hidden=_hidden(query, ("columnlist",)),
-            all_columns=[c for c in COLUMNS if c != "bug_id"],
+            all_columns=[c for c in COLUMNS if c != "bug_id" and (
+                c not in COLUMN_PARAMETERS or call.setting_is_on(COLUMN_PARAMETERS[c]))],
             cell=cell_text)
 
     def _run_named(self, call, name):

@@ -111,10 +111,14 @@ class Site:
         seconds (every request asks which origin it came to)."""
         value, read_at = self._attachment_base
         if value is None or time.monotonic() - read_at > ATTACHMENT_BASE_SECONDS:
-            answer = self.runner.run_many([(OPERATIONS["Bugzilla.parameters"], {})], {}, "")
-            value = answer[0]["parameters"].get("attachment_base", "")
+            value = self.settings()["attachment_base"]
             self._attachment_base = (value, time.monotonic())
         return value
+
+    def settings(self):
+        """{name: value} of the instance parameters, as the pages follow
+        them (the installation's own settings, whoever visits)."""
+        return self.runner.parameters()
 
     def sign(self, text):
         """An HMAC of `text` with the site's key (hex, 40 characters)."""
@@ -191,12 +195,23 @@ class PageCall:
         self._known = False
         self.notice = None
         self.query = parse_query(req.query_string)
+        self._settings = None
         self._form = None
         self._files = None
         notice = req.cookies.get(NOTICE_COOKIE)
         if notice in NOTICES:
             self.notice = NOTICES[notice]
             self.resp.unset_cookie(NOTICE_COOKIE, path="/")
+
+    def setting(self, name):
+        """The value of instance parameter `name` the pages follow (read once
+        per request)."""
+        if self._settings is None:
+            self._settings = self.site.settings()
+        return self._settings[name]
+
+    def setting_is_on(self, name):
+        return self.setting(name) not in ("", "0", "off")
 
     # Running operations ----------------------------------------------------------------
 
@@ -378,15 +393,16 @@ class PageCall:
         values.setdefault("title", "")
         key = None
         if same_as is not None and self.token is None and self.user is None:
-            key = orjson.dumps([template, status, self.here(), self.notice, same_as],
-                               option=orjson.OPT_NON_STR_KEYS)
+            self.setting("maintainer")          # the settings decide the page too
+            key = orjson.dumps([template, status, self.here(), self.notice, same_as,
+                                self._settings], option=orjson.OPT_NON_STR_KEYS)
             data = _RENDERED.get(key)
             if data is not None:
                 return self._answer(status, data)
         page = self.site.env.get_template(template).render(
             user=self.user, notice=self.notice, csrf_token=self.csrf_token,
             quicksearch=values.pop("quicksearch_text", ""), path=self.req.path,
-            here=self.here(), **values)
+            here=self.here(), setting=self.setting, setting_is_on=self.setting_is_on, **values)
         data = page.encode("utf-8")
         if key is not None:
             _RENDERED.put(key, data)
