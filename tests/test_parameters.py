@@ -33,11 +33,17 @@ def update(services, changes, as_user=ADMIN, now=None):
 
 # Reading ------------------------------------------------------------------------------
 
+def test_the_first_administrator_is_the_maintainer_of_a_new_installation(services):
+    # As Bugzilla's setup makes its first administrator the maintainer.
+    assert stored(services)["maintainer"] == ADMIN
+    assert settings.DEFINITIONS["maintainer"][0] == ""
+
+
 def test_anonymous_sees_only_maintainer_and_requirelogin(client):
     answer = client.simulate_get("/rest/parameters")
     assert answer.status_code == 200
     assert answer.json == {"parameters": {
-        "attachment_base": "", "maintainer": "", "requirelogin": "0"}}
+        "attachment_base": "", "maintainer": ADMIN, "requirelogin": "0"}}
 
 
 def test_logged_in_user_sees_documented_set_only(services, plain):
@@ -60,7 +66,7 @@ def test_tweakparams_member_sees_every_parameter_as_strings(client, services, tw
 def test_include_and_exclude_fields_choose_parameter_names(services):
     chosen = services.call(instance.parameters, {"include_fields": "maintainer,urlbase"},
                            as_user=ADMIN)["parameters"]
-    assert chosen == {"maintainer": "", "urlbase": ""}
+    assert chosen == {"maintainer": ADMIN, "urlbase": ""}
     rest = services.call(instance.parameters, {"exclude_fields": "maintainer"},
                          as_user=ADMIN)["parameters"]
     assert "maintainer" not in rest and "urlbase" in rest
@@ -69,7 +75,7 @@ def test_include_and_exclude_fields_choose_parameter_names(services):
 def test_include_fields_cannot_reveal_hidden_parameters(client):
     answer = client.simulate_get("/rest/parameters", params={"include_fields": "insidergroup,_all"})
     assert answer.json == {"parameters": {
-        "attachment_base": "", "maintainer": "", "requirelogin": "0"}}
+        "attachment_base": "", "maintainer": ADMIN, "requirelogin": "0"}}
 
 
 # Changing -------------------------------------------------------------------------------
@@ -77,7 +83,7 @@ def test_include_fields_cannot_reveal_hidden_parameters(client):
 def test_anonymous_change_is_refused_with_410(client):
     answer = client.simulate_put("/rest/parameters", json={"maintainer": "x@example.com"})
     assert (answer.status_code, answer.json["code"]) == (401, 410)
-    assert client.simulate_get("/rest/parameters").json["parameters"]["maintainer"] == ""
+    assert client.simulate_get("/rest/parameters").json["parameters"]["maintainer"] == ADMIN
 
 
 def test_user_without_tweakparams_is_refused_with_304(client, services, plain):
@@ -85,7 +91,7 @@ def test_user_without_tweakparams_is_refused_with_304(client, services, plain):
     answer = client.simulate_put("/rest/parameters", params={"Bugzilla_api_key": key},
                                  json={"maintainer": "x@example.com"})
     assert (answer.status_code, answer.json["code"]) == (401, 304)
-    assert stored(services)["maintainer"] == ""
+    assert stored(services)["maintainer"] == ADMIN
 
 
 def test_tweakparams_member_changes_parameters_over_http(client, services, tweaker):
@@ -95,7 +101,7 @@ def test_tweakparams_member_changes_parameters_over_http(client, services, tweak
                                        "maxusermatches": 50, "defaultseverity": "normal"})
     assert answer.status_code == 200
     assert answer.json == {"parameters": {
-        "maintainer": {"added": "boss@example.com", "removed": ""},
+        "maintainer": {"added": "boss@example.com", "removed": ADMIN},
         "usetargetmilestone": {"added": "1", "removed": "0"},
         "maxusermatches": {"added": "50", "removed": "1000"},
         "defaultseverity": {"added": "normal", "removed": "enhancement"},
@@ -264,7 +270,7 @@ def test_parameter_change_is_audited_and_moves_last_audit_time(client, admin_key
         client.simulate_put("/rest/parameters", params={"Bugzilla_api_key": admin_key},
                             json={"maintainer": "boss@example.com"})
     assert services.query("SELECT class, field, removed, added, at_time FROM audit_log") == [
-        ("Bugzilla::Param", "maintainer", "", "boss@example.com", "2026-02-03 04:05:06")]
+        ("Bugzilla::Param", "maintainer", ADMIN, "boss@example.com", "2026-02-03 04:05:06")]
     assert client.simulate_get("/rest/last_audit_time").json == {
         "last_audit_time": "2026-02-03T04:05:06Z"}
     with freeze_time("2026-02-04 00:00:00"):
@@ -327,7 +333,7 @@ def test_requirelogin_keeps_version_timezone_parameters_open(client, login_requi
 
 def test_requirelogin_parameters_tell_anonymous_callers_to_log_in(client, login_required):
     assert client.simulate_get("/rest/parameters").json == {
-        "parameters": {"attachment_base": "", "maintainer": "", "requirelogin": "1"}}
+        "parameters": {"attachment_base": "", "maintainer": ADMIN, "requirelogin": "1"}}
 
 
 def test_requirelogin_keeps_login_open(client, login_required, services, plain):
