@@ -21,6 +21,9 @@ class Context:
     memo: facts shared by the calls of one snapshot (see below).
     events: the Journal of the bugs the call changes (the outbox events
     written at the end of the call, in its transaction).
+    credentials: what the call presented (accounts.auth.Credentials), for
+    the operations that check it themselves (login rule SELF); None for
+    the others, whose caller the Runner resolved.
     """
     conn: object
     caller: Caller
@@ -36,6 +39,7 @@ class Context:
     # snapshot may reuse (Runner.run_many): None when the call runs alone.
     memo: dict | None = None
     events: Journal = field(default_factory=Journal)
+    credentials: object = None
     _params: dict | None = None
 
     def cached(self, name, load):

@@ -151,9 +151,10 @@ DOCS = {
         errors=(50, 300, 301, 32000)),
     "User.logout": Doc("Invalidate a login token.", params={"token": STR},
                        answer=wrapped({"type": "null"})),
-    "User.valid_login": Doc("Whether a token is valid for a login.",
+    "User.valid_login": Doc("Whether the credentials sign in as a login: the token given, "
+                            "else the API key or the login and password of the call.",
                             params={"login": STR, "token": STR}, required=("login",),
-                            answer=wrapped(BOOL), errors=(50, 32000)),
+                            answer=wrapped(BOOL), errors=(50, 300, 301, 306, 410, 32000)),
     "User.create": Doc(
         "Create an account (editusers).",
         params={"email": STR, "full_name": STR, "password": STR}, required=("email",),

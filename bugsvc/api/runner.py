@@ -74,14 +74,17 @@ class Runner:
         else:
             caller = self.auth.resolve_password(creds, remote_ip, now)
         call = (operation, params, caller, creds if in_call else None, remote_ip, flt)
+        presented = creds if operation.login == SELF else None
         try:
             try:
-                result = self._run_in_transaction(*call, forgiving=forgiving)
+                result = self._run_in_transaction(*call, forgiving=forgiving,
+                                                  presented=presented)
             except _UseDue as due:
                 # A read call's key or token whose use is to be recorded (once
                 # a minute): recorded first, so the call sees it, then the call.
                 self.auth.record_use(due.use, remote_ip, now)
-                result = self._run_in_transaction(*call, forgiving=forgiving, use_recorded=True)
+                result = self._run_in_transaction(*call, forgiving=forgiving, use_recorded=True,
+                                                  presented=presented)
         except CredentialsRefused as refused:
             self.auth.record_failure(refused.subject, now)
             raise
@@ -215,13 +218,14 @@ class Runner:
                        writes=writes)
 
     def _run_in_transaction(self, operation, params, caller, creds, remote_ip, flt,
-                            forgiving=False, use_recorded=False, now=None):
+                            forgiving=False, use_recorded=False, now=None, presented=None):
         """The call's result, in its transaction; `creds` (when not None)
         are checked in it first (when `forgiving`, a key or token that is
         refused leaves the call anonymous, and is not counted); a `caller`
         given as an account id (or None with no creds: anonymous) is loaded
-        in it. Errors: as `run`, and _UseDue when a read call's API key or
-        token use is to be recorded first."""
+        in it; `presented`: the credentials an operation that checks its own
+        gets in its context. Errors: as `run`, and _UseDue when a read
+        call's API key or token use is to be recorded first."""
         # The whole call again when its transaction met a concurrent one it
         # cannot be ordered with (PostgreSQL; see Database.attempts).
         given = caller
@@ -240,6 +244,7 @@ class Runner:
                 # old to write the token), so that call keeps no copies.
                 ctx = self._context(conn, caller, now or self.clock(), remote_ip, flt,
                                     operation.writes, with_catalog=operation.login != SELF)
+                ctx.credentials = presented
                 result = self._service(ctx, operation, params)
                 written = 0
                 if operation.writes:
