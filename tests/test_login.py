@@ -278,8 +278,8 @@ def test_valid_login_with_credentials_that_do_not_sign_in_is_their_error(client,
     assert (answer.status_code, answer.json["code"]) == (401, 301)
 
 
-def test_valid_login_without_credentials_needs_a_login_while_requirelogin_is_on(client,
-                                                                                  services):
+def test_valid_login_without_credentials_needs_a_login_while_requirelogin_is_on(
+        client, services):
     set_param(services, "requirelogin", "1")
     answer = client.simulate_get("/rest/valid_login", params={"login": ADMIN})
     assert (answer.status_code, answer.json["code"]) == (401, 410)
