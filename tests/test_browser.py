@@ -295,7 +295,9 @@ def _pages(site):
                  "/token.cgi?t=x&a=cfmpw", f"/attachment.cgi?id={attachment}&action=edit",
                  f"/token.cgi?t={reset}&a=cfmpw", f"/token.cgi?t={reset}&a=cxlpw",
                  f"/token.cgi?t={offer}&a=request_new_account",
-                 f"/token.cgi?t={offer}&a=cancel_new_account", "/createaccount.cgi"]
+                 f"/token.cgi?t={offer}&a=cancel_new_account", "/createaccount.cgi",
+                 "/page.cgi?id=quicksearch.html", "/page.cgi?id=fields.html",
+                 "/page.cgi?id=bug-writing.html", f"/showdependencytree.cgi?id={bug_id}"]
     signed_in = ["/", f"/show_bug.cgi?id={bug_id}", "/enter_bug.cgi?product=TestProduct",
                  f"/attachment.cgi?bugid={bug_id}&action=enter",
                  f"/attachment.cgi?id={attachment}&action=edit",

@@ -289,6 +289,26 @@ def test_plain_http_files_and_works_a_bug(installation):
     assert "whiteboard" in history_fields(answer["bugs"][0]["history"])
 
 
+# Addresses people are linked to ------------------------------------------------------------
+
+@pytest.mark.parametrize("page_id", ["quicksearch.html", "fields.html", "bug-writing.html"])
+def test_the_help_pages_clients_link_to_are_served(installation, page_id):
+    status, content_type, text = installation.page(f"/page.cgi?id={page_id}")
+    assert (status, content_type) == (200, "text/html; charset=UTF-8")
+    assert "<main" in text
+
+
+def test_a_bugzilla_page_bugsvc_lacks_is_a_page_for_browsers_and_rest_keeps_its_errors(
+        installation):
+    status, content_type, text = installation.page("/showdependencytree.cgi?id=1")
+    assert (status, content_type) == (404, "text/html; charset=UTF-8")
+    assert "No such page" in text and 'href="/show_bug.cgi?id=1"' in text
+    assert installation.rest("GET", "/no_such_call")[1]["code"] == 32614
+    status, answer, headers = installation.server.call("GET", "/showdependencytree.cgi")
+    assert (status, answer["code"], headers["Content-Type"]) == (
+        404, 32614, "application/json; charset=UTF-8")
+
+
 # A client speaking TLS to the plain-HTTP port ------------------------------------------------
 
 def test_a_tls_client_on_the_plain_port_fails_at_once_as_with_any_web_server(installation):
