@@ -125,3 +125,103 @@ def test_the_search_form_and_column_chooser_offer_the_whiteboard_only_while_it_i
     set_param(services, "usestatuswhiteboard", "1")
     assert 'name="status_whiteboard"' in browser.get("/query.cgi").text
     assert 'value="status_whiteboard"' in browser.get(f"/buglist.cgi?bug_id={marked_bug}").text
+
+
+# usemenuforusers -------------------------------------------------------------------------
+
+DEV, GONE = "dev@example.com", "gone@example.com"
+
+
+@pytest.fixture
+def people(services, plain):
+    services.add_user(DEV, real_name="Dana Developer")
+    services.add_user(GONE, real_name="Gone Person", disabled_text="Left")
+    return services
+
+
+def menu(page, name):
+    """The options of the <select> named `name`: [(value, label, selected)];
+    None when the field is no menu."""
+    import re
+    found = re.search(rf'<select id="{re.escape(name)}" name="{re.escape(name)}"[^>]*>(.*?)'
+                      r'</select>', page, re.S)
+    if found is None:
+        return None
+    from html import unescape
+    return [(unescape(value), unescape(label), " selected" in attrs) for value, attrs, label in
+            re.findall(r'<option value="([^"]*)"([^>]*)>([^<]*)</option>', found.group(1))]
+
+
+def test_people_fields_are_text_boxes_while_usemenuforusers_is_off(app, people, marked_bug):
+    page = signed_in(app, ADMIN).get(f"/show_bug.cgi?id={marked_bug}").text
+    assert menu(page, "assigned_to") is None
+    assert '<input id="assigned_to" name="assigned_to" type="text"' in page
+    assert '<input id="cc_add" name="cc_add" type="text"' in page
+
+
+def test_people_fields_are_menus_of_the_enabled_accounts_while_usemenuforusers_is_on(
+        app, people, marked_bug):
+    set_param(people, "usemenuforusers", "1")
+    browser = signed_in(app, ADMIN)
+    page = browser.get(f"/show_bug.cgi?id={marked_bug}").text
+    assignees = menu(page, "assigned_to")
+    assert assignees == [
+        (ADMIN, f"Administrator <{ADMIN}>", True), (DEV, f"Dana Developer <{DEV}>", False),
+        (PLAIN, f"Pat Plain <{PLAIN}>", False)]               # no disabled account
+    assert [value for value, _, _ in menu(page, "cc_add")] == [ADMIN, DEV, PLAIN]
+    assert 'id="cc_add" name="cc_add" multiple' in page
+    # The menus send what the text boxes sent: the form works unchanged.
+    token = page.split('name="update_token" value="', 1)[1].split('"', 1)[0]
+    browser.post("/process_bug.cgi", {"id": marked_bug, "update_token": token,
+                                      "assigned_to": DEV, "cc_add": [DEV, PLAIN]})
+    bug = get_bug(people, marked_bug)
+    assert bug["assigned_to"] == DEV and sorted(bug["cc"]) == [DEV, PLAIN]
+    page = browser.get("/enter_bug.cgi?product=TestProduct").text
+    assert menu(page, "assigned_to")[0] == ("", "", False)     # the component's default
+    assert [value for value, _, _ in menu(page, "cc")] == [ADMIN, DEV, PLAIN]
+    page = browser.get("/editcomponents.cgi?product=TestProduct&component=TestComponent").text
+    assert (ADMIN, f"Administrator <{ADMIN}>", True) in menu(page, "default_assignee")
+    page = browser.get("/userprefs.cgi?tab=email").text
+    assert [value for value, _, _ in menu(page, "watching")] == [ADMIN, DEV, PLAIN]
+
+
+def test_a_chosen_account_the_menu_does_not_list_stays_chosen(app, people, marked_bug):
+    from bug_support import update_bug
+    update_bug(people, marked_bug, assigned_to=GONE)
+    set_param(people, "usemenuforusers", "1")
+    page = signed_in(app, ADMIN).get(f"/show_bug.cgi?id={marked_bug}").text
+    assert (GONE, GONE, True) in menu(page, "assigned_to")
+
+
+def test_the_menu_lists_only_the_accounts_the_visitor_may_see(app, people, marked_bug):
+    from bug_support import add_bug_group, editbugs_only_for_members
+    editbugs_only_for_members(people)
+    add_bug_group(people, "team", members=[PLAIN, DEV, ADMIN])
+    people.add_user("stranger@example.com", real_name="Stranger")
+    set_param(people, "usevisibilitygroups", "1")
+    set_param(people, "usemenuforusers", "1")
+    page = signed_in(app, PLAIN).get("/userprefs.cgi?tab=email").text
+    assert [value for value, _, _ in menu(page, "watching")] == [ADMIN, DEV, PLAIN]
+    assert "stranger@example.com" not in page and "Stranger" not in page
+
+
+# default_search_limit ------------------------------------------------------------------------
+
+def bug_rows(page):
+    return page.count('<td class="id">')
+
+
+def test_default_search_limit_is_the_bug_lists_page_size(app, services):
+    for number in range(5):
+        file_bug(services, summary=f"Listed bug {number}")
+    browser = Browser(app)
+    assert bug_rows(browser.get("/buglist.cgi?bug_status=__open__").text) == 5
+    set_param(services, "default_search_limit", "2")
+    page = browser.get("/buglist.cgi?bug_status=__open__").text
+    assert bug_rows(page) == 2 and "5 bugs found; showing 1 to 2" in text_of(page)
+    assert "Next 2" in page
+    # The list's address still decides when it names a limit; 0 is every bug.
+    assert bug_rows(browser.get("/buglist.cgi?bug_status=__open__&limit=3").text) == 3
+    assert bug_rows(browser.get("/buglist.cgi?bug_status=__open__&limit=0").text) == 5
+    set_param(services, "default_search_limit", "0")
+    assert bug_rows(browser.get("/buglist.cgi?bug_status=__open__").text) == 5

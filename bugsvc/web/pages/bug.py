@@ -325,7 +325,7 @@ def _status_changes(call, view, changes):
 
 
 def _cc_changes(call, view, changes):
-    added = words(call.field("cc_add"))
+    added = [login for value in call.fields("cc_add") for login in words(value)]
     if call.field("addselfcc") and call.user:
         added.append(call.user["login"])
     removed = call.fields("cc_remove")
@@ -590,7 +590,10 @@ class PostBug(Page):
         for name in _ENTRY_SHORT + _ENTRY_MORE:
             if name in FIELD_PARAMETERS and not call.setting_is_on(FIELD_PARAMETERS[name]):
                 continue          # a field the form did not offer
-            value = call.field(name).strip() if name != "description" else call.field(name)
+            if name == "cc":      # a text box, or a menu of people with several chosen
+                value = ", ".join(call.fields(name))
+            else:
+                value = call.field(name).strip() if name != "description" else call.field(name)
             if value.strip():
                 params[name] = value
         for name in ("keywords", "depends_on", "blocks", "cc", "alias", "see_also"):

@@ -40,7 +40,10 @@ COLUMN_PARAMETERS = {"status_whiteboard": "usestatuswhiteboard"}
 DEFAULT_COLUMNS = ("product", "component", "assigned_to", "bug_status", "resolution",
                    "short_desc", "changeddate")
 DEFAULT_ORDER = "bug_status,priority,assigned_to,bug_id"
-PAGE_SIZE = 500
+# The most bugs one page of a list shows, whatever its address or the
+# parameter default_search_limit (which sets how many it shows when the
+# address names no limit) ask.
+MOST_PER_PAGE = 10000
 # Query-string keys that show a list rather than choose its bugs, and keys
 # that are credentials: never passed to the search.
 _DISPLAY_KEYS = ("columnlist", "order", "limit", "offset", "ctype", "format", "cmdtype",
@@ -119,7 +122,8 @@ class BugList(Page):
         columns = chosen_columns(_single(query.get("columnlist")), custom)
         order = _single(query.get("order")) or DEFAULT_ORDER
         csv_wanted = _single(query.get("ctype")) == "csv"
-        limit = _number(query.get("limit"), PAGE_SIZE, least=1, most=10000)
+        limit = _number(query.get("limit"), _number(call.setting("default_search_limit"), 0),
+                        least=0, most=MOST_PER_PAGE) or MOST_PER_PAGE
         offset = _number(query.get("offset"), 0)
         wanted = ["id", "is_open"] + [field_of(column) for column in columns]
         search = dict(params, order=order, limit=limit, offset=offset,
