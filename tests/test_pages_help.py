@@ -53,7 +53,7 @@ def test_the_fields_help_has_an_anchor_per_field_and_this_trackers_values(app, s
 
 
 def test_an_unknown_help_page_is_the_not_found_page(app):
-    page = Browser(app).get("/page.cgi?id=../../etc/passwd")
+    page = Browser(app).get("/page.cgi?id=%2E%2E%2Fsecrets.html")
     assert page.status_code == 404
     assert "There is no help page" in text_of(page.text) and "quicksearch.html" in page.text
 
