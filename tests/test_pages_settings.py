@@ -205,6 +205,13 @@ def test_the_menu_lists_only_the_accounts_the_visitor_may_see(app, people, marke
     assert "stranger@example.com" not in page and "Stranger" not in page
 
 
+def test_the_menu_holds_at_most_maxusermatches_accounts(app, people):
+    set_param(people, "usemenuforusers", "1")
+    set_param(people, "maxusermatches", "2")
+    page = signed_in(app, ADMIN).get("/userprefs.cgi?tab=email").text
+    assert [value for value, _, _ in menu(page, "watching")] == [ADMIN, DEV]
+
+
 # default_search_limit ------------------------------------------------------------------------
 
 def bug_rows(page):
