@@ -289,6 +289,45 @@ def test_plain_http_files_and_works_a_bug(installation):
     assert "whiteboard" in history_fields(answer["bugs"][0]["history"])
 
 
+# Instance calls ------------------------------------------------------------------------------
+
+# The names the interface document lists for a logged-in caller.
+DOCUMENTED_LOGGED_IN = {
+    "allowemailchange", "attachment_base", "commentonchange_resolution", "commentonduplicate",
+    "cookiepath", "defaultopsys", "defaultplatform", "defaultpriority", "defaultseverity",
+    "duplicate_or_move_bug_status", "emailregexpdesc", "emailsuffix",
+    "letsubmitterchoosemilestone", "letsubmitterchoosepriority", "mailfrom", "maintainer",
+    "maxattachmentsize", "maxlocalattachment", "musthavemilestoneonaccept",
+    "noresolveonopenblockers", "password_complexity", "rememberlogin", "requirelogin",
+    "search_allow_no_criteria", "urlbase", "use_see_also", "useclassification",
+    "usemenuforusers", "useqacontact", "usestatuswhiteboard", "usetargetmilestone"}
+
+
+def test_the_parameters_each_caller_sees_over_rest_and_xmlrpc(installation):
+    assert installation.rest("GET", "/parameters") == (200, {"parameters": {
+        "maintainer": ADMIN, "requirelogin": "0"}})
+    status, answer = installation.rest("GET", "/parameters", key=installation.keys[DEV])
+    assert status == 200 and set(answer["parameters"]) == DOCUMENTED_LOGGED_IN
+    proxy = xmlrpc.client.ServerProxy(installation.url + "/xmlrpc.cgi")
+    assert proxy.Bugzilla.parameters({}) == {"parameters": {"maintainer": ADMIN,
+                                                            "requirelogin": "0"}}
+    shown = proxy.Bugzilla.parameters({"Bugzilla_api_key": installation.keys[DEV]})
+    assert set(shown["parameters"]) == DOCUMENTED_LOGGED_IN
+
+
+def test_valid_login_signs_in_with_whatever_came_over_rest_and_jsonrpc(installation):
+    key = installation.keys[DEV]
+    assert installation.rest("GET", "/valid_login", key=key, query={"login": DEV}) == (
+        200, {"result": True})
+    assert installation.rest("GET", "/valid_login", key=key, query={"login": QA}) == (
+        200, {"result": False})
+    assert installation.rest("GET", "/valid_login", query={
+        "login": DEV, "password": DEV_PASSWORD}) == (200, {"result": True})
+    for login, expected in ((DEV, True), (QA, False)):
+        answer = installation.jsonrpc("User.valid_login", {"login": login}, key)
+        assert (answer["result"], answer["error"]) == (expected, None)
+
+
 # Addresses people are linked to ------------------------------------------------------------
 
 @pytest.mark.parametrize("page_id", ["quicksearch.html", "fields.html", "bug-writing.html"])
