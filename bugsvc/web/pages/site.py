@@ -208,12 +208,16 @@ class PageCall:
             self.notice = NOTICES[notice]
             self.resp.unset_cookie(NOTICE_COOKIE, path=self.cookie_path)
 
-    def setting(self, name):
-        """The value of instance parameter `name` the pages follow (read once
-        per request)."""
+    def settings(self):
+        """{name: value} of the instance parameters the pages follow (read
+        once per request)."""
         if self._settings is None:
             self._settings = self.site.settings()
-        return self._settings[name]
+        return self._settings
+
+    def setting(self, name):
+        """The value of instance parameter `name` the pages follow."""
+        return self.settings()[name]
 
     def setting_is_on(self, name):
         return self.setting(name) not in ("", "0", "off")
@@ -427,9 +431,12 @@ class PageCall:
         values.setdefault("title", "")
         key = None
         if same_as is not None and self.token is None and self.user is None:
-            self.setting("maintainer")          # the settings decide the page too
-            key = orjson.dumps([template, status, self.here(), self.notice, same_as,
-                                self._settings], option=orjson.OPT_NON_STR_KEYS)
+            # The settings decide the page too (kept as a digest: the key
+            # holds no parameter's value, the SMTP password among them).
+            settings = hashlib.sha256(orjson.dumps(self.settings(),
+                                                   option=orjson.OPT_SORT_KEYS)).hexdigest()
+            key = orjson.dumps([template, status, self.here(), self.notice, same_as, settings],
+                               option=orjson.OPT_NON_STR_KEYS)
             data = _RENDERED.get(key)
             if data is not None:
                 return self._answer(status, data)
