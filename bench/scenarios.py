@@ -83,11 +83,6 @@ class Workload:
                     "SELECT p.name FROM products p JOIN bugs b ON b.product_id = p.id"
                     " GROUP BY p.id, p.name ORDER BY COUNT(*) DESC, p.id LIMIT 1").fetchone()
                 list_product = list_product[0] if list_product else ""
-                # bug_update changes whiteboards, which take values only while
-                # usestatuswhiteboard is on (databases seeded before bench.seed
-                # turned it on have it off).
-                write_conn.execute("UPDATE params SET value = '1'"
-                                   " WHERE name = 'usestatuswhiteboard'")
         finally:
             db.close()
         return cls(bug_ids=bug_ids, products=products, statuses=statuses, keys=keys,

@@ -126,8 +126,9 @@ def build_catalogue(conn, bugs, seed, now_text):
     conn.executemany("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                      " VALUES (?, ?, 0, 0)", direct)
     conn.execute("UPDATE params SET value = 'insiders' WHERE name = 'insidergroup'")
-    # The bugs carry status whiteboards and the bug_update scenario changes
-    # them: the field is in use here.
+    # The bugs carry status whiteboards (the bug_update scenario changes
+    # them, as the API takes them on any installation): the pages show them
+    # while the field is in use.
     conn.execute("UPDATE params SET value = '1' WHERE name = 'usestatuswhiteboard'")
 
     classification_ids = [1]

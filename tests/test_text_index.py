@@ -11,7 +11,7 @@ from bugsvc.services import bug_search
 from bugsvc.store import schema
 from bugsvc.store.location import open_database
 
-from bug_rows import add_bug, add_group, add_product, set_param
+from bug_rows import add_bug, add_group, add_product
 from bug_support import file_bug, update_bug
 
 PAT, STAFF = "pat@example.com", "staff@example.com"
@@ -129,7 +129,6 @@ def test_quicksearch_answers_what_comparing_every_bug_answers(services, bugs, sc
 
 
 def test_changed_and_new_summaries_and_whiteboards_are_found_at_once(services, bugs):
-    set_param(services, "usestatuswhiteboard", "1")
     update_bug(services, bugs["plain"], summary="Toolbar flickers on resize",
                whiteboard="[qa-wanted]")
     bugs["new"] = file_bug(services, summary="Sidebar flickers too")

@@ -65,14 +65,17 @@ class Runner:
         else:
             caller = self.auth.resolve_password(creds, remote_ip, now)
         call = (operation, params, caller, creds if in_call else None, remote_ip, flt)
+        presented = creds if operation.login == SELF else None
         try:
             try:
-                result = self._run_in_transaction(*call, forgiving=forgiving)
+                result = self._run_in_transaction(*call, forgiving=forgiving,
+                                                  presented=presented)
             except _UseDue as due:
                 # A read call's key or token whose use is to be recorded (once
                 # a minute): recorded first, so the call sees it, then the call.
                 self.auth.record_use(due.use, remote_ip, now)
-                result = self._run_in_transaction(*call, forgiving=forgiving, use_recorded=True)
+                result = self._run_in_transaction(*call, forgiving=forgiving, use_recorded=True,
+                                                  presented=presented)
         except CredentialsRefused as refused:
             self.auth.record_failure(refused.subject, now)
             raise
@@ -154,14 +157,25 @@ class Runner:
             raise _text_refused() from None
         return fields.apply(result, operation.shapes, flt)
 
+    def parameters(self):
+        """{name: value} of every instance parameter, as the installation
+        holds them, for a way in that follows them itself (the web pages'
+        cookie path, sign-in choices, user menus, bug list size): read in a
+        transaction of its own, from this process's copy while the catalog
+        has not changed. Shown to nobody as it is: never a caller's answer."""
+        with self.db.transaction(write=False) as conn:
+            ctx = self.units.new_context(conn, ANONYMOUS, self.units.clock(), "")
+            return dict(ctx.cached("params", ctx.load_parameters))
+
     def _run_in_transaction(self, operation, params, caller, creds, remote_ip, flt,
-                            forgiving=False, use_recorded=False, now=None):
+                            forgiving=False, use_recorded=False, now=None, presented=None):
         """The call's result, in its transaction; `creds` (when not None)
         are checked in it first (when `forgiving`, a key or token that is
         refused leaves the call anonymous, and is not counted); a `caller`
         given as an account id (or None with no creds: anonymous) is loaded
-        in it. Errors: as `run`, and _UseDue when a read call's API key or
-        token use is to be recorded first."""
+        in it; `presented`: the credentials an operation that checks its own
+        gets in its context. Errors: as `run`, and _UseDue when a read
+        call's API key or token use is to be recorded first."""
         def identify(conn):
             return self._identify(conn, caller, creds, remote_ip, forgiving, use_recorded,
                                   may_write=operation.writes)
@@ -169,10 +183,12 @@ class Runner:
         # records the outcome; the call's transaction must not have read
         # anything before (its snapshot would then be too old to write the
         # token), so that call keeps no copies of the catalogue.
-        return self.units.run(lambda ctx: self._service(ctx, operation, params),
-                              write=operation.writes, caller=identify, now=now,
-                              remote_ip=remote_ip, fields=flt,
-                              catalog=operation.login != SELF)
+
+        def work(ctx):
+            ctx.credentials = presented
+            return self._service(ctx, operation, params)
+        return self.units.run(work, write=operation.writes, caller=identify, now=now,
+                              remote_ip=remote_ip, fields=flt, catalog=operation.login != SELF)
 
     def _identify(self, conn, caller, creds, remote_ip, forgiving, use_recorded,
                   may_write=False):

@@ -359,8 +359,6 @@ class BugUpdate:
         for name in ("url", "whiteboard"):
             if p.has(name):
                 value = values.text(p.get(name), name).strip()
-                if name == "whiteboard" and value and value != bug.whiteboard:
-                    values.require_in_use(ctx, "whiteboard")
                 self._check(name, getattr(bug, name), value)
                 setattr(bug, name, value)
         if p.has("deadline"):
@@ -432,10 +430,7 @@ class BugUpdate:
         if not isinstance(spec, dict):
             spec = {"add": spec}
         before = list(bug.see_also)
-        adding = values.split(spec.get("add"))
-        if adding:
-            values.require_in_use(ctx, "see_also")
-        for value in adding:
+        for value in values.split(spec.get("add")):
             url, target = see_also.check(ctx, value, bug.id)
             if url.lower() in (existing.lower() for existing in bug.see_also):
                 continue

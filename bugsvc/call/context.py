@@ -27,6 +27,9 @@ class Context:
     (bugs/events.py's Journal: the outbox events written at the end of the
     call, in its transaction). load_parameters: reads {name: value} of every
     instance parameter on a connection (catalogue/settings.py's load).
+    credentials: what the call presented (accounts.auth.Credentials), for
+    the operations that check it themselves (login rule SELF); None for
+    the others, whose caller the Runner resolved.
     """
     conn: object
     caller: object
@@ -43,6 +46,7 @@ class Context:
     memo: dict | None = None
     events: object = None
     load_parameters: Callable | None = None
+    credentials: object = None
     _params: dict | None = None
 
     def cached(self, name, load):

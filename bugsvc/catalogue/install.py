@@ -144,9 +144,11 @@ def install_defaults(conn):
 
 
 def create_admin(conn, login, password_hash, now, real_name="Administrator", test_product=True):
-    """Create the first administrator, member of every system group, and
-    (unless `test_product` is false: a database an import fills) the test
-    product whose component it owns. Returns the account id."""
+    """Create the first administrator, member of every system group and,
+    while nobody is, the installation's maintainer (as the reference's
+    setup makes it), and (unless `test_product` is false: a database an
+    import fills) the test product whose component it owns. Returns the
+    account id."""
     cur = conn.execute("INSERT INTO users (login, real_name, password_hash, created_at)"
                        " VALUES (?, ?, ?, ?) RETURNING id",
                        (login, real_name, password_hash, dates.to_db(now)))
@@ -157,6 +159,7 @@ def create_admin(conn, login, password_hash, now, real_name="Administrator", tes
         conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                      " VALUES (?, ?, 1, ?)", (admin_id, group_id, GRANT_DIRECT))
     refresh_for_user(conn, admin_id)
+    conn.execute("UPDATE params SET value = ? WHERE name = 'maintainer' AND value = ''", (login,))
     if test_product:
         _create_test_product(conn, admin_id)
     return admin_id
