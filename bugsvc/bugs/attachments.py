@@ -11,7 +11,7 @@ import binascii
 import copy
 import re
 
-from ..accounts import access
+from . import visibility
 from .. import dates
 from ..store.db import placeholders
 from ..accounts.email import visible_email
@@ -121,7 +121,7 @@ def check_content_type(value, is_patch):
 
 def require_insider(ctx):
     """Errors: 113 when the caller is not in the insidergroup."""
-    if not access.is_insider(ctx):
+    if not visibility.is_insider(ctx):
         raise ServiceError(USER_NOT_INSIDER, "You are not allowed to make attachments private or "
                                              "public: you are not an insider.")
 
@@ -131,7 +131,7 @@ def require_insider(ctx):
 def listing_condition(ctx, alias="a"):
     """SQL condition (and args) for the attachments a bug's listing shows the
     caller: all for insiders, else public ones and the caller's own."""
-    if access.is_insider(ctx):
+    if visibility.is_insider(ctx):
         return "1 = 1", []
     if ctx.caller.is_logged_in:
         return f"({alias}.is_private = 0 OR {alias}.creator_id = ?)", [ctx.caller.id]
@@ -143,7 +143,7 @@ def can_edit(ctx, attachment):
     or, when it is public or the caller an insider, an editbugs member."""
     if ctx.caller.id is not None and attachment["creator_id"] == ctx.caller.id:
         return True
-    return ((not attachment["is_private"] or access.is_insider(ctx))
+    return ((not attachment["is_private"] or visibility.is_insider(ctx))
             and ctx.caller.in_group("editbugs"))
 
 

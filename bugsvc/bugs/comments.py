@@ -1,7 +1,7 @@
 """Comments: storing (numbering, normalisation, limits),
 reading them as Comment objects (rendered system texts, tags), time worked."""
 
-from ..accounts import access
+from . import visibility
 from .. import dates
 from ..store.db import placeholders
 from ..accounts.email import visible_email
@@ -100,7 +100,7 @@ def _attachment_summaries(ctx, attachment_ids):
     of a private attachment shows only to insiders and to its creator, the
     callers who see it in the bug's attachment list; everyone else reads the
     comment with that line empty."""
-    insider = access.is_insider(ctx)
+    insider = visibility.is_insider(ctx)
     return {row["id"]: row["summary"] for row in ctx.conn.execute(
         "SELECT id, summary, is_private, creator_id FROM attachments"
         f" WHERE id IN ({placeholders(attachment_ids)})", attachment_ids)

@@ -4,7 +4,7 @@ requested change, and storing it (its effect on the product's bugs is
 bugs/groups.py's)."""
 
 from . import catalog
-from ..accounts.access import NA, SHOWN, DEFAULT, MANDATORY, CONTROL_NAMES, CONTROL_VALUES
+from ..bugs.visibility import NA, SHOWN, DEFAULT, MANDATORY, CONTROL_NAMES, CONTROL_VALUES
 from ..errors import ServiceError, OBJECT_DOES_NOT_EXIST, USER_ERROR
 
 _SETTINGS = ("membercontrol", "othercontrol", "entry", "canedit")

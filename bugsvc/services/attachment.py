@@ -1,6 +1,6 @@
 """Attachments of bugs: get, create, update."""
 
-from ..accounts import access
+from ..bugs import visibility
 from .. import dates
 from ..bugs import activity, attachments as stored, comments, record
 from ..bugs.attachment_flags import AttachmentFlagEditor
@@ -48,8 +48,8 @@ def _requested(ctx, attachment_ids):
     and a missing one answer alike: 304, except that a caller who
     sees every attachment is answered truthfully (a missing id is left out)."""
     found = stored.load(ctx.conn, attachment_ids)
-    insider = access.is_insider(ctx)
-    visible_bugs = access.visible_bug_ids(ctx, {a["bug_id"] for a in found.values()})
+    insider = visibility.is_insider(ctx)
+    visible_bugs = visibility.visible_bug_ids(ctx, {a["bug_id"] for a in found.values()})
     shown = {i: a for i, a in found.items()
              if a["bug_id"] in visible_bugs and (insider or not a["is_private"])}
     for attachment_id in dict.fromkeys(attachment_ids):
@@ -64,7 +64,7 @@ def _requested(ctx, attachment_ids):
 def _sees_every_attachment(ctx, insider):
     """True when no attachment is hidden from the caller: it sees every bug
     and is an insider, or no attachment is private."""
-    if not access.sees_every_bug(ctx):
+    if not visibility.sees_every_bug(ctx):
         return False
     return insider or ctx.conn.execute(
         "SELECT 1 FROM attachments WHERE is_private = 1 LIMIT 1").fetchone() is None
@@ -222,8 +222,8 @@ def update(ctx, params):
 def _may_see(ctx, attachment):
     """True when the caller sees the attachment's bug, and the attachment is
     public or the caller is an insider or its creator."""
-    return (bool(access.visible_bug_ids(ctx, [attachment["bug_id"]]))
-            and (not attachment["is_private"] or access.is_insider(ctx)
+    return (bool(visibility.visible_bug_ids(ctx, [attachment["bug_id"]]))
+            and (not attachment["is_private"] or visibility.is_insider(ctx)
                  or attachment["creator_id"] == ctx.caller.id))
 
 
@@ -231,7 +231,7 @@ def _unknown_attachment(ctx, attachment_id, missing):
     """32000 for an attachment that is missing or hidden from the caller: the
     same answer for both, except to a caller who sees every
     attachment, who is told a missing one does not exist."""
-    if missing and _sees_every_attachment(ctx, access.is_insider(ctx)):
+    if missing and _sees_every_attachment(ctx, visibility.is_insider(ctx)):
         return ServiceError(USER_ERROR, f"Attachment #{attachment_id} does not exist.")
     return stored.illegal_edit(attachment_id)
 

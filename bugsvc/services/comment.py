@@ -2,7 +2,7 @@
 
 import re
 
-from ..accounts import access
+from ..bugs import visibility
 from .. import dates
 from ..bugs import activity, values
 from ..bugs import comments as stored
@@ -52,7 +52,7 @@ def comments(ctx, params):
         if since is not None:
             where += " AND c.created_at > ?"
             args.append(dates.to_db(since))
-        if not access.is_insider(ctx):
+        if not visibility.is_insider(ctx):
             where += " AND c.is_private = 0"
         for obj in stored.comment_objects(ctx, stored.select_rows(ctx, where, args)):
             by_bug[str(obj["bug_id"])]["comments"].append(obj)
@@ -67,8 +67,8 @@ def _comments_by_id(ctx, comment_ids):
     if not comment_ids:
         return {}
     rows = stored.select_rows(ctx, f"c.id IN ({placeholders(comment_ids)})", comment_ids)
-    insider = access.is_insider(ctx)
-    visible_bugs = access.visible_bug_ids(ctx, {row["bug_id"] for row in rows})
+    insider = visibility.is_insider(ctx)
+    visible_bugs = visibility.visible_bug_ids(ctx, {row["bug_id"] for row in rows})
     found = {row["id"]: row for row in rows
              if row["bug_id"] in visible_bugs and (insider or not row["is_private"])}
     existing = {row["id"] for row in rows}
@@ -90,7 +90,7 @@ def _comment_denied(comment_id):
 def _sees_every_comment(ctx, insider):
     """True when no comment is hidden from the caller: it sees every bug and
     is an insider, or no comment is private."""
-    if not access.sees_every_bug(ctx):
+    if not visibility.sees_every_bug(ctx):
         return False
     return insider or ctx.conn.execute(
         "SELECT 1 FROM comments WHERE is_private = 1 LIMIT 1").fetchone() is None
@@ -124,10 +124,10 @@ def add(ctx, params):
     require_product_edit(ctx, product[0], product[1])
     body = stored.normalise(text)
     is_private = p.bool("is_private") if p.has("is_private") else p.bool("private")
-    if is_private and not access.is_insider(ctx):
+    if is_private and not visibility.is_insider(ctx):
         raise ServiceError(USER_NOT_INSIDER, "You are not allowed to make comments private.")
     hours = 0.0
-    if access.is_timetracker(ctx) and p.get("work_time") is not None:
+    if visibility.is_timetracker(ctx) and p.get("work_time") is not None:
         hours = values.time_value(p.get("work_time"), "work_time", allow_negative=True)
     comment_id = stored.add(ctx, bug_id, body, is_private=is_private, work_time=hours)
     if hours:
@@ -167,8 +167,8 @@ def search_tags(ctx, params):
     if limit < 0:
         raise ServiceError(PARAM_MUST_BE_NUMERIC,
                            "The parameter 'limit' must be a positive number.")
-    visible, args = access.bug_visibility_sql(ctx)
-    private = "" if access.is_insider(ctx) else " AND c.is_private = 0"
+    visible, args = visibility.bug_visibility_sql(ctx)
+    private = "" if visibility.is_insider(ctx) else " AND c.is_private = 0"
     rows = ctx.conn.execute(
         "SELECT MIN(t.tag), COUNT(*) AS uses FROM comment_tags t"
         " JOIN comments c ON c.id = t.comment_id JOIN bugs b ON b.id = c.bug_id"
@@ -214,8 +214,8 @@ def update_tags(ctx, params):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'comment_id' is required.")
     row = ctx.conn.execute("SELECT bug_id, is_private FROM comments WHERE id = ?",
                            (comment_id,)).fetchone()
-    if (row is None or not access.visible_bug_ids(ctx, [row["bug_id"]])
-            or (row["is_private"] and not access.is_insider(ctx))):
+    if (row is None or not visibility.visible_bug_ids(ctx, [row["bug_id"]])
+            or (row["is_private"] and not visibility.is_insider(ctx))):
         return []
     to_add = [_checked_tag(tag) for tag in p.list("add") if tag is not None]
     to_remove = [str(tag).strip() for tag in p.list("remove") if tag is not None]

@@ -1,7 +1,7 @@
 """When the caller last visited bugs (interface "Bug last visited")."""
 
 from .. import dates
-from ..accounts.access import bug_visibility_sql
+from ..bugs.visibility import bug_visibility_sql
 from ..bugs.lookup import bug_id_of, visible_bug_id
 from ..store.db import placeholders
 from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED, USER_ERROR

@@ -5,7 +5,8 @@ addition: messages that kept failing are parked there, and can be sent
 again)."""
 
 from .. import dates
-from ..accounts import access, mail_settings as ms
+from ..accounts import mail_settings as ms
+from ..bugs import visibility
 from ..call.params import Params, as_bool
 from ..bugs.lookup import visible_bug_id
 from ..catalogue import catalog
@@ -70,7 +71,7 @@ def _settings_object(ctx, user_id, login):
         "watching": sorted(watching.values(), key=str.lower),
         "watchers": watchers,
         "ignored_bugs": [bug_id for bug_id in ignored
-                         if access.visible_bug_ids(ctx, [bug_id])],
+                         if visibility.visible_bug_ids(ctx, [bug_id])],
     }
 
 
@@ -197,7 +198,7 @@ def _watchable(ctx, login_name, user_id):
     """The id of an account to watch. Errors: 51 missing or hidden; 32000 oneself."""
     name = str(login_name).strip()
     row = catalog.user_by_login(ctx.conn, name)
-    if row is None or not access.can_see_user(ctx, row["id"]):
+    if row is None or not visibility.can_see_user(ctx, row["id"]):
         raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no user account '{name}'.")
     if row["id"] == user_id:
         raise ServiceError(USER_ERROR, "An account cannot watch itself.")

@@ -1,7 +1,7 @@
 """Products: the id lists, get, create and update (interface "Products")
 as the reference does them, and their group controls (a bugsvc extension)."""
 
-from ..accounts import access
+from ..bugs import visibility
 from ..store import audit
 from ..bugs import groups as bug_groups
 from ..catalogue import catalog, flag_rules, group_control
@@ -28,9 +28,9 @@ PRODUCT_SHAPE = Shape(types={"group_controls": ("extra",)},
 PRODUCT_SHAPES = {"products": PRODUCT_SHAPE}
 
 _TYPES = {
-    "accessible": access.accessible_product_ids,
-    "selectable": access.selectable_product_ids,
-    "enterable": access.enterable_product_ids,
+    "accessible": visibility.accessible_product_ids,
+    "selectable": visibility.selectable_product_ids,
+    "enterable": visibility.enterable_product_ids,
 }
 _UPDATE_KEYS = frozenset({"ids", "names", "name", "description", "default_milestone",
                           "has_unconfirmed", "is_open", "classification", "group_controls"})
@@ -40,17 +40,17 @@ _UPDATE_KEYS = frozenset({"ids", "names", "name", "description", "default_milest
 
 def selectable(ctx, params):
     """Returns {"ids": [int]}: the products the caller may search."""
-    return {"ids": access.selectable_product_ids(ctx)}
+    return {"ids": visibility.selectable_product_ids(ctx)}
 
 
 def enterable(ctx, params):
     """Returns {"ids": [int]}: the products the caller may file bugs in."""
-    return {"ids": access.enterable_product_ids(ctx)}
+    return {"ids": visibility.enterable_product_ids(ctx)}
 
 
 def accessible(ctx, params):
     """Returns {"ids": [int]}: the products the caller may search or file bugs in."""
-    return {"ids": access.accessible_product_ids(ctx)}
+    return {"ids": visibility.accessible_product_ids(ctx)}
 
 
 # Get -------------------------------------------------------------------------------
@@ -82,7 +82,7 @@ def get(ctx, params):
                                                "accessible, selectable or enterable.")
             candidate_ids.update(_TYPES[kind](ctx))
     else:
-        candidate_ids = set(access.accessible_product_ids(ctx))
+        candidate_ids = set(visibility.accessible_product_ids(ctx))
     candidates = sorted(catalog.products_by_ids(ctx.conn, candidate_ids).values(),
                         key=lambda product: (product["name"].lower(), product["id"]))
     if given["ids"] or given["names"]:
@@ -240,7 +240,7 @@ def _create_product_group(ctx, product_id, product_name):
                                            f"Access to bugs in the {product_name} product")
     ctx.conn.execute("INSERT INTO group_controls (group_id, product_id, entry, membercontrol,"
                      " othercontrol, canedit) VALUES (?, ?, 0, ?, ?, 0)",
-                     (group_id, product_id, access.DEFAULT, access.NA))
+                     (group_id, product_id, visibility.DEFAULT, visibility.NA))
     audit.record(ctx, "Group", group_id)
 
 

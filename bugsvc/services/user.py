@@ -10,7 +10,8 @@ of editusers see all.
 import re
 import string
 
-from ..accounts import access, auth, membership
+from ..accounts import auth, membership
+from ..bugs import visibility
 from ..store import audit
 from .. import dates
 from ..call.changes import note
@@ -121,9 +122,9 @@ def valid_login(ctx, params):
 
 # Visibility --------------------------------------------------------------------
 
-# visible_users_sql and can_see_user live in access.py (bugs check logins too).
-visible_users_sql = access.visible_users_sql
-can_see_user = access.can_see_user
+# visible_users_sql and can_see_user live in bugs/visibility.py (bugs check logins too).
+visible_users_sql = visibility.visible_users_sql
+can_see_user = visibility.can_see_user
 
 
 def _named_users(ctx, ids, names):
@@ -139,7 +140,7 @@ def _named_users(ctx, ids, names):
     for condition, value, kind in lookups:
         row = ctx.conn.execute(f"SELECT {_COLUMNS} FROM users u WHERE {condition}",
                                (value,)).fetchone()
-        if row is None and access.sees_every_user(ctx):
+        if row is None and visibility.sees_every_user(ctx):
             raise ServiceError(OBJECT_DOES_NOT_EXIST,
                                f"There is no user with the {kind} '{value}'.")
         if row is None or not can_see_user(ctx, row["id"]):
@@ -597,7 +598,8 @@ def whoami(ctx, params):
     return {"id": row["id"], "real_name": row["real_name"],
             "name": visible_email(ctx, row["login"]), "login": row["login"],
             "groups": sorted(ctx.caller.group_names, key=str.lower),
-            "is_insider": access.is_insider(ctx), "is_timetracker": access.is_timetracker(ctx),
+            "is_insider": visibility.is_insider(ctx),
+            "is_timetracker": visibility.is_timetracker(ctx),
             "saved_searches": _searches(ctx, "saved_searches", row["id"])}
 
 
