@@ -1,4 +1,5 @@
-"""The bug domain: looking bugs up as the caller may (lookup.py), reading them
+"""The bug domain: which bugs and private parts the caller may see
+(visibility.py), looking bugs up as the caller may (lookup.py), reading them
 (view.py, history.py), filing and changing them (create.py, update.py,
 record.py, store.py, values.py, status.py, ...), comments, attachments,
 flags, dependencies, groups and search (search.py, search_sql.py,

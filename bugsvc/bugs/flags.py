@@ -7,6 +7,7 @@ flags)."""
 from dataclasses import replace
 
 from . import visibility
+from ..accounts.visibility import can_see_user
 from ..catalogue import catalog, flag_rules
 from ..accounts.caller import load_caller
 from ..errors import (
@@ -151,7 +152,7 @@ class FlagEditor:
         if status != "?" or requestee in (None, ""):
             return None
         account = catalog.user_by_login(self.ctx.conn, requestee)
-        if account is None or not visibility.can_see_user(self.ctx, account["id"]):
+        if account is None or not can_see_user(self.ctx, account["id"]):
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no user account '{requestee}'.")
         if account["id"] == old_requestee:
             return old_requestee

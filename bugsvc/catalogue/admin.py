@@ -5,7 +5,7 @@ versions and milestones."""
 
 from dataclasses import dataclass
 
-from ..bugs import visibility
+from . import group_control
 from ..store import audit
 from . import catalog
 from ..call.changes import note
@@ -37,7 +37,7 @@ def administered_product(ctx, value, name="product", by_name=False):
     else:
         product = catalog.product_by_id_or_name(ctx.conn, value if isinstance(value, int)
                                                 else str(value).strip())
-    if product is None or not visibility.can_see_product(ctx, product["id"]):
+    if product is None or not group_control.can_see_product(ctx, product["id"]):
         raise ServiceError(PRODUCT_ACCESS_DENIED,
                            f"Either the product '{value}' does not exist or you don't have "
                            "access to it.")
@@ -180,7 +180,7 @@ def update_value(ctx, params, kind):
     for value_id in ids:
         value = _value_by_id(ctx, kind, value_id)
         # A value of a hidden product answers like a missing one.
-        if value is None or not visibility.can_see_product(ctx, value["product_id"]):
+        if value is None or not group_control.can_see_product(ctx, value["product_id"]):
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no {kind.noun} with the id "
                                                       f"'{value_id}'.")
         if value["id"] not in seen:

@@ -18,6 +18,7 @@ shows the owner.
 """
 
 from ..bugs import visibility
+from ..catalogue import group_control
 from .. import dates
 from ..bugs import attachments as stored_attachments, history, view
 from ..bugs.search_sql import ALIASES
@@ -134,7 +135,7 @@ def build(ctx, webhook, message_row, event_row):
                               (bug_id,)).fetchone() is not None
     product_id = conn.execute("SELECT product_id FROM bugs WHERE id = ?", (bug_id,)).fetchone()
     visible = bool(visibility.visible_bug_ids(ctx, [bug_id])) and product_id is not None and \
-        visibility.can_see_product(ctx, product_id[0])
+        group_control.can_see_product(ctx, product_id[0])
     if not visible and not privacy_note:
         raise Drop("the webhook's owner cannot see the bug")
     event = {"action": item["action"], "target": target,

@@ -1,7 +1,7 @@
 """Classifications: get, and create and update (a bugsvc extension in the
 reference's style)."""
 
-from ..bugs import visibility
+from ..catalogue import group_control
 from ..store import audit
 from ..catalogue import catalog
 from ..catalogue.admin import (
@@ -65,7 +65,7 @@ def get(ctx, params):
         raise ServiceError(CLASSIFICATIONS_DISABLED, "Classifications are not enabled on this "
                                                      "installation.")
     classifications = _find(ctx, Params(params))
-    visible = None if admin else set(visibility.selectable_product_ids(ctx))
+    visible = None if admin else set(group_control.selectable_product_ids(ctx))
     result = []
     for classification in classifications:
         products = [{"id": row["id"], "name": row["name"], "description": row["description"]}

@@ -1,6 +1,7 @@
 """Components: create as Bugzilla 5.2 does, update and delete as its development branch does."""
 
-from ..bugs import visibility
+from ..catalogue import group_control
+from ..accounts.visibility import can_see_user
 from ..store import audit
 from ..catalogue import catalog
 from ..catalogue.admin import checked_text, administered_product, reject_unknown_keys
@@ -51,7 +52,7 @@ def _check_description(description):
 
 def _user_id(ctx, login, field):
     user = catalog.user_by_login(ctx.conn, login)
-    if user is None or not visibility.can_see_user(ctx, user["id"]):
+    if user is None or not can_see_user(ctx, user["id"]):
         raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no user account '{login}' "
                                                   f"(given as {field}).")
     return user["id"]
@@ -81,7 +82,7 @@ def _check_cc(ctx, value):
     ids = []
     for login in logins:
         user = catalog.user_by_login(ctx.conn, login)
-        if user is None or not visibility.can_see_user(ctx, user["id"]):
+        if user is None or not can_see_user(ctx, user["id"]):
             raise ServiceError(INVALID_USERNAME, f"There is no user account '{login}' "
                                                  "(given in default_cc).")
         if user["id"] not in ids:
@@ -150,7 +151,7 @@ def _components(ctx, p):
     for component_id in ids:
         component = catalog.component_by_id(ctx.conn, component_id)
         # A component of a hidden product answers like a missing one.
-        if component is None or not visibility.can_see_product(ctx, component["product_id"]):
+        if component is None or not group_control.can_see_product(ctx, component["product_id"]):
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no component with the id "
                                                       f"'{component_id}'.")
         product = administered_product(ctx, component["product_id"])

@@ -10,7 +10,7 @@ reference writes it.
 
 import re
 
-from ..bugs import visibility
+from ..catalogue import group_control
 from ..store import audit
 from ..catalogue import catalog, flag_rules
 from ..call.changes import note
@@ -130,7 +130,7 @@ def _limiting_components(ctx, rules, product_id):
 
 def _accessible_product(ctx, name):
     product = catalog.product_by_name(ctx.conn, name)
-    if product is None or product["id"] not in visibility.accessible_product_ids(ctx):
+    if product is None or product["id"] not in group_control.accessible_product_ids(ctx):
         raise _product_denied(name)
     return product
 
@@ -447,7 +447,7 @@ def _clusion_product(ctx, name):
         return None
     product = catalog.product_by_name(ctx.conn, name)
     # A product hidden from the caller answers like a missing one.
-    if product is None or not visibility.can_see_product(ctx, product["id"]):
+    if product is None or not group_control.can_see_product(ctx, product["id"]):
         raise _product_denied(name)
     return product["id"]
 

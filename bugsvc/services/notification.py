@@ -7,6 +7,7 @@ again)."""
 from .. import dates
 from ..accounts import mail_settings as ms
 from ..bugs import visibility
+from ..accounts.visibility import can_see_user
 from ..call.params import Params, as_bool
 from ..bugs.lookup import visible_bug_id
 from ..catalogue import catalog
@@ -198,7 +199,7 @@ def _watchable(ctx, login_name, user_id):
     """The id of an account to watch. Errors: 51 missing or hidden; 32000 oneself."""
     name = str(login_name).strip()
     row = catalog.user_by_login(ctx.conn, name)
-    if row is None or not visibility.can_see_user(ctx, row["id"]):
+    if row is None or not can_see_user(ctx, row["id"]):
         raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no user account '{name}'.")
     if row["id"] == user_id:
         raise ServiceError(USER_ERROR, "An account cannot watch itself.")

@@ -1,7 +1,6 @@
 """Products: the id lists, get, create and update (interface "Products")
 as the reference does them, and their group controls (a bugsvc extension)."""
 
-from ..bugs import visibility
 from ..store import audit
 from ..bugs import groups as bug_groups
 from ..catalogue import catalog, flag_rules, group_control
@@ -28,9 +27,9 @@ PRODUCT_SHAPE = Shape(types={"group_controls": ("extra",)},
 PRODUCT_SHAPES = {"products": PRODUCT_SHAPE}
 
 _TYPES = {
-    "accessible": visibility.accessible_product_ids,
-    "selectable": visibility.selectable_product_ids,
-    "enterable": visibility.enterable_product_ids,
+    "accessible": group_control.accessible_product_ids,
+    "selectable": group_control.selectable_product_ids,
+    "enterable": group_control.enterable_product_ids,
 }
 _UPDATE_KEYS = frozenset({"ids", "names", "name", "description", "default_milestone",
                           "has_unconfirmed", "is_open", "classification", "group_controls"})
@@ -40,17 +39,17 @@ _UPDATE_KEYS = frozenset({"ids", "names", "name", "description", "default_milest
 
 def selectable(ctx, params):
     """Returns {"ids": [int]}: the products the caller may search."""
-    return {"ids": visibility.selectable_product_ids(ctx)}
+    return {"ids": group_control.selectable_product_ids(ctx)}
 
 
 def enterable(ctx, params):
     """Returns {"ids": [int]}: the products the caller may file bugs in."""
-    return {"ids": visibility.enterable_product_ids(ctx)}
+    return {"ids": group_control.enterable_product_ids(ctx)}
 
 
 def accessible(ctx, params):
     """Returns {"ids": [int]}: the products the caller may search or file bugs in."""
-    return {"ids": visibility.accessible_product_ids(ctx)}
+    return {"ids": group_control.accessible_product_ids(ctx)}
 
 
 # Get -------------------------------------------------------------------------------
@@ -82,7 +81,7 @@ def get(ctx, params):
                                                "accessible, selectable or enterable.")
             candidate_ids.update(_TYPES[kind](ctx))
     else:
-        candidate_ids = set(visibility.accessible_product_ids(ctx))
+        candidate_ids = set(group_control.accessible_product_ids(ctx))
     candidates = sorted(catalog.products_by_ids(ctx.conn, candidate_ids).values(),
                         key=lambda product: (product["name"].lower(), product["id"]))
     if given["ids"] or given["names"]:
@@ -240,7 +239,7 @@ def _create_product_group(ctx, product_id, product_name):
                                            f"Access to bugs in the {product_name} product")
     ctx.conn.execute("INSERT INTO group_controls (group_id, product_id, entry, membercontrol,"
                      " othercontrol, canedit) VALUES (?, ?, 0, ?, ?, 0)",
-                     (group_id, product_id, visibility.DEFAULT, visibility.NA))
+                     (group_id, product_id, group_control.DEFAULT, group_control.NA))
     audit.record(ctx, "Group", group_id)
 
 

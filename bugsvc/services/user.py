@@ -12,6 +12,7 @@ import string
 
 from ..accounts import auth, membership
 from ..bugs import visibility
+from ..accounts.visibility import can_see_user, sees_every_user, visible_users_sql
 from ..store import audit
 from .. import dates
 from ..call.changes import note
@@ -122,11 +123,6 @@ def valid_login(ctx, params):
 
 # Visibility --------------------------------------------------------------------
 
-# visible_users_sql and can_see_user live in bugs/visibility.py (bugs check logins too).
-visible_users_sql = visibility.visible_users_sql
-can_see_user = visibility.can_see_user
-
-
 def _named_users(ctx, ids, names):
     """Rows of the accounts named by `ids` and `names`, in that order, each once.
 
@@ -140,7 +136,7 @@ def _named_users(ctx, ids, names):
     for condition, value, kind in lookups:
         row = ctx.conn.execute(f"SELECT {_COLUMNS} FROM users u WHERE {condition}",
                                (value,)).fetchone()
-        if row is None and visibility.sees_every_user(ctx):
+        if row is None and sees_every_user(ctx):
             raise ServiceError(OBJECT_DOES_NOT_EXIST,
                                f"There is no user with the {kind} '{value}'.")
         if row is None or not can_see_user(ctx, row["id"]):

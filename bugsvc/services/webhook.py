@@ -19,7 +19,7 @@ one that does not exist.
 from datetime import timedelta
 
 from .. import dates
-from ..bugs import visibility
+from ..catalogue import group_control
 from ..call.params import Params
 from ..catalogue import catalog
 from ..errors import (ServiceError, require_login, AUTH_FAILURE, OBJECT_DOES_NOT_EXIST,
@@ -180,7 +180,7 @@ def _scope(ctx, product_value, component_value):
                                              "webhook for every product.")
         return None, None
     product = catalog.product_by_name(ctx.conn, product_name)
-    if product is None or not visibility.can_see_product(ctx, product["id"]):
+    if product is None or not group_control.can_see_product(ctx, product["id"]):
         raise ServiceError(PRODUCT_ACCESS_DENIED, f"Either the product '{product_name}' does "
                                                   "not exist, or you don't have access to it.")
     name = (component_value or "").strip() if isinstance(component_value, str) else ""
