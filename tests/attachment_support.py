@@ -8,7 +8,8 @@ import pytest
 
 from bugsvc.errors import ServiceError
 from bugsvc.accounts.membership import refresh_for_user
-from bugsvc.services import attachment, flagtype
+from bugsvc.services import attachment
+from bugsvc.catalogue import flag_type as flagtype
 
 from bug_rows import ADMIN, add_bug, add_group, set_param
 

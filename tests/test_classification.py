@@ -3,7 +3,8 @@
 import pytest
 
 from bugsvc.errors import ServiceError
-from bugsvc.services import classification, product
+from bugsvc.catalogue import classification
+from bugsvc.catalogue import product
 
 from catalog_support import ADMIN, MANDATORY, add_bug_group, add_product, audit_rows, control, \
     set_param

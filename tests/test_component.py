@@ -3,7 +3,8 @@
 import pytest
 
 from bugsvc.errors import ServiceError
-from bugsvc.services import component, product
+from bugsvc.catalogue import component
+from bugsvc.catalogue import product
 
 from catalog_support import ADMIN, add_bug, add_product, audit_rows, set_param
 

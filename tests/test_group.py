@@ -5,7 +5,8 @@ from datetime import datetime, timezone
 import pytest
 
 from bugsvc.errors import ServiceError
-from bugsvc.services import group, instance
+from bugsvc.services import instance
+from bugsvc.catalogue import group
 from accounts import ADMIN
 
 SYSTEM_GROUP_COUNT = 14

@@ -16,7 +16,7 @@ included).
 
 from datetime import datetime, timezone
 
-from ..accounts import mail_settings as ms
+from . import mail_settings as ms
 from ..bugs import visibility
 from ..bugs import comments as stored_comments, events as bug_events, history, view
 from ..bugs.search_sql import ALIASES

@@ -12,7 +12,7 @@ for").
 
 from datetime import datetime, timezone
 
-from ..accounts import mail_settings as ms
+from . import mail_settings as ms
 from ..bugs import visibility
 from ..bugs import events as bug_events
 from ..store import outbox

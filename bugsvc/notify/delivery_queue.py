@@ -5,7 +5,7 @@ addition: messages that kept failing are parked there, and can be sent
 again)."""
 
 from .. import dates
-from ..accounts import mail_settings as ms
+from . import mail_settings as ms
 from ..bugs import visibility
 from ..accounts.visibility import can_see_user
 from ..call.params import Params, as_bool

@@ -27,7 +27,7 @@ from ..call.params import Params
 from ..errors import (ServiceError, require_login, ACCOUNT_EXISTS, ILLEGAL_EMAIL_ADDRESS,
                       OBJECT_NOT_SPECIFIED, USER_ERROR)
 from ..store import audit, outbox
-from .user import check_login_name, check_password_rules
+from .account import check_login_name, check_password_rules
 
 _BAD_TOKEN = ("The token you submitted does not exist, has expired, or has been used "
               "already.")
