@@ -11,7 +11,7 @@ import pytest
 
 from bugsvc.accounts import auth
 from bugsvc.errors import ServiceError
-from bugsvc.accounts import self_service as account
+from bugsvc.services import account
 from bug_support import set_param
 from notify_support import deliver, smtp, use_smtp  # noqa: F401 (fixture)
 

@@ -6,7 +6,7 @@ import pytest
 from freezegun import freeze_time
 
 from bugsvc.errors import ServiceError
-from bugsvc.accounts import api_key
+from bugsvc.services import api_key
 from accounts import ADMIN
 
 KEY_FORM = re.compile(r"^[A-Za-z0-9]{40}$")

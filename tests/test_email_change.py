@@ -199,7 +199,7 @@ def test_one_change_at_a_time(client, services, smtp, dana):
     assert (answer.status_code, answer.json["code"]) == (400, 32000)
     # Three days later the links have expired and another change may begin.
     later = datetime.now(timezone.utc) + timedelta(days=3, minutes=1)
-    from bugsvc.accounts import self_service as account
+    from bugsvc.services import account
     assert services.call(account.request_email_change, {
         "new_email": "other@example.com", "current_password": PASSWORD},
         as_user=OLD, now=later) is None

@@ -6,7 +6,7 @@ import pytest
 from freezegun import freeze_time
 
 from bugsvc.errors import ServiceError
-from bugsvc.accounts import account as user
+from bugsvc.services import user
 from accounts import ADMIN
 
 

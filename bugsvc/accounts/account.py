@@ -1,5 +1,6 @@
-"""Users and login: log in and out, check a login, create, update and read
-accounts (interface "Users and login").
+"""Accounts: finding them and reading them as the caller may see them,
+creating and changing them (login names, passwords, group grants), and the
+caller's own account.
 
 Who may see whom: with the parameter `usevisibilitygroups` off (the default)
 every caller sees every account; when it is on, a caller sees its own
@@ -10,115 +11,22 @@ of editusers see all.
 import re
 import string
 
-from ..accounts import auth, membership
+from . import auth, membership
 from ..bugs import visibility
-from ..accounts.visibility import can_see_user, sees_every_user, visible_users_sql
+from .visibility import can_see_user, sees_every_user, visible_users_sql
 from ..store import audit
 from .. import dates
 from ..call.changes import note
 from ..store.db import placeholders
-from ..accounts.email import visible_email
-from ..errors import (ServiceError, require_group, require_login, ACCOUNT_EXISTS, AUTH_FAILURE,
-                      ILLEGAL_EMAIL_ADDRESS, INVALID_GROUP_NAME, OBJECT_DOES_NOT_EXIST,
-                      OBJECT_NOT_SPECIFIED, PARAM_INVALID, PARAM_MUST_BE_NUMERIC,
-                      PASSWORD_NOT_COMPLEX, PASSWORD_TOO_SHORT, USER_ACCESS_DENIED)
-from ..accounts.membership import GRANT_DIRECT
-from ..call.params import Params
-from ..call.fields import Shape
+from .email import visible_email
+from ..errors import (ServiceError, ACCOUNT_EXISTS, AUTH_FAILURE, ILLEGAL_EMAIL_ADDRESS,
+                      INVALID_GROUP_NAME, OBJECT_DOES_NOT_EXIST, PASSWORD_NOT_COMPLEX,
+                      PASSWORD_TOO_SHORT)
+from .membership import GRANT_DIRECT
 
 PASSWORD_MIN_LENGTH = 6
 LOGIN_MAX_LENGTH = 127
-
-# include/exclude shape of a user.
-USER_SHAPES = {"users": Shape()}
 _COLUMNS = "u.id, u.login, u.real_name, u.disabled_text, u.email_enabled"
-# Update User parameters only editusers members may give; blessers may give `groups`.
-_EDITUSERS_FIELDS = ("full_name", "email", "password", "email_enabled", "login_denied_text",
-                     "bless_groups", "reset_failed_logins")
-
-
-# Login -----------------------------------------------------------------------
-
-def login(ctx, params):
-    """Log in with a login name and password.
-
-    params: login, password (also under any credential parameter name or
-    header: Bugzilla_login/Bugzilla_password, X-BUGZILLA-LOGIN/
-    X-BUGZILLA-PASSWORD ...), restrict_login (also Service_restrictlogin,
-    Bugzilla_restrictlogin): the token is valid only from the caller's address.
-    Returns {"id", "token"}.
-    Errors: 50 login or password missing; 300 wrong login or password (or
-    an account without one, or an empty login); 301 disabled; 32000 too many
-    failures for this login name: the password is not checked until its
-    delay has passed.
-    """
-    # The operation opens a deferred transaction and the password is checked
-    # before this call's connection is touched, so the failure count commits
-    # although the call fails.
-    p = Params(params)
-    login_name, password = p.str("login"), p.str("password")
-    if login_name is None or password is None:
-        raise ServiceError(OBJECT_NOT_SPECIFIED,
-                           "The function 'login' requires the parameters 'login' and 'password'.")
-    user_id = ctx.auth.check_password(login_name, password, ctx.remote_ip, ctx.now)
-    bound_to = ctx.remote_ip if p.bool("restrict_login") else None
-    return {"id": user_id, "token": auth.create_token(ctx.conn, user_id, bound_to, ctx.now)}
-
-
-def logout(ctx, params):
-    """Invalidate a login token.
-
-    params: token (also Service_token, Bugzilla_token, X-BUGZILLA-TOKEN).
-    Returns None ({"result": null}); a token that is unknown, expired,
-    already logged out or missing does nothing.
-    """
-    token = Params(params).str("token")
-    if token:
-        auth.delete_token(ctx.conn, token)
-    return None
-
-
-def valid_login(ctx, params):
-    """Whether the call's credentials sign in as `login`, as the reference
-    answers it: a login token given (also Service_token, Bugzilla_token,
-    X-BUGZILLA-TOKEN) is checked; otherwise the caller signs in with
-    whatever came (an API key, or a login and password) and its own login
-    is compared with `login` (exactly, as the reference compares it).
-
-    params: login; the credentials.
-    Returns True or False ({"result": ...}): false also without any
-    credentials, and for a token that is unknown, expired, logged out,
-    malformed, bound to another address or of a disabled account, as the
-    interface document states (the reference answers 32000 there; such a
-    token counts against the caller's address like one presented to any
-    call).
-    Errors: 50 login missing; 306 an API key that is not valid; 300 a wrong
-    login or password; 301 a disabled account (key or password); 410 no
-    credentials while requirelogin is on; 32000 a throttled attempt.
-    """
-    p = Params(params)
-    login_name = p.get("login")
-    if login_name is None or isinstance(login_name, (list, dict)):
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'valid_login' requires 'login'.")
-    creds = ctx.credentials or auth.Credentials(token=p.str("token"))
-    if creds.token:
-        user_id = ctx.auth.token_owner(ctx.conn, creds.token, ctx.remote_ip, ctx.now)
-    elif creds.api_key:
-        caller, use = ctx.auth.identify(ctx.conn, auth.Credentials(api_key=creds.api_key),
-                                        ctx.remote_ip, ctx.now)
-        if use is not None:
-            ctx.auth.record_use(use, ctx.remote_ip, ctx.now)
-        user_id = caller.id
-    elif creds.login is not None:
-        user_id = ctx.auth.check_password(creds.login, creds.password, ctx.remote_ip, ctx.now)
-    else:
-        if ctx.param_is_on("requirelogin"):
-            require_login(ctx)
-        return False
-    if user_id is None:
-        return False
-    row = ctx.conn.execute("SELECT login FROM users WHERE id = ?", (user_id,)).fetchone()
-    return row is not None and row["login"] == str(login_name)
 
 
 # Visibility --------------------------------------------------------------------
@@ -186,19 +94,15 @@ def _match(ctx, text, limit, include_disabled):
     return ctx.conn.execute(sql, args).fetchall()
 
 
-def _match_limit(ctx, p):
-    """Matches per string: min(limit, maxusermatches), 0 meaning no cap.
-    Errors: 52 a negative limit."""
-    limit = p.int("limit") or 0
-    if limit < 0:
-        raise ServiceError(PARAM_MUST_BE_NUMERIC,
-                           "The parameter 'limit' must be a positive number.")
+def _match_limit(ctx, limit):
+    """Matches per string: min(limit, maxusermatches), 0 meaning no cap."""
     cap = int(ctx.param("maxusermatches") or 0)
     return min(limit, cap) if limit and cap else (limit or cap or None)
 
 
-def _group_filter(ctx, p):
-    """Ids of the groups named by group_ids and groups; None when neither.
+def _group_filter(ctx, group_ids, group_names):
+    """Ids of the groups named by `group_ids` and `group_names`; None when
+    neither.
 
     A caller may filter by a group it is a member of or may bless.
     Errors: 804 unknown group name, or a group the caller may not filter
@@ -206,7 +110,6 @@ def _group_filter(ctx, p):
     see every group), else 804 like a group it may not use.
     """
     sees_all = ctx.caller.in_group("creategroups") or ctx.caller.in_group("editusers")
-    group_ids, group_names = p.int_list("group_ids"), p.str_list("groups")
     if not group_ids and not group_names:
         return None
     wanted = set()
@@ -277,46 +180,27 @@ def _user_object(ctx, row):
     return user
 
 
-def get(ctx, params):
-    """Read accounts.
-
-    params: ids, names (login names), match (substrings of login or real
-    name; `*` is a wildcard), limit (matches per string, capped by
-    maxusermatches), include_disabled (for match only), group_ids, groups
-    (keep only members of at least one of them).
-    Returns {"users": [User]}: logged out id, real_name, name; logged in
-    also email, can_login, groups (all of them for one's own account and
-    for editusers, else those the caller may bless); editusers also
-    email_enabled, login_denied_text; one's own account also saved_searches,
-    saved_reports.
-    Errors: 50 none of ids, names, match; 505 ids or match while logged out;
-    51 unknown group id (creategroups/editusers members; others 804), or
-    unknown account (for a caller who sees every account); 304 an account
-    the caller may not see (or, to a caller who does not see every account,
-    one that does not exist);
-    804 a group name that is unknown or not the caller's; 52 a negative limit.
+def find(ctx, ids, names, matches, limit, include_disabled, group_ids, group_names):
+    """User objects (see _user_object) of the accounts named by `ids` and
+    `names`, then of those matching each of `matches` (see _match; at most
+    `limit` each, 0 for no limit of its own, capped by maxusermatches;
+    disabled ones only with `include_disabled`), each once; only the
+    members of at least one of `group_ids`/`group_names` when any is given.
+    Errors: 304, 51 (see _named_users); 804, 51 (see _group_filter).
     """
-    p = Params(params)
-    given = {name: p.get(name) is not None for name in ("ids", "names", "match")}
-    if not any(given.values()):
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'User.get' requires one of the "
-                                                 "parameters 'ids', 'names' or 'match'.")
-    if not ctx.caller.is_logged_in and (given["ids"] or given["match"]):
-        what = "by id" if given["ids"] else "by matching"
-        raise ServiceError(USER_ACCESS_DENIED, f"Logged-out users cannot look up accounts {what}.")
-    rows = _named_users(ctx, p.int_list("ids"), p.str_list("names"))
+    rows = _named_users(ctx, ids, names)
     seen = {row["id"] for row in rows}
-    limit = _match_limit(ctx, p)
-    for text in p.str_list("match"):
-        for row in _match(ctx, text, limit, p.bool("include_disabled")):
+    limit = _match_limit(ctx, limit)
+    for text in matches:
+        for row in _match(ctx, text, limit, include_disabled):
             if row["id"] not in seen:
                 seen.add(row["id"])
                 rows.append(row)
-    groups = _group_filter(ctx, p)
+    groups = _group_filter(ctx, group_ids, group_names)
     if groups is not None:
         members = _members_of_any(ctx, seen, groups)
         rows = [row for row in rows if row["id"] in members]
-    return {"users": [_user_object(ctx, row) for row in rows]}
+    return [_user_object(ctx, row) for row in rows]
 
 
 # Create ------------------------------------------------------------------------
@@ -366,28 +250,12 @@ def check_password_rules(ctx, password):
         raise ServiceError(PASSWORD_NOT_COMPLEX, f"The password must contain {description}.")
 
 
-def create(ctx, params):
-    """Create an account (editusers).
-
-    params: email (the login, required), full_name (python-bugzilla's `name`
-    is accepted for it), password (trimmed; blank or omitted: the account
-    exists but cannot log in with a password).
-    Returns {"id"}. The account joins the groups whose user_regexp matches.
-    Errors: 304 not in editusers, also when logged out (as the reference:
-    its web-service tests expect 304 there); 50 no email; 501 address not
-    acceptable; 500 already taken (any case); 502 password shorter than 6;
-    305 password not complex enough.
+def create(ctx, login_name, real_name, password):
+    """Store a new account; it joins the groups whose user_regexp matches.
+    password: "" for none (the account cannot sign in with a password).
+    Returns its id. Errors: 501, 500 (check_login_name); 502, 305
+    (check_password_rules).
     """
-    if not ctx.caller.in_group("editusers"):
-        raise ServiceError(AUTH_FAILURE, "Sorry, you aren't a member of the 'editusers' group, "
-                                         "and only users with that membership may create "
-                                         "accounts.")
-    p = Params(params)
-    login_name = (p.str("email") or "").strip()
-    if not login_name:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'User.create' requires 'email'.")
-    real_name = p.str("full_name") if p.get("full_name") is not None else p.str("name")
-    password = (p.str("password") or "").strip()
     check_login_name(ctx, login_name)
     if password:
         check_password_rules(ctx, password)
@@ -399,7 +267,7 @@ def create(ctx, params):
     user_id = cur.fetchone()[0]
     membership.refresh_for_user(ctx.conn, user_id)
     audit.record(ctx, "User", user_id)
-    return {"id": user_id}
+    return user_id
 
 
 # Update ------------------------------------------------------------------------
@@ -419,20 +287,13 @@ def _blessable_group(ctx, value):
     return row["id"]
 
 
-def _group_request(ctx, p, name):
-    """Parse a `groups`/`bless_groups` object into {"set"|"add"|"remove": [ids]}.
-    None when not given. Errors: 53 not an object of arrays; 304 (see
-    _blessable_group)."""
-    if p.get(name) is None:
+def _blessable_groups(ctx, request):
+    """`request` ({"set"|"add"|"remove": [group ids or names]}, or None)
+    with group ids. Errors: 304 (see _blessable_group)."""
+    if request is None:
         return None
-    request = {}
-    for key, values in p.dict(name).items():
-        if key not in ("set", "add", "remove") or values is None:
-            continue
-        if not isinstance(values, list):
-            raise ServiceError(PARAM_INVALID, f"'{name}.{key}' must be an array of groups.")
-        request[key] = [_blessable_group(ctx, value) for value in values]
-    return request
+    return {key: [_blessable_group(ctx, value) for value in values]
+            for key, values in request.items()}
 
 
 def _group_names(ctx, group_ids):
@@ -469,29 +330,29 @@ def _apply_group_request(ctx, user_id, request, is_bless):
     return _group_names(ctx, removed), _group_names(ctx, added)
 
 
-def _new_values(ctx, p, users):
-    """The checked new field values of an update ({} entries only when given).
-    Errors: 500, 501 (email; 500 also when given for several accounts),
-    502, 305 (password)."""
+def _new_values(ctx, given, users):
+    """The checked new field values of an update, from `given` ({field: new
+    value} of the fields given). Errors: 500, 501 (email; 500 also when
+    given for several accounts), 502, 305 (password)."""
     values = {}
-    if p.get("full_name") is not None:
-        values["full_name"] = p.str("full_name").strip()
-    if p.get("email") is not None:
-        login_name = p.str("email").strip()
+    if "full_name" in given:
+        values["full_name"] = given["full_name"].strip()
+    if "email" in given:
+        login_name = given["email"].strip()
         if len(users) > 1:
             raise ServiceError(ACCOUNT_EXISTS, "Several accounts cannot get the same login name: "
                                                "change 'email' one account at a time.")
         check_login_name(ctx, login_name, users[0]["id"] if users else None)
         values["email"] = login_name
-    if p.get("password") is not None:
-        password = p.str("password").strip()
+    if "password" in given:
+        password = given["password"].strip()
         check_password_rules(ctx, password)
         values["password_hash"] = ctx.auth.hash_password(password)
-    if p.get("email_enabled") is not None:
-        values["email_enabled"] = p.bool("email_enabled")
-    if p.get("login_denied_text") is not None:
-        values["login_denied_text"] = p.str("login_denied_text").strip()
-    if p.bool("reset_failed_logins"):
+    if "email_enabled" in given:
+        values["email_enabled"] = given["email_enabled"]
+    if "login_denied_text" in given:
+        values["login_denied_text"] = given["login_denied_text"].strip()
+    if given.get("reset_failed_logins"):
         values["reset_failed_logins"] = True
     return values
 
@@ -534,61 +395,34 @@ def _update_one(ctx, row, values, groups, bless_groups):
     return changes
 
 
-def update(ctx, params):
-    """Change accounts.
+def update(ctx, ids, names, given, groups, bless_groups):
+    """Change the accounts named by `ids` and `names`.
 
-    params: ids, names (the accounts; the path gives the first), full_name,
-    email (the login; one account only), password, email_enabled,
-    login_denied_text (non-empty disables the account), groups and
-    bless_groups ({"add", "remove", "set"}: group ids or names; `set` wins
-    and keeps the groups the caller may not bless; a group both added and
-    removed is added), reset_failed_logins (true: forget the wrong passwords
-    counted against the account, so its password sign-ins are checked again
-    at once; audited, not in `changes`). Only direct grants change;
-    user_regexp memberships follow the login. A new login, password or
-    login_denied_text ends the account's login tokens.
-    Members of editusers may change everything; a caller who may bless some
-    groups (as the reference's user admin pages allow) only `groups`, of
-    accounts it can see.
-    Returns {"users": [{"id", "changes"}]}; the password never shows.
-    Errors: 410 logged out; 304 not allowed, or a group the caller may not
-    bless (or that does not exist), or an account the caller may not see
-    (or that does not exist, unless it sees every account); 50 no ids or
-    names; 51 unknown account;
-    53 a groups object that is not one of arrays; 500, 501, 502, 305 as in
-    create. Nothing changes when any check fails.
+    given: {field: new value} of the fields given: full_name, email (one
+    account only), password, email_enabled, login_denied_text (non-empty
+    disables), reset_failed_logins (true: forget the failed sign-ins
+    counted against the account). groups, bless_groups: {"set"|"add"|
+    "remove": [group ids or names]} or None (see _apply_group_request).
+    Only direct grants change; user_regexp memberships follow the login. A
+    new login, password or login_denied_text ends the account's login
+    tokens. Returns [{"id", "changes"}]; the password never shows.
+    Errors: 304, 51 (see _named_users); 500, 501, 502, 305 (see
+    _new_values); 304 a group the caller may not bless. Nothing changes
+    when a check fails.
     """
-    require_login(ctx)
-    p = Params(params)
-    if not ctx.caller.in_group("editusers"):
-        if not ctx.caller.can_bless_any or any(p.get(f) is not None for f in _EDITUSERS_FIELDS):
-            require_group(ctx, "editusers", "change these account details")
-    if p.get("ids") is None and p.get("names") is None:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'User.update' requires 'ids' or "
-                                                 "'names'.")
-    users = _named_users(ctx, p.int_list("ids"), p.str_list("names"))
-    values = _new_values(ctx, p, users)
-    groups = _group_request(ctx, p, "groups")
-    bless_groups = _group_request(ctx, p, "bless_groups")
-    return {"users": [{"id": row["id"], "changes": _update_one(ctx, row, values, groups,
-                                                               bless_groups)}
-                      for row in users]}
+    users = _named_users(ctx, ids, names)
+    values = _new_values(ctx, given, users)
+    groups = _blessable_groups(ctx, groups)
+    bless_groups = _blessable_groups(ctx, bless_groups)
+    return [{"id": row["id"], "changes": _update_one(ctx, row, values, groups, bless_groups)}
+            for row in users]
 
 
 # The caller's own account ----------------------------------------------------------
 
-def whoami(ctx, params):
-    """The account the call runs as (bugzilla.mozilla.org's whoami).
-
-    params: none.
-    Returns {"id", "real_name", "name" (the login as shown), "login",
-    "groups" (names of the groups the account is a member of),
-    "is_insider" (sees and sets private comments and attachments),
-    "is_timetracker" (sees and changes the time fields),
-    "saved_searches" [{"id", "name", "query"}]}.
-    Errors: 410 logged out.
-    """
-    require_login(ctx)
+def own_account(ctx):
+    """The caller's own account: {"id", "real_name", "name", "login",
+    "groups" (names), "is_insider", "is_timetracker", "saved_searches"}."""
     row = ctx.conn.execute(f"SELECT {_COLUMNS} FROM users u WHERE u.id = ?",
                            (ctx.caller.id,)).fetchone()
     return {"id": row["id"], "real_name": row["real_name"],
@@ -599,38 +433,27 @@ def whoami(ctx, params):
             "saved_searches": _searches(ctx, "saved_searches", row["id"])}
 
 
-def update_self(ctx, params):
-    """Change one's own real name or password (the reference's preferences
-    page; User.update needs editusers for these).
-
-    params: full_name; password (the new one) with current_password.
-    A new password ends every login token of the account, the one of this
-    call included (its sessions end); API keys stay valid.
-    Returns {"changes": {"full_name": {"removed", "added"}}} (the password
-    never shows; that it changed is audited).
-    Errors: 410 logged out; 50 password without current_password; 300 a
-    wrong current password (counted like a failed sign-in of the login);
-    32000 its sign-ins wait after too many failures; 502 new password
-    shorter than 6; 305 not complex enough. Nothing changes on an error.
+def update_own(ctx, full_name=None, password=None, current_password=None):
+    """Change the caller's own real name, or its password (checked against
+    `current_password`, which must be given with it). A new password ends
+    every login token of the account; API keys stay valid. None leaves a
+    value as it is. Returns the `changes` (the password never shows; that
+    it changed is audited).
+    Errors: 300 a wrong current password (counted like a failed sign-in);
+    32000 its sign-ins wait after too many failures; 502, 305 (see
+    check_password_rules). Nothing changes on an error.
     """
-    require_login(ctx)
-    p = Params(params)
     changes = {}
     row = ctx.conn.execute(f"SELECT {_COLUMNS} FROM users u WHERE u.id = ?",
                            (ctx.caller.id,)).fetchone()
     new_hash = None
-    if p.get("password") is not None:
-        current = p.str("current_password")
-        if current is None:
-            raise ServiceError(OBJECT_NOT_SPECIFIED, "To change your password, give your "
-                                                     "current password too "
-                                                     "(current_password).")
-        ctx.auth.check_current_password(ctx.conn, row["login"], current, ctx.now)
-        password = p.str("password").strip()
+    if password is not None:
+        ctx.auth.check_current_password(ctx.conn, row["login"], current_password, ctx.now)
+        password = password.strip()
         check_password_rules(ctx, password)
         new_hash = ctx.auth.hash_password(password)
-    if p.get("full_name") is not None:
-        full_name = p.str("full_name").strip()
+    if full_name is not None:
+        full_name = full_name.strip()
         if note(changes, "full_name", row["real_name"], full_name):
             ctx.conn.execute("UPDATE users SET real_name = ? WHERE id = ?",
                              (full_name, row["id"]))
@@ -640,4 +463,4 @@ def update_self(ctx, params):
                          (new_hash, row["id"]))
         audit.record(ctx, "User", row["id"], "password")
         auth.delete_user_tokens(ctx.conn, row["id"])
-    return {"changes": changes}
+    return changes

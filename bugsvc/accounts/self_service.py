@@ -3,7 +3,7 @@ mail (the reference's User.offer_account_by_email, for addresses that match
 the parameter createemailregexp), choosing a new password through a mailed
 link, and changing one's own e-mail address, confirmed from the new address
 (the reference's preferences page and token.cgi, while allowemailchange is
-on).
+on). The calls are services/account.py's.
 
 Each sends a mail with a one-time link (made when the mail is sent, valid
 for three days, stored only as a hash) to `{urlbase}token.cgi?t=TOKEN&a=...`
@@ -21,13 +21,14 @@ minutes succeeds and sends nothing, so nobody can fill a mailbox.
 import re
 
 from .. import dates
-from ..accounts import auth, membership, tokens
+from . import auth, membership, tokens
 from ..call.changes import note
-from ..call.params import Params
-from ..errors import (ServiceError, require_login, ACCOUNT_EXISTS, ILLEGAL_EMAIL_ADDRESS,
-                      OBJECT_NOT_SPECIFIED, USER_ERROR)
+from ..errors import ServiceError, ACCOUNT_EXISTS, ILLEGAL_EMAIL_ADDRESS, USER_ERROR
 from ..store import audit, outbox
 from .account import check_login_name, check_password_rules
+
+# The links mailed for a change of e-mail address (either address's).
+EMAIL = "email"
 
 _BAD_TOKEN = ("The token you submitted does not exist, has expired, or has been used "
               "already.")
@@ -61,21 +62,13 @@ def _creation_allowed(ctx, address):
                                                   "createemailregexp).")
 
 
-def offer_account_by_email(ctx, params):
-    """Mail an address a link to create its account (self-registration).
-
-    params: email (the address, which becomes the login).
-    Returns null. When an account already has this login, its owner gets a
-    notice instead, and the answer is the same.
-    Errors: 50 no email; 501 self-registration is off (createemailregexp
-    empty), or the address does not match createemailregexp or is no
-    acceptable login (as User.create checks it: emailregexp, length, ASCII).
+def offer_account(ctx, address):
+    """Mail `address` a link to create its account; when an account already
+    has this login, its owner gets a notice instead (nothing tells which).
+    Errors: 501 self-registration is off (createemailregexp empty), or the
+    address does not match createemailregexp or is no acceptable login
+    (check_login_name).
     """
-    p = Params(params)
-    address = (p.str("email") or "").strip()
-    if not address:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'User.offer_account_by_email' "
-                                                 "requires 'email'.")
     _creation_allowed(ctx, address)
     existing = ctx.conn.execute("SELECT id FROM users WHERE lower(login) = lower(?)",
                                 (address,)).fetchone()
@@ -86,25 +79,16 @@ def offer_account_by_email(ctx, params):
     elif not _recently(ctx, "account_exists", user_id=existing["id"]):
         outbox.add_message(ctx.conn, outbox.MAIL, "account_exists", ctx.now,
                            user_id=existing["id"])
-    return None
 
 
-def create_account(ctx, params):
-    """Create the account a mailed link offered (see offer_account_by_email).
-
-    params: account_token (the link's t), password, full_name.
-    Returns {"id", "login"}; the token is used up. The account joins the
-    groups whose user_regexp matches, like any new account.
-    Errors: 50 token or password missing; 32000 a token that does not
-    exist, expired or was used; 502 password shorter than 6; 305 password
-    not complex enough; 501 the address no longer matches
+def create_offered_account(ctx, secret, password, full_name):
+    """Create the account a mailed link offered; its token is used up. The
+    account joins the groups whose user_regexp matches, like any new one.
+    Returns (id, login).
+    Errors: 32000 a token that does not exist, expired or was used; 502,
+    305 (check_password_rules); 501 the address no longer matches
     createemailregexp; 500 an account got the address meanwhile.
     """
-    p = Params(params)
-    secret, password = p.str("account_token"), p.str("password")
-    if not secret or not password:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'User.create_account' requires "
-                                                 "'account_token' and 'password'.")
     row = tokens.find(ctx.conn, tokens.ACCOUNT, secret, ctx.now)
     if row is None:
         raise ServiceError(USER_ERROR, _BAD_TOKEN)
@@ -119,51 +103,33 @@ def create_account(ctx, params):
     user_id = ctx.conn.execute(
         "INSERT INTO users (login, real_name, password_hash, disabled_text, email_enabled,"
         " created_at) VALUES (?, ?, ?, '', 1, ?) RETURNING id",
-        (address, (p.str("full_name") or "").strip(), ctx.auth.hash_password(password),
+        (address, (full_name or "").strip(), ctx.auth.hash_password(password),
          dates.to_db(ctx.now))).fetchone()[0]
     membership.refresh_for_user(ctx.conn, user_id)
     tokens.use(ctx.conn, row)
     audit.record(ctx, "User", user_id)
-    return {"id": user_id, "login": address}
+    return user_id, address
 
 
-def request_password_reset(ctx, params):
-    """Mail an account a link to choose a new password.
-
-    params: login.
-    Returns null, whether or not an account has this login (nothing is sent
-    when none has, or when it is disabled).
-    Errors: 50 no login.
-    """
-    login = (Params(params).str("login") or "").strip()
-    if not login:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'User.request_password_reset' "
-                                                 "requires 'login'.")
+def request_password_reset(ctx, login):
+    """Mail the account of `login` a link to choose a new password; nothing
+    is sent when no account has it, or it is disabled (nothing tells)."""
     row = ctx.conn.execute("SELECT id, disabled_text FROM users WHERE lower(login) = lower(?)",
                            (login,)).fetchone()
     if row is not None and not row["disabled_text"] and not _recently(
             ctx, "password_reset", user_id=row["id"]):
         outbox.add_message(ctx.conn, outbox.MAIL, "password_reset", ctx.now, user_id=row["id"],
                            data={"ip": ctx.remote_ip})
-    return None
 
 
-def reset_password(ctx, params):
-    """Choose a new password with a mailed link's token.
-
-    params: reset_token (the link's t), password.
-    Returns {"id", "login"}. The token and every other password token of the
-    account are used up, and the account's login tokens end (its sessions
-    elsewhere are logged out). Audited like a password change.
-    Errors: 50 token or password missing; 32000 a token that does not
-    exist, expired or was used (or whose account was disabled); 502
-    password shorter than 6; 305 password not complex enough.
+def reset_password(ctx, secret, password):
+    """Choose a new password with a mailed link's token. The token and
+    every other password token of the account are used up, and the
+    account's login tokens end. Audited like a password change.
+    Returns (id, login).
+    Errors: 32000 a token that does not exist, expired or was used (or
+    whose account was disabled); 502, 305 (check_password_rules).
     """
-    p = Params(params)
-    secret, password = p.str("reset_token"), p.str("password")
-    if not secret or not password:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'User.reset_password' requires "
-                                                 "'reset_token' and 'password'.")
     row = tokens.find(ctx.conn, tokens.PASSWORD, secret, ctx.now)
     user = row and ctx.conn.execute("SELECT id, login, disabled_text FROM users WHERE id = ?",
                                     (row["user_id"],)).fetchone()
@@ -176,66 +142,46 @@ def reset_password(ctx, params):
     auth.delete_user_tokens(ctx.conn, user["id"])
     auth.reset_failed_logins(ctx.conn, user["login"])
     audit.record(ctx, "User", user["id"], "password")
-    return {"id": user["id"], "login": user["login"]}
+    return user["id"], user["login"]
 
 
-def check_token(ctx, params):
-    """What a mailed token is for, before its page asks for more (the web
-    pages show the form only for a token that works).
-
-    params: reset_token, account_token or email_token.
-    Returns {"type": "password" | "account", "login"} (the account's login,
-    or the address the account would get); for an email_token {"type":
+def token_purpose(ctx, kind, secret):
+    """What a mailed token of `kind` (tokens.PASSWORD, tokens.ACCOUNT or
+    EMAIL) is for: {"type": "password" | "account", "login"} (the account's
+    login, or the address the account would get); for an e-mail change {"type":
     "emailnew" | "emailold", "login": the account's login now, "email": the
-    address the token was mailed to (the new one, or the one changed
-    from)}.
-    Errors: 50 none given; 32000 a token that does not exist, expired or
-    was used.
+    address the token was mailed to}.
+    Errors: 32000 a token that does not exist, expired or was used.
     """
-    p = Params(params)
-    if p.str("reset_token"):
-        row = tokens.find(ctx.conn, tokens.PASSWORD, p.str("reset_token"), ctx.now)
+    if kind == tokens.PASSWORD:
+        row = tokens.find(ctx.conn, tokens.PASSWORD, secret, ctx.now)
         user = row and ctx.conn.execute("SELECT login, disabled_text FROM users WHERE id = ?",
                                         (row["user_id"],)).fetchone()
         if row is None or user is None or user["disabled_text"]:
             raise ServiceError(USER_ERROR, _BAD_TOKEN)
         return {"type": tokens.PASSWORD, "login": user["login"]}
-    if p.str("account_token"):
-        row = tokens.find(ctx.conn, tokens.ACCOUNT, p.str("account_token"), ctx.now)
+    if kind == tokens.ACCOUNT:
+        row = tokens.find(ctx.conn, tokens.ACCOUNT, secret, ctx.now)
         if row is None:
             raise ServiceError(USER_ERROR, _BAD_TOKEN)
         return {"type": tokens.ACCOUNT, "login": row["login"]}
-    if p.str("email_token"):
-        row, user = _email_token(ctx, p.str("email_token"), (tokens.EMAIL_NEW, tokens.EMAIL_OLD))
-        return {"type": row["kind"], "login": user["login"], "email": row["login"]}
-    raise ServiceError(OBJECT_NOT_SPECIFIED, "Give reset_token, account_token or email_token.")
+    row, user = _email_token(ctx, secret, (tokens.EMAIL_NEW, tokens.EMAIL_OLD))
+    return {"type": row["kind"], "login": user["login"], "email": row["login"]}
 
 
-def cancel_token(ctx, params):
-    """Cancel what a mailed link offers (the reference's token.cgi actions
-    cxlpw, cancel_new_account and cxlem): the token, and every other token
-    of its kind for the same account or address, stop working; the password
-    or the missing account stay as they are. An e-mail address change is
-    cancelled from either address, as the reference does it: no link of it
+def cancel_token(ctx, kind, secret):
+    """Cancel what a mailed token of `kind` (as token_purpose) offers:
+    it, and every other token of its kind for the same account or address,
+    stop working; the password or the missing account stay as they are. An
+    e-mail address change is cancelled from either address: no link of it
     works any more, and when the link mailed to the address changed from
     cancels a change that was made already, the account gets that address
     back (while no other account took it) and its sessions end.
-
-    params: reset_token, account_token or email_token (the link's t).
-    Returns {"type", "login"} as check_token (the login it has afterwards).
-    Errors: 50 none given; 32000 a token that does not exist, expired or
-    was used.
+    Returns {"type", "login"} as token_purpose (the login it has afterwards).
+    Errors: 32000 a token that does not exist, expired or was used.
     """
-    p = Params(params)
-    if p.str("email_token"):
-        return _cancel_email_change(ctx, p.str("email_token"))
-    if p.str("reset_token"):
-        kind, secret = tokens.PASSWORD, p.str("reset_token")
-    elif p.str("account_token"):
-        kind, secret = tokens.ACCOUNT, p.str("account_token")
-    else:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "Give reset_token, account_token or "
-                                                 "email_token.")
+    if kind == EMAIL:
+        return _cancel_email_change(ctx, secret)
     row = tokens.find(ctx.conn, kind, secret, ctx.now)
     if row is None:
         raise ServiceError(USER_ERROR, _BAD_TOKEN)
@@ -251,42 +197,24 @@ def cancel_token(ctx, params):
 
 # Changing one's own e-mail address ---------------------------------------------------
 
-def request_email_change(ctx, params):
-    """Ask to change one's own e-mail address, which is one's login (the
-    reference's preferences page, while the parameter allowemailchange is
-    on).
-
-    params: new_email, current_password.
-    Returns null. Nothing changes yet: the new address is mailed a link to
-    confirm the change (`{urlbase}token.cgi?t=TOKEN&a=cfmem`, or
-    User.change_email with the token and the password), and the current one
-    a notice with a link that cancels it (`&a=cxlem`, or User.cancel_token
-    with email_token), which also takes the address back for three days
-    after the change was made. Giving one's own address again changes
-    nothing.
-    Errors: 410 logged out; 50 new_email or current_password missing; 32000
-    changing one's address is turned off here (allowemailchange), or a
-    change of the account's address is under way already (until it is
-    confirmed and three days have passed, or it is cancelled); 300 a wrong
-    current password (counted like a failed sign-in of the login); 501 an
-    address that is not valid here (emailregexp); 500 another account has
-    it.
+def request_email_change(ctx, new_email, current_password):
+    """Ask to change the caller's e-mail address (its login) to `new_email`:
+    the new address is mailed a link to confirm the change, the current one
+    a notice with a link that cancels it. The caller's own address again
+    changes nothing.
+    Errors: 32000 changing one's address is turned off (allowemailchange),
+    or a change of the account's address is under way already; 300 a wrong
+    current password (counted like a failed sign-in); 501, 500
+    (check_login_name).
     """
-    require_login(ctx)
     if not ctx.param_is_on("allowemailchange"):
         raise ServiceError(USER_ERROR, "Changing your own e-mail address is turned off here "
                                        "(parameter allowemailchange); ask an administrator.")
-    p = Params(params)
-    new_email, password = (p.str("new_email") or "").strip(), p.str("current_password")
-    if not new_email or password is None:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "To change your e-mail address, give the new "
-                                                 "one (new_email) and your current password "
-                                                 "(current_password).")
     user = ctx.conn.execute("SELECT id, login FROM users WHERE id = ?",
                             (ctx.caller.id,)).fetchone()
-    ctx.auth.check_current_password(ctx.conn, user["login"], password, ctx.now)
+    ctx.auth.check_current_password(ctx.conn, user["login"], current_password, ctx.now)
     if new_email == user["login"]:
-        return None
+        return
     if _email_change_under_way(ctx, user["id"]):
         raise ServiceError(USER_ERROR, "A change of your e-mail address is under way already: "
                                        "confirm it from the mail sent to the new address, or "
@@ -298,36 +226,24 @@ def request_email_change(ctx, params):
                        address=new_email, data=data)
     outbox.add_message(ctx.conn, outbox.MAIL, "email_change_old", ctx.now, user_id=user["id"],
                        address=user["login"], data=data)
-    return None
 
 
-def change_email(ctx, params):
+def confirm_email_change(ctx, secret, password):
     """Confirm a change of e-mail address with the link mailed to the new
-    address (the reference's token.cgi action chgem): the account's login
-    becomes the new address; its sessions, API keys and the link mailed to
-    the old address (which can still take the old address back) stay.
-    Audited as a change of the account's email.
-
-    params: email_token (the link's t), password (the account's).
-    Returns {"id", "login"}.
-    Errors: 50 token or password missing; 32000 a token that does not
-    exist, expired, was used or cancelled (or whose account was disabled);
-    300 a wrong password (counted like a failed sign-in of the login); 500
-    another account got the address meanwhile; 501 the address is no
-    longer valid here (emailregexp).
+    address: the account's login becomes the new address; its sessions, API
+    keys and the link mailed to the old address stay. Audited as a change
+    of the account's email. Returns (id, login).
+    Errors: 32000 a token that does not exist, expired, was used or
+    cancelled (or whose account was disabled); 300 a wrong password
+    (counted like a failed sign-in); 500, 501 (check_login_name).
     """
-    p = Params(params)
-    secret, password = p.str("email_token"), p.str("password")
-    if not secret or password is None:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'User.change_email' requires "
-                                                 "'email_token' and 'password'.")
     row, user = _email_token(ctx, secret, (tokens.EMAIL_NEW,))
     ctx.auth.check_current_password(ctx.conn, user["login"], password, ctx.now)
     new_email = row["login"]
     check_login_name(ctx, new_email, user["id"])
     _set_login(ctx, user, new_email)
     tokens.end(ctx.conn, user["id"], (tokens.EMAIL_NEW, tokens.EMAIL_REQUEST))
-    return {"id": user["id"], "login": new_email}
+    return user["id"], new_email
 
 
 def _email_change_under_way(ctx, user_id):
@@ -372,13 +288,7 @@ def _set_login(ctx, user, login):
         audit.record_changes(ctx, "User", user["id"], changes)
 
 
-def can_create_account(ctx, params):
-    """Whether people may create their own account by mail here (the
-    parameter createemailregexp is not empty), so a sign-in page knows to
-    offer it, as the reference's does; the pattern itself stays private.
-
-    params: none.
-    Returns {"can_create_account": bool}.
-    Errors: none.
-    """
-    return {"can_create_account": bool(ctx.param("createemailregexp"))}
+def self_registration_open(ctx):
+    """True when people may create their own account by mail here (the
+    parameter createemailregexp is not empty)."""
+    return bool(ctx.param("createemailregexp"))

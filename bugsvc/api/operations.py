@@ -9,14 +9,14 @@ api/operation.py; each answer's shapes live beside the code that builds it.
 from ..bugs.attachments import ATTACHMENT_SHAPES
 from ..bugs.comments import COMMENT_SHAPES
 from ..bugs.view import BUG_SHAPES
-from ..accounts import account as user, api_key, self_service as account
 from ..bugs import last_visit, saved_search
 from ..catalogue import (
     classification, component, flag_type as flagtype, group, keyword, product,
 )
 from ..notify import delivery_queue as notification, webhook
 from ..services import (
-    attachment, bug, bug_search, comment, field, instance, milestone, version,
+    account, api_key, attachment, bug, bug_search, comment, field, instance, milestone, user,
+    version,
 )
 from .operation import EXEMPT, OPTIONAL, REQUIRED, SELF, Operation, Operations
 
