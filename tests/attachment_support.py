@@ -8,8 +8,7 @@ import pytest
 
 from bugsvc.errors import ServiceError
 from bugsvc.accounts.membership import refresh_for_user
-from bugsvc.services import attachment
-from bugsvc.catalogue import flag_type as flagtype
+from bugsvc.services import attachment, flagtype
 
 from bug_rows import ADMIN, add_bug, add_group, set_param
 

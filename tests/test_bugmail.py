@@ -298,7 +298,7 @@ def test_a_dependency_on_a_hidden_bug_is_left_out(matrix, smtp):
 # Flags ----------------------------------------------------------------------------------
 
 def test_a_flag_request_mails_the_requestee_and_its_answer_the_requester(people, smtp):
-    from bugsvc.catalogue import flag_type as flagtype
+    from bugsvc.services import flagtype
     people.call(flagtype.create, {"name": "review", "description": "Review",
                                   "target_type": "bug", "cc_list": "list@example.com"},
                 as_user=ADMIN)
@@ -417,7 +417,7 @@ def test_a_new_attachment_is_mailed_and_a_private_one_only_to_insiders(matrix, s
 
 
 def test_a_flag_cc_list_address_without_account_reads_as_a_logged_out_caller(matrix, smtp):
-    from bugsvc.catalogue import flag_type as flagtype
+    from bugsvc.services import flagtype
     matrix.call(flagtype.create, {"name": "review", "description": "Review",
                                   "target_type": "bug", "cc_list": "list@example.org"},
                 as_user=ADMIN)

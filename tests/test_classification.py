@@ -3,8 +3,7 @@
 import pytest
 
 from bugsvc.errors import ServiceError
-from bugsvc.catalogue import classification
-from bugsvc.catalogue import product
+from bugsvc.services import classification, product
 
 from catalog_support import ADMIN, MANDATORY, add_bug_group, add_product, audit_rows, control, \
     set_param

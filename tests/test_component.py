@@ -3,8 +3,7 @@
 import pytest
 
 from bugsvc.errors import ServiceError
-from bugsvc.catalogue import component
-from bugsvc.catalogue import product
+from bugsvc.services import component, product
 
 from catalog_support import ADMIN, add_bug, add_product, audit_rows, set_param
 

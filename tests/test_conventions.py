@@ -11,7 +11,7 @@ from falcon import testing
 
 from bugsvc.app import create_app
 from bugsvc.accounts import membership
-from bugsvc.catalogue import group
+from bugsvc.services import group
 from accounts import ADMIN
 
 

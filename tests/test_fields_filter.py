@@ -6,7 +6,7 @@ tests of bugsvc.call.fields, and through HTTP on groups."""
 import pytest
 
 from bugsvc.call.fields import FieldFilter, Shape, apply, filter_object
-from bugsvc.catalogue import group
+from bugsvc.services import group
 from accounts import ADMIN
 
 DEFAULT, CUSTOM, EXTRA = ("default",), ("default", "custom"), ("extra",)

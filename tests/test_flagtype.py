@@ -6,8 +6,7 @@ from freezegun import freeze_time
 
 from bugsvc.catalogue import flag_rules
 from bugsvc.errors import ServiceError
-from bugsvc.services import instance
-from bugsvc.catalogue import flag_type as flagtype
+from bugsvc.services import flagtype, instance
 from accounts import ADMIN
 
 EVERY_VALUE = ["X", "?", "+", "-"]

@@ -5,8 +5,7 @@ from datetime import datetime, timezone
 import pytest
 
 from bugsvc.errors import ServiceError
-from bugsvc.services import instance
-from bugsvc.catalogue import group
+from bugsvc.services import group, instance
 from accounts import ADMIN
 
 SYSTEM_GROUP_COUNT = 14

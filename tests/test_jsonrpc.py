@@ -302,7 +302,7 @@ def test_only_operations_that_read_are_reachable_by_get():
 def test_methods_are_the_operations_of_the_same_name(services, config):
     dispatcher = Dispatcher(Runner(unit_of_work(services.db, config)), OPERATIONS)
     group_get = dispatcher.lookup("Group.get", via_get=True)
-    assert group_get.service.__module__ == "bugsvc.catalogue.group"
+    assert group_get.service.__module__ == "bugsvc.services.group"
     assert group_get.login == REQUIRED and not group_get.writes
     assert dispatcher.lookup("Group.create").writes
 

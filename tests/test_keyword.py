@@ -3,7 +3,7 @@
 import pytest
 
 from bugsvc.errors import ServiceError
-from bugsvc.catalogue import keyword
+from bugsvc.services import keyword
 
 from catalog_support import ADMIN, audit_rows
 

@@ -9,8 +9,8 @@ import pytest
 
 from bugsvc.bugs import events
 from bugsvc.errors import ServiceError
-from bugsvc.services import attachment as attachment_service, comment as comment_service
-from bugsvc.catalogue import flag_type as flagtype_service
+from bugsvc.services import (attachment as attachment_service, comment as comment_service,
+                             flagtype as flagtype_service)
 from bug_support import add_bug_group, control, file_bug, update_bug, SHOWN, NA
 
 

@@ -7,10 +7,7 @@ import pytest
 from freezegun import freeze_time
 
 from bugsvc.errors import ServiceError
-from bugsvc.services import version
-from bugsvc.catalogue import classification
-from bugsvc.catalogue import component
-from bugsvc.catalogue import product
+from bugsvc.services import classification, component, product, version
 
 from catalog_support import (ADMIN, DEFAULT, MANDATORY, NA, SHOWN, add_bug, add_bug_group,
                              add_product, audit_rows, control, set_param)

@@ -15,8 +15,7 @@ import xmlrpc.client
 
 import pytest
 
-from bugsvc.services import attachment, comment
-from bugsvc.catalogue import flag_type as flagtype
+from bugsvc.services import attachment, comment, flagtype
 from bugsvc.services import bug as bug_service
 from accounts import ADMIN
 

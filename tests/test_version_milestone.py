@@ -3,8 +3,7 @@
 import pytest
 
 from bugsvc.errors import ServiceError
-from bugsvc.services import milestone, version
-from bugsvc.catalogue import product
+from bugsvc.services import milestone, product, version
 
 from catalog_support import ADMIN, MANDATORY, add_bug, add_bug_group, add_product, audit_rows, \
     control

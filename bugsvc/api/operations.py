@@ -10,13 +10,10 @@ from ..bugs.attachments import ATTACHMENT_SHAPES
 from ..bugs.comments import COMMENT_SHAPES
 from ..bugs.view import BUG_SHAPES
 from ..bugs import last_visit, saved_search
-from ..catalogue import (
-    classification, component, flag_type as flagtype, group, keyword, product,
-)
 from ..notify import delivery_queue as notification, webhook
 from ..services import (
-    account, api_key, attachment, bug, bug_search, comment, field, instance, milestone, user,
-    version,
+    account, api_key, attachment, bug, bug_search, classification, comment, component, field,
+    flagtype, group, instance, keyword, milestone, product, user, version,
 )
 from .operation import EXEMPT, OPTIONAL, REQUIRED, SELF, Operation, Operations
 

@@ -1,34 +1,17 @@
-"""Classifications: get, and create and update (a bugsvc extension in the
-reference's style)."""
+"""Classifications of products: reading them with the products the caller
+may search, creating and changing them (a bugsvc extension in the
+reference's style). Products join one through their own `classification`."""
 
-from ..catalogue import group_control
-from ..store import audit
-from ..catalogue import catalog
-from ..catalogue.admin import (
-    SMALLINT_MAX, check_sort_key, checked_name, reject_unknown_keys, required_text,
-)
+from . import catalog, group_control
+from .admin import checked_name
 from ..call.changes import note
-from ..errors import (
-    ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_INVALID,
-    USER_ERROR, CLASSIFICATIONS_DISABLED, UNKNOWN_METHOD,
-)
-from ..call.params import Params
-from ..call.fields import Shape
+from ..errors import ServiceError, OBJECT_DOES_NOT_EXIST, USER_ERROR
+from ..store import audit
 
 
-# include/exclude shape of a classification and its products.
-CLASSIFICATION_SHAPES = {"classifications": Shape(children={"products": Shape()})}
-_CREATE_KEYS = frozenset({"name", "description", "sort_key"})
-_UPDATE_KEYS = frozenset({"ids", "names", "name", "description", "sort_key"})
-
-
-def _find(ctx, p):
-    """The classifications named by ids and names, each once, in the order
-    given. Errors: 50 neither given; 51 unknown id or name."""
-    ids, names = p.int_list("ids"), p.str_list("names")
-    if not ids and not names:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify classifications with 'ids' "
-                                                 "or 'names'.")
+def _find(ctx, ids, names):
+    """The classifications named by `ids` and `names`, each once, in the
+    order given. Errors: 51 unknown id or name."""
     found = []
     for classification_id in ids:
         classification = catalog.classification_by_id(ctx.conn, classification_id)
@@ -50,21 +33,14 @@ def _find(ctx, p):
     return unique
 
 
-def get(ctx, params):
-    """Classifications by ids and names, with their products.
-
-    Callers outside editclassifications see only classifications holding a
-    product they may search, and only those products.
-    Returns {"classifications": [{"id", "name", "description", "sort_key",
-    "products": [{"id", "name", "description"}]}]}.
-    Errors: 900 useclassification is off and the caller is not in
-    editclassifications; 50 neither ids nor names; 51 unknown id or name.
+def with_products(ctx, ids, names):
+    """The classifications named by `ids` and `names`, each with its products
+    [{"id", "name", "description"}]: callers outside editclassifications see
+    only the products they may search, and only classifications holding one.
+    Errors: 51 unknown id or name.
     """
     admin = ctx.caller.in_group("editclassifications")
-    if not (admin or ctx.param_is_on("useclassification")):
-        raise ServiceError(CLASSIFICATIONS_DISABLED, "Classifications are not enabled on this "
-                                                     "installation.")
-    classifications = _find(ctx, Params(params))
+    classifications = _find(ctx, ids, names)
     visible = None if admin else set(group_control.selectable_product_ids(ctx))
     result = []
     for classification in classifications:
@@ -75,7 +51,7 @@ def get(ctx, params):
                     if visible is None or row["id"] in visible]
         if products or admin:
             result.append({**classification, "products": products})
-    return {"classifications": result}
+    return result
 
 
 def _check_name(ctx, name, classification_id=None):
@@ -88,52 +64,36 @@ def _check_name(ctx, name, classification_id=None):
     return name
 
 
-def create(ctx, params):
-    """Create a classification (editclassifications). Products join it
-    through product create/update `classification`.
-
-    params: name (required), description (default ""), sort_key (0..32767,
-    default 0). Returns {"id"}.
-    Errors: 410; 304 not in editclassifications; 53 unknown key; 50 no name;
-    32000 blank, too long or taken name; 52/54/55 bad sort_key.
-    """
-    require_group(ctx, "editclassifications", "add classifications")
-    reject_unknown_keys(params, _CREATE_KEYS, PARAM_INVALID)
-    p = Params(params)
-    name = _check_name(ctx, required_text(p, "name", "classification"))
-    description = (p.str("description", "") or "").strip()
-    sort_key = check_sort_key(p, low=0, high=SMALLINT_MAX)
+def create(ctx, name, description, sort_key):
+    """Store a new classification. Returns its id.
+    Errors: 32000 a name that is blank, too long or taken."""
+    name = _check_name(ctx, name)
     cur = ctx.conn.execute("INSERT INTO classifications (name, description, sort_key)"
-                           " VALUES (?, ?, ?) RETURNING id", (name, description, sort_key))
+                           " VALUES (?, ?, ?) RETURNING id",
+                           (name, (description or "").strip(), sort_key))
     classification_id = cur.fetchone()[0]
     audit.record(ctx, "Classification", classification_id)
-    return {"id": classification_id}
+    return classification_id
 
 
-def update(ctx, params):
-    """Change classifications (editclassifications).
-
-    params: ids, names (the path gives the first), and new values name (one
-    classification only), description, sort_key.
-    Returns {"classifications": [{"id", "changes"}]}.
-    Errors: 410; 304; -32601 unknown key; 50 neither ids nor names; 51
-    unknown classification; 32000 a name for several classifications, or a
-    blank, too long or taken name; 52/54/55 bad sort_key.
+def update(ctx, ids, names, given):
+    """Change the classifications named by `ids` and `names`; given: {field:
+    new value} of the fields given: name (one classification only),
+    description, sort_key. Returns [{"id", "changes"}].
+    Errors: 51 unknown classification; 32000 a name for several
+    classifications, or a blank, too long or taken name.
     """
-    require_group(ctx, "editclassifications", "edit classifications")
-    reject_unknown_keys(params, _UPDATE_KEYS, UNKNOWN_METHOD)
-    p = Params(params)
-    classifications = _find(ctx, p)
+    classifications = _find(ctx, ids, names)
     new = {}
-    if p.has("name"):
+    if "name" in given:
         if len(classifications) > 1:
             raise ServiceError(USER_ERROR, "Classification names are unique: 'name' can only be "
                                            "set when updating one classification.")
-        new["name"] = _check_name(ctx, p.str("name"), classifications[0]["id"])
-    if p.has("description"):
-        new["description"] = (p.str("description", "") or "").strip()
-    if p.has("sort_key"):
-        new["sort_key"] = check_sort_key(p, low=0, high=SMALLINT_MAX)
+        new["name"] = _check_name(ctx, given["name"], classifications[0]["id"])
+    if "description" in given:
+        new["description"] = (given["description"] or "").strip()
+    if "sort_key" in given:
+        new["sort_key"] = given["sort_key"]
     answers = []
     for classification in classifications:
         changes = {}
@@ -143,4 +103,4 @@ def update(ctx, params):
                                  (value, classification["id"]))
         audit.record_changes(ctx, "Classification", classification["id"], changes)
         answers.append({"id": classification["id"], "changes": changes})
-    return {"classifications": answers}
+    return answers

@@ -1,36 +1,17 @@
-"""Components: create as Bugzilla 5.2 does, update and delete as its development branch does."""
+"""Components of products: creating them as Bugzilla 5.2 does, changing
+and deleting them as its development branch does."""
 
-from ..catalogue import group_control
+from . import catalog, group_control
+from .admin import checked_text, administered_product
 from ..accounts.visibility import can_see_user
-from ..store import audit
-from ..catalogue import catalog
-from ..catalogue.admin import checked_text, administered_product, reject_unknown_keys
 from ..call.changes import note
-from ..errors import (
-    ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_INVALID,
-    INVALID_USERNAME, USER_ERROR, COMPONENT_EXISTS, COMPONENT_HAS_BUGS, COMPONENT_IS_LAST,
-    COMPONENT_RENAME_NOT_UNIQUE, COMPONENT_INVALID, UNKNOWN_METHOD,
-)
 from ..call.params import Params, as_list
-
-
-# python-bugzilla's names (addcomponent/editcomponent) and the reference's is_active.
-_ALIASES = {"initialowner": "default_assignee", "initialqacontact": "default_qa_contact",
-            "initialcclist": "default_cc", "is_active": "is_open"}
-_FIELDS = frozenset({"name", "description", "default_assignee", "default_qa_contact",
-                     "default_cc", "is_open"}) | frozenset(_ALIASES)
-# python-bugzilla's own tests name a new component `component` (Red Hat's format).
-_CREATE_KEYS = _FIELDS | {"product", "create_series", "component"}
-_UPDATE_KEYS = _FIELDS | {"ids", "names", "updates"}
-
-
-def _canonical(values):
-    """`values` with python-bugzilla's names renamed; the canonical name wins
-    when both are given."""
-    result = {_ALIASES.get(key, key): value for key, value in values.items()
-              if key in _ALIASES}
-    result.update({key: value for key, value in values.items() if key not in _ALIASES})
-    return result
+from ..errors import (
+    ServiceError, OBJECT_DOES_NOT_EXIST, PARAM_INVALID, INVALID_USERNAME, USER_ERROR,
+    COMPONENT_EXISTS, COMPONENT_HAS_BUGS, COMPONENT_IS_LAST, COMPONENT_RENAME_NOT_UNIQUE,
+    COMPONENT_INVALID,
+)
+from ..store import audit
 
 
 # Checks --------------------------------------------------------------------------------
@@ -58,17 +39,25 @@ def _user_id(ctx, login, field):
     return user["id"]
 
 
-def _check_assignee(ctx, p):
-    login = (p.str("default_assignee", "") or "").strip()
+def _check_assignee(ctx, login):
+    """The default assignee's id. Errors: 32000 blank; 51 unknown login."""
+    login = (login or "").strip()
     if not login:
         raise ServiceError(USER_ERROR, "A component needs a default assignee.")
     return _user_id(ctx, login, "default_assignee")
 
 
-def _check_qa_contact(ctx, p):
-    """The QA contact's id or None ("" clears it). Errors: 51 unknown login."""
-    login = (p.str("default_qa_contact", "") or "").strip()
+def _check_qa_contact(ctx, value):
+    """The QA contact's id or None ("" clears it; `value` as given).
+    Errors: 51 unknown login."""
+    login = (_text(value, "default_qa_contact") or "").strip()
     return _user_id(ctx, login, "default_qa_contact") if login else None
+
+
+def _text(value, name):
+    """A value given for parameter `name`, read as a string: the QA contact
+    is read only while useqacontact is on. Errors: 53."""
+    return Params({name: value}).str(name, "")
 
 
 def _check_cc(ctx, value):
@@ -92,61 +81,41 @@ def _check_cc(ctx, value):
 
 # Create ---------------------------------------------------------------------------------
 
-def create(ctx, params):
-    """Add a component to a product (editcomponents).
-
-    params: product, name, description, default_assignee (required);
-    default_qa_contact (stored only while useqacontact is on), default_cc
-    (logins: an array or a comma-separated string), is_open (default true;
-    alias is_active), create_series (accepted; no charts). python-bugzilla's
-    initialowner, initialqacontact, initialcclist are accepted, and
-    `component` for name.
-    Returns {"id"}.
-    Errors: 410; 304 not in editcomponents; 53 unknown key; 50 no product;
-    106 unknown or hidden product; 32000 blank name, description or
-    assignee; 105 name too long; 1200 name taken; 51 unknown assignee or QA
-    contact; 504 unknown login in default_cc.
+def create(ctx, product, name, description, assignee, qa_contact, cc, is_open):
+    """Add a component to `product` (an id or name). The QA contact (as
+    given) is stored only while useqacontact is on; cc: logins, an array or
+    a comma-separated string. Returns its id.
+    Errors: 50 no product; 106 unknown or hidden product; 32000 blank name,
+    description or assignee; 105 name too long; 1200 name taken; 51
+    unknown assignee or QA contact; 504 unknown login in cc.
     """
-    require_group(ctx, "editcomponents", "add components")
-    reject_unknown_keys(params, _CREATE_KEYS, PARAM_INVALID)
-    values = _canonical(params)
-    if "name" not in values and "component" in values:
-        values["name"] = values.pop("component")
-    p = Params(values)
-    product = administered_product(ctx, p.get("product"))
-    name = _check_name(ctx, product, p.str("name", ""))
-    description = _check_description(p.str("description", ""))
-    assignee = _check_assignee(ctx, p)
-    qa_contact = _check_qa_contact(ctx, p) if ctx.param_is_on("useqacontact") else None
-    cc_ids = _check_cc(ctx, p.get("default_cc"))
-    p.bool("create_series", False)
+    product = administered_product(ctx, product)
+    name = _check_name(ctx, product, name)
+    description = _check_description(description)
+    assignee = _check_assignee(ctx, assignee)
+    qa_contact = _check_qa_contact(ctx, qa_contact) if ctx.param_is_on("useqacontact") else None
+    cc_ids = _check_cc(ctx, cc)
     cur = ctx.conn.execute(
         "INSERT INTO components (product_id, name, description, default_assignee,"
         " default_qa_contact, is_active) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-        (product["id"], name, description, assignee, qa_contact, int(p.bool("is_open", True))))
+        (product["id"], name, description, assignee, qa_contact, int(is_open)))
     component_id = cur.fetchone()[0]
     for user_id in cc_ids:
         ctx.conn.execute("INSERT INTO component_cc (component_id, user_id) VALUES (?, ?)",
                          (component_id, user_id))
     audit.record(ctx, "Component", component_id)
-    return {"id": component_id}
+    return component_id
 
 
 # Finding the components of an update or delete -------------------------------------
 
-def _components(ctx, p):
-    """The components named by ids and names ({product, component}), each
-    once, in the order given.
+def _components(ctx, ids, names):
+    """(product, component) of the components named by `ids` and `names`
+    ([(product name, component name)]), each once, in the order given.
 
-    Errors: 50 neither given; 53 a malformed names entry; 51 unknown
-    component (also an id of a component of a hidden product); 106 unknown
-    or hidden product.
+    Errors: 51 unknown component (also an id of a component of a hidden
+    product); 106 unknown or hidden product.
     """
-    ids = p.int_list("ids")
-    names = p.list("names")
-    if not ids and not names:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the components with 'ids' "
-                                                 "or 'names'.")
     found = []
     for component_id in ids:
         component = catalog.component_by_id(ctx.conn, component_id)
@@ -156,16 +125,12 @@ def _components(ctx, p):
                                                       f"'{component_id}'.")
         product = administered_product(ctx, component["product_id"])
         found.append((product, component))
-    for entry in names:
-        if not (isinstance(entry, dict) and isinstance(entry.get("product"), str)
-                and isinstance(entry.get("component"), str)):
-            raise ServiceError(PARAM_INVALID, "Each entry of 'names' must be an object with "
-                                              "'product' and 'component'.")
-        product = administered_product(ctx, entry["product"], by_name=True)
-        component = catalog.component_by_name(ctx.conn, product["id"], entry["component"])
+    for product_name, component_name in names:
+        product = administered_product(ctx, product_name, by_name=True)
+        component = catalog.component_by_name(ctx.conn, product["id"], component_name)
         if component is None:
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"The product '{product['name']}' has no "
-                                                      f"component named '{entry['component']}'.")
+                                                      f"component named '{component_name}'.")
         found.append((product, component))
     unique, seen = [], set()
     for product, component in found:
@@ -177,63 +142,53 @@ def _components(ctx, p):
 
 # Update -------------------------------------------------------------------------------
 
-def update(ctx, params):
-    """Change one or more components (editcomponents).
+def update(ctx, ids, names, given):
+    """Change the components named by `ids` and `names` (see _components).
 
-    params: ids, names ([{"product", "component"}]; the path gives the
-    first), and new values name (one component per product), description,
-    default_assignee, default_qa_contact ("" clears; only while useqacontact
-    is on), default_cc (replaces the list), is_open (alias is_active) — at
-    the top level or inside `updates` (python-bugzilla), which wins.
-    Returns {"components": [{"id", "changes"}]}; change keys name,
+    given: {field: new value} of the fields given: name (one component per
+    product), description, default_assignee, default_qa_contact (as given;
+    "" clears; only while useqacontact is on), default_cc (replaces the
+    list), is_open. Returns [{"id", "changes"}]; change keys name,
     description, default_assignee, default_qa_contact, default_cc (removed
     and added logins) and is_open ("1"/"0").
-    Errors: 410; 304; -32601 unknown key; 50 neither ids nor names; 51
-    unknown component, assignee or QA contact; 106 unknown or hidden
-    product; 1212 two components of one product renamed; 1200, 105, 32000
-    as in create; 504 unknown login in default_cc. Nothing is stored unless
-    every value is valid.
+    Errors: 51 unknown component, assignee or QA contact; 106 unknown or
+    hidden product; 1212 two components of one product renamed; 1200, 105,
+    32000 as in create; 504 unknown login in default_cc. Nothing is stored
+    unless every value is valid.
     """
-    require_group(ctx, "editcomponents", "edit components")
-    reject_unknown_keys(params, _UPDATE_KEYS, UNKNOWN_METHOD)
-    p = Params(params)
-    updates = p.dict("updates")
-    reject_unknown_keys(updates, _FIELDS, UNKNOWN_METHOD)
-    values = Params({**_canonical({k: v for k, v in params.items() if k in _FIELDS}),
-                     **_canonical(updates)})
-    components = _components(ctx, p)
-    if values.has("name"):
+    components = _components(ctx, ids, names)
+    if "name" in given:
         products = [product["id"] for product, _ in components]
         if len(set(products)) != len(products):
             raise ServiceError(COMPONENT_RENAME_NOT_UNIQUE, "Component names are unique in a "
                                                             "product: only one component per "
                                                             "product can be renamed at a time.")
-    new = _new_values(ctx, values)
-    names = {product["id"]: _check_name(ctx, product, values.str("name"), component["id"])
-             for product, component in components if values.has("name")}
+    new = _new_values(ctx, given)
+    names = {product["id"]: _check_name(ctx, product, given["name"], component["id"])
+             for product, component in components if "name" in given}
     answers = []
     for product, component in components:
-        if values.has("name"):
+        if "name" in given:
             new["name"] = names[product["id"]]
         changes = _store(ctx, component, new)
         audit.record_changes(ctx, "Component", component["id"], changes)
         answers.append({"id": component["id"], "changes": changes})
-    return {"components": answers}
+    return answers
 
 
-def _new_values(ctx, values):
+def _new_values(ctx, given):
     """The checked new values other than the name."""
     new = {}
-    if values.has("description"):
-        new["description"] = _check_description(values.str("description"))
-    if values.has("default_assignee"):
-        new["default_assignee"] = _check_assignee(ctx, values)
-    if values.has("default_qa_contact") and ctx.param_is_on("useqacontact"):
-        new["default_qa_contact"] = _check_qa_contact(ctx, values)
-    if values.has("default_cc"):
-        new["default_cc"] = _check_cc(ctx, values.get("default_cc"))
-    if values.get("is_open") is not None:
-        new["is_active"] = values.bool("is_open")
+    if "description" in given:
+        new["description"] = _check_description(given["description"])
+    if "default_assignee" in given:
+        new["default_assignee"] = _check_assignee(ctx, given["default_assignee"])
+    if "default_qa_contact" in given and ctx.param_is_on("useqacontact"):
+        new["default_qa_contact"] = _check_qa_contact(ctx, given["default_qa_contact"])
+    if "default_cc" in given:
+        new["default_cc"] = _check_cc(ctx, given["default_cc"])
+    if "is_open" in given:
+        new["is_active"] = given["is_open"]
     return new
 
 
@@ -276,19 +231,15 @@ def _store(ctx, component, new):
 
 # Delete -------------------------------------------------------------------------------
 
-def delete(ctx, params):
-    """Delete one or more components that no bug uses (editcomponents).
-
-    params: ids, names ([{"product", "component"}]; the path gives the
-    first). The component's default CC list and its flag type inclusions
-    and exclusions go with it.
-    Returns {"components": [{"id"}]}.
-    Errors: 410; 304; 50 neither ids nor names; 51 unknown component; 106
-    unknown or hidden product; 1202 bugs use the component; 1201 it is the
-    last component of its product. Nothing is deleted unless all can be.
+def delete(ctx, ids, names):
+    """Delete the components named by `ids` and `names` (see _components)
+    that no bug uses, with their default CC lists and flag type inclusions
+    and exclusions. Returns [{"id"}].
+    Errors: 51 unknown component; 106 unknown or hidden product; 1202 bugs
+    use the component; 1201 it is the last component of its product.
+    Nothing is deleted unless all can be.
     """
-    require_group(ctx, "editcomponents", "delete components")
-    components = _components(ctx, Params(params))
+    components = _components(ctx, ids, names)
     answers = []
     for product, component in components:
         bugs = ctx.conn.execute("SELECT COUNT(*) FROM bugs WHERE component_id = ?",
@@ -308,4 +259,4 @@ def delete(ctx, params):
         ctx.conn.execute("DELETE FROM components WHERE id = ?", (component["id"],))
         audit.record(ctx, "Component", component["id"], None, "__remove__", None)
         answers.append({"id": component["id"]})
-    return {"components": answers}
+    return answers

@@ -1,5 +1,6 @@
-"""Flag types: read the types of a product or component, create and update
-them (interface "Flag types").
+"""Flag types: the types of a product or component as the caller may use
+them, creating and changing them (which types apply to a bug and who may
+set them is flag_rules.py's).
 
 Inclusions and exclusions are given as an array of product names (every
 component of each) and/or objects {product name: [component names]}, where
@@ -10,18 +11,15 @@ reference writes it.
 
 import re
 
-from ..catalogue import group_control
-from ..store import audit
-from ..catalogue import catalog, flag_rules
+from . import catalog, flag_rules, group_control
+from .admin import checked_text
 from ..call.changes import note
 from ..errors import (
-    ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_INVALID,
-    ILLEGAL_EMAIL_ADDRESS, USER_ERROR, INTERNAL_ERROR, FLAG_TYPE_CC_LIST_INVALID,
-    FLAG_TYPE_DESCRIPTION_INVALID, FLAG_TYPE_NAME_INVALID, FLAG_TYPE_SORTKEY_INVALID,
-    PRODUCT_ACCESS_DENIED, UNKNOWN_METHOD,
+    ServiceError, OBJECT_DOES_NOT_EXIST, PARAM_INVALID, ILLEGAL_EMAIL_ADDRESS, USER_ERROR,
+    INTERNAL_ERROR, FLAG_TYPE_CC_LIST_INVALID, FLAG_TYPE_DESCRIPTION_INVALID,
+    FLAG_TYPE_NAME_INVALID, FLAG_TYPE_SORTKEY_INVALID, PRODUCT_ACCESS_DENIED,
 )
-from ..catalogue.admin import checked_text
-from ..call.params import Params
+from ..store import audit
 
 
 ANY = "__Any__"
@@ -33,9 +31,9 @@ _NAME_FORBIDDEN = re.compile(r"[\s,]")
 _ADDRESS = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+"
                       r"@[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$")
 
-# Update parameter -> (column, key in `changes`). The keys are the
+# A field of update -> (column, key in `changes`). The keys are the
 # reference's column names.
-_UPDATABLE = {
+UPDATABLE = {
     "name": ("name", "name"),
     "description": ("description", "description"),
     "cc_list": ("cc_list", "cc_list"),
@@ -47,32 +45,22 @@ _UPDATABLE = {
     "grant_group": ("grant_group_id", "grant_group_id"),
     "request_group": ("request_group_id", "request_group_id"),
 }
-_CLUSIONS = {"inclusions": "flag_inclusions", "exclusions": "flag_exclusions"}
-_NOT_VALUES = {"ids", "names"}
+CLUSIONS = {"inclusions": "flag_inclusions", "exclusions": "flag_exclusions"}
 
 
 # Read ------------------------------------------------------------------------
 
-def get(ctx, params):
-    """The flag types of a product, or of one of its components.
-
-    params: product (name, required), component (name, optional).
-    Returns {"bug": [...], "attachment": [...]} of Flag type objects (id,
-    name, description, type, values, is_active, is_requesteeble,
-    is_multiplicable, and inclusions/exclusions: the component names of this
-    product the type is limited to or kept from, when it is), sorted by
-    sort key then name. `values` lists what the caller may set: X always, ?
-    when requestable and the caller may request, + and - when the caller may
-    grant. Errors: 50 no product; 106 product unknown or not accessible;
-    51 component unknown in the product.
+def types_for(ctx, product_name, component_name=None):
+    """The flag types of a product, or of one of its components:
+    {"bug": [...], "attachment": [...]} of Flag type objects (see
+    _flag_type_object, with inclusions/exclusions: the component names of
+    this product the type is limited to or kept from, when it is), sorted
+    by sort key then name.
+    Errors: 106 product unknown or not accessible; 51 component unknown in
+    the product.
     """
-    p = Params(params)
-    product_name = p.str("product")
-    if not product_name:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "The function FlagType.get requires a product.")
     product = _accessible_product(ctx, product_name)
     component_id = None
-    component_name = p.str("component")
     if component_name:
         component_id = _component_id(ctx, product, component_name)
     types = flag_rules.matching_types(ctx.conn, product["id"], component_id)
@@ -152,49 +140,41 @@ def _component_id(ctx, product, name):
 
 # Create ----------------------------------------------------------------------
 
-def create(ctx, params):
-    """Create a flag type (editcomponents).
-
-    params: name, description (required); target_type ('bug' (default) or
-    'attachment'); inclusions (default: every product and component),
-    exclusions (default none); sortkey (1..32767, default 1); is_active,
-    is_requestable, is_specifically_requestable, is_multiplicable (default
-    true); cc_list (array of e-mail addresses); grant_group, request_group
-    (group names, default none).
-    Returns {"id"}. Errors: 410 logged out; 304 not in editcomponents; 50
-    name or description missing; 1101 bad name (blank, whitespace, comma,
-    over 50 characters); 1102 blank description; 1103 cc list over 200
-    characters; 501 a cc address that is not an address; 1104 sortkey not
-    in 1..32767; 51 unknown group or component; 106 unknown product in
+def create(ctx, name, description, target_type="bug", sortkey=None, cc_list=None,
+           is_active=True, is_requestable=True, is_specifically_requestable=True,
+           is_multiplicable=True, grant_group=None, request_group=None, inclusions=None,
+           exclusions=None):
+    """Store a new flag type. sortkey, cc_list, grant_group, request_group,
+    inclusions and exclusions as given (see their checks); inclusions None:
+    every product and component; exclusions None: none. Returns its id.
+    Errors: 1101 bad name (blank, whitespace, comma, over 50 characters);
+    1102 blank description; 1103 cc list over 200 characters; 501 a cc
+    address that is not an address; 1104 sortkey not in 1..32767; 51
+    unknown group or component; 106 unknown product in
     inclusions/exclusions; 53 a malformed inclusion/exclusion; -32000
     target_type neither bug nor attachment.
     """
-    _require_editcomponents(ctx, "add")
-    p = Params(params)
-    if not p.get("name"):
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "The function FlagType.create requires a name.")
-    if not p.get("description"):
-        raise ServiceError(OBJECT_NOT_SPECIFIED,
-                           "The function FlagType.create requires a description.")
     values = {
-        "name": _check_name(p.str("name")),
-        "description": _check_description(p.str("description")),
-        "target_type": _check_target_type(p.str("target_type", "bug")),
-        "sort_key": _check_sortkey(p.get("sortkey")) if p.get("sortkey") is not None else 1,
-        "cc_list": _check_cc_list(p.get("cc_list")),
-        "is_active": p.bool("is_active", True),
-        "is_requestable": p.bool("is_requestable", True),
-        "is_requesteeble": p.bool("is_specifically_requestable", True),
-        "is_multiplicable": p.bool("is_multiplicable", True),
-        "grant_group_id": _check_group(ctx, p.get("grant_group")),
-        "request_group_id": _check_group(ctx, p.get("request_group")),
+        "name": _check_name(name),
+        "description": _check_description(description),
+        "target_type": _check_target_type(target_type),
+        "sort_key": _check_sortkey(sortkey) if sortkey is not None else 1,
+        "cc_list": _check_cc_list(cc_list),
+        "is_active": is_active,
+        "is_requestable": is_requestable,
+        "is_requesteeble": is_specifically_requestable,
+        "is_multiplicable": is_multiplicable,
+        "grant_group_id": _check_group(ctx, grant_group),
+        "request_group_id": _check_group(ctx, request_group),
     }
-    inclusions = [(None, None)]
-    if p.get("inclusions") is not None:
-        inclusions = _parse_clusions(ctx, p.get("inclusions"), "inclusions")
-    exclusions = []
-    if p.get("exclusions") is not None:
-        exclusions = _parse_clusions(ctx, p.get("exclusions"), "exclusions")
+    if inclusions is None:
+        inclusions = [(None, None)]
+    else:
+        inclusions = _parse_clusions(ctx, inclusions, "inclusions")
+    if exclusions is None:
+        exclusions = []
+    else:
+        exclusions = _parse_clusions(ctx, exclusions, "exclusions")
     columns = list(values)
     cur = ctx.conn.execute(
         f"INSERT INTO flag_types ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
@@ -204,48 +184,34 @@ def create(ctx, params):
     _store_clusions(ctx, type_id, "flag_inclusions", inclusions)
     _store_clusions(ctx, type_id, "flag_exclusions", exclusions)
     audit.record(ctx, "FlagType", type_id)
-    return {"id": type_id}
+    return type_id
 
 
 # Update ----------------------------------------------------------------------
 
-def update(ctx, params):
-    """Change flag types (editcomponents).
+def update(ctx, ids, names, given):
+    """Change the flag types of `ids` (each must exist) and of `names`
+    (every type of each name).
 
-    params: ids (array of int), names (array; every type of each name), and
-    new values: name, description, inclusions, exclusions, sortkey,
-    is_active, is_requestable, cc_list, is_specifically_requestable,
-    is_multiplicable, grant_group, request_group (as in create; inclusions
-    and exclusions replace the whole list).
-    Returns {"flagtypes": [{"id", "name", "changes"}]}; `changes` keys are
-    the reference's: name, description, cc_list, sortkey, is_active,
-    is_requestable, is_requesteeble, is_multiplicable, grant_group_id,
-    request_group_id (group ids), inclusions, exclusions ("Product:Component"
-    entries removed/added, "__Any__" for every one). Flags left on bugs the
-    type no longer applies to move to an applicable type of the same name,
-    or are deleted; requestees are dropped when the type stops being
-    specifically requestable.
-    Errors: 410, 304 as create; 50 neither ids nor names; 52 an id that
-    is not a whole number of 0 or more; 51 unknown id or group; 32000 a new
-    name for several types; -32601 a parameter that is not a changeable
-    field; the validation errors of create.
+    given: {field of UPDATABLE or CLUSIONS: new value (as given, except
+    name and description as strings and the booleans)} of the fields
+    given; inclusions and exclusions replace the whole list. Flags left on
+    bugs the type no longer applies to move to an applicable type of the
+    same name, or are deleted; requestees are dropped when the type stops
+    being specifically requestable. Returns [{"id", "name", "changes"}] in
+    the order of the types; `changes` keys are the reference's (see
+    UPDATABLE), inclusions and exclusions ("Product:Component" entries
+    removed/added, "__Any__" for every one).
+    Errors: 51 unknown id or group; 32000 a new name for several types; the
+    validation errors of create.
     """
-    _require_editcomponents(ctx, "edit")
-    p = Params(params)
-    if p.get("ids") is None and p.get("names") is None:
-        raise ServiceError(OBJECT_NOT_SPECIFIED,
-                           "The function FlagType.update requires ids or names.")
-    unknown = sorted(set(params) - set(_UPDATABLE) - set(_CLUSIONS) - _NOT_VALUES)
-    if unknown:
-        raise ServiceError(UNKNOWN_METHOD,
-                           f"'{unknown[0]}' is not a flag type field that can be changed.")
-    type_ids = _type_ids(ctx, p)
-    if p.has("name") and len(type_ids) > 1:
+    type_ids = _type_ids(ctx, ids, names)
+    if "name" in given and len(type_ids) > 1:
         raise ServiceError(USER_ERROR, "You cannot give the same new name to several flag types "
                                        "in one update.")
-    new_values = _new_values(ctx, p)
-    new_clusions = {param: _parse_clusions(ctx, p.get(param), param)
-                    for param in _CLUSIONS if p.get(param) is not None}
+    new_values = _new_values(ctx, given)
+    new_clusions = {param: _parse_clusions(ctx, given[param], param)
+                    for param in CLUSIONS if given.get(param) is not None}
     results = []
     for flag_type in flag_rules.load_types(ctx.conn, type_ids):
         changes = _apply_update(ctx, flag_type, new_values, new_clusions)
@@ -254,20 +220,20 @@ def update(ctx, params):
         results.append({"id": flag_type["id"], "name": name, "changes": changes})
     order = {type_id: position for position, type_id in enumerate(type_ids)}
     results.sort(key=lambda item: order[item["id"]])
-    return {"flagtypes": results}
+    return results
 
 
-def _type_ids(ctx, p):
+def _type_ids(ctx, ids, names):
     """The ids named by `ids` (each must exist: 51) and `names` (every type
     of each name; unknown names match nothing), without repeats."""
     type_ids = []
-    for type_id in p.id_list("ids"):
+    for type_id in ids:
         if ctx.conn.execute("SELECT 1 FROM flag_types WHERE id = ?", (type_id,)).fetchone() is None:
             raise ServiceError(OBJECT_DOES_NOT_EXIST,
                                f"There is no flag type with the id '{type_id}'.")
         if type_id not in type_ids:
             type_ids.append(type_id)
-    for name in p.str_list("names"):
+    for name in names:
         for (type_id,) in ctx.conn.execute(
                 "SELECT id FROM flag_types WHERE lower(name) = lower(?) ORDER BY id", (name,)):
             if type_id not in type_ids:
@@ -275,24 +241,24 @@ def _type_ids(ctx, p):
     return type_ids
 
 
-def _new_values(ctx, p):
-    """{update parameter: checked new value} for the parameters given."""
+def _new_values(ctx, given):
+    """{field: checked new value} for the fields of UPDATABLE given."""
     checks = {
-        "name": lambda v: _check_name(p.str("name")),
-        "description": lambda v: _check_description(p.str("description")),
+        "name": _check_name,
+        "description": _check_description,
         "cc_list": _check_cc_list,
         "sortkey": _check_sortkey,
         "grant_group": lambda v: _check_group(ctx, v),
         "request_group": lambda v: _check_group(ctx, v),
     }
     values = {}
-    for param in _UPDATABLE:
-        if not p.has(param):
+    for param in UPDATABLE:
+        if param not in given:
             continue
         if param in checks:
-            values[param] = checks[param](p.get(param))
+            values[param] = checks[param](given[param])
         else:
-            values[param] = p.bool(param)
+            values[param] = given[param]
     return values
 
 
@@ -301,7 +267,7 @@ def _apply_update(ctx, flag_type, new_values, new_clusions):
     changes = {}
     assignments = {}
     for param, value in new_values.items():
-        column, change_key = _UPDATABLE[param]
+        column, change_key = UPDATABLE[param]
         if note(changes, change_key, flag_type[column], value):
             assignments[column] = int(value) if isinstance(value, bool) else value
     if assignments:
@@ -310,7 +276,7 @@ def _apply_update(ctx, flag_type, new_values, new_clusions):
                          list(assignments.values()) + [flag_type["id"]])
     clusions_changed = False
     for param, rules in new_clusions.items():
-        table = _CLUSIONS[param]
+        table = CLUSIONS[param]
         old_rules = flag_rules.clusions(ctx.conn, table, [flag_type["id"]])[flag_type["id"]]
         if set(old_rules) == set(rules):
             continue
@@ -329,10 +295,6 @@ def _apply_update(ctx, flag_type, new_values, new_clusions):
 
 
 # Validation ------------------------------------------------------------------
-
-def _require_editcomponents(ctx, action):
-    require_group(ctx, "editcomponents", f"{action} flag types")
-
 
 def _check_name(name):
     """The trimmed name. Errors: 1101 blank, with whitespace or a comma, or

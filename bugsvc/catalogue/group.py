@@ -1,29 +1,26 @@
-"""Groups: create, update and read user groups (interface "Groups").
+"""Groups of accounts: creating and changing them, and reading them as the
+caller may (their members as accounts are shown).
 
 A group is a bug group (is_bug_group true: bugs may be restricted to it) or
-one of the 14 system groups that carry permissions by name.
+one of the 14 system groups that carry permissions by name. Who is a member
+is accounts/membership.py's.
 """
 
 import re
 
 from ..store import audit
 from ..accounts import membership
-from ..catalogue import settings
+from . import settings
 from ..call.changes import note
 from ..store.db import placeholders
 from ..accounts.email import visible_email
-from ..errors import (ServiceError, require_group, require_login, OBJECT_NOT_SPECIFIED,
-                      OBJECT_DOES_NOT_EXIST, EMPTY_GROUP_NAME, GROUP_EXISTS,
+from ..errors import (ServiceError, OBJECT_DOES_NOT_EXIST, EMPTY_GROUP_NAME, GROUP_EXISTS,
                       EMPTY_GROUP_DESCRIPTION, INVALID_REGEXP, INVALID_GROUP_NAME,
                       GROUP_CANNOT_VIEW, USER_ERROR)
-from ..catalogue.admin import checked_text
-from ..call.params import Params
-from ..call.fields import Shape
+from .admin import checked_text
 
 NAME_MAX_LENGTH = 255
 
-# include/exclude shape of a group and its members.
-GROUP_SHAPES = {"groups": Shape(children={"membership": Shape()})}
 _CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]+")
 _COLUMNS = "id, name, description, is_bug_group, user_regexp, is_active, icon_url"
 # Parameters whose value is a group name; they follow a rename (as the reference).
@@ -75,74 +72,54 @@ def _clean_icon_url(url):
 
 # Create ----------------------------------------------------------------------
 
-def create(ctx, params):
-    """Create a bug group.
-
-    params: name, description (required), user_regexp, is_active (omitted ⇒
-    false), icon_url. Accounts whose login matches user_regexp become members
-    at once; members of `admin` become members and blessers of the group.
-    Returns {"id"}.
-    Errors: 410 logged out; 304 not in creategroups; 800 empty name; 801 name
-    exists; 804 unusable name; 802 empty description; 803 invalid regexp;
-    53 a value given as a list or object.
+def create(ctx, name, description, user_regexp, is_active, icon_url):
+    """Store a new bug group. Accounts whose login matches user_regexp
+    become members at once; members of `admin` become members and blessers
+    of the group. Returns its id.
+    Errors: 800 empty name; 801 name exists; 804 unusable name; 802 empty
+    description; 803 invalid regexp.
     """
-    require_group(ctx, "creategroups", "add groups")
-    p = Params(params)
-    name = _check_name(ctx, p.str("name", ""))
-    description = _check_description(p.str("description", ""))
-    user_regexp = _check_regexp(p.str("user_regexp", ""))
-    is_active = p.bool("is_active", False)
-    icon_url = _clean_icon_url(p.str("icon_url", ""))
+    name = _check_name(ctx, name)
+    description = _check_description(description)
+    user_regexp = _check_regexp(user_regexp)
+    icon_url = _clean_icon_url(icon_url)
     group_id = membership.create_bug_group(ctx.conn, name, description, user_regexp, is_active,
                                            icon_url)
     audit.record(ctx, "Group", group_id)
-    return {"id": group_id}
+    return group_id
 
 
 # Update ----------------------------------------------------------------------
 
-def update(ctx, params):
-    """Change one or more groups.
-
-    params: ids, names (the groups; at least one), and new values name (one
-    group only), description, user_regexp (re-applied to every account),
-    is_active, icon_url.
-    Returns {"groups": [{"id", "changes": {field: {"added", "removed"}}}]};
-    booleans in changes are "1"/"0".
-    Errors: 410 logged out; 304 not in creategroups; 50 neither ids nor
-    names; 51 unknown group; 801 a name for several groups, or a name taken;
-    800, 802, 803, 804 as in create; 32000 renaming a system group. Nothing
-    is stored unless every value is valid.
+def update(ctx, ids, names, given):
+    """Change the groups named by `ids` and `names`; given: {field: new
+    value} of the fields given: name (one group only), description,
+    user_regexp (re-applied to every account), is_active, icon_url.
+    Returns [{"id", "changes"}]; booleans in changes are "1"/"0".
+    Errors: 51 unknown group; 801 a name for several groups, or a name
+    taken; 800, 802, 803, 804 as in create; 32000 renaming a system group.
+    Nothing is stored unless every value is valid.
     """
-    require_group(ctx, "creategroups", "edit groups")
-    p = Params(params)
-    if not p.list("ids") and not p.list("names"):
-        raise ServiceError(OBJECT_NOT_SPECIFIED,
-                           "You must specify the groups to update with 'ids' or 'names'.")
-    groups = _find(ctx, p.int_list("ids"), p.str_list("names"))
-    if not groups:                  # ids/names held only nulls or empty strings
-        raise ServiceError(OBJECT_NOT_SPECIFIED,
-                           "You must specify the groups to update with 'ids' or 'names'.")
+    groups = _find(ctx, ids, names)
     new = {}
-    if p.has("name"):
+    if "name" in given:
         if len(groups) > 1:
             raise ServiceError(GROUP_EXISTS, "Group names must be unique: you cannot give one "
                                              "name to several groups.")
         group = groups[0]
-        new["name"] = _check_name(ctx, p.str("name", ""), group["id"])
+        new["name"] = _check_name(ctx, given["name"], group["id"])
         if new["name"] != group["name"] and not group["is_bug_group"]:
             raise ServiceError(USER_ERROR, f"The group '{group['name']}' is a system group; "
                                            f"its name cannot be changed.")
-    if p.has("description"):
-        new["description"] = _check_description(p.str("description", ""))
-    if p.has("user_regexp"):
-        new["user_regexp"] = _check_regexp(p.str("user_regexp", ""))
-    if p.has("is_active"):
-        new["is_active"] = p.bool("is_active")
-    if p.has("icon_url"):
-        new["icon_url"] = _clean_icon_url(p.str("icon_url", ""))
-    return {"groups": [{"id": group["id"], "changes": _apply(ctx, group, new)}
-                       for group in groups]}
+    if "description" in given:
+        new["description"] = _check_description(given["description"])
+    if "user_regexp" in given:
+        new["user_regexp"] = _check_regexp(given["user_regexp"])
+    if "is_active" in given:
+        new["is_active"] = given["is_active"]
+    if "icon_url" in given:
+        new["icon_url"] = _clean_icon_url(given["icon_url"])
+    return [{"id": group["id"], "changes": _apply(ctx, group, new)} for group in groups]
 
 
 def _apply(ctx, group, new):
@@ -187,28 +164,19 @@ def _enforce_mandatory(ctx, group_id):
 
 # Get -------------------------------------------------------------------------
 
-def get(ctx, params):
-    """Read groups.
-
-    params: ids, names (neither: every group for creategroups/editusers
-    members, else the groups the caller may bless), membership (boolean:
-    add each group's members).
-    Returns {"groups": [{"id", "name", "description", and for creategroups
-    members "is_active", "is_bug_group", "user_regexp"; "membership": [User]
-    when asked}]}; a User is {"id", "real_name", "name", "email", "can_login",
-    "email_enabled", "login_denied_text"}.
-    Errors: 410 logged out; 805 neither in creategroups/editusers nor a
-    blesser of some group, or naming a group the caller may not bless (also
-    when it does not exist, so nothing is disclosed); 51 unknown group
+def visible(ctx, ids, names, with_members):
+    """The groups named by `ids` and `names` (neither: every group for
+    creategroups/editusers members, else the groups the caller may bless),
+    as {"id", "name", "description", and for creategroups members
+    "is_active", "is_bug_group", "user_regexp"; "membership": [User] with
+    `with_members`}; a User is {"id", "real_name", "name", "email",
+    "can_login", "email_enabled", "login_denied_text"}.
+    Errors: 805 naming a group the caller may not bless (also when it does
+    not exist, so nothing is disclosed); 51 unknown group
     (creategroups/editusers members).
     """
-    require_login(ctx)
     caller = ctx.caller
     sees_all = caller.in_group("creategroups") or caller.in_group("editusers")
-    if not sees_all and not caller.can_bless_any:
-        raise ServiceError(GROUP_CANNOT_VIEW, "You are not allowed to view groups.")
-    p = Params(params)
-    ids, names = p.int_list("ids"), p.str_list("names")
     if ids or names:
         try:
             groups = _find(ctx, ids, names)
@@ -226,8 +194,7 @@ def get(ctx, params):
         groups = _rows(ctx, f"id IN ({placeholders(blessed)})", blessed)
     groups.sort(key=lambda g: (g["is_bug_group"], g["name"].lower()))
     full = caller.in_group("creategroups")
-    with_members = p.bool("membership")
-    return {"groups": [_group_object(ctx, group, full, with_members) for group in groups]}
+    return [_group_object(ctx, group, full, with_members) for group in groups]
 
 
 def _group_object(ctx, group, full, with_members):

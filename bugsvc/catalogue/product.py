@@ -1,22 +1,22 @@
-"""Products: the id lists, get, create and update (interface "Products")
-as the reference does them, and their group controls (a bugsvc extension)."""
+"""Products: finding them as the caller may, the Product object, creating
+them with their first version and milestone (and, with makeproductgroups,
+their bug group), and changing them, their group controls included (which
+products a caller may search or file bugs in is group_control.py's)."""
 
 from ..store import audit
 from ..bugs import groups as bug_groups
-from ..catalogue import catalog, flag_rules, group_control
-from ..catalogue.admin import (checked_text, NAME_MAX_LENGTH, administered_product,
-                               reject_unknown_keys)
+from . import catalog, flag_rules, group_control
+from .admin import checked_text, NAME_MAX_LENGTH, administered_product
 from ..call.changes import note
+from ..call.fields import Shape
+from ..call.params import Params
 from ..accounts.email import visible_email
 from ..errors import (
-    ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR,
-    PRODUCT_BLANK_NAME, PRODUCT_NAME_IN_USE, PRODUCT_NAME_TOO_LONG,
-    PRODUCT_NEEDS_DEFAULT_MILESTONE, PRODUCT_NEEDS_DESCRIPTION, PRODUCT_NEEDS_VERSION,
-    UNKNOWN_METHOD,
+    ServiceError, OBJECT_DOES_NOT_EXIST, USER_ERROR, PRODUCT_BLANK_NAME, PRODUCT_NAME_IN_USE,
+    PRODUCT_NAME_TOO_LONG, PRODUCT_NEEDS_DEFAULT_MILESTONE, PRODUCT_NEEDS_DESCRIPTION,
+    PRODUCT_NEEDS_VERSION,
 )
 from ..accounts import membership
-from ..call.params import Params
-from ..call.fields import Shape
 
 UNCLASSIFIED_ID = 1
 
@@ -24,75 +24,37 @@ UNCLASSIFIED_ID = 1
 PRODUCT_SHAPE = Shape(types={"group_controls": ("extra",)},
                       children={"components": Shape(), "versions": Shape(),
                                 "milestones": Shape()})
-PRODUCT_SHAPES = {"products": PRODUCT_SHAPE}
 
-_TYPES = {
+# The sets of products a caller may ask for by type.
+TYPES = {
     "accessible": group_control.accessible_product_ids,
     "selectable": group_control.selectable_product_ids,
     "enterable": group_control.enterable_product_ids,
 }
-_UPDATE_KEYS = frozenset({"ids", "names", "name", "description", "default_milestone",
-                          "has_unconfirmed", "is_open", "classification", "group_controls"})
 
 
-# The id lists --------------------------------------------------------------------
-
-def selectable(ctx, params):
-    """Returns {"ids": [int]}: the products the caller may search."""
-    return {"ids": group_control.selectable_product_ids(ctx)}
-
-
-def enterable(ctx, params):
-    """Returns {"ids": [int]}: the products the caller may file bugs in."""
-    return {"ids": group_control.enterable_product_ids(ctx)}
-
-
-def accessible(ctx, params):
-    """Returns {"ids": [int]}: the products the caller may search or file bugs in."""
-    return {"ids": group_control.accessible_product_ids(ctx)}
-
-
-# Get -------------------------------------------------------------------------------
-
-def get(ctx, params):
-    """Products by type, ids and names.
-
-    params: type (accessible, selectable, enterable, or a list of them: the
-    union), ids, names (any case). ids and names pick from the type set (the
-    accessible products when no type is given); unknown or hidden products
-    are left out silently. Only a type: the whole set.
-    Returns {"products": [Product]}; a Product has id, name, description,
-    is_active, default_milestone, has_unconfirmed, classification (name),
-    components, versions, milestones, and for editcomponents members who ask
-    for it (include_fields=group_controls or _all) group_controls.
-    Errors: 50 none of type, ids, names; 32000 an unknown type; 52 an id
-    that is not a number.
-    """
-    p = Params(params)
-    given = {name: p.get(name) is not None for name in ("ids", "names", "type")}
-    if not any(given.values()):
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify one of 'ids', 'names' or "
-                                                 "'type'.")
-    if given["type"]:
+def find(ctx, types, ids=None, names=None):
+    """Product objects (see product_object), by name: those of `ids` and
+    `names` (any case) among the products of `types` (keys of TYPES: the
+    union; none: the accessible products), or, when both are None, the
+    whole set. Unknown or hidden products are left out silently."""
+    if types:
         candidate_ids = set()
-        for kind in p.str_list("type"):
-            if kind not in _TYPES:
-                raise ServiceError(USER_ERROR, f"'{kind}' is not a valid product type; use "
-                                               "accessible, selectable or enterable.")
-            candidate_ids.update(_TYPES[kind](ctx))
+        for kind in types:
+            candidate_ids.update(TYPES[kind](ctx))
     else:
         candidate_ids = set(group_control.accessible_product_ids(ctx))
     candidates = sorted(catalog.products_by_ids(ctx.conn, candidate_ids).values(),
                         key=lambda product: (product["name"].lower(), product["id"]))
-    if given["ids"] or given["names"]:
-        wanted_ids = set(p.int_list("ids"))
-        wanted_names = {name.lower() for name in p.str_list("names")}
+    if ids is not None or names is not None:
+        wanted_ids = set(ids or ())
+        wanted_names = {name.lower() for name in names or ()}
         chosen = [product for product in candidates if product["id"] in wanted_ids]
         chosen += [product for product in candidates if product["name"].lower() in wanted_names
                    and product["id"] not in wanted_ids]
     else:
         chosen = candidates
-    return {"products": [product_object(ctx, product) for product in chosen]}
+    return [product_object(ctx, product) for product in chosen]
 
 
 def product_object(ctx, product):
@@ -166,12 +128,12 @@ def _check_description(description):
                         blank_code=PRODUCT_NEEDS_DESCRIPTION, max_length=None)
 
 
-def _classification_id(ctx, p, default):
-    """The classification named by `classification`, used only while
-    useclassification is on. Errors: 51 unknown classification."""
-    if not ctx.param_is_on("useclassification") or p.get("classification") in (None, ""):
+def _classification_id(ctx, value, default):
+    """The classification named by `value` (as given), used only while
+    useclassification is on. Errors: 51 unknown classification; 53."""
+    if not ctx.param_is_on("useclassification") or value in (None, ""):
         return default
-    name = p.str("classification").strip()
+    name = Params({"classification": value}).str("classification").strip()
     classification = (catalog.classification_by_id(ctx.conn, int(name)) if name.isdigit()
                       else catalog.classification_by_name(ctx.conn, name))
     if classification is None:
@@ -179,42 +141,37 @@ def _classification_id(ctx, p, default):
     return classification["id"]
 
 
-def create(ctx, params):
-    """Create a product with its first version and milestone (editcomponents).
-
-    params: name, description, version (required); default_milestone
-    (default "---"; always "---" while usetargetmilestone is off);
-    has_unconfirmed, is_open (default true); classification (used while
-    useclassification is on, else Unclassified); create_series (accepted;
-    bugsvc keeps no charts). While makeproductgroups is on, a bug group of
-    the product's name is created and set Default/NA for the product.
-    Returns {"id"}.
-    Errors: 410; 304 not in editcomponents; 700 blank name; 701 name too
-    long; 702 name in use; 703 no description; 704 no version; 32000 a
-    version or milestone name longer than 64 characters; 51 unknown
-    classification.
+def create(ctx, name, description, version, default_milestone=None, classification=None,
+           is_open=True, has_unconfirmed=True):
+    """Store a product with its first version and milestone. The default
+    milestone (as given; default "---") is used only while
+    usetargetmilestone is on, the classification (as given; default
+    Unclassified) only while useclassification is on. While
+    makeproductgroups is on, a bug group of the product's name is created
+    and set Default/NA for it. Returns its id.
+    Errors: 700 blank name; 701 name too long; 702 name in use; 703 no
+    description; 704 no version; 32000 a version or milestone name longer
+    than 64 characters; 51 unknown classification; 53 a default milestone
+    or classification that is not a single value.
     """
-    require_group(ctx, "editcomponents", "add products")
-    p = Params(params)
-    name = _check_name(ctx, p.str("name", ""))
-    description = _check_description(p.str("description", ""))
-    version = (p.str("version", "") or "").strip()
+    name = _check_name(ctx, name)
+    description = _check_description(description)
+    version = (version or "").strip()
     if not version:
         raise ServiceError(PRODUCT_NEEDS_VERSION, "You must enter a version for the product.")
     milestone = "---"
     if ctx.param_is_on("usetargetmilestone"):
-        milestone = (p.str("default_milestone", "") or "").strip() or "---"
+        milestone = (Params({"default_milestone": default_milestone}).str(
+            "default_milestone", "") or "").strip() or "---"
     for noun, value in (("version", version), ("milestone", milestone)):
         if len(value) > NAME_MAX_LENGTH:
             raise ServiceError(USER_ERROR, f"The {noun} name '{value}' is longer than "
                                            f"{NAME_MAX_LENGTH} characters.")
-    classification_id = _classification_id(ctx, p, UNCLASSIFIED_ID)
-    p.bool("create_series", True)
+    classification_id = _classification_id(ctx, classification, UNCLASSIFIED_ID)
     cur = ctx.conn.execute(
         "INSERT INTO products (name, classification_id, description, is_active, default_milestone,"
         " has_unconfirmed) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-        (name, classification_id, description, int(p.bool("is_open", True)), milestone,
-         int(p.bool("has_unconfirmed", True))))
+        (name, classification_id, description, int(is_open), milestone, int(has_unconfirmed)))
     product_id = cur.fetchone()[0]
     audit.record(ctx, "Product", product_id)
     cur = ctx.conn.execute("INSERT INTO versions (product_id, name) VALUES (?, ?) RETURNING id",
@@ -225,7 +182,7 @@ def create(ctx, params):
     audit.record(ctx, "Milestone", cur.fetchone()[0])
     if ctx.param_is_on("makeproductgroups"):
         _create_product_group(ctx, product_id, name)
-    return {"id": product_id}
+    return product_id
 
 
 def _create_product_group(ctx, product_id, product_name):
@@ -245,51 +202,41 @@ def _create_product_group(ctx, product_id, product_name):
 
 # Update -------------------------------------------------------------------------------
 
-def update(ctx, params):
-    """Change one or more products (editcomponents).
+def update(ctx, ids, names, given):
+    """Change the products named by `ids` and `names`.
 
-    params: ids, names (the products; the path gives the first), and new
-    values name (one product only), description, default_milestone (an
+    given: {field: new value} of the fields given: name (one product only),
+    description, has_unconfirmed, is_open, default_milestone (as given; an
     existing milestone of each product; ignored while usetargetmilestone is
-    off), has_unconfirmed, is_open, classification (while useclassification
-    is on), group_controls ({group name: {membercontrol, othercontrol,
-    entry, canedit} or null to remove}).
-    Returns {"products": [{"id", "changes"}]}; change keys name,
-    description, default_milestone, has_unconfirmed, is_open,
-    classification and group_controls.<group>; booleans "1"/"0".
-    Errors: 410; 304 not in editcomponents; -32601 unknown key; 50 neither
-    ids nor names; 106 unknown or hidden product; 700, 701, 702 (also for a
-    name given for several products), 703; 705 unknown default milestone;
-    51 unknown classification or group; 32000 a bad group control. Nothing
-    is stored unless every value is valid.
+    off), classification (as given; while useclassification is on),
+    group_controls (see group_control.plan). Returns [{"id", "changes"}];
+    change keys name, description, default_milestone, has_unconfirmed,
+    is_open, classification and group_controls.<group>; booleans "1"/"0".
+    Errors: 106 unknown or hidden product; 700, 701, 702 (also for a name
+    given for several products), 703; 705 unknown default milestone; 51
+    unknown classification or group; 32000 a bad group control. Nothing is
+    stored unless every value is valid.
     """
-    require_group(ctx, "editcomponents", "edit products")
-    reject_unknown_keys(params, _UPDATE_KEYS, UNKNOWN_METHOD)
-    p = Params(params)
-    keys = [("id", value) for value in p.int_list("ids")]
-    keys += [("name", value) for value in p.str_list("names")]
-    if not keys:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the products to update with "
-                                                 "'ids' or 'names'.")
+    keys = [("id", value) for value in ids] + [("name", value) for value in names]
     products = []
     for kind, value in keys:
         product = administered_product(ctx, value, by_name=kind == "name")
         if all(product["id"] != known["id"] for known in products):
             products.append(product)
     new = {}
-    if p.has("name"):
+    if "name" in given:
         if len(products) > 1:
             raise ServiceError(PRODUCT_NAME_IN_USE, "Product names are unique: 'name' can only "
                                                     "be set when updating one product.")
-        new["name"] = _check_name(ctx, p.str("name"), products[0]["id"])
-    if p.has("description"):
-        new["description"] = _check_description(p.str("description"))
+        new["name"] = _check_name(ctx, given["name"], products[0]["id"])
+    if "description" in given:
+        new["description"] = _check_description(given["description"])
     for field, name in (("has_unconfirmed", "has_unconfirmed"), ("is_active", "is_open")):
-        if p.get(name) is not None:
-            new[field] = p.bool(name)
+        if name in given:
+            new[field] = given[name]
     milestones = {}
-    if p.get("default_milestone") is not None and ctx.param_is_on("usetargetmilestone"):
-        wanted = (p.str("default_milestone") or "").strip()
+    if given.get("default_milestone") is not None and ctx.param_is_on("usetargetmilestone"):
+        wanted = (Params(given).str("default_milestone") or "").strip()
         for product in products:
             milestone = catalog.milestone_by_name(ctx.conn, product["id"], wanted)
             if milestone is None:
@@ -298,10 +245,10 @@ def update(ctx, params):
                                    f"'{product['name']}'; the default milestone must be one "
                                    "of its milestones.")
             milestones[product["id"]] = milestone["name"]
-    classification_id = _classification_id(ctx, p, None)
+    classification_id = _classification_id(ctx, given.get("classification"), None)
     planned_controls = None
-    if p.get("group_controls") is not None:
-        planned_controls = group_control.plan(ctx.conn, p.get("group_controls"))
+    if given.get("group_controls") is not None:
+        planned_controls = group_control.plan(ctx.conn, given["group_controls"])
     answers = []
     for product in products:
         changes = _store(ctx, product, new, milestones.get(product["id"]), classification_id)
@@ -314,7 +261,7 @@ def update(ctx, params):
                 bug_groups.lift_product_restriction(ctx, product["id"], group)
         audit.record_changes(ctx, "Product", product["id"], changes)
         answers.append({"id": product["id"], "changes": changes})
-    return {"products": answers}
+    return answers
 
 
 _COLUMNS = {"name": ("name", "name"), "description": ("description", "description"),

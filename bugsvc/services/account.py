@@ -141,7 +141,6 @@ def cancel_token(ctx, params):
 
 # Changing one's own e-mail address ---------------------------------------------------
 
-
 def request_email_change(ctx, params):
     """Ask to change one's own e-mail address, which is one's login (the
     reference's preferences page, while the parameter allowemailchange is
