@@ -38,8 +38,7 @@ from bugsvc.accounts.auth import ScryptCost
 from bugsvc.compose import unit_of_work
 from bugsvc.config import Config
 from bugsvc.notify.worker import Deliverer
-from bugsvc.services import comment as comment_service
-from bugsvc.notify import webhook as webhook_service
+from bugsvc.services import comment as comment_service, webhook as webhook_service
 from bugsvc.store.location import open_database
 
 from . import corpus, scenarios

@@ -5,8 +5,7 @@ someone who may not see it."""
 
 import pytest
 
-from bugsvc.services import comment as comment_service
-from bugsvc.notify import delivery_queue as notification
+from bugsvc.services import comment as comment_service, notification
 from bug_support import (add_bug_group, add_to_group, control, file_bug, set_param, update_bug,
                          MANDATORY, NA, SHOWN)
 from notify_support import deliver, smtp, use_smtp  # noqa: F401 (fixture)

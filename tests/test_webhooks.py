@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-from bugsvc.services import attachment as attachment_service, comment as comment_service
-from bugsvc.notify import webhook as webhook_service
+from bugsvc.services import (attachment as attachment_service, comment as comment_service,
+                             webhook as webhook_service)
 from bug_support import (add_bug_group, control, file_bug, set_param, update_bug, MANDATORY, NA,
                          SHOWN)
 from notify_support import deliver, receiver, smtp, use_smtp, wait_for  # noqa: F401 (fixtures)

@@ -10,10 +10,10 @@ from ..bugs.attachments import ATTACHMENT_SHAPES
 from ..bugs.comments import COMMENT_SHAPES
 from ..bugs.view import BUG_SHAPES
 from ..bugs import last_visit, saved_search
-from ..notify import delivery_queue as notification, webhook
 from ..services import (
     account, api_key, attachment, bug, bug_search, classification, comment, component, field,
-    flagtype, group, instance, keyword, milestone, product, user, version,
+    flagtype, group, instance, keyword, milestone, notification, product, user, version,
+    webhook,
 )
 from .operation import EXEMPT, OPTIONAL, REQUIRED, SELF, Operation, Operations
 

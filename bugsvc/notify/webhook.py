@@ -1,6 +1,7 @@
-"""Webhooks (bugzilla.mozilla.org's design: `GET /rest/webhooks/list` and its
-fields; creating, changing and removing them over REST is a bugsvc
-addition, as bugzilla.mozilla.org offers that on a preferences page).
+"""Webhook registrations: listing them, registering, changing and removing
+them (bugzilla.mozilla.org's design and fields; the calls are
+services/webhook.py's). Calling them is webhook_payload.py's,
+signature.py's and webhook_http.py's.
 
 A webhook calls a URL for the changes of one product (or every product)
 and optionally one component: create (a new bug), change (a changed bug),
@@ -19,13 +20,12 @@ one that does not exist.
 from datetime import timedelta
 
 from .. import dates
-from ..catalogue import group_control
+from ..catalogue import catalog, group_control
 from ..call.params import Params
-from ..catalogue import catalog
-from ..errors import (ServiceError, require_login, AUTH_FAILURE, OBJECT_DOES_NOT_EXIST,
-                      OBJECT_NOT_SPECIFIED, PRODUCT_ACCESS_DENIED, USER_ERROR)
-from ..notify import addresses, signature
-from ..notify.recipients import WEBHOOK_EVENTS
+from ..errors import (ServiceError, AUTH_FAILURE, OBJECT_DOES_NOT_EXIST, OBJECT_NOT_SPECIFIED,
+                      PRODUCT_ACCESS_DENIED, USER_ERROR)
+from . import addresses, signature
+from .recipients import WEBHOOK_EVENTS
 from ..store import audit, outbox
 
 ANY = "Any"
@@ -42,7 +42,8 @@ _FROM = (" FROM webhooks w JOIN users u ON u.id = w.user_id"
          " LEFT JOIN components c ON c.id = w.component_id")
 
 
-def _require_enabled(ctx):
+def require_enabled(ctx):
+    """Errors: 32000 webhooks are turned off (webhooks_enabled)."""
     if not ctx.param_is_on("webhooks_enabled"):
         raise ServiceError(USER_ERROR, "Webhooks are turned off on this installation "
                                        "(parameter webhooks_enabled).")
@@ -93,27 +94,24 @@ def _counts(ctx, ids):
         [outbox.PARKED, outbox.PENDING] + list(ids) + [outbox.PENDING, outbox.PARKED])}
 
 
-def list_webhooks(ctx, params):
-    """The caller's webhooks (bugzilla.mozilla.org's list).
-
-    params: all (administrators: every account's webhooks), user (an
-    administrator: that account's).
-    Returns {"webhooks": [{"id", "creator", "name", "url", "event"
-    (comma-separated events), "product", "component" ("Any" for all),
-    "enabled", "errors" (calls waiting after a failure, or parked),
-    "pending" (calls waiting), "disabled_reason", "last_attempt",
-    "last_success", "last_error", "previous_secret_valid_until"}]} by id.
-    Errors: 410 logged out; 304 `all` or `user` without admin.
+def listed(ctx, everyone=False, user=None):
+    """The caller's webhooks, or (administrators) every account's, or
+    those of the account whose login is `user` (as given), by id: [{"id",
+    "creator", "name", "url", "event" (comma-separated events), "product",
+    "component" ("Any" for all), "enabled", "errors" (calls waiting after a
+    failure, or parked), "pending" (calls waiting), "disabled_reason",
+    "last_attempt", "last_success", "last_error",
+    "previous_secret_valid_until"}].
+    Errors: 304 `everyone` or `user` without admin; 53 a user that is not
+    a single value.
     """
-    require_login(ctx)
-    p = Params(params)
     sql, args = f"SELECT {_COLUMNS}{_FROM}", []
-    if p.bool("all") or p.get("user") not in (None, ""):
+    if everyone or user not in (None, ""):
         if not _is_admin(ctx):
             raise ServiceError(AUTH_FAILURE, "Only administrators see the webhooks of other "
                                              "accounts.")
-        if not p.bool("all"):
-            user = catalog.user_by_login(ctx.conn, p.str("user"))
+        if not everyone:
+            user = catalog.user_by_login(ctx.conn, Params({"user": user}).str("user"))
             sql += " WHERE w.user_id = ?"
             args.append(user["id"] if user else 0)
     else:
@@ -121,7 +119,7 @@ def list_webhooks(ctx, params):
         args.append(ctx.caller.id)
     rows = ctx.conn.execute(sql + " ORDER BY w.id", args).fetchall()
     counts = _counts(ctx, [row["id"] for row in rows])
-    return {"webhooks": [_webhook_object(ctx, row, counts) for row in rows]}
+    return [_webhook_object(ctx, row, counts) for row in rows]
 
 
 def _events(value):
@@ -200,29 +198,22 @@ def _unique_name(ctx, user_id, name, webhook_id=None):
         raise ServiceError(USER_ERROR, f"You already have a webhook named '{name}'.")
 
 
-def create(ctx, params):
-    """Register a webhook; its signing secret is answered this once.
-
-    params: name, url (http or https; while webhooks_allow_private_addresses
-    is off, not a loopback, private or link-local address), events (list
-    or comma-separated: create, change, comment, attachment,
-    attachment_change), product (a name, or "Any"), component (optional).
-    Returns {"id", "secret"} (whsec_...: the key of the webhook-signature
-    header's HMAC; store it, it is not shown again).
-    Errors: 410 logged out; 304 not in webhooks_group, or "Any" without
+def create(ctx, name, url, events, product, component=None):
+    """Register a webhook of the caller (all values as given: see _name,
+    _url, _events, _scope). Returns (id, secret): the secret (whsec_...)
+    is not shown again.
+    Errors: 304 not in webhooks_group, or "Any" without
     webhooks_any_product_group; 50 name, url, events or product missing;
     106 a product the caller cannot see; 51 unknown component; 32000
     webhooks turned off, an unknown event, a URL that may not be called, a
     name in use or too long.
     """
-    require_login(ctx)
-    _require_enabled(ctx)
+    require_enabled(ctx)
     _require_member(ctx)
-    p = Params(params)
-    name = _name(p.get("name"))
-    url = _url(ctx, p.get("url"))
-    events = _events(p.get("events") if p.has("events") else p.get("event") or [])
-    product_id, component_id = _scope(ctx, p.get("product"), p.get("component"))
+    name = _name(name)
+    url = _url(ctx, url)
+    events = _events(events)
+    product_id, component_id = _scope(ctx, product, component)
     _unique_name(ctx, ctx.caller.id, name)
     secret = signature.new_secret()
     webhook_id = ctx.conn.execute(
@@ -231,7 +222,7 @@ def create(ctx, params):
         " ?, '') RETURNING id", (ctx.caller.id, name, url, events, product_id, component_id,
                                  secret, dates.to_db(ctx.now))).fetchone()[0]
     audit.record(ctx, "Webhook", webhook_id)
-    return {"id": webhook_id, "secret": secret}
+    return webhook_id, secret
 
 
 def _own_webhook(ctx, value):
@@ -246,26 +237,21 @@ def _own_webhook(ctx, value):
     return row
 
 
-def update(ctx, params):
-    """Change webhooks (their owner, or an administrator).
+def update(ctx, ids, given):
+    """Change the webhooks of `ids` (ids as given; their owner, or an
+    administrator).
 
-    params: ids (the path gives one), name, url, events, product, component
-    (as in create; product changes reset the component unless given),
-    enabled (true enables a disabled webhook again and sends its parked
-    calls again, in order), rotate_secret (true: a new secret, answered
-    this once; the old one still signs every call, beside the new, for
-    24 hours), drop_previous_secret (true: the old secret stops at once).
-    Returns {"webhooks": [{"id", "changes": {field: {"removed", "added"}}}]},
-    with "secret" when it was rotated.
-    Errors: 410; 50 no ids; 51 unknown webhook or another account's; 52 a
-    bad id; 304, 106 and 32000 as in create (webhooks turned off as well).
+    given: {field: new value} of the fields given: name, url, events,
+    product, component (as given, as in create; a product change resets
+    the component unless given), enabled (true enables a disabled webhook
+    again and sends its parked calls again, in order), rotate_secret (true:
+    a new secret; the old one still signs every call, beside the new, for
+    ROTATION_HOURS), drop_previous_secret (true: the old secret stops at
+    once). Returns ([{"id", "changes"}], the new secret or None).
+    Errors: 51 unknown webhook or another account's; 52 a bad id; 304, 106
+    and 32000 as in create (webhooks turned off as well).
     """
-    require_login(ctx)
-    _require_enabled(ctx)
-    p = Params(params)
-    ids = p.list("ids")
-    if not ids:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must name the webhooks to change (ids).")
+    require_enabled(ctx)
     result, secret = [], None
     for value in ids:
         row = _own_webhook(ctx, value)
@@ -277,50 +263,46 @@ def update(ctx, params):
                                   "added": str(shown_new if shown_new is not None else new)}
                 sets.append(f"{column} = ?")
                 args.append(new)
-        if p.has("name"):
-            name = _name(p.get("name"))
+        if "name" in given:
+            name = _name(given["name"])
             _unique_name(ctx, row["user_id"], name, row["id"])
             change("name", "name", row["name"], name)
-        if p.has("url"):
-            change("url", "url", row["url"], _url(ctx, p.get("url")))
-        if p.has("events") or p.has("event"):
-            change("event", "events", row["events"],
-                   _events(p.get("events") if p.has("events") else p.get("event")))
-        if p.has("product") or p.has("component"):
+        if "url" in given:
+            change("url", "url", row["url"], _url(ctx, given["url"]))
+        if "events" in given:
+            change("event", "events", row["events"], _events(given["events"]))
+        if "product" in given or "component" in given:
             product_id, component_id = _scope(
-                ctx, p.get("product") if p.has("product") else (row["product"] or ANY),
-                p.get("component") if p.has("component") else (
-                    row["component"] if not p.has("product") else None))
+                ctx, given["product"] if "product" in given else (row["product"] or ANY),
+                given["component"] if "component" in given else (
+                    row["component"] if "product" not in given else None))
             change("product", "product_id", row["product_id"], product_id,
                    row["product"] or ANY, _product_name(ctx, product_id))
             change("component", "component_id", row["component_id"], component_id,
                    row["component"] or ANY, _component_name(ctx, component_id))
-        if p.has("enabled"):
-            enabled = p.bool("enabled")
+        if "enabled" in given:
+            enabled = given["enabled"]
             if enabled != bool(row["enabled"]):
                 change("enabled", "enabled", int(bool(row["enabled"])), int(enabled))
                 if enabled:
                     sets.append("disabled_reason = ''")
-        if p.bool("rotate_secret"):
+        if given.get("rotate_secret"):
             secret = signature.new_secret()
             sets += ["secret = ?", "previous_secret = ?", "previous_secret_until = ?"]
             args += [secret, row["secret"],
                      outbox.stamp(ctx.now + timedelta(hours=ROTATION_HOURS))]
             changes["secret"] = {"removed": "", "added": "rotated"}
-        elif p.bool("drop_previous_secret") and row["previous_secret_until"]:
+        elif given.get("drop_previous_secret") and row["previous_secret_until"]:
             sets += ["previous_secret = NULL", "previous_secret_until = NULL"]
             changes["secret"] = {"removed": "previous", "added": ""}
         if sets:
             ctx.conn.execute(f"UPDATE webhooks SET {', '.join(sets)} WHERE id = ?",
                              args + [row["id"]])
             audit.record_changes(ctx, "Webhook", row["id"], changes)
-        if "enabled" in changes and p.bool("enabled"):
+        if "enabled" in changes and given["enabled"]:
             outbox.resend_webhook(ctx.conn, row["id"], ctx.now)
         result.append({"id": row["id"], "changes": changes})
-    answer = {"webhooks": result}
-    if secret is not None:
-        answer["secret"] = secret
-    return answer
+    return result, secret
 
 
 def _product_name(ctx, product_id):
@@ -332,20 +314,11 @@ def _component_name(ctx, component_id):
         catalog.component_by_id(ctx.conn, component_id)["name"]
 
 
-def delete(ctx, params):
-    """Remove webhooks (their owner, or an administrator); their waiting
-    calls are dropped.
-
-    params: ids (the path gives one).
-    Returns {"webhooks": [{"id"}]}.
-    Errors: 410 logged out; 50 no ids; 51 unknown webhook or another
-    account's; 52 a bad id.
+def delete(ctx, ids):
+    """Remove the webhooks of `ids` (ids as given; their owner, or an
+    administrator); their waiting calls are dropped. Returns [{"id"}].
+    Errors: 51 unknown webhook or another account's; 52 a bad id.
     """
-    require_login(ctx)
-    p = Params(params)
-    ids = p.list("ids")
-    if not ids:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must name the webhooks to remove (ids).")
     removed = []
     for value in ids:
         row = _own_webhook(ctx, value)
@@ -356,4 +329,4 @@ def delete(ctx, params):
         ctx.conn.execute("DELETE FROM webhooks WHERE id = ?", (row["id"],))
         audit.record(ctx, "Webhook", row["id"], "deleted")
         removed.append({"id": row["id"]})
-    return {"webhooks": removed}
+    return removed
