@@ -6,7 +6,7 @@ import pytest
 from freezegun import freeze_time
 
 from bugsvc.errors import ServiceError
-from bugsvc.bugs import last_visit
+from bugsvc.services import last_visit
 
 from bug_rows import ADMIN, add_bug, add_group
 

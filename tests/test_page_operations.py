@@ -10,8 +10,7 @@ import pytest
 from bugsvc.accounts.auth import CredentialsRefused
 from bugsvc.api.operations import OPERATIONS
 from bugsvc.errors import ServiceError
-from bugsvc.services import bug as bug_service, user
-from bugsvc.bugs import saved_search
+from bugsvc.services import bug as bug_service, saved_search, user
 from bug_support import (ADMIN, MANDATORY, add_bug_group, add_to_group, control,
                          editbugs_only_for_members, file_bug, get_bug, set_param, update_bug)
 

@@ -8,8 +8,7 @@ import pytest
 from freezegun import freeze_time
 
 from bugsvc.errors import ServiceError
-from bugsvc.services import bug_search
-from bugsvc.bugs import last_visit
+from bugsvc.services import bug_search, last_visit
 
 from bug_rows import (ADMIN, add_custom_field, add_flag, add_history, add_personal_tag,
                       search_world, set_custom_value, set_param)

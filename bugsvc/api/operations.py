@@ -9,11 +9,10 @@ api/operation.py; each answer's shapes live beside the code that builds it.
 from ..bugs.attachments import ATTACHMENT_SHAPES
 from ..bugs.comments import COMMENT_SHAPES
 from ..bugs.view import BUG_SHAPES
-from ..bugs import last_visit, saved_search
 from ..services import (
     account, api_key, attachment, bug, bug_search, classification, comment, component, field,
-    flagtype, group, instance, keyword, milestone, notification, product, user, version,
-    webhook,
+    flagtype, group, instance, keyword, last_visit, milestone, notification, product,
+    saved_search, user, version, webhook,
 )
 from .operation import EXEMPT, OPTIONAL, REQUIRED, SELF, Operation, Operations
 

@@ -15,9 +15,23 @@ from . import visibility
 from .. import dates
 from ..accounts.email import visible_email
 from ..catalogue.field_types import BUG_ID
+from .lookup import visible_bug_id
 from .permissions import TIME_FIELDS
 
 _DEPENDENCY_FIELDS = ("depends_on", "blocks")
+
+
+def histories(ctx, bug_values, new_since=None):
+    """[{"id", "alias", "history"}] of the bugs of `bug_values` (ids or
+    aliases), each history as `history` gives it. Errors: 100/101/102."""
+    result = []
+    for value in bug_values:
+        bug_id = visible_bug_id(ctx, value)
+        aliases = [row[0] for row in ctx.conn.execute(
+            "SELECT alias FROM bug_aliases WHERE bug_id = ? ORDER BY id", (bug_id,))]
+        result.append({"id": bug_id, "alias": aliases,
+                       "history": history(ctx, bug_id, new_since)})
+    return result
 
 
 def history(ctx, bug_id, new_since=None):

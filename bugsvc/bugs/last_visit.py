@@ -1,16 +1,13 @@
-"""When the caller last visited bugs (interface "Bug last visited")."""
+"""When the caller last visited bugs: recording visits of the bugs it is
+involved in, and reading them (the calls are services/last_visit.py's)."""
 
 from .. import dates
-from ..bugs.visibility import bug_visibility_sql
-from ..bugs.lookup import bug_id_of, visible_bug_id
+from .visibility import bug_visibility_sql
+from .lookup import bug_id_of, visible_bug_id
 from ..store.db import placeholders
-from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED, USER_ERROR
-from ..call.params import Params
-from ..call.fields import Shape
+from ..errors import ServiceError, USER_ERROR
 
 RECENT_LIMIT = 20
-# include/exclude shape of the answer: a list of last visits.
-LAST_VISIT_SHAPES = {"*": Shape()}
 
 
 def _record(bug_id, when):
@@ -29,20 +26,14 @@ def _is_involved(ctx, bug_id):
     return row is not None
 
 
-def update(ctx, params):
-    """Record now as the caller's last visit of each bug.
-
-    params: ids (bug ids or aliases; from the path or the body).
-    Returns a bare array of Last-visit records ({id, last_visit_ts}) in the
-    order asked.
-    Errors: 410 logged out; 50 no ids; 100/101/102 a bug; 32000 the caller
-    is not involved in a bug (reporter, assignee, QA contact, CC). Nothing
-    is stored unless every bug is accepted.
+def record_visits(ctx, values):
+    """Record now as the caller's last visit of each bug of `values` (ids
+    or aliases). Returns the Last-visit records ({id, last_visit_ts}) in
+    the order asked.
+    Errors: 100/101/102 a bug; 32000 the caller is not involved in a bug
+    (reporter, assignee, QA contact, CC). Nothing is stored unless every
+    bug is accepted.
     """
-    require_login(ctx)
-    values = Params(params).list("ids")
-    if not values:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'ids' is required.")
     bug_ids = []
     for value in values:
         bug_id = visible_bug_id(ctx, value)
@@ -60,24 +51,18 @@ def update(ctx, params):
     return [_record(bug_id, when) for bug_id in bug_ids]
 
 
-def get(ctx, params):
-    """The caller's last visits, most recent first.
-
-    params: ids (optional bug ids or aliases). Without ids: the 20 most
-    recent visits; with ids: the visits of those bugs. Bugs the caller cannot
-    see, unknown ids and bugs never visited are left out.
-    Returns a bare array of Last-visit records ({id, last_visit_ts}).
-    Errors: 410 logged out.
-    """
-    require_login(ctx)
-    p = Params(params)
+def visits(ctx, values=None):
+    """The caller's last visits ({id, last_visit_ts}), most recent first:
+    of the bugs of `values` (ids or aliases), or, when None, the
+    RECENT_LIMIT most recent. Bugs the caller cannot see, unknown ids and
+    bugs never visited are left out."""
     visible, args = bug_visibility_sql(ctx)
     sql = ("SELECT v.bug_id, v.last_visit_ts FROM bug_user_last_visit v"
            f" JOIN bugs b ON b.id = v.bug_id WHERE v.user_id = ? AND {visible}")
     args = [ctx.caller.id] + args
     limit = ""
-    if p.has("ids") and p.get("ids") is not None:
-        bug_ids = _known_ids(ctx, p.list("ids"))
+    if values is not None:
+        bug_ids = _known_ids(ctx, values)
         if not bug_ids:
             return []
         sql += f" AND v.bug_id IN ({placeholders(bug_ids)})"

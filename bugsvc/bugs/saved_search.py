@@ -1,19 +1,17 @@
-"""Saved searches (a bugsvc addition over REST; the reference keeps them,
-as "named queries", in its web pages): a name and the query string of a
-bug list, per account. User get shows one's own too (`saved_searches`).
+"""Saved searches (a bugsvc addition; the reference keeps them, as "named
+queries", in its web pages): a name and the query string of a bug list,
+per account, saved, read and forgotten (the calls are
+services/saved_search.py's).
 """
 
 from urllib.parse import parse_qsl
 
-from ..bugs import search
-from ..bugs.search_sql import Compiler
-from ..errors import (ServiceError, require_login, BUGLIST_PARAMETERS_REQUIRED,
-                      OBJECT_DOES_NOT_EXIST, OBJECT_NOT_SPECIFIED, USER_ERROR)
-from ..call.params import Params
-from ..call.fields import Shape
+from . import search
+from .search_sql import Compiler
+from ..errors import (ServiceError, BUGLIST_PARAMETERS_REQUIRED, OBJECT_DOES_NOT_EXIST,
+                      OBJECT_NOT_SPECIFIED, USER_ERROR)
 from ..store import audit
 
-SAVED_SEARCH_SHAPES = {"saved_searches": Shape()}
 NAME_MAX_LENGTH = 64
 QUERY_MAX_LENGTH = 65535
 # Keys of a bug list's query string that say how to show it, not what to find.
@@ -26,18 +24,11 @@ def _object(row):
     return {"id": row["id"], "name": row["name"], "query": row["query"]}
 
 
-def get(ctx, params):
-    """The caller's saved searches, by name.
-
-    params: none.
-    Returns {"saved_searches": [{"id", "name", "query"}]}: query is the
-    query string of the bug list (without "?").
-    Errors: 410 logged out.
-    """
-    require_login(ctx)
+def saved_searches(ctx):
+    """The caller's saved searches, by name: [{"id", "name", "query"}]."""
     rows = ctx.conn.execute("SELECT id, name, query FROM saved_searches WHERE user_id = ?"
                             " ORDER BY lower(name), id", (ctx.caller.id,))
-    return {"saved_searches": [_object(row) for row in rows]}
+    return [_object(row) for row in rows]
 
 
 def query_params(query):
@@ -55,23 +46,17 @@ def query_params(query):
     return params
 
 
-def create(ctx, params):
-    """Save a search under a name; one of the caller's with the same name
-    (in any case) is replaced, as the reference does once its page asked.
-
-    params: name (at most 64 characters), query (the bug list's query
-    string, with or without a leading "?"; its columnlist and order are
-    kept with it).
-    Returns {"id"}.
-    Errors: 410 logged out; 50 no name or no query; 32000 a name over 64
-    characters or a query over 65535; 108 a field the search does not know;
-    32000 a bad operator or regular expression; 1000 no search terms while
+def save(ctx, name, query):
+    """Save the caller's search `query` (a bug list's query string, with or
+    without a leading "?") under `name`; one of the caller's with the same
+    name (in any case) is replaced. Returns its id.
+    Errors: 50 no name or no query; 32000 a name over 64 characters or a
+    query over 65535; 108 a field the search does not know; 32000 a bad
+    operator or regular expression; 1000 no search terms while
     search_allow_no_criteria is off.
     """
-    require_login(ctx)
-    p = Params(params)
-    name = (p.str("name") or "").strip()
-    query = (p.str("query") or "").strip().lstrip("?")
+    name = (name or "").strip()
+    query = (query or "").strip().lstrip("?")
     if not name:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must give the saved search a name.")
     if len(name) > NAME_MAX_LENGTH or any(not c.isprintable() for c in name):
@@ -95,28 +80,20 @@ def create(ctx, params):
                          (name, query, row["id"]))
         if row["query"] != query:
             audit.record(ctx, "User", ctx.caller.id, "saved_search", row["query"], query)
-        return {"id": row["id"]}
+        return row["id"]
     search_id = ctx.conn.execute("INSERT INTO saved_searches (user_id, name, query)"
                                  " VALUES (?, ?, ?) RETURNING id",
                                  (ctx.caller.id, name, query)).fetchone()[0]
     audit.record(ctx, "User", ctx.caller.id, "saved_search", "", name)
-    return {"id": search_id}
+    return search_id
 
 
-def delete(ctx, params):
-    """Forget saved searches of the caller.
-
-    params: ids and/or names (the path gives the first).
-    Returns {"ids": [ids forgotten]}.
-    Errors: 410 logged out; 50 neither ids nor names; 51 no saved search
-    of the caller's has that id or name (nothing is forgotten then).
-    """
-    require_login(ctx)
-    p = Params(params)
-    wanted = [(value, "id = ?") for value in p.int_list("ids")]
-    wanted += [(value, "lower(name) = lower(?)") for value in p.str_list("names")]
-    if not wanted:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must name the saved searches to forget.")
+def forget(ctx, ids, names):
+    """Forget the caller's saved searches of `ids` and `names`. Returns the
+    ids forgotten. Errors: 51 no saved search of the caller's has that id
+    or name (nothing is forgotten then)."""
+    wanted = [(value, "id = ?") for value in ids]
+    wanted += [(value, "lower(name) = lower(?)") for value in names]
     rows = []
     for value, condition in wanted:
         row = ctx.conn.execute(f"SELECT id, name FROM saved_searches WHERE user_id = ?"
@@ -128,4 +105,4 @@ def delete(ctx, params):
     for row in rows:
         ctx.conn.execute("DELETE FROM saved_searches WHERE id = ?", (row["id"],))
         audit.record(ctx, "User", ctx.caller.id, "saved_search", row["name"], "")
-    return {"ids": [row["id"] for row in rows]}
+    return [row["id"] for row in rows]

@@ -585,7 +585,12 @@ def save_mirror(ctx, bug_id, mirror):
 def targets(ctx, p):
     """The bug ids an update names (path value, or body `ids`), each visible
     and editable. Errors: 50 none; 100/101/102; 109 product not editable."""
-    raw = p.list("ids")
+    return editable_bug_ids(ctx, p.list("ids"))
+
+
+def editable_bug_ids(ctx, raw):
+    """The ids of the bugs of `raw` (ids or aliases), each visible and
+    editable. Errors: 50 none; 100/101/102; 109 product not editable."""
     if not raw:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must name the bugs to update (ids).")
     result = []
@@ -597,3 +602,20 @@ def targets(ctx, p):
         if bug_id not in result:
             result.append(bug_id)
     return result
+
+
+def change_see_also(ctx, bug_values, remove, add):
+    """Remove, then add, See Also links (URLs, or bug numbers or aliases of
+    this installation; unknown ones to remove are ignored) of the bugs of
+    `bug_values`. Returns {bug id: {"removed": [...], "added": [...]}}.
+    Errors: 50 no bugs; 100 a word that is no visible bug's number or
+    alias; 101/102; 109; 112 invalid URL; 115 change not permitted.
+    """
+    changes = {}
+    for bug_id in editable_bug_ids(ctx, bug_values):
+        state = BugUpdate(ctx, status_workflow(ctx), bug_id)
+        state.apply_see_also(remove, add)
+        change = state.save().get("see_also", {"removed": "", "added": ""})
+        changes[bug_id] = {"removed": [url for url in change["removed"].split(", ") if url],
+                           "added": [url for url in change["added"].split(", ") if url]}
+    return changes
