@@ -55,8 +55,7 @@ DATABASE_NAMES = ("conn", "execute", "executemany", "executescript")
 # Services modules whose behaviour has not moved out yet, each with the
 # reason; the check fails when one of them no longer needs its place here.
 SERVICES_WITH_SQL = {
-    # Bug fields and their registry are issue 21's item 2, done apart.
-    "bugsvc.services.field": "issue 21, item 2 (one registry of bug fields)",
+    "bugsvc.services.field": "moves with the one registry of bug fields",
 }
 ENGINE_NAMES = ("is_postgresql", "SqliteDatabase", "PostgresDatabase", "engine_name",
                 "POSTGRESQL_SCHEMES")
