@@ -197,6 +197,14 @@ def cancel_token(ctx, kind, secret):
 
 # Changing one's own e-mail address ---------------------------------------------------
 
+def require_email_change_allowed(ctx):
+    """Errors: 32000 changing one's own address is turned off here
+    (allowemailchange)."""
+    if not ctx.param_is_on("allowemailchange"):
+        raise ServiceError(USER_ERROR, "Changing your own e-mail address is turned off here "
+                                       "(parameter allowemailchange); ask an administrator.")
+
+
 def request_email_change(ctx, new_email, current_password):
     """Ask to change the caller's e-mail address (its login) to `new_email`:
     the new address is mailed a link to confirm the change, the current one
@@ -207,9 +215,7 @@ def request_email_change(ctx, new_email, current_password):
     current password (counted like a failed sign-in); 501, 500
     (check_login_name).
     """
-    if not ctx.param_is_on("allowemailchange"):
-        raise ServiceError(USER_ERROR, "Changing your own e-mail address is turned off here "
-                                       "(parameter allowemailchange); ask an administrator.")
+    require_email_change_allowed(ctx)
     user = ctx.conn.execute("SELECT id, login FROM users WHERE id = ?",
                             (ctx.caller.id,)).fetchone()
     ctx.auth.check_current_password(ctx.conn, user["login"], current_password, ctx.now)

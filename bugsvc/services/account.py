@@ -163,6 +163,7 @@ def request_email_change(ctx, params):
     it.
     """
     require_login(ctx)
+    self_service.require_email_change_allowed(ctx)
     p = Params(params)
     new_email, password = (p.str("new_email") or "").strip(), p.str("current_password")
     if not new_email or password is None:
