@@ -354,6 +354,37 @@ def test_the_queue_is_for_administrators(people, client, plain_key):
     assert client.simulate_get("/rest/notification").json["code"] == 410
 
 
+def test_the_queue_by_state_and_channel_names_a_webhooks_calls_by_the_webhook(people, smtp):
+    from bugsvc.errors import ServiceError
+    from bugsvc.services import webhook
+    set_param(people, "webhooks_enabled", "1")
+    people.call(webhook.create, {"name": "CI hook", "url": "https://hooks.example.com/x",
+                                 "events": ["create"], "product": "TestProduct"}, as_user=ADMIN)
+    file_bug(people, assigned_to="dev@example.com")
+    deliver(people)                 # the hook's host is never resolved: its call is parked
+    listed = people.call(notification.list_messages, {"state": ["parked", "sent"],
+                                                      "channel": "webhook"}, as_user=ADMIN)
+    [call] = listed["messages"]
+    assert (call["channel"], call["kind"], call["state"]) == ("webhook", "create", "parked")
+    assert call["recipient"] == "CI hook" and "next_attempt" not in call
+    assert "cannot be resolved" in call["last_error"]
+    assert listed["counts"]["parked"] == 1 and listed["counts"]["sent"] >= 1
+    sent = people.call(notification.list_messages, {"state": "sent", "channel": "mail"},
+                       as_user=ADMIN)["messages"]
+    assert "dev@example.com" in [m["recipient"] for m in sent]
+    assert {m["channel"] for m in sent} == {"mail"}
+    for params, code in (({"state": "lost"}, 53), ({"channel": "pigeon"}, 53),
+                         ({"limit": "many"}, 52)):
+        with pytest.raises(ServiceError) as caught:
+            people.call(notification.list_messages, params, as_user=ADMIN)
+        assert caught.value.code == code
+    with pytest.raises(ServiceError) as caught:
+        people.call(notification.resend, {}, as_user=ADMIN)
+    assert caught.value.code == 50
+    assert people.query("SELECT state FROM outbox_messages WHERE channel = 'webhook'") == [
+        ("parked",)]
+
+
 def test_closing_a_blocker_tells_the_people_of_the_bugs_that_depend_on_it(people, smtp):
     blocker = file_bug(people, summary="The blocker")
     dependent = file_bug(people, depends_on=[blocker], cc=["qa@example.com"])

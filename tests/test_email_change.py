@@ -185,11 +185,20 @@ def test_nobody_asks_for_anyone_elses_change(client, services, dana):
 
 def test_allowemailchange_off_refuses_the_request(client, services, dana):
     set_param(services, "allowemailchange", "0")
-    answer = rest(client, "request_email_change", {"new_email": NEW,
-                                                   "current_password": PASSWORD}, dana["key"])
-    assert (answer.status_code, answer.json["code"]) == (400, 32000)
-    assert "allowemailchange" in answer.json["message"]
+    for body in ({"new_email": NEW, "current_password": PASSWORD}, {}):
+        answer = rest(client, "request_email_change", body, dana["key"])
+        assert (answer.status_code, answer.json["code"]) == (400, 32000)
+        assert "allowemailchange" in answer.json["message"]
     assert services.query("SELECT COUNT(*) FROM outbox_messages") == [(0,)]
+
+
+def test_asking_for_ones_own_address_changes_and_mails_nothing(client, services, dana):
+    answer = rest(client, "request_email_change", {"new_email": OLD,
+                                                   "current_password": PASSWORD}, dana["key"])
+    assert (answer.status_code, answer.json) == (200, {"result": None})
+    assert services.query("SELECT COUNT(*) FROM outbox_messages") == [(0,)]
+    assert services.query("SELECT COUNT(*) FROM account_tokens") == [(0,)]
+    assert login_of(services, dana["id"]) == OLD
 
 
 def test_one_change_at_a_time(client, services, smtp, dana):

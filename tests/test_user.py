@@ -594,6 +594,13 @@ def test_groups_filter_works_for_a_blesser(services, crowd, blesser, teams):
     assert matched(services, blesser, match=["ann"], groups=["red"]) == ["ann@example.com"]
 
 
+def test_an_unknown_group_id_is_51_to_who_sees_every_group(services, crowd, teams):
+    assert error_code(services, user.get, {"match": ["ann"], "group_ids": [9999]}, ADMIN) == 51
+    assert error_code(services, user.get, {"match": ["ann"], "groups": ["no-such"]},
+                      ADMIN) == 804
+    assert matched(services, ADMIN, match=["  "]) == []
+
+
 # Visibility ------------------------------------------------------------------------
 
 @pytest.fixture

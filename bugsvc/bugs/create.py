@@ -2,7 +2,7 @@
 the parameters and the component, then the bug, its description (comment 0),
 its flags and its effects on the bugs it names are written."""
 
-from ..accounts import access
+from . import visibility
 from .. import dates
 from ..errors import (
     ServiceError, PARAM_INVALID, USER_ERROR, INVALID_USERNAME, MISSING_RESOLUTION,
@@ -54,7 +54,7 @@ def create(ctx, params):
     bug = _checked_record(ctx, p, custom)
     description = comments.normalise(values.text(p.get("description"), "description"))
     private = p.bool("comment_is_private")
-    if private and not access.is_insider(ctx):
+    if private and not visibility.is_insider(ctx):
         raise ServiceError(USER_NOT_INSIDER, "You are not allowed to make comments private.")
     see_also_targets = []
     for value in values.split(p.get("see_also")):
@@ -137,7 +137,7 @@ def _checked_record(ctx, p, custom):
     url = values.text(p.get("url"), "url").strip()
     bug.url = "" if url == "http://" else url
     bug.whiteboard = values.text(p.get("whiteboard"), "whiteboard").strip()
-    if access.is_timetracker(ctx):
+    if visibility.is_timetracker(ctx):
         bug.deadline = values.deadline(p.get("deadline"))
         bug.estimated_time = values.time_value(p.get("estimated_time"), "estimated_time")
         bug.remaining_time = bug.estimated_time

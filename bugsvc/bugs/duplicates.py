@@ -2,7 +2,7 @@
 
 import re
 
-from ..accounts import access
+from . import visibility
 from ..store.db import placeholders
 from .status import ultimate_dupe
 
@@ -49,5 +49,5 @@ def possible_duplicates(ctx, summary, product_ids, limit):
         target = ultimate_dupe(ctx.conn, -negative_id) if is_duplicate else -negative_id
         if target not in ordered:
             ordered.append(target)
-    visible = access.visible_bug_ids(ctx, ordered)
+    visible = visibility.visible_bug_ids(ctx, ordered)
     return [bug_id for bug_id in ordered if bug_id in visible][:limit]

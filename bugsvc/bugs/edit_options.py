@@ -4,7 +4,7 @@ change, whether it may comment, and the resolutions it may choose. A form
 that offers exactly these never offers a change the update would refuse
 for want of a right (the values themselves are still checked then)."""
 
-from ..accounts import access
+from . import visibility
 from .permissions import TIME_FIELDS, can_edit_product
 from .status import StatusChanger, workflow as status_workflow
 from .update import BugUpdate
@@ -46,7 +46,7 @@ def edit_options(ctx, bug_id):
         statuses.append({"name": name, "is_open": workflow.is_open(name),
                          "comment_required": (name != bug.status
                                               and (bug.status, name) in workflow.comment_required)})
-    timetracker = access.is_timetracker(ctx)
+    timetracker = visibility.is_timetracker(ctx)
     names = list(FIELDS) + [field["name"] for field in custom_fields.active_fields(ctx)]
     allowed = []
     for name in names:

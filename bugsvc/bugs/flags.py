@@ -6,7 +6,8 @@ flags)."""
 
 from dataclasses import replace
 
-from ..accounts import access
+from . import visibility
+from ..accounts.visibility import can_see_user
 from ..catalogue import catalog, flag_rules
 from ..accounts.caller import load_caller
 from ..errors import (
@@ -26,7 +27,8 @@ def types_for(conn, product_id, component_id):
 def user_can_see_bug(ctx, user_id, bug_id):
     """True when account `user_id` may see bug `bug_id` as stored."""
     other = load_caller(ctx.conn, user_id)
-    return other is not None and bool(access.visible_bug_ids(replace(ctx, caller=other), [bug_id]))
+    return other is not None and bool(visibility.visible_bug_ids(replace(ctx, caller=other),
+                                                                 [bug_id]))
 
 
 class FlagEditor:
@@ -150,7 +152,7 @@ class FlagEditor:
         if status != "?" or requestee in (None, ""):
             return None
         account = catalog.user_by_login(self.ctx.conn, requestee)
-        if account is None or not access.can_see_user(self.ctx, account["id"]):
+        if account is None or not can_see_user(self.ctx, account["id"]):
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no user account '{requestee}'.")
         if account["id"] == old_requestee:
             return old_requestee

@@ -4,7 +4,7 @@ groups_available / groups_mandatory / group_is_settable / groups_valid)."""
 
 from ..catalogue import catalog
 from . import activity
-from ..accounts.access import NA, SHOWN, DEFAULT, MANDATORY
+from ..catalogue.group_control import NA, SHOWN, DEFAULT, MANDATORY
 from ..errors import ServiceError, GROUP_NOT_ALLOWED
 
 

@@ -21,7 +21,8 @@ Flag requestees are not covered: the reference does not check them either
 
 from dataclasses import replace
 
-from ..accounts import access
+from ..catalogue import group_control
+from ..accounts.visibility import can_see_user
 from ..accounts.caller import load_caller
 from ..store.db import placeholders
 from ..errors import ServiceError, INVALID_USERNAME, USER_ERROR
@@ -45,10 +46,10 @@ def check_people(ctx, product, user_ids, bug_id=None, must_see=False):
         other = load_caller(ctx.conn, user_id)
         as_other = replace(ctx, caller=other)
         if not can_edit_product(as_other, product["id"]) or (
-                must_see and not access.can_see_product(as_other, product["id"])):
+                must_see and not group_control.can_see_product(as_other, product["id"])):
             # An account the caller may not see (a component's default CC or
             # assignee, with usevisibilitygroups on) is counted, not named.
-            if access.can_see_user(ctx, user_id):
+            if can_see_user(ctx, user_id):
                 refused.append(other.login)
             else:
                 unnamed += 1

@@ -1,7 +1,7 @@
 """Who may change what on a bug: the reference's field permissions (editbugs
 members anything, assignee and QA contact most fields, the reporter fewer)."""
 
-from ..accounts import access
+from . import visibility
 from ..store.db import placeholders
 from ..errors import ServiceError, ILLEGAL_CHANGE, PRODUCT_EDIT_DENIED
 
@@ -63,7 +63,7 @@ class FieldRights:
         if field in ("comment", "flagtypes.name"):
             return True
         ctx, caller = self.ctx, self.ctx.caller
-        if field in TIME_FIELDS and not access.is_timetracker(ctx):
+        if field in TIME_FIELDS and not visibility.is_timetracker(ctx):
             return False
         if has_editbugs(ctx):
             return True

@@ -2,7 +2,7 @@
 from the flags by their requestee, on the bugs the caller may see and, on
 attachments, only where the caller may see the attachment."""
 
-from ..accounts import access
+from . import visibility
 from .. import dates
 
 REQUEST_LIMIT = 100
@@ -15,8 +15,8 @@ def requests_of_caller(ctx, limit=REQUEST_LIMIT):
     `limit`."""
     if not ctx.caller.is_logged_in:
         return []
-    visible, args = access.bug_visibility_sql(ctx, "b")
-    private = "" if access.is_insider(ctx) else (
+    visible, args = visibility.bug_visibility_sql(ctx, "b")
+    private = "" if visibility.is_insider(ctx) else (
         " AND NOT EXISTS (SELECT 1 FROM attachments a WHERE a.id = f.attachment_id"
         " AND a.is_private <> 0)")
     rows = ctx.conn.execute(

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from re import _constants, _parser   # pattern structure, to refuse exponential regexps
 
-from ..accounts import access
+from . import visibility
 from ..store.db import placeholders
 from ..store.regexp import compile_regexp
 from ..errors import ServiceError, USER_ERROR, INVALID_FIELD_NAME
@@ -323,8 +323,8 @@ class Compiler:
     def __init__(self, ctx):
         self.ctx = ctx
         self.dialect = ctx.conn.dialect
-        self.insider = access.is_insider(ctx)
-        self.timetracker = access.is_timetracker(ctx)
+        self.insider = visibility.is_insider(ctx)
+        self.timetracker = visibility.is_timetracker(ctx)
         self._custom = None
         self._legal = {}
 
@@ -341,7 +341,7 @@ class Compiler:
         a superset of the bugs the criteria select, which the criteria and
         the visibility rule in the CASE then narrow exactly.
         """
-        visible, visible_args = access.bug_visibility_sql(self.ctx)
+        visible, visible_args = visibility.bug_visibility_sql(self.ctx)
         plain, guarded, narrowed = [], [], []
         for node, (sql, args) in self._and_terms(criteria):
             if _PLAIN.fullmatch(sql):
@@ -492,14 +492,14 @@ class Compiler:
                              " AND cv.field_id = ?", [field_id])
             # A Bug ID field names a bug only to those who may see it (as
             # depends_on does).
-            visible, args = access.bug_visibility_sql(self.ctx, "ob")
+            visible, args = visibility.bug_visibility_sql(self.ctx, "ob")
             return _Rows("FROM bug_custom_values cv JOIN bugs ob"
                          f" ON ob.id = {self.dialect.whole_number('cv.value')}"
                          " WHERE cv.bug_id = b.id AND cv.field_id = ?", [field_id], visible, args)
         if key in ("dependson", "blocked"):
             other, this = ("depends_on", "blocked") if key == "dependson" else ("blocked",
                                                                                 "depends_on")
-            visible, args = access.bug_visibility_sql(self.ctx, "ob")
+            visible, args = visibility.bug_visibility_sql(self.ctx, "ob")
             return _Rows(f"FROM dependencies dep JOIN bugs ob ON ob.id = dep.{other}"
                          f" WHERE dep.{this} = b.id", [], visible, args)
         if key == "tags":

@@ -19,7 +19,7 @@ checked as a URL (112), as the reference does with every such value.
 import re
 from urllib.parse import urlsplit, parse_qs, urlencode
 
-from ..accounts import access
+from . import visibility
 from ..errors import ServiceError, USER_ERROR, URL_INVALID
 from .lookup import visible_bug_id
 
@@ -95,7 +95,7 @@ def _visible_alias_target(ctx, text):
         return None
     row = ctx.conn.execute("SELECT bug_id FROM bug_aliases WHERE lower(alias) = lower(?)",
                            (text,)).fetchone()
-    if row is None or not access.visible_bug_ids(ctx, [row[0]]):
+    if row is None or not visibility.visible_bug_ids(ctx, [row[0]]):
         return None
     return row[0]
 

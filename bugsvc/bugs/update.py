@@ -2,7 +2,7 @@
 to an in-memory copy of the bug, in the reference's order, then the
 difference is written with its history and side effects on other bugs."""
 
-from ..accounts import access
+from . import visibility
 from ..catalogue import catalog
 from .. import dates
 from ..errors import (
@@ -64,7 +64,7 @@ def update(ctx, params):
         state.apply(p)
         all_changes.append((bug_id, state.save()))
     result = []
-    timetracker = access.is_timetracker(ctx)
+    timetracker = visibility.is_timetracker(ctx)
     id_fields = history.bug_id_fields(ctx)
     for bug_id, changes in all_changes:
         if not timetracker:
@@ -285,7 +285,7 @@ class BugUpdate:
             if "set" in spec:
                 # Dependencies the caller cannot see are kept: nobody can be
                 # expected to name what they are not shown.
-                visible = access.visible_bug_ids(ctx, current)
+                visible = visibility.visible_bug_ids(ctx, current)
                 hidden = [b for b in current if b not in visible]
                 chosen = dependencies.bug_ids(ctx, values.split(spec["set"]))
                 result[field] = chosen + [b for b in hidden if b not in chosen]
@@ -334,7 +334,7 @@ class BugUpdate:
             body = raw
         body = comments.normalise(values.text(body, "comment"))
         work_time = values.time_value(p.get("work_time"), "work_time", allow_negative=True)
-        if is_private and not access.is_insider(ctx):
+        if is_private and not visibility.is_insider(ctx):
             raise ServiceError(USER_NOT_INSIDER, "You are not allowed to make comments private.")
         if work_time:
             self._check("work_time", 0, work_time)
@@ -399,12 +399,12 @@ class BugUpdate:
                                    " WHERE id = ? AND bug_id = ?",
                                    (str(key).strip(), self.new.id)).fetchone()
             # A private comment answers like a missing one to non-insiders.
-            if row is None or (row["is_private"] and not access.is_insider(ctx)):
+            if row is None or (row["is_private"] and not visibility.is_insider(ctx)):
                 raise ServiceError(COMMENT_NOT_ON_BUG, f"Comment {key} is not a comment of bug "
                                                        f"{self.new.id}.")
             wanted = as_bool(flag)
             if wanted != bool(row["is_private"]):
-                if not access.is_insider(ctx):
+                if not visibility.is_insider(ctx):
                     raise ServiceError(USER_NOT_INSIDER, "You are not allowed to change the "
                                                          "privacy of comments.")
                 self.privacy[row["id"]] = wanted
@@ -451,7 +451,7 @@ class BugUpdate:
     def _custom(self, field, raw):
         current = self.new.custom.get(field["name"], [])
         stored = custom_fields.check_value(self.ctx, field, raw, current)
-        if field["type"] == BUG_ID and not stored and current and not access.visible_bug_ids(
+        if field["type"] == BUG_ID and not stored and current and not visibility.visible_bug_ids(
                 self.ctx, [int(current[0])]):
             # Emptying a Bug ID field that names a bug the caller cannot see
             # (and is shown as empty) keeps it, as depends_on's `set` does.
@@ -585,7 +585,12 @@ def save_mirror(ctx, bug_id, mirror):
 def targets(ctx, p):
     """The bug ids an update names (path value, or body `ids`), each visible
     and editable. Errors: 50 none; 100/101/102; 109 product not editable."""
-    raw = p.list("ids")
+    return editable_bug_ids(ctx, p.list("ids"))
+
+
+def editable_bug_ids(ctx, raw):
+    """The ids of the bugs of `raw` (ids or aliases), each visible and
+    editable. Errors: 50 none; 100/101/102; 109 product not editable."""
     if not raw:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must name the bugs to update (ids).")
     result = []
@@ -597,3 +602,20 @@ def targets(ctx, p):
         if bug_id not in result:
             result.append(bug_id)
     return result
+
+
+def change_see_also(ctx, bug_values, remove, add):
+    """Remove, then add, See Also links (URLs, or bug numbers or aliases of
+    this installation; unknown ones to remove are ignored) of the bugs of
+    `bug_values`. Returns {bug id: {"removed": [...], "added": [...]}}.
+    Errors: 50 no bugs; 100 a word that is no visible bug's number or
+    alias; 101/102; 109; 112 invalid URL; 115 change not permitted.
+    """
+    changes = {}
+    for bug_id in editable_bug_ids(ctx, bug_values):
+        state = BugUpdate(ctx, status_workflow(ctx), bug_id)
+        state.apply_see_also(remove, add)
+        change = state.save().get("see_also", {"removed": "", "added": ""})
+        changes[bug_id] = {"removed": [url for url in change["removed"].split(", ") if url],
+                           "added": [url for url in change["added"].split(", ") if url]}
+    return changes

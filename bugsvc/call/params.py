@@ -7,7 +7,8 @@ them through `Params`, so "1", 1 and true mean the same everywhere.
 
 import re
 
-from ..errors import ServiceError, PARAM_MUST_BE_NUMERIC, PARAM_INVALID, NUMBER_TOO_LARGE
+from ..errors import (ServiceError, OBJECT_NOT_SPECIFIED, PARAM_MUST_BE_NUMERIC, PARAM_INVALID,
+                      NUMBER_TOO_LARGE, NUMBER_TOO_SMALL)
 
 _FALSE_STRINGS = {"", "0", "false", "no", "off"}
 _INT64_MAX = 2**63 - 1
@@ -170,3 +171,30 @@ class Params:
         if not isinstance(value, dict):
             raise ServiceError(PARAM_INVALID, f"The parameter '{name}' must be an object.")
         return value
+
+
+def reject_unknown_keys(params, allowed, code):
+    """Raise `code` (53 on creates, -32601 on updates, as the reference) when
+    `params` holds a key that is not in `allowed`."""
+    unknown = sorted(key for key in params if key not in allowed)
+    if unknown:
+        raise ServiceError(code, f"The parameter '{unknown[0]}' is not valid here.")
+
+
+def required_str(p, name, noun):
+    """`name` of Params `p` as a string, required for creating a `noun`.
+    Errors: 50 missing or null; 53."""
+    if p.get(name) is None:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, f"You must specify the '{name}' of the {noun}.")
+    return p.str(name)
+
+
+def bounded_int(p, name, low, high, default=0):
+    """`name` of Params `p` as an int within [low, high]; `default` when
+    absent. Errors: 52 not a number; 54/55 out of range."""
+    value = p.int(name, default)
+    if value > high:
+        raise ServiceError(NUMBER_TOO_LARGE, f"The {name} {value} is larger than {high}.")
+    if value < low:
+        raise ServiceError(NUMBER_TOO_SMALL, f"The {name} {value} is smaller than {low}.")
+    return value

@@ -1,5 +1,7 @@
 """Instance parameters: their defaults (those of the reference tracker),
-who may read them, and how a new value is checked.
+who may read them, how a new value is checked, and changing them; and when
+an audited object of the installation last changed (the calls are
+services/instance.py's).
 
 Values are stored and returned as strings, as the reference does.
 
@@ -16,6 +18,11 @@ answer and audit record carries a mask instead of the value.
 """
 
 import re
+
+from .. import dates
+from ..errors import ServiceError, OBJECT_DOES_NOT_EXIST, USER_ERROR
+from ..store import audit
+from ..store.db import placeholders
 
 BOOL = "bool"
 INT = "int"
@@ -258,3 +265,74 @@ def _origin(url):
 def _stored(conn, name):
     row = conn.execute("SELECT value FROM params WHERE name = ?", (name,)).fetchone()
     return row[0] if row is not None else DEFINITIONS[name][0]
+
+
+# What the installation tells a caller, and changes ---------------------------------
+
+# The reference accepts ^Bugzilla(::\w+)*$; Service:: is our neutral twin.
+_CLASS_NAME = re.compile(r"(?:Bugzilla|Service)((?:::[A-Za-z0-9_]+)*)", re.ASCII)
+_REFERENCE_ROOT = audit.CLASS_PREFIX.rstrip(":")
+
+
+def visible(ctx):
+    """{name: value as shown} of the parameters the caller may read:
+    logged-out callers maintainer and requirelogin, logged-in callers the
+    documented set, tweakparams members every parameter."""
+    values = load(ctx.conn)
+    if ctx.caller.in_group("tweakparams"):
+        names = sorted(values)
+    elif ctx.caller.is_logged_in:
+        names = LOGGED_IN
+    else:
+        names = PUBLIC
+    return {name: shown(name, values[name]) for name in names}
+
+
+def change(ctx, values):
+    """Validate and store `values` ({name: new value}), auditing each change
+    as class Param. No permission check: callers do that (the command line
+    needs none). Returns {name: {"added", "removed"}} of the changed ones.
+    A secret parameter's values are masked in the answer and the audit log,
+    and its mask as the new value leaves it unchanged.
+    Errors: 51 unknown parameter; 32000 invalid value (nothing stored).
+    """
+    current = load(ctx.conn)
+    updates = {}
+    for name, value in values.items():
+        if name not in DEFINITIONS:
+            raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no parameter named '{name}'.")
+        if value == SECRET_MASK and shown(name, "x") == SECRET_MASK:
+            continue
+        try:
+            updates[name] = normalise(ctx.conn, name, value)
+        except ValueError as exc:
+            raise ServiceError(USER_ERROR,
+                               f"Invalid value for parameter '{name}': {exc}.") from None
+    changes = {}
+    for name, value in updates.items():
+        if value == current[name]:
+            continue
+        cur = ctx.conn.execute("UPDATE params SET value = ? WHERE name = ?", (value, name))
+        if cur.rowcount == 0:
+            ctx.conn.execute("INSERT INTO params (name, value) VALUES (?, ?)", (name, value))
+        added, removed = shown(name, value), shown(name, current[name])
+        changes[name] = {"added": added, "removed": removed}
+        audit.record(ctx, "Param", 0, name, removed, added)
+    ctx.forget_params()
+    return changes
+
+
+def last_audit_time(ctx, class_names):
+    """When an audited object of one of `class_names` (names 'Service::X'
+    or 'Bugzilla::X'; others are ignored, and when none is left every class
+    counts) last changed; None when nothing matching was audited."""
+    classes = []
+    for name in class_names:
+        match = _CLASS_NAME.fullmatch(name)
+        class_name = match and _REFERENCE_ROOT + match.group(1)
+        if class_name and class_name not in classes:
+            classes.append(class_name)
+    sql = "SELECT MAX(at_time) FROM audit_log"
+    if classes:
+        sql += f" WHERE class IN ({placeholders(classes)})"
+    return dates.from_db(ctx.conn.execute(sql, classes).fetchone()[0])

@@ -17,7 +17,6 @@ from ..compose import unit_of_work
 from ..errors import ServiceError
 from ..serving import startup
 from ..serving.server import prepare_database
-from ..services import instance
 from ..store import audit, backup, convert
 from ..store.location import Location
 
@@ -72,7 +71,7 @@ def manage_parameters(config, assignments, out=sys.stdout, err=sys.stderr):
             return 0
         try:
             with unit_of_work(db, config).context(write=True) as ctx:
-                changes = instance.change_parameters(ctx, values)
+                changes = settings.change(ctx, values)
         except ServiceError as exc:
             print(f"bugsvc: {exc.message} Nothing was changed.", file=err)
             return 1

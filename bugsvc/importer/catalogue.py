@@ -13,7 +13,7 @@ of the standard select fields that the source does not have are removed
 
 import re
 
-from ..accounts.access import CONTROL_VALUES
+from ..catalogue.group_control import CONTROL_VALUES
 from ..accounts.membership import refresh_for_group
 from ..catalogue import settings
 from ..store.db import ids_written, placeholders

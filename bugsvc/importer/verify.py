@@ -28,7 +28,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
-from ..accounts import access
+from ..bugs import visibility
 from ..accounts.membership import GRANT_REGEXP, regexp_matches
 from ..api.operations import OPERATIONS
 from ..api.runner import Runner
@@ -319,7 +319,7 @@ class _Verifier:
             ids = [row[0] for row in ctx.conn.execute("SELECT id FROM bugs ORDER BY id")]
             visible = set()
             for start in range(0, len(ids), 500):
-                visible |= access.visible_bug_ids(ctx, ids[start:start + 500])
+                visible |= visibility.visible_bug_ids(ctx, ids[start:start + 500])
         return sorted(visible)
 
     def _read_source(self, ids):

@@ -16,7 +16,8 @@ included).
 
 from datetime import datetime, timezone
 
-from ..accounts import access, mail_settings as ms
+from . import mail_settings as ms
+from ..bugs import visibility
 from ..bugs import comments as stored_comments, events as bug_events, history, view
 from ..bugs.search_sql import ALIASES
 from ..store import outbox
@@ -78,7 +79,7 @@ def recipient(ctx, user_id):
 
 def visible_bug(ctx, bug_id):
     """The bug object as the context's caller sees it, or Drop."""
-    bugs = view.bug_objects(ctx, [bug_id]) if access.visible_bug_ids(ctx, [bug_id]) else []
+    bugs = view.bug_objects(ctx, [bug_id]) if visibility.visible_bug_ids(ctx, [bug_id]) else []
     if not bugs:
         raise Drop("the recipient cannot see the bug")
     return bugs[0]
@@ -91,7 +92,7 @@ def visible_comments(ctx, comment_ids):
     if not ids:
         return []
     where = f"c.id IN ({', '.join('?' for _ in ids)})"
-    if not access.is_insider(ctx):
+    if not visibility.is_insider(ctx):
         where += " AND c.is_private = 0"
     rows = stored_comments.select_rows(ctx, where, ids)
     objects = stored_comments.comment_objects(ctx, rows)
@@ -189,7 +190,7 @@ def render(ctx, message_row, event_row):
             change["comment_count"] = row[0] if row else None
     comments = visible_comments(ctx, event["comments"])
     blockers = [b for b in event.get("blockers", [])
-                if access.visible_bug_ids(ctx, [b["id"]])]
+                if visibility.visible_bug_ids(ctx, [b["id"]])]
     dep_only = bool(blockers) and not changes and not comments and not is_new
     if not (changes or comments or is_new or blockers):
         raise Drop("nothing the recipient may see")

@@ -12,7 +12,8 @@ for").
 
 from datetime import datetime, timezone
 
-from ..accounts import access, mail_settings as ms
+from . import mail_settings as ms
+from ..bugs import visibility
 from ..bugs import events as bug_events
 from ..store import outbox
 from . import bugmail, message
@@ -52,7 +53,7 @@ def render(ctx, message_row, event_row):
                                   (flag["attachment_id"],)).fetchone()
         if attachment is None:
             raise Drop("the attachment no longer exists")
-        if attachment["is_private"] and not access.is_insider(ctx):
+        if attachment["is_private"] and not visibility.is_insider(ctx):
             raise Drop("the recipient may not see the private attachment")
     type_name = conn.execute("SELECT name FROM flag_types WHERE id = ?",
                              (flag["type_id"],)).fetchone()[0]

@@ -19,7 +19,7 @@ then, against the state of that moment.
 import re
 import secrets
 
-from ..accounts import mail_settings as ms
+from . import mail_settings as ms
 from ..bugs import events as bug_events, record
 from ..store import outbox
 

@@ -8,7 +8,7 @@ from ..bugs import create as bug_create, tags, update as bug_update, view
 from ..bugs.duplicates import possible_duplicates as find_duplicates, MAX_RESULTS
 from ..bugs.edit_options import edit_options as bug_edit_options
 from ..bugs.requests import REQUEST_LIMIT, requests_of_caller
-from ..bugs.history import history as bug_history
+from ..bugs.history import histories
 from ..bugs.lookup import visible_bug_id
 from ..bugs.values import enterable_product
 
@@ -120,14 +120,7 @@ def history(ctx, params):
     new_since = None
     if p.get("new_since") not in (None, ""):
         new_since = dates.parse_datetime(p.str("new_since"), "new_since")
-    result = []
-    for value in values:
-        bug_id = visible_bug_id(ctx, value)
-        aliases = [row[0] for row in ctx.conn.execute(
-            "SELECT alias FROM bug_aliases WHERE bug_id = ? ORDER BY id", (bug_id,))]
-        result.append({"id": bug_id, "alias": aliases,
-                       "history": bug_history(ctx, bug_id, new_since)})
-    return {"bugs": result}
+    return {"bugs": histories(ctx, values, new_since)}
 
 
 def possible_duplicates(ctx, params):
@@ -164,15 +157,9 @@ def update_see_also(ctx, params):
     p = Params(params)
     if not p.has("add") and not p.has("remove"):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify 'add' or 'remove'.")
-    changes = {}
-    for bug_id in bug_update.targets(ctx, p):
-        state = bug_update.BugUpdate(ctx, bug_update.status_workflow(ctx), bug_id)
-        state.apply_see_also(p.list("remove"), p.list("add"))
-        change = state.save().get("see_also", {"removed": "", "added": ""})
-        changes[str(bug_id)] = {"see_also": {
-            "removed": [url for url in change["removed"].split(", ") if url],
-            "added": [url for url in change["added"].split(", ") if url]}}
-    return {"changes": changes}
+    changes = bug_update.change_see_also(ctx, p.list("ids"), p.list("remove"), p.list("add"))
+    return {"changes": {str(bug_id): {"see_also": change}
+                        for bug_id, change in changes.items()}}
 
 
 def update_tags(ctx, params):
@@ -189,19 +176,9 @@ def update_tags(ctx, params):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the ids of the bugs.")
     if p.get("tags") is None:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the tags to change.")
-    spec = p.dict("tags")
-    changes = {}
-    for value in p.list("ids"):
-        bug_id = visible_bug_id(ctx, value)
-        before = tags.tags_of(ctx.conn, ctx.caller.id, bug_id)
-        for name in Params(spec).str_list("remove"):
-            tags.remove(ctx.conn, ctx.caller.id, bug_id, name)
-        for name in Params(spec).str_list("add"):
-            tags.add(ctx.conn, ctx.caller.id, bug_id, name)
-        after = tags.tags_of(ctx.conn, ctx.caller.id, bug_id)
-        changes[str(bug_id)] = {"tags": {"removed": [t for t in before if t not in after],
-                                         "added": [t for t in after if t not in before]}}
-    return {"changes": changes}
+    spec = Params(p.dict("tags"))
+    changes = tags.change(ctx, p.list("ids"), spec.str_list("remove"), spec.str_list("add"))
+    return {"changes": {str(bug_id): {"tags": change} for bug_id, change in changes.items()}}
 
 
 def edit_options(ctx, params):

@@ -9,7 +9,7 @@ are ids of rows of the controlling field's value source.
 
 import re
 
-from ..accounts import access
+from ..catalogue import group_control
 from ..store import audit
 from ..catalogue import catalog
 from ..call.changes import note
@@ -104,9 +104,9 @@ def _visible_choice_ids(ctx, field):
     """Ids of the controlling values the caller may learn about: products
     and components only of products the caller can see; None: all."""
     if field["name"] == "product":
-        return set(access.selectable_product_ids(ctx))
+        return set(group_control.selectable_product_ids(ctx))
     if field["name"] == "component":
-        products = access.selectable_product_ids(ctx)
+        products = group_control.selectable_product_ids(ctx)
         if not products:
             return set()
         marks = ", ".join("?" for _ in products)
@@ -230,7 +230,7 @@ def _product_specific_values(ctx, name):
     """One entry per component/version/milestone of each product the caller
     can see, with the product as visibility value."""
     result = []
-    product_ids = access.selectable_product_ids(ctx)
+    product_ids = group_control.selectable_product_ids(ctx)
     products = catalog.products_by_ids(ctx.conn, product_ids)
     for product in (products[product_id] for product_id in product_ids):
         if name == "component":
@@ -300,7 +300,7 @@ def legal_values(ctx, params):
         if product_id is None or product_id == "":
             raise ServiceError(OBJECT_NOT_SPECIFIED,
                                "The function Bug.legal_values requires a product_id.")
-        accessible = {str(pid): pid for pid in access.accessible_product_ids(ctx)}
+        accessible = {str(pid): pid for pid in group_control.accessible_product_ids(ctx)}
         if str(product_id).strip() not in accessible:
             raise ServiceError(PRODUCT_ACCESS_DENIED,
                                f"Either the product '{product_id}' does not exist or you don't "

@@ -1,18 +1,11 @@
 """Instance information: version, extensions, timezone, time, parameters,
-last audit time (interface "Instance information")."""
-
-import re
+last audit time (interface "Instance information"). The parameters and
+the audit log's time are bugsvc/catalogue/settings.py's."""
 
 from .. import COMPATIBLE_VERSION, __version__, dates
-from ..store import audit
-from ..catalogue import settings
-from ..store.db import placeholders
-from ..errors import ServiceError, require_group, OBJECT_DOES_NOT_EXIST, USER_ERROR
 from ..call.params import Params
-
-# The reference accepts ^Bugzilla(::\w+)*$; Service:: is our neutral twin.
-_CLASS_NAME = re.compile(r"(?:Bugzilla|Service)((?:::[A-Za-z0-9_]+)*)", re.ASCII)
-_REFERENCE_ROOT = audit.CLASS_PREFIX.rstrip(":")
+from ..catalogue import settings
+from ..errors import require_group
 
 
 def version(ctx, params):
@@ -43,14 +36,7 @@ def parameters(ctx, params):
     maintainer and requirelogin, logged-in callers the documented set,
     tweakparams members every parameter. include_fields/exclude_fields
     choose among the parameter names, as in the reference."""
-    values = settings.load(ctx.conn)
-    if ctx.caller.in_group("tweakparams"):
-        names = sorted(values)
-    elif ctx.caller.is_logged_in:
-        names = settings.LOGGED_IN
-    else:
-        names = settings.PUBLIC
-    return {"parameters": {name: settings.shown(name, values[name]) for name in names
+    return {"parameters": {name: value for name, value in settings.visible(ctx).items()
                            if ctx.fields.wants(name)}}
 
 
@@ -65,41 +51,7 @@ def update_parameters(ctx, params):
     every value is valid.
     """
     require_group(ctx, "tweakparams", "change parameters")
-    return {"parameters": change_parameters(ctx, params)}
-
-
-def change_parameters(ctx, values):
-    """Validate and store `values` ({name: new value}), auditing each change
-    as class Param. No permission check: callers do that (the command line
-    needs none). Returns {name: {"added", "removed"}} of the changed ones.
-    A secret parameter's values are masked in the answer and the audit log,
-    and its mask as the new value leaves it unchanged.
-    Errors: 51 unknown parameter; 32000 invalid value (nothing stored).
-    """
-    current = settings.load(ctx.conn)
-    updates = {}
-    for name, value in values.items():
-        if name not in settings.DEFINITIONS:
-            raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no parameter named '{name}'.")
-        if value == settings.SECRET_MASK and settings.shown(name, "x") == settings.SECRET_MASK:
-            continue
-        try:
-            updates[name] = settings.normalise(ctx.conn, name, value)
-        except ValueError as exc:
-            raise ServiceError(USER_ERROR,
-                               f"Invalid value for parameter '{name}': {exc}.") from None
-    changes = {}
-    for name, value in updates.items():
-        if value == current[name]:
-            continue
-        cur = ctx.conn.execute("UPDATE params SET value = ? WHERE name = ?", (value, name))
-        if cur.rowcount == 0:
-            ctx.conn.execute("INSERT INTO params (name, value) VALUES (?, ?)", (name, value))
-        added, removed = settings.shown(name, value), settings.shown(name, current[name])
-        changes[name] = {"added": added, "removed": removed}
-        audit.record(ctx, "Param", 0, name, removed, added)
-    ctx.forget_params()
-    return changes
+    return {"parameters": settings.change(ctx, params)}
 
 
 def last_audit_time(ctx, params):
@@ -110,13 +62,4 @@ def last_audit_time(ctx, params):
     class counts). The value is null when nothing matching was audited.
     Errors: 53 when a class name is not a string.
     """
-    classes = []
-    for name in Params(params).str_list("class"):
-        match = _CLASS_NAME.fullmatch(name)
-        class_name = match and _REFERENCE_ROOT + match.group(1)
-        if class_name and class_name not in classes:
-            classes.append(class_name)
-    sql = "SELECT MAX(at_time) FROM audit_log"
-    if classes:
-        sql += f" WHERE class IN ({placeholders(classes)})"
-    return {"last_audit_time": dates.from_db(ctx.conn.execute(sql, classes).fetchone()[0])}
+    return {"last_audit_time": settings.last_audit_time(ctx, Params(params).str_list("class"))}

@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 from ... import errors
 from ...errors import ServiceError
-from ...services.saved_search import query_params
+from ...bugs.saved_search import query_params
 from .base import Page, require_user, responder
 from .site import url
 
