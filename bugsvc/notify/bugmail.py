@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 
 from ..accounts import access, mail_settings as ms
 from ..bugs import comments as stored_comments, events as bug_events, history, view
-from ..bugs.search_sql import ALIASES
+from ..catalogue import bug_fields
 from ..store import outbox
 from . import message
 from .message import Drop
@@ -152,7 +152,7 @@ def _labels(ctx):
 
 
 def _internal(field):
-    return ALIASES.get(field, field)
+    return bug_fields.bugzilla_name(field)
 
 
 def _label(labels, change):

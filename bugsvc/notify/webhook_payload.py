@@ -20,7 +20,7 @@ shows the owner.
 from ..accounts import access
 from .. import dates
 from ..bugs import attachments as stored_attachments, history, view
-from ..bugs.search_sql import ALIASES
+from ..catalogue import bug_fields
 from ..store import outbox
 from .bugmail import visible_comments
 from .message import Drop
@@ -113,7 +113,7 @@ def changes_for(ctx, changes, target):
         if target == "attachment":
             field = field.removeprefix("attachments.").replace("isprivate", "is_private")
         removed, added = change["removed"], change["added"]
-        if ALIASES.get(field, field) in ("priority", "target_milestone"):
+        if bug_fields.bugzilla_name(field) in ("priority", "target_milestone"):
             removed, added = _select(removed), _select(added)
         if removed == "" and added == "":
             continue
