@@ -310,6 +310,9 @@ del _F
 
 BY_NAME = {field.name: field for field in STANDARD}
 BY_API_NAME = {field.api: field for field in STANDARD}
+# The standard select fields whose legal values are rows of field_values.
+SELECTS = tuple(field for field in STANDARD
+                if field.type == SINGLE_SELECT and not field.catalogue_values)
 
 
 @dataclass(frozen=True)
