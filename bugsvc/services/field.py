@@ -11,23 +11,22 @@ import re
 
 from ..accounts import access
 from ..store import audit
-from ..catalogue import catalog
+from ..catalogue import bug_fields, catalog
 from ..call.changes import note
 from ..errors import (
     ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_INVALID,
     NUMBER_TOO_SMALL, USER_ERROR, INVALID_FIELD_NAME, PRODUCT_ACCESS_DENIED,
 )
-from ..catalogue.field_types import SINGLE_SELECT, MULTI_SELECT, INTEGER
 from ..catalogue.admin import checked_text
 from ..call.params import Params
 from ..call.fields import Shape
 
 
-SELECT_TYPES = (SINGLE_SELECT, MULTI_SELECT)
-CUSTOM_TYPES = range(1, INTEGER + 1)
-PRODUCT_SPECIFIC = ("component", "version", "target_milestone")
+SELECT_TYPES = tuple(code for code, kind in bug_fields.CUSTOM_KINDS.items() if kind.is_select)
+CUSTOM_TYPES = tuple(bug_fields.CUSTOM_KINDS)
+PRODUCT_SPECIFIC = tuple(field.name for field in bug_fields.STANDARD if field.per_product)
 # Selects whose values are not field_values rows (the reference's "abnormal" selects).
-CATALOGUE_SELECTS = ("classification", "component", "product")
+CATALOGUE_SELECTS = tuple(field.name for field in bug_fields.STANDARD if field.catalogue_values)
 DEFAULT_VALUE = "---"
 NAME_MAX_LENGTH = 64
 DISPLAY_NAME_MAX_LENGTH = 255
@@ -36,9 +35,6 @@ VALUE_MAX_LENGTH = 64
 # include/exclude shape of a field definition.
 FIELD_SHAPES = {"fields": Shape()}
 _CUSTOM_NAME = re.compile(r"^cf_[a-z0-9_]+$")
-# Bug-object names the deprecated legal-values call also accepts.
-_API_NAMES = {"status": "bug_status", "severity": "bug_severity", "platform": "rep_platform",
-              "summary": "short_desc", "url": "bug_file_loc", "whiteboard": "status_whiteboard"}
 _FIELD_COLUMNS = ("id, name, display_name, type, is_custom, is_mandatory, is_on_bug_entry,"
                   " is_obsolete, sort_key, visibility_field_id, value_field_id")
 _SETTABLE = ("display_name", "is_mandatory", "is_on_bug_entry", "sort_key", "visibility_field",
@@ -289,8 +285,8 @@ def legal_values(ctx, params):
     name = p.str("field")
     if not name:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The function Bug.legal_values requires a field.")
-    name = _API_NAMES.get(name, name)
-    field = _field_by_name(ctx.conn, name)
+    standard = bug_fields.BY_API_NAME.get(name)
+    field = _field_by_name(ctx.conn, standard.name if standard else name)
     if field is not None and is_select(field) and field["name"] not in CATALOGUE_SELECTS:
         rows = ctx.conn.execute("SELECT value FROM field_values WHERE field_id = ?"
                                 " AND is_active = 1 ORDER BY sort_key, value, id", (field["id"],))
@@ -346,7 +342,8 @@ def create(ctx, params):
     field_type = p.int("type")
     if field_type not in CUSTOM_TYPES:
         raise ServiceError(USER_ERROR,
-                           f"'{field_type}' is not a custom field type (1 to {INTEGER}).")
+                           f"'{field_type}' is not a custom field type (1 to "
+                           f"{max(CUSTOM_TYPES)}).")
     field = {"id": None, "name": name, "type": field_type}
     display_name = _check_display_name(p.str("display_name"))
     sort_key = _check_sort_key(p) if p.get("sort_key") is not None else _next_sort_key(ctx)
