@@ -27,7 +27,7 @@ from ..store.regexp import compile_regexp
 from ..errors import ServiceError, USER_ERROR, INVALID_FIELD_NAME
 from ..catalogue import bug_fields
 from ..catalogue.bug_fields import DATE_KIND, NUMBER, SELECT
-from ..catalogue.field_types import BUG_ID, FREETEXT
+from ..catalogue.field_types import BUG_ID
 from . import history as bug_history
 from . import search_dates
 
@@ -447,7 +447,7 @@ class Compiler:
 
     def _custom_def(self, name):
         field_id, field_type = self.custom_fields()[name]
-        kind = bug_fields.CUSTOM_KINDS.get(field_type, bug_fields.CUSTOM_KINDS[FREETEXT])
+        kind = bug_fields.custom_kind(field_type)
         expr = self.dialect.whole_number("cv.value") if kind.search == NUMBER else "cv.value"
         return FieldDef(kind.search, expr, source=f"custom:{field_id}", history=name,
                         words_exact=kind.words_exact)

@@ -351,6 +351,11 @@ CUSTOM_KINDS = {
 }
 
 
+def custom_kind(code):
+    """The CustomKind of custom field type `code` (free text's when unknown)."""
+    return CUSTOM_KINDS.get(code) or CUSTOM_KINDS[FREETEXT]
+
+
 def _names_for_search():
     names = {}
     for field in STANDARD:

@@ -27,8 +27,6 @@ _SCALARS = ("summary", "product", "component", "version", "target_milestone", "p
             "deadline", "estimated_time", "remaining_time")
 _LISTS = ("alias", "keywords", "depends_on", "blocks")
 _STANDARD_SELECTS = tuple(field.name for field in bug_fields.SELECTS)
-# Custom field types (the API's codes): single select, multi select, text area, Bug ID.
-SINGLE_SELECT, MULTI_SELECT, TEXTAREA, BUG_ID = 2, 3, 4, 7
 _SPLIT = re.compile(r"[\s,;]+")
 INLINE_SAFE_TYPES = ("text/plain",)
 # Fields the pages show and offer only while a parameter is on, as the
@@ -166,14 +164,13 @@ class BugView:
                 add(name, label, bug[name], "text" if self.can(name) else None)
             add("actual_time", "Hours worked", bug.get("actual_time", 0))
         for name in self.custom_names:
-            info = self.fields.get(name) or {"display_name": name, "type": 1}
+            info = self.fields.get(name) or {"display_name": name, "type": None}
             value = bug[name]
-            kind = {SINGLE_SELECT: "select", MULTI_SELECT: "multi",
-                    TEXTAREA: "textarea"}.get(info["type"], "text")
+            kind = bug_fields.custom_kind(info["type"])
             if self.can(name):
-                add(name, info["display_name"], value, kind,
-                    choices=self.values(name, value if kind == "select" else None))
-            elif info["type"] == BUG_ID and value:
+                add(name, info["display_name"], value, kind.control,
+                    choices=self.values(name, value if kind.control == "select" else None))
+            elif kind.shown == "bug" and value:
                 add(name, info["display_name"], value, "bug")
             else:
                 add(name, info["display_name"], ", ".join(value) if isinstance(value, list)
@@ -275,7 +272,7 @@ def form_changes(call, view):
         if not view.can(name) or (name not in form and f"defined_{name}" not in form):
             continue
         field = view.fields.get(name, {})
-        if field.get("type") == MULTI_SELECT:
+        if bug_fields.custom_kind(field.get("type")).control == "multi":
             new = [value for value in call.fields(name) if value]
             if sorted(new) != sorted(bug.get(name) or []):
                 changes[name] = new
