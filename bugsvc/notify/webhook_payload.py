@@ -26,7 +26,8 @@ from .bugmail import visible_comments
 from .message import Drop
 
 # History names bugzilla.mozilla.org uses differently in its changes.
-_RENAMES = {"longdescs.isprivate": "longdescs.is_private"}
+_RENAMES = {field.history: field.webhook_change for field in bug_fields.STANDARD
+            if field.webhook_change}
 
 
 def _user(conn, user_id):
