@@ -308,7 +308,7 @@ STANDARD = (
 )
 del _F
 
-BY_NAME = {field.name: field for field in STANDARD}
+# The standard fields by their interface names.
 BY_API_NAME = {field.api: field for field in STANDARD}
 # The standard select fields whose legal values are rows of field_values.
 SELECTS = tuple(field for field in STANDARD
@@ -319,13 +319,12 @@ SELECTS = tuple(field for field in STANDARD
 class CustomKind:
     """What a custom field's type says where the type matters.
 
-    title: the type's name. search: how search compares its values.
+    search: how search compares its values.
     words_exact: word operators compare whole values (a multiple select's
     values are words). control: the bug page's control for it ("text",
     "select", "multi", "textarea"). shown: how a page shows it to someone
     who may not change it ("text"; "bug": a link to the bug it names).
     """
-    title: str
     search: str = TEXT
     words_exact: bool = False
     control: str = "text"
@@ -338,16 +337,16 @@ class CustomKind:
 
 # The types a custom field may have, by the interface's type codes.
 CUSTOM_KINDS = {
-    FREETEXT: CustomKind("Free Text"),
-    SINGLE_SELECT: CustomKind("Drop Down", control="select"),
-    MULTI_SELECT: CustomKind("Multiple-Selection Box", words_exact=True, control="multi"),
-    TEXTAREA: CustomKind("Large Text Box", control="textarea"),
-    DATETIME: CustomKind("Date/Time", search=DATE_KIND),
-    BUG_ID: CustomKind("Bug ID", search=NUMBER, shown="bug"),
-    BUG_URLS: CustomKind("Bug URLs"),
-    KEYWORDS: CustomKind("Keywords"),
-    DATE: CustomKind("Date", search=DATE_KIND),
-    INTEGER: CustomKind("Integer", search=NUMBER),
+    FREETEXT: CustomKind(),
+    SINGLE_SELECT: CustomKind(control="select"),
+    MULTI_SELECT: CustomKind(words_exact=True, control="multi"),
+    TEXTAREA: CustomKind(control="textarea"),
+    DATETIME: CustomKind(search=DATE_KIND),
+    BUG_ID: CustomKind(search=NUMBER, shown="bug"),
+    BUG_URLS: CustomKind(),
+    KEYWORDS: CustomKind(),
+    DATE: CustomKind(search=DATE_KIND),
+    INTEGER: CustomKind(search=NUMBER),
 }
 
 
@@ -377,8 +376,3 @@ def bugzilla_name(name):
     """The Bugzilla name of the field called `name` (its own, interface or
     older name, as search reads it); any other name as it is."""
     return SEARCH_NAMES.get(name, name)
-
-
-def by_bugzilla_name(name):
-    """The standard field called `name` (or one of its older names), or None."""
-    return BY_NAME.get(bugzilla_name(name))
