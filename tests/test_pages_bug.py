@@ -341,3 +341,23 @@ def test_flags_without_a_requestee_show_on_every_page(app, world, services):
         "/buglist.cgi?product=TestProduct&columnlist=flagtypes.name").text)
     page = browser.get(f"/show_bug.cgi?id={world.bug}")
     assert "reviewed-" in text_of(page.text)
+
+
+def test_custom_fields_are_shown_and_offered_as_their_type_says(app, services):
+    from bug_support import add_custom_field
+    for name, kind, values in (("cf_pick", 2, ("red", "blue")), ("cf_many", 3, ("a", "b")),
+                               ("cf_notes", 4, ()), ("cf_other", 6, ()), ("cf_links", 7, ())):
+        add_custom_field(services, name, kind, values)
+    other = file_bug(services, summary="The other bug")
+    bug_id = file_bug(services, cf_pick="red", cf_many=["a", "b"], cf_notes="some notes",
+                      cf_other=other, cf_links=["https://bugs.example.org/show_bug.cgi?id=9"])
+    seen = Browser(app).get(f"/show_bug.cgi?id={bug_id}").text
+    assert f'<a href="/show_bug.cgi?id={other}">bug {other}</a>' in seen
+    assert "https://bugs.example.org/show_bug.cgi?id=9" in text_of(seen)
+    assert "show_bug.cgi?id=https" not in seen and "a, b" in text_of(seen)
+    editing = signed_in(app, ADMIN).get(f"/show_bug.cgi?id={bug_id}").text
+    assert re.search(r'<select id="cf_pick" name="cf_pick">', editing)
+    assert re.search(r'<select id="cf_many" name="cf_many" multiple', editing)
+    assert '<textarea id="cf_notes" name="cf_notes"' in editing
+    assert re.search(r'<input id="cf_other" name="cf_other" type="text"[^>]*value="'
+                     f'{other}"', editing)

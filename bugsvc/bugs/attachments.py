@@ -22,6 +22,7 @@ from ..errors import (
     INVALID_CONTENT_TYPE, MISSING_DESCRIPTION, USER_NOT_INSIDER, ZERO_LENGTH_FILE,
 )
 from ..call.fields import Shape
+from ..catalogue import bug_fields
 from ..call.params import as_list
 from . import activity, comments, flags as bug_flags, record
 from .attachment_flags import AttachmentFlagEditor
@@ -40,10 +41,8 @@ _CONTENT_TYPE = re.compile(
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 _NOT_BASE64 = re.compile(r"[^A-Za-z0-9+/=]")
 # API name -> internal name of history (the reference's field names).
-HISTORY_NAMES = {"summary": "attachments.description", "file_name": "attachments.filename",
-                 "content_type": "attachments.mimetype", "is_patch": "attachments.ispatch",
-                 "is_obsolete": "attachments.isobsolete",
-                 "is_private": "attachments.isprivate"}
+HISTORY_NAMES = {field.attachment_key: field.history for field in bug_fields.STANDARD
+                 if field.attachment_key}
 FIELDS = tuple(HISTORY_NAMES)
 _BOOLEAN_FIELDS = ("is_patch", "is_obsolete", "is_private")
 _COLUMNS = ("id, bug_id, creator_id, created_at, last_change_time, summary, file_name,"

@@ -9,6 +9,7 @@ from ..errors import (
     RESOLUTION_NOT_ALLOWED, USER_NOT_INSIDER,
 )
 from ..call.params import Params
+from ..catalogue import bug_fields
 from . import (
     activity, comments, custom_fields, dependencies, groups, isolation, see_also, store, values,
 )
@@ -18,18 +19,15 @@ from .record import BugRecord
 from .status import initial_status, workflow as status_workflow
 from .update import save_mirror
 
-# Internal names accepted for bug-object names.
-_INTERNAL_NAMES = {"short_desc": "summary", "rep_platform": "platform",
-                   "bug_severity": "severity", "bug_status": "status", "dependson": "depends_on",
-                   "blocked": "blocks", "bug_file_loc": "url", "status_whiteboard": "whiteboard",
-                   "cclist_accessible": "is_cc_accessible",
-                   "reporter_accessible": "is_creator_accessible", "comment": "description",
-                   "commentprivacy": "comment_is_private", "reporter": "creator"}
-_KNOWN = {"product", "component", "summary", "version", "description", "comment_is_private",
-          "op_sys", "platform", "priority", "severity", "status", "resolution", "alias",
-          "assigned_to", "qa_contact", "cc", "groups", "keywords", "depends_on", "blocks",
-          "see_also", "target_milestone", "url", "whiteboard", "deadline", "estimated_time",
-          "remaining_time", "is_cc_accessible", "is_creator_accessible", "flags", "creator"}
+# The parameters of the description (comment 0) by Bugzilla's names.
+_DESCRIPTION_NAMES = {"comment": "description", "commentprivacy": "comment_is_private"}
+# The bug-object names of the fields filing sets and of the description's
+# parameters, and the Bugzilla names it takes for them (as the reference's
+# Bug.create maps them).
+_KNOWN = frozenset(field.bug_key for field in bug_fields.STANDARD if field.on_create) | set(
+    _DESCRIPTION_NAMES.values())
+_INTERNAL_NAMES = {name: field.api for field in bug_fields.STANDARD if field.on_create
+                   for name in field.bugzilla_names if name != field.api} | _DESCRIPTION_NAMES
 
 
 def _named(ctx, params):

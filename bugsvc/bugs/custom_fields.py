@@ -11,6 +11,7 @@ from ..errors import (
     ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR, ILLEGAL_DATE,
     TEXT_TOO_LONG,
 )
+from ..catalogue import bug_fields
 from ..catalogue.field_types import (
     BUG_ID, DATE, DATETIME, FREETEXT, INTEGER, MULTI_SELECT, SINGLE_SELECT, TEXTAREA,
 )
@@ -24,8 +25,7 @@ _INT32 = 2**31
 _EMPTY_DATETIME = re.compile(r"^[\s0\W_]*$")
 _DATE = re.compile(r"^\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*$")
 # The bug record attribute holding each standard select field's value.
-_RECORD_ATTRIBUTE = {"bug_status": "status", "resolution": "resolution", "priority": "priority",
-                     "bug_severity": "severity", "rep_platform": "platform", "op_sys": "op_sys"}
+_RECORD_ATTRIBUTE = {field.name: field.api for field in bug_fields.SELECTS}
 
 
 def active_fields(ctx):

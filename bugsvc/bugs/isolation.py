@@ -24,11 +24,10 @@ from dataclasses import replace
 from ..catalogue import group_control
 from ..accounts.visibility import can_see_user
 from ..accounts.caller import load_caller
+from ..catalogue import bug_fields
 from ..store.db import placeholders
 from ..errors import ServiceError, INVALID_USERNAME, USER_ERROR
 from .permissions import can_edit_product
-
-_FIELD_LABELS = {"depends_on": "Depends on", "blocks": "Blocks"}
 
 
 def is_on(ctx):
@@ -77,8 +76,9 @@ def check_dependencies(ctx, field, bug_ids):
     ids = sorted(set(bug_ids))
     product_ids = {row[0] for row in ctx.conn.execute(
         f"SELECT DISTINCT product_id FROM bugs WHERE id IN ({placeholders(ids)})", ids)}
+    label = bug_fields.BY_API_NAME[field].label
     for product_id in sorted(product_ids):
         if not can_edit_product(ctx, product_id):
-            raise ServiceError(USER_ERROR, f"You tried to change the {_FIELD_LABELS[field]} "
-                                           "field but only a user allowed to edit both related "
-                                           "bugs may change that field.")
+            raise ServiceError(USER_ERROR, f"You tried to change the {label} field but only a "
+                                           "user allowed to edit both related bugs may change "
+                                           "that field.")

@@ -1,11 +1,14 @@
 """Who may change what on a bug: the reference's field permissions (editbugs
 members anything, assignee and QA contact most fields, the reporter fewer)."""
 
+from ..catalogue import bug_fields
 from . import visibility
 from ..store.db import placeholders
 from ..errors import ServiceError, ILLEGAL_CHANGE, PRODUCT_EDIT_DENIED
 
-TIME_FIELDS = ("estimated_time", "remaining_time", "work_time", "deadline")
+# The time-tracking fields, by the names of their changes and history.
+TIME_FIELDS = tuple(field.history for field in bug_fields.STANDARD
+                    if field.timetracking and field.history)
 # Fields the reporter may not change (unless also assignee or QA contact).
 _NOT_FOR_REPORTER = ("assigned_to", "qa_contact", "target_milestone", "is_confirmed")
 

@@ -14,27 +14,14 @@ CONF,IN_PROG); otherwise only open bugs are searched.
 import re
 from dataclasses import dataclass
 
+from ..catalogue import bug_fields
 from ..errors import ServiceError, BUGLIST_PARAMETERS_REQUIRED, USER_ERROR
 from .search_sql import Clause, Condition
 
-# Short names of fields (the reference's quicksearch mappings).
-MAPPINGS = {
-    "status": "bug_status", "platform": "rep_platform", "os": "op_sys",
-    "severity": "bug_severity", "assignee": "assigned_to", "owner": "assigned_to",
-    "reporter": "reporter", "qa": "qa_contact", "qacontact": "qa_contact", "cc": "cc",
-    "milestone": "target_milestone", "version": "version", "product": "product",
-    "component": "component", "summary": "short_desc", "description": "longdesc",
-    "comment": "longdesc", "url": "bug_file_loc", "whiteboard": "status_whiteboard",
-    "sw": "status_whiteboard", "kw": "keywords", "group": "bug_group",
-    "flag": "flagtypes.name", "requestee": "requestees.login_name",
-    "setter": "setters.login_name", "attachment": "attachments.description",
-    "attachmentdesc": "attachments.description", "attachdesc": "attachments.description",
-    "attachmentdata": "attach_data.thedata", "attachdata": "attach_data.thedata",
-    "attachmentmimetype": "attachments.mimetype", "attachmimetype": "attachments.mimetype",
-}
-# Fields reachable only through MAPPINGS (so that prefixes stay unambiguous).
-_HIDDEN = {"rep_platform", "bug_status", "bug_file_loc", "bug_group", "bug_severity",
-           "status_whiteboard", "cclist_accessible", "reporter_accessible"}
+# Short names of fields (the reference's quicksearch mappings), and the
+# fields reachable only through them (so that prefixes stay unambiguous).
+MAPPINGS = {short: field.name for field in bug_fields.STANDARD for short in field.quicksearch}
+_HIDDEN = frozenset(field.name for field in bug_fields.STANDARD if not field.quicksearch_by_name)
 _FIELD_OPERATOR = {"content": "matches", "owner_idle_time": "greaterthan"}
 _SYMBOLS = [("!=", "notequals"), (">=", "greaterthaneq"), ("<=", "lessthaneq"),
             (":", "substring"), ("=", "equals"), (">", "greaterthan"), ("<", "lessthan")]

@@ -16,18 +16,10 @@ from ..store.regexp import RegexpInvalid, RegexpTooSlow, StatementTooSlow, regex
 from ..errors import (ServiceError, BUGLIST_PARAMETERS_REQUIRED, OBJECT_NOT_SPECIFIED,
                       PARAM_MUST_BE_NUMERIC, USER_ERROR)
 from ..call.params import Params, as_bool
+from ..catalogue import bug_fields
 from . import quicksearch
-from .search_sql import ALIASES, Clause, Compiler, Condition
+from .search_sql import Clause, Compiler, Condition
 
-# Bug-object names of the simple parameters (the reference's map_fields).
-_PARAM_NAMES = {"id": "bug_id", "summary": "short_desc", "status": "bug_status",
-                "severity": "bug_severity", "platform": "rep_platform", "url": "bug_file_loc",
-                "whiteboard": "status_whiteboard", "creator": "reporter",
-                "creation_time": "creation_ts", "last_change_time": "delta_ts",
-                "depends_on": "dependson", "blocks": "blocked", "is_confirmed": "everconfirmed",
-                "is_cc_accessible": "cclist_accessible",
-                "is_creator_accessible": "reporter_accessible", "comment_count": "longdescs.count",
-                "tags": "tag", "long_desc": "longdesc", "groups": "bug_group"}
 _DEFAULT_OPERATOR = {"short_desc": "allwordssubstr", "longdesc": "anywordssubstr",
                      "status_whiteboard": "allwordssubstr", "bug_file_loc": "allwordssubstr",
                      "keywords": "allwords", "assigned_to": "anywordssubstr",
@@ -79,7 +71,7 @@ _ORDER = {
     "deadline": "b.deadline",
     "work_time": "(SELECT SUM(wc.work_time) FROM comments wc WHERE wc.bug_id = b.id)",
 }
-_TIMETRACKING_ORDER = ("estimated_time", "remaining_time", "deadline", "work_time")
+_TIMETRACKING = frozenset(field.name for field in bug_fields.STANDARD if field.timetracking)
 
 
 @dataclass
@@ -198,7 +190,7 @@ def _simple_params(raw):
     """The parameters with bug-object names translated to internal ones."""
     simple = {}
     for key, value in raw.items():
-        name = _PARAM_NAMES.get(key, key)
+        name = bug_fields.PARAM_NAMES.get(key, key)
         simple[name] = value
     return simple
 
@@ -225,7 +217,7 @@ def _basic_fields(compiler, simple, raw):
 
 
 def _type_by_api_name(raw, name):
-    for api_name, internal in _PARAM_NAMES.items():
+    for api_name, internal in bug_fields.PARAM_NAMES.items():
         if internal == name and f"{api_name}_type" in raw:
             return raw[f"{api_name}_type"]
     return None
@@ -383,7 +375,7 @@ def _order(compiler, text):
             words = piece.split()
             if not words:
                 continue
-            name = ALIASES.get(words[0], words[0])
+            name = bug_fields.bugzilla_name(words[0])
             direction = "DESC" if len(words) > 1 and words[1].upper() == "DESC" else "ASC"
             sql = _order_sql(compiler, name)
             if sql is None:
@@ -398,7 +390,7 @@ def _order(compiler, text):
 
 
 def _order_sql(compiler, name):
-    if name in _TIMETRACKING_ORDER and not compiler.timetracker:
+    if name in _TIMETRACKING and not compiler.timetracker:
         return None
     if name in _ORDER:
         return _ORDER[name]

@@ -11,6 +11,7 @@ from ..errors import (
 )
 from ..catalogue.field_types import BUG_ID
 from ..call.params import Params, as_bool
+from ..catalogue import bug_fields
 from . import (
     activity, comments, custom_fields, dependencies, groups, history, isolation, record,
     see_also, store, token, values,
@@ -20,15 +21,11 @@ from .lookup import visible_bug_id
 from .permissions import TIME_FIELDS, FieldRights, can_edit_product, require_product_edit
 from .status import StatusChanger, workflow as status_workflow
 
-_SELECTS = (("platform", "rep_platform"), ("op_sys", "op_sys"), ("priority", "priority"),
-            ("severity", "bug_severity"))
-
-
-# Internal names the reference's update also understands.
-_INTERNAL_NAMES = {"bug_status": "status", "dup_id": "dupe_of", "dependson": "depends_on",
-                   "blocked": "blocks", "status_whiteboard": "whiteboard",
-                   "cclist_accessible": "is_cc_accessible",
-                   "reporter_accessible": "is_creator_accessible"}
+# The Bugzilla names the reference's update also understands: those of the
+# fields it sets, but for the fields whose setter takes the API name only.
+_INTERNAL_NAMES = {name: field.api for field in bug_fields.STANDARD
+                   if field.on_update and not field.update_takes_api_name
+                   for name in field.bugzilla_names if name != field.api}
 
 
 def update(ctx, params):
@@ -350,8 +347,9 @@ class BugUpdate:
             summary = values.summary(p.get("summary"))
             self._check("summary", bug.summary, summary)
             bug.summary = summary
-        for api_name, field in _SELECTS:
+        for api_name in ("platform", "op_sys", "priority", "severity"):
             if p.has(api_name):
+                field = bug_fields.BY_API_NAME[api_name].name
                 value = values.select(ctx, field, p.get(api_name), getattr(self.old, api_name),
                                       api_name)
                 self._check(api_name, getattr(bug, api_name), value)

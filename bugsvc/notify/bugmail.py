@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from . import mail_settings as ms
 from ..bugs import visibility
 from ..bugs import comments as stored_comments, events as bug_events, history, view
-from ..bugs.search_sql import ALIASES
+from ..catalogue import bug_fields
 from ..store import outbox
 from . import message
 from .message import Drop
@@ -48,19 +48,9 @@ _WATCH_REASONS = {
     ms.REL_QA: "You watch the bug's QA contact.",
     ms.REL_CC: "You watch someone on the bug's CC list.",
 }
-# The fields of a new bug's mail: (label, bug object key), in order.
-_NEW_BUG_FIELDS = (
-    ("Bug ID", "id"), ("Summary", "summary"), ("Product", "product"), ("Version", "version"),
-    ("Hardware", "platform"), ("OS", "op_sys"), ("Status", "status"),
-    ("Resolution", "resolution"), ("Severity", "severity"), ("Priority", "priority"),
-    ("Component", "component"), ("Assignee", "assigned_to"), ("Reporter", "creator"),
-    ("QA Contact", "qa_contact"), ("CC", "cc"), ("Depends on", "depends_on"),
-    ("Blocks", "blocks"), ("URL", "url"), ("Keywords", "keywords"),
-    ("Whiteboard", "whiteboard"), ("Target Milestone", "target_milestone"),
-    ("Alias", "alias"), ("Estimated Hours", "estimated_time"), ("Deadline", "deadline"),
-)
-_NEW_BUG_PARAMS = {"qa_contact": "useqacontact", "whiteboard": "usestatuswhiteboard",
-                   "target_milestone": "usetargetmilestone"}
+# The fields of a new bug's mail, in order.
+_NEW_BUG_FIELDS = sorted((field for field in bug_fields.STANDARD if field.new_bugmail),
+                         key=lambda field: field.new_bugmail)
 
 
 def recipient(ctx, user_id):
@@ -153,7 +143,7 @@ def _labels(ctx):
 
 
 def _internal(field):
-    return ALIASES.get(field, field)
+    return bug_fields.bugzilla_name(field)
 
 
 def _label(labels, change):
@@ -221,14 +211,13 @@ def _compose(ctx, user, bug, event_row, message_row, data, changes, comments, bl
     lines = [message.bug_url(ctx, bug["id"]), ""]
     changed_fields = []
     if is_new:
-        for label, key in _NEW_BUG_FIELDS:
-            value = bug.get(key)
-            param = _NEW_BUG_PARAMS.get(key)
-            if key not in bug or _text(value) in ("", "0", "0.0") or (
-                    param and not ctx.param_is_on(param)):
+        for field in _NEW_BUG_FIELDS:
+            value = bug.get(field.bug_key)
+            if field.bug_key not in bug or _text(value) in ("", "0", "0.0") or (
+                    field.parameter and not ctx.param_is_on(field.parameter)):
                 continue
-            lines += message.field_line(label, _text(value))
-            changed_fields.append(_internal({"id": "bug_id", "creator": "reporter"}.get(key, key)))
+            lines += message.field_line(field.mail_label or field.label, _text(value))
+            changed_fields.append(field.name)
         if changes:
             lines.append("")
     if changes:

@@ -21,13 +21,14 @@ from ..bugs import visibility
 from ..catalogue import group_control
 from .. import dates
 from ..bugs import attachments as stored_attachments, history, view
-from ..bugs.search_sql import ALIASES
+from ..catalogue import bug_fields
 from ..store import outbox
 from .bugmail import visible_comments
 from .message import Drop
 
 # History names bugzilla.mozilla.org uses differently in its changes.
-_RENAMES = {"longdescs.isprivate": "longdescs.is_private"}
+_RENAMES = {field.history: field.webhook_change for field in bug_fields.STANDARD
+            if field.webhook_change}
 
 
 def _user(conn, user_id):
@@ -114,7 +115,7 @@ def changes_for(ctx, changes, target):
         if target == "attachment":
             field = field.removeprefix("attachments.").replace("isprivate", "is_private")
         removed, added = change["removed"], change["added"]
-        if ALIASES.get(field, field) in ("priority", "target_milestone"):
+        if bug_fields.bugzilla_name(field) in ("priority", "target_milestone"):
             removed, added = _select(removed), _select(added)
         if removed == "" and added == "":
             continue

@@ -15,8 +15,10 @@ import mimetypes
 import re
 
 from ... import errors
+from ...catalogue import bug_fields
 from ...errors import ServiceError
 from .base import Page, require_user, responder, show_error
+from .render import field_label
 from .site import url
 
 # Fields of the form that are plain text or one value, under their API names.
@@ -24,15 +26,13 @@ _SCALARS = ("summary", "product", "component", "version", "target_milestone", "p
             "op_sys", "priority", "severity", "assigned_to", "qa_contact", "url", "whiteboard",
             "deadline", "estimated_time", "remaining_time")
 _LISTS = ("alias", "keywords", "depends_on", "blocks")
-_STANDARD_SELECTS = ("bug_status", "resolution", "priority", "bug_severity", "rep_platform",
-                     "op_sys")
-# Custom field types (the API's codes): single select, multi select, text area, Bug ID.
-SINGLE_SELECT, MULTI_SELECT, TEXTAREA, BUG_ID = 2, 3, 4, 7
+_STANDARD_SELECTS = tuple(field.name for field in bug_fields.SELECTS)
 _SPLIT = re.compile(r"[\s,;]+")
 INLINE_SAFE_TYPES = ("text/plain",)
 # Fields the pages show and offer only while a parameter is on, as the
 # reference's pages do (its API, and so ours, takes them whatever it says).
-FIELD_PARAMETERS = {"whiteboard": "usestatuswhiteboard", "see_also": "use_see_also"}
+FIELD_PARAMETERS = {field.bug_key: field.parameter for field in bug_fields.STANDARD
+                    if field.parameter and field.pages_follow_parameter}
 
 
 def words(text):
@@ -132,52 +132,45 @@ class BugView:
                 None, "", [], 0, 0.0)
             rows.append((name, label, control, value, choices, more))
 
-        def text(name, label, value, hide_empty=True):
-            add(name, label, value, "text" if self.can(name) else None, hide_empty=hide_empty)
+        def text(name, value, hide_empty=True):
+            add(name, field_label(name), value, "text" if self.can(name) else None,
+                hide_empty=hide_empty)
 
-        def select(name, label, value, choices):
-            add(name, label, value, "select" if self.can(name) and choices else None,
+        def select(name, value, choices):
+            add(name, field_label(name), value, "select" if self.can(name) and choices else None,
                 choices=choices)
 
-        text("alias", "Alias", ", ".join(bug["alias"]))
-        select("product", "Product", bug["product"], self.products)
-        select("component", "Component", bug["component"],
-               self.product_values("components", bug["component"]))
-        select("version", "Version", bug["version"],
-               self.product_values("versions", bug["version"]))
+        text("alias", ", ".join(bug["alias"]))
+        select("product", bug["product"], self.products)
+        select("component", bug["component"], self.product_values("components", bug["component"]))
+        select("version", bug["version"], self.product_values("versions", bug["version"]))
         milestones = self.product_values("milestones", bug["target_milestone"])
         if len(milestones) > 1 or bug["target_milestone"] != "---":
-            select("target_milestone", "Target Milestone", bug["target_milestone"], milestones)
-        select("platform", "Hardware", bug["platform"], self.values("rep_platform",
-                                                                    bug["platform"]))
-        select("op_sys", "OS", bug["op_sys"], self.values("op_sys", bug["op_sys"]))
-        select("priority", "Priority", bug["priority"], self.values("priority",
-                                                                    bug["priority"]))
-        select("severity", "Severity", bug["severity"], self.values("bug_severity",
-                                                                    bug["severity"]))
-        text("keywords", "Keywords", ", ".join(bug["keywords"]))
+            select("target_milestone", bug["target_milestone"], milestones)
+        for name in ("platform", "op_sys", "priority", "severity"):
+            select(name, bug[name], self.values(bug_fields.BY_API_NAME[name].name, bug[name]))
+        text("keywords", ", ".join(bug["keywords"]))
         if self.shows("whiteboard"):
-            text("whiteboard", "Whiteboard", bug["whiteboard"])
+            text("whiteboard", bug["whiteboard"])
         if self.can("url"):
-            text("url", "URL", bug["url"])
+            text("url", bug["url"])
         elif bug["url"]:
-            add("url", "URL", bug["url"], "link")
+            add("url", field_label("url"), bug["url"], "link")
         if "deadline" in bug:
-            add("deadline", "Deadline", bug["deadline"] or "",
+            add("deadline", field_label("deadline"), bug["deadline"] or "",
                 "date" if self.can("deadline") else None, hide_empty=True)
             for name, label in (("estimated_time", "Orig. Est. (hours)"),
                                 ("remaining_time", "Hours left")):
                 add(name, label, bug[name], "text" if self.can(name) else None)
             add("actual_time", "Hours worked", bug.get("actual_time", 0))
         for name in self.custom_names:
-            info = self.fields.get(name) or {"display_name": name, "type": 1}
+            info = self.fields.get(name) or {"display_name": name, "type": None}
             value = bug[name]
-            kind = {SINGLE_SELECT: "select", MULTI_SELECT: "multi",
-                    TEXTAREA: "textarea"}.get(info["type"], "text")
+            kind = bug_fields.custom_kind(info["type"])
             if self.can(name):
-                add(name, info["display_name"], value, kind,
-                    choices=self.values(name, value if kind == "select" else None))
-            elif info["type"] == BUG_ID and value:
+                add(name, info["display_name"], value, kind.control,
+                    choices=self.values(name, value if kind.control == "select" else None))
+            elif kind.shown == "bug" and value:
                 add(name, info["display_name"], value, "bug")
             else:
                 add(name, info["display_name"], ", ".join(value) if isinstance(value, list)
@@ -279,7 +272,7 @@ def form_changes(call, view):
         if not view.can(name) or (name not in form and f"defined_{name}" not in form):
             continue
         field = view.fields.get(name, {})
-        if field.get("type") == MULTI_SELECT:
+        if bug_fields.custom_kind(field.get("type")).control == "multi":
             new = [value for value in call.fields(name) if value]
             if sorted(new) != sorted(bug.get(name) or []):
                 changes[name] = new

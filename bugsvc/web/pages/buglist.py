@@ -12,31 +12,24 @@ import io
 from urllib.parse import urlencode
 
 from ... import errors
+from ...catalogue import bug_fields
 from ...errors import ServiceError
 from ...bugs.saved_search import query_params
 from .base import Page, require_user, responder
 from .site import url
 
-# Bug-list columns: the reference's column names -> the bug object's field.
-COLUMNS = {
-    "bug_id": "id", "alias": "alias", "short_desc": "summary", "bug_status": "status",
-    "resolution": "resolution", "product": "product", "component": "component",
-    "classification": "classification", "version": "version",
-    "target_milestone": "target_milestone", "rep_platform": "platform", "op_sys": "op_sys",
-    "priority": "priority", "bug_severity": "severity", "assigned_to": "assigned_to",
-    "assigned_to_realname": "assigned_to_detail", "reporter": "creator",
-    "reporter_realname": "creator_detail", "qa_contact": "qa_contact",
-    "bug_file_loc": "url", "status_whiteboard": "whiteboard", "keywords": "keywords",
-    "changeddate": "last_change_time", "opendate": "creation_time", "flagtypes.name": "flags",
-    "deadline": "deadline", "estimated_time": "estimated_time",
-    "remaining_time": "remaining_time", "actual_time": "actual_time",
-}
+_COLUMN_FIELDS = sorted((field for field in bug_fields.STANDARD if field.list_column),
+                        key=lambda field: field.list_column.order)
+# Bug-list columns, in the order the column chooser offers them: the
+# reference's column names -> the bug object's field.
+COLUMNS = {field.list_name: field.bug_key for field in _COLUMN_FIELDS}
 # The bug object's names are understood in columnlist too.
 _BY_FIELD = {field: column for column, field in COLUMNS.items()
              if not field.endswith("_detail")}
 # Columns the column chooser offers only while a parameter is on (a list
 # whose address names one still shows it, as the reference's).
-COLUMN_PARAMETERS = {"status_whiteboard": "usestatuswhiteboard"}
+COLUMN_PARAMETERS = {field.list_name: field.parameter for field in _COLUMN_FIELDS
+                     if field.parameter and field.pages_follow_parameter}
 DEFAULT_COLUMNS = ("product", "component", "assigned_to", "bug_status", "resolution",
                    "short_desc", "changeddate")
 DEFAULT_ORDER = "bug_status,priority,assigned_to,bug_id"
