@@ -10,6 +10,8 @@ DEFAULT_PORT = 8000
 DEFAULT_DB = "bugsvc.sqlite"
 DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024
 DEFAULT_THREADS = 8
+DEFAULT_CONNECTION_LIMIT = 500
+DEFAULT_CONNECTIONS_PER_ADDRESS = 64
 
 
 @dataclass
@@ -31,6 +33,10 @@ class Config:
     workers: int = 1                 # server processes sharing the listening socket
     threads: int = DEFAULT_THREADS   # request threads of each process
     pin_cores: bool = True           # each serving process on one core (bugsvc/workers.py)
+    # Connections each process holds, in all and per client address
+    # (bugsvc/serving/connections.py; 0 per address: no such limit).
+    connection_limit: int = DEFAULT_CONNECTION_LIMIT
+    connections_per_address: int = DEFAULT_CONNECTIONS_PER_ADDRESS
     # Proxies whose X-Forwarded-For is believed (bugsvc/web/client_address.py).
     trusted_proxies: tuple = ()
     # Delivery of bug mail and webhooks (bugsvc/notify/worker.py): threads of

@@ -8,7 +8,8 @@ import argparse
 import re
 
 from .. import __version__
-from ..config import (Config, DEFAULT_ADMIN_EMAIL, DEFAULT_DB, DEFAULT_HOST,
+from ..config import (Config, DEFAULT_ADMIN_EMAIL, DEFAULT_CONNECTION_LIMIT,
+                      DEFAULT_CONNECTIONS_PER_ADDRESS, DEFAULT_DB, DEFAULT_HOST,
                       DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_THREADS)
 from ..web.client_address import parse_networks
 
@@ -78,6 +79,16 @@ def _add_serve_options(parser, inherited):
                         help="deliver bug mail and webhook calls from the serving processes "
                              "(env BUGSVC_DELIVER, default yes); no where `bugsvc deliver` "
                              "runs apart")
+    parser.add_argument("--connection-limit", default=argparse.SUPPRESS if inherited else None,
+                        help="connections each server process holds open at once; idle ones "
+                             "give way to new ones (env BUGSVC_CONNECTION_LIMIT, default "
+                             f"{DEFAULT_CONNECTION_LIMIT})")
+    parser.add_argument("--connections-per-address",
+                        default=argparse.SUPPRESS if inherited else None,
+                        help="connections one client address may hold open in each server "
+                             "process, 0 for no limit; trusted proxies are exempt (env "
+                             "BUGSVC_CONNECTIONS_PER_ADDRESS, default "
+                             f"{DEFAULT_CONNECTIONS_PER_ADDRESS})")
     _add_retry_option(parser, inherited)
     parser.add_argument("--trusted-proxies", default=argparse.SUPPRESS if inherited else None,
                         metavar="ADDRESSES",
@@ -217,6 +228,10 @@ def make_config(args, environ):
         workers=_count(args, environ, "workers", 64, 1),
         threads=_count(args, environ, "threads", 256, DEFAULT_THREADS),
         pin_cores=_yes_or_no(args, environ, "pin_cores", True),
+        connection_limit=_count(args, environ, "connection_limit", 100000,
+                                DEFAULT_CONNECTION_LIMIT),
+        connections_per_address=_count(args, environ, "connections_per_address", 100000,
+                                       DEFAULT_CONNECTIONS_PER_ADDRESS, least=0),
         max_body_bytes=_max_body_bytes(args, environ),
         trusted_proxies=_trusted_proxies(args, environ),
         deliver=_yes_or_no(args, environ, "deliver", True),
@@ -224,14 +239,15 @@ def make_config(args, environ):
     )
 
 
-def _count(args, environ, name, most, default):
-    """--NAME, else BUGSVC_NAME, else `default`: a number from 1 to `most`.
-    Errors: UsageError for anything else."""
+def _count(args, environ, name, most, default, least=1):
+    """--NAME, else BUGSVC_NAME, else `default`: a number from `least` to
+    `most`. Errors: UsageError for anything else."""
     text = _choose(getattr(args, name, None), environ, f"BUGSVC_{name.upper()}")
     if text is None:
         return default
-    if not str(text).strip().isdigit() or not 1 <= int(text) <= most:
-        raise UsageError(f"--{name} must be a number from 1 to {most}, not '{text}'")
+    if not str(text).strip().isdigit() or not least <= int(text) <= most:
+        raise UsageError(f"--{name.replace('_', '-')} must be a number from {least} to {most}, "
+                         f"not '{text}'")
     return int(text)
 
 

@@ -14,7 +14,7 @@ from ..config import DEFAULT_ADMIN_EMAIL
 from ..store import install
 from ..store.db import is_postgresql, open_database
 from ..store.postgres import display_url
-from . import server_errors, startup, workers
+from . import connections, server_errors, startup, workers
 
 
 def prepare_database(config, out=sys.stdout, now=None):
@@ -51,7 +51,6 @@ def _create_server(config, sock, writers_lock_path=None):
     """The waitress server of the app on the listening socket `sock`, with the
     delivery worker of the process (unless config.deliver is off).
     writers_lock_path: the lock file the worker processes' writers share."""
-    import waitress
     from ..app import create_app
     from ..notify.worker import Deliverer
     listeners = {}
@@ -62,11 +61,18 @@ def _create_server(config, sock, writers_lock_path=None):
                        pool_size=config.threads + 2 + delivery)
     deliverer = Deliverer(db, config) if config.deliver else None
     app = create_app(config, db=db, on_events=deliverer.wake if deliverer else None)
-    server = waitress.create_server(app, map=listeners, threads=config.threads, ident="bugsvc",
-                                    max_request_body_size=server_errors.waitress_body_limit(
-                                        config.max_body_bytes), sockets=[sock])
-    server_errors.install(listeners)
+    server = connections.create_server(
+        app, sock, connection_rules(config), listeners, threads=config.threads, ident="bugsvc",
+        max_request_body_size=server_errors.waitress_body_limit(config.max_body_bytes))
     return _Serving(server, deliverer, config.delivery_threads)
+
+
+def connection_rules(config):
+    """The ConnectionRules of `config`: its limits; trusted proxies are
+    spared the per-address limit (every client comes through them)."""
+    return connections.ConnectionRules(limit=config.connection_limit,
+                                       per_address=config.connections_per_address,
+                                       exempt=tuple(config.trusted_proxies))
 
 
 class _Serving:
