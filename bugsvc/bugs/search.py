@@ -36,6 +36,12 @@ _DEFAULT_OPERATOR = {"short_desc": "allwordssubstr", "longdesc": "anywordssubstr
 _ROLES = ("assigned_to", "reporter", "qa_contact", "longdesc", "cc")
 _EMAIL_ROLES = ("assigned_to", "reporter", "cc", "qa_contact")
 
+# The budget of one search's criteria, checked before anything is compiled:
+# conditions and groups in all (a search of Bugzilla's forms has a few dozen
+# at most), and groups inside groups (OP ... CP) of the custom search.
+MAX_TERMS = 200
+MAX_DEPTH = 20
+
 _CUSTOM_F = re.compile(r"^f(\d+)$")
 _CHART = re.compile(r"^field(-?\d+)-(\d+)-(\d+)$")
 
@@ -172,7 +178,26 @@ def parse(ctx, compiler, params):
         criteria.add(_deadline(raw))
     criteria.add(_boolean_charts(raw))
     criteria.add(_custom_search(raw))
+    _check_budget(criteria)
     return Query(criteria, _order(compiler, order_text), limit, offset)
+
+
+def _check_budget(criteria):
+    """Errors: 32000 when the criteria hold more than MAX_TERMS terms:
+    conditions, and groups joining two or more (their SQL and its planning
+    grow faster than they do)."""
+    terms, stack = 0, [criteria]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Clause):
+            stack.extend(node.children)
+            if len(node.children) < 2:
+                continue
+        terms += 1
+        if terms > MAX_TERMS:
+            raise ServiceError(USER_ERROR, f"The search has more than {MAX_TERMS} terms "
+                                           "(conditions and groups); split it into smaller "
+                                           "searches.")
 
 
 def _single(value):
@@ -354,6 +379,9 @@ def _custom_search(raw):
         name = _single(raw.get(f"f{n}"))
         negate = as_bool(raw.get(f"n{n}", False))
         if name == "OP":
+            if len(stack) >= MAX_DEPTH:
+                raise ServiceError(USER_ERROR, f"f{n} opens a group (OP) more than {MAX_DEPTH} "
+                                               "groups deep; nest fewer groups.")
             group = Clause(_joiner(raw.get(f"j{n}")), negate=negate)
             current.add(group)
             stack.append(current)
