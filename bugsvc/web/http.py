@@ -21,9 +21,12 @@ access_log = logging.getLogger("bugsvc.access")
 JSONP_TYPE = "text/javascript; charset=UTF-8"
 _CALLBACK = re.compile(r"^[A-Za-z0-9_.\[\]]+$")
 # Query keys whose values never reach the log: every spelling of an API key,
-# password or token (Bugzilla_/Service_ prefixed or plain, any case, even
-# percent-encoded).
-_SECRET_KEY_ENDINGS = ("api_key", "password", "token")
+# password, token or secret (Bugzilla_/Service_ prefixed or plain, any case,
+# even percent-encoded), `t` (the token of a mailed token.cgi link, the
+# signature of an attachment link) and JSON-RPC's `params` (credentials
+# inside JSON).
+_SECRET_KEY_ENDINGS = ("api_key", "password", "token", "secret")
+_SECRET_KEYS = ("t", "params")
 
 
 # Reading requests ---------------------------------------------------------------
@@ -143,8 +146,7 @@ def redacted(query_string):
     for part in query_string.split("&"):
         key = part.split("=", 1)[0]
         name = unquote_plus(key).strip().lower()
-        # JSON-RPC over GET carries its credentials inside the JSON `params`.
-        secret = name.endswith(_SECRET_KEY_ENDINGS) or name == "params"
+        secret = name.endswith(_SECRET_KEY_ENDINGS) or name in _SECRET_KEYS
         parts.append(key + "=[hidden]" if secret else part)
     return "?" + "&".join(parts)
 
