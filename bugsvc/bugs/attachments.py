@@ -20,6 +20,7 @@ from ..errors import (
     MISSING_DESCRIPTION, USER_NOT_INSIDER, ZERO_LENGTH_FILE,
 )
 from ..api.fields import Shape
+from ..api.params import clean_text
 from . import activity, flags as bug_flags
 from .store import diff
 
@@ -31,7 +32,6 @@ ATTACHMENT_SHAPES = {"bugs.*": Shape(), "attachments.*": Shape()}
 _CONTENT_TYPE = re.compile(
     r"^(application|audio|image|message|model|multipart|text|video)/[a-z0-9_\-+.]+"
     r"(;\s*charset=[a-z0-9_\-+]+)?$", re.IGNORECASE)
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 _NOT_BASE64 = re.compile(r"[^A-Za-z0-9+/=]")
 # API name -> internal name of history (the reference's field names).
 HISTORY_NAMES = {"summary": "attachments.description", "file_name": "attachments.filename",
@@ -85,11 +85,6 @@ def check_data(ctx, value):
                                            f"{round(len(data) / 1024)} kilobytes in size; "
                                            f"attachments may be at most {limit // 1024} KB.")
     return data
-
-
-def clean_text(value):
-    """Control characters become one space; surrounding spaces go."""
-    return _CONTROL.sub(" ", value or "").strip()
 
 
 def check_file_name(value, empty_code=FILE_NOT_SPECIFIED):

@@ -13,7 +13,7 @@ from ..errors import (
     ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_INVALID,
     NUMBER_TOO_LARGE, NUMBER_TOO_SMALL, USER_ERROR, PRODUCT_ACCESS_DENIED, UNKNOWN_METHOD,
 )
-from ..api.params import Params
+from ..api.params import Params, clean_text
 
 NAME_MAX_LENGTH = 64              # products, components, versions, milestones, ...
 SMALLINT_MIN, SMALLINT_MAX = -32768, 32767
@@ -73,20 +73,22 @@ def required_text(p, name, noun):
 
 
 def checked_name(text, noun):
-    """`text` trimmed. Errors: 32000 blank or longer than 64 characters."""
-    return checked_text(text, noun)
+    """`text` cleaned (clean_text). Errors: 32000 blank or longer than 64
+    characters."""
+    return checked_text(text, noun, one_line=True)
 
 
 def checked_text(text, noun, field="name", blank_code=USER_ERROR, long_code=USER_ERROR,
-                 max_length=NAME_MAX_LENGTH):
+                 max_length=NAME_MAX_LENGTH, one_line=False):
     """The trimmed `field` (a name, a description ...) of a `noun` (a
     component ...), as every catalogue object checks it; the codes are the
     object's own.
 
-    max_length: None for no limit. Errors: `blank_code` when empty after
+    max_length: None for no limit. one_line: control characters become
+    spaces (clean_text), as in names. Errors: `blank_code` when empty after
     trimming; `long_code` when longer than max_length.
     """
-    text = (text or "").strip()
+    text = clean_text(text) if one_line else (text or "").strip()
     if not text:
         raise ServiceError(blank_code, f"You must enter a {field} for the {noun}.")
     if max_length is not None and len(text) > max_length:

@@ -20,7 +20,7 @@ import re
 
 from .. import dates
 from ..accounts import auth, membership, tokens
-from ..api.params import Params
+from ..api.params import Params, clean_text
 from ..errors import (ServiceError, ACCOUNT_EXISTS, ILLEGAL_EMAIL_ADDRESS, OBJECT_NOT_SPECIFIED,
                       USER_ERROR)
 from ..store import audit, outbox
@@ -116,7 +116,7 @@ def create_account(ctx, params):
     user_id = ctx.conn.execute(
         "INSERT INTO users (login, real_name, password_hash, disabled_text, email_enabled,"
         " created_at) VALUES (?, ?, ?, '', 1, ?) RETURNING id",
-        (address, (p.str("full_name") or "").strip(), ctx.auth.hash_password(password),
+        (address, clean_text(p.str("full_name")), ctx.auth.hash_password(password),
          dates.to_db(ctx.now))).fetchone()[0]
     membership.refresh_for_user(ctx.conn, user_id)
     tokens.use(ctx.conn, row)

@@ -21,7 +21,7 @@ from ..errors import (ServiceError, require_group, require_login, ACCOUNT_EXISTS
                       OBJECT_NOT_SPECIFIED, PARAM_INVALID, PARAM_MUST_BE_NUMERIC,
                       PASSWORD_NOT_COMPLEX, PASSWORD_TOO_SHORT, USER_ACCESS_DENIED)
 from ..accounts.membership import GRANT_DIRECT
-from ..api.params import Params
+from ..api.params import Params, clean_text
 from ..api.fields import Shape
 
 PASSWORD_MIN_LENGTH = 6
@@ -380,7 +380,7 @@ def create(ctx, params):
     cur = ctx.conn.execute(
         "INSERT INTO users (login, real_name, password_hash, disabled_text, email_enabled,"
         " created_at) VALUES (?, ?, ?, '', 1, ?) RETURNING id",
-        (login_name, (real_name or "").strip(),
+        (login_name, clean_text(real_name),
          ctx.auth.hash_password(password) if password else None, dates.to_db(ctx.now)))
     user_id = cur.fetchone()[0]
     membership.refresh_for_user(ctx.conn, user_id)
@@ -461,7 +461,7 @@ def _new_values(ctx, p, users):
     502, 305 (password)."""
     values = {}
     if p.get("full_name") is not None:
-        values["full_name"] = p.str("full_name").strip()
+        values["full_name"] = clean_text(p.str("full_name"))
     if p.get("email") is not None:
         login_name = p.str("email").strip()
         if len(users) > 1:
@@ -615,7 +615,7 @@ def update_self(ctx, params):
         check_password_rules(ctx, password)
         new_hash = ctx.auth.hash_password(password)
     if p.get("full_name") is not None:
-        full_name = p.str("full_name").strip()
+        full_name = clean_text(p.str("full_name"))
         if note(changes, "full_name", row["real_name"], full_name):
             ctx.conn.execute("UPDATE users SET real_name = ? WHERE id = ?",
                              (full_name, row["id"]))
