@@ -11,7 +11,7 @@ from .api.operations import OPERATIONS
 from .api.runner import Runner
 from .errors import ServiceError
 from .store.db import open_database
-from .web import landing, pages
+from .web import health, landing, pages
 from .web.http import AccessLog, BodyLimit, ClientAddress
 from .web.rest import render
 from .web.rest.adapter import RestAdapter
@@ -44,19 +44,22 @@ def _error_handler(req, resp, exc, params):
                    status or errors.http_status(code), callback)
 
 
-def create_app(config, db=None, clock=None, on_events=None):
+def create_app(config, db=None, clock=None, on_events=None, deliverer=None):
     """Build the falcon App serving bugsvc for `config`.
 
     db: a Database to use (default: one on config.db_path, not opened yet).
     clock: a function returning the current aware UTC datetime (tests).
     on_events: called after a call committed outbox events (the delivery
     worker of the process starts at once).
+    deliverer: the process's Deliverer, whose threads the health check
+    watches (None: delivery runs elsewhere).
     """
     db = db or open_database(config.db_path, pool_size=config.threads + 2)
     runner = Runner(db, config, Authenticator(db, config.password_cost), clock)
     runner.on_events = on_events
     attachments = pages.AttachmentOriginLater()
     app = falcon.App(middleware=[ClientAddress(config.trusted_proxies), AccessLog(),
+                                 health.Heartbeat(db, deliverer, clock),
                                  BodyLimit(config.max_body_bytes), attachments])
     app.req_options.strip_url_path_trailing_slash = False
     app.resp_options.secure_cookies_by_default = False

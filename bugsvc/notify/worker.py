@@ -131,7 +131,15 @@ class Deliverer:
     def start(self, threads=2):
         """Run `threads` delivery threads (daemons); returns a handle whose
         stop() ends them."""
-        return _Threads(self, threads)
+        self._threads = _Threads(self, threads)
+        return self._threads
+
+    def alive(self):
+        """True while the delivery threads started last all run (False
+        before any started, and once one ended)."""
+        handle = getattr(self, "_threads", None)
+        return bool(handle) and not handle.stopping.is_set() and all(
+            thread.is_alive() for thread in handle.threads)
 
     # Expanding events ---------------------------------------------------------------------
 

@@ -60,7 +60,8 @@ def _create_server(config, sock, writers_lock_path=None):
     db = open_database(config.db_path, writers_lock_path,
                        pool_size=config.threads + 2 + delivery)
     deliverer = Deliverer(db, config) if config.deliver else None
-    app = create_app(config, db=db, on_events=deliverer.wake if deliverer else None)
+    app = create_app(config, db=db, on_events=deliverer.wake if deliverer else None,
+                     deliverer=deliverer)
     server = connections.create_server(
         app, sock, connection_rules(config), listeners, threads=config.threads, ident="bugsvc",
         max_request_body_size=server_errors.waitress_body_limit(config.max_body_bytes))
