@@ -7,6 +7,7 @@ import falcon
 
 from . import errors
 from .accounts.auth import Authenticator
+from .api import limits
 from .api.operations import OPERATIONS
 from .api.runner import Runner
 from .errors import ServiceError
@@ -42,6 +43,8 @@ def _error_handler(req, resp, exc, params):
     callback = getattr(req.context, "callback", None)
     render.respond(req, resp, errors.error_body(code, message),
                    status or errors.http_status(code), callback)
+    if getattr(exc, "retry_after", None):
+        resp.set_header("Retry-After", str(exc.retry_after))
 
 
 def create_app(config, db=None, clock=None, on_events=None, deliverer=None):
@@ -57,6 +60,9 @@ def create_app(config, db=None, clock=None, on_events=None, deliverer=None):
     db = db or open_database(config.db_path, pool_size=config.threads + 2)
     runner = Runner(db, config, Authenticator(db, config.password_cost), clock)
     runner.on_events = on_events
+    if config.rate_limits or config.anonymous_rate_limits:
+        runner.limiter = limits.Limiter(db, config.rate_limits, config.anonymous_rate_limits,
+                                        runner.clock)
     attachments = pages.AttachmentOriginLater()
     app = falcon.App(middleware=[ClientAddress(config.trusted_proxies), AccessLog(),
                                  health.Heartbeat(db, deliverer, clock),

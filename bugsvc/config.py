@@ -42,6 +42,10 @@ class Config:
     # Delivery of bug mail and webhooks (bugsvc/notify/worker.py): threads of
     # each serving process (False: none, for set-ups running `bugsvc deliver`
     # apart), and seconds between attempts (empty: the worker's schedules).
+    # Rate limits (bugsvc/api/limits.py; none by default): limits.Rule tuples
+    # for callers with credentials and for anonymous ones.
+    rate_limits: tuple = ()
+    anonymous_rate_limits: tuple = ()
     deliver: bool = True
     delivery_threads: int = 2
     retry_delays: tuple = ()

@@ -53,11 +53,12 @@ def test_names_of_products_and_components(services):
     services.call(product.update, {"names": ["Gad gets"], "name": "Gad\x1bgets\x7f"},
                   as_user=ADMIN)
     assert services.query("SELECT name FROM products WHERE name LIKE 'Gad%'") == [("Gad gets",)]
-    services.call(component.create, {"product": "Gad gets", "name": "Wid\ngets",
-                                      "description": "d", "default_assignee": ADMIN},
-                  as_user=ADMIN)
-    services.call(component.update, {"names": [{"product": "Gad gets", "component": "Wid gets"}],
-                                      "name": "Wid\r\ngets 2"}, as_user=ADMIN)
+    created = {"product": "Gad gets", "name": "Wid\ngets", "description": "d",
+               "default_assignee": ADMIN}
+    services.call(component.create, created, as_user=ADMIN)
+    renamed = {"names": [{"product": "Gad gets", "component": "Wid gets"}],
+               "name": "Wid\r\ngets 2"}
+    services.call(component.update, renamed, as_user=ADMIN)
     assert services.query("SELECT name FROM components WHERE name LIKE 'Wid%'") == [
         ("Wid gets 2",)]
 

@@ -39,6 +39,7 @@ class Runner:
         self.clock = clock or (lambda: datetime.now(timezone.utc))
         self.catalog = cache.CatalogCache()
         self.on_events = None
+        self.limiter = None             # limits.Limiter when rate limits are set
 
     def run(self, operation, params, headers, remote_ip):
         """Run `operation` as the caller the credentials name.
@@ -57,6 +58,9 @@ class Runner:
             return self._run(operation, params, headers, remote_ip)
         except TextRefused:
             raise _text_refused() from None
+        finally:
+            if self.limiter is not None:
+                self.limiter.after_call()
 
     def _run(self, operation, params, headers, remote_ip):
         creds = extract_credentials(params, headers, operation.keeps_credentials)
@@ -102,6 +106,9 @@ class Runner:
             return self._run_many(calls, headers, remote_ip)
         except TextRefused:
             raise _text_refused() from None
+        finally:
+            if self.limiter is not None:
+                self.limiter.after_call()
 
     def _run_many(self, calls, headers, remote_ip):
         creds = extract_credentials({}, headers)
@@ -130,9 +137,15 @@ class Runner:
                 for result, (operation, _, flt) in zip(results, prepared)]
 
     def _run_many_in_transaction(self, prepared, given, creds, remote_ip, use_recorded=False):
+        counted = False
         for attempt in self.db.attempts(write=False):
             with attempt as conn:
                 caller = self._identify(conn, given, creds, remote_ip, False, use_recorded)
+                if self.limiter is not None and not counted:
+                    counted = True
+                    self.limiter.check(conn, caller, creds.api_key if creds else None, remote_ip,
+                                       tuple(operation.name for operation, _, _ in prepared),
+                                       False)
                 now = self.clock()
                 # One snapshot: the catalog generation, and what one call found
                 # out about a bug's visibility, hold for the others too.
@@ -215,10 +228,15 @@ class Runner:
         # cannot be ordered with (PostgreSQL; see Database.attempts).
         given = caller
         written = 0
+        counted = False
         for attempt in self.db.attempts(write=operation.writes):
             with attempt as conn:
                 caller = self._identify(conn, given, creds, remote_ip, forgiving, use_recorded,
                                         may_write=operation.writes)
+                if self.limiter is not None and not counted:
+                    counted = True
+                    self.limiter.check(conn, caller, creds.api_key if creds else None, remote_ip,
+                                       (operation.name,), operation.writes)
                 # The call's time is read once its transaction holds the write
                 # lock (as the reference reads it inside its transaction):
                 # writes waiting for one another are then stamped in the order

@@ -11,6 +11,8 @@ from .. import __version__
 from ..config import (Config, DEFAULT_ADMIN_EMAIL, DEFAULT_CONNECTION_LIMIT,
                       DEFAULT_CONNECTIONS_PER_ADDRESS, DEFAULT_DB, DEFAULT_HOST,
                       DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_THREADS)
+from ..api.limits import parse_rules
+from ..api.operations import OPERATIONS
 from ..web.client_address import parse_networks
 
 MIN_PASSWORD_LENGTH = 8          # the reference's minimum length of a password
@@ -89,6 +91,17 @@ def _add_serve_options(parser, inherited):
                              "process, 0 for no limit; trusted proxies are exempt (env "
                              "BUGSVC_CONNECTIONS_PER_ADDRESS, default "
                              f"{DEFAULT_CONNECTIONS_PER_ADDRESS})")
+    parser.add_argument("--rate-limit", default=argparse.SUPPRESS if inherited else None,
+                        metavar="RATES",
+                        help="calls allowed per API key or account, e.g. 600/minute or "
+                             "600/minute,write=60/minute,Bug.search=120/minute (per second, "
+                             "minute, hour or day; of every call, read or write calls, or one "
+                             "operation); more are answered 429 (env BUGSVC_RATE_LIMIT, "
+                             "default none)")
+    parser.add_argument("--rate-limit-anonymous", default=argparse.SUPPRESS if inherited else None,
+                        metavar="RATES",
+                        help="calls allowed per client address without credentials, as "
+                             "--rate-limit (env BUGSVC_RATE_LIMIT_ANONYMOUS, default none)")
     _add_retry_option(parser, inherited)
     parser.add_argument("--trusted-proxies", default=argparse.SUPPRESS if inherited else None,
                         metavar="ADDRESSES",
@@ -234,6 +247,8 @@ def make_config(args, environ):
                                        DEFAULT_CONNECTIONS_PER_ADDRESS, least=0),
         max_body_bytes=_max_body_bytes(args, environ),
         trusted_proxies=_trusted_proxies(args, environ),
+        rate_limits=_rate_limits(args, environ, "rate_limit"),
+        anonymous_rate_limits=_rate_limits(args, environ, "rate_limit_anonymous"),
         deliver=_yes_or_no(args, environ, "deliver", True),
         retry_delays=_retry_delays(args, environ),
     )
@@ -304,3 +319,13 @@ def _trusted_proxies(args, environ):
         return parse_networks(text or "")
     except ValueError as exc:
         raise UsageError(f"--trusted-proxies: {exc}") from None
+
+
+def _rate_limits(args, environ, name):
+    """--rate-limit(-anonymous), else its variable, else none.
+    Errors: UsageError for an item that is not a rate (limits.parse_rules)."""
+    text = _choose(getattr(args, name, None), environ, f"BUGSVC_{name.upper()}")
+    try:
+        return parse_rules(text or "", {operation.name for operation in OPERATIONS})
+    except ValueError as exc:
+        raise UsageError(f"--{name.replace('_', '-')}: {exc}") from None
