@@ -23,11 +23,15 @@ from ..accounts import auth, membership, tokens
 from ..api.params import Params, clean_text
 from ..errors import (ServiceError, ACCOUNT_EXISTS, ILLEGAL_EMAIL_ADDRESS, OBJECT_NOT_SPECIFIED,
                       USER_ERROR)
-from ..store import audit, outbox
+from ..store import audit, outbox, request_counts
 from .user import check_login_name, check_password_rules
 
 _BAD_TOKEN = ("The token you submitted does not exist, has expired, or has been used "
               "already.")
+# Account requests (User.offer_account_by_email) accepted in an hour from one
+# client address, and for the addresses of one e-mail domain.
+ACCOUNT_REQUESTS_PER_ADDRESS = 3
+ACCOUNT_REQUESTS_PER_DOMAIN = 10
 
 
 def _recently(ctx, kind, user_id=None, address=None):
@@ -46,16 +50,58 @@ def _recently(ctx, kind, user_id=None, address=None):
 
 def _creation_allowed(ctx, address):
     """Errors: 501 when self-registration is off (createemailregexp empty)
-    or the address does not match it, or is no acceptable login."""
+    or the address does not match it, is blocked (blocked_emails,
+    blocked_email_domains), or is no acceptable login."""
     pattern = ctx.param("createemailregexp")
     try:
         allowed = bool(pattern) and re.search(pattern, address) is not None
     except re.error:
         allowed = False
+    if allowed and _blocked(ctx, address):
+        raise ServiceError(ILLEGAL_EMAIL_ADDRESS, f"Accounts cannot be created for the address "
+                                                  f"'{address}' here.")
     if not allowed:
         raise ServiceError(ILLEGAL_EMAIL_ADDRESS, f"Accounts cannot be created for the address "
                                                   f"'{address}' here (parameter "
                                                   "createemailregexp).")
+
+
+def _listed(text):
+    """The lower-case entries of a parameter listing names by commas or spaces."""
+    return {entry.lower() for entry in re.split(r"[\s,]+", text or "") if entry}
+
+
+def _blocked(ctx, address):
+    """True when `address` or its domain (or a domain above it) is blocked."""
+    address = address.lower()
+    if address in _listed(ctx.param("blocked_emails")):
+        return True
+    domain = address.rsplit("@", 1)[-1].strip(".")
+    blocked = {entry.lstrip("@.") for entry in _listed(ctx.param("blocked_email_domains"))}
+    parts = domain.split(".")
+    return any(".".join(parts[index:]) in blocked for index in range(len(parts)))
+
+
+def _count_request(ctx, address):
+    """Count an account request against the client's address and the
+    e-mail domain, in the call's transaction (so every server process
+    counts together, and a refused request is not counted).
+    Errors: 32000 past ACCOUNT_REQUESTS_PER_ADDRESS or
+    ACCOUNT_REQUESTS_PER_DOMAIN in the hour."""
+    seconds = int(ctx.now.timestamp())
+    slot = seconds // 3600
+    domain = address.rsplit("@", 1)[-1].lower()
+    for subject, limit, whose in (
+            (f"signup-address:{ctx.remote_ip or '-'}", ACCOUNT_REQUESTS_PER_ADDRESS,
+             "from your address"),
+            (f"signup-domain:{domain}", ACCOUNT_REQUESTS_PER_DOMAIN, f"for addresses at {domain}")):
+        key = (subject, "accounts/hour", slot)
+        total = request_counts.add(ctx.conn, {key + ((slot + 1) * 3600,): 1})[key]
+        if total > limit:
+            wait = (slot + 1) * 3600 - seconds
+            raise ServiceError(USER_ERROR, f"Too many new accounts were asked for {whose} in "
+                                           f"the last hour; try again in {wait // 60 + 1} "
+                                           "minutes.")
 
 
 def offer_account_by_email(ctx, params):
@@ -65,8 +111,12 @@ def offer_account_by_email(ctx, params):
     Returns null. When an account already has this login, its owner gets a
     notice instead, and the answer is the same.
     Errors: 50 no email; 501 self-registration is off (createemailregexp
-    empty), or the address does not match createemailregexp or is no
-    acceptable login (as User.create checks it: emailregexp, length, ASCII).
+    empty), or the address does not match createemailregexp, is blocked
+    (blocked_emails, blocked_email_domains) or is no acceptable login (as
+    User.create checks it: emailregexp, length, ASCII); 32000 more than
+    ACCOUNT_REQUESTS_PER_ADDRESS requests from the client's address, or
+    ACCOUNT_REQUESTS_PER_DOMAIN for addresses of one domain, in an hour
+    (counting the requests that mail someone).
     """
     p = Params(params)
     address = (p.str("email") or "").strip()
@@ -76,11 +126,14 @@ def offer_account_by_email(ctx, params):
     _creation_allowed(ctx, address)
     existing = ctx.conn.execute("SELECT id FROM users WHERE lower(login) = lower(?)",
                                 (address,)).fetchone()
+    # Only requests that mail someone are counted (a repeated one sends nothing).
     if existing is None:
         check_login_name(ctx, address)
         if not _recently(ctx, "new_account", address=address):
+            _count_request(ctx, address)
             outbox.add_message(ctx.conn, outbox.MAIL, "new_account", ctx.now, address=address)
     elif not _recently(ctx, "account_exists", user_id=existing["id"]):
+        _count_request(ctx, address)
         outbox.add_message(ctx.conn, outbox.MAIL, "account_exists", ctx.now,
                            user_id=existing["id"])
     return None
