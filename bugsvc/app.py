@@ -64,7 +64,15 @@ def create_app(config, db=None, clock=None, on_events=None, deliverer=None):
         runner.limiter = limits.Limiter(db, config.rate_limits, config.anonymous_rate_limits,
                                         runner.clock)
     attachments = pages.AttachmentOriginLater()
-    app = falcon.App(middleware=[ClientAddress(config.trusted_proxies), AccessLog(),
+    measuring = []
+    if config.metrics_allow or config.metrics_token:
+        from .web.metrics import Metrics
+        measured = Metrics(config, db, runner.clock)
+        runner.on_transaction = measured.transaction
+        if deliverer is not None:
+            deliverer.on_outcome = measured.delivery
+        measuring.append(measured)
+    app = falcon.App(middleware=[ClientAddress(config.trusted_proxies), AccessLog(), *measuring,
                                  health.Heartbeat(db, deliverer, clock),
                                  BodyLimit(config.max_body_bytes), attachments])
     app.req_options.strip_url_path_trailing_slash = False

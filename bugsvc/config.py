@@ -46,6 +46,12 @@ class Config:
     # for callers with credentials and for anonymous ones.
     rate_limits: tuple = ()
     anonymous_rate_limits: tuple = ()
+    # Metrics at /metrics (bugsvc/web/metrics.py): networks allowed to read
+    # them, a bearer token that may, and the directory the serving processes
+    # share their values in (set by serving/server.py for --workers > 1).
+    metrics_allow: tuple = ()
+    metrics_token: str | None = None
+    metrics_dir: str | None = None
     deliver: bool = True
     delivery_threads: int = 2
     retry_delays: tuple = ()

@@ -4,6 +4,7 @@ choice out of the parameters, resolve the caller, open the call's
 transaction, enforce the login rule, run the service, trim the answer to the
 requested fields. Services never see credentials or field lists."""
 
+import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 
@@ -40,6 +41,7 @@ class Runner:
         self.catalog = cache.CatalogCache()
         self.on_events = None
         self.limiter = None             # limits.Limiter when rate limits are set
+        self.on_transaction = None      # told (writes, seconds) of each call's transaction
 
     def run(self, operation, params, headers, remote_ip):
         """Run `operation` as the caller the credentials name.
@@ -137,6 +139,15 @@ class Runner:
                 for result, (operation, _, flt) in zip(results, prepared)]
 
     def _run_many_in_transaction(self, prepared, given, creds, remote_ip, use_recorded=False):
+        """_many_in_transaction, its time told to on_transaction."""
+        started = time.perf_counter()
+        try:
+            return self._many_in_transaction(prepared, given, creds, remote_ip, use_recorded)
+        finally:
+            if self.on_transaction is not None:
+                self.on_transaction(False, time.perf_counter() - started)
+
+    def _many_in_transaction(self, prepared, given, creds, remote_ip, use_recorded=False):
         counted = False
         for attempt in self.db.attempts(write=False):
             with attempt as conn:
@@ -218,6 +229,17 @@ class Runner:
 
     def _run_in_transaction(self, operation, params, caller, creds, remote_ip, flt,
                             forgiving=False, use_recorded=False, now=None):
+        """_call_in_transaction, its time told to on_transaction."""
+        started = time.perf_counter()
+        try:
+            return self._call_in_transaction(operation, params, caller, creds, remote_ip, flt,
+                                             forgiving, use_recorded, now)
+        finally:
+            if self.on_transaction is not None:
+                self.on_transaction(operation.writes, time.perf_counter() - started)
+
+    def _call_in_transaction(self, operation, params, caller, creds, remote_ip, flt,
+                             forgiving=False, use_recorded=False, now=None):
         """The call's result, in its transaction; `creds` (when not None)
         are checked in it first (when `forgiving`, a key or token that is
         refused leaves the call anonymous, and is not counted); a `caller`

@@ -13,6 +13,7 @@ from ..config import (Config, DEFAULT_ADMIN_EMAIL, DEFAULT_CONNECTION_LIMIT,
                       DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_THREADS)
 from ..api.limits import parse_rules
 from ..api.operations import OPERATIONS
+from ..web import metrics
 from ..web.client_address import parse_networks
 
 MIN_PASSWORD_LENGTH = 8          # the reference's minimum length of a password
@@ -102,6 +103,17 @@ def _add_serve_options(parser, inherited):
                         metavar="RATES",
                         help="calls allowed per client address without credentials, as "
                              "--rate-limit (env BUGSVC_RATE_LIMIT_ANONYMOUS, default none)")
+    parser.add_argument("--metrics-allow", default=argparse.SUPPRESS if inherited else None,
+                        metavar="NETWORKS",
+                        help="addresses or networks (comma-separated) that may read the "
+                             "metrics at /metrics; loopback is not allowed unless named "
+                             "(env BUGSVC_METRICS_ALLOW, default none; needs the metrics "
+                             "extra)")
+    parser.add_argument("--metrics-token", default=argparse.SUPPRESS if inherited else None,
+                        metavar="TOKEN",
+                        help="a token that reads /metrics from anywhere as "
+                             "'Authorization: Bearer TOKEN' (prefer env BUGSVC_METRICS_TOKEN: "
+                             "flags show in the process list)")
     _add_retry_option(parser, inherited)
     parser.add_argument("--trusted-proxies", default=argparse.SUPPRESS if inherited else None,
                         metavar="ADDRESSES",
@@ -247,6 +259,7 @@ def make_config(args, environ):
                                        DEFAULT_CONNECTIONS_PER_ADDRESS, least=0),
         max_body_bytes=_max_body_bytes(args, environ),
         trusted_proxies=_trusted_proxies(args, environ),
+        **_metrics(args, environ),
         rate_limits=_rate_limits(args, environ, "rate_limit"),
         anonymous_rate_limits=_rate_limits(args, environ, "rate_limit_anonymous"),
         deliver=_yes_or_no(args, environ, "deliver", True),
@@ -329,3 +342,21 @@ def _rate_limits(args, environ, name):
         return parse_rules(text or "", {operation.name for operation in OPERATIONS})
     except ValueError as exc:
         raise UsageError(f"--{name.replace('_', '-')}: {exc}") from None
+
+
+def _metrics(args, environ):
+    """{"metrics_allow", "metrics_token"} from --metrics-allow and
+    --metrics-token (else their variables). Errors: UsageError for an entry
+    that is not an address or network, a token shorter than 16 characters,
+    or either option without prometheus_client installed."""
+    text = _choose(getattr(args, "metrics_allow", None), environ, "BUGSVC_METRICS_ALLOW")
+    try:
+        allow = parse_networks(text or "")
+    except ValueError as exc:
+        raise UsageError(f"--metrics-allow: {exc}") from None
+    token = _choose(getattr(args, "metrics_token", None), environ, "BUGSVC_METRICS_TOKEN")
+    if token is not None and len(token.strip()) < 16:
+        raise UsageError("--metrics-token must have at least 16 characters")
+    if (allow or token) and not metrics.available():
+        raise UsageError("the metrics need prometheus_client: pip install 'bugsvc[metrics]'")
+    return {"metrics_allow": allow, "metrics_token": token.strip() if token else None}

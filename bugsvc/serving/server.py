@@ -1,8 +1,10 @@
 """Serving: preparing the database at start, then waitress on the listening
 socket, in one process or several (workers.py), until SIGINT or SIGTERM."""
 
+import dataclasses
 import os
 import secrets
+import shutil
 import signal
 import sys
 import threading
@@ -151,6 +153,20 @@ def _print_serving(config, sock, out):
     print(f"Web pages: {base}/", file=out, flush=True)
 
 
+def _shared_metrics():
+    """prometheus_client's multiprocess mode for the worker processes, set
+    up before they start: a new directory where each writes its values (the
+    library finds it in PROMETHEUS_MULTIPROC_DIR, the one way it takes it).
+    Returns (the directory, what to call with a dead worker's pid: its
+    values of things kept alive go)."""
+    import tempfile
+    from prometheus_client import multiprocess, values
+    directory = tempfile.mkdtemp(prefix="bugsvc-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = directory
+    values.ValueClass = values.MultiProcessValue()
+    return directory, lambda pid: multiprocess.mark_process_dead(pid, directory)
+
+
 def _serve_workers(config, sock, out):
     """Serve with config.workers processes on the listening socket `sock`."""
     import tempfile
@@ -160,14 +176,20 @@ def _serve_workers(config, sock, out):
     if not is_postgresql(config.db_path):     # SQLite's writers take turns (store/sqlite.py)
         handle, lock_path = tempfile.mkstemp(prefix="bugsvc-writers-", suffix=".lock")
         os.close(handle)
+    metrics_dir, on_exit = None, None
+    if config.metrics_allow or config.metrics_token:
+        metrics_dir, on_exit = _shared_metrics()
+        config = dataclasses.replace(config, metrics_dir=metrics_dir)
     _print_serving(config, sock, out)
     try:
         status = workers.serve_forked(
             lambda shared: _create_server(config, shared, lock_path), sock,
-            config.workers, pin=config.pin_cores)
+            config.workers, pin=config.pin_cores, on_exit=on_exit)
     finally:
         sock.close()
         if lock_path is not None:
             os.unlink(lock_path)
+        if metrics_dir is not None:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
     print("bugsvc stopped.", file=out, flush=True)
     return status
