@@ -1,6 +1,6 @@
 """Well-behaved clients beside one that misbehaves: the median latency of
 the well-behaved ones while nobody misbehaves (quiet) and while one client
-does, in each way issue 25 names (disturbed), one server, loopback only.
+does, in each of the ways below (disturbed), one server, loopback only.
 
     python -m bench.misbehave [--bugs 2000] [--seconds 10] [--clients 4]
 
@@ -223,8 +223,8 @@ def _big_bug(db_path):
 def _phase(server, kind, args, bugs, big_bug):
     context = multiprocessing.get_context("fork")
     measured, attacked = context.Queue(), context.Queue()
-    measurer = context.Process(target=_measure, args=(_port(server), bugs, args.seconds,
-                                                     args.clients, args.key, measured))
+    measuring = (_port(server), bugs, args.seconds, args.clients, args.key, measured)
+    measurer = context.Process(target=_measure, args=measuring)
     attacker = None
     if kind != "quiet":
         attacker = context.Process(target=_misbehave, args=(kind, _port(server),
