@@ -37,6 +37,9 @@ class Config:
     # (bugsvc/serving/connections.py; 0 per address: no such limit).
     connection_limit: int = DEFAULT_CONNECTION_LIMIT
     connections_per_address: int = DEFAULT_CONNECTIONS_PER_ADDRESS
+    # Request threads of each process one client address may hold at once
+    # (bugsvc/serving/dispatch.py; None: half the threads; 0: no limit).
+    requests_per_address: int | None = None
     # Proxies whose X-Forwarded-For is believed (bugsvc/web/client_address.py).
     trusted_proxies: tuple = ()
     # Delivery of bug mail and webhooks (bugsvc/notify/worker.py): threads of

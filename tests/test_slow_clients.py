@@ -17,26 +17,9 @@ from waitress import wasyncore
 from bugsvc.serving import connections
 from bugsvc.web.client_address import parse_networks
 
-from live_server import start  # noqa: F401 (fixture)
+from live_server import OTHER_ADDRESS, needs_second_loopback, start  # noqa: F401 (fixture)
 
-OTHER_ADDRESS = "127.0.0.2"       # Linux routes all of 127.0.0.0/8 to loopback
 PARTIAL = b"GET /rest/version HTTP/1.1\r\nHost: bugsvc\r\nX-Slow: "
-
-
-def _other_client_can_connect():
-    try:
-        with socket.create_connection(("127.0.0.1", 9), timeout=1,
-                                      source_address=(OTHER_ADDRESS, 0)):
-            pass
-    except ConnectionRefusedError:
-        return True
-    except OSError:
-        return False
-    return True
-
-
-needs_second_loopback = pytest.mark.skipif(not _other_client_can_connect(),
-                                           reason="127.0.0.2 is not a loopback address here")
 
 
 def _get_version(port, source=OTHER_ADDRESS, timeout=10):

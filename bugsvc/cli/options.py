@@ -92,6 +92,11 @@ def _add_serve_options(parser, inherited):
                              "process, 0 for no limit; trusted proxies are exempt (env "
                              "BUGSVC_CONNECTIONS_PER_ADDRESS, default "
                              f"{DEFAULT_CONNECTIONS_PER_ADDRESS})")
+    parser.add_argument("--requests-per-address",
+                        default=argparse.SUPPRESS if inherited else None,
+                        help="request threads of each server process one client address may "
+                             "hold at once, 0 for no limit; its further requests wait their "
+                             "turn (env BUGSVC_REQUESTS_PER_ADDRESS, default half the threads)")
     parser.add_argument("--rate-limit", default=argparse.SUPPRESS if inherited else None,
                         metavar="RATES",
                         help="calls allowed per API key or account, e.g. 600/minute or "
@@ -257,6 +262,8 @@ def make_config(args, environ):
                                 DEFAULT_CONNECTION_LIMIT),
         connections_per_address=_count(args, environ, "connections_per_address", 100000,
                                        DEFAULT_CONNECTIONS_PER_ADDRESS, least=0),
+        requests_per_address=_count(args, environ, "requests_per_address", 100000, None,
+                                    least=0),
         max_body_bytes=_max_body_bytes(args, environ),
         trusted_proxies=_trusted_proxies(args, environ),
         **_metrics(args, environ),

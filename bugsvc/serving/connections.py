@@ -21,20 +21,25 @@ every other client out. The server and connection classes here add:
   server is at its connection limit the longest idle ones are closed to
   make room, and any idle longer than `idle_seconds` is closed;
 - a client that stops reading its answer is cut off after `send_seconds`
-  without progress, which frees the request thread waiting to write.
+  without progress, which frees the request thread waiting to write;
+- a limit of request threads per client address (`requests_per_address`,
+  see dispatch.py): the address's further complete requests wait their
+  turn, so one client's expensive requests cannot keep every thread.
 
 The limits hold per serving process (each of --workers N has its own).
 """
 
 import dataclasses
+import functools
 import ipaddress
 import socket
 import time
 
 from waitress.adjustments import Adjustments
 from waitress.server import TcpWSGIServer
-from waitress.task import ThreadedTaskDispatcher
 
+from ..web.client_address import client_address
+from .dispatch import FairTaskDispatcher
 from .server_errors import JsonErrorChannel
 
 REFUSED = (b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 10\r\nContent-Length: 0\r\n"
@@ -45,10 +50,12 @@ REFUSED = (b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 10\r\nContent-Leng
 class ConnectionRules:
     """What a connection may hold. limit: connections of the process;
     per_address: of one client address (0: no such limit); exempt: networks
-    whose addresses the per-address limit spares (trusted proxies);
+    whose addresses the per-address limits spare (trusted proxies, whose
+    X-Forwarded-For names the client);
     header_seconds, body_seconds, body_rate: the request deadlines (see the
     module); idle_seconds: between requests; send_seconds: without any
-    progress writing an answer."""
+    progress writing an answer; requests_per_address: request threads one
+    client address may hold at once (0: no such limit)."""
     limit: int = 500
     per_address: int = 64
     exempt: tuple = ()
@@ -57,6 +64,7 @@ class ConnectionRules:
     body_rate: int = 500
     idle_seconds: float = 60.0
     send_seconds: float = 60.0
+    requests_per_address: int = 4
 
 
 class GuardedChannel(JsonErrorChannel):
@@ -133,16 +141,20 @@ class GuardedServer(TcpWSGIServer):
         else:
             self.per_address.pop(channel.client, None)
 
+    def client_of(self, channel):
+        """The client address of the request `channel` is about to serve:
+        its peer, or whom a trusted proxy's X-Forwarded-For names."""
+        request = channel.requests[0] if channel.requests else None
+        forwarded = request.headers.get("X_FORWARDED_FOR") if request is not None else None
+        return client_address(channel.client, forwarded, self.rules.exempt)
+
+    def add_task(self, channel):
+        """Hand the complete request of `channel` to the request threads, in
+        its client address's queue."""
+        self.task_dispatcher.add_task(channel, self.client_of(channel))
+
     def _exempt(self, address):
-        if not self.rules.exempt:
-            return False
-        try:
-            ip = ipaddress.ip_address(address)
-        except ValueError:
-            return False
-        if ip.version == 6 and ip.ipv4_mapped is not None:
-            ip = ip.ipv4_mapped
-        return any(ip in network for network in self.rules.exempt)
+        return _in_networks(address, self.rules.exempt)
 
     # Accepting -----------------------------------------------------------------------
 
@@ -194,6 +206,20 @@ class GuardedServer(TcpWSGIServer):
                 channel.will_close = True
 
 
+def _in_networks(address, networks):
+    """True when `address` (text; an IPv4-mapped IPv6 one as its IPv4) is
+    in one of `networks`."""
+    if not networks:
+        return False
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return any(ip in network for network in networks)
+
+
 def _refuse(conn):
     """Answer 503 to a connection over its address's limit, and close it;
     never waits for the client."""
@@ -215,7 +241,9 @@ def create_server(application, sock, rules, map, **adjustments):
     adj = Adjustments(
         connection_limit=rules.limit, channel_timeout=max(1, int(rules.idle_seconds)),
         cleanup_interval=1, asyncore_use_poll=True, sockets=[sock], **adjustments)
-    dispatcher = ThreadedTaskDispatcher()
+    dispatcher = FairTaskDispatcher(rules.requests_per_address,
+                                    unlimited=functools.partial(_in_networks,
+                                                                networks=rules.exempt))
     dispatcher.set_thread_count(adj.threads)
     return GuardedServer(application, rules, map=map, _sock=sock, dispatcher=dispatcher, adj=adj,
                          bind_socket=False,
