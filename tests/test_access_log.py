@@ -9,6 +9,7 @@ import urllib.parse
 
 import pytest
 
+from bugsvc.web import http
 from bugsvc.web.http import redacted
 
 from bug_support import set_param
@@ -74,3 +75,14 @@ def test_waitress_refusals_log_the_path_alone(start, tmp_path):
         assert sock.recv(1000).startswith(b"HTTP/1.1 400")
     _, _, err = server.stop()
     assert SECRET not in err
+
+
+def test_a_long_query_string_is_logged_in_part_with_what_was_left_out():
+    query = f"Bugzilla_api_key={SECRET}&" + "&".join(f"f{n}=short_desc" for n in range(3000))
+    logged = redacted(query)
+    assert SECRET not in logged and logged.startswith("?Bugzilla_api_key=[hidden]&f0=short_desc")
+    shown, left_out = logged[1:].rsplit("&", 1)
+    original = shown.replace("[hidden]", SECRET) + "&"          # whole parameters, as sent
+    assert query.startswith(original)
+    assert http.LOGGED_QUERY_CHARS <= len(original) < http.LOGGED_QUERY_CHARS + 20
+    assert left_out == f"[{len(query) - len(original)} more characters]"

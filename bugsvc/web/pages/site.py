@@ -170,7 +170,7 @@ class PageCall:
         self.user = None
         self._known = False
         self.notice = None
-        self.query = parse_query(req.query_string)
+        self._query = None
         self._form = None
         self._files = None
         notice = req.cookies.get(NOTICE_COOKIE)
@@ -318,6 +318,15 @@ class PageCall:
         if self._files is None:
             self._read_form()
         return self._files
+
+    @property
+    def query(self):
+        """The query string's parameters (read when first asked for, so a
+        refusal of them is answered as a page). Errors: 32000 for too many
+        (parse_query)."""
+        if self._query is None:
+            self._query = parse_query(self.req.query_string)
+        return self._query
 
     def _read_form(self):
         self._form, self._files = {}, {}
