@@ -110,3 +110,13 @@ def test_over_xmlrpc_and_the_bug_list_page(client):
     page = client.simulate_get("/buglist.cgi", params=flat(300))
     assert page.status_code == 400
     assert "more than 200 terms" in page.text
+
+
+def test_a_search_over_the_budget_is_refused_before_the_rest_is_read(client, monkeypatch):
+    read = []
+    for name in ("_simple_params", "_basic_fields", "_email", "_chfield", "_boolean_charts"):
+        monkeypatch.setattr(search, name, lambda *args, name=name: read.append(name))
+    for params in (nested(500), flat(300), side_by_side(250)):
+        response = rest_search(client, params)
+        assert response.status_code == 400 and response.json["code"] == 32000
+    assert read == []

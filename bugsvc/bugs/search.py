@@ -43,6 +43,7 @@ MAX_TERMS = 200
 MAX_DEPTH = 20
 
 _CUSTOM_F = re.compile(r"^f(\d+)$")
+_EMAIL_KEY = re.compile(r"email(\d+)")
 _CHART = re.compile(r"^field(-?\d+)-(\d+)-(\d+)$")
 
 # Sort columns: internal name -> SQL over bug alias b (a fixed whitelist).
@@ -159,6 +160,9 @@ def parse(ctx, compiler, params):
         if found.order:
             order_text = found.order
         criteria.add(found.criteria)
+    # The custom search is where a search grows largest: built (and refused
+    # past the budget) before anything else is made of the parameters.
+    custom = _custom_search(raw)
     simple = _simple_params(raw)
     for field_name, value in (("delta_ts", simple.pop("delta_ts", None)),
                               ("creation_ts", simple.pop("creation_ts", None))):
@@ -177,7 +181,7 @@ def parse(ctx, compiler, params):
     if compiler.timetracker:
         criteria.add(_deadline(raw))
     criteria.add(_boolean_charts(raw))
-    criteria.add(_custom_search(raw))
+    criteria.add(custom)
     _check_budget(criteria)
     return Query(criteria, _order(compiler, order_text), limit, offset)
 
@@ -195,9 +199,12 @@ def _check_budget(criteria):
                 continue
         terms += 1
         if terms > MAX_TERMS:
-            raise ServiceError(USER_ERROR, f"The search has more than {MAX_TERMS} terms "
-                                           "(conditions and groups); split it into smaller "
-                                           "searches.")
+            raise _too_many_terms()
+
+
+def _too_many_terms():
+    return ServiceError(USER_ERROR, f"The search has more than {MAX_TERMS} terms (conditions "
+                                    "and groups); split it into smaller searches.")
 
 
 def _single(value):
@@ -280,11 +287,9 @@ def _expand_statuses(compiler, values):
 
 def _email(raw):
     clause = Clause()
-    for key in sorted(raw, key=_number_suffix):
-        match = re.fullmatch(r"email(\d+)", key)
-        if not match:
-            continue
-        n = match.group(1)
+    numbered = ((match.group(1), match.group(0))
+                for match in map(_EMAIL_KEY.fullmatch, raw) if match)
+    for n, key in sorted(numbered, key=lambda pair: (int(pair[0]), pair[1])):
         value = _single(raw[key])
         if value is None or not str(value).strip():
             continue
@@ -298,11 +303,6 @@ def _email(raw):
             either.add(Condition("commenter", operator, str(value).strip()))
         clause.add(either)
     return clause
-
-
-def _number_suffix(key):
-    digits = re.search(r"(-?\d+)$", key)
-    return (int(digits.group(1)) if digits else 0, key)
 
 
 def _chfield(raw):
@@ -369,12 +369,17 @@ def _boolean_charts(raw):
 
 
 def _custom_search(raw):
-    """f<n>/o<n>/v<n>/n<n>, OP/CP groups with j<n>, top joiner j_top."""
-    ids = sorted(int(m.group(1)) for m in (_CUSTOM_F.match(k) for k in raw) if m)
+    """f<n>/o<n>/v<n>/n<n>, OP/CP groups with j<n>, top joiner j_top.
+
+    Errors: 32000 for a group closed that was never opened, groups nested
+    more than MAX_DEPTH deep, or more than MAX_TERMS conditions (the search
+    as a whole would be refused for them; refused here, nothing more is
+    built)."""
+    ids = sorted(int(m.group(1)) for m in map(_CUSTOM_F.match, raw) if m)
     if not ids:
         return None
     top = Clause(_joiner(raw.get("j_top")))
-    current, stack = top, []
+    current, stack, conditions = top, [], 0
     for n in ids:
         name = _single(raw.get(f"f{n}"))
         negate = as_bool(raw.get(f"n{n}", False))
@@ -392,6 +397,9 @@ def _custom_search(raw):
                                                "opened (OP).")
             current = stack.pop()
         else:
+            conditions += 1
+            if conditions > MAX_TERMS:
+                raise _too_many_terms()
             current.add(Condition(name, _single(raw.get(f"o{n}")), raw.get(f"v{n}"), negate))
     return top
 
