@@ -2,7 +2,7 @@
 the well-behaved ones while nobody misbehaves (quiet) and while one client
 does, in each of the ways below (disturbed), one server, loopback only.
 
-    python -m bench.misbehave [--bugs 2000] [--seconds 10] [--clients 4]
+    python -m bench.misbehave [--bugs 2000] [--seconds 10] [--clients 4] [--rounds 3]
 
 The well-behaved clients (a process of their own, from 127.0.0.2, keep-alive
 connections) read random bugs with GET /rest/bug/{id}; the misbehaving one
@@ -19,7 +19,10 @@ connections) read random bugs with GET /rest/bug/{id}; the misbehaving one
 - account_requests: User.offer_account_by_email for new addresses, as fast
   as it can (the self-registration throttle).
 
-The target: the disturbed median within 2 times the quiet one. Writes
+The target: the disturbed median within 2 times the quiet one. The machine
+may be shared, so each round measures every way right after a quiet phase
+on the same server (a new server each round), and the summary gives the
+medians over the rounds with the load average of each phase. Writes
 bench/results/DATE-production.md and .json. Every loop is bounded by
 --seconds; nothing leaves the machine.
 """
@@ -226,22 +229,27 @@ def _phase(server, kind, args, bugs, big_bug):
     measuring = (_port(server), bugs, args.seconds, args.clients, args.key, measured)
     measurer = context.Process(target=_measure, args=measuring)
     attacker = None
+    load = load_average()
     if kind != "quiet":
         attacker = context.Process(target=_misbehave, args=(kind, _port(server),
                                                             args.seconds + 1, big_bug, attacked))
         attacker.start()
         time.sleep(1)            # the misbehaviour is under way before the measuring starts
     rss_before = _rss_mb(server)
+    cpu_before = server.cpu_seconds()
     measurer.start()
     median, requests, errors = measured.get()
     measurer.join()
+    cpu = server.cpu_seconds()
     counts = {}
     if attacker is not None:
         counts = attacked.get()
         attacker.join()
     return {"scenario": kind, "median_ms": round(median * 1000, 2) if median else None,
             "requests": requests, "errors": errors, "attacker": counts,
-            "rss_mb_before": rss_before, "rss_mb_after": _rss_mb(server)}
+            "rss_mb_before": rss_before, "rss_mb_after": _rss_mb(server), "load": load,
+            "server_cpu_s": None if cpu is None or cpu_before is None
+            else round(cpu - cpu_before, 2)}
 
 
 def _port(server):
@@ -251,6 +259,24 @@ def _port(server):
 def _start(db_path, log_path, extra=()):
     return Server([sys.executable, "bugsvc.py", "--db", str(db_path), "--port", "0",
                    "--deliver", "no", *extra], log_path, "bugsvc")
+
+
+def _pairs(db_path, log_path, args, big_bug, kinds, extra=()):
+    """A server of its own, and for each of `kinds` a quiet phase followed
+    by the disturbed one; returns their rows."""
+    rows = []
+    server = _start(db_path, log_path, (*args.server_args, *extra))
+    try:
+        for kind in kinds:
+            quiet = _phase(server, "quiet", args, args.bugs, big_bug)
+            disturbed = _phase(server, kind, args, args.bugs, big_bug)
+            rows += [dict(quiet, pair=kind), dict(disturbed, pair=kind)]
+            print(f"  {kind}: quiet {quiet['median_ms']} ms, disturbed "
+                  f"{disturbed['median_ms']} ms (load {quiet['load']}, {disturbed['load']})",
+                  flush=True)
+    finally:
+        server.stop()
+    return rows
 
 
 def run(args):
@@ -268,49 +294,83 @@ def run(args):
                               text=True).stdout.split()[-1]
     RESULTS.mkdir(parents=True, exist_ok=True)
     log_path = RESULTS.parent / "data" / "misbehave-server.log"
-    rows = []
+    kinds = [kind for kind in SCENARIOS if kind in args.scenarios and kind != "over_rate_limit"]
+    rounds = []
     load_before = load_average()
-    server = _start(db_path, log_path)
-    try:
-        rows.append(_phase(server, "quiet", args, args.bugs, big_bug))
-        for kind in SCENARIOS:
-            if kind in args.scenarios and kind != "over_rate_limit":
-                rows.append(_phase(server, kind, args, args.bugs, big_bug))
-                print(rows[-1], flush=True)
-    finally:
-        server.stop()
-    if "over_rate_limit" in args.scenarios:
-        server = _start(db_path, log_path, ("--rate-limit-anonymous", "600/minute"))
-        try:
-            rows.append(dict(_phase(server, "quiet", args, args.bugs, big_bug),
-                             scenario="quiet (with the rate limit)"))
-            rows.append(_phase(server, "over_rate_limit", args, args.bugs, big_bug))
-        finally:
-            server.stop()
+    for number in range(1, args.rounds + 1):
+        print(f"round {number} of {args.rounds}", flush=True)
+        rows = _pairs(db_path, log_path, args, big_bug, kinds) if kinds else []
+        if "over_rate_limit" in args.scenarios:
+            rows += _pairs(db_path, log_path, args, big_bug, ["over_rate_limit"],
+                           ("--rate-limit-anonymous", "600/minute"))
+        rounds.append(rows)
     return {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d"), "bugs": args.bugs,
-            "seconds": args.seconds, "clients": args.clients, "machine": machine(),
-            "load_before": load_before, "load_after": load_average(), "rows": rows}
+            "seconds": args.seconds, "clients": args.clients, "rounds": args.rounds,
+            "server_args": args.server_args, "machine": machine(),
+            "load_before": load_before, "load_after": load_average(), "results": rounds,
+            "summary": summarize(rounds)}
+
+
+def summarize(rounds):
+    """For each way of misbehaving, over the rounds: the median of the quiet
+    medians, of the disturbed ones, and of each round's disturbed / quiet
+    ratio (its lowest and highest too), and the load averages seen."""
+    summary = {}
+    for rows in rounds:
+        for quiet, disturbed in zip(rows[::2], rows[1::2]):
+            entry = summary.setdefault(disturbed["scenario"], {
+                "quiet_ms": [], "disturbed_ms": [], "ratios": [], "loads": [],
+                "requests": [], "errors": 0, "attacker": {}})
+            entry["quiet_ms"].append(quiet["median_ms"])
+            entry["disturbed_ms"].append(disturbed["median_ms"])
+            entry["ratios"].append(round(disturbed["median_ms"] / quiet["median_ms"], 2))
+            entry["loads"] += [quiet["load"], disturbed["load"]]
+            entry["requests"].append(disturbed["requests"])
+            entry["errors"] += quiet["errors"] + disturbed["errors"]
+            for key, value in disturbed["attacker"].items():
+                entry["attacker"][key] = entry["attacker"].get(key, 0) + value
+    for entry in summary.values():
+        entry["median_quiet_ms"] = round(statistics.median(entry["quiet_ms"]), 2)
+        entry["median_disturbed_ms"] = round(statistics.median(entry["disturbed_ms"]), 2)
+        entry["median_ratio"] = round(statistics.median(entry["ratios"]), 2)
+        loads = [load for load in entry["loads"] if load is not None]
+        entry["load_range"] = [min(loads), max(loads)] if loads else None
+    return summary
 
 
 def report(results):
-    """The Markdown table of a run."""
-    quiet = results["rows"][0]["median_ms"]
+    """The Markdown of a run: the summary over the rounds, then each round."""
+    options = " ".join(results["server_args"]) or "none"
     lines = [f"# Misbehaving clients beside well-behaved ones ({results['date']})", "",
              f"{results['clients']} well-behaved clients (from {GOOD_ADDRESS}) read random bugs "
              f"of {results['bugs']} for {results['seconds']} s per phase while one client "
-             f"(from {BAD_ADDRESS}) misbehaves; one bugsvc process. Load average before "
-             f"{results['load_before']}, after {results['load_after']}.", "",
-             "| phase | median ms | × quiet | requests | errors | server MB (before → after) |"
-             " misbehaving client's answers |",
-             "|---|---:|---:|---:|---:|---|---|"]
-    for row in results["rows"]:
-        if row["scenario"].startswith("quiet"):
-            quiet = row["median_ms"]
-        ratio = (row["median_ms"] / quiet) if quiet and row["median_ms"] else None
-        lines.append(f"| {row['scenario']} | {row['median_ms']} | "
-                     f"{'' if ratio is None else f'{ratio:.2f}'} | {row['requests']} | "
-                     f"{row['errors']} | {row['rss_mb_before']} → {row['rss_mb_after']} | "
-                     f"{', '.join(f'{k}: {v}' for k, v in row['attacker'].items())} |")
+             f"(from {BAD_ADDRESS}) misbehaves; one bugsvc process (server options besides the "
+             f"defaults: {options}). {results['rounds']} rounds; in each, every way of "
+             "misbehaving is measured right after a quiet phase on the same server, and the "
+             "ratio is the disturbed median over that quiet one. Load average (1 minute) "
+             f"before {results['load_before']}, after {results['load_after']}.", "",
+             "| way | median of quiet medians, ms | median of disturbed medians, ms |"
+             " median ratio | ratios by round | load averages seen | errors |"
+             " misbehaving client's answers (all rounds) |",
+             "|---|---:|---:|---:|---|---|---:|---|"]
+    for kind, entry in results["summary"].items():
+        load = entry["load_range"]
+        lines.append(
+            f"| {kind} | {entry['median_quiet_ms']} | {entry['median_disturbed_ms']} | "
+            f"{entry['median_ratio']:.2f} | {', '.join(f'{r:.2f}' for r in entry['ratios'])} | "
+            f"{'' if load is None else f'{load[0]}–{load[1]}'} | {entry['errors']} | "
+            f"{', '.join(f'{k}: {v}' for k, v in entry['attacker'].items())} |")
+    lines += ["", "Each phase:", "",
+              "| round | phase | median ms | requests | errors | load | server CPU s |"
+              " server MB (before → after) | misbehaving client's answers |",
+              "|---:|---|---:|---:|---:|---:|---:|---|---|"]
+    for number, rows in enumerate(results["results"], 1):
+        for row in rows:
+            phase = row["scenario"] if row["scenario"] != "quiet" else f"quiet ({row['pair']})"
+            lines.append(f"| {number} | {phase} | {row['median_ms']} | {row['requests']} | "
+                         f"{row['errors']} | {row['load']} | {row['server_cpu_s']} | "
+                         f"{row['rss_mb_before']} → {row['rss_mb_after']} | "
+                         f"{', '.join(f'{k}: {v}' for k, v in row['attacker'].items())} |")
     return "\n".join(lines) + "\n"
 
 
@@ -320,10 +380,16 @@ def main(argv=None):
     parser.add_argument("--db", help="a seeded SQLite database (default bench/data/bugs-N.sqlite)")
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="rounds of quiet and disturbed phases (each on new servers)")
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
+    parser.add_argument("--server-args", default="",
+                        help="options for the server besides the defaults, e.g. "
+                             "'--requests-per-address 2'")
     parser.add_argument("--out", help="results name (default DATE-production)")
     args = parser.parse_args(argv)
     args.scenarios = args.scenarios.split(",")
+    args.server_args = args.server_args.split()
     results = run(args)
     name = args.out or f"{results['date']}-production"
     (RESULTS / f"{name}.json").write_text(json.dumps(results, indent=2) + "\n")
