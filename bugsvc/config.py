@@ -12,6 +12,7 @@ DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024
 DEFAULT_THREADS = 8
 DEFAULT_CONNECTION_LIMIT = 500
 DEFAULT_CONNECTIONS_PER_ADDRESS = 64
+DEFAULT_REQUESTS_PER_ADDRESS = 2
 
 
 @dataclass
@@ -38,8 +39,8 @@ class Config:
     connection_limit: int = DEFAULT_CONNECTION_LIMIT
     connections_per_address: int = DEFAULT_CONNECTIONS_PER_ADDRESS
     # Request threads of each process one client address may hold at once
-    # (bugsvc/serving/dispatch.py; None: half the threads; 0: no limit).
-    requests_per_address: int | None = None
+    # (bugsvc/serving/dispatch.py; 0: no limit).
+    requests_per_address: int = DEFAULT_REQUESTS_PER_ADDRESS
     # Proxies whose X-Forwarded-For is believed (bugsvc/web/client_address.py).
     trusted_proxies: tuple = ()
     # Delivery of bug mail and webhooks (bugsvc/notify/worker.py): threads of

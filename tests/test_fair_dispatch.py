@@ -33,11 +33,10 @@ def _rules(argv, environ=None):
     return serving.connection_rules(make_config(build_parser().parse_args(argv), environ or {}))
 
 
-def test_one_address_may_hold_half_the_threads_unless_told_otherwise():
-    assert _rules([]).requests_per_address == 4                  # of the 8 threads
-    assert _rules(["--threads", "16"]).requests_per_address == 8
-    assert _rules(["--threads", "1"]).requests_per_address == 1
-    assert _rules(["--requests-per-address", "2"]).requests_per_address == 2
+def test_one_address_may_hold_two_threads_unless_told_otherwise():
+    assert _rules([]).requests_per_address == 2
+    assert _rules(["--threads", "16"]).requests_per_address == 2
+    assert _rules(["--requests-per-address", "5"]).requests_per_address == 5
     assert _rules(["serve", "--requests-per-address", "0"]).requests_per_address == 0
     assert _rules([], {"BUGSVC_REQUESTS_PER_ADDRESS": "3"}).requests_per_address == 3
 

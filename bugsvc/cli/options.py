@@ -10,7 +10,8 @@ import re
 from .. import __version__
 from ..config import (Config, DEFAULT_ADMIN_EMAIL, DEFAULT_CONNECTION_LIMIT,
                       DEFAULT_CONNECTIONS_PER_ADDRESS, DEFAULT_DB, DEFAULT_HOST,
-                      DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_THREADS)
+                      DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_REQUESTS_PER_ADDRESS,
+                      DEFAULT_THREADS)
 from ..api.limits import parse_rules
 from ..api.operations import OPERATIONS
 from ..web import metrics
@@ -96,7 +97,8 @@ def _add_serve_options(parser, inherited):
                         default=argparse.SUPPRESS if inherited else None,
                         help="request threads of each server process one client address may "
                              "hold at once, 0 for no limit; its further requests wait their "
-                             "turn (env BUGSVC_REQUESTS_PER_ADDRESS, default half the threads)")
+                             "turn (env BUGSVC_REQUESTS_PER_ADDRESS, default "
+                             f"{DEFAULT_REQUESTS_PER_ADDRESS})")
     parser.add_argument("--rate-limit", default=argparse.SUPPRESS if inherited else None,
                         metavar="RATES",
                         help="calls allowed per API key or account, e.g. 600/minute or "
@@ -262,8 +264,8 @@ def make_config(args, environ):
                                 DEFAULT_CONNECTION_LIMIT),
         connections_per_address=_count(args, environ, "connections_per_address", 100000,
                                        DEFAULT_CONNECTIONS_PER_ADDRESS, least=0),
-        requests_per_address=_count(args, environ, "requests_per_address", 100000, None,
-                                    least=0),
+        requests_per_address=_count(args, environ, "requests_per_address", 100000,
+                                    DEFAULT_REQUESTS_PER_ADDRESS, least=0),
         max_body_bytes=_max_body_bytes(args, environ),
         trusted_proxies=_trusted_proxies(args, environ),
         **_metrics(args, environ),

@@ -64,7 +64,7 @@ class ConnectionRules:
     body_rate: int = 500
     idle_seconds: float = 60.0
     send_seconds: float = 60.0
-    requests_per_address: int = 4
+    requests_per_address: int = 2
 
 
 class GuardedChannel(JsonErrorChannel):

@@ -9,6 +9,18 @@ complete requests wait in a queue of their own, and the threads take the
 queues of the addresses in turn (round-robin), so one address's backlog
 never comes before another address's first request.
 
+How many at once matters more than which share of the threads: a serving
+process runs its Python threads on one core, one at a time under the
+interpreter's lock, and every request thread of one address that has work
+to do competes for that lock with the others' requests, each of which
+waits for it again after every database call. Measured (bench/misbehave.py,
+8 threads, 4 well-behaved clients beside 8 connections of refused searches
+from one address): with 4 of that address's requests running at once the
+others' median latency was 6.5 times the quiet one, with 2 at once 1.2
+times, with 1 at once 1.3 times. Two is the default (--requests-per-address):
+a client may still overlap two requests (a page and a form it posts, a
+script's two connections), and the address's requests beyond them wait.
+
 The address is the client's (after --trusted-proxies resolution, read from
 the request's X-Forwarded-For when a trusted proxy sent it), so clients
 behind a proxy are told apart; requests whose address is a trusted proxy's

@@ -72,18 +72,11 @@ def _create_server(config, sock, writers_lock_path=None):
 
 def connection_rules(config):
     """The ConnectionRules of `config`: its limits; trusted proxies are
-    spared the per-address limits (every client comes through them). One
-    address may hold half the request threads unless told otherwise: enough
-    for any one well-behaved client (a browser's parallel requests, a
-    script's few connections), and the other half is always left to the
-    other addresses."""
-    requests = config.requests_per_address
-    if requests is None:
-        requests = max(1, config.threads // 2)
+    spared the per-address limits (every client comes through them)."""
     return connections.ConnectionRules(limit=config.connection_limit,
                                        per_address=config.connections_per_address,
                                        exempt=tuple(config.trusted_proxies),
-                                       requests_per_address=requests)
+                                       requests_per_address=config.requests_per_address)
 
 
 class _Serving:
