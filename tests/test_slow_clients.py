@@ -256,3 +256,50 @@ def test_a_client_that_stops_reading_is_cut_off(loop):
     server.maintain(channel.last_activity + 61)
     assert server.open_connections() == 0
     assert server.server.cut_off == 1
+
+
+def _read_answer(server, sock, size):
+    sock.settimeout(0.05)
+    answer = b""
+    for _ in range(400):
+        server.step(1)
+        try:
+            answer += sock.recv(1 << 20)
+        except socket.timeout:
+            continue
+        if answer.endswith(b"x" * min(size, 100)) and len(answer) >= size:
+            break
+    return answer
+
+
+def test_the_network_loop_waits_while_a_request_thread_writes_its_answer(loop):
+    server = loop()
+    sock = server.connect(b"GET /?5 HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert _read_answer(server, sock, 5).startswith(b"HTTP/1.1 200")
+    channel = server.channel()
+    # As while a request thread writes: serving, part of the answer waiting
+    # (waitress's loop asked to write at once, again and again, though it
+    # could send nothing until the thread let go of the answer).
+    writes = []
+    channel.handle_write = lambda: writes.append(1)
+    channel.serving = True
+    with channel.outbuf_lock:
+        channel.outbufs[-1].append(b"y" * 100)
+        channel.total_outbufs_len += 100
+    server.step(20)
+    assert writes == []
+    # Once the thread is done, the loop sends what is left.
+    del channel.handle_write
+    channel.serving = False
+    sock.settimeout(1)
+    server.step(5)
+    assert sock.recv(200) == b"y" * 100
+
+
+def test_an_answer_larger_than_the_socket_takes_arrives_whole(loop):
+    server = loop()
+    size = 5_000_000
+    sock = server.connect(b"GET /?%d HTTP/1.1\r\nHost: x\r\n\r\n" % size)
+    answer = _read_answer(server, sock, size)
+    assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"x" * 100)
+    assert len(answer.split(b"\r\n\r\n", 1)[1]) == size

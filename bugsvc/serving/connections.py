@@ -75,6 +75,7 @@ class GuardedChannel(JsonErrorChannel):
 
     request_began = None      # time.time() the request being read began; None between requests
     request_bytes = 0
+    serving = False           # a request thread is serving this connection now
 
     def __init__(self, server, sock, addr, adj, map=None):
         super().__init__(server, sock, addr, adj, map)
@@ -95,6 +96,30 @@ class GuardedChannel(JsonErrorChannel):
         if self._fileno is not None and self._fileno in self.server.active_channels:
             self.server.closed(self)
         super().del_channel(map)
+
+    def service(self):
+        """Serve the connection's next request (in a request thread)."""
+        self.serving = True
+        try:
+            super().service()
+        finally:
+            self.serving = False
+            if self.total_outbufs_len and self.connected:
+                self.server.pull_trigger()      # what the thread left to send: the loop sends it
+
+    def writable(self):
+        """waitress's, except while a request thread serves the connection
+        with less than `outbuf_high_watermark` of its answer waiting. That
+        thread sends what it writes itself, and wakes the loop for what the
+        socket did not take; while it held the answer's lock, waitress's
+        "writable" made the network thread spin (poll answering at once, the
+        lock still taken, over and over), taking the interpreter's lock from
+        the threads doing the work. Past the watermark the thread waits for
+        the loop to send, as in waitress."""
+        if (self.serving and self.total_outbufs_len <= self.adj.outbuf_high_watermark
+                and not self.will_close and not self.close_when_flushed):
+            return False
+        return super().writable()
 
     def is_idle(self):
         """True between requests: nothing being read, served or written."""
