@@ -34,12 +34,12 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bugsvc.accounts.auth import Authenticator, ScryptCost
-from bugsvc.api.runner import Runner
+from bugsvc.accounts.auth import ScryptCost
+from bugsvc.compose import unit_of_work
 from bugsvc.config import Config
 from bugsvc.notify.worker import Deliverer
 from bugsvc.services import comment as comment_service, webhook as webhook_service
-from bugsvc.store.db import Database
+from bugsvc.store.location import open_database
 
 from . import corpus, scenarios
 from .run import ROOT, Server, drive, machine, wrk_available
@@ -105,7 +105,7 @@ class Receiver:
 
 
 def _config(path):
-    return Config(db_path=str(path), password_cost=ScryptCost(n=16, r=1, p=1))
+    return Config(database=str(path), password_cost=ScryptCost(n=16, r=1, p=1))
 
 
 def _params(db, values):
@@ -127,8 +127,8 @@ def write_cost(path, rounds, per_round, log):
     time of this process, not wall time: other work on the machine moves
     it far less."""
     config = _config(path)
-    db = Database(path)
-    runner = Runner(db, config, Authenticator(db, config.password_cost))
+    db = open_database(path)
+    units = unit_of_work(db, config)
     rng = random.Random(7)
     top = db.connection().execute("SELECT MAX(id) FROM bugs").fetchone()[0]
     texts = corpus.comment_pool(rng, 256)
@@ -137,7 +137,7 @@ def write_cost(path, rounds, per_round, log):
         for mode in ("with", "without") if round_number % 2 == 0 else ("without", "with"):
             started = time.process_time()
             for _ in range(per_round):
-                with runner.context(1, write=True, events=mode == "with") as ctx:
+                with units.context(1, write=True, events=mode == "with") as ctx:
                     comment_service.add(ctx, {"id": rng.randint(1, top),
                                               "comment": rng.choice(texts)})
             timings[mode].append((time.process_time() - started) / per_round * 1e6)
@@ -166,13 +166,13 @@ def http_writes(path, work, args, driver, smtp, receiver, log):
              ("mail + webhook, `bugsvc deliver` apart", True, True))
     for number, (label, notify, apart) in enumerate(cases):
         db_path = _copy(path, work, f"http-{number}.sqlite")
-        db = Database(db_path)
+        db = open_database(db_path)
         if notify:
             _params(db, {"mail_delivery_method": "SMTP", "smtpserver": f"127.0.0.1:{smtp.port}",
                          "webhooks_enabled": "1", "webhooks_allow_private_addresses": "1"})
             config = _config(db_path)
-            runner = Runner(db, config, Authenticator(db, config.password_cost))
-            with runner.context(1, write=True) as ctx:
+            units = unit_of_work(db, config)
+            with units.context(1, write=True) as ctx:
                 webhook_service.create(ctx, {"name": "bench", "url": receiver.url,
                                              "events": ["comment"], "product": "Any"})
         db.close()
@@ -192,7 +192,7 @@ def http_writes(path, work, args, driver, smtp, receiver, log):
             if deliverer is not None:
                 deliverer.terminate()
                 deliverer.wait(timeout=30)
-        with Database(db_path).transaction() as conn:
+        with open_database(db_path).transaction() as conn:
             states = dict(conn.execute("SELECT state, COUNT(*) FROM outbox_messages"
                                        " GROUP BY state").fetchall())
             events = conn.execute("SELECT COUNT(*) FROM outbox_events").fetchone()[0]
@@ -214,10 +214,10 @@ def mail_rate(path, work, args, smtp, log):
     results = {}
     for label, method in (("SMTP (aiosmtpd, own process)", "SMTP"), ("Test (file)", "Test")):
         db_path = _copy(path, work, f"mail-{method}.sqlite")
-        db = Database(db_path)
+        db = open_database(db_path)
         _params(db, {"mail_delivery_method": method, "smtpserver": f"127.0.0.1:{smtp.port}"})
         config = _config(db_path)
-        runner = Runner(db, config, Authenticator(db, config.password_cost))
+        units = unit_of_work(db, config)
         with db.transaction() as conn:
             people = [row[0] for row in conn.execute(
                 "SELECT id FROM users WHERE disabled_text = '' ORDER BY id LIMIT 11")]
@@ -233,9 +233,9 @@ def mail_rate(path, work, args, smtp, log):
                                  [(bug_id, user_id) for user_id in people[1:]])
         changes = max(1, args.mails // 10)
         for bug_id in bug_ids[:changes]:
-            with runner.context(people[0], write=True) as ctx:
+            with units.context(people[0], write=True) as ctx:
                 comment_service.add(ctx, {"id": bug_id, "comment": "A comment for everyone."})
-        deliverer = Deliverer(db, config, runner=runner)
+        deliverer = Deliverer(units)
         started = time.perf_counter()
         expanded = 0
         while True:

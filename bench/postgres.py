@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 
 from bugsvc.store import convert
-from bugsvc.store.db import open_database
+from bugsvc.store.location import open_database
 
 from . import seed as seeding
 

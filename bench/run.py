@@ -37,7 +37,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bugsvc.config import DEFAULT_THREADS
-from bugsvc.store.db import is_postgresql, open_database
+from bugsvc.store.location import Location, open_database
 
 from . import postgres, profile, report, scenarios, seed as seeding
 
@@ -283,9 +283,8 @@ def load_average():
 def shown_path(path):
     """`path` relative to the project when inside it (results are committed);
     a PostgreSQL URL without its password."""
-    if is_postgresql(path):
-        from bugsvc.store.postgres import display_url
-        return display_url(str(path))
+    if not Location.of(path).is_file:
+        return Location.of(path).shown
     try:
         return str(Path(path).resolve().relative_to(ROOT))
     except ValueError:
@@ -313,7 +312,7 @@ def postgresql_facts(location):
 def run(args, log=print):
     """Do the whole run; returns the results dict."""
     if args.postgresql:
-        if args.db and is_postgresql(args.db):
+        if args.db and not Location.of(args.db).is_file:
             raise ValueError("--postgresql copies a seeded SQLite database: give --bugs or "
                              "--db FILE, or --db postgresql://... without --postgresql")
         cluster = postgres.Cluster(tempfile.mkdtemp(prefix="bench-pg-")).start()
@@ -324,7 +323,7 @@ def run(args, log=print):
         finally:
             cluster.stop()
     location = args.db or seeding.default_db_path(args.bugs)
-    if not is_postgresql(location) and not Path(location).exists():
+    if Location.of(location).is_file and not Path(location).exists():
         log(f"Seeding {location} with {args.bugs:,} bugs ...")
         seeding.seed(Path(location), args.bugs)
     return _run(args, location, log)
@@ -369,12 +368,12 @@ class LoadRun:
         self.results = {
             "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "machine": machine(), "database": shown_path(db_path), "bugs": count_bugs(db_path),
-            "engine": "postgresql" if is_postgresql(db_path) else "sqlite",
+            "engine": Location.of(db_path).engine_name,
             "workers": args.workers, "threads": args.threads, "driver": driver,
             "duration_s": args.duration, "warmup_s": args.warmup,
             "concurrency": self.concurrencies, "ceiling": {},
             "scenarios": {}, "skipped": {}, "memory_mb": {}, "log_dir": str(self.log_dir)}
-        if is_postgresql(db_path):
+        if Location.of(db_path).engine_name == "postgresql":
             self.results["postgresql"] = postgresql_facts(db_path)
         log(f"{self.results['bugs']:,} bugs in {db_path}; driver {driver}; {args.workers} "
             f"worker(s); {args.duration}s per measurement")

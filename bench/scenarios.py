@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from urllib.parse import urlencode
 
 from bugsvc.accounts import auth
-from bugsvc.store.db import Database
+from bugsvc.store.location import open_database
 
 from . import corpus
 
@@ -43,7 +43,7 @@ class Workload:
         """Read ids and names from the database at `path` (an SQLite file or
         a PostgreSQL URL) and create API keys for WRITERS accounts (stored
         in it, like any key)."""
-        db = Database(str(path))
+        db = open_database(str(path))
         try:
             with db.transaction() as conn:
                 top = conn.execute("SELECT MAX(id) FROM bugs").fetchone()[0] or 0
@@ -70,7 +70,7 @@ class Workload:
                     (WRITERS,))]
         finally:
             db.close()
-        db = Database(str(path))
+        db = open_database(str(path))
         now = datetime.now(timezone.utc)
         try:
             with db.transaction(write=True) as write_conn:
@@ -83,11 +83,6 @@ class Workload:
                     "SELECT p.name FROM products p JOIN bugs b ON b.product_id = p.id"
                     " GROUP BY p.id, p.name ORDER BY COUNT(*) DESC, p.id LIMIT 1").fetchone()
                 list_product = list_product[0] if list_product else ""
-                # bug_update changes whiteboards, which take values only while
-                # usestatuswhiteboard is on (databases seeded before bench.seed
-                # turned it on have it off).
-                write_conn.execute("UPDATE params SET value = '1'"
-                                   " WHERE name = 'usestatuswhiteboard'")
         finally:
             db.close()
         return cls(bug_ids=bug_ids, products=products, statuses=statuses, keys=keys,

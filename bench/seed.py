@@ -29,7 +29,7 @@ from bugsvc.accounts import membership
 from bugsvc.accounts.auth import ScryptCost
 from bugsvc.serving.server import prepare_database
 from bugsvc.config import Config
-from bugsvc.store.db import schema_sql, split_script
+from bugsvc.store.schema import schema_sql, split_script
 
 from . import corpus
 from .progress import Progress
@@ -126,8 +126,9 @@ def build_catalogue(conn, bugs, seed, now_text):
     conn.executemany("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                      " VALUES (?, ?, 0, 0)", direct)
     conn.execute("UPDATE params SET value = 'insiders' WHERE name = 'insidergroup'")
-    # The bugs carry status whiteboards and the bug_update scenario changes
-    # them: the field is in use here.
+    # The bugs carry status whiteboards (the bug_update scenario changes
+    # them, as the API takes them on any installation): the pages show them
+    # while the field is in use.
     conn.execute("UPDATE params SET value = '1' WHERE name = 'usestatuswhiteboard'")
 
     classification_ids = [1]
@@ -453,7 +454,7 @@ def seed(path, bugs, seed_value=1, jobs=None, out=sys.stderr):
         raise FileExistsError(f"{path} exists; remove it or use --force")
     path.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    config = Config(db_path=str(path), admin_email=ADMIN_EMAIL, admin_password=ADMIN_PASSWORD,
+    config = Config(database=str(path), admin_email=ADMIN_EMAIL, admin_password=ADMIN_PASSWORD,
                     password_cost=ScryptCost())
     prepare_database(config, out=_Quiet()).close()
     now_text = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(START - 30 * DAY))

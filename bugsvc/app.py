@@ -6,12 +6,12 @@ import logging
 import falcon
 
 from . import errors
-from .accounts.auth import Authenticator
 from .api import limits
 from .api.operations import OPERATIONS
 from .api.runner import Runner
+from .compose import unit_of_work
 from .errors import ServiceError
-from .store.db import open_database
+from .store.location import open_database
 from .web import health, landing, pages
 from .web.http import AccessLog, BodyLimit, ClientAddress
 from .web.rest import render
@@ -50,16 +50,17 @@ def _error_handler(req, resp, exc, params):
 def create_app(config, db=None, clock=None, on_events=None, deliverer=None):
     """Build the falcon App serving bugsvc for `config`.
 
-    db: a Database to use (default: one on config.db_path, not opened yet).
+    db: a Database to use (default: one at config.database, not opened yet).
     clock: a function returning the current aware UTC datetime (tests).
     on_events: called after a call committed outbox events (the delivery
     worker of the process starts at once).
     deliverer: the process's Deliverer, whose threads the health check
     watches (None: delivery runs elsewhere).
     """
-    db = db or open_database(config.db_path, pool_size=config.threads + 2)
-    runner = Runner(db, config, Authenticator(db, config.password_cost), clock)
-    runner.on_events = on_events
+    db = db or open_database(config.database, pool_size=config.threads + 2)
+    units = unit_of_work(db, config, clock)
+    units.on_events = on_events
+    runner = Runner(units)
     if config.rate_limits or config.anonymous_rate_limits:
         runner.limiter = limits.Limiter(db, config.rate_limits, config.anonymous_rate_limits,
                                         runner.clock)

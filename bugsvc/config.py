@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 
 from .accounts.auth import ScryptCost
+from .store.location import Location
 
 DEFAULT_ADMIN_EMAIL = "admin@example.com"
 DEFAULT_HOST = "127.0.0.1"
@@ -19,12 +20,15 @@ DEFAULT_REQUESTS_PER_ADDRESS = 2
 class Config:
     """Everything create_app needs; no I/O happens when one is made.
 
-    db_path: the SQLite file. admin_email / admin_password: the first
-    administrator, created on an empty database. password_cost: scrypt work
-    factors for new password hashes. workers: serving processes (see
-    bugsvc/workers.py). threads: waitress's request threads per process.
+    database: where the database is, a Location (store/location.py): an
+    SQLite file's path or a PostgreSQL URL, given as either and parsed once
+    here into the engine that keeps it. admin_email / admin_password: the
+    first administrator, created on an empty database. password_cost: scrypt
+    work factors for new password hashes. workers: serving processes (see
+    bugsvc/serving/workers.py). threads: waitress's request threads per
+    process.
     """
-    db_path: str = DEFAULT_DB
+    database: Location = DEFAULT_DB
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     admin_email: str | None = None
@@ -59,3 +63,6 @@ class Config:
     deliver: bool = True
     delivery_threads: int = 2
     retry_delays: tuple = ()
+
+    def __post_init__(self):
+        self.database = Location.of(self.database)

@@ -25,12 +25,13 @@ from bugsvc.accounts import auth
 from bugsvc.app import create_app
 from bugsvc.accounts.auth import ScryptCost
 
-from bugsvc.api.fields import FieldFilter
+from bugsvc.call.fields import FieldFilter
 from bugsvc.api.operations import OPERATIONS
 from bugsvc.api.runner import Runner
+from bugsvc.compose import unit_of_work
 from bugsvc.serving.server import prepare_database
 from bugsvc.config import Config
-from bugsvc.store.db import Database
+from bugsvc.store.location import open_database
 from bugsvc.accounts.membership import refresh_for_user
 
 import pg_cluster
@@ -139,7 +140,7 @@ def pytest_terminal_summary(terminalreporter, config):
 @pytest.fixture(scope="session")
 def template_db(tmp_path_factory):
     path = tmp_path_factory.mktemp("template") / "template.sqlite"
-    config = Config(db_path=str(path), admin_email=ADMIN_EMAIL, admin_password=ADMIN_PASSWORD,
+    config = Config(database=str(path), admin_email=ADMIN_EMAIL, admin_password=ADMIN_PASSWORD,
                     password_cost=FAST_COST)
     db = prepare_database(config, out=_Null())
     db.connection().execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -160,7 +161,7 @@ def postgresql_template(postgresql):
     """The name of the cluster's database holding the installed schema and
     default data that every test's database is copied from."""
     name = postgresql.create_database()
-    config = Config(db_path=postgresql.url(name), admin_email=ADMIN_EMAIL,
+    config = Config(database=postgresql.url(name), admin_email=ADMIN_EMAIL,
                     admin_password=ADMIN_PASSWORD, password_cost=FAST_COST)
     prepare_database(config, out=_Null()).close()
     return name
@@ -208,7 +209,7 @@ def new_db(backend, tmp_path, request):
 
 @pytest.fixture
 def config(db_path):
-    return Config(db_path=str(db_path), admin_email=ADMIN_EMAIL, admin_password=ADMIN_PASSWORD,
+    return Config(database=str(db_path), admin_email=ADMIN_EMAIL, admin_password=ADMIN_PASSWORD,
                   password_cost=FAST_COST)
 
 
@@ -217,13 +218,13 @@ def db(config, backend):
     if backend == "postgresql":
         # One Database (and its pool) for the work database through the
         # session, so the server's sessions stay warm from test to test.
-        database = _POSTGRES_DATABASES.get(str(config.db_path))
+        database = _POSTGRES_DATABASES.get(config.database.text)
         if database is None:
-            database = _POSTGRES_DATABASES[str(config.db_path)] = Database(config.db_path)
+            database = _POSTGRES_DATABASES[config.database.text] = open_database(config.database)
         yield database
         database.close_connection()
         return
-    database = Database(config.db_path)
+    database = open_database(config.database)
     yield database
     database.close()
 
@@ -251,7 +252,8 @@ class Services:
         self.db = db
         self.config = config
         self.auth = auth.Authenticator(db, config.password_cost)
-        self.runner = Runner(db, config, self.auth)
+        self.units = unit_of_work(db, config, auth=self.auth)
+        self.runner = Runner(self.units)
 
     def call(self, function, params=None, as_user=None, now=None, write=True):
         """Run the operation whose service is `function` (or, for any other
@@ -264,7 +266,7 @@ class Services:
             return self.runner.call(operation, params or {}, user_id, now=now)
         params = dict(params or {})
         chosen = FieldFilter(params.pop("include_fields", None), params.pop("exclude_fields", None))
-        with self.runner.context(user_id, write=write, now=now, fields=chosen) as ctx:
+        with self.units.context(user_id, write=write, now=now, fields=chosen) as ctx:
             return function(ctx, params)
 
     def user_id(self, as_user):

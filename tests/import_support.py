@@ -2,21 +2,29 @@
 over its REST interface with what a team's tracker holds (restricted bugs,
 private comments and attachments, flags on bugs and attachments, custom
 fields of every kind, history, aliases, dependencies and duplicates that
-point both ways, comment tags, time tracking), then its times moved a day
+point both ways, comment tags, time tracking, accounts on no bug, a group
+whose regular expression grants its members, personal tags, group
+controls, See Also links between its own bugs), then its times moved a day
 back, so that a change made during a test is the only recent one.
 """
 
 import base64
+import io
+import re
 import sqlite3
 import sys
+import threading
 
-from bugsvc.store.db import Database
+from bugsvc.importer.client import Client
+from bugsvc.store.location import open_database
 from live_server import ROOT, api_key_for
 
 ADMIN = "admin@example.com"
 ADMIN_PASSWORD = "source-admin-password"
 DEV, QA, PLAIN, INSIDER, OUTSIDER = ("dev@example.com", "qa@example.com", "plain@example.com",
                                      "insider@example.com", "outsider@example.com")
+# Accounts on no bug: a manager, someone who only reads, one a regexp grants "crew".
+MANAGER, READS, SAM = "manager@example.com", "reads@example.com", "sam@crew.example.com"
 # Tables and their time columns, moved back by `age`.
 TIME_COLUMNS = {"bugs": ("creation_time", "last_change_time"), "comments": ("created_at",),
                 "bug_activity": ("changed_at",),
@@ -60,9 +68,19 @@ def seed(server, db_path, admin, bugs_extra=0):
                              "is_active": True})
     admin("PUT", f"/user/{INSIDER}", {"groups": {"add": ["staff", "security"]}})
     admin("PUT", f"/user/{DEV}", {"groups": {"add": ["security"]}})
+    for login, name in ((MANAGER, "Mia Manager"), (READS, "Rob Reads"), (SAM, "Sam Crew")):
+        admin("POST", "/user", {"email": login, "full_name": name})
+    admin("POST", "/group", {"name": "crew", "description": "Everyone at crew.example.com",
+                             "is_active": True, "user_regexp": r"@crew\.example\.com$"})
+    admin("PUT", f"/user/{MANAGER}", {"groups": {"add": ["editcomponents", "security"]}})
+    admin("POST", "/group", {"name": "watchers", "description": "Keep an eye on things",
+                             "is_active": True})
+    admin("PUT", f"/user/{PLAIN}", {"groups": {"add": ["watchers"]}})
+    admin("PUT", f"/user/{READS}", {"login_denied_text": "Moved on.", "email_enabled": False})
     admin("PUT", "/parameters", {"insidergroup": "staff", "usestatuswhiteboard": True,
                                  "useclassification": True, "usetargetmilestone": True,
-                                 "comment_taggers_group": "editbugs", "useqacontact": True})
+                                 "comment_taggers_group": "editbugs", "useqacontact": True,
+                                 "urlbase": server.url + "/"})
     admin("POST", "/classification", {"name": "Hardware", "description": "Things",
                                       "sort_key": 10})
     admin("POST", "/product", {"name": "Router", "description": "Home routers", "version": "1.0",
@@ -104,7 +122,7 @@ def seed(server, db_path, admin, bugs_extra=0):
     first = file("It breaks", alias=["it-breaks"], cc=[QA, PLAIN], keywords=["regression"],
                  cf_os_detail="Ubuntu", cf_areas=["ui", "network"], cf_notes="see the logs",
                  cf_due="2025-03-01 12:00:00", estimated_time=8, deadline="2025-04-01")
-    blocked = file("Needs the fix", component="Ethernet", target_milestone="R2")
+    blocked = file("Needs the fix", component="Ethernet", target_milestone="R2", cc=[PLAIN])
     hidden = file("Secret hole", groups=["security"], cc=[OUTSIDER])
     private_only = file("Quiet one", api=dev)
     later = file("Comes later", alias=["later-one", "second-alias"])
@@ -154,8 +172,22 @@ def seed(server, db_path, admin, bugs_extra=0):
     admin("PUT", f"/bug/{first}", {"status": "RESOLVED", "resolution": "FIXED",
                                    "remaining_time": 2,
                                    "comment": {"body": "Verified on Linux"}})
+    # A See Also link to another bug of the source (mirrored on that bug).
+    admin("PUT", f"/bug/{blocked}", {"see_also": {"add": [str(later)]}})
+    # Personal tags: the administrator's and the plain account's own.
+    tag(server, keys[ADMIN], [first, blocked], "triage")
+    tag(server, keys[ADMIN], [first], "mine")
+    tag(server, keys[PLAIN], [first], "plains-own")
     return {"keys": keys, "bugs": bugs, "comments": {"secret": secret, "public": public},
             "attachments": {"patch": patch, "log": log, "image": image}}
+
+
+def tag(server, key, ids, name):
+    """Add a personal tag (Bug.update_tags: JSON-RPC, as at the reference)."""
+    status, answer, _ = server.call("POST", "/jsonrpc.cgi", body={
+        "method": "Bug.update_tags", "id": 1,
+        "params": [{"Bugzilla_api_key": key, "ids": ids, "tags": {"add": [name]}}]})
+    assert status == 200 and answer.get("error") is None, answer
 
 
 def age(db_path, days=1):
@@ -201,7 +233,7 @@ def dump(path, exclude=("import_state", "server_secrets", "catalog_generation"))
     picture), less `exclude`, the account columns a run stamps and the row
     ids of history, See Also, aliases and custom values (rows a run writes
     anew)."""
-    database = Database(path)
+    database = open_database(path)
     try:
         with database.transaction() as conn:
             tables = [table for table in conn.dialect.tables(conn) if table not in exclude]
@@ -220,3 +252,57 @@ def dump(path, exclude=("import_state", "server_secrets", "catalog_generation"))
             return picture
     finally:
         database.close()
+
+
+class PageWritten(io.StringIO):
+    """A run's progress stream: `written` is set once the first page of
+    bugs is in the target (the progress line says 1 of `total` bugs)."""
+
+    def __init__(self, total):
+        super().__init__()
+        self.written = threading.Event()
+        self.mark = re.compile(rf"\b1/{total} bugs")
+
+    def write(self, text):
+        if self.mark.search(text):
+            self.written.set()
+        return super().write(text)
+
+
+class RacingClient(Client):
+    """Makes the first two pages, read at once, race for one account
+    (`racer`) the worst way round: the second page asks for it first, and
+    its answer comes only after the first page is written (`written`, a
+    PageWritten's). One request of the first page (`hold`, a path) waits
+    until then: one thread of the pool, so the second page's reads still
+    get through at concurrency 1. The account is one made after the
+    accounts were listed (the listing does not show it), so the pages are
+    where it is read."""
+
+    def __init__(self, *args, written, racer, hold, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.asked, self.written = threading.Event(), written
+        self.racer, self.hold = racer, hold
+        self.held = False
+        self.lock = threading.Lock()
+
+    def get(self, path, params=None):
+        params = params or {}
+        if path == self.hold:
+            self.asked.wait(10)
+        if path == "/user" and self.racer in (params.get("names") or []):
+            with self.lock:
+                first, self.held = not self.held, True
+            if first:
+                self.asked.set()
+                self.written.wait(10)
+            return super().get(path, params)
+        answer = super().get(path, params)
+        if path == "/user":
+            answer["users"] = [user for user in answer["users"] if user["name"] != self.racer]
+        if path == "/group":
+            for group in answer["groups"]:
+                if "membership" in group:
+                    group["membership"] = [user for user in group["membership"]
+                                           if user["name"] != self.racer]
+        return answer

@@ -153,7 +153,7 @@ def deliver(services, clock=None, delays=(0, 0, 0)):
     """Run the delivery worker over the test database until nothing is due;
     returns the Deliverer. Retries come after `delays` (seconds; at once by
     default, so a message failing every time is parked after 4 attempts)."""
-    deliverer = Deliverer(services.db, services.config, runner=services.runner, clock=clock)
+    deliverer = Deliverer(services.units, clock=clock)
     deliverer.mail_delays = deliverer.webhook_delays = delays
     deliverer.run_until_idle()
     return deliverer

@@ -15,9 +15,13 @@ What those tests check, and so what must be here, with these ids:
 
 The rest follows their instance of that release so that the data reads the
 same: bug 1 went CONFIRMED -> IN_PROGRESS and has a second comment; the
-administrator's real name is Andreas and it is the `maintainer`. Their CI
-hands the tests the administrator's API key in a bugzillarc;
-`write_bugzillarc` does the same.
+administrator's real name is Andreas (and, as on any first start, it is the
+`maintainer`). Their CI hands the tests the administrator's API key in a
+bugzillarc; `write_bugzillarc` does the same.
+
+The installation is a default one: no parameter is changed (their bug 1's
+whiteboard is set over the API while `usestatuswhiteboard` is off, as
+Bugzilla's API takes it).
 """
 
 import sys
@@ -30,10 +34,6 @@ OWNER_NAME = "Andreas"
 OWNER_PASSWORD = "andreas-password-pbz"
 RHEL = "Red Hat Enterprise Linux 9"
 SUSE = "SUSE Linux Enterprise Server 15 SP6"
-
-# Their test instance uses the status whiteboard (bug 1 has one), which
-# Bugzilla switches off by default.
-PARAMETERS = {"maintainer": OWNER, "usestatuswhiteboard": "1"}
 
 # (name, description, versions): created in this order, so ids 2 and 3.
 PRODUCTS = (
@@ -107,7 +107,6 @@ class Instance:
 def seed(instance):
     """Create the data of the module docstring; checks the ids the tests rely on."""
     call = instance.call
-    call("PUT", "/parameters", PARAMETERS)
     call("PUT", f"/user/{OWNER}", {"full_name": OWNER_NAME})
     for name, description, versions in PRODUCTS:
         call("POST", "/product", {"name": name, "description": description,

@@ -14,7 +14,8 @@ from bench import seed as seeding
 from bugsvc.accounts import auth
 from bugsvc.app import create_app
 from bugsvc.config import Config
-from bugsvc.store.db import Database, SCHEMA_VERSION, schema_sql
+from bugsvc.store.location import open_database
+from bugsvc.store.schema import SCHEMA_VERSION, schema_sql
 
 pytestmark = pytest.mark.slow   # the benchmark's data generator
 
@@ -135,7 +136,7 @@ def client_and_keys(seeded, tmp_path):
     src.backup(dst)
     src.close()
     dst.close()
-    db = Database(path)
+    db = open_database(path)
     now = datetime.now(timezone.utc)
     with db.transaction(write=True) as conn:
         plain = conn.execute(
@@ -145,7 +146,7 @@ def client_and_keys(seeded, tmp_path):
             " LIMIT 1").fetchone()[0]
         keys = {"admin": auth.create_api_key(conn, 1, "test", now)[1],
                 "plain": auth.create_api_key(conn, plain, "test", now)[1]}
-    client = testing.TestClient(create_app(Config(db_path=str(path)), db=db))
+    client = testing.TestClient(create_app(Config(database=str(path)), db=db))
     client.plain_id = plain
     yield client, keys, path
     db.close()

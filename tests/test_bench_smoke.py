@@ -124,6 +124,26 @@ def test_pages_run_measures_the_pages_beside_rest(tmp_path, tiny_db):
     assert "| page_bug/bug_get |" in (tmp_path / "pages.md").read_text()
 
 
+def test_ab_run_measures_two_checkouts_in_turn(tmp_path, tiny_db):
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(tiny_db, copy)
+    command = [sys.executable, "-m", "bench.ab", "--other", str(ROOT), "--db", str(copy),
+               "--rounds", "2", "--duration", "1", "--warmup", "0",
+               "--scenarios", "bug_get,comment_add", "--out", str(tmp_path), "--name", "ab"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((tmp_path / "ab.json").read_text())
+    for name in ("bug_get", "comment_add"):
+        figures = results["scenarios"][name]
+        assert [r["first"] for r in figures["rounds"]] == ["a", "b"]
+        for measured in figures["rounds"]:
+            for side in ("a", "b"):
+                assert measured[side]["requests"] > 0 and measured[side]["errors"] == 0, name
+        assert figures["lowest"] <= figures["median"] <= figures["highest"]
+    assert results["a"] == results["b"]           # the same checkout on both sides here
+    assert "| comment_add |" in (tmp_path / "ab.md").read_text()
+
+
 def postgresql_or_skip():
     """Skip without PostgreSQL's server programs or psycopg (CI, which
     installs them, fails instead)."""

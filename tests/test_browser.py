@@ -289,13 +289,19 @@ def _pages(site):
                                     "events": ["create", "comment"], "product": "Any"})
     reset = mailed_token(site, "password", user_id=user_id)
     offer = mailed_token(site, "account", login="newcomer@example.com")
+    new_address = mailed_token(site, "emailnew", user_id=user_id, login="pat@elsewhere.example")
+    old_address = mailed_token(site, "emailold", user_id=user_id, login=PLAIN)
     anonymous = ["/", "/login", "/query.cgi", "/buglist.cgi?bug_status=__open__",
                  f"/show_bug.cgi?id={bug_id}", f"/show_activity.cgi?id={bug_id}",
                  "/show_bug.cgi", "/show_bug.cgi?id=999999", "/enter_bug.cgi",
                  "/token.cgi?t=x&a=cfmpw", f"/attachment.cgi?id={attachment}&action=edit",
                  f"/token.cgi?t={reset}&a=cfmpw", f"/token.cgi?t={reset}&a=cxlpw",
                  f"/token.cgi?t={offer}&a=request_new_account",
-                 f"/token.cgi?t={offer}&a=cancel_new_account", "/createaccount.cgi"]
+                 f"/token.cgi?t={offer}&a=cancel_new_account", "/createaccount.cgi",
+                 "/page.cgi?id=quicksearch.html", "/page.cgi?id=fields.html",
+                 "/page.cgi?id=bug-writing.html", f"/showdependencytree.cgi?id={bug_id}",
+                 f"/token.cgi?t={new_address}&a=cfmem", f"/token.cgi?t={new_address}&a=cxlem",
+                 f"/token.cgi?t={old_address}&a=cxlem"]
     signed_in = ["/", f"/show_bug.cgi?id={bug_id}", "/enter_bug.cgi?product=TestProduct",
                  f"/attachment.cgi?bugid={bug_id}&action=enter",
                  f"/attachment.cgi?id={attachment}&action=edit",
@@ -367,3 +373,27 @@ def test_axe_finds_no_violation_on_any_page(site, driver):
     found["plain refused administration"] = axe_violations(driver)
     failures = {page: violations for page, violations in found.items() if violations}
     assert not failures, json.dumps(failures, indent=1)
+
+
+def test_people_menus_work_with_the_keyboard_and_pass_axe(site, driver):
+    # usemenuforusers' own effect: the people fields become menus.
+    site.rest("PUT", "/parameters", {"usemenuforusers": "1"})
+    try:
+        bug_id = file_bug(site, "Menus of people")
+        sign_in(driver, site, ADMIN)
+        driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+        choose(driver, "#assigned_to", f"Pat Plain <{PLAIN}>")
+        by(driver, "#bottom button[type=submit]").click()
+        wait_for(lambda: "Your changes have been saved." in driver.page_source, "the saved bug")
+        assert bug_of(site, bug_id)["assigned_to"] == PLAIN
+        violations = {}
+        for path in (f"/show_bug.cgi?id={bug_id}", "/enter_bug.cgi?product=TestProduct",
+                     "/userprefs.cgi?tab=email",
+                     "/editcomponents.cgi?product=TestProduct&component=TestComponent"):
+            driver.get(site.url + path)
+            found = axe_violations(driver)
+            if found:
+                violations[path] = found
+        assert not violations, json.dumps(violations, indent=1)
+    finally:
+        site.rest("PUT", "/parameters", {"usemenuforusers": "0"})

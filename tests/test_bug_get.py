@@ -122,7 +122,6 @@ def test_actual_time_sums_work_time(services):
 
 
 def test_update_token_only_for_logged_in_and_changes_on_update(services):
-    set_param(services, "usestatuswhiteboard", "1")
     at = datetime(2026, 1, 1, tzinfo=timezone.utc)
     bug_id = file_bug(services, now=at)
     assert "update_token" not in get_bug(services, bug_id, as_user=None)
@@ -141,7 +140,7 @@ def test_update_token_only_for_logged_in_and_changes_on_update(services):
 def test_update_token_absent_from_search_style_objects(services):
     from bugsvc.bugs.view import bug_objects
     bug_id = file_bug(services)
-    with services.runner.context(1) as ctx:
+    with services.units.context(1) as ctx:
         (bug,) = bug_objects(ctx, [bug_id])
     assert "update_token" not in bug
 

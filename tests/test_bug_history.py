@@ -26,7 +26,6 @@ def test_history_over_http(client, services):
 
 
 def test_creation_is_not_history_and_entries_group_by_who_and_when(services):
-    set_param(services, "usestatuswhiteboard", "1")
     services.add_user("other@example.com")
     bug_id = file_bug(services, now=at(1))
     assert history_of(services, bug_id) == []
@@ -62,7 +61,6 @@ def test_history_errors(client, services):
 
 
 def test_time_tracking_changes_hidden_from_others(services):
-    set_param(services, "usestatuswhiteboard", "1")
     editbugs_only_for_members(services)
     services.add_user("plain@example.com")
     bug_id = file_bug(services, now=at(1))

@@ -50,7 +50,6 @@ def test_update_without_login_is_410(client, services):
 
 
 def test_body_ids_replace_the_path_value(client, services, admin_key):
-    set_param(services, "usestatuswhiteboard", "1")
     first, second, third = (file_bug(services) for _ in range(3))
     resp = client.simulate_put(f"/rest/bug/{first}", params={"Bugzilla_api_key": admin_key},
                                json={"ids": [second, third], "whiteboard": "w"})
@@ -82,7 +81,6 @@ def test_canedit_group_is_109(services):
 # Plain fields --------------------------------------------------------------------------
 
 def test_scalar_fields_changes_and_history(services):
-    set_param(services, "usestatuswhiteboard", "1")
     add_keyword(services, "kw")
     with services.db.transaction(write=True) as conn:
         conn.execute("INSERT INTO versions (product_id, name) VALUES (1, '2.0')")
@@ -573,7 +571,6 @@ def test_custom_fields_update(services):
 # Several bugs ------------------------------------------------------------------------------------
 
 def test_several_bugs_in_one_update(services):
-    set_param(services, "usestatuswhiteboard", "1")
     first = file_bug(services)
     second = file_bug(services, whiteboard="w")
     result = services.call(bug_service.update, {"ids": [first, second], "whiteboard": "w"},
@@ -643,7 +640,6 @@ def test_closing_zeroes_remaining_time_silently_for_non_timetrackers(services, r
 
 
 def test_internal_names_on_update(services):
-    set_param(services, "usestatuswhiteboard", "1")
     first = file_bug(services)
     bug_id = file_bug(services)
     changes = update_bug(services, bug_id, bug_status="IN_PROGRESS", dependson={"add": [first]},

@@ -105,7 +105,6 @@ def test_update_denied_and_nothing_changes(services, world, caller):
 
 
 def test_member_may_update(services, world):
-    set_param(services, "usestatuswhiteboard", "1")
     assert update_bug(services, world["secret"], as_user=MEMBER, whiteboard="w")["changes"]
 
 

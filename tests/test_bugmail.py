@@ -73,6 +73,21 @@ def test_a_change_is_a_reply_in_the_bug_thread_with_its_changes_and_comment(peop
     assert "Looking into it now." in body
 
 
+@pytest.mark.parametrize("usestatuswhiteboard", ["0", "1"])
+def test_the_whiteboard_is_in_new_bug_mail_while_its_parameter_is_on(people, smtp,
+                                                                     usestatuswhiteboard):
+    # As Bugzilla's new-bug mail: the field shows only while it is in use;
+    # a change of it is mailed like any change.
+    set_param(people, "usestatuswhiteboard", usestatuswhiteboard)
+    bug_id = file_bug(people, assigned_to="dev@example.com", whiteboard="[needs-triage]")
+    deliver(people)
+    update_bug(people, bug_id, whiteboard="[triaged]")
+    deliver(people)
+    new, changed = smtp.to("dev@example.com")
+    assert ("[needs-triage]" in new.get_content()) == (usestatuswhiteboard == "1")
+    assert "[triaged]" in changed.get_content() and "[needs-triage]" in changed.get_content()
+
+
 def test_people_taken_out_of_a_role_hear_of_it(people, smtp):
     bug_id = file_bug(people, assigned_to="dev@example.com", cc=["qa@example.com"])
     update_bug(people, bug_id, assigned_to="other@example.com",

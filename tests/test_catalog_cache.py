@@ -6,10 +6,10 @@ from datetime import datetime, timezone
 
 from bugsvc.store import cache
 from bugsvc.catalogue import settings
-from bugsvc.store import db as dbmodule
+from bugsvc.store import schema
 from bugsvc.accounts.caller import ANONYMOUS
-from bugsvc.api.context import Context
-from bugsvc.store.db import Database
+from bugsvc.call.context import Context
+from bugsvc.store.location import open_database
 
 from bug_support import file_bug
 
@@ -17,7 +17,7 @@ from bug_support import file_bug
 def set_param_elsewhere(db_path, name, value):
     """Change a parameter through a database object of its own, as the
     `parameters` command or another process (on this host or another) does."""
-    elsewhere = Database(db_path)
+    elsewhere = open_database(db_path)
     try:
         with elsewhere.transaction(write=True) as conn:
             conn.execute("INSERT INTO params (name, value) VALUES (?, ?)"
@@ -61,7 +61,8 @@ def test_new_custom_field_shows_on_bugs_at_once(client, admin_key, services):
 
 def _context(conn, catalog, writes):
     return Context(conn=conn, caller=ANONYMOUS, now=datetime.now(timezone.utc),
-                   catalog=catalog, catalog_generation=cache.generation(conn), writes=writes)
+                   catalog=catalog, catalog_generation=cache.generation(conn), writes=writes,
+                   load_parameters=settings.load)
 
 
 def test_a_change_rolled_back_is_never_kept(db):
@@ -106,7 +107,7 @@ def test_copies_are_reused_within_a_generation(db):
 
 def test_version_1_database_gets_the_generation_counter(tmp_path):
     path = tmp_path / "v1.sqlite"
-    database = Database(path)
+    database = open_database(path)
     database.initialize()
     conn = database.connection()
     # Back to what version 1 stored: no counter, no triggers.
@@ -118,9 +119,9 @@ def test_version_1_database_gets_the_generation_counter(tmp_path):
     conn.execute("PRAGMA user_version = 1")
     database.close()
 
-    migrated = Database(path)
+    migrated = open_database(path)
     assert migrated.initialize() is False
-    assert migrated.version() == dbmodule.SCHEMA_VERSION >= 2
+    assert migrated.version() == schema.SCHEMA_VERSION >= 2
     with migrated.transaction(write=True) as conn:
         before = cache.generation(conn)
         conn.execute("INSERT INTO params (name, value) VALUES ('maintainer', 'z@example.com')")

@@ -13,7 +13,7 @@ from bugsvc.cli import main
 from bugsvc.cli.options import UsageError, build_parser, make_config
 from bugsvc.serving.server import prepare_database
 from bugsvc.config import Config
-from bugsvc.store import db as dbmodule
+from bugsvc.store import schema
 
 NO_ENV = {}
 
@@ -46,7 +46,7 @@ def stored_admin_hash(path, login="admin@example.com"):
 
 def test_defaults_without_flags_or_environment():
     config = config_for([], NO_ENV)
-    assert (config.host, config.port, config.db_path) == ("127.0.0.1", 8000, "bugsvc.sqlite")
+    assert (config.host, config.port, config.database.text) == ("127.0.0.1", 8000, "bugsvc.sqlite")
     assert config.admin_email is None and config.admin_password is None
 
 
@@ -54,7 +54,7 @@ def test_environment_beats_defaults():
     env = {"BUGSVC_HOST": "0.0.0.0", "BUGSVC_PORT": "9001", "BUGSVC_DB": "/tmp/env.sqlite",
            "BUGSVC_ADMIN_EMAIL": "env@example.com", "BUGSVC_ADMIN_PASSWORD": "env-password"}
     config = config_for([], env)
-    assert (config.host, config.port, config.db_path) == ("0.0.0.0", 9001, "/tmp/env.sqlite")
+    assert (config.host, config.port, config.database.text) == ("0.0.0.0", 9001, "/tmp/env.sqlite")
     assert (config.admin_email, config.admin_password) == ("env@example.com", "env-password")
 
 
@@ -64,20 +64,20 @@ def test_flags_beat_environment():
     config = config_for(["--host", "::1", "--port", "0", "--db", "flag.sqlite",
                          "--admin-email", "flag@example.com", "--admin-password", "flag-password"],
                         env)
-    assert (config.host, config.port, config.db_path) == ("::1", 0, "flag.sqlite")
+    assert (config.host, config.port, config.database.text) == ("::1", 0, "flag.sqlite")
     assert (config.admin_email, config.admin_password) == ("flag@example.com", "flag-password")
 
 
 def test_empty_environment_values_count_as_unset():
     config = config_for([], {"BUGSVC_PORT": "", "BUGSVC_DB": ""})
-    assert (config.port, config.db_path) == (8000, "bugsvc.sqlite")
+    assert (config.port, config.database.text) == (8000, "bugsvc.sqlite")
 
 
 def test_options_after_the_subcommand_also_count():
     args = build_parser().parse_args(["--host", "h1", "api-key", "a@example.com",
                                       "--db", "x.sqlite"])
     config = make_config(args, {"BUGSVC_DB": "env.sqlite"})
-    assert (config.host, config.db_path, args.email) == ("h1", "x.sqlite", "a@example.com")
+    assert (config.host, config.database.text, args.email) == ("h1", "x.sqlite", "a@example.com")
 
 
 @pytest.mark.parametrize("argv, env, words", [
@@ -106,7 +106,7 @@ def test_bad_option_value_exits_2_with_one_line_and_touches_nothing(tmp_path):
 def test_generated_password_is_printed_once_and_works(tmp_path):
     path = tmp_path / "fresh.sqlite"
     out = io.StringIO()
-    prepare_database(Config(db_path=str(path)), out).close()
+    prepare_database(Config(database=str(path)), out).close()
     lines = out.getvalue().splitlines()
     assert lines[0] == "Created the administrator admin@example.com."
     prefix = "Its password, shown only this once: "
@@ -117,7 +117,7 @@ def test_generated_password_is_printed_once_and_works(tmp_path):
     assert not auth.verify_password(password + "x", stored_admin_hash(path))
 
     again = io.StringIO()
-    prepare_database(Config(db_path=str(path)), again).close()
+    prepare_database(Config(database=str(path)), again).close()
     assert again.getvalue() == ""
     assert auth.verify_password(password, stored_admin_hash(path))
 
@@ -127,7 +127,7 @@ def test_two_installations_get_different_generated_passwords(tmp_path):
     outputs = []
     for name in ("one.sqlite", "two.sqlite"):
         out = io.StringIO()
-        prepare_database(Config(db_path=str(tmp_path / name)), out).close()
+        prepare_database(Config(database=str(tmp_path / name)), out).close()
         outputs.append(out.getvalue().splitlines()[1])
     assert outputs[0] != outputs[1]
 
@@ -136,7 +136,7 @@ def test_two_installations_get_different_generated_passwords(tmp_path):
 def test_given_admin_credentials_are_used_and_not_printed(tmp_path):
     path = tmp_path / "given.sqlite"
     out = io.StringIO()
-    prepare_database(Config(db_path=str(path), admin_email="boss@example.org",
+    prepare_database(Config(database=str(path), admin_email="boss@example.org",
                             admin_password="correct horse"), out).close()
     assert out.getvalue() == "Created the administrator boss@example.org.\n"
     assert auth.verify_password("correct horse", stored_admin_hash(path, "boss@example.org"))
@@ -154,17 +154,17 @@ def test_existing_empty_file_gets_installed(tmp_path):
     path = tmp_path / "empty.sqlite"
     path.touch()
     out = io.StringIO()
-    prepare_database(Config(db_path=str(path), admin_password="admin-password"), out).close()
+    prepare_database(Config(database=str(path), admin_password="admin-password"), out).close()
     assert "Created the administrator" in out.getvalue()
     assert auth.verify_password("admin-password", stored_admin_hash(path))
 
 
 def test_newer_database_exits_2_with_message(tmp_path):
     path = tmp_path / "future.sqlite"
-    prepare_database(Config(db_path=str(path), admin_password="admin-password"),
+    prepare_database(Config(database=str(path), admin_password="admin-password"),
                      io.StringIO()).close()
     conn = sqlite3.connect(path)
-    conn.execute(f"PRAGMA user_version = {dbmodule.SCHEMA_VERSION + 1}")
+    conn.execute(f"PRAGMA user_version = {schema.SCHEMA_VERSION + 1}")
     conn.close()
     status, out, err = run_cli(["--db", str(path), "api-key", "admin@example.com"])
     assert status == 2 and out == ""
@@ -176,7 +176,7 @@ def test_newer_database_exits_2_with_message(tmp_path):
 @slow_install
 def test_api_key_command_prints_a_key_that_authenticates(tmp_path):
     path = tmp_path / "keys.sqlite"
-    prepare_database(Config(db_path=str(path), admin_password="admin-password"),
+    prepare_database(Config(database=str(path), admin_password="admin-password"),
                      io.StringIO()).close()
     status, out, err = run_cli(["--db", str(path), "api-key", "admin@example.com",
                                 "--description", "ci"])
@@ -184,7 +184,7 @@ def test_api_key_command_prints_a_key_that_authenticates(tmp_path):
     key = out.strip()
     assert len(key) == 40 and key.isalnum() and out == key + "\n"
 
-    client = testing.TestClient(create_app(Config(db_path=str(path))))
+    client = testing.TestClient(create_app(Config(database=str(path))))
     answer = client.simulate_get("/rest/parameters", params={"Bugzilla_api_key": key})
     assert answer.status_code == 200
     assert "insidergroup" in answer.json["parameters"]   # admin sees every parameter
@@ -200,7 +200,7 @@ def test_api_key_command_prints_a_key_that_authenticates(tmp_path):
 @slow_install
 def test_api_key_reads_the_database_from_the_environment(tmp_path):
     path = tmp_path / "env.sqlite"
-    prepare_database(Config(db_path=str(path), admin_password="admin-password"),
+    prepare_database(Config(database=str(path), admin_password="admin-password"),
                      io.StringIO()).close()
     status, out, err = run_cli(["api-key", "admin@example.com"], {"BUGSVC_DB": str(path)})
     assert (status, err) == (0, "") and len(out.strip()) == 40
@@ -209,7 +209,7 @@ def test_api_key_reads_the_database_from_the_environment(tmp_path):
 @slow_install
 def test_api_key_for_unknown_account_exits_1_with_message(tmp_path):
     path = tmp_path / "keys.sqlite"
-    prepare_database(Config(db_path=str(path), admin_password="admin-password"),
+    prepare_database(Config(database=str(path), admin_password="admin-password"),
                      io.StringIO()).close()
     status, out, err = run_cli(["--db", str(path), "api-key", "nobody@example.com"])
     assert status == 1 and out == ""
@@ -222,7 +222,7 @@ def test_api_key_for_unknown_account_exits_1_with_message(tmp_path):
 @slow_install
 def test_api_key_login_is_case_insensitive(tmp_path):
     path = tmp_path / "keys.sqlite"
-    prepare_database(Config(db_path=str(path), admin_password="admin-password"),
+    prepare_database(Config(database=str(path), admin_password="admin-password"),
                      io.StringIO()).close()
     status, out, _ = run_cli(["--db", str(path), "api-key", "ADMIN@Example.COM"])
     assert status == 0 and len(out.strip()) == 40
@@ -232,7 +232,7 @@ def test_api_key_login_is_case_insensitive(tmp_path):
 
 def installed(tmp_path):
     path = tmp_path / "params.sqlite"
-    prepare_database(Config(db_path=str(path), admin_password="admin-password"),
+    prepare_database(Config(database=str(path), admin_password="admin-password"),
                      io.StringIO()).close()
     return path
 

@@ -11,7 +11,7 @@ from accounts import ADMIN
 from bugsvc.services import bug as bug_service
 from bugsvc.store import convert as convert_module
 from bugsvc.store.convert import ConvertError, Progress, convert
-from bugsvc.store.db import Database
+from bugsvc.store.location import open_database
 from conftest import Services
 from live_server import run_cli
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.engine("postgresql")     # both engines take part in ea
 
 def tables_and_rows(location):
     """{table: sorted rows} of every table of the database at `location`."""
-    database = Database(location)
+    database = open_database(location)
     try:
         with database.transaction() as conn:
             return {table: sorted((tuple(row) for row in conn.execute(f"SELECT * FROM {table}")),
@@ -38,8 +38,8 @@ def source(backend, template_db, tmp_path, config):
     import shutil
     path = tmp_path / "source.sqlite"
     shutil.copyfile(template_db, path)
-    database = Database(path)
-    services = Services(database, type(config)(db_path=str(path),
+    database = open_database(path)
+    services = Services(database, type(config)(database=str(path),
                                                password_cost=config.password_cost))
     services.add_user("dev@example.com", real_name="Dana")
     field = bug_rows.add_custom_field(services, "cf_notes", 1)
@@ -69,8 +69,8 @@ def test_sqlite_to_postgresql_and_back_keeps_every_row_and_id(source, new_db, tm
     assert tables_and_rows(back) == tables_and_rows(source)
 
     # The id sequences go on after the copied ids.
-    database = Database(target)
-    services = Services(database, type(config)(db_path=str(target),
+    database = open_database(target)
+    services = Services(database, type(config)(database=str(target),
                                                password_cost=config.password_cost))
     newest = bug_rows.add_bug(services, summary="After the move")
     database.close()
@@ -93,11 +93,11 @@ def test_a_target_that_is_not_empty_is_refused_and_left_alone(source, db_path, n
 def test_a_copy_that_does_not_verify_leaves_no_trace(source, new_db, tmp_path, monkeypatch,
                                                      direction, backend):
     target = new_db() if direction == "to postgresql" else tmp_path / "new.sqlite"
-    real = Database(target).dialect.__class__.bulk_insert
+    real = open_database(target).dialect.__class__.bulk_insert
 
     def lose_a_comment(self, conn, table, columns, rows):
         real(self, conn, table, columns, rows[1:] if table == "comments" else rows)
-    monkeypatch.setattr(Database(target).dialect.__class__, "bulk_insert", lose_a_comment)
+    monkeypatch.setattr(open_database(target).dialect.__class__, "bulk_insert", lose_a_comment)
     with pytest.raises(ConvertError, match="comments does not verify"):
         convert(source, target)
     if direction == "to sqlite":

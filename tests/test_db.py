@@ -11,11 +11,13 @@ from bugsvc.config import Config
 from bugsvc.serving.server import prepare_database
 
 from bugsvc.store import db as dbmodule
-from bugsvc.store.db import Database, SchemaError, split_script
+from bugsvc.store import schema
+from bugsvc.store.location import open_database
+from bugsvc.store.schema import SchemaError, split_script
 
 
 def stored_version(location):
-    database = Database(location)
+    database = open_database(location)
     try:
         return database.version()
     finally:
@@ -24,17 +26,17 @@ def stored_version(location):
 
 def test_new_database_gets_schema_and_its_version(new_db):
     path = new_db()
-    database = Database(path)
+    database = open_database(path)
     assert database.initialize() is True
     with database.transaction() as conn:
         tables = set(conn.dialect.tables(conn))
     database.close()
-    assert stored_version(path) == dbmodule.SCHEMA_VERSION >= 1
+    assert stored_version(path) == schema.SCHEMA_VERSION >= 1
     assert {"users", "groups", "params", "audit_log", "products"} <= tables
 
 
 def test_second_initialize_keeps_rows(new_db):
-    database = Database(new_db())
+    database = open_database(new_db())
     database.initialize()
     with database.transaction(write=True) as conn:
         conn.execute("INSERT INTO params (name, value) VALUES ('maintainer', 'a@example.com')")
@@ -46,24 +48,24 @@ def test_second_initialize_keeps_rows(new_db):
 
 def test_migration_moves_older_database_forward_without_losing_rows(new_db, monkeypatch):
     path = new_db()
-    database = Database(path)
+    database = open_database(path)
     database.initialize()
     with database.transaction(write=True) as conn:
         conn.execute("INSERT INTO params (name, value) VALUES ('maintainer', 'keep@example.com')")
     database.close()
-    current = dbmodule.SCHEMA_VERSION
+    current = schema.SCHEMA_VERSION
 
     def mark_maintainer_moved(conn):
         conn.execute("UPDATE params SET value = value || ' (moved)' WHERE name = 'maintainer'")
 
-    monkeypatch.setattr(dbmodule, "SCHEMA_VERSION", current + 2)
-    monkeypatch.setattr(dbmodule, "MIGRATIONS", {
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", current + 2)
+    monkeypatch.setattr(schema, "MIGRATIONS", {
         current + 1: "CREATE TABLE gadgets (id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
                      "INSERT INTO gadgets (name) SELECT value FROM params"
                      " WHERE name = 'maintainer';",
         current + 2: mark_maintainer_moved,
     })
-    reopened = Database(path)
+    reopened = open_database(path)
     assert reopened.initialize() is False
     with reopened.transaction() as conn:
         assert conn.execute("SELECT name FROM gadgets").fetchall()[0][0] == "keep@example.com"
@@ -75,16 +77,16 @@ def test_migration_moves_older_database_forward_without_losing_rows(new_db, monk
 
 def test_failing_migration_leaves_the_database_untouched(new_db, monkeypatch):
     path = new_db()
-    database = Database(path)
+    database = open_database(path)
     database.initialize()
     database.close()
-    current = dbmodule.SCHEMA_VERSION
-    monkeypatch.setattr(dbmodule, "SCHEMA_VERSION", current + 2)
-    monkeypatch.setattr(dbmodule, "MIGRATIONS", {
+    current = schema.SCHEMA_VERSION
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", current + 2)
+    monkeypatch.setattr(schema, "MIGRATIONS", {
         current + 1: "CREATE TABLE gadgets (id INTEGER PRIMARY KEY);",
         current + 2: "INSERT INTO no_such_table (x) VALUES (1);",
     })
-    reopened = Database(path)
+    reopened = open_database(path)
     with pytest.raises(Exception, match="no_such_table"):
         reopened.initialize()
     with reopened.transaction() as conn:
@@ -95,28 +97,28 @@ def test_failing_migration_leaves_the_database_untouched(new_db, monkeypatch):
 
 def test_missing_migration_step_is_refused(new_db, monkeypatch):
     path = new_db()
-    first = Database(path)
+    first = open_database(path)
     first.initialize()
     first.close()
-    monkeypatch.setattr(dbmodule, "SCHEMA_VERSION", dbmodule.SCHEMA_VERSION + 1)
-    monkeypatch.setattr(dbmodule, "MIGRATIONS", {})
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", schema.SCHEMA_VERSION + 1)
+    monkeypatch.setattr(schema, "MIGRATIONS", {})
     with pytest.raises(SchemaError, match="No migration"):
-        Database(path).initialize()
+        open_database(path).initialize()
 
 
 def test_newer_database_is_refused_with_clear_message(new_db):
     path = new_db()
-    database = Database(path)
+    database = open_database(path)
     database.initialize()
     with database.transaction(write=True) as conn:
-        conn.dialect.set_schema_version(conn, dbmodule.SCHEMA_VERSION + 5)
+        conn.dialect.set_schema_version(conn, schema.SCHEMA_VERSION + 5)
     database.close()
     with pytest.raises(SchemaError) as caught:
-        Database(path).initialize()
+        open_database(path).initialize()
     message = str(caught.value)
-    assert f"schema version {dbmodule.SCHEMA_VERSION + 5}" in message
+    assert f"schema version {schema.SCHEMA_VERSION + 5}" in message
     assert "newer" in message and "Upgrade bugsvc" in message
-    assert stored_version(path) == dbmodule.SCHEMA_VERSION + 5
+    assert stored_version(path) == schema.SCHEMA_VERSION + 5
 
 
 def test_foreign_sqlite_file_is_refused(tmp_path):
@@ -126,14 +128,14 @@ def test_foreign_sqlite_file_is_refused(tmp_path):
     conn.commit()
     conn.close()
     with pytest.raises(SchemaError, match="not a bugsvc database"):
-        Database(path).initialize()
+        open_database(path).initialize()
 
 
 def test_file_that_is_not_sqlite_is_refused(tmp_path):
     path = tmp_path / "notes.txt"
     path.write_text("these are my notes, not a database\n" * 200)
     with pytest.raises(SchemaError, match="not a usable SQLite database"):
-        Database(path).initialize()
+        open_database(path).initialize()
     assert path.read_text().startswith("these are my notes")
 
 
@@ -149,7 +151,7 @@ def test_version_3_lists_keep_their_order_with_ids_of_their_own(new_db):
     """Migration 6: aliases and custom values, read in SQLite's hidden row
     order until version 3, get id columns numbered in that order."""
     path = new_db()
-    database = prepare_database(Config(db_path=str(path), admin_password="the admin password"),
+    database = prepare_database(Config(database=str(path), admin_password="the admin password"),
                                 out=io.StringIO())
     with database.transaction(write=True) as conn:
         for bug_id in (7, 8, 9):
@@ -163,9 +165,9 @@ def test_version_3_lists_keep_their_order_with_ids_of_their_own(new_db):
                                                      " field_id INTEGER NOT NULL,"
                                                      " value TEXT NOT NULL")):
             conn.execute(f"DROP TABLE {table}")
-            dbmodule.run_script(conn, f"CREATE TABLE {table} ({columns});")
-        dbmodule.run_script(conn, "CREATE UNIQUE INDEX bug_aliases_alias_idx"
-                                  " ON bug_aliases (lower(alias));")
+            schema.run_script(conn, f"CREATE TABLE {table} ({columns});")
+        schema.run_script(conn, "CREATE UNIQUE INDEX bug_aliases_alias_idx"
+                                " ON bug_aliases (lower(alias));")
         conn.executemany("INSERT INTO bug_aliases (alias, bug_id) VALUES (?, ?)",
                          [("zeta", 7), ("alpha", 7), ("mid", 8)])
         conn.executemany("INSERT INTO bug_custom_values (bug_id, field_id, value) VALUES (?, ?, ?)",
@@ -173,7 +175,7 @@ def test_version_3_lists_keep_their_order_with_ids_of_their_own(new_db):
         conn.dialect.set_schema_version(conn, 3)
     database.close()
 
-    migrated = Database(path)
+    migrated = open_database(path)
     assert migrated.initialize() is False
     with migrated.transaction() as conn:
         assert [tuple(row) for row in conn.execute(
@@ -184,14 +186,14 @@ def test_version_3_lists_keep_their_order_with_ids_of_their_own(new_db):
         assert conn.execute("INSERT INTO bug_aliases (alias, bug_id) VALUES ('new', 9)"
                             " RETURNING id").fetchone()[0] == 4
     migrated.close()
-    assert stored_version(path) == dbmodule.SCHEMA_VERSION
+    assert stored_version(path) == schema.SCHEMA_VERSION
 
 
 def test_version_4_database_gets_the_notification_tables(new_db):
     """Migration 5: mail preferences, watching, the outbox, webhooks and
     account tokens, on a database of version 4."""
     path = new_db()
-    database = Database(path)
+    database = open_database(path)
     database.initialize()
     with database.transaction(write=True) as conn:
         for table in ("email_settings", "user_watch", "email_bug_ignore", "outbox_messages",
@@ -200,9 +202,9 @@ def test_version_4_database_gets_the_notification_tables(new_db):
         conn.dialect.set_schema_version(conn, 4)
     database.close()
 
-    migrated = Database(path)
+    migrated = open_database(path)
     assert migrated.initialize() is False
-    assert migrated.version() == dbmodule.SCHEMA_VERSION
+    assert migrated.version() == schema.SCHEMA_VERSION
     with migrated.transaction() as conn:
         rows = conn.execute("SELECT name, owner FROM outbox_locks").fetchall()
         assert [tuple(row) for row in rows] == [("expand", None)]

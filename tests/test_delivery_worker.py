@@ -70,8 +70,7 @@ def test_failed_mail_is_retried_after_growing_jittered_delays_then_parked(servic
     set_param(services, "mail_delivery_method", "SMTP")
     set_param(services, "smtpserver", "127.0.0.1:9")          # nobody listens
     now = [T0]
-    deliverer = Deliverer(services.db, services.config, runner=services.runner,
-                          clock=lambda: now[0])
+    deliverer = Deliverer(services.units, clock=lambda: now[0])
     deliverer.mail_delays = (60, 600, 6000)
     file_bug(services, assigned_to="dev@example.com", now=T0)
     waits = []
@@ -94,7 +93,7 @@ def test_failed_mail_is_retried_after_growing_jittered_delays_then_parked(servic
 
 
 def test_the_delays_are_jittered(services):
-    deliverer = Deliverer(services.db, services.config, runner=services.runner)
+    deliverer = Deliverer(services.units)
     drawn = {round(deliverer.delay(1, (100,)), 3) for _ in range(20)}
     assert len(drawn) > 1 and all(75 <= value <= 125 for value in drawn)
     assert deliverer.delay(1, (5,), retry_after=30) == 30
@@ -104,8 +103,8 @@ def test_each_event_is_expanded_once(services):
     people(services)
     set_param(services, "mail_delivery_method", "Test")
     file_bug(services, assigned_to="dev@example.com")
-    first = Deliverer(services.db, services.config, runner=services.runner)
-    second = Deliverer(services.db, services.config, runner=services.runner)
+    first = Deliverer(services.units)
+    second = Deliverer(services.units)
     assert first.expand() == 1 and second.expand() == 0
     assert services.query("SELECT COUNT(*) FROM outbox_messages") == [(2,)]
 

@@ -1,11 +1,11 @@
 """include_fields / exclude_fields: the reference's rules in the order it
 applies them (the steps below: type switches, then named fields with exclude
 over include, then _all, then _default/_custom/_extra, then subfields), as unit
-tests of bugsvc.api.fields, and through HTTP on groups."""
+tests of bugsvc.call.fields, and through HTTP on groups."""
 
 import pytest
 
-from bugsvc.api.fields import FieldFilter, Shape, apply, filter_object
+from bugsvc.call.fields import FieldFilter, Shape, apply, filter_object
 from bugsvc.services import group
 from accounts import ADMIN
 

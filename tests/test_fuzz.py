@@ -36,8 +36,8 @@ from waitress.server import create_server
 
 from bugsvc.app import create_app
 from bugsvc.config import Config
-from bugsvc.store.db import Database
-from bugsvc.store.install import SYSTEM_GROUPS
+from bugsvc.store.location import open_database
+from bugsvc.catalogue.install import SYSTEM_GROUPS
 from bugsvc.web.rest.openapi import describe
 from bugsvc.api.operations import OPERATIONS
 from bugsvc.web.rest.routes import ROUTES
@@ -84,7 +84,7 @@ class LiveServer:
     """The app under waitress on 127.0.0.1, on a port the OS picks."""
 
     def __init__(self, config):
-        self.db = Database(config.db_path)
+        self.db = open_database(config.database)
         self.server = create_server(create_app(config, db=self.db), host="127.0.0.1", port=0,
                                     threads=4)
         self.url = f"http://127.0.0.1:{self.server.effective_port}"
@@ -144,9 +144,9 @@ def _seed(url, keys):
 def live(template_db, tmp_path_factory):
     path = tmp_path_factory.mktemp("fuzz") / "bugsvc.sqlite"
     shutil.copyfile(template_db, path)
-    config = Config(db_path=str(path), admin_email=ADMIN_EMAIL, admin_password=ADMIN_PASSWORD,
+    config = Config(database=str(path), admin_email=ADMIN_EMAIL, admin_password=ADMIN_PASSWORD,
                     password_cost=FAST_COST)
-    db = Database(config.db_path)
+    db = open_database(config.database)
     services = Services(db, config)
     every_group = [name for name, _, _ in SYSTEM_GROUPS]
     services.add_user(FUZZ_ADMIN, groups=every_group, bless=every_group)

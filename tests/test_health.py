@@ -11,7 +11,9 @@ from falcon import testing
 from bugsvc.app import create_app
 from bugsvc.notify.worker import Deliverer
 from bugsvc.store import outbox
-from bugsvc.store.db import SCHEMA_VERSION, open_database
+from bugsvc.compose import unit_of_work
+from bugsvc.store.location import open_database
+from bugsvc.store.schema import SCHEMA_VERSION
 
 from bug_support import set_param
 from live_server import start  # noqa: F401 (fixture)
@@ -45,7 +47,7 @@ def test_heartbeat_of_a_healthy_process(config, db, services):
 
 
 def test_delivery_threads_that_do_not_run(config, db):
-    deliverer = Deliverer(db, config)
+    deliverer = Deliverer(unit_of_work(db, config))
     app = create_app(config, db=db, deliverer=deliverer, clock=lambda: NOW)
     status, body = heartbeat(app)
     assert status == 500 and body["checks"]["delivery"] == "stopped"

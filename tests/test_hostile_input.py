@@ -24,7 +24,7 @@ from falcon import testing
 
 from bugsvc.app import create_app
 from bugsvc.config import Config
-from bugsvc.store.db import Database
+from bugsvc.store.location import open_database
 from bugsvc.errors import http_status
 from bugsvc.web.http import MAX_PARAMETERS
 from bugsvc.web.rest.routes import ROUTES
@@ -123,7 +123,7 @@ class Prober:
         self.keys = keys                   # caller name -> API key (None: anonymous)
         self.statuses = Counter()
         self.tried = 0
-        self._database = Database(db_path)
+        self._database = open_database(db_path)
         self._watch = self._database.connect()       # outside any transaction
         self._version = self._data_version()
         self._snapshot = self.snapshot()
@@ -448,10 +448,10 @@ def test_more_values_than_sqlite_takes_in_a_query_string(prober):
 
 
 def test_a_statement_beyond_sqlites_limits_is_a_user_error_and_rolls_back(config, db, services):
-    from bugsvc.accounts.auth import Authenticator
     from bugsvc.errors import ServiceError
     from bugsvc.api.operation import Operation
     from bugsvc.api.runner import Runner
+    from bugsvc.compose import unit_of_work
 
     def careless_service(ctx, params):
         ctx.conn.execute("INSERT INTO keywords (name, description) VALUES ('kept?', 'x')")
@@ -459,7 +459,7 @@ def test_a_statement_beyond_sqlites_limits_is_a_user_error_and_rolls_back(config
         ctx.conn.execute(f"SELECT id FROM bugs WHERE id IN ({', '.join('?' for _ in ids)})", ids)
         return {}
 
-    runner = Runner(db, config, Authenticator(db, config.password_cost), lambda: FIXED_NOW)
+    runner = Runner(unit_of_work(db, config, lambda: FIXED_NOW))
     with pytest.raises(ServiceError) as raised:
         runner.run(Operation("Test.careless", careless_service, writes=True),
                    {"ids": list(range(MORE_THAN_SQLITE_TAKES + 1))}, {}, "127.0.0.1")
@@ -499,17 +499,17 @@ def test_forms_and_multipart_bodies(prober):
 # Integers beyond 64 bits: the general mechanism ----------------------------------
 
 def test_an_integer_beyond_64_bits_that_reaches_sql_is_54_and_rolls_back(config, db, services):
-    from bugsvc.accounts.auth import Authenticator
     from bugsvc.errors import ServiceError
     from bugsvc.api.operation import Operation
     from bugsvc.api.runner import Runner
+    from bugsvc.compose import unit_of_work
 
     def careless_service(ctx, params):
         ctx.conn.execute("INSERT INTO keywords (name, description) VALUES ('kept?', 'x')")
         ctx.conn.execute("SELECT id FROM bugs WHERE id = ?", (params["id"],))   # no Params.int
         return {}
 
-    runner = Runner(db, config, Authenticator(db, config.password_cost), lambda: FIXED_NOW)
+    runner = Runner(unit_of_work(db, config, lambda: FIXED_NOW))
     careless = Operation("Test.careless", careless_service, writes=True)
     with pytest.raises(ServiceError) as raised:
         runner.run(careless, {"id": 2**64}, {}, "127.0.0.1")
@@ -526,7 +526,7 @@ def test_an_integer_beyond_64_bits_that_reaches_sql_is_54_and_rolls_back(config,
 ])
 def test_integer_parameters_at_their_edges(value, expected):
     from bugsvc.errors import ServiceError
-    from bugsvc.api.params import as_int
+    from bugsvc.call.params import as_int
     if expected in (52, 54):
         with pytest.raises(ServiceError) as raised:
             as_int(value, "n")
@@ -566,7 +566,7 @@ class ExplodingStream:
 
 @pytest.fixture
 def small_limit_client(db_path, db):
-    config = Config(db_path=str(db_path), max_body_bytes=1000)
+    config = Config(database=str(db_path), max_body_bytes=1000)
     return testing.TestClient(create_app(config, db=db))
 
 
@@ -614,7 +614,7 @@ def test_a_body_at_the_limit_is_read_and_one_byte_more_is_not(small_limit_client
 
 
 def test_a_malformed_content_length_is_400(db_path, db):
-    app = create_app(Config(db_path=str(db_path), max_body_bytes=1000), db=db)
+    app = create_app(Config(database=str(db_path), max_body_bytes=1000), db=db)
     for value in ("abc", "-5", "1e3"):
         environ = testing.create_environ(method="POST", path="/rest/keyword", body=b"{}")
         environ["CONTENT_LENGTH"] = value

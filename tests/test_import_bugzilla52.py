@@ -20,12 +20,12 @@ import pytest
 
 import import_support as support
 from bugsvc.importer import verify
-from bugsvc.importer.client import Client
+from bugsvc.importer.client import Client, Limits
 from bugsvc.importer.run import run_import
 from bugsvc.importer.source import Source
-from fake_bugzilla import FakeBugzilla
+from fake_bugzilla import ADMIN_KEY, MANAGER_KEY, READER_KEY, FakeBugzilla
 
-READER = "reader@example.org"
+READER, ADMIN = "reader@example.org", "admin@example.org"
 
 
 @pytest.fixture
@@ -128,11 +128,19 @@ def test_the_catalogue_is_the_sources(imported):
 
 
 def test_accounts_have_no_password_and_keep_what_the_source_shows(imported):
+    """Every account the reader may list comes, on a bug or not: 5.2 answers
+    at most maxusermatches (3 here, which the reader is not shown) accounts
+    per match, so the listing narrows a* into aa* ... until none is full."""
     target, _ = imported
     assert rows(target, "SELECT login, real_name, password_hash IS NULL, disabled_text <> ''"
                         " FROM users WHERE login LIKE '%example.org' ORDER BY login") == [
-        ("alice@example.org", "Alice Kernel", 1, 0), ("bob@example.org", "Bob Builder", 1, 0),
-        ("nobody@example.org", "Former Member", 1, 1), (READER, "Rita Reader", 1, 0)]
+        ("admin@example.org", "Ada Admin", 1, 0), ("alice@example.org", "Alice Kernel", 1, 0),
+        ("bob@example.org", "Bob Builder", 1, 0), ("dana@kernel.example.org", "Dana Both", 1, 0),
+        ("danny@example.org", "Danny Gone", 1, 1), ("dave@example.org", "Dave Racer", 1, 0),
+        ("ken@kernel.example.org", "Ken Kernel", 1, 0),
+        ("manager@example.org", "Mona Manager", 1, 0),
+        ("nobody@example.org", "Former Member", 1, 1), (READER, "Rita Reader", 1, 0),
+        ("viewer@example.org", "Vic Viewer", 1, 0)]
     groups = rows(target, "SELECT g.name FROM user_groups ug JOIN groups g ON g.id = ug.group_id"
                           " JOIN users u ON u.id = ug.user_id WHERE u.login = ?"
                           " AND ug.grant_type = 0 ORDER BY g.name", (READER,))
@@ -171,3 +179,399 @@ def test_the_recorded_data_is_base64_of_what_the_target_stores(imported):
     recorded = load()["attachment_data"]
     for attachment_id, data in rows(target, "SELECT attachment_id, data FROM attachment_data"):
         assert base64.b64decode(recorded[str(attachment_id)]) == data
+
+
+# Two pages read at once, one account ----------------------------------------------
+
+RACER = "dave@example.org"
+
+
+@pytest.mark.parametrize("concurrency", [1, 2, 4])
+def test_an_account_two_pages_read_at_once_keeps_its_memberships(
+        bugzilla, tmp_path, concurrency):
+    target = tmp_path / "target.sqlite"
+    err = support.PageWritten(total=4)
+    client = support.RacingClient(bugzilla.url, ADMIN_KEY, concurrency=concurrency, retries=1,
+                                  written=err.written, racer=RACER, hold="/bug/101/history")
+    status = run_import(support.options(bugzilla.url, target, ADMIN_KEY, ADMIN, page_size=1,
+                                        concurrency=concurrency), io.StringIO(), err,
+                        client=client)
+    assert status == 0, err.getvalue()
+    assert err.written.is_set() and client.held
+    assert rows(target, "SELECT g.name, ug.grant_type FROM user_groups ug JOIN groups g"
+                        " ON g.id = ug.group_id JOIN users u ON u.id = ug.user_id"
+                        " WHERE u.login = ? AND ug.is_bless = 0", (RACER,)) == [
+        ("kernel-insiders", 0)]
+
+
+# Accounts on no bug, memberships, regexp grants ------------------------------------
+
+def import_as(bugzilla, target, key=ADMIN_KEY, login=ADMIN, **extra):
+    out, err = io.StringIO(), io.StringIO()
+    status = run_import(support.options(bugzilla.url, target, key, login, **extra), out, err)
+    assert status == 0, err.getvalue() + out.getvalue()
+    return out.getvalue(), err.getvalue()
+
+
+def memberships(target, login):
+    return rows(target, "SELECT g.name, ug.grant_type FROM user_groups ug JOIN groups g"
+                        " ON g.id = ug.group_id JOIN users u ON u.id = ug.user_id"
+                        " WHERE u.login = ? AND ug.is_bless = 0 ORDER BY g.name, ug.grant_type",
+                (login,))
+
+
+def call_as_target_admin(target, operation, params):
+    """An operation of the target run as its administrator (made by the import)."""
+    from bugsvc.api.operations import OPERATIONS
+    from bugsvc.api.runner import Runner
+    from bugsvc.compose import unit_of_work
+    from bugsvc.config import Config
+    from bugsvc.store.location import open_database
+    db = open_database(str(target))
+    try:
+        with db.transaction() as conn:
+            admin = conn.execute("SELECT id FROM users WHERE login = 'admin@example.com'"
+                                 ).fetchone()[0]
+        return Runner(unit_of_work(db, Config(database=str(target)))).call(
+            OPERATIONS[operation], params, admin)
+    finally:
+        db.close()
+
+
+def test_an_administrators_key_carries_every_account_and_its_memberships(bugzilla, tmp_path):
+    target = tmp_path / "target.sqlite"
+    report, _ = import_as(bugzilla, target)
+    # Accounts on no bug: the administrator, the manager, a reader, a
+    # disabled spammer, two accounts a regexp puts in kernel-staff.
+    assert rows(target, "SELECT login, real_name, disabled_text, email_enabled FROM users"
+                        " WHERE login IN ('admin@example.org', 'manager@example.org',"
+                        " 'viewer@example.org', 'danny@example.org', 'ken@kernel.example.org')"
+                        " ORDER BY login") == [
+        ("admin@example.org", "Ada Admin", "", 1), ("danny@example.org", "Danny Gone", "Spam.", 0),
+        ("ken@kernel.example.org", "Ken Kernel", "", 1),
+        ("manager@example.org", "Mona Manager", "", 1), ("viewer@example.org", "Vic Viewer", "", 1)]
+    assert memberships(target, "manager@example.org") == [
+        ("editcomponents", 0), ("kernel-insiders", 0), ("old-team", 0)]
+    assert memberships(target, ADMIN) == [
+        ("admin", 0), ("bz_sudoers", 0), ("canconfirm", 0), ("creategroups", 0),
+        ("editbugs", 0), ("editclassifications", 0), ("editcomponents", 0), ("editkeywords", 0),
+        ("editusers", 0), ("kernel-insiders", 0), ("tweakparams", 0)]
+    assert memberships(target, "viewer@example.org") == []
+    # Granted by kernel-staff's regexp at the source: a regexp grant here
+    # too, also for Dana, whom 5.2 shows alike although she was added by hand.
+    assert memberships(target, "ken@kernel.example.org") == [("kernel-staff", 2)]
+    assert memberships(target, "dana@kernel.example.org") == [("kernel-staff", 2)]
+    assert rows(target, "SELECT user_regexp FROM groups WHERE name = 'kernel-staff'") == [
+        ("@kernel\\.example\\.org$",)]
+    assert "  memberships granted by a regexp: 2\n" in report
+    assert "Note: Memberships a group's regular expression grants are kept as such" in report
+    # 5.2 answered at most 3 accounts a question: the listing narrowed them.
+    listed = [p for p in bugzilla.paths if p == "/rest/user"]
+    assert len(listed) > 10
+
+
+def test_a_regexp_grant_goes_when_the_expression_changes_later(bugzilla, tmp_path):
+    target = tmp_path / "target.sqlite"
+    import_as(bugzilla, target)
+    call_as_target_admin(target, "Group.update", {"names": ["kernel-staff"],
+                                                  "user_regexp": "^ken@"})
+    assert memberships(target, "ken@kernel.example.org") == [("kernel-staff", 2)]
+    assert memberships(target, "dana@kernel.example.org") == []
+
+
+def test_a_plain_key_lists_every_account_but_leaves_memberships_it_cannot_see(
+        bugzilla, tmp_path):
+    """The reader may bless nothing: it is shown no one's groups but its
+    own, so memberships are neither made nor taken away for others."""
+    target = tmp_path / "target.sqlite"
+    report, _ = import_as(bugzilla, target, READER_KEY, READER)
+    assert len(rows(target, "SELECT 1 FROM users WHERE login LIKE '%example.org'")) == 11
+    assert memberships(target, "manager@example.org") == [("editbugs", 2)]   # the target's own
+    assert "regular expression grants at the source are direct ones here" in report
+
+
+def test_a_blessers_key_carries_the_members_of_the_groups_it_may_bless(bugzilla, tmp_path):
+    target = tmp_path / "target.sqlite"
+    import_as(bugzilla, target, MANAGER_KEY, "manager@example.org")
+    # The manager may bless kernel-insiders only: its members come, nobody
+    # else's memberships are touched.
+    members = rows(target, "SELECT u.login FROM user_groups ug JOIN groups g ON g.id ="
+                           " ug.group_id JOIN users u ON u.id = ug.user_id WHERE g.name ="
+                           " 'kernel-insiders' AND ug.is_bless = 0 AND u.login LIKE"
+                           " '%example.org' ORDER BY u.login")
+    assert members == [("admin@example.org",), ("dave@example.org",), ("manager@example.org",),
+                       (READER,)]
+    assert memberships(target, "alice@example.org") == [("editbugs", 2)]
+
+
+def test_an_anonymous_reader_carries_the_accounts_on_bugs_and_says_so(bugzilla, tmp_path):
+    target = tmp_path / "target.sqlite"
+    report, _ = import_as(bugzilla, target, None, None)
+    logins = {row[0] for row in rows(target, "SELECT login FROM users")}
+    assert "alice@example.org" in logins and "viewer@example.org" not in logins
+    assert "accounts: 1 (an anonymous reader may not list the source's accounts: only those " \
+           "on bugs come): those on no bug" in report
+    assert rows(target, "SELECT COUNT(*) FROM bug_tags") == [(0,)]
+    assert memberships(target, "dave@example.org") == [("editbugs", 2)]   # the target's own
+
+
+# Personal tags ------------------------------------------------------------------------
+
+def test_the_keys_personal_tags_come_and_nobody_elses(bugzilla, tmp_path):
+    target = tmp_path / "target.sqlite"
+    report, _ = import_as(bugzilla, target, READER_KEY, READER)
+    assert rows(target, "SELECT u.login, bt.bug_id, t.name FROM bug_tags bt JOIN personal_tags t"
+                        " ON t.id = bt.tag_id JOIN users u ON u.id = t.user_id"
+                        " ORDER BY bt.bug_id, t.name") == [
+        (READER, 101, "triage"), (READER, 104, "mine"), (READER, 104, "triage")]
+    assert "  personal tags: 3\n" in report
+    found = call_as_target_admin(target, "Bug.search", {"tag": "triage"})
+    assert found["bugs"] == []                  # the administrator's tags are its own
+
+
+# Group controls -----------------------------------------------------------------------
+
+def controls(target):
+    return rows(target, "SELECT p.name, g.name, gc.entry, gc.membercontrol, gc.othercontrol,"
+                        " gc.canedit FROM group_controls gc JOIN groups g ON g.id = gc.group_id"
+                        " JOIN products p ON p.id = gc.product_id ORDER BY g.name")
+
+
+def test_group_controls_come_from_the_administration_pages_when_the_password_is_given(
+        bugzilla, tmp_path):
+    target = tmp_path / "target.sqlite"
+    report, err = import_as(bugzilla, target, source_password="the admin's own password")
+    assert controls(target) == [("Kernel", "kernel-insiders", 0, 1, 0, 0),
+                                ("Kernel", "kernel-staff", 1, 2, 0, 0)]
+    assert "the admin's own password" not in report + err
+    assert bugzilla.signed_in == [ADMIN] and bugzilla.signed_out == [ADMIN]
+    assert "group controls: 1 (the target has no per-product editcomponents, canconfirm or " \
+           "editbugs: grant them by group membership): Kernel: kernel-staff editbugs" in report
+    assert "group controls: 1 (the group is inactive at the source, whose page does not show " \
+           "its controls: the target's are kept): Kernel: old-team" in report
+    # What the product allowed works: a bug filed into kernel-insiders.
+    created = call_as_target_admin(target, "Bug.create", {
+        "product": "Kernel", "component": "Core", "version": "6.2", "summary": "Filed here",
+        "description": "After the move", "op_sys": "Linux", "platform": "x86_64",
+        "groups": ["kernel-insiders"]})
+    assert rows(target, "SELECT g.name FROM bug_groups bg JOIN groups g ON g.id = bg.group_id"
+                        " WHERE bg.bug_id = ?", (created["id"],)) == [("kernel-insiders",)]
+
+
+def test_without_the_pages_group_controls_allow_what_bugs_use_and_the_report_names_the_product(
+        bugzilla, tmp_path):
+    target = tmp_path / "target.sqlite"
+    report, _ = import_as(bugzilla, target, READER_KEY, READER)
+    assert controls(target) == [("Kernel", "kernel-insiders", 0, 1, 0, 0)]   # bug 102's group
+    assert "group controls: 1 (the source does not show them to the key: set them by hand " \
+           "(the import allows the groups the product's bugs use, Shown to members)): Kernel" \
+        in report
+    assert "BUGSVC_IMPORT_PASSWORD" in report
+    out = io.StringIO()
+    verify.verify_command(support.options(bugzilla.url, target, READER_KEY, READER), out,
+                          io.StringIO())
+    assert "Not compared: product 'Kernel': group controls (the source does not show them to " \
+           "the key: set by hand)" in out.getvalue()
+
+
+def test_a_wrong_password_is_reported_and_the_controls_come_from_the_bugs(bugzilla, tmp_path):
+    target = tmp_path / "target.sqlite"
+    report, err = import_as(bugzilla, target, source_password="not the password")
+    assert "not the password" not in report + err
+    assert "the administration pages could not be read: signing in as admin@example.org " \
+           "failed (Invalid Username Or Password)" in report
+    assert controls(target) == [("Kernel", "kernel-insiders", 0, 1, 0, 0)]
+    assert bugzilla.signed_in == []
+
+
+# See Also ----------------------------------------------------------------------------
+
+def see_also(target):
+    return rows(target, "SELECT bug_id, url FROM bug_see_also ORDER BY bug_id, url")
+
+
+def test_see_also_links_to_the_old_bugzilla_point_at_the_new_installation(bugzilla, tmp_path):
+    target = tmp_path / "target.sqlite"
+    report, _ = import_as(bugzilla, target, READER_KEY, READER,
+                          urlbase="https://bugs.new.example/")
+    assert see_also(target) == [
+        (101, "https://bugs.new.example/show_bug.cgi?id=104"),
+        (101, "https://bugzilla.kernel.org/show_bug.cgi?id=1"),
+        (104, "https://bugs.new.example/show_bug.cgi?id=101")]
+    assert "  see also links rewritten: 2\n" in report
+    assert rows(target, "SELECT value FROM params WHERE name = 'urlbase'") == [
+        ("https://bugs.new.example/",)]
+    # The target now knows them for its own: a local link, shown as the bug.
+    bug = call_as_target_admin(target, "Bug.get", {"ids": [104]})["bugs"][0]
+    assert bug["see_also"] == ["https://bugs.new.example/show_bug.cgi?id=101"]
+
+
+def test_without_the_new_address_links_stay_until_a_run_gives_it(bugzilla, tmp_path):
+    target = tmp_path / "target.sqlite"
+    report, _ = import_as(bugzilla, target, READER_KEY, READER)
+    assert (101, "https://bugzilla.example.org/show_bug.cgi?id=104") in see_also(target)
+    assert "Note: 2 See Also links name the old installation's own bugs and were kept as they " \
+           "are: run again with --urlbase" in report
+    # The next run reads no bug (nothing changed) but points the links there.
+    report, _ = import_as(bugzilla, target, READER_KEY, READER,
+                          urlbase="https://bugs.new.example/")
+    assert "  bugs:" not in report and "  see also links rewritten: 2\n" in report
+    assert (104, "https://bugs.new.example/show_bug.cgi?id=101") in see_also(target)
+
+
+def test_keep_see_also_keeps_the_old_links(bugzilla, tmp_path):
+    target = tmp_path / "target.sqlite"
+    report, _ = import_as(bugzilla, target, READER_KEY, READER, keep_see_also=True,
+                          urlbase="https://bugs.new.example/")
+    assert (104, "https://bugzilla.example.org/show_bug.cgi?id=101") in see_also(target)
+    assert "rewritten" not in report and "See Also links name" not in report
+
+
+# Apache's kept-alive connections, and hostile answers ---------------------------------
+
+def test_kept_alive_connections_the_source_closes_are_opened_again_without_a_word(tmp_path):
+    """As Apache does after KeepAliveTimeout: every connection is closed
+    after two answers without saying so."""
+    fake = FakeBugzilla(keepalive_max=2).start()
+    try:
+        client = Client(fake.url, READER_KEY, concurrency=2)
+        err = io.StringIO()
+        status = run_import(support.options(fake.url, tmp_path / "target.sqlite", READER_KEY,
+                                            READER), io.StringIO(), err, client=client)
+    finally:
+        fake.stop()
+    assert status == 0, err.getvalue()
+    assert "trying again" not in err.getvalue() and "failed" not in err.getvalue()
+    assert client.reconnected > 5 and client.retried == 0
+    assert fake.connections > fake.requests // 2
+
+
+SMALL = Limits(max_bytes=1024 * 1024, max_depth=64, deadline=1.0, max_wait=60.0,
+               max_total_wait=120.0)
+
+
+@pytest.mark.parametrize("kind, said", [
+    ("endless", "the source sent more than 1 MB in one answer (at most that is read) "
+                "(/bug/104/history)"),
+    ("huge_length", "the source announced an answer of 3,221,225,472 bytes (at most 1 MB is "
+                    "read) (/bug/104/history)"),
+    ("bomb", "bytes of gzip that inflate to more than 1 MB (at most that is read) "
+             "(/bug/104/history)"),
+    ("deep", "the source answered JSON nested 200,000 deep (at most 64 is read) "
+             "(/bug/104/history)"),
+    ("retry_years", "the source asks to wait 3.0 years before trying again (Retry-After: "
+                    "94608000), longer than the 60 s the import waits (/bug/104/history)"),
+    ("drip", "the source took more than 1 s to answer one request (it had sent ")])
+def test_a_hostile_answer_stops_the_run_with_one_line_and_the_next_run_completes(
+        bugzilla, tmp_path, kind, said):
+    whole = tmp_path / "whole.sqlite"
+    import_as(bugzilla, whole, READER_KEY, READER)
+    target = tmp_path / "target.sqlite"
+    bugzilla.misbehave(kind, "/bug/104/history", drip_every=0.05)
+    out, err = io.StringIO(), io.StringIO()
+    client = Client(bugzilla.url, READER_KEY, retries=2, base_delay=0.01, timeout=0.5,
+                    limits=SMALL)
+    status = run_import(support.options(bugzilla.url, target, READER_KEY, READER, page_size=2,
+                                        limits=SMALL), out, err, client=client)
+    assert status == 1
+    lines = err.getvalue().splitlines()
+    failed = [line for line in lines if line.startswith("bugsvc import:")]
+    assert len(failed) == 1 and failed[0].startswith("bugsvc import: stopped: the source ")
+    assert said in failed[0], err.getvalue()
+    assert "Traceback" not in err.getvalue() + out.getvalue()
+    assert lines[-1] == ("Nothing written is lost: run the same command again to continue "
+                         "where it stopped.")
+    assert rows(target, "SELECT id FROM bugs ORDER BY id") == [(101,), (102,)]
+    bugzilla.behave()
+    report, _ = import_as(bugzilla, target, READER_KEY, READER, page_size=2)
+    assert "  bugs: 1\n" in report
+    assert support.dump(target) == support.dump(whole)
+
+
+def test_the_command_takes_the_bounds_and_says_what_the_source_did(bugzilla, tmp_path):
+    from bugsvc.cli import main
+    bugzilla.misbehave("bomb", "/field/bug")
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["import", bugzilla.url, "--db", str(tmp_path / "t.sqlite"), "--login", READER,
+                   "--max-answer-mb", "2", "--request-timeout", "30", "--max-wait", "5"],
+                  {"BUGSVC_IMPORT_API_KEY": READER_KEY}, out, err)
+    assert status == 1
+    assert "\nbugsvc import: stopped: the source sent " in err.getvalue()
+    assert "bytes of gzip that inflate to more than 2 MB (at most that is read) (/field/bug)" \
+        in err.getvalue()
+
+
+# --verify compares everything the import carries ------------------------------------
+
+# What 5.2 shows and the target cannot hold (bug 105 is hidden from every key here).
+HIDDEN_105 = ["bug 101: depends_on: source [104, 105], target [104]",
+              "bug 101 history 2025-03-01T10:00:00Z bob@example.org: changes: source "
+              "[{'field_name': 'depends_on', 'removed': '', 'added': '104, 105'}], "
+              "target [{'field_name': 'depends_on', 'removed': '', 'added': '104'}]"]
+
+
+def verified(bugzilla, target, key=ADMIN_KEY, login=ADMIN, password="the admin's own password"):
+    out = io.StringIO()
+    status = verify.verify_command(support.options(bugzilla.url, target, key, login,
+                                                   source_password=password), out, io.StringIO())
+    return status, out.getvalue().splitlines()
+
+
+def change(target, *statements):
+    conn = sqlite3.connect(target)
+    with conn:
+        for statement in statements:
+            conn.execute(*statement) if isinstance(statement, tuple) else conn.execute(statement)
+    conn.close()
+
+
+def test_verify_finds_every_kind_of_difference_the_import_could_leave(bugzilla, tmp_path):
+    target = tmp_path / "target.sqlite"
+    import_as(bugzilla, target, source_password="the admin's own password",
+              urlbase="https://bugs.new.example/")
+    status, lines = verified(bugzilla, target)
+    assert lines == HIDDEN_105 + ["2 differences."] and status == 1
+    user = "(SELECT id FROM users WHERE login = '{}')"
+    group = "(SELECT id FROM groups WHERE name = '{}')"
+    change(target,
+           # An attachment's bytes, a real name, a disabled account enabled.
+           "UPDATE attachment_data SET data = X'00' WHERE attachment_id = 7",
+           "UPDATE users SET real_name = 'Alice K.' WHERE login = 'alice@example.org'",
+           "UPDATE users SET disabled_text = '' WHERE login = 'danny@example.org'",
+           # A missing account, one the source does not have.
+           "DELETE FROM users WHERE login = 'viewer@example.org'",
+           "INSERT INTO users (login, real_name, created_at) VALUES"
+           " ('stranger@example.org', 'Who', '2025-01-01 00:00:00')",
+           # A lost membership; a regexp grant turned direct.
+           f"DELETE FROM user_groups WHERE user_id = {user.format('manager@example.org')}"
+           f" AND group_id = {group.format('kernel-insiders')}",
+           f"UPDATE user_groups SET grant_type = 0 WHERE user_id ="
+           f" {user.format('ken@kernel.example.org')}",
+           # A lost personal tag; a group control; a See Also link.
+           "DELETE FROM bug_tags WHERE bug_id = 102",
+           f"UPDATE group_controls SET othercontrol = 3 WHERE group_id ="
+           f" {group.format('kernel-staff')}",
+           "UPDATE bug_see_also SET url = 'https://bugzilla.example.org/show_bug.cgi?id=101'"
+           " WHERE bug_id = 104")
+    status, lines = verified(bugzilla, target)
+    assert status == 1
+    expected = [
+        "account alice@example.org: real_name: source 'Alice Kernel', target 'Alice K.'",
+        "account danny@example.org: can_login: source False, target True",
+        "account viewer@example.org: account: source 'present', target 'missing'",
+        "account stranger@example.org: account: source 'not listed', target 'present'",
+        "account manager@example.org: groups: source ['editcomponents', 'kernel-insiders', "
+        "'old-team'], target ['editcomponents', 'old-team']",
+        "account ken@kernel.example.org: membership in kernel-staff: source \"granted by the "
+        "group's regexp\", target 'direct only'",
+        "product 'Kernel' group 'kernel-staff': group control: source {'entry': 1, "
+        "'membercontrol': 2, 'othercontrol': 0, 'canedit': 0}, target {'entry': 1, "
+        "'membercontrol': 2, 'othercontrol': 3, 'canedit': 0}",
+        "bug 102: tags: source ['follow-up'], target []",
+        "bug 104: see_also: source ['https://bugs.new.example/show_bug.cgi?id=101'], target "
+        "['https://bugzilla.example.org/show_bug.cgi?id=101']"]
+    for line in expected:
+        assert line in lines, "\n".join(lines)
+    assert any(line.startswith("bug 101 attachment 7: data: source '67 bytes, sha256 ")
+               and line.endswith("target '1 bytes, sha256 6e340b9cffb37a98'") for line in lines)
+    assert lines[-1] == f"{len(expected) + 1 + len(HIDDEN_105)} differences."

@@ -34,7 +34,7 @@ def test_time_reports_frozen_clock(client):
 def test_parameters_three_tiers(services):
     plain = services.add_user("plain@example.com")
     anonymous = services.call(instance.parameters, write=False)["parameters"]
-    assert anonymous == {"attachment_base": "", "maintainer": "", "requirelogin": "0"}
+    assert anonymous == {"maintainer": "admin@example.com", "requirelogin": "0"}
     logged_in = services.call(instance.parameters, as_user=plain, write=False)["parameters"]
     assert "maxattachmentsize" in logged_in and logged_in["maxattachmentsize"] == "1000"
     assert "insidergroup" not in logged_in

@@ -8,10 +8,10 @@ import logging
 import pytest
 from freezegun import freeze_time
 
-from bugsvc.accounts.auth import Authenticator
 from bugsvc.api.operation import REQUIRED, Operation, Operations
 from bugsvc.api.operations import OPERATIONS
 from bugsvc.api.runner import Runner
+from bugsvc.compose import unit_of_work
 from bugsvc.errors import ServiceError
 from bugsvc.services import instance
 from bugsvc.web.http import redacted
@@ -300,7 +300,7 @@ def test_only_operations_that_read_are_reachable_by_get():
 
 
 def test_methods_are_the_operations_of_the_same_name(services, config):
-    dispatcher = Dispatcher(Runner(services.db, config, Authenticator(services.db)), OPERATIONS)
+    dispatcher = Dispatcher(Runner(unit_of_work(services.db, config)), OPERATIONS)
     group_get = dispatcher.lookup("Group.get", via_get=True)
     assert group_get.service.__module__ == "bugsvc.services.group"
     assert group_get.login == REQUIRED and not group_get.writes
@@ -309,7 +309,7 @@ def test_methods_are_the_operations_of_the_same_name(services, config):
 
 def test_an_unknown_name_is_an_unknown_method(services, config):
     table = Operations([Operation("Test.read", instance.version)])
-    dispatcher = Dispatcher(Runner(services.db, config, Authenticator(services.db)), table)
+    dispatcher = Dispatcher(Runner(unit_of_work(services.db, config)), table)
     for name in ("Test.module", "Bug.get", "", None, 7):
         with pytest.raises(ServiceError) as caught:
             dispatcher.lookup(name)

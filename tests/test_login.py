@@ -222,9 +222,87 @@ def test_logout_with_an_unused_or_no_token_does_nothing(client, services, alice,
 
 def test_valid_login_is_true_for_the_token_owner(client, alice):
     token = login(client, login="alice@example.com", password="alice-secret").json["token"]
-    for name in ("alice@example.com", "Alice@EXAMPLE.com"):
-        resp = client.simulate_get("/rest/valid_login", params={"login": name, "token": token})
-        assert (resp.status_code, resp.json) == (200, {"result": True})
+    resp = client.simulate_get("/rest/valid_login", params={"login": "alice@example.com",
+                                                            "token": token})
+    assert (resp.status_code, resp.json) == (200, {"result": True})
+    # The login is compared as Bugzilla 5.2 compares it: exactly.
+    resp = client.simulate_get("/rest/valid_login", params={"login": "Alice@EXAMPLE.com",
+                                                            "token": token})
+    assert (resp.status_code, resp.json) == (200, {"result": False})
+
+
+@pytest.mark.parametrize("where", ["query", "header"])
+def test_valid_login_with_an_api_key_compares_the_keys_own_login(client, services, alice, where):
+    key = services.api_key("alice@example.com")
+
+    def valid(name):
+        if where == "query":
+            return client.simulate_get("/rest/valid_login",
+                                       params={"login": name, "Bugzilla_api_key": key})
+        return client.simulate_get("/rest/valid_login", params={"login": name},
+                                   headers={"X-BUGZILLA-API-KEY": key})
+    assert (valid("alice@example.com").status_code, valid("alice@example.com").json) == (
+        200, {"result": True})
+    assert valid(ADMIN).json == {"result": False}
+    assert valid("ALICE@example.com").json == {"result": False}
+
+
+def test_valid_login_with_a_login_and_password_signs_in_and_compares(client, services, alice):
+    answer = client.simulate_get("/rest/valid_login", params={
+        "login": "alice@example.com", "password": "alice-secret"})
+    assert (answer.status_code, answer.json) == (200, {"result": True})
+    answer = client.simulate_get("/rest/valid_login", params={
+        "login": ADMIN, "Bugzilla_login": "alice@example.com",
+        "Bugzilla_password": "alice-secret"})
+    assert (answer.status_code, answer.json) == (200, {"result": False})
+    answer = client.simulate_get("/rest/valid_login", params={"login": "alice@example.com"},
+                                 headers={"X-BUGZILLA-LOGIN": "alice@example.com",
+                                          "X-BUGZILLA-PASSWORD": "alice-secret"})
+    assert answer.json == {"result": True}
+
+
+def test_valid_login_with_credentials_that_do_not_sign_in_is_their_error(client, services,
+                                                                         alice):
+    answer = client.simulate_get("/rest/valid_login", params={
+        "login": "alice@example.com", "Bugzilla_api_key": "K" * 40})
+    assert (answer.status_code, answer.json["code"]) == (400, 306)
+    answer = client.simulate_get("/rest/valid_login", params={
+        "login": "alice@example.com", "password": "wrong-secret"})
+    assert (answer.status_code, answer.json["code"]) == (401, 300)
+    assert failures(services) == 2          # counted like every failed sign-in
+    key = services.api_key("alice@example.com")
+    with services.db.transaction(write=True) as conn:
+        conn.execute("UPDATE users SET disabled_text = 'Gone' WHERE id = ?", (alice,))
+    answer = client.simulate_get("/rest/valid_login", params={
+        "login": "alice@example.com", "Bugzilla_api_key": key})
+    assert (answer.status_code, answer.json["code"]) == (401, 301)
+
+
+def test_valid_login_without_credentials_needs_a_login_while_requirelogin_is_on(
+        client, services):
+    set_param(services, "requirelogin", "1")
+    answer = client.simulate_get("/rest/valid_login", params={"login": ADMIN})
+    assert (answer.status_code, answer.json["code"]) == (401, 410)
+
+
+@pytest.mark.parametrize("transport", ["jsonrpc", "xmlrpc"])
+def test_valid_login_with_an_api_key_over_rpc(client, services, alice, transport):
+    key = services.api_key("alice@example.com")
+    for name, expected in (("alice@example.com", True), (ADMIN, False)):
+        params = {"login": name, "Bugzilla_api_key": key}
+        if transport == "xmlrpc":
+            assert xml_call(client, "User.valid_login", params) == (expected, None)
+        else:
+            answer = client.simulate_post("/jsonrpc.cgi", json={
+                "method": "User.valid_login", "id": 1, "params": [params]}).json
+            assert (answer["result"], answer["error"]) == (expected, None)
+    params = {"login": "alice@example.com", "Bugzilla_api_key": "K" * 40}
+    if transport == "xmlrpc":
+        assert xml_call(client, "User.valid_login", params) == (None, 306)
+    else:
+        answer = client.simulate_post("/jsonrpc.cgi", json={
+            "method": "User.valid_login", "id": 1, "params": [params]}).json
+        assert answer["error"]["code"] == 306
 
 
 def test_valid_login_is_false_for_another_login_or_no_token(client, alice):

@@ -120,7 +120,7 @@ def test_deliveries_by_channel_and_outcome(config, db, services):
     with services.db.transaction(write=True) as conn:
         outbox.add_message(conn, outbox.MAIL, "test", datetime.now(timezone.utc),
                            address="someone@example.com")
-    deliverer = Deliverer(services.db, services.config, runner=services.runner)
+    deliverer = Deliverer(services.units)
     deliverer.on_outcome = metrics.delivery
     deliverer.run_until_idle()
     text = generate_latest(metrics.registry).decode()

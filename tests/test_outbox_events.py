@@ -134,8 +134,8 @@ def test_restricting_a_bug_notes_that_it_is_no_longer_public(services):
 
 
 def test_writes_made_to_tell_nobody_leave_no_event(services):
-    with services.runner.context(services.user_id("admin@example.com"), write=True,
-                                 events=False) as ctx:
+    with services.units.context(services.user_id("admin@example.com"), write=True,
+                                events=False) as ctx:
         from bugsvc.bugs import create
         create.create(ctx, {"product": "TestProduct", "component": "TestComponent",
                             "version": "unspecified", "summary": "Imported", "op_sys": "Linux",
@@ -146,7 +146,7 @@ def test_writes_made_to_tell_nobody_leave_no_event(services):
 
 def test_the_worker_of_the_process_is_woken_after_the_commit(services):
     woken = []
-    services.runner.on_events = lambda: woken.append(
+    services.units.on_events = lambda: woken.append(
         services.query("SELECT COUNT(*) FROM outbox_events")[0][0])
     file_bug(services)
     assert woken == [1]

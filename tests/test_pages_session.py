@@ -6,6 +6,7 @@ elsewhere (logout, password change, expiry)."""
 import pytest
 
 from accounts import ADMIN, ADMIN_PASSWORD
+from bug_support import set_param
 from page_support import PASSWORDS, PLAIN, Browser, World, text_of
 
 
@@ -31,7 +32,9 @@ def test_signing_in_sets_an_httponly_lax_session_cookie(browser, world, services
     assert result.status_code == 303 and result.headers["Location"] == "/query.cgi"
     cookie = session_cookie(result)
     assert cookie.http_only and cookie.same_site == "Lax" and not cookie.secure
-    assert cookie.path == "/" and cookie.max_age is None
+    # rememberlogin is "on" on a default installation, as in Bugzilla: the
+    # cookie outlives the browser's session.
+    assert cookie.path == "/" and cookie.max_age == 30 * 24 * 3600
     # The cookie is a login token of the account, bound to the address (the
     # form's box, ticked unless the visitor unticks it).
     assert services.query("SELECT u.login, t.ip_address FROM login_tokens t JOIN users u"
@@ -40,11 +43,41 @@ def test_signing_in_sets_an_httponly_lax_session_cookie(browser, world, services
     assert "My work" in page.text and PLAIN in page.text
 
 
-def test_stay_signed_in_makes_the_cookie_persistent(browser, world):
-    browser.get("/login")
-    result = browser.post("/login", {"Bugzilla_login": PLAIN, "remember": "1",
-                                     "Bugzilla_password": PASSWORDS[PLAIN]}, follow=False)
-    assert session_cookie(result).max_age == 30 * 24 * 3600
+@pytest.mark.parametrize("mode, offered, ticked, remembered, remembered_unticked", [
+    ("on", False, False, True, True), ("off", False, False, False, False),
+    ("defaulton", True, True, True, False), ("defaultoff", True, False, True, False),
+])
+def test_rememberlogin_decides_whether_the_session_outlives_the_browsers(
+        browser, world, services, mode, offered, ticked, remembered, remembered_unticked):
+    set_param(services, "rememberlogin", mode)
+    page = browser.get("/login").text
+    assert ('name="Bugzilla_remember"' in page) == offered
+    assert ('value="on" checked' in page) == ticked
+    for asked, expected in ((True, remembered), (False, remembered_unticked)):
+        form = {"Bugzilla_login": PLAIN, "Bugzilla_password": PASSWORDS[PLAIN]}
+        if asked:
+            form["Bugzilla_remember"] = "on"
+        browser.get("/login")
+        result = browser.post("/login", form, follow=False)
+        assert session_cookie(result).max_age == (30 * 24 * 3600 if expected else None), asked
+        browser.cookies.clear()
+
+
+def test_cookiepath_is_the_path_of_every_cookie_of_the_pages(browser, world, services):
+    set_param(services, "cookiepath", "/bugs/")
+    result = browser.get("/login")
+    assert {cookie.name: cookie.path for cookie in result.cookies.values()} == {
+        "bugsvc_visit": "/bugs/"}
+    result = browser.post("/login", {"Bugzilla_login": PLAIN, "Bugzilla_password":
+                                     PASSWORDS[PLAIN], "target": "/"}, follow=False)
+    paths = {cookie.name: cookie.path for cookie in result.cookies.values()}
+    assert paths == {"bugsvc_session": "/bugs/", "bugsvc_notice": "/bugs/"}
+    page = browser.get("/")
+    assert PLAIN in page.text
+    result = browser.post("/logout", {}, follow=False)
+    ended = session_cookie(result)
+    assert ended.path == "/bugs/" and ended.value == ""       # removed where it was set
+    assert "bugsvc_session" not in browser.cookies
 
 
 def test_the_cookie_is_secure_behind_https_from_a_trusted_proxy(config, db, world):

@@ -33,16 +33,46 @@ def update(services, changes, as_user=ADMIN, now=None):
 
 # Reading ------------------------------------------------------------------------------
 
+def test_the_first_administrator_is_the_maintainer_of_a_new_installation(services):
+    # As Bugzilla's setup makes its first administrator the maintainer.
+    assert stored(services)["maintainer"] == ADMIN
+    assert settings.DEFINITIONS["maintainer"][0] == ""
+
+
 def test_anonymous_sees_only_maintainer_and_requirelogin(client):
     answer = client.simulate_get("/rest/parameters")
     assert answer.status_code == 200
-    assert answer.json == {"parameters": {
-        "attachment_base": "", "maintainer": "", "requirelogin": "0"}}
+    assert answer.json == {"parameters": {"maintainer": ADMIN, "requirelogin": "0"}}
+    # Over RPC too.
+    answer = client.simulate_post("/jsonrpc.cgi", json={"method": "Bugzilla.parameters",
+                                                        "params": [{}], "id": 1}).json
+    assert answer["result"] == {"parameters": {"maintainer": ADMIN, "requirelogin": "0"}}
 
 
-def test_logged_in_user_sees_documented_set_only(services, plain):
+# The names the interface document lists for a logged-in caller.
+DOCUMENTED_LOGGED_IN = (
+    "allowemailchange", "attachment_base", "commentonchange_resolution", "commentonduplicate",
+    "cookiepath", "defaultopsys", "defaultplatform", "defaultpriority", "defaultseverity",
+    "duplicate_or_move_bug_status", "emailregexpdesc", "emailsuffix",
+    "letsubmitterchoosemilestone", "letsubmitterchoosepriority", "mailfrom", "maintainer",
+    "maxattachmentsize", "maxlocalattachment", "musthavemilestoneonaccept",
+    "noresolveonopenblockers", "password_complexity", "rememberlogin", "requirelogin",
+    "search_allow_no_criteria", "urlbase", "use_see_also", "useclassification",
+    "usemenuforusers", "useqacontact", "usestatuswhiteboard", "usetargetmilestone")
+
+
+def test_logged_in_user_sees_documented_set_only(client, services, plain):
     seen = services.call(instance.parameters, as_user=plain, write=False)["parameters"]
-    assert set(seen) == set(settings.LOGGED_IN)
+    assert set(seen) == set(DOCUMENTED_LOGGED_IN)
+    key = services.api_key("plain@example.com")
+    answer = client.simulate_get("/rest/parameters", params={"Bugzilla_api_key": key}).json
+    assert set(answer["parameters"]) == set(DOCUMENTED_LOGGED_IN)
+    assert (answer["parameters"]["cookiepath"], answer["parameters"]["rememberlogin"],
+            answer["parameters"]["usemenuforusers"],
+            answer["parameters"]["allowemailchange"]) == ("/", "on", "0", "1")
+    answer = client.simulate_post("/jsonrpc.cgi", json={
+        "method": "Bugzilla.parameters", "params": [{"Bugzilla_api_key": key}], "id": 1}).json
+    assert set(answer["result"]["parameters"]) == set(DOCUMENTED_LOGGED_IN)
     assert (seen["defaultseverity"] == "enhancement"
             and seen["duplicate_or_move_bug_status"] == "RESOLVED")
     assert "insidergroup" not in seen and "emailregexp" not in seen
@@ -60,7 +90,7 @@ def test_tweakparams_member_sees_every_parameter_as_strings(client, services, tw
 def test_include_and_exclude_fields_choose_parameter_names(services):
     chosen = services.call(instance.parameters, {"include_fields": "maintainer,urlbase"},
                            as_user=ADMIN)["parameters"]
-    assert chosen == {"maintainer": "", "urlbase": ""}
+    assert chosen == {"maintainer": ADMIN, "urlbase": ""}
     rest = services.call(instance.parameters, {"exclude_fields": "maintainer"},
                          as_user=ADMIN)["parameters"]
     assert "maintainer" not in rest and "urlbase" in rest
@@ -68,8 +98,7 @@ def test_include_and_exclude_fields_choose_parameter_names(services):
 
 def test_include_fields_cannot_reveal_hidden_parameters(client):
     answer = client.simulate_get("/rest/parameters", params={"include_fields": "insidergroup,_all"})
-    assert answer.json == {"parameters": {
-        "attachment_base": "", "maintainer": "", "requirelogin": "0"}}
+    assert answer.json == {"parameters": {"maintainer": ADMIN, "requirelogin": "0"}}
 
 
 # Changing -------------------------------------------------------------------------------
@@ -77,7 +106,7 @@ def test_include_fields_cannot_reveal_hidden_parameters(client):
 def test_anonymous_change_is_refused_with_410(client):
     answer = client.simulate_put("/rest/parameters", json={"maintainer": "x@example.com"})
     assert (answer.status_code, answer.json["code"]) == (401, 410)
-    assert client.simulate_get("/rest/parameters").json["parameters"]["maintainer"] == ""
+    assert client.simulate_get("/rest/parameters").json["parameters"]["maintainer"] == ADMIN
 
 
 def test_user_without_tweakparams_is_refused_with_304(client, services, plain):
@@ -85,7 +114,7 @@ def test_user_without_tweakparams_is_refused_with_304(client, services, plain):
     answer = client.simulate_put("/rest/parameters", params={"Bugzilla_api_key": key},
                                  json={"maintainer": "x@example.com"})
     assert (answer.status_code, answer.json["code"]) == (401, 304)
-    assert stored(services)["maintainer"] == ""
+    assert stored(services)["maintainer"] == ADMIN
 
 
 def test_tweakparams_member_changes_parameters_over_http(client, services, tweaker):
@@ -95,7 +124,7 @@ def test_tweakparams_member_changes_parameters_over_http(client, services, tweak
                                        "maxusermatches": 50, "defaultseverity": "normal"})
     assert answer.status_code == 200
     assert answer.json == {"parameters": {
-        "maintainer": {"added": "boss@example.com", "removed": ""},
+        "maintainer": {"added": "boss@example.com", "removed": ADMIN},
         "usetargetmilestone": {"added": "1", "removed": "0"},
         "maxusermatches": {"added": "50", "removed": "1000"},
         "defaultseverity": {"added": "normal", "removed": "enhancement"},
@@ -208,10 +237,42 @@ def test_valid_values_are_stored(services, name, value):
     assert stored(services)[name] == value
 
 
-# Parameters not offered ---------------------------------------------------------------------------
+# Parameters of the web pages, and those not offered ----------------------------------------------
 
-NOT_OFFERED = ("allowbugdeletion", "allowemailchange", "cookiepath",
-               "default_search_limit", "rememberlogin", "usemenuforusers")
+# Bugzilla's defaults for the parameters that govern the web pages.
+PAGE_PARAMETERS = {"allowemailchange": "1", "cookiepath": "/", "default_search_limit": "500",
+                   "rememberlogin": "on", "usemenuforusers": "0"}
+NOT_OFFERED = ("allowbugdeletion",)
+
+
+def test_the_page_parameters_are_offered_with_bugzillas_defaults(client, admin_key, services):
+    seen = client.simulate_get("/rest/parameters",
+                               params={"Bugzilla_api_key": admin_key}).json["parameters"]
+    assert {name: seen[name] for name in PAGE_PARAMETERS} == PAGE_PARAMETERS
+    assert {name: stored(services)[name] for name in PAGE_PARAMETERS} == PAGE_PARAMETERS
+    answer = update(services, {"cookiepath": "/bugs/", "rememberlogin": "defaulton",
+                               "usemenuforusers": True, "default_search_limit": 50,
+                               "allowemailchange": "0"})
+    assert answer == {"parameters": {
+        "cookiepath": {"added": "/bugs/", "removed": "/"},
+        "rememberlogin": {"added": "defaulton", "removed": "on"},
+        "usemenuforusers": {"added": "1", "removed": "0"},
+        "default_search_limit": {"added": "50", "removed": "500"},
+        "allowemailchange": {"added": "0", "removed": "1"}}}
+
+
+@pytest.mark.parametrize("name, value", [
+    ("cookiepath", "bugs/"), ("cookiepath", "/a b"), ("cookiepath", "/x;domain=evil"),
+    ("cookiepath", "/x,y"), ("cookiepath", ""), ("rememberlogin", "always"),
+    ("rememberlogin", "ON"), ("default_search_limit", "-1"), ("default_search_limit", "many"),
+    ("usemenuforusers", "maybe"),
+])
+def test_page_parameters_refuse_values_they_cannot_take(services, name, value):
+    before = stored(services)
+    with pytest.raises(ServiceError) as caught:
+        update(services, {name: value})
+    assert caught.value.code == 32000
+    assert stored(services) == before
 
 
 def test_parameters_without_an_effect_are_not_offered(client, admin_key, services):
@@ -236,18 +297,19 @@ def test_changing_one_is_51_like_an_unknown_name(client, admin_key, services, na
 
 def test_a_value_stored_by_an_earlier_version_is_ignored(client, admin_key, services):
     with services.db.transaction(write=True) as conn:
-        conn.execute("INSERT INTO params (name, value) VALUES ('cookiepath', '/bugs/')")
+        conn.execute("INSERT INTO params (name, value) VALUES ('allowbugdeletion', '1')")
     seen = client.simulate_get("/rest/parameters",
                                params={"Bugzilla_api_key": admin_key}).json["parameters"]
-    assert "cookiepath" not in seen and seen["maxusermatches"] == "1000"
+    assert "allowbugdeletion" not in seen and seen["maxusermatches"] == "1000"
     changed = update(services, {"maxusermatches": 5})
     assert changed == {"parameters": {"maxusermatches": {"added": "5", "removed": "1000"}}}
-    assert services.query("SELECT value FROM params WHERE name = 'cookiepath'") == [("/bugs/",)]
+    assert services.query("SELECT value FROM params WHERE name = 'allowbugdeletion'") == [
+        ("1",)]
 
 
 def test_update_with_an_unknown_parameter_and_a_known_one_changes_nothing(services):
     with pytest.raises(ServiceError) as caught:
-        update(services, {"maxusermatches": 5, "cookiepath": "/x"})
+        update(services, {"maxusermatches": 5, "allowbugdeletion": "1"})
     assert caught.value.code == 51
     assert services.query("SELECT value FROM params WHERE name = 'maxusermatches'") == [("1000",)]
 
@@ -264,7 +326,7 @@ def test_parameter_change_is_audited_and_moves_last_audit_time(client, admin_key
         client.simulate_put("/rest/parameters", params={"Bugzilla_api_key": admin_key},
                             json={"maintainer": "boss@example.com"})
     assert services.query("SELECT class, field, removed, added, at_time FROM audit_log") == [
-        ("Bugzilla::Param", "maintainer", "", "boss@example.com", "2026-02-03 04:05:06")]
+        ("Bugzilla::Param", "maintainer", ADMIN, "boss@example.com", "2026-02-03 04:05:06")]
     assert client.simulate_get("/rest/last_audit_time").json == {
         "last_audit_time": "2026-02-03T04:05:06Z"}
     with freeze_time("2026-02-04 00:00:00"):
@@ -327,7 +389,7 @@ def test_requirelogin_keeps_version_timezone_parameters_open(client, login_requi
 
 def test_requirelogin_parameters_tell_anonymous_callers_to_log_in(client, login_required):
     assert client.simulate_get("/rest/parameters").json == {
-        "parameters": {"attachment_base": "", "maintainer": "", "requirelogin": "1"}}
+        "parameters": {"maintainer": ADMIN, "requirelogin": "1"}}
 
 
 def test_requirelogin_keeps_login_open(client, login_required, services, plain):

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from bugsvc.store.db import Database
+from bugsvc.store.location import open_database
 
 
 def test_postgresql_is_there_to_test_against(pytestconfig):
@@ -71,12 +71,12 @@ def test_the_postgresql_schema_has_every_table_column_key_index_and_trigger_of_s
     tables, columns (in order, NOT NULL, with a default), primary keys,
     indexes (and which are unique) and triggers; only the engines' own
     search indexes differ, as schema.sql marks them."""
-    sqlite = Database(tmp_path / "drift.sqlite")
+    sqlite = open_database(tmp_path / "drift.sqlite")
     sqlite.initialize()
     with sqlite.transaction() as conn:
         expected_tables, expected_triggers = _sqlite_schema(conn)
     sqlite.close()
-    postgresql = Database(new_db())
+    postgresql = open_database(new_db())
     postgresql.initialize()
     with postgresql.transaction() as conn:
         tables, triggers = _postgresql_schema(conn)
@@ -101,7 +101,7 @@ def test_the_postgresql_schema_has_every_table_column_key_index_and_trigger_of_s
 # SQL as written for sqlite3 ---------------------------------------------------------------
 
 def test_question_marks_become_placeholders_only_outside_quotes():
-    from bugsvc.store.postgres import psycopg_sql
+    from bugsvc.store.postgres.sql import psycopg_sql
     assert psycopg_sql("SELECT '?', \"a?\", x FROM t WHERE y = ? AND z LIKE '%?%' -- ?\n") == \
         "SELECT '?', \"a?\", x FROM t WHERE y = %s AND z LIKE '%%?%%' -- ?\n"
     assert psycopg_sql("SELECT 'it''s ?' WHERE a = ?") == "SELECT 'it''s ?' WHERE a = %s"

@@ -344,6 +344,17 @@ def test_an_entry_group_still_keeps_non_members_out(client, services, security):
     assert (resp.status_code, resp.json["code"]) == (401, 106)
     assert services.query("SELECT COUNT(*) FROM bugs") == before
     assert security["id"] in _ids(client, "/rest/product_enterable", keys[MEMBER])
+    # Mandatory and entry together: invisible to non-members in every product call.
+    for who, sees in ((None, False), (REPORTER, False), (MEMBER, True)):
+        key = keys.get(who)
+        for params in ({"ids": security["id"]}, {"names": "Security"}, {"type": "enterable"},
+                       {"type": "accessible"}, {"type": "selectable"}):
+            resp = client.simulate_get("/rest/product", params=dict(
+                params, **({"Bugzilla_api_key": key} if key else {})))
+            names = [p["name"] for p in resp.json["products"]]
+            assert ("Security" in names) == sees, (who, params)
+        answer = _jsonrpc(client, "Product.get", {"names": ["Security"]}, key)
+        assert bool(answer["result"]["products"]) == sees, who
 
 
 # Create ------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """python-bugzilla's own released integration tests (`tests/integration` of
 its sdist) against a real bugsvc server seeded like their Bugzilla test
-instance, once over REST and once over XML-RPC: every one of them passes.
+instance, on a default installation (no parameter changed), once over REST
+and once over XML-RPC: every one of them passes.
 
 The sdist is not downloaded here (tests fetch nothing): .ci/run downloads the
 release named by pybugzilla_instance.RELEASE and names the file in the

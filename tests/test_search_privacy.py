@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from bugsvc.store import db as bugsvc_db
+from bugsvc.store import regexp as bugsvc_regexp
 from bugsvc.catalogue.field_types import BUG_ID
 from bugsvc.services import bug as bug_service
 from bugsvc.services import bug_search
@@ -79,7 +79,7 @@ class Recorder:
     def regexp(self, pattern, value):
         self.values.append(value)
         self.matched.append(value)
-        return bugsvc_db.sql_regexp(pattern, value)
+        return bugsvc_regexp.sql_regexp(pattern, value)
 
     def instr(self, haystack, needle):
         self.values += [haystack, needle]

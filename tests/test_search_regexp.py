@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from bugsvc.store import db as bugsvc_db
+from bugsvc.store import regexp as bugsvc_regexp
 from bugsvc.errors import ServiceError
 from bugsvc.services import bug_search
 
@@ -74,7 +74,7 @@ def test_a_pattern_that_backtracks_without_end_is_a_user_error(services, field, 
                                                                monkeypatch, hostile):
     # A budget of 5 ms and a text the pattern needs some 10 ms for (on the
     # real budget, a longer text does the same: see the server test below).
-    monkeypatch.setattr(bugsvc_db, "REGEXP_SECONDS", 0.005)
+    monkeypatch.setattr(bugsvc_regexp, "REGEXP_SECONDS", 0.005)
     pattern, text = hostile
     text = text if pattern != HOSTILE else "a" * 26 + "b"
     add_bug(services, summary=text, description=text)
@@ -87,10 +87,10 @@ def test_a_pattern_that_backtracks_without_end_is_a_user_error(services, field, 
 def test_the_budget_covers_the_whole_search_not_each_value(services):
     """Each value alone is matched well within the time of one match, but
     together they go over the search's budget."""
-    budget = bugsvc_db.regexp_budget(seconds=0.05, per_value=0.0)
+    budget = bugsvc_regexp.regexp_budget(seconds=0.05, per_value=0.0)
     calls = []
-    compiled = bugsvc_db.compile_regexp("^(a|aa)+$")
-    with pytest.raises(bugsvc_db.RegexpTooSlow), budget as spent:
+    compiled = bugsvc_regexp.compile_regexp("^(a|aa)+$")
+    with pytest.raises(bugsvc_regexp.RegexpTooSlow), budget as spent:
         for _ in range(10000):
             calls.append(spent.match(compiled, "a" * 18 + "b"))
     assert 1 < len(calls) < 10000

@@ -55,7 +55,8 @@ def test_real_server_serves_logs_and_keeps_data_across_restart(start, tmp_path):
     status, body, _ = server.call("PUT", "/rest/parameters", {"Bugzilla_api_key": key},
                                   {"maintainer": "keeper@example.com", "usestatuswhiteboard": True})
     assert status == 200
-    assert body["parameters"]["maintainer"] == {"added": "keeper@example.com", "removed": ""}
+    assert body["parameters"]["maintainer"] == {"added": "keeper@example.com",
+                                                "removed": ADMIN_EMAIL}
 
     # Error answers: the one error object, with the documented codes and statuses.
     wrong_key = "W" * 40

@@ -73,7 +73,7 @@ def make_database(tmp_path):
     folder = tmp_path / "data"
     folder.mkdir()
     path = folder / "bugsvc.sqlite"
-    prepare_database(Config(db_path=str(path), admin_password=ADMIN_PASSWORD),
+    prepare_database(Config(database=str(path), admin_password=ADMIN_PASSWORD),
                      io.StringIO()).close()
     return path
 

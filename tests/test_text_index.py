@@ -8,9 +8,10 @@ import pytest
 
 from bugsvc.bugs import search_sql
 from bugsvc.services import bug_search
-from bugsvc.store import db as dbmodule
+from bugsvc.store import schema
+from bugsvc.store.location import open_database
 
-from bug_rows import add_bug, add_group, add_product, set_param
+from bug_rows import add_bug, add_group, add_product
 from bug_support import file_bug, update_bug
 
 PAT, STAFF = "pat@example.com", "staff@example.com"
@@ -128,7 +129,6 @@ def test_quicksearch_answers_what_comparing_every_bug_answers(services, bugs, sc
 
 
 def test_changed_and_new_summaries_and_whiteboards_are_found_at_once(services, bugs):
-    set_param(services, "usestatuswhiteboard", "1")
     update_bug(services, bugs["plain"], summary="Toolbar flickers on resize",
                whiteboard="[qa-wanted]")
     bugs["new"] = file_bug(services, summary="Sidebar flickers too")
@@ -177,12 +177,12 @@ def test_migration_indexes_the_bugs_already_stored(services, bugs, db, db_path):
         assert not conn.dialect.has_text_index(conn)
         conn.dialect.set_schema_version(conn, 6)
     db.close()
-    reopened = dbmodule.Database(db_path)
+    reopened = open_database(db_path)
     try:
         assert reopened.initialize() is False
         with reopened.transaction() as conn:
             assert conn.dialect.has_text_index(conn)
-            assert conn.dialect.schema_version(conn) == dbmodule.SCHEMA_VERSION
+            assert conn.dialect.schema_version(conn) == schema.SCHEMA_VERSION
     finally:
         reopened.close()
     assert found(services, bugs, quicksearch="crashes") == ["crash", "upper"]

@@ -330,7 +330,7 @@ def test_the_reset_command_clears_logins_and_addresses(client, config, services,
             fail_with_key(client)
         assert_throttled(client.simulate_get("/rest/user", remote_addr=GUESSER,
                                              params={"Bugzilla_api_key": "K" * 40}))
-    argv = ["--db", config.db_path, "reset-failed-logins"]
+    argv = ["--db", config.database.text, "reset-failed-logins"]
     status, out, err = run_cli(argv + [GUESSER, "nobody@example.com"])
     assert status == 1 and "'nobody@example.com' is neither" in err
     assert stored_failures(services, f"address:{GUESSER}") == 5          # nothing changed
@@ -521,9 +521,9 @@ def test_the_admin_is_not_locked_out_by_anyone_elses_guesses(client, admin_key):
 # Databases of the fixed lockout ----------------------------------------------------------
 
 def test_a_version_2_database_keeps_its_failures_as_counts(tmp_path):
-    from bugsvc.store.db import Database
+    from bugsvc.store.location import open_database
     path = tmp_path / "v2.sqlite"
-    database = Database(path)
+    database = open_database(path)
     database.initialize()
     conn = database.connection()
     conn.execute("INSERT INTO users (login, real_name, created_at)"
@@ -542,7 +542,7 @@ def test_a_version_2_database_keeps_its_failures_as_counts(tmp_path):
     conn.execute("PRAGMA user_version = 2")
     database.close()
 
-    migrated = Database(path)
+    migrated = open_database(path)
     assert migrated.initialize() is False
     with migrated.transaction() as conn:
         assert sorted(tuple(row) for row in conn.execute("SELECT * FROM login_throttle")) == [

@@ -331,7 +331,7 @@ def test_a_slow_receiver_holds_up_nobody_else(hooks, receiver):
         for priority in ("Highest", "High", "Low"):
             update_bug(hooks, bug_id, priority=priority)
         from bugsvc.notify.worker import Deliverer
-        deliverer = Deliverer(hooks.db, hooks.config, runner=hooks.runner)
+        deliverer = Deliverer(hooks.units)
         threads = deliverer.start(threads=2)
         try:
             wait_for(lambda: len(receiver.calls) == 3, what="the fast receiver's calls")

@@ -21,7 +21,7 @@ from bugsvc.serving import server
 from bugsvc.serving import workers
 from bugsvc.cli.options import UsageError, build_parser, make_config
 from bugsvc.config import DEFAULT_THREADS
-from bugsvc.store.db import Database
+from bugsvc.store.location import open_database
 
 pytestmark = pytest.mark.slow
 
@@ -278,8 +278,8 @@ def test_database_is_in_wal_mode_with_a_busy_timeout(db):
 
 @pytest.mark.engine("sqlite")   # SQLite's writers and its WAL
 def test_a_second_writer_waits_for_the_first_and_readers_are_not_blocked(config):
-    first, second, reader = Database(config.db_path), Database(config.db_path), \
-        Database(config.db_path)
+    first, second, reader = open_database(config.database), open_database(config.database), \
+        open_database(config.database)
     holding, release = threading.Event(), threading.Event()
     outcome = {}
 
@@ -309,10 +309,11 @@ def test_a_second_writer_waits_for_the_first_and_readers_are_not_blocked(config)
     b.start()
     b.join(0.3)
     assert b.is_alive(), "the second writer should wait for the first, not fail"
-    # A reader still gets its snapshot at once (the first writer has not committed).
+    # A reader still gets its snapshot at once (the first writer has not
+    # committed): the maintainer the first start made, the administrator.
     with reader.transaction() as conn:
         assert conn.execute("SELECT value FROM params WHERE name = 'maintainer'"
-                            ).fetchone()[0] == ""
+                            ).fetchone()[0] == config.admin_email
     reader.close()
     release.set()
     a.join(10)
@@ -322,8 +323,8 @@ def test_a_second_writer_waits_for_the_first_and_readers_are_not_blocked(config)
 
 _HOLD_LOCK = """
 import sys, time
-from bugsvc.store.db import Database
-db = Database(sys.argv[1], writers_lock_path=sys.argv[2])
+from bugsvc.store.location import open_database
+db = open_database(sys.argv[1], writers_lock_path=sys.argv[2])
 with db.transaction(write=True) as conn:
     conn.execute("UPDATE params SET value = 'other process' WHERE name = 'maintainer'")
     print("holding", flush=True)
@@ -336,11 +337,11 @@ with db.transaction(write=True) as conn:
 @pytest.mark.parametrize("ending", ["release", "kill"])
 def test_worker_processes_take_turns_on_the_writers_lock_file(config, tmp_path, ending):
     lock_path = str(tmp_path / "writers.lock")
-    other = subprocess.Popen([sys.executable, "-c", _HOLD_LOCK, config.db_path, lock_path],
+    other = subprocess.Popen([sys.executable, "-c", _HOLD_LOCK, config.database.text, lock_path],
                              cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert other.stdout.readline().strip() == "holding"
-        mine = Database(config.db_path, writers_lock_path=lock_path)
+        mine = open_database(config.database, writers_lock_path=lock_path)
         done = threading.Event()
 
         def write():
@@ -362,7 +363,7 @@ def test_worker_processes_take_turns_on_the_writers_lock_file(config, tmp_path, 
     finally:
         other.kill()
         other.wait()
-    reader = Database(config.db_path)
+    reader = open_database(config.database)
     with reader.transaction() as conn:
         value = conn.execute("SELECT value FROM params WHERE name = 'maintainer'").fetchone()[0]
     reader.close()

@@ -17,7 +17,7 @@ import time
 from collections import Counter
 from contextlib import closing
 
-from bugsvc.store.db import Database, is_postgresql
+from bugsvc.store.location import Location, open_database
 
 
 ADMIN = "load-admin@example.com"
@@ -190,8 +190,8 @@ def open_read_only(location):
     """A read-only connection (SQLite) or one outside any transaction
     (PostgreSQL), closed when the `with` block ends (an open SQLite reader
     would hold up the WAL recovery of a server started later)."""
-    if is_postgresql(location):
-        return closing(Database(location).connect())
+    if not Location.of(location).is_file:
+        return closing(open_database(location).connect())
     conn = sqlite3.connect(f"file:{location}?mode=ro", uri=True)
     conn.row_factory = sqlite3.Row
     return closing(conn)
@@ -200,7 +200,7 @@ def open_read_only(location):
 def integrity(location):
     """[("ok",)] when the database checks out: SQLite's integrity_check;
     on PostgreSQL, amcheck's check of every B-tree index against its table."""
-    if not is_postgresql(location):
+    if Location.of(location).is_file:
         with closing(sqlite3.connect(location)) as conn:
             return conn.execute("PRAGMA integrity_check").fetchall()
     with open_read_only(location) as conn:

@@ -151,9 +151,10 @@ DOCS = {
         errors=(50, 300, 301, 32000)),
     "User.logout": Doc("Invalidate a login token.", params={"token": STR},
                        answer=wrapped({"type": "null"})),
-    "User.valid_login": Doc("Whether a token is valid for a login.",
+    "User.valid_login": Doc("Whether the credentials sign in as a login: the token given, "
+                            "else the API key or the login and password of the call.",
                             params={"login": STR, "token": STR}, required=("login",),
-                            answer=wrapped(BOOL), errors=(50, 32000)),
+                            answer=wrapped(BOOL), errors=(50, 300, 301, 306, 410, 32000)),
     "User.create": Doc(
         "Create an account (editusers).",
         params={"email": STR, "full_name": STR, "password": STR}, required=("email",),
@@ -222,16 +223,34 @@ DOCS = {
         errors=(50, 32000, 502, 305)),
     "User.check_token": Doc(
         "What a mailed token is for.",
-        params={"reset_token": STR, "account_token": STR},
-        answer=obj({"type": {"type": "string", "enum": ["password", "account"]},
-                    "login": STR}, required=["type", "login"]),
+        params={"reset_token": STR, "account_token": STR, "email_token": STR},
+        answer=obj({"type": {"type": "string",
+                             "enum": ["password", "account", "emailnew", "emailold"]},
+                    "login": STR,
+                    "email": described(STR, "email_token: the address it was mailed to")},
+                   required=["type", "login"]),
         errors=(50, 32000)),
     "User.cancel_token": Doc(
-        "Cancel what a mailed link offers: its token stops working.",
-        params={"reset_token": STR, "account_token": STR},
-        answer=obj({"type": {"type": "string", "enum": ["password", "account"]},
+        "Cancel what a mailed link offers: its token stops working (an e-mail address change: "
+        "every link of it; the old address's link also takes the old address back).",
+        params={"reset_token": STR, "account_token": STR, "email_token": STR},
+        answer=obj({"type": {"type": "string",
+                             "enum": ["password", "account", "emailnew", "emailold"]},
                     "login": STR}, required=["type", "login"]),
         errors=(50, 32000)),
+    "User.request_email_change": Doc(
+        "Ask to change one's own e-mail address (login): the new address gets a link that "
+        "confirms it, the current one a notice with a link that cancels it "
+        "(allowemailchange).",
+        params={"new_email": STR, "current_password": STR},
+        required=("new_email", "current_password"), answer=wrapped({"type": "null"}),
+        errors=(50, 32000, 300, 501, 500)),
+    "User.change_email": Doc(
+        "Confirm a change of e-mail address with the link mailed to the new address.",
+        params={"email_token": described(STR, "the t of the mailed link"), "password": STR},
+        required=("email_token", "password"),
+        answer=obj({"id": INT, "login": STR}, required=["id", "login"]),
+        errors=(50, 32000, 300, 500, 501)),
     "User.can_create_account": Doc(
         "Whether people may create their own account by mail (createemailregexp is set).",
         answer=obj({"can_create_account": BOOL}, required=["can_create_account"])),

@@ -7,7 +7,7 @@ them), numbers too large for a float (1e999), an object with the same key
 twice (which value would win is not defined), nesting deeper than MAX_DEPTH,
 and lone UTF-16 surrogates ("\\ud800"), which no UTF-8 database or answer can
 carry. Integers of any size are kept: parameter coercion answers 54 for those
-beyond 64 bits (params.py) and the Runner for any that reach SQL.
+beyond 64 bits (call/params.py) and the Runner for any that reach SQL.
 """
 
 import json

@@ -70,6 +70,11 @@ OPERATIONS = Operations([
     _read("User.check_token", account.check_token, login=EXEMPT, read_only=False),
     _write("User.cancel_token", account.cancel_token, login=EXEMPT),
     _read("User.can_create_account", account.can_create_account, login=EXEMPT),
+    # One's own e-mail address, changed once the new address confirms it
+    # (the reference's preferences page and token.cgi): asked for by the
+    # account; confirmed with the mailed link, also by someone not signed in.
+    _write("User.request_email_change", account.request_email_change),
+    _write("User.change_email", account.change_email, login=EXEMPT),
     # Mail preferences (bugsvc addition: the reference's preferences page)
     _read("User.get_email_settings", notification.get_email_settings, login=REQUIRED),
     _write("User.update_email_settings", notification.update_email_settings),

@@ -1,21 +1,19 @@
 """Running one operation, the same way for every way in (REST, JSON-RPC,
-XML-RPC, and the operator's commands): take the credentials and the field
-choice out of the parameters, resolve the caller, open the call's
-transaction, enforce the login rule, run the service, trim the answer to the
-requested fields. Services never see credentials or field lists."""
+XML-RPC, the web pages): take the credentials and the field choice out of
+the parameters, resolve the caller, run the service in a unit of work
+(call/unit_of_work.py: its transaction and its Context) after the login
+rule, trim the answer to the requested fields. Services never see
+credentials or field lists."""
 
 import time
 from contextlib import contextmanager
-from datetime import datetime, timezone
 
 from .. import errors
 from ..accounts.auth import CredentialsRefused, extract_credentials
 from ..accounts.caller import ANONYMOUS, load_caller
-from ..store import cache
 from ..store.db import TextRefused
-from . import fields
-from .context import Context
-from .fields import FieldFilter
+from ..call import fields
+from ..call.fields import FieldFilter
 from .operation import EXEMPT, REQUIRED, SELF
 
 # Parameters that shape the call, not the service's work: the answer's
@@ -27,21 +25,22 @@ _CALL_KEYS = ("include_fields", "exclude_fields", "Bugzilla_api_token", "Service
 class Runner:
     """Runs operations for the ways in.
 
-    db: the Database. config: the instance Config. authenticator: the
-    Authenticator. clock: returns the current aware UTC datetime (tests).
-    on_events: called (without arguments) after a call committed outbox
-    events, so a delivery worker of this process can start at once.
+    units: the UnitOfWork every call runs in (its Database, Config,
+    Authenticator and clock are the Runner's).
     """
 
-    def __init__(self, db, config, authenticator, clock=None):
-        self.db = db
-        self.config = config
-        self.auth = authenticator
-        self.clock = clock or (lambda: datetime.now(timezone.utc))
-        self.catalog = cache.CatalogCache()
-        self.on_events = None
+    def __init__(self, units):
+        self.units = units
+        self.db = units.db
+        self.config = units.config
+        self.auth = units.auth
         self.limiter = None             # limits.Limiter when rate limits are set
         self.on_transaction = None      # told (writes, seconds) of each call's transaction
+
+    @property
+    def clock(self):
+        """The units' clock: the current aware UTC datetime."""
+        return self.units.clock
 
     def run(self, operation, params, headers, remote_ip):
         """Run `operation` as the caller the credentials name.
@@ -68,7 +67,7 @@ class Runner:
         creds = extract_credentials(params, headers, operation.keeps_credentials)
         flt = _field_filter(params)
         forgiving = operation.anonymous_when_key_refused and creds.login is None
-        now = self.clock()
+        now = self.units.clock()
         # API keys and tokens are checked inside the call's own transaction
         # (one transaction per call). Passwords are checked before it, as
         # login does, since each outcome is stored at once.
@@ -79,14 +78,17 @@ class Runner:
         else:
             caller = self.auth.resolve_password(creds, remote_ip, now)
         call = (operation, params, caller, creds if in_call else None, remote_ip, flt)
+        presented = creds if operation.login == SELF else None
         try:
             try:
-                result = self._run_in_transaction(*call, forgiving=forgiving)
+                result = self._run_in_transaction(*call, forgiving=forgiving,
+                                                  presented=presented)
             except _UseDue as due:
                 # A read call's key or token whose use is to be recorded (once
                 # a minute): recorded first, so the call sees it, then the call.
                 self.auth.record_use(due.use, remote_ip, now)
-                result = self._run_in_transaction(*call, forgiving=forgiving, use_recorded=True)
+                result = self._run_in_transaction(*call, forgiving=forgiving, use_recorded=True,
+                                                  presented=presented)
         except CredentialsRefused as refused:
             self.auth.record_failure(refused.subject, now)
             raise
@@ -121,7 +123,7 @@ class Runner:
             params = dict(params)
             extract_credentials(params, {})
             prepared.append((operation, params, _field_filter(params)))
-        now = self.clock()
+        now = self.units.clock()
         in_call = bool(creds.api_key or (creds.token and creds.login is None))
         caller = ANONYMOUS if in_call else self.auth.resolve_password(creds, remote_ip, now)
         checked = creds if in_call else None
@@ -139,35 +141,26 @@ class Runner:
                 for result, (operation, _, flt) in zip(results, prepared)]
 
     def _run_many_in_transaction(self, prepared, given, creds, remote_ip, use_recorded=False):
-        """_many_in_transaction, its time told to on_transaction."""
-        started = time.perf_counter()
-        try:
-            return self._many_in_transaction(prepared, given, creds, remote_ip, use_recorded)
-        finally:
-            if self.on_transaction is not None:
-                self.on_transaction(False, time.perf_counter() - started)
+        names = tuple(operation.name for operation, _, _ in prepared)
+        counted = []
 
-    def _many_in_transaction(self, prepared, given, creds, remote_ip, use_recorded=False):
-        counted = False
-        for attempt in self.db.attempts(write=False):
-            with attempt as conn:
-                caller = self._identify(conn, given, creds, remote_ip, False, use_recorded)
-                if self.limiter is not None and not counted:
-                    counted = True
-                    self.limiter.check(conn, caller, creds.api_key if creds else None, remote_ip,
-                                       tuple(operation.name for operation, _, _ in prepared),
-                                       False)
-                now = self.clock()
-                # One snapshot: the catalog generation, and what one call found
-                # out about a bug's visibility, hold for the others too.
-                generation, memo = cache.generation(conn), {}
-                results = []
-                for operation, params, flt in prepared:
-                    ctx = self._context(conn, caller, now, remote_ip, flt, False,
-                                        generation=generation)
-                    ctx.memo = memo
-                    results.append(self._service(ctx, operation, params))
-        return results
+        def identify(conn):
+            caller = self._identify(conn, given, creds, remote_ip, False, use_recorded)
+            self._count(conn, caller, creds, remote_ip, names, False, counted)
+            return caller
+
+        def read_all(ctx):
+            # One snapshot: the catalog generation, and what one call found
+            # out about a bug's visibility, hold for the others too.
+            memo, results = {}, []
+            for operation, params, flt in prepared:
+                call = self.units.new_context(ctx.conn, ctx.caller, ctx.now, remote_ip, flt,
+                                              generation=ctx.catalog_generation)
+                call.memo = memo
+                results.append(self._service(call, operation, params))
+            return results
+        with self._timed(False):
+            return self.units.run(read_all, caller=identify, remote_ip=remote_ip)
 
     def call(self, operation, params, user_id=None, remote_ip="127.0.0.1", now=None):
         """Run `operation` as account `user_id` (None: anonymous), already
@@ -186,102 +179,64 @@ class Runner:
             raise _text_refused() from None
         return fields.apply(result, operation.shapes, flt)
 
-    @contextmanager
-    def context(self, user_id=None, write=False, remote_ip="127.0.0.1", now=None, fields=None,
-                events=True):
-        """A Context in a transaction of its own, for work that is no
-        operation (the operator's commands, the delivery worker, imports,
-        tests): committed when the block ends, rolled back when it raises.
-        user_id: the caller's account (None: anonymous). fields: a
-        FieldFilter (default: every field). events: False for writes that
-        must tell nobody (no outbox event is written for them)."""
-        written = 0
-        with self.db.transaction(write=write) as conn:
-            ctx = self.context_on(conn, user_id, write, remote_ip, now, fields, events)
-            yield ctx
-            if write:
-                written = ctx.events.write(conn, ctx.caller.id, ctx.now)
-        if written:
-            self._events_written()
-
-    def context_on(self, conn, user_id=None, write=False, remote_ip="127.0.0.1", now=None,
-                   fields=None, events=True):
-        """A Context as `context` makes it, on `conn`, a transaction the
-        caller opened and ends (one run again when it met a concurrent one:
-        Database.attempts). The events it notes are the caller's to write
-        (ctx.events.write) before the commit."""
-        caller = ANONYMOUS if user_id is None else load_caller(conn, user_id)
-        ctx = self._context(conn, caller, now or self.clock(), remote_ip,
-                            fields or FieldFilter(), write, with_catalog=False)
-        ctx.events.enabled = events
-        return ctx
-
-    def _context(self, conn, caller, now, remote_ip, flt, writes, with_catalog=True,
-                 generation=None):
-        """The one place a Context is made (generation: the catalog
-        generation, when the transaction read it already)."""
-        if with_catalog and generation is None:
-            generation = cache.generation(conn)
-        return Context(conn=conn, caller=caller, now=now, config=self.config, auth=self.auth,
-                       remote_ip=remote_ip, fields=flt, catalog=self.catalog,
-                       catalog_generation=generation if with_catalog else None,
-                       writes=writes)
+    def parameters(self):
+        """{name: value} of every instance parameter, as the installation
+        holds them, for a way in that follows them itself (the web pages'
+        cookie path, sign-in choices, user menus, bug list size): read in a
+        transaction of its own, from this process's copy while the catalog
+        has not changed. Shown to nobody as it is: never a caller's answer."""
+        with self.db.transaction(write=False) as conn:
+            ctx = self.units.new_context(conn, ANONYMOUS, self.units.clock(), "")
+            return dict(ctx.cached("params", ctx.load_parameters))
 
     def _run_in_transaction(self, operation, params, caller, creds, remote_ip, flt,
-                            forgiving=False, use_recorded=False, now=None):
-        """_call_in_transaction, its time told to on_transaction."""
-        started = time.perf_counter()
-        try:
-            return self._call_in_transaction(operation, params, caller, creds, remote_ip, flt,
-                                             forgiving, use_recorded, now)
-        finally:
-            if self.on_transaction is not None:
-                self.on_transaction(operation.writes, time.perf_counter() - started)
-
-    def _call_in_transaction(self, operation, params, caller, creds, remote_ip, flt,
-                             forgiving=False, use_recorded=False, now=None):
+                            forgiving=False, use_recorded=False, now=None, presented=None):
         """The call's result, in its transaction; `creds` (when not None)
         are checked in it first (when `forgiving`, a key or token that is
         refused leaves the call anonymous, and is not counted); a `caller`
         given as an account id (or None with no creds: anonymous) is loaded
-        in it. Errors: as `run`, and _UseDue when a read call's API key or
-        token use is to be recorded first."""
-        # The whole call again when its transaction met a concurrent one it
-        # cannot be ordered with (PostgreSQL; see Database.attempts).
-        given = caller
-        written = 0
-        counted = False
-        for attempt in self.db.attempts(write=operation.writes):
-            with attempt as conn:
-                caller = self._identify(conn, given, creds, remote_ip, forgiving, use_recorded,
-                                        may_write=operation.writes)
-                if self.limiter is not None and not counted:
-                    counted = True
-                    self.limiter.check(conn, caller, creds.api_key if creds else None, remote_ip,
-                                       (operation.name,), operation.writes)
-                # The call's time is read once its transaction holds the write
-                # lock (as the reference reads it inside its transaction):
-                # writes waiting for one another are then stamped in the order
-                # they are stored, so history and last_change_time never run
-                # backwards. Login checks the password on a connection of its
-                # own, which records the outcome; this transaction must not
-                # have read anything before (its snapshot would then be too
-                # old to write the token), so that call keeps no copies.
-                ctx = self._context(conn, caller, now or self.clock(), remote_ip, flt,
-                                    operation.writes, with_catalog=operation.login != SELF)
-                result = self._service(ctx, operation, params)
-                written = 0
-                if operation.writes:
-                    # The call's events, in its own transaction: committed
-                    # with the change or rolled back with it.
-                    written = ctx.events.write(conn, ctx.caller.id, ctx.now)
-        if written:
-            self._events_written()
-        return result
+        in it; `presented`: the credentials an operation that checks its own
+        gets in its context. Errors: as `run`, and _UseDue when a read
+        call's API key or token use is to be recorded first."""
+        counted = []
 
-    def _events_written(self):
-        if self.on_events is not None:
-            self.on_events()
+        def identify(conn):
+            who = self._identify(conn, caller, creds, remote_ip, forgiving, use_recorded,
+                                 may_write=operation.writes)
+            self._count(conn, who, creds, remote_ip, (operation.name,), operation.writes,
+                        counted)
+            return who
+        # Login checks the password on a connection of its own, which
+        # records the outcome; the call's transaction must not have read
+        # anything before (its snapshot would then be too old to write the
+        # token), so that call keeps no copies of the catalogue.
+
+        def work(ctx):
+            ctx.credentials = presented
+            return self._service(ctx, operation, params)
+        with self._timed(operation.writes):
+            return self.units.run(work, write=operation.writes, caller=identify, now=now,
+                                  remote_ip=remote_ip, fields=flt,
+                                  catalog=operation.login != SELF)
+
+    def _count(self, conn, caller, creds, remote_ip, names, writes, counted):
+        """Count the call against the rate limits, once however often its
+        transaction is tried (`counted`: a list, empty until it was).
+        Errors: 32000 (HTTP 429) past a limit (limits.Limiter.check)."""
+        if self.limiter is not None and not counted:
+            counted.append(True)
+            self.limiter.check(conn, caller, creds.api_key if creds else None, remote_ip,
+                               names, writes)
+
+    @contextmanager
+    def _timed(self, writes):
+        """Tell on_transaction how long the block's transaction took."""
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            if self.on_transaction is not None:
+                self.on_transaction(writes, time.perf_counter() - started)
 
     def _identify(self, conn, caller, creds, remote_ip, forgiving, use_recorded,
                   may_write=False):
@@ -290,7 +245,7 @@ class Runner:
         as an account id (or None with no creds: anonymous) is loaded."""
         if creds is not None:
             try:
-                caller, use = self.auth.identify(conn, creds, remote_ip, self.clock(),
+                caller, use = self.auth.identify(conn, creds, remote_ip, self.units.clock(),
                                                  may_write=may_write)
             except errors.ServiceError:
                 if not forgiving:

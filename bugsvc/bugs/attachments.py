@@ -19,8 +19,8 @@ from ..errors import (
     ServiceError, USER_ERROR, FILE_NOT_SPECIFIED, FILE_TOO_LARGE, INVALID_CONTENT_TYPE,
     MISSING_DESCRIPTION, USER_NOT_INSIDER, ZERO_LENGTH_FILE,
 )
-from ..api.fields import Shape
-from ..api.params import clean_text
+from ..call.fields import Shape
+from ..call.params import clean_text
 from . import activity, flags as bug_flags
 from .store import diff
 

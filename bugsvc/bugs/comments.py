@@ -7,7 +7,7 @@ from ..store.db import placeholders
 from ..accounts.email import visible_email
 from ..errors import ServiceError, COMMENT_TOO_LONG
 from . import activity
-from ..api.fields import Shape
+from ..call.fields import Shape
 
 MAX_COMMENT_LENGTH = 65535
 

@@ -8,7 +8,7 @@ from ..errors import (
     ServiceError, PARAM_INVALID, USER_ERROR, INVALID_USERNAME, MISSING_RESOLUTION,
     RESOLUTION_NOT_ALLOWED, USER_NOT_INSIDER,
 )
-from ..api.params import Params
+from ..call.params import Params
 from . import (
     activity, comments, custom_fields, dependencies, groups, isolation, see_also, store, values,
 )
@@ -57,10 +57,7 @@ def create(ctx, params):
     if private and not access.is_insider(ctx):
         raise ServiceError(USER_NOT_INSIDER, "You are not allowed to make comments private.")
     see_also_targets = []
-    links = values.split(p.get("see_also"))
-    if links:
-        values.require_in_use(ctx, "see_also")
-    for value in links:
+    for value in values.split(p.get("see_also")):
         url, target = see_also.check(ctx, value)
         if url.lower() not in (u.lower() for u in bug.see_also):
             bug.see_also.append(url)
@@ -134,17 +131,12 @@ def _checked_record(ctx, p, custom):
         isolation.check_dependencies(ctx, "depends_on", bug.depends_on)
         isolation.check_dependencies(ctx, "blocks", bug.blocks)
         dependencies.check_loops(conn, None, bug.depends_on, bug.blocks)
-    # letsubmitterchoosemilestone off: every new bug starts at the product's
-    # default milestone, whatever the submitter asked for.
-    milestone = (p.get("target_milestone") if ctx.param_is_on("letsubmitterchoosemilestone")
-                 else None)
+    milestone = p.get("target_milestone")
     bug.target_milestone = values.milestone(
         ctx, product, milestone if milestone is not None else product["default_milestone"])
     url = values.text(p.get("url"), "url").strip()
     bug.url = "" if url == "http://" else url
     bug.whiteboard = values.text(p.get("whiteboard"), "whiteboard").strip()
-    if bug.whiteboard:
-        values.require_in_use(ctx, "whiteboard")
     if access.is_timetracker(ctx):
         bug.deadline = values.deadline(p.get("deadline"))
         bug.estimated_time = values.time_value(p.get("estimated_time"), "estimated_time")

@@ -12,10 +12,10 @@ quicksearch; all of them are ANDed.
 import re
 from dataclasses import dataclass
 
-from ..store.db import RegexpInvalid, RegexpTooSlow, StatementTooSlow, regexp_budget
+from ..store.regexp import RegexpInvalid, RegexpTooSlow, StatementTooSlow, regexp_budget
 from ..errors import (ServiceError, BUGLIST_PARAMETERS_REQUIRED, OBJECT_NOT_SPECIFIED,
                       PARAM_MUST_BE_NUMERIC, USER_ERROR)
-from ..api.params import Params, as_bool
+from ..call.params import Params, as_bool
 from . import quicksearch
 from .search_sql import ALIASES, Clause, Compiler, Condition
 

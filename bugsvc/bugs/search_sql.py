@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from re import _constants, _parser   # pattern structure, to refuse exponential regexps
 
 from ..accounts import access
-from ..store.db import compile_regexp, placeholders
+from ..store.db import placeholders
+from ..store.regexp import compile_regexp
 from ..errors import ServiceError, USER_ERROR, INVALID_FIELD_NAME
 from ..catalogue.field_types import MULTI_SELECT, DATETIME, DATE, BUG_ID, INTEGER
 from . import history as bug_history
@@ -915,7 +916,7 @@ def _checked_regexp(pattern):
 
     Errors: 32000 invalid, longer than 1000 characters, or with a repetition
     inside a repetition (such as (a+)+, which can take exponential time).
-    What other patterns cost is bounded when they run (bugsvc/db.py).
+    What other patterns cost is bounded when they run (store/regexp.py).
     """
     usable = len(pattern) <= _MAX_REGEXP
     if usable:

@@ -3,7 +3,7 @@ old and a new record, which is also the update's `changes` answer and the
 bug's history."""
 
 from .. import dates
-from ..api.changes import note
+from ..call.changes import note
 from ..store.db import placeholders
 from . import activity, custom_fields, flags as bug_flags
 from .record import COLUMNS

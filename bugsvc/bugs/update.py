@@ -10,7 +10,7 @@ from ..errors import (
     USER_NOT_INSIDER,
 )
 from ..catalogue.field_types import BUG_ID
-from ..api.params import Params, as_bool
+from ..call.params import Params, as_bool
 from . import (
     activity, comments, custom_fields, dependencies, groups, history, isolation, record,
     see_also, store, token, values,
@@ -359,8 +359,6 @@ class BugUpdate:
         for name in ("url", "whiteboard"):
             if p.has(name):
                 value = values.text(p.get(name), name).strip()
-                if name == "whiteboard" and value and value != bug.whiteboard:
-                    values.require_in_use(ctx, "whiteboard")
                 self._check(name, getattr(bug, name), value)
                 setattr(bug, name, value)
         if p.has("deadline"):
@@ -432,10 +430,7 @@ class BugUpdate:
         if not isinstance(spec, dict):
             spec = {"add": spec}
         before = list(bug.see_also)
-        adding = values.split(spec.get("add"))
-        if adding:
-            values.require_in_use(ctx, "see_also")
-        for value in adding:
+        for value in values.split(spec.get("add")):
             url, target = see_also.check(ctx, value, bug.id)
             if url.lower() in (existing.lower() for existing in bug.see_also):
                 continue

@@ -22,24 +22,6 @@ _DATE = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})$")
 _CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
 
 
-# Fields that are in use only while a parameter is on: (parameter, label).
-# While it is off the field takes no new value, but what bugs already have
-# is still shown and can be removed (as the reference documents for See
-# Also), so turning a parameter off never loses data.
-_FIELD_PARAMETERS = {"whiteboard": ("usestatuswhiteboard", "Status Whiteboard"),
-                     "see_also": ("use_see_also", "See Also")}
-
-
-def require_in_use(ctx, field):
-    """Errors: 32000 when `field` (whiteboard, see_also) is not in use on
-    this installation: its parameter is off."""
-    parameter, label = _FIELD_PARAMETERS[field]
-    if not ctx.param_is_on(parameter):
-        raise ServiceError(USER_ERROR, f"The {label} field is not in use on this installation "
-                                       f"(the parameter {parameter} is off), so it takes no "
-                                       "new values.")
-
-
 def text(value, name):
     """A scalar parameter as a string ("" for null). Errors: 32000 for an
     array or object."""

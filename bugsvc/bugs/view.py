@@ -12,7 +12,7 @@ import orjson
 from ..accounts import access
 from .. import dates
 from ..store.db import placeholders
-from ..api.fields import Shape
+from ..call.fields import Shape
 from ..catalogue.field_types import BUG_ID
 from . import custom_fields
 from .status import workflow as status_workflow

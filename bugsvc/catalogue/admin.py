@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from ..accounts import access
 from ..store import audit
 from . import catalog
-from ..api.changes import note
+from ..call.changes import note
 from ..errors import (
     ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_INVALID,
     NUMBER_TOO_LARGE, NUMBER_TOO_SMALL, USER_ERROR, PRODUCT_ACCESS_DENIED, UNKNOWN_METHOD,
 )
-from ..api.params import Params, clean_text
+from ..call.params import Params, clean_text
 
 NAME_MAX_LENGTH = 64              # products, components, versions, milestones, ...
 SMALLINT_MIN, SMALLINT_MAX = -32768, 32767

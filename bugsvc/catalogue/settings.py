@@ -3,14 +3,13 @@ who may read them, and how a new value is checked.
 
 Values are stored and returned as strings, as the reference does.
 
-Every parameter offered here changes what the service does. The reference
-has more, for parts bugsvc does not have yet; they are not offered (a PUT
-naming one answers like any unknown name, 51) and come back with their
-part: web page cookies and settings (cookiepath,
-rememberlogin, usemenuforusers, default_search_limit, allowemailchange,
-which governs the e-mail change in the user preferences page) and bug
-deletion (allowbugdeletion). Values stored under such names by an earlier
-version stay in the params table and are ignored by `load`.
+Every parameter offered here changes what the service does (some only on
+the web pages, as in the reference: cookiepath, rememberlogin,
+usemenuforusers, default_search_limit, allowemailchange). The reference
+has more, for parts bugsvc does not have (bug deletion: allowbugdeletion);
+they are not offered (a PUT naming one answers like any unknown name, 51).
+Values stored under such names by an earlier version stay in the params
+table and are ignored by `load`.
 
 Secret parameters (the SMTP password) are never shown: every reading,
 answer and audit record carries a mask instead of the value.
@@ -29,10 +28,14 @@ URL = "url"              # "" or an http(s) URL ending in a slash
 EMAIL = "email"          # "" or an e-mail address
 SMTP_SERVER = "smtp"     # "" or host[:port]
 SECRET = "secret"        # any text, never shown (SECRET_MASK instead)
+COOKIE_PATH = "path"     # a URL path starting with a slash, fit for a cookie
 
 # name -> (default, kind, extra). extra: allowed choices for TEXT when a
 # tuple; (least, most) for INT when a tuple; the select field for FIELD_VALUE.
 DEFINITIONS = {
+    # Whether people may change their own e-mail address (login) in their
+    # preferences, confirmed from the new address (as the reference).
+    "allowemailchange": ("1", BOOL, None),
     # Another origin for attachment content ("" : served by this one); its
     # URL may hold %bugid%, replaced by the attachment's bug number.
     "attachment_base": ("", URL, None),
@@ -41,6 +44,11 @@ DEFINITIONS = {
     "createemailregexp": (".*", REGEXP, None),
     "commentonchange_resolution": ("0", BOOL, None),
     "commentonduplicate": ("0", BOOL, None),
+    # The path of the web pages' cookies (the site's path behind a proxy).
+    "cookiepath": ("/", COOKIE_PATH, None),
+    # How many bugs a bug list page shows when its address asks for no
+    # limit (0: as many as a search returns).
+    "default_search_limit": ("500", INT, None),
     "defaultopsys": ("", FIELD_VALUE, "op_sys"),
     "defaultplatform": ("", FIELD_VALUE, "rep_platform"),
     "defaultpriority": ("---", FIELD_VALUE, "priority"),
@@ -72,6 +80,10 @@ DEFINITIONS = {
     "maxusermatches": ("1000", INT, None),
     "musthavemilestoneonaccept": ("0", BOOL, None),
     "noresolveonopenblockers": ("0", BOOL, None),
+    # The sign-in form's "stay signed in": on (always), off (never: the
+    # session ends with the browser's), defaulton / defaultoff (a box,
+    # ticked or not).
+    "rememberlogin": ("on", TEXT, ("on", "defaulton", "defaultoff", "off")),
     "password_complexity": ("no_constraints", TEXT,
                             ("no_constraints", "mixed_letters", "letters_numbers",
                              "letters_numbers_specialchars")),
@@ -86,6 +98,9 @@ DEFINITIONS = {
     "urlbase": ("", URL, None),
     "use_see_also": ("1", BOOL, None),
     "useclassification": ("0", BOOL, None),
+    # Lists of accounts (drop-down menus) instead of text boxes for people
+    # on the web pages.
+    "usemenuforusers": ("0", BOOL, None),
     "useqacontact": ("0", BOOL, None),
     "usestatuswhiteboard": ("0", BOOL, None),
     "usetargetmilestone": ("0", BOOL, None),
@@ -119,19 +134,18 @@ _SMTP_SERVER = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A
                           r"(?::(\d{1,5}))?")
 
 # What each tier of caller sees (interface "Parameters object").
-# attachment_base is public here (the reference shows it to logged-in
-# callers): anyone who opens an attachment is sent there anyway.
-PUBLIC = ("attachment_base", "maintainer", "requirelogin")
+PUBLIC = ("maintainer", "requirelogin")
 LOGGED_IN = (
-    "attachment_base", "commentonchange_resolution", "commentonduplicate", "defaultopsys",
-    "defaultplatform",
-    "defaultpriority", "defaultseverity", "duplicate_or_move_bug_status", "emailregexpdesc",
-    "emailsuffix", "letsubmitterchoosemilestone", "letsubmitterchoosepriority", "mailfrom",
-    "maintainer", "maxattachmentsize", "maxlocalattachment", "musthavemilestoneonaccept",
-    "noresolveonopenblockers", "password_complexity", "requirelogin",
+    "allowemailchange", "attachment_base", "commentonchange_resolution", "commentonduplicate",
+    "cookiepath", "defaultopsys", "defaultplatform", "defaultpriority", "defaultseverity",
+    "duplicate_or_move_bug_status", "emailregexpdesc", "emailsuffix",
+    "letsubmitterchoosemilestone", "letsubmitterchoosepriority", "mailfrom", "maintainer",
+    "maxattachmentsize", "maxlocalattachment", "musthavemilestoneonaccept",
+    "noresolveonopenblockers", "password_complexity", "rememberlogin", "requirelogin",
     "search_allow_no_criteria", "urlbase", "use_see_also", "useclassification",
-    "useqacontact", "usestatuswhiteboard", "usetargetmilestone",
+    "usemenuforusers", "useqacontact", "usestatuswhiteboard", "usetargetmilestone",
 )
+_COOKIE_PATH = re.compile(r"/[A-Za-z0-9._~!$&'()*+=:@%/-]*")
 
 
 def defaults():
@@ -231,6 +245,11 @@ def normalise(conn, name, value):
                                        and not 1 <= int(match.group(1)) <= 65535)):
             raise ValueError(f"'{name}' must be empty or a host name with an optional port "
                              "(host or host:port, the port from 1 to 65535)")
+        return text
+    if kind == COOKIE_PATH:
+        if not _COOKIE_PATH.fullmatch(text):
+            raise ValueError(f"'{name}' must be a path starting with a slash, without spaces, "
+                             "commas or semicolons")
         return text
     if kind == SECRET:
         return value if isinstance(value, str) else text

@@ -12,7 +12,7 @@ import sys
 
 from ..serving import startup
 from ..serving.server import serve
-from ..store.db import SchemaError
+from ..store.schema import SchemaError
 from .commands import (convert_database, create_api_key, deliver, make_backup,
                        manage_parameters,
                        reset_failed_logins)

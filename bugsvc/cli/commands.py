@@ -1,7 +1,9 @@
 """The operator's commands on an existing database, also while the server
 runs: print a new API key, read or change parameters, forget failed
 sign-ins, take a backup, deliver bug mail and webhook calls; and copying it
-to another engine. None creates the database it works on."""
+to another engine. None creates the database it works on. Those that change
+it work in a unit of work (bugsvc/compose.py) as the anonymous caller: the
+operator is not an account."""
 
 import ipaddress
 import signal
@@ -10,26 +12,24 @@ import threading
 from datetime import datetime, timezone
 
 from ..accounts import auth
-from ..accounts.auth import Authenticator
-from ..api.runner import Runner
 from ..catalogue import settings
+from ..compose import unit_of_work
 from ..errors import ServiceError
 from ..serving import startup
 from ..serving.server import prepare_database
 from ..services import instance
 from ..store import audit, backup, convert
-from ..store.db import is_postgresql
-from ..store.postgres import display_url
+from ..store.location import Location
 
 
 def create_api_key(config, email, description, out=sys.stdout, err=sys.stderr):
     """Print a new API key for account `email` (and nothing else) on `out`.
 
     Returns the exit status: 0, or 1 when no account has that login.
-    Errors: StartError when there is no database at config.db_path (none is
+    Errors: StartError when there is no database at config.database (none is
     created) or it cannot be written.
     """
-    startup.check_database(config.db_path, must_exist=True)
+    startup.check_database(config.database, must_exist=True)
     db = prepare_database(config, err)
     try:
         with db.transaction(write=True) as conn:
@@ -51,7 +51,7 @@ def manage_parameters(config, assignments, out=sys.stdout, err=sys.stderr):
 
     Returns the exit status: 0; 1 for an unknown name or invalid value
     (nothing changed); 2 for an assignment without '='.
-    Errors: StartError when there is no database at config.db_path (none is
+    Errors: StartError when there is no database at config.database (none is
     created) or it cannot be written.
     """
     values = {}
@@ -61,7 +61,7 @@ def manage_parameters(config, assignments, out=sys.stdout, err=sys.stderr):
             print(f"bugsvc: '{item}' is not of the form NAME=VALUE.", file=err)
             return 2
         values[name.strip()] = value
-    startup.check_database(config.db_path, must_exist=True)
+    startup.check_database(config.database, must_exist=True)
     db = prepare_database(config, err)
     try:
         if not values:
@@ -71,7 +71,7 @@ def manage_parameters(config, assignments, out=sys.stdout, err=sys.stderr):
                 print(f"{name}={settings.shown(name, current[name])}", file=out)
             return 0
         try:
-            with _runner(config, db).context(write=True) as ctx:
+            with unit_of_work(db, config).context(write=True) as ctx:
                 changes = instance.change_parameters(ctx, values)
         except ServiceError as exc:
             print(f"bugsvc: {exc.message} Nothing was changed.", file=err)
@@ -96,7 +96,7 @@ def reset_failed_logins(config, subjects, out=sys.stdout, err=sys.stderr):
     db = prepare_database(config, err)
     cleared = []
     try:
-        with _runner(config, db).context(write=True) as ctx:
+        with unit_of_work(db, config).context(write=True) as ctx:
             conn = ctx.conn
             for subject in subjects:
                 try:
@@ -132,52 +132,47 @@ class _NothingChanged(Exception):
 def make_backup(config, path, out=sys.stdout, err=sys.stderr):
     """Copy the database to `path` (bugsvc.store.backup). Returns the exit status:
     0, or 1 when no backup was made (the reason is printed on `err`), or 2 for
-    a PostgreSQL database (pg_dump backs those up; the message says how).
-    Errors: StartError when there is no database at config.db_path."""
-    if is_postgresql(config.db_path):
-        print(f"bugsvc: no backup made: {display_url(config.db_path)} is a PostgreSQL database, "
-              "which PostgreSQL's own tools back up while the server runs: pg_dump "
-              "--format=custom --file=bugsvc.dump '<the same URL>' (pg_restore puts it back; "
-              "see the README, Backups).", file=err)
+    a database whose engine backs it up itself (PostgreSQL: pg_dump; the
+    message says how).
+    Errors: StartError when there is no database at config.database."""
+    engine = config.database.engine
+    if not engine.can_backup:
+        print(f"bugsvc: no backup made: {config.database.shown} is a {engine.name} database, "
+              f"{engine.backup_advice}.", file=err)
         return 2
-    startup.require_database(config.db_path)
+    startup.require_database(config.database)
     try:
-        result = backup.backup(config.db_path, path)
+        result = backup.backup(config.database.path, path)
     except backup.BackupError as exc:
         print(f"bugsvc: no backup made: {exc}", file=err)
         return 1
-    print(f"Backed up {config.db_path} to {result.path}: {result.size} bytes, schema version "
+    print(f"Backed up {config.database} to {result.path}: {result.size} bytes, schema version "
           f"{result.schema_version}, {result.bugs} bugs.", file=out, flush=True)
     return 0
 
 
 def convert_database(config, target, out=sys.stdout, err=sys.stderr):
-    """Copy the whole database (config.db_path) into the new, empty database
+    """Copy the whole database (config.database) into the new, empty database
     `target` (bugsvc.store.convert), showing progress on `err`.
 
     Returns the exit status: 0 when the copy is made and verified; 1 when
     it is refused or fails (the reason is printed on `err`; the target is
     left as it was). Errors: StartError when there is no database at
-    config.db_path, or the target's directory does not exist.
+    config.database, or the target's directory does not exist.
     """
-    startup.require_database(config.db_path)
-    if not is_postgresql(target):
+    startup.require_database(config.database)
+    target = Location.of(target)
+    if target.is_file:
         startup.check_database(target, must_exist=False)
     try:
-        result = convert.convert(config.db_path, target, convert.Progress(err))
+        result = convert.convert(config.database, target, convert.Progress(err))
     except convert.ConvertError as exc:
         print(f"bugsvc: not converted: {exc}", file=err)
         return 1
-    print(f"Converted {display_url(str(config.db_path))} to {display_url(str(target))}: "
+    print(f"Converted {config.database.shown} to {target.shown}: "
           f"{result.rows} rows in {len(result.tables)} tables, schema version "
           f"{result.schema_version}, row counts and checksums verified.", file=out, flush=True)
     return 0
-
-
-def _runner(config, db):
-    """The Runner whose context the operator's commands work in (as an
-    anonymous caller: the operator is not an account)."""
-    return Runner(db, config, Authenticator(db, config.password_cost))
 
 
 def deliver(config, once=False, out=sys.stdout, err=sys.stderr):
@@ -186,7 +181,7 @@ def deliver(config, once=False, out=sys.stdout, err=sys.stderr):
     beside each other and beside servers: each message goes out once.
 
     Returns the exit status (0). Errors: StartError when there is no
-    database at config.db_path (none is created).
+    database at config.database (none is created).
     """
     from ..notify.worker import Deliverer
     stopping = threading.Event()
@@ -195,16 +190,16 @@ def deliver(config, once=False, out=sys.stdout, err=sys.stderr):
     previous = {} if once else {sig: signal.signal(sig, lambda signum, frame: stopping.set())
                                 for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        startup.check_database(config.db_path, must_exist=True)
+        startup.check_database(config.database, must_exist=True)
         db = prepare_database(config, err)
-        deliverer = Deliverer(db, config)
+        deliverer = Deliverer(unit_of_work(db, config))
         try:
             if once:
                 done = deliverer.run_until_idle()
                 print(f"Delivered what was due ({done} steps).", file=out, flush=True)
                 return 0
             print("bugsvc delivering bug mail and webhook calls from "
-                  f"{display_url(str(config.db_path))} (Ctrl-C stops)", file=out, flush=True)
+                  f"{config.database.shown} (Ctrl-C stops)", file=out, flush=True)
             threads = deliverer.start(config.delivery_threads)
             try:
                 while not stopping.wait(1):

@@ -218,6 +218,21 @@ def _add_import_parser(commands):
                        help="requests open at once to the source (default 4)")
     carry.add_argument("--page-size", default=None, metavar="N",
                        help="bugs read and written together (default 100)")
+    carry.add_argument("--urlbase", default=None, metavar="URL",
+                       help="the new installation's address (its urlbase parameter is set to "
+                            "it): See Also links to the old installation's bugs are pointed "
+                            "there")
+    carry.add_argument("--keep-see-also", action="store_true",
+                       help="keep See Also links to the old installation's bugs as they are")
+    carry.add_argument("--max-answer-mb", default=None, metavar="MB",
+                       help="the largest answer read from the source, as sent and inflated "
+                            "(default 256)")
+    carry.add_argument("--request-timeout", default=None, metavar="SECONDS",
+                       help="the longest one request to the source may take in all "
+                            "(default 600)")
+    carry.add_argument("--max-wait", default=None, metavar="SECONDS",
+                       help="the longest wait the source may ask for before a request is "
+                            "tried again (Retry-After; default 600)")
     _add_database_option(carry, inherited=True)
     _add_admin_options(carry, inherited=True)
 
@@ -252,7 +267,7 @@ def make_config(args, environ):
         raise UsageError(f"the administrator's password must have at least "
                          f"{MIN_PASSWORD_LENGTH} characters")
     return Config(
-        db_path=_choose(args.db, environ, "BUGSVC_DB") or DEFAULT_DB,
+        database=_choose(args.db, environ, "BUGSVC_DB") or DEFAULT_DB,
         host=_choose(args.host, environ, "BUGSVC_HOST") or DEFAULT_HOST,
         port=port,
         admin_email=admin_email,

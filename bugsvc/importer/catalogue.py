@@ -5,12 +5,16 @@ source shows them), and flag types with where they apply.
 
 Objects are matched by name (flag types by id, which the import keeps), so
 a second run updates what the first made; nothing is deleted, since bugs
-may still use it. On the first run, the default values of the standard
-select fields that the source does not have are removed (no bug uses them
-yet), so the target offers exactly the source's values.
+may still use it (but a product's group controls, when the source shows
+them, become exactly the source's). On the first run, the default values
+of the standard select fields that the source does not have are removed
+(no bug uses them yet), so the target offers exactly the source's values.
 """
 
+import re
+
 from ..accounts.access import CONTROL_VALUES
+from ..accounts.membership import refresh_for_group
 from ..catalogue import settings
 from ..store.db import ids_written, placeholders
 from . import forms
@@ -218,7 +222,9 @@ def _choice_id(target, field, name):
 
 
 def carry_groups(target, groups):
-    """Groups as far as the key may see them; {source id: target id}."""
+    """Groups as far as the key may see them; {source id: target id}. A
+    group's regular expression (shown to creategroups keys) comes along,
+    and the memberships it grants are made again when it changed."""
     conn = target.conn
     mapping = {}
     for group in groups:
@@ -230,8 +236,6 @@ def carry_groups(target, groups):
         updates = {"description": group.get("description") or IMPORTED}
         if "is_active" in group:
             updates["is_active"] = int(forms.truth(group["is_active"]))
-        if "user_regexp" in group:
-            updates["user_regexp"] = group.get("user_regexp") or ""
         row = conn.execute("SELECT is_bug_group FROM groups WHERE id = ?", (group_id,)).fetchone()
         if row[0]:
             conn.execute("UPDATE groups SET description = ? WHERE id = ?",
@@ -239,15 +243,25 @@ def carry_groups(target, groups):
             if "is_active" in updates:
                 conn.execute("UPDATE groups SET is_active = ? WHERE id = ?",
                              (updates["is_active"], group_id))
-        if "user_regexp" in updates:
-            conn.execute("UPDATE groups SET user_regexp = ? WHERE id = ?",
-                         (updates["user_regexp"], group_id))
+        if "user_regexp" in group:
+            pattern = group.get("user_regexp") or ""
+            try:
+                re.compile(pattern, re.IGNORECASE)
+            except (re.error, RecursionError, OverflowError):
+                target.report.not_carried("group regular expressions", name,
+                                          "the target cannot read it: its members are direct")
+                pattern = ""
+            if pattern != target.regexps.get(group_id, ""):
+                conn.execute("UPDATE groups SET user_regexp = ? WHERE id = ?",
+                             (pattern, group_id))
+                target.regexps[group_id] = pattern
+                refresh_for_group(conn, group_id)
     return mapping
 
 
 def carry_products(target, products, source, report):
-    """Classifications, products, components, versions, milestones and
-    group controls; returns the flag types the components list:
+    """Classifications, products, components, versions and milestones;
+    returns the flag types the components list:
     {type id: (type object, target_type, [(product id, component id)])}."""
     conn = target.conn
     classifications = {}
@@ -313,26 +327,73 @@ def carry_products(target, products, source, report):
                     entry = flag_types.setdefault(int(flag_type["id"]),
                                                   (flag_type, target_type, []))
                     entry[2].append((product_id, component_id))
-        controls = product.get("group_controls")
-        if isinstance(controls, dict):
-            _carry_group_controls(target, product_id, controls)
     return flag_types
 
 
-def _carry_group_controls(target, product_id, controls):
+def carry_group_controls(target, controls, unknown, report):
+    """Group controls. controls: {product name: ({group name: control},
+    [inactive group names])} for the products whose controls the source
+    showed (Product.get's group_controls, or the administration pages):
+    the target's become exactly those. unknown: names of products whose
+    controls it did not show: the target allows at least the groups their
+    bugs use (writer.py) and the report names each, to be set by hand."""
     conn = target.conn
-    for group_name, control in controls.items():
-        group_id = target.group_id(group_name, create=True)
-        values = (int(forms.truth(control.get("entry"))),
-                  CONTROL_VALUES.get(control.get("membercontrol"), 0),
-                  CONTROL_VALUES.get(control.get("othercontrol"), 0),
-                  int(forms.truth(control.get("canedit"))))
-        conn.execute("INSERT INTO group_controls (group_id, product_id, entry, membercontrol,"
-                     " othercontrol, canedit) VALUES (?, ?, ?, ?, ?, ?)"
-                     " ON CONFLICT (group_id, product_id) DO UPDATE SET entry = excluded.entry,"
-                     " membercontrol = excluded.membercontrol,"
-                     " othercontrol = excluded.othercontrol, canedit = excluded.canedit",
-                     (group_id, product_id) + values)
+    for product_name, (shown, inactive) in sorted(controls.items()):
+        product_id = target.products.get(product_name.lower())
+        if product_id is None:
+            continue
+        kept = set()
+        for group_name, control in sorted(shown.items()):
+            values = (int(forms.truth(control.get("entry"))),
+                      control_value(control.get("membercontrol")),
+                      control_value(control.get("othercontrol")),
+                      int(forms.truth(control.get("canedit"))))
+            extra = [name for name in ("editcomponents", "canconfirm", "editbugs")
+                     if forms.truth(control.get(name))]
+            if extra:
+                report.not_carried("group controls", f"{product_name}: {group_name} "
+                                   f"{', '.join(extra)}", "the target has no per-product "
+                                   "editcomponents, canconfirm or editbugs: grant them by "
+                                   "group membership")
+            if not any(values):
+                continue                  # NA/NA and no box: no control at all
+            group_id = target.group_id(group_name, create=True)
+            kept.add(group_id)
+            conn.execute("INSERT INTO group_controls (group_id, product_id, entry, membercontrol,"
+                         " othercontrol, canedit) VALUES (?, ?, ?, ?, ?, ?)"
+                         " ON CONFLICT (group_id, product_id) DO UPDATE SET entry = excluded.entry,"
+                         " membercontrol = excluded.membercontrol,"
+                         " othercontrol = excluded.othercontrol, canedit = excluded.canedit",
+                         (group_id, product_id) + values)
+            report.count("group controls")
+        inactive_ids = {target.groups.get(name.lower()) for name in inactive}
+        for name in inactive:
+            report.not_carried("group controls", f"{product_name}: {name}",
+                               "the group is inactive at the source, whose page does not show "
+                               "its controls: the target's are kept")
+        stale = sorted(row[0] for row in conn.execute(
+            "SELECT group_id FROM group_controls WHERE product_id = ?", (product_id,))
+            if row[0] not in kept and row[0] not in inactive_ids)
+        if stale:
+            conn.execute(f"DELETE FROM group_controls WHERE product_id = ? AND group_id IN"
+                         f" ({placeholders(stale)})", [product_id] + stale)
+    for product_name in sorted(unknown):
+        report.not_carried("group controls", product_name,
+                           "the source does not show them to the key: set them by hand "
+                           "(the import allows the groups the product's bugs use, Shown to "
+                           "members)")
+
+
+def control_value(value):
+    """A MemberControl or OtherControl as stored: 0 to 3 from a number or
+    its name (NA, Shown, Default, Mandatory)."""
+    if isinstance(value, str) and not value.strip().isdigit():
+        for name, number in CONTROL_VALUES.items():
+            if value.strip().lower() == name.lower():
+                return number
+        return 0
+    number = int(value or 0)
+    return number if 0 <= number <= 3 else 0
 
 
 def carry_flag_types(target, flag_types, group_ids, report):

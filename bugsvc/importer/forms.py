@@ -155,6 +155,8 @@ def bug(raw):
                         "remaining_time": number(raw.get("remaining_time")),
                         "deadline": (str(raw["deadline"])[:10] if raw.get("deadline")
                                      else None)}
+    if "tags" in raw:
+        item["tags"] = sorted({str(tag) for tag in raw.get("tags") or []}, key=str.lower)
     item["custom"] = {key: value for key, value in raw.items() if key.startswith("cf_")}
     item["real_names"] = logins_of_detail(raw)
     return item
@@ -219,6 +221,48 @@ def attachment_data(text):
         return base64.b64decode(re.sub(r"\s+", "", str(text)), validate=True)
     except (binascii.Error, ValueError):
         raise FormError("attachment data that is not base64") from None
+
+
+LOCAL_PATH = "show_bug.cgi?id="
+
+
+class LocalLinks:
+    """See Also links to the old installation's own bugs, and their
+    address at the new one (bug ids are kept, so bug N is bug N there).
+
+    old: the old installation's addresses ('https://old.example.org/'; ''
+    for a source that stores its links without one), each also tried with
+    the other scheme. new: the new installation's address, None when
+    unknown (links then stay as they are).
+    """
+
+    def __init__(self, old, new=None):
+        bases = set()
+        for base in old:
+            base = str(base or "")
+            bases.add(base.lower())
+            for scheme, other in (("http://", "https://"), ("https://", "http://")):
+                if base.lower().startswith(scheme):
+                    bases.add(other + base[len(scheme):].lower())
+        self.old = sorted(bases)
+        self.new = new
+
+    def bug_id(self, url):
+        """The bug id `url` names at the old installation, else None."""
+        text = url.lower()
+        for base in self.old:
+            prefix = base + LOCAL_PATH.lower()
+            if text.startswith(prefix) and text[len(prefix):].isdigit():
+                return int(text[len(prefix):])
+        return None
+
+    def rewrite(self, url):
+        """`url` at the new installation (itself when it names no old bug,
+        or when the new address is unknown)."""
+        bug_id = self.bug_id(url)
+        if bug_id is None or self.new is None:
+            return url
+        return f"{self.new}{LOCAL_PATH}{bug_id}"
 
 
 def history(raw_entries):

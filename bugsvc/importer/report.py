@@ -6,9 +6,11 @@ import threading
 
 # The kinds counted, in the order the report lists them.
 KINDS = ("classifications", "products", "components", "versions", "milestones", "keywords",
-         "fields", "field values", "flag types", "groups", "accounts", "bugs", "aliases",
-         "cc entries", "dependencies", "see also links", "flags", "comments", "comment tags",
-         "attachments", "attachment bytes", "history changes")
+         "fields", "field values", "flag types", "groups", "group controls", "accounts",
+         "group memberships", "memberships granted by a regexp", "bugs", "aliases",
+         "cc entries", "dependencies", "see also links", "see also links rewritten", "flags",
+         "comments", "comment tags", "personal tags", "attachments", "attachment bytes",
+         "history changes")
 EXAMPLES = 10
 
 

@@ -8,7 +8,11 @@
    bug, or, when an earlier run finished, the bugs changed since that run
    began less the overlap (bugzilla.mozilla.org's recipe for incremental
    reads; `--since` sets the bound by hand).
-3. The catalogue is carried (again: cheap, and it may have changed).
+3. The catalogue is carried (again: cheap, and it may have changed):
+   every account the key may list with its memberships, groups, fields,
+   products with their group controls (or, where the source does not show
+   them, the groups their bugs use), flag types, parameters, and how See
+   Also links to the old installation are rewritten.
 4. The bug ids are listed, in pages by bug id, then read in pages of
    `page_size` bugs (each page's reads in parallel batches, the next page
    read while this one is written) and written one page per transaction,
@@ -20,13 +24,13 @@ A dry run does all of this into a scratch copy of the target, which is
 thrown away: the report is the one a real run would print.
 """
 
+import json
 import os
 import secrets
 import shutil
 import sqlite3
 import sys
 import tempfile
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -35,19 +39,21 @@ from pathlib import Path
 from .. import dates
 from ..accounts import auth
 from ..accounts.auth import ScryptCost
+from ..catalogue import settings
 from ..config import DEFAULT_ADMIN_EMAIL
-from ..store import install
+from ..catalogue import install
 from ..store.convert import convert
-from ..store.db import Database, SchemaError, is_postgresql
+from ..store.location import Location, open_database
 from . import catalogue, forms, state, writer
-from .client import Client, SourceError, rest_base
+from .accounts import Accounts
+from .admin_pages import GroupControlPages, PagesRefused
+from .client import Client, Limits, SourceError, SourceMisbehaved, rest_base
 from .progress import Progress
 from .report import Report
 from .source import Source
 from .target import Target
 
 DEFAULT_OVERLAP = timedelta(minutes=5)
-ATTACHMENT_BATCH_BYTES = 8 * 1024 * 1024
 
 
 @dataclass
@@ -68,6 +74,10 @@ class Options:
     admin_password: str | None = None
     password_cost: ScryptCost = field(default_factory=ScryptCost)
     base_delay: float = 1.0
+    limits: Limits = field(default_factory=Limits)
+    urlbase: str | None = None             # the new installation's address
+    keep_see_also: bool = False
+    source_password: str | None = None     # the key's account's, for 5.2's admin pages
 
 
 class ImportRefused(Exception):
@@ -79,9 +89,7 @@ def run_import(options, out=sys.stdout, err=sys.stderr, client=None):
     (the run stays resumable), 130 interrupted.
     Errors: ImportRefused, SchemaError, ValueError (a bad URL)."""
     progress = Progress(err)
-    client = client or Client(options.url, options.api_key, concurrency=options.concurrency,
-                              retries=options.retries, on_retry=progress.retry,
-                              base_delay=options.base_delay)
+    client = client or make_client(options, progress)
     if client.on_retry is None:
         client.on_retry = progress.retry
     report = Report(dry_run=options.dry_run)
@@ -98,6 +106,12 @@ def run_import(options, out=sys.stdout, err=sys.stderr, client=None):
             status = importer.run()
         finally:
             db.close()
+    except SourceMisbehaved as exc:
+        progress.say(f"bugsvc import: stopped: {exc}")
+        if not options.dry_run:
+            progress.say("Nothing written is lost: run the same command again to continue "
+                         "where it stopped.")
+        status = 1
     except SourceError as exc:
         progress.say(f"bugsvc import: the source failed: {exc}")
         if not options.dry_run:
@@ -117,13 +131,20 @@ def run_import(options, out=sys.stdout, err=sys.stderr, client=None):
     return status
 
 
+def make_client(options, progress):
+    """The Client of a run (or a verification) as the options ask."""
+    return Client(options.url, options.api_key, concurrency=options.concurrency,
+                  retries=options.retries, on_retry=progress.retry,
+                  base_delay=options.base_delay, limits=options.limits)
+
+
 def _scratch_copy(db_path, scratch):
     """A copy of the target to write a dry run into (a new database when
     there is none yet)."""
     path = os.path.join(scratch, "dry-run.sqlite")
-    if db_path and is_postgresql(db_path):
-        # A PostgreSQL target is copied into the scratch file as convert-db does.
-        probe = Database(db_path)
+    if db_path and not Location.of(db_path).is_file:
+        # A target on a server is copied into the scratch file as convert-db does.
+        probe = open_database(db_path)
         try:
             installed = probe.version() > 0
         finally:
@@ -146,9 +167,9 @@ def _open_target(db_path, options, out):
     """The target Database, made when new; (db, created).
     Errors: ImportRefused for a database another tracker's data fills."""
     parent = Path(db_path).resolve().parent
-    if not is_postgresql(db_path) and not parent.is_dir():
+    if Location.of(db_path).is_file and not parent.is_dir():
         raise ImportRefused(f"the directory of {db_path} does not exist")
-    db = Database(db_path)
+    db = open_database(db_path)
     try:
         created = db.initialize()
         with db.transaction(write=True) as conn:
@@ -199,12 +220,11 @@ class _Importer:
         self.progress = progress
         self.created = created
         self.now = dates.to_db(datetime.now(timezone.utc))
-        self.user_details = {}
-        self._users_asked = set()
+        self.accounts = None
+        self.local_links = None
+        self.controls_unknown = set()
         self._refreshed = set()
-        self._users_lock = threading.Lock()
         self.login = None
-        self.key_groups = set()
         self.saw_time_tracking = False
         self.admin_logins = [options.admin_email or DEFAULT_ADMIN_EMAIL]
 
@@ -215,6 +235,7 @@ class _Importer:
         version = source.version()
         started = source.time()
         self.login = source.whoami() or self.options.login
+        self.accounts = Accounts(source, self.login)
         reader = self.login or ("an unnamed account" if source.client.api_key else "anonymous")
         self.progress.say(f"Source: {source.client.base} (Bugzilla {version}), reading as "
                           f"{reader}.")
@@ -246,6 +267,16 @@ class _Importer:
         if not self.saw_time_tracking and ids:
             self.report.note("Time tracking (estimated and remaining hours, deadlines) was not "
                              "visible to the key: bugs keep none.")
+        kept = self.report.counts.pop("see also links to the old installation", 0)
+        if kept:
+            self.report.note(f"{kept:,} See Also links name the old installation's own bugs and "
+                             "were kept as they are: run again with --urlbase (the new "
+                             "installation's address; bug ids are kept) to point them there.")
+        if self.report.counts.get("memberships granted by a regexp"):
+            self.report.note("Memberships a group's regular expression grants are kept as "
+                             "such: changing the expression later takes them away, as at the "
+                             "source. The source does not show whether someone it grants was "
+                             "also added to the group by hand: add those again if so.")
         self.report.note("Imported accounts have no password: people set theirs with the "
                          "password reset mail (or an administrator sets one).")
         return 0
@@ -253,28 +284,34 @@ class _Importer:
     # Catalogue -----------------------------------------------------------------
 
     def _catalogue(self, first_run):
-        self.progress.say("Reading the catalogue: fields, groups, products, flag types ...")
+        self.progress.say("Reading the catalogue: accounts, fields, groups, products, flag "
+                          "types ...")
         source = self.source
-        fields = source.fields()
-        groups = source.groups()
-        products = source.products()
         parameters = source.parameters()
-        logins = set()
+        self.accounts.read_key_account()
+        fields = source.fields()
+        groups = source.groups(membership=bool(source.client.api_key)
+                               and not self.accounts.editusers)
+        products = source.products()
+        controls, unknown = self._group_controls(products)
+        self._list_accounts(parameters, groups)
+        logins = set(self.accounts.logins())
+        owners = set()
         for product in products:
             for component in product.get("components") or []:
                 for key in ("default_assigned_to", "default_qa_contact"):
                     if component.get(key):
-                        logins.add(component[key])
+                        owners.add(component[key])
+        self._read_users(owners)
+        logins |= owners
         if self.login:
             logins.add(self.login)
-        self._read_users(logins)
-        if self.login and self.login.lower() in self.user_details:
-            self.key_groups = {name.lower() for name in
-                               self.user_details[self.login.lower()].get("groups") or []}
         if not any("user_regexp" in group for group in groups):
             self.report.note("The key may not read the groups' settings (creategroups): groups "
                              "keep the target's own membership rules (on a new database every "
-                             "account is in editbugs); change them if the source differs.")
+                             "account is in editbugs), and memberships a group's regular "
+                             "expression grants at the source are direct ones here; change "
+                             "them if the source differs.")
         with self.db.transaction(write=True) as conn:
             target = self._target(conn)
             group_ids = catalogue.carry_groups(target, groups)
@@ -288,46 +325,103 @@ class _Importer:
             flag_types = catalogue.carry_products(target, products, source, self.report)
             catalogue.carry_flag_types(target, flag_types, group_ids, self.report)
             catalogue.carry_parameters(target, parameters, self.report)
+            catalogue.carry_group_controls(target, controls, unknown, self.report)
+            self.controls_unknown = {target.products[name.lower()] for name in unknown
+                                     if name.lower() in target.products}
+            state.put(conn, state.CONTROLS_UNKNOWN, json.dumps(sorted(unknown)))
+            self.local_links = self._local_links(conn, parameters)
+
+    def _group_controls(self, products):
+        """({product name: (controls, inactive groups)}, [names of products
+        whose controls the source does not show]): from Product.get where
+        it shows them (bugsvc, to editcomponents), else from 5.2's
+        administration pages when the key's account and its password are
+        known (see admin_pages.py)."""
+        controls, missing = {}, []
+        for product in products:
+            if isinstance(product.get("group_controls"), dict):
+                controls[product["name"]] = (product["group_controls"], [])
+            else:
+                missing.append(product["name"])
+        if missing and self.options.source_password and self.login:
+            pages = GroupControlPages(self.source.client, self.login,
+                                      self.options.source_password)
+            try:
+                for name in list(missing):
+                    try:
+                        controls[name] = pages.controls(name)
+                    except PagesRefused as exc:
+                        self.report.not_carried("group controls", name, f"the administration "
+                                                f"pages could not be read: {exc}")
+                        if pages.cookies is None:
+                            break
+                    else:
+                        missing.remove(name)
+            finally:
+                pages.close()
+        elif missing and self.source.client.api_key:
+            self.report.note("The source does not show products' group controls to the key "
+                             "over REST (Bugzilla 5.2 shows them to nobody there): give the "
+                             "password of the key's account (an editcomponents member) in "
+                             "BUGSVC_IMPORT_PASSWORD to read them from its administration "
+                             "pages, or set them by hand.")
+        return controls, missing
+
+    def _local_links(self, conn, parameters):
+        """How See Also links to the old installation's bugs are written
+        (forms.LocalLinks, None: as they are), kept in the state for the
+        runs after and --verify; links stored by an earlier run with
+        another new address (or none) are rewritten."""
+        if self.options.keep_see_also:
+            state.put(conn, state.LINKS_NEW, "")
+            return None
+        values = state.load(conn)
+        if self.options.urlbase:
+            address = settings.normalise(conn, "urlbase", self.options.urlbase)
+            conn.execute("INSERT INTO params (name, value) VALUES ('urlbase', ?)"
+                         " ON CONFLICT (name) DO UPDATE SET value = excluded.value", (address,))
+        new = settings.load(conn)["urlbase"] or None
+        old = [self.source.client.site]
+        if "urlbase" in parameters:
+            old.append(str(parameters["urlbase"] or ""))
+        before = values.get(state.LINKS_NEW) or None
+        links = forms.LocalLinks(old + json.loads(values.get(state.LINKS_OLD) or "[]"), new)
+        state.put(conn, state.LINKS_OLD, json.dumps(links.old))
+        state.put(conn, state.LINKS_NEW, new or "")
+        if new and new != before:
+            again = forms.LocalLinks(links.old + ([before] if before else []), new)
+            changed = writer.rewrite_local_links(conn, again)
+            if changed:
+                self.report.count("see also links rewritten", changed)
+        return links
+
+    def _list_accounts(self, parameters, groups):
+        """Every account the key may list, and the report on those it may not."""
+        if not self.source.client.api_key:
+            self.report.not_carried("accounts", "those on no bug", "an anonymous reader may "
+                                    "not list the source's accounts: only those on bugs come")
+            return
+        cap = str(parameters.get("maxusermatches", "")).strip()
+        listed = self.accounts.list_all(int(cap) if cap.isdigit() else None, groups)
+        if listed.refused:
+            self.report.not_carried("accounts", "those on no bug", "the source does not list "
+                                    "its accounts to the key: only those on bugs come")
+        for prefix in listed.unresolved:
+            self.report.not_carried(
+                "accounts", f"{prefix}*", f"the source lists at most {listed.most:,} accounts "
+                "per question and these could not be told apart further: some may be missing")
 
     def _target(self, conn):
-        target = Target(conn, self.report, self.now, self.admin_logins)
-        target.user_details = self.user_details
-        target.refreshed = self._refreshed
-        return target
+        return Target(conn, self.report, self.now, self.admin_logins, accounts=self.accounts,
+                      refreshed=self._refreshed, tag_owner=self.login,
+                      local_links=self.local_links, controls_unknown=self.controls_unknown)
 
     def _read_users(self, logins):
-        """Fetch what the source shows of the accounts not read yet this run
-        (page readers share the work: each login is asked for once)."""
-        with self._users_lock:
-            wanted = sorted({login for login in logins if login
-                             and login.lower() not in self.user_details
-                             and login.lower() not in self._users_asked})
-            self._users_asked.update(login.lower() for login in wanted)
-        if not wanted:
-            return
-        found, refused = self.source.users(wanted)
-        complete_all = "editusers" in self.key_groups
-        for user in found:
-            login = str(user.get("name") or "")
-            if not login:
-                continue
-            groups = user.get("groups")
-            details = {"real_name": user.get("real_name") or "",
-                       "can_login": forms.truth(user.get("can_login", True)),
-                       "groups": None if groups is None else
-                       [g["name"] if isinstance(g, dict) else str(g) for g in groups],
-                       "complete": complete_all or (self.login or "").lower() == login.lower()}
-            if "email_enabled" in user:
-                details["email_enabled"] = forms.truth(user["email_enabled"])
-            if user.get("login_denied_text"):
-                details["login_denied_text"] = user["login_denied_text"]
-            self.user_details[login.lower()] = details
-        for login in refused:
-            self.user_details.setdefault(login.lower(), {})
+        """Describe the accounts in `logins` the run has not read yet (a
+        page reads those it names itself: see importer/accounts.py)."""
+        for login in self.accounts.read(logins) or []:
             self.report.not_carried("account details", login,
                                     "the source does not describe the account to the key")
-        for login in wanted:
-            self.user_details.setdefault(login.lower(), {})
 
     # Listing -------------------------------------------------------------------
 
@@ -431,31 +525,7 @@ class _Importer:
         finally:
             conn.close()
         needed = [a for a in listed if int(a["id"]) not in have]
-        batches, batch, total = [], [], 0
-        for attachment in needed:
-            size = int(attachment.get("size") or 0)
-            if batch and (total + size > ATTACHMENT_BATCH_BYTES or len(batch) >= 50):
-                batches.append(batch)
-                batch, total = [], 0
-            batch.append(int(attachment["id"]))
-            total += size
-        if batch:
-            batches.append(batch)
-        for result in requests.map(self._attachment_data, batches):
-            data.attachment_data.update(result)
-
-    def _attachment_data(self, attachment_ids):
-        try:
-            return self.source.attachment_data(attachment_ids)
-        except SourceError as exc:
-            if exc.code is None or len(attachment_ids) == 1:
-                if exc.code is None:
-                    raise
-                return {}
-            found = {}
-            for attachment_id in attachment_ids:
-                found.update(self._attachment_data([attachment_id]))
-            return found
+        data.attachment_data.update(self.source.attachments_data(needed, requests.map))
 
     def _write_page(self, data):
         counts = {"comments": 0, "attachments": 0}
@@ -473,8 +543,7 @@ class _Importer:
                     self.report.not_carried("bugs", bug_id, f"the target refuses it: {exc}")
                     continue
                 for login, real_name in bug["real_names"].items():
-                    details = self.user_details.setdefault(login.lower(), {})
-                    details.setdefault("real_name", real_name)
+                    self.accounts.name_from_bug(login, real_name)
                 if "time" in bug:
                     self.saw_time_tracking = True
                 writer.write_bug(target, bug, comments, history, attachments, self.report)

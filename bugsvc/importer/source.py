@@ -11,6 +11,9 @@ deleted) between the listing and the reading is split until the bugs that
 fail are alone; those are reported and left out.
 """
 
+import collections
+from dataclasses import dataclass, field
+
 from . import forms
 from .client import SourceError
 
@@ -18,6 +21,30 @@ from .client import SourceError
 BUG_GONE = (100, 101, 102)
 # Error codes that mean "the source has no such call" or "not for you".
 NOT_OFFERED = (32614, 32610, 51)
+
+# Listing accounts: User.get's `match` answers at most min(limit,
+# maxusermatches) accounts and has no offset, so a full answer is narrowed
+# by the next character of the login or real name (its LIKE is
+# case-insensitive): a* into aa* ... a9*, down to LIST_DEPTH characters and
+# at most LIST_REQUESTS questions in all.
+LIST_PAGE = 1000
+LIST_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789.-+@'="
+LIST_DEPTH = 8
+LIST_REQUESTS = 5000
+IDS_AT_ONCE = 100
+ATTACHMENT_BATCH_BYTES = 8 * 1024 * 1024
+
+
+@dataclass
+class AccountList:
+    """What the source listed: users (User objects), refused (the key may
+    not list accounts), unresolved (match prefixes still full at the
+    deepest narrowing or when the questions ran out), most (the most
+    accounts one answer held)."""
+    users: list = field(default_factory=list)
+    refused: bool = False
+    unresolved: list = field(default_factory=list)
+    most: int = 0
 
 
 class Source:
@@ -94,15 +121,88 @@ class Source:
             return None
         return found[0] if found else None
 
-    def groups(self):
+    def groups(self, membership=False):
         """The groups the key's account may see in full (all of them for
-        members of editusers or creategroups, else those it may bless)."""
+        members of editusers or creategroups, else those it may bless),
+        with their members when `membership` (a source that refuses the
+        members answers without them)."""
         try:
-            return self.get("/group").get("groups") or []
+            return self.get("/group", {"membership": True} if membership else None
+                            ).get("groups") or []
         except SourceError as exc:
             if exc.code is None:
                 raise
+            if membership:
+                return self.groups()
             return []
+
+    def account_list(self, cap=None):
+        """Every account the key may list (disabled ones too): AccountList.
+        cap: the source's maxusermatches when it shows it (0: none); when
+        it does not, an answer as full as the fullest so far may have been
+        cut, and is narrowed too. A source that listed by narrowing is also
+        asked by id for the ids below the highest one found that it did not
+        list (logins with characters the narrowing does not try)."""
+        limit = min(LIST_PAGE, cap) if cap else LIST_PAGE
+        listed, found = AccountList(), {}
+        queue, asked = collections.deque([""]), 0
+        while queue:
+            prefix = queue.popleft()
+            if asked >= LIST_REQUESTS:
+                listed.unresolved += [prefix] + list(queue)
+                break
+            asked += 1
+            try:
+                users = self.get("/user", {"match": prefix + "*", "include_disabled": True,
+                                           "limit": limit}).get("users") or []
+            except SourceError as exc:
+                if exc.code is None:
+                    raise
+                if not prefix:
+                    listed.refused = True
+                    break
+                listed.unresolved.append(prefix)
+                continue
+            for user in users:
+                found[int(user["id"])] = user
+            listed.most = max(listed.most, len(users))
+            full = len(users) >= limit or (cap is None and len(users) == listed.most
+                                           and len(users) > 1)
+            if not full:
+                continue
+            if len(prefix) >= LIST_DEPTH:
+                listed.unresolved.append(prefix)
+                continue
+            queue.extend(prefix + char for char in LIST_CHARS)
+        if asked > 1 and found:
+            self._accounts_by_id(found)
+        listed.users = [found[user_id] for user_id in sorted(found)]
+        return listed
+
+    def _accounts_by_id(self, found):
+        """Ask for the ids up to the highest found (and a batch beyond) that
+        the listing missed; an id the key may not see is left out. Ids
+        spread far wider than the accounts found are not asked for."""
+        highest = max(found)
+        if highest > 10 * len(found) + 10_000:
+            return
+        missing = [i for i in range(1, highest + IDS_AT_ONCE + 1) if i not in found]
+        for start in range(0, len(missing), IDS_AT_ONCE):
+            self._ids(missing[start:start + IDS_AT_ONCE], found)
+
+    def _ids(self, ids, found):
+        try:
+            users = self.get("/user", {"ids": ids}).get("users") or []
+        except SourceError as exc:
+            if exc.code is None:
+                raise
+            if len(ids) > 1:
+                middle = len(ids) // 2
+                self._ids(ids[:middle], found)
+                self._ids(ids[middle:], found)
+            return
+        for user in users:
+            found[int(user["id"])] = user
 
     def users(self, logins):
         """User objects for `logins`, in batches; a login the source will
@@ -146,7 +246,9 @@ class Source:
         return found, gone
 
     def _bugs(self, ids):
-        answer = self.get(f"/bug/{ids[0]}", {"ids": ids[1:] or None})
+        # The key's personal tags are an extra field: asked for by name.
+        fields = "_default,tags" if self.client.api_key else None
+        answer = self.get(f"/bug/{ids[0]}", {"ids": ids[1:] or None, "include_fields": fields})
         return {int(b["id"]): b for b in answer.get("bugs") or []}
 
     def comments(self, ids):
@@ -188,6 +290,39 @@ class Source:
                            "include_fields": "id,data"})
         return {int(key): value.get("data") for key, value in
                 (answer.get("attachments") or {}).items() if value.get("data") is not None}
+
+    def attachments_data(self, attachments, mapper=map):
+        """{attachment id: base64 text} of `attachments` (attachment objects
+        with id and size), read in batches of at most ATTACHMENT_BATCH_BYTES
+        (by their sizes) or 50; an attachment the source refuses is left
+        out. mapper: map, or an executor's map to read batches at once."""
+        batches, batch, total = [], [], 0
+        for attachment in attachments:
+            size = int(attachment.get("size") or 0)
+            if batch and (total + size > ATTACHMENT_BATCH_BYTES or len(batch) >= 50):
+                batches.append(batch)
+                batch, total = [], 0
+            batch.append(int(attachment["id"]))
+            total += size
+        if batch:
+            batches.append(batch)
+        found = {}
+        for result in mapper(self._attachment_batch, batches):
+            found.update(result)
+        return found
+
+    def _attachment_batch(self, attachment_ids):
+        try:
+            return self.attachment_data(attachment_ids)
+        except SourceError as exc:
+            if exc.code is None:
+                raise
+            if len(attachment_ids) == 1:
+                return {}
+            found = {}
+            for attachment_id in attachment_ids:
+                found.update(self._attachment_batch([attachment_id]))
+            return found
 
     def _split(self, ids, read, found, gone):
         """read(ids) into `found`; on an error naming a bug, halves until the

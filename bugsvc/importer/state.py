@@ -12,9 +12,16 @@ Names:
 - run.cursor: the highest bug id the current run has written.
 - last.started: run.started of the last run that finished; the next run
   reads the bugs changed since then, less the overlap.
+- see_also.old: the old installation's addresses (a JSON list) whose
+  show_bug.cgi links See Also rewrites; see_also.new: the new
+  installation's address they were rewritten to ('' when they were not).
+- controls.unknown: the products whose group controls the source did not
+  show (a JSON list): set by hand.
 """
 
 SOURCE, LOGIN = "source", "login"
+LINKS_OLD, LINKS_NEW = "see_also.old", "see_also.new"
+CONTROLS_UNKNOWN = "controls.unknown"
 RUN_STARTED, RUN_SINCE, RUN_CURSOR = "run.started", "run.since", "run.cursor"
 LAST_STARTED = "last.started"
 _RUN_KEYS = (RUN_STARTED, RUN_SINCE, RUN_CURSOR)

@@ -14,7 +14,7 @@ no visible component has) is made from what the bug tells of it, and the
 report says so.
 """
 
-from ..accounts.membership import GRANT_DIRECT, refresh_for_user
+from ..accounts.membership import GRANT_DIRECT, refresh_for_user, regexp_matches
 from ..catalogue.field_types import MULTI_SELECT, SINGLE_SELECT
 from ..store.db import ids_written, placeholders
 
@@ -33,18 +33,34 @@ class Target:
     conn: the connection (its transaction is the caller's). report: the
     Report. now: the import's time in the database form (accounts made).
     admin_logins: accounts that keep the memberships they have (the
-    administrator created with the database).
+    administrator created with the database). accounts: what the source
+    showed of accounts (importer.accounts.Accounts; None: nothing).
+    refreshed: lower(login) of the accounts whose details this run has
+    written already (shared by the run's Targets). tag_owner: the key's
+    login, whose personal tags the source shows (None: unknown).
+    local_links: forms.LocalLinks rewriting See Also links to the old
+    installation's bugs (None: kept as they are). controls_unknown: ids of
+    the products whose group controls the source did not show.
     """
 
-    def __init__(self, conn, report, now, admin_logins=()):
+    def __init__(self, conn, report, now, admin_logins=(), accounts=None, refreshed=None,
+                 tag_owner=None, local_links=None, controls_unknown=()):
         self.conn = conn
         self.report = report
         self.now = now
         self.admin_logins = {login.lower() for login in admin_logins}
+        self.accounts = accounts
+        self.refreshed = set() if refreshed is None else refreshed
+        self.tag_owner = tag_owner
+        self.local_links = local_links
+        self.controls_unknown = set(controls_unknown)
         self.users = {row[1].lower(): row[0]
                       for row in conn.execute("SELECT id, login FROM users")}
-        self.groups = {row[1].lower(): row[0]
-                       for row in conn.execute("SELECT id, name FROM groups")}
+        self.groups = {}
+        self.regexps = {}
+        for group_id, name, pattern in conn.execute("SELECT id, name, user_regexp FROM groups"):
+            self.groups[name.lower()] = group_id
+            self.regexps[group_id] = pattern
         self.keywords = {row[1].lower(): row[0]
                          for row in conn.execute("SELECT id, name FROM keywords")}
         self.classifications = {row[1].lower(): row[0] for row in
@@ -64,44 +80,43 @@ class Target:
             self.values.setdefault(field_id, set()).add(value)
         self.flag_types = {row[0]: (row[1], row[2]) for row in
                            conn.execute("SELECT id, name, target_type FROM flag_types")}
-        self.user_details = {}       # lower(login) -> what the source shows of the account
-        self.refreshed = set()       # lower(login) whose details were written this run
-        self.user_problems = set()
 
     # Accounts ------------------------------------------------------------------
 
-    def user_id(self, login, why="account"):
-        """The target account of source login `login`, made when new."""
+    def user_id(self, login):
+        """The target account of source login `login`, made when new; its
+        details and memberships written (once a run) when the source
+        described it."""
         key = login.lower()
         user_id = self.users.get(key)
+        details = self.accounts.get(login) if self.accounts is not None else None
         if user_id is None:
-            details = self.user_details.get(key, {})
+            real_name = (details or {}).get("real_name")
+            if real_name is None and self.accounts is not None:
+                real_name = self.accounts.names.get(key)
             cur = self.conn.execute(
                 "INSERT INTO users (login, real_name, password_hash, disabled_text,"
                 " email_enabled, created_at) VALUES (?, ?, NULL, ?, ?, ?)",
-                (login, details.get("real_name") or "", _disabled_text(details),
-                 _email_enabled(details), self.now))
+                (login, real_name or "", _disabled_text(details or {}),
+                 _email_enabled(details or {}), self.now))
             user_id = self.users[key] = cur.lastrowid
             self.report.count("accounts")
             if "@" not in login:
                 self.report.not_carried("account addresses", login,
                                         "the source shows no e-mail address (the account is "
                                         "kept by its name and cannot get a reset mail)")
-            self._write_groups(user_id, login, details)
             refresh_for_user(self.conn, user_id)
             if details:
                 self.refreshed.add(key)
-        elif key not in self.refreshed and self.user_details.get(key):
-            self.refresh_user(login)
+                self._write_groups(user_id, login, details)
+        elif details and key not in self.refreshed:
+            self.refresh_user(login, details)
         return user_id
 
-    def refresh_user(self, login):
+    def refresh_user(self, login, details):
         """Write what the source now shows of an account that exists."""
         key = login.lower()
-        details = self.user_details.get(key)
-        user_id = self.users.get(key)
-        if not details or user_id is None:
-            return
+        user_id = self.users[key]
         self.refreshed.add(key)
         if key not in self.admin_logins:
             self.conn.execute("UPDATE users SET real_name = ?, disabled_text = ?,"
@@ -114,29 +129,43 @@ class Target:
         self._write_groups(user_id, login, details)
 
     def _write_groups(self, user_id, login, details):
-        """Direct memberships as the source shows them: all of them when it
-        shows the account's every group (the key's own account, or an
-        editusers key: `complete`), else only adding what it shows."""
+        """Memberships as the source shows them. One that the group's
+        regular expression (as the source showed it) grants is left to it
+        (a regexp grant, which a later change of the expression takes away,
+        as at the source); the others are direct. In the groups whose
+        members the source shows (details["seen"], None: all), a direct
+        membership it does not show is removed."""
         names = details.get("groups")
         if names is None:
             return
-        wanted = set()
+        wanted, by_regexp = set(), 0
+        from_source = self.accounts.regexp_groups if self.accounts is not None else set()
         for name in names:
             group_id = self.group_id(name, create=True)
-            if group_id is not None:
-                wanted.add(group_id)
+            pattern = self.regexps.get(group_id, "")
+            if name.lower() in from_source and regexp_matches(pattern, login):
+                by_regexp += 1
+                continue
+            wanted.add(group_id)
+        self.report.count("group memberships", len(set(names)))
+        if by_regexp:
+            self.report.count("memberships granted by a regexp", by_regexp)
         have = {row[0] for row in self.conn.execute(
             "SELECT group_id FROM user_groups WHERE user_id = ? AND is_bless = 0"
             " AND grant_type = ?", (user_id, GRANT_DIRECT))}
         for group_id in sorted(wanted - have):
             self.conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                               " VALUES (?, ?, 0, ?)", (user_id, group_id, GRANT_DIRECT))
-        if details.get("complete") and login.lower() not in self.admin_logins:
-            gone = sorted(have - wanted)
-            if gone:
-                self.conn.execute(
-                    "DELETE FROM user_groups WHERE user_id = ? AND is_bless = 0 AND grant_type = ?"
-                    f" AND group_id IN ({placeholders(gone)})", [user_id, GRANT_DIRECT] + gone)
+        if login.lower() in self.admin_logins:
+            return
+        seen = details.get("seen")
+        names_of = {group_id: name for name, group_id in self.groups.items()}
+        gone = sorted(group_id for group_id in have - wanted
+                      if seen is None or names_of.get(group_id) in seen)
+        if gone:
+            self.conn.execute(
+                "DELETE FROM user_groups WHERE user_id = ? AND is_bless = 0 AND grant_type = ?"
+                f" AND group_id IN ({placeholders(gone)})", [user_id, GRANT_DIRECT] + gone)
 
     # Groups ----------------------------------------------------------------------
 
@@ -149,6 +178,7 @@ class Target:
                 "INSERT INTO groups (name, description, is_bug_group, user_regexp, is_active,"
                 " icon_url) VALUES (?, ?, 1, '', 1, '')", (name, description or IMPORTED))
             group_id = self.groups[name.lower()] = cur.lastrowid
+            self.regexps[group_id] = ""
             self.report.count("groups")
             # As every new group: the administrators become members and blessers.
             admins = [row[0] for row in self.conn.execute(

@@ -85,6 +85,7 @@ def write_bug(target, bug, comments, history, attachments, report):
             _write_flags(target, bug_id, attachment["flags"], attachment["id"], "a",
                          attachment["last_change_time"] or when, report)
     _write_history(target, bug_id, history, report)
+    _write_tags(target, bug, report)
     _resolve_waiting(conn, bug_id)
 
 
@@ -135,13 +136,31 @@ def _write_lists(target, bug, report):
         conn.execute("INSERT INTO bug_keywords (bug_id, keyword_id) VALUES (?, ?)"
                      " ON CONFLICT DO NOTHING", (bug_id, target.keyword_id(name)))
     conn.execute("DELETE FROM bug_groups WHERE bug_id = ?", (bug_id,))
+    product_id = target.products[bug["product"].lower()]
     for name in dict.fromkeys(bug["groups"]):
+        group_id = target.group_id(name)
         conn.execute("INSERT INTO bug_groups (bug_id, group_id) VALUES (?, ?)"
-                     " ON CONFLICT DO NOTHING", (bug_id, target.group_id(name)))
+                     " ON CONFLICT DO NOTHING", (bug_id, group_id))
+        if product_id in target.controls_unknown:
+            # The product's controls are not known: it allows at least the
+            # groups its bugs are in (Shown to members), so a bug can be
+            # filed into them as it could at the source.
+            added = conn.execute(
+                "INSERT INTO group_controls (group_id, product_id, entry, membercontrol,"
+                " othercontrol, canedit) VALUES (?, ?, 0, 1, 0, 0)"
+                " ON CONFLICT (group_id, product_id) DO NOTHING", (group_id, product_id))
+            if added.rowcount:
+                report.count("group controls")
     conn.execute("DELETE FROM bug_see_also WHERE bug_id = ?", (bug_id,))
+    links = target.local_links
     for url in dict.fromkeys(bug["see_also"]):
-        conn.execute("INSERT INTO bug_see_also (bug_id, url) VALUES (?, ?)", (bug_id, url))
+        stored = links.rewrite(url) if links is not None else url
+        conn.execute("INSERT INTO bug_see_also (bug_id, url) VALUES (?, ?)", (bug_id, stored))
         report.count("see also links")
+        if stored != url:
+            report.count("see also links rewritten")
+        elif links is not None and links.bug_id(url) is not None:
+            report.count("see also links to the old installation")
 
 
 def _write_dependencies(conn, bug, report):
@@ -400,6 +419,39 @@ def _write_history(target, bug_id, history, report):
             (bug_id, row["attachment_id"], target.user_id(row["who"]), row["when"], row["field"],
              row["removed"], row["added"], row["comment_id"]))
         report.count("history changes")
+
+
+def _write_tags(target, bug, report):
+    """The key's personal tags on the bug, as the source showed them (the
+    tags of other accounts are theirs alone: the source shows them to
+    nobody else)."""
+    if "tags" not in bug or not target.tag_owner:
+        return
+    conn = target.conn
+    owner = target.user_id(target.tag_owner)
+    conn.execute("DELETE FROM bug_tags WHERE bug_id = ? AND tag_id IN (SELECT id FROM"
+                 " personal_tags WHERE user_id = ?)", (bug["id"], owner))
+    for name in bug["tags"]:
+        row = conn.execute("SELECT id FROM personal_tags WHERE user_id = ?"
+                           " AND lower(name) = lower(?)", (owner, name)).fetchone()
+        tag_id = row[0] if row else conn.execute(
+            "INSERT INTO personal_tags (user_id, name) VALUES (?, ?) RETURNING id",
+            (owner, name)).fetchone()[0]
+        conn.execute("INSERT INTO bug_tags (bug_id, tag_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                     (bug["id"], tag_id))
+        report.count("personal tags")
+
+
+def rewrite_local_links(conn, links):
+    """Rewrite the See Also links already stored that name the old
+    installation's bugs (`links`: forms.LocalLinks); returns how many."""
+    changed = 0
+    for row_id, url in conn.execute("SELECT id, url FROM bug_see_also").fetchall():
+        stored = links.rewrite(url)
+        if stored != url:
+            conn.execute("UPDATE bug_see_also SET url = ? WHERE id = ?", (stored, row_id))
+            changed += 1
+    return changed
 
 
 def unresolved_links(conn):

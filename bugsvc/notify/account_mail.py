@@ -1,6 +1,9 @@
 """Mail about an account rather than a bug: the link to choose a new
 password, the link to create an account, the notice to an address that
-already has an account, and the notice that a webhook was disabled.
+already has an account, the two mails of an e-mail address change (the
+link that confirms it, to the new address; the notice with a link that
+cancels it, to the current one), and the notice that a webhook was
+disabled.
 
 The secret of a mailed link is made when the mail is rendered, in the
 worker's transaction, and exists only in the mail: the outbox never holds
@@ -89,6 +92,63 @@ def account_exists(ctx, message_row):
                  lines)
 
 
+def email_change_new(ctx, message_row):
+    """The link that confirms a change of e-mail address, to the new
+    address (its token made now), with a link that cancels it. Errors: Drop
+    when the change was cancelled or made meanwhile, or the account is
+    disabled."""
+    user = _account(ctx, message_row["user_id"])
+    data = outbox.message_data(message_row)
+    if user["disabled_text"]:
+        raise Drop("the account is disabled")
+    if not tokens.pending(ctx.conn, user["id"], (tokens.EMAIL_REQUEST,), ctx.now,
+                          login=data["new"]):
+        raise Drop("the address change was cancelled, confirmed or has expired")
+    secret = tokens.issue(ctx.conn, tokens.EMAIL_NEW, ctx.now, user_id=user["id"],
+                          login=data["new"])
+    urlbase = ctx.param("urlbase")
+    lines = [
+        f"Someone asked to change the e-mail address of the account {data['old']} to this",
+        f"address, {data['new']}.",
+        "",
+        "To confirm the change, open this link (it asks for the account's password):",
+        f"{urlbase}token.cgi?t={secret}&a=cfmem",
+        "",
+        "If you did not ask for it, or do not want it, open this link to cancel it:",
+        f"{urlbase}token.cgi?t={secret}&a=cxlem",
+        "",
+        f"If you do nothing, nothing changes; the links work for {tokens.MAX_AGE.days} days.",
+        "",
+        f"(Over the REST interface: POST /rest/user/change_email with email_token {secret}",
+        "and the password.)",
+    ]
+    return _mail(ctx, message.address_of(ctx, data["new"]), "Confirm your new e-mail address",
+                 lines, headers=[("X-Bugzilla-Type", "admin")])
+
+
+def email_change_old(ctx, message_row):
+    """The notice of a change of e-mail address, to the address changed
+    from (its token made now): its link cancels the change, and takes the
+    address back if the change was confirmed already."""
+    user = _account(ctx, message_row["user_id"])
+    data = outbox.message_data(message_row)
+    secret = tokens.issue(ctx.conn, tokens.EMAIL_OLD, ctx.now, user_id=user["id"],
+                          login=data["old"])
+    lines = [
+        f"Someone asked to change the e-mail address of your account {data['old']} to",
+        f"{data['new']}. The change is made once that address confirms it.",
+        "",
+        "If you did not ask for it, open this link to cancel it (if it was made already,",
+        "your account gets this address back and every session of it ends):",
+        f"{ctx.param('urlbase')}token.cgi?t={secret}&a=cxlem",
+        "",
+        f"The link works for {tokens.MAX_AGE.days} days. If you asked for the change, there is",
+        "nothing to do here.",
+    ]
+    return _mail(ctx, message.address_of(ctx, data["old"]), "Your e-mail address is changing",
+                 lines, headers=[("X-Bugzilla-Type", "admin"), ("Importance", "High")])
+
+
 def webhook_disabled(ctx, message_row):
     """The notice to a webhook's owner that it was disabled, with why."""
     user = _account(ctx, message_row["user_id"])
@@ -110,4 +170,5 @@ def webhook_disabled(ctx, message_row):
 
 
 RENDERERS = {"password_reset": password_reset, "new_account": new_account,
-             "account_exists": account_exists, "webhook_disabled": webhook_disabled}
+             "account_exists": account_exists, "email_change_new": email_change_new,
+             "email_change_old": email_change_old, "webhook_disabled": webhook_disabled}

@@ -18,8 +18,6 @@ import ssl
 import threading
 from pathlib import Path
 
-from ..store.db import is_postgresql
-
 SMTP_TIMEOUT = 30
 TEST_FILE = "mailer.testfile"
 _append_lock = threading.Lock()
@@ -35,12 +33,12 @@ class MailFailure(Exception):
 
 
 def test_file(config):
-    """Where the Test method writes: mailer.testfile beside the SQLite
-    file, or in the process's working directory (a PostgreSQL database is
-    no file of this host)."""
-    if is_postgresql(config.db_path):
+    """Where the Test method writes: mailer.testfile beside the database
+    file, or in the process's working directory when the database is no
+    file of this host (PostgreSQL's)."""
+    if not config.database.is_file:
         return Path.cwd() / TEST_FILE
-    return Path(config.db_path).resolve().parent / TEST_FILE
+    return config.database.path.resolve().parent / TEST_FILE
 
 
 def transport(params, config):

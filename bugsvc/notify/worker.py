@@ -29,8 +29,6 @@ from datetime import datetime, timedelta, timezone
 
 import orjson
 
-from ..accounts.auth import Authenticator
-from ..api.runner import Runner
 from ..catalogue import settings
 from ..store import outbox
 from . import (account_mail, addresses, bugmail, flagmail, mailer, recipients, signature,
@@ -57,15 +55,15 @@ POLL_SECONDS = 1.0
 class Deliverer:
     """Delivers the outbox of one database.
 
-    config: the Config (its retry_delays, when set, replace both schedules).
-    runner: the Runner whose contexts render messages (default: a new one).
-    clock: the current aware UTC time (tests).
+    units: the UnitOfWork (call/unit_of_work.py) that messages are made and
+    rendered in, of the Database and the Config (whose retry_delays, when
+    set, replace both schedules). clock: the current aware UTC time (tests).
     """
 
-    def __init__(self, db, config, runner=None, clock=None):
-        self.db = db
-        self.config = config
-        self.runner = runner or Runner(db, config, Authenticator(db, config.password_cost))
+    def __init__(self, units, clock=None):
+        self.units = units
+        self.db = units.db
+        self.config = config = units.config
         self.clock = clock or (lambda: datetime.now(timezone.utc))
         delays = tuple(getattr(config, "retry_delays", None) or ())
         self.mail_delays = delays or MAIL_RETRY_DELAYS
@@ -171,10 +169,7 @@ class Deliverer:
     def _write(self, work, now):
         """work(ctx) in a write transaction of its own, run again from the
         start when it met a concurrent one (PostgreSQL). Returns its result."""
-        for attempt in self.db.attempts(write=True):
-            with attempt as conn:
-                result = work(self.runner.context_on(conn, write=True, now=now, events=False))
-        return result
+        return self.units.run(work, write=True, now=now, events=False, catalog=False)
 
     def _queue(self, work):
         """work(conn) in a queue transaction (claiming or settling leased
@@ -255,7 +250,7 @@ class Deliverer:
         render = {"bug": bugmail.render, "flag": flagmail.render}.get(kind)
         if render is None:
             raise Drop(f"no mail of the kind '{kind}'")
-        with self.runner.context(user_id=row["user_id"], now=now) as ctx:
+        with self.units.context(user_id=row["user_id"], now=now) as ctx:
             return render(ctx, row, event)
 
     # Webhooks -----------------------------------------------------------------------------
@@ -287,7 +282,7 @@ class Deliverer:
             self._settle(row, outbox.DROPPED, "the webhook or the event is gone")
             return
         try:
-            with self.runner.context(user_id=webhook["user_id"], now=now) as ctx:
+            with self.units.context(user_id=webhook["user_id"], now=now) as ctx:
                 payload = webhook_payload.build(ctx, webhook, row, event)
         except Drop as drop:
             self._settle(row, outbox.DROPPED, drop.reason)

@@ -1,7 +1,9 @@
 """What mail makes possible for accounts: creating one's own account by
 mail (the reference's User.offer_account_by_email, for addresses that match
-the parameter createemailregexp), and choosing a new password through a
-mailed link.
+the parameter createemailregexp), choosing a new password through a mailed
+link, and changing one's own e-mail address, confirmed from the new address
+(the reference's preferences page and token.cgi, while allowemailchange is
+on).
 
 Each sends a mail with a one-time link (made when the mail is sent, valid
 for three days, stored only as a hash) to `{urlbase}token.cgi?t=TOKEN&a=...`
@@ -20,9 +22,10 @@ import re
 
 from .. import dates
 from ..accounts import auth, membership, tokens
-from ..api.params import Params, clean_text
-from ..errors import (ServiceError, ACCOUNT_EXISTS, ILLEGAL_EMAIL_ADDRESS, OBJECT_NOT_SPECIFIED,
-                      USER_ERROR)
+from ..call.changes import note
+from ..call.params import Params, clean_text
+from ..errors import (ServiceError, require_login, ACCOUNT_EXISTS, ILLEGAL_EMAIL_ADDRESS,
+                      OBJECT_NOT_SPECIFIED, USER_ERROR)
 from ..store import audit, outbox, request_counts
 from .user import check_login_name, check_password_rules
 
@@ -233,10 +236,13 @@ def check_token(ctx, params):
     """What a mailed token is for, before its page asks for more (the web
     pages show the form only for a token that works).
 
-    params: reset_token or account_token.
+    params: reset_token, account_token or email_token.
     Returns {"type": "password" | "account", "login"} (the account's login,
-    or the address the account would get).
-    Errors: 50 neither given; 32000 a token that does not exist, expired or
+    or the address the account would get); for an email_token {"type":
+    "emailnew" | "emailold", "login": the account's login now, "email": the
+    address the token was mailed to (the new one, or the one changed
+    from)}.
+    Errors: 50 none given; 32000 a token that does not exist, expired or
     was used.
     """
     p = Params(params)
@@ -252,27 +258,37 @@ def check_token(ctx, params):
         if row is None:
             raise ServiceError(USER_ERROR, _BAD_TOKEN)
         return {"type": tokens.ACCOUNT, "login": row["login"]}
-    raise ServiceError(OBJECT_NOT_SPECIFIED, "Give reset_token or account_token.")
+    if p.str("email_token"):
+        row, user = _email_token(ctx, p.str("email_token"), (tokens.EMAIL_NEW, tokens.EMAIL_OLD))
+        return {"type": row["kind"], "login": user["login"], "email": row["login"]}
+    raise ServiceError(OBJECT_NOT_SPECIFIED, "Give reset_token, account_token or email_token.")
 
 
 def cancel_token(ctx, params):
     """Cancel what a mailed link offers (the reference's token.cgi actions
-    cxlpw and cancel_new_account): the token, and every other token of its
-    kind for the same account or address, stop working; the password or the
-    missing account stay as they are.
+    cxlpw, cancel_new_account and cxlem): the token, and every other token
+    of its kind for the same account or address, stop working; the password
+    or the missing account stay as they are. An e-mail address change is
+    cancelled from either address, as the reference does it: no link of it
+    works any more, and when the link mailed to the address changed from
+    cancels a change that was made already, the account gets that address
+    back (while no other account took it) and its sessions end.
 
-    params: reset_token or account_token (the link's t).
-    Returns {"type": "password" | "account", "login"} as check_token.
-    Errors: 50 neither given; 32000 a token that does not exist, expired or
+    params: reset_token, account_token or email_token (the link's t).
+    Returns {"type", "login"} as check_token (the login it has afterwards).
+    Errors: 50 none given; 32000 a token that does not exist, expired or
     was used.
     """
     p = Params(params)
+    if p.str("email_token"):
+        return _cancel_email_change(ctx, p.str("email_token"))
     if p.str("reset_token"):
         kind, secret = tokens.PASSWORD, p.str("reset_token")
     elif p.str("account_token"):
         kind, secret = tokens.ACCOUNT, p.str("account_token")
     else:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "Give reset_token or account_token.")
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "Give reset_token, account_token or "
+                                                 "email_token.")
     row = tokens.find(ctx.conn, kind, secret, ctx.now)
     if row is None:
         raise ServiceError(USER_ERROR, _BAD_TOKEN)
@@ -284,6 +300,129 @@ def cancel_token(ctx, params):
         login = row["login"]
     tokens.use(ctx.conn, row)
     return {"type": kind, "login": login}
+
+
+# Changing one's own e-mail address ---------------------------------------------------
+
+def request_email_change(ctx, params):
+    """Ask to change one's own e-mail address, which is one's login (the
+    reference's preferences page, while the parameter allowemailchange is
+    on).
+
+    params: new_email, current_password.
+    Returns null. Nothing changes yet: the new address is mailed a link to
+    confirm the change (`{urlbase}token.cgi?t=TOKEN&a=cfmem`, or
+    User.change_email with the token and the password), and the current one
+    a notice with a link that cancels it (`&a=cxlem`, or User.cancel_token
+    with email_token), which also takes the address back for three days
+    after the change was made. Giving one's own address again changes
+    nothing.
+    Errors: 410 logged out; 50 new_email or current_password missing; 32000
+    changing one's address is turned off here (allowemailchange), or a
+    change of the account's address is under way already (until it is
+    confirmed and three days have passed, or it is cancelled); 300 a wrong
+    current password (counted like a failed sign-in of the login); 501 an
+    address that is not valid here (emailregexp); 500 another account has
+    it.
+    """
+    require_login(ctx)
+    if not ctx.param_is_on("allowemailchange"):
+        raise ServiceError(USER_ERROR, "Changing your own e-mail address is turned off here "
+                                       "(parameter allowemailchange); ask an administrator.")
+    p = Params(params)
+    new_email, password = (p.str("new_email") or "").strip(), p.str("current_password")
+    if not new_email or password is None:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "To change your e-mail address, give the new "
+                                                 "one (new_email) and your current password "
+                                                 "(current_password).")
+    user = ctx.conn.execute("SELECT id, login FROM users WHERE id = ?",
+                            (ctx.caller.id,)).fetchone()
+    ctx.auth.check_current_password(ctx.conn, user["login"], password, ctx.now)
+    if new_email == user["login"]:
+        return None
+    if _email_change_under_way(ctx, user["id"]):
+        raise ServiceError(USER_ERROR, "A change of your e-mail address is under way already: "
+                                       "confirm it from the mail sent to the new address, or "
+                                       "cancel it from either mail.")
+    check_login_name(ctx, new_email, user["id"])
+    tokens.issue(ctx.conn, tokens.EMAIL_REQUEST, ctx.now, user_id=user["id"], login=new_email)
+    data = {"old": user["login"], "new": new_email}
+    outbox.add_message(ctx.conn, outbox.MAIL, "email_change_new", ctx.now, user_id=user["id"],
+                       address=new_email, data=data)
+    outbox.add_message(ctx.conn, outbox.MAIL, "email_change_old", ctx.now, user_id=user["id"],
+                       address=user["login"], data=data)
+    return None
+
+
+def change_email(ctx, params):
+    """Confirm a change of e-mail address with the link mailed to the new
+    address (the reference's token.cgi action chgem): the account's login
+    becomes the new address; its sessions, API keys and the link mailed to
+    the old address (which can still take the old address back) stay.
+    Audited as a change of the account's email.
+
+    params: email_token (the link's t), password (the account's).
+    Returns {"id", "login"}.
+    Errors: 50 token or password missing; 32000 a token that does not
+    exist, expired, was used or cancelled (or whose account was disabled);
+    300 a wrong password (counted like a failed sign-in of the login); 500
+    another account got the address meanwhile; 501 the address is no
+    longer valid here (emailregexp).
+    """
+    p = Params(params)
+    secret, password = p.str("email_token"), p.str("password")
+    if not secret or password is None:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'User.change_email' requires "
+                                                 "'email_token' and 'password'.")
+    row, user = _email_token(ctx, secret, (tokens.EMAIL_NEW,))
+    ctx.auth.check_current_password(ctx.conn, user["login"], password, ctx.now)
+    new_email = row["login"]
+    check_login_name(ctx, new_email, user["id"])
+    _set_login(ctx, user, new_email)
+    tokens.end(ctx.conn, user["id"], (tokens.EMAIL_NEW, tokens.EMAIL_REQUEST))
+    return {"id": user["id"], "login": new_email}
+
+
+def _email_change_under_way(ctx, user_id):
+    return tokens.pending(ctx.conn, user_id, tokens.EMAIL_KINDS, ctx.now)
+
+
+def _email_token(ctx, secret, kinds):
+    """(token row, account row) of an e-mail change token of `kinds`.
+    Errors: 32000 no such token (expired, used, cancelled), or its account
+    is disabled or gone."""
+    row = tokens.find(ctx.conn, kinds, secret, ctx.now)
+    user = row and ctx.conn.execute("SELECT id, login, disabled_text FROM users WHERE id = ?",
+                                    (row["user_id"],)).fetchone()
+    if row is None or user is None or user["disabled_text"]:
+        raise ServiceError(USER_ERROR, _BAD_TOKEN)
+    return row, user
+
+
+def _cancel_email_change(ctx, secret):
+    row, user = _email_token(ctx, secret, (tokens.EMAIL_NEW, tokens.EMAIL_OLD))
+    login = user["login"]
+    if row["kind"] == tokens.EMAIL_OLD and login != row["login"]:
+        # The change was made: the old address comes back, unless another
+        # account took it meanwhile; every session of the account ends.
+        taken = ctx.conn.execute("SELECT 1 FROM users WHERE lower(login) = lower(?) AND id <> ?",
+                                 (row["login"], user["id"])).fetchone()
+        if taken is None:
+            _set_login(ctx, user, row["login"])
+            auth.delete_user_tokens(ctx.conn, user["id"])
+            login = row["login"]
+    tokens.end(ctx.conn, user["id"], tokens.EMAIL_KINDS)
+    return {"type": row["kind"], "login": login}
+
+
+def _set_login(ctx, user, login):
+    """Give account `user` the login `login` (groups by user_regexp follow),
+    audited as a change of its email."""
+    changes = {}
+    if note(changes, "email", user["login"], login):
+        ctx.conn.execute("UPDATE users SET login = ? WHERE id = ?", (login, user["id"]))
+        membership.refresh_for_user(ctx.conn, user["id"])
+        audit.record_changes(ctx, "User", user["id"], changes)
 
 
 def can_create_account(ctx, params):

@@ -7,11 +7,11 @@ Every change is audited under class User, on the key owner's account.
 from ..store import audit
 from ..accounts import auth
 from .. import dates
-from ..api.changes import note
+from ..call.changes import note
 from ..errors import (ServiceError, require_group, require_login, OBJECT_DOES_NOT_EXIST,
                       OBJECT_NOT_SPECIFIED)
-from ..api.params import Params
-from ..api.fields import Shape
+from ..call.params import Params
+from ..call.fields import Shape
 
 # include/exclude shape of an API key.
 API_KEY_SHAPES = {"api_keys": Shape()}

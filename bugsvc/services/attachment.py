@@ -7,7 +7,7 @@ from ..bugs.attachment_flags import AttachmentFlagEditor
 from ..bugs.lookup import visible_bug_id
 from ..bugs.permissions import can_edit_product, require_product_edit
 from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED, AUTH_FAILURE, USER_ERROR
-from ..api.params import Params
+from ..call.params import Params
 
 # Keys of an update that change the attachment itself (not flags or comment).
 _FIELD_KEYS = ("summary", "file_name", "content_type", "is_patch", "is_private", "is_obsolete")

@@ -3,7 +3,7 @@ lives in bugsvc.bugs."""
 
 from .. import dates
 from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED
-from ..api.params import Params
+from ..call.params import Params
 from ..bugs import create as bug_create, tags, update as bug_update, view
 from ..bugs.duplicates import possible_duplicates as find_duplicates, MAX_RESULTS
 from ..bugs.edit_options import edit_options as bug_edit_options
@@ -62,10 +62,11 @@ def create(ctx, params):
     121/122 resolution; 123 status not allowed; 129-134 flags; 504 unknown
     cc, or (strict_isolation) an assignee, QA contact or cc who may not
     edit or see the product; 32000 inactive value, mandatory custom field,
-    flag rules, a whiteboard while usestatuswhiteboard is off, See Also
-    while use_see_also is off, (strict_isolation) a dependency on a bug
-    of a product the caller may not edit. While letsubmitterchoosemilestone
-    is off the bug gets the product's default milestone whatever is asked.
+    flag rules, (strict_isolation) a dependency on a bug of a product the
+    caller may not edit. The whiteboard, See Also and target milestone are
+    taken whatever usestatuswhiteboard, use_see_also and
+    letsubmitterchoosemilestone say (those only hide the fields on the web
+    pages, as in the reference).
     """
     require_login(ctx)
     return {"id": bug_create.create(ctx, params)}
@@ -95,8 +96,7 @@ def update(ctx, params):
     new assignee or new QA contact who may not edit the product (or see
     it, when the bug moves there); 32000 comment required, milestone
     required, open dependencies, cc removal denied, several duplicates,
-    inactive value, a new whiteboard while usestatuswhiteboard is off, a
-    See Also link added while use_see_also is off, (strict_isolation) a
+    inactive value, (strict_isolation) a
     dependency added or removed on a bug of a product the caller may not
     edit; 32000 an update_token that is not the bug's current one, or one
     given for several bugs.
@@ -158,7 +158,7 @@ def update_see_also(ctx, params):
     {bug id: {"see_also": {"added": [...], "removed": [...]}}}}.
     Errors: 410; 50 no ids, or neither add nor remove; 100 a word that is
     no visible bug's number or alias; 101/102; 109; 112 invalid URL; 115
-    change not permitted; 32000 adding while use_see_also is off.
+    change not permitted.
     """
     require_login(ctx)
     p = Params(params)

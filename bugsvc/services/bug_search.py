@@ -2,7 +2,7 @@
 
 from ..bugs import search as bug_search
 from ..bugs.view import bug_objects
-from ..api.params import Params
+from ..call.params import Params
 
 
 def search(ctx, params):

@@ -7,13 +7,13 @@ from ..catalogue import catalog
 from ..catalogue.admin import (
     SMALLINT_MAX, check_sort_key, checked_name, reject_unknown_keys, required_text,
 )
-from ..api.changes import note
+from ..call.changes import note
 from ..errors import (
     ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_INVALID,
     USER_ERROR, CLASSIFICATIONS_DISABLED, UNKNOWN_METHOD,
 )
-from ..api.params import Params
-from ..api.fields import Shape
+from ..call.params import Params
+from ..call.fields import Shape
 
 
 # include/exclude shape of a classification and its products.

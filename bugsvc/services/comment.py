@@ -14,7 +14,7 @@ from ..errors import (
     COMMENT_ID_INVALID, COMMENT_IS_PRIVATE, COMMENT_TAG_DISABLED, COMMENT_TAG_INVALID,
     COMMENT_TAG_TOO_LONG, COMMENT_TAG_TOO_SHORT, USER_NOT_INSIDER,
 )
-from ..api.params import Params
+from ..call.params import Params
 
 
 MIN_TAG_LENGTH, MAX_TAG_LENGTH = 3, 24

@@ -4,13 +4,13 @@ from ..accounts import access
 from ..store import audit
 from ..catalogue import catalog
 from ..catalogue.admin import checked_text, administered_product, reject_unknown_keys
-from ..api.changes import note
+from ..call.changes import note
 from ..errors import (
     ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_INVALID,
     INVALID_USERNAME, USER_ERROR, COMPONENT_EXISTS, COMPONENT_HAS_BUGS, COMPONENT_IS_LAST,
     COMPONENT_RENAME_NOT_UNIQUE, COMPONENT_INVALID, UNKNOWN_METHOD,
 )
-from ..api.params import Params, as_list
+from ..call.params import Params, as_list
 
 
 # python-bugzilla's names (addcomponent/editcomponent) and the reference's is_active.

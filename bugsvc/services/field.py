@@ -12,15 +12,15 @@ import re
 from ..accounts import access
 from ..store import audit
 from ..catalogue import catalog
-from ..api.changes import note
+from ..call.changes import note
 from ..errors import (
     ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_INVALID,
     NUMBER_TOO_SMALL, USER_ERROR, INVALID_FIELD_NAME, PRODUCT_ACCESS_DENIED,
 )
 from ..catalogue.field_types import SINGLE_SELECT, MULTI_SELECT, INTEGER
 from ..catalogue.admin import checked_text
-from ..api.params import Params
-from ..api.fields import Shape
+from ..call.params import Params
+from ..call.fields import Shape
 
 
 SELECT_TYPES = (SINGLE_SELECT, MULTI_SELECT)

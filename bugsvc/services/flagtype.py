@@ -13,7 +13,7 @@ import re
 from ..accounts import access
 from ..store import audit
 from ..catalogue import catalog, flag_rules
-from ..api.changes import note
+from ..call.changes import note
 from ..errors import (
     ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_INVALID,
     ILLEGAL_EMAIL_ADDRESS, USER_ERROR, INTERNAL_ERROR, FLAG_TYPE_CC_LIST_INVALID,
@@ -21,7 +21,7 @@ from ..errors import (
     PRODUCT_ACCESS_DENIED, UNKNOWN_METHOD,
 )
 from ..catalogue.admin import checked_text
-from ..api.params import Params
+from ..call.params import Params
 
 
 ANY = "__Any__"

@@ -9,7 +9,7 @@ import re
 from ..store import audit
 from ..accounts import membership
 from ..catalogue import settings
-from ..api.changes import note
+from ..call.changes import note
 from ..store.db import placeholders
 from ..accounts.email import visible_email
 from ..errors import (ServiceError, require_group, require_login, OBJECT_NOT_SPECIFIED,
@@ -17,8 +17,8 @@ from ..errors import (ServiceError, require_group, require_login, OBJECT_NOT_SPE
                       EMPTY_GROUP_DESCRIPTION, INVALID_REGEXP, INVALID_GROUP_NAME,
                       GROUP_CANNOT_VIEW, USER_ERROR)
 from ..catalogue.admin import checked_text
-from ..api.params import Params
-from ..api.fields import Shape
+from ..call.params import Params
+from ..call.fields import Shape
 
 NAME_MAX_LENGTH = 255
 

@@ -8,7 +8,7 @@ from ..store import audit
 from ..catalogue import settings
 from ..store.db import placeholders
 from ..errors import ServiceError, require_group, OBJECT_DOES_NOT_EXIST, USER_ERROR
-from ..api.params import Params
+from ..call.params import Params
 
 # The reference accepts ^Bugzilla(::\w+)*$; Service:: is our neutral twin.
 _CLASS_NAME = re.compile(r"(?:Bugzilla|Service)((?:::[A-Za-z0-9_]+)*)", re.ASCII)

@@ -6,13 +6,13 @@ import re
 from ..store import audit
 from ..catalogue import catalog
 from ..catalogue.admin import checked_text, checked_name, reject_unknown_keys, required_text
-from ..api.changes import note
+from ..call.changes import note
 from ..errors import (
     ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_INVALID,
     USER_ERROR, UNKNOWN_METHOD,
 )
-from ..api.params import Params
-from ..api.fields import Shape
+from ..call.params import Params
+from ..call.fields import Shape
 
 # include/exclude shape of a keyword.
 KEYWORD_SHAPES = {"keywords": Shape()}

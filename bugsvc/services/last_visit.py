@@ -5,8 +5,8 @@ from ..accounts.access import bug_visibility_sql
 from ..bugs.lookup import bug_id_of, visible_bug_id
 from ..store.db import placeholders
 from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED, USER_ERROR
-from ..api.params import Params
-from ..api.fields import Shape
+from ..call.params import Params
+from ..call.fields import Shape
 
 RECENT_LIMIT = 20
 # include/exclude shape of the answer: a list of last visits.

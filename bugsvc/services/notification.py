@@ -6,7 +6,7 @@ again)."""
 
 from .. import dates
 from ..accounts import access, mail_settings as ms
-from ..api.params import Params, as_bool
+from ..call.params import Params, as_bool
 from ..bugs.lookup import visible_bug_id
 from ..catalogue import catalog
 from ..errors import (ServiceError, require_group, require_login, AUTH_FAILURE,

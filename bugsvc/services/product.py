@@ -7,7 +7,7 @@ from ..bugs import groups as bug_groups
 from ..catalogue import catalog, flag_rules, group_control
 from ..catalogue.admin import (checked_text, NAME_MAX_LENGTH, administered_product,
                                reject_unknown_keys)
-from ..api.changes import note
+from ..call.changes import note
 from ..accounts.email import visible_email
 from ..errors import (
     ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR,
@@ -16,8 +16,8 @@ from ..errors import (
     UNKNOWN_METHOD,
 )
 from ..accounts import membership
-from ..api.params import Params
-from ..api.fields import Shape
+from ..call.params import Params
+from ..call.fields import Shape
 
 UNCLASSIFIED_ID = 1
 

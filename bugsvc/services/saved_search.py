@@ -9,8 +9,8 @@ from ..bugs import search
 from ..bugs.search_sql import Compiler
 from ..errors import (ServiceError, require_login, BUGLIST_PARAMETERS_REQUIRED,
                       OBJECT_DOES_NOT_EXIST, OBJECT_NOT_SPECIFIED, USER_ERROR)
-from ..api.params import Params
-from ..api.fields import Shape
+from ..call.params import Params
+from ..call.fields import Shape
 from ..store import audit
 
 SAVED_SEARCH_SHAPES = {"saved_searches": Shape()}

@@ -13,7 +13,7 @@ import string
 from ..accounts import access, auth, membership
 from ..store import audit
 from .. import dates
-from ..api.changes import note
+from ..call.changes import note
 from ..store.db import placeholders
 from ..accounts.email import visible_email
 from ..errors import (ServiceError, require_group, require_login, ACCOUNT_EXISTS, AUTH_FAILURE,
@@ -21,8 +21,8 @@ from ..errors import (ServiceError, require_group, require_login, ACCOUNT_EXISTS
                       OBJECT_NOT_SPECIFIED, PARAM_INVALID, PARAM_MUST_BE_NUMERIC,
                       PASSWORD_NOT_COMPLEX, PASSWORD_TOO_SHORT, USER_ACCESS_DENIED)
 from ..accounts.membership import GRANT_DIRECT
-from ..api.params import Params, clean_text
-from ..api.fields import Shape
+from ..call.params import Params, clean_text
+from ..call.fields import Shape
 
 PASSWORD_MIN_LENGTH = 6
 LOGIN_MAX_LENGTH = 127
@@ -77,29 +77,46 @@ def logout(ctx, params):
 
 
 def valid_login(ctx, params):
-    """Whether login token `token` logs in as `login`.
+    """Whether the call's credentials sign in as `login`, as the reference
+    answers it: a login token given (also Service_token, Bugzilla_token,
+    X-BUGZILLA-TOKEN) is checked; otherwise the caller signs in with
+    whatever came (an API key, or a login and password) and its own login
+    is compared with `login` (exactly, as the reference compares it).
 
-    params: login (compared without regard to case), token (also
-    Service_token, Bugzilla_token, X-BUGZILLA-TOKEN).
-    Returns True or False ({"result": ...}): false also for a token that is
-    missing, unknown, expired, logged out, malformed, bound to another
-    address or of a disabled account. A token that is not valid counts
-    against the caller's address like one presented to any call.
-    Errors: 50 login missing; 32000 a token that is not valid while the
-    address waits after too many failures.
+    params: login; the credentials.
+    Returns True or False ({"result": ...}): false also without any
+    credentials, and for a token that is unknown, expired, logged out,
+    malformed, bound to another address or of a disabled account, as the
+    interface document states (the reference answers 32000 there; such a
+    token counts against the caller's address like one presented to any
+    call).
+    Errors: 50 login missing; 306 an API key that is not valid; 300 a wrong
+    login or password; 301 a disabled account (key or password); 410 no
+    credentials while requirelogin is on; 32000 a throttled attempt.
     """
     p = Params(params)
-    login_name, token = p.str("login"), p.str("token")
-    if not login_name:
+    login_name = p.get("login")
+    if login_name is None or isinstance(login_name, (list, dict)):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'valid_login' requires 'login'.")
-    if not token:
+    creds = ctx.credentials or auth.Credentials(token=p.str("token"))
+    if creds.token:
+        user_id = ctx.auth.token_owner(ctx.conn, creds.token, ctx.remote_ip, ctx.now)
+    elif creds.api_key:
+        caller, use = ctx.auth.identify(ctx.conn, auth.Credentials(api_key=creds.api_key),
+                                        ctx.remote_ip, ctx.now)
+        if use is not None:
+            ctx.auth.record_use(use, ctx.remote_ip, ctx.now)
+        user_id = caller.id
+    elif creds.login is not None:
+        user_id = ctx.auth.check_password(creds.login, creds.password, ctx.remote_ip, ctx.now)
+    else:
+        if ctx.param_is_on("requirelogin"):
+            require_login(ctx)
         return False
-    user_id = ctx.auth.token_owner(ctx.conn, token, ctx.remote_ip, ctx.now)
     if user_id is None:
         return False
-    row = ctx.conn.execute("SELECT 1 FROM users WHERE id = ? AND lower(login) = lower(?)",
-                           (user_id, login_name.strip())).fetchone()
-    return row is not None
+    row = ctx.conn.execute("SELECT login FROM users WHERE id = ?", (user_id,)).fetchone()
+    return row is not None and row["login"] == str(login_name)
 
 
 # Visibility --------------------------------------------------------------------

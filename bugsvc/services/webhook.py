@@ -20,7 +20,7 @@ from datetime import timedelta
 
 from .. import dates
 from ..accounts import access
-from ..api.params import Params
+from ..call.params import Params
 from ..catalogue import catalog
 from ..errors import (ServiceError, require_login, AUTH_FAILURE, OBJECT_DOES_NOT_EXIST,
                       OBJECT_NOT_SPECIFIED, PRODUCT_ACCESS_DENIED, USER_ERROR)

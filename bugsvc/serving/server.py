@@ -13,9 +13,8 @@ from datetime import datetime, timezone
 from .. import __version__
 from ..accounts import auth
 from ..config import DEFAULT_ADMIN_EMAIL
-from ..store import install
-from ..store.db import is_postgresql, open_database
-from ..store.postgres import display_url
+from ..catalogue import install
+from ..store.location import open_database
 from . import connections, server_errors, startup, workers
 
 
@@ -25,7 +24,7 @@ def prepare_database(config, out=sys.stdout, now=None):
 
     Returns the Database. Errors: SchemaError (see Database.initialize).
     """
-    db = open_database(config.db_path)
+    db = open_database(config.database)
     db.initialize()
     now = now or datetime.now(timezone.utc)
     with db.transaction(write=True) as conn:
@@ -54,14 +53,15 @@ def _create_server(config, sock, writers_lock_path=None):
     delivery worker of the process (unless config.deliver is off).
     writers_lock_path: the lock file the worker processes' writers share."""
     from ..app import create_app
+    from ..compose import unit_of_work
     from ..notify.worker import Deliverer
     listeners = {}
     # PostgreSQL: a connection for each request thread and delivery thread,
     # and a few for the calls that open a second one (login's own outcome).
     delivery = config.delivery_threads if config.deliver else 0
-    db = open_database(config.db_path, writers_lock_path,
+    db = open_database(config.database, writers_lock_path,
                        pool_size=config.threads + 2 + delivery)
-    deliverer = Deliverer(db, config) if config.deliver else None
+    deliverer = Deliverer(unit_of_work(db, config)) if config.deliver else None
     app = create_app(config, db=db, on_events=deliverer.wake if deliverer else None,
                      deliverer=deliverer)
     server = connections.create_server(
@@ -117,7 +117,7 @@ def serve(config, out=sys.stdout):
     # the start (a first start's install is then rolled back, not cut off).
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
-    startup.check_database(config.db_path, must_exist=False)
+    startup.check_database(config.database, must_exist=False)
     sock = startup.claim_address(config.host, config.port)
     try:
         prepare_database(config, out).close()
@@ -148,7 +148,7 @@ def _print_serving(config, sock, out):
     the web pages."""
     base = f"http://{_url_host(config.host)}:{sock.getsockname()[1]}"
     processes = f", {config.workers} workers" if config.workers > 1 else ""
-    print(f"bugsvc {__version__} serving {base}/rest (database {display_url(config.db_path)}"
+    print(f"bugsvc {__version__} serving {base}/rest (database {config.database.shown}"
           f"{processes})", file=out)
     print(f"Documentation: {base}/rest/docs", file=out)
     print(f"Web pages: {base}/", file=out, flush=True)
@@ -174,7 +174,7 @@ def _serve_workers(config, sock, out):
     import waitress                    # noqa: F401 - imported once, before forking
     from .. import app                 # noqa: F401
     lock_path = None
-    if not is_postgresql(config.db_path):     # SQLite's writers take turns (store/sqlite.py)
+    if config.database.engine.writers_take_turns:     # on a lock file (store/sqlite.py)
         handle, lock_path = tempfile.mkstemp(prefix="bugsvc-writers-", suffix=".lock")
         os.close(handle)
     metrics_dir, on_exit = None, None

@@ -12,7 +12,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from ..store.db import SchemaError, is_postgresql, open_database
+from ..store.location import Location, open_database
+from ..store.schema import SchemaError
 from . import workers
 
 
@@ -25,8 +26,9 @@ class StartError(Exception):
 _COMPANIONS = ("-wal", "-shm", "-journal")
 
 
-def check_database(path, must_exist):
-    """Check that this process can use the database file `path`.
+def check_database(location, must_exist):
+    """Check that this process can use the database at `location` (a
+    Location, or a path or URL).
 
     must_exist: False for the server, which creates a missing file (its
     directory must exist); True for the commands that work on an existing
@@ -35,13 +37,16 @@ def check_database(path, must_exist):
     a missing or empty file when one must exist, and a file or directory this
     process cannot write: permission bits as os.access reads them, and then
     an actual open for writing (which also fails for root on a read-only file
-    system or an immutable file).
+    system or an immutable file); for a database that is no file, what
+    require_database says when one must exist.
     """
-    if is_postgresql(path):
+    location = Location.of(location)
+    if not location.is_file:
         if must_exist:
-            require_database(path)
+            require_database(location)
         return
-    db = Path(path)
+    path = location.text
+    db = location.path
     folder = db.parent if str(db.parent) else Path(".")
     if not folder.is_dir():
         what = "is not a directory" if folder.exists() else "does not exist"
@@ -51,21 +56,24 @@ def check_database(path, must_exist):
         raise StartError(f"cannot use the database {path}: it is a directory. Give the path "
                          "of the database file with --db.")
     if must_exist:
-        require_database(path)
+        require_database(location)
     for file in [db] + [Path(f"{db}{suffix}") for suffix in _COMPANIONS]:
         if file.exists():
             _check_writable_file(path, file)
     _check_writable_folder(path, folder)
 
 
-def require_database(path):
-    """Errors: StartError when there is no bugsvc database at `path` (no
-    file, or an empty one; a PostgreSQL database that cannot be reached or
-    holds no bugsvc schema): the commands that need one never create it."""
-    if is_postgresql(path):
-        _require_postgresql(path)
+def require_database(location):
+    """Errors: StartError when there is no bugsvc database at `location` (a
+    Location, or a path or URL): no file, or an empty one; a database on a
+    server that cannot be reached or holds no bugsvc schema. The commands
+    that need one never create it."""
+    location = Location.of(location)
+    if not location.is_file:
+        _require_on_server(location)
         return
-    db = Path(path)
+    path = location.text
+    db = location.path
     if not db.is_file() or db.stat().st_size == 0:
         state = "is empty" if db.is_file() else "does not exist"
         raise StartError(f"there is no database at {path} (the file {state}). This command "
@@ -74,8 +82,8 @@ def require_database(path):
                          "create it.")
 
 
-def _require_postgresql(url):
-    database = open_database(url)
+def _require_on_server(location):
+    database = open_database(location)
     try:
         version = database.version()
     except SchemaError:

@@ -18,7 +18,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import db
+from .location import Location, open_database
+from .schema import SCHEMA_VERSION, SchemaError, bring_up_to_date, schema_sql
 
 # The counter of catalogue changes (cache.py) is copied after every other
 # table, whose inserts move the target's own counter.
@@ -54,7 +55,7 @@ def declared_types():
     from .sqlite import DIALECT, SqliteConnection
     conn = sqlite3.connect(":memory:", factory=SqliteConnection)
     try:
-        conn.executescript(db.schema_sql())
+        conn.executescript(schema_sql())
         types = {}
         for table in DIALECT.tables(conn):
             types[table] = {row[1]: (row[2] or "BLOB").upper() for row in conn.execute(
@@ -154,22 +155,22 @@ def convert(source_location, target_location, progress=None, batch=BATCH):
     Returns a ConvertResult. Errors: ConvertError when the source holds no
     bugsvc database, or one of another schema version than this bugsvc's,
     the target is the source or is not empty, a value does not fit its
-    column, or the copy does not verify; db.SchemaError when a database
+    column, or the copy does not verify; SchemaError when a database
     cannot be opened. The target is left as it was on every error.
     """
-    if str(source_location) == str(target_location) or (
-            not db.is_postgresql(source_location) and not db.is_postgresql(target_location)
-            and Path(target_location).exists()
-            and os.path.samefile(source_location, target_location)):
+    source_location, target_location = Location.of(source_location), Location.of(target_location)
+    if source_location.text == target_location.text or (
+            source_location.is_file and target_location.is_file
+            and target_location.path.exists()
+            and os.path.samefile(source_location.path, target_location.path)):
         raise ConvertError("the target is the source database.")
-    source = db.open_database(source_location)
-    target_is_new_file = (not db.is_postgresql(target_location)
-                          and not Path(target_location).exists())
-    target = db.open_database(target_location)
+    source = open_database(source_location)
+    target_is_new_file = target_location.is_file and not target_location.path.exists()
+    target = open_database(target_location)
     try:
         try:
             return _convert(source, target, progress or _Silent(), batch)
-        except (ConvertError, db.SchemaError):
+        except (ConvertError, SchemaError):
             raise
         except Exception as exc:
             if not _is_database_error(exc):
@@ -180,7 +181,7 @@ def convert(source_location, target_location, progress=None, batch=BATCH):
         target.close()
         if target_is_new_file:
             for suffix in ("", "-wal", "-shm", "-journal"):
-                Path(f"{target_location}{suffix}").unlink(missing_ok=True)
+                Path(f"{target_location.text}{suffix}").unlink(missing_ok=True)
         raise
     finally:
         source.close()
@@ -198,9 +199,9 @@ def _convert(source, target, progress, batch):
         version = reading.dialect.schema_version(reading)
         if version == 0:
             raise ConvertError(f"there is no bugsvc database at {source}.")
-        if version != db.SCHEMA_VERSION:
+        if version != SCHEMA_VERSION:
             raise ConvertError(f"{source} has schema version {version}, this bugsvc "
-                               f"{db.SCHEMA_VERSION}: start this bugsvc's server on it once "
+                               f"{SCHEMA_VERSION}: start this bugsvc's server on it once "
                                "(which moves it forward), then convert it.")
         tables = [table for table in reading.dialect.tables(reading) if table in types]
         tables = sorted(tables, key=lambda name: (name in _LAST, name))
@@ -211,7 +212,7 @@ def _convert(source, target, progress, batch):
                 raise ConvertError(f"{target} is not empty; convert into a new, empty "
                                    "database only.")
             if writing.dialect.schema_version(writing) == 0:
-                db.bring_up_to_date(writing, str(target))
+                bring_up_to_date(writing, str(target))
             missing = set(tables) - set(writing.dialect.tables(writing))
             if missing:
                 raise ConvertError(f"{target} lacks the tables {sorted(missing)}.")

@@ -1,172 +1,38 @@
-"""The database behind the service: which engine, the schema and its
-versions, transactions that are tried again, and the regular expression
-function of searches.
+"""The database behind the service: one contract, the Database base class,
+that each engine keeps (sqlite.py: an SQLite file, the default;
+postgres/: a PostgreSQL database, the optional extra `bugsvc[postgres]`).
 
-Two engines keep the same data with the same SQL: an SQLite file (the
-default, sqlite.py) and a PostgreSQL database (postgres.py, the optional
-extra `bugsvc[postgres]`). `open_database(location)` picks one: a
-`postgresql://` (or `postgres://`) URL names a PostgreSQL database,
-anything else an SQLite file. Both give a Database with the same methods
-(transaction, separate_transaction, attempts, connection, close, version,
-initialize) whose connections run SQL with `?` placeholders, give rows
-readable by position and by column name, and carry `conn.dialect`: the one
-place where the engines' spellings differ (dialect.py).
+A Database gives this thread's connection and new ones of their own,
+transactions (read, write, and queue: claiming leased rows), tries of a
+transaction run again from the start when it met a concurrent one it cannot
+be ordered with (`attempts`, which every caller of a whole call uses), the
+schema's version and its installation or migration (schema.py). Its
+connections run SQL with `?` placeholders, give rows readable by position
+and by column name, and carry `conn.dialect`: the one place where the
+engines' spellings differ (dialect.py).
 
-One transaction per service call: services never commit. A write
-transaction that meets another process's concurrent write (PostgreSQL's
-serialization failures and deadlocks) is run again from the start by
-`Database.attempts`, which every caller of a whole call uses.
+What differs between engines outside SQL is said by capabilities, never by
+asking which engine it is: `is_file` (the database is a file of this host),
+`can_backup` (`bugsvc backup` copies it), `writers_take_turns` (the worker
+processes of one service take turns writing, on a lock file). Which engine a
+--db value names is decided once, in location.py.
+
+One transaction per service call: services never commit.
 """
 
-import functools
 import itertools
 import threading
 import time
-from contextlib import contextmanager
-from pathlib import Path
+from contextlib import contextmanager, nullcontext
 
-import regex
-
-_PACKAGE = Path(__file__).resolve().parent.parent
-# Installed wheels carry the schema inside the package; a checkout has it at the top.
-SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
-
-# Version written by schema.sql, which always describes the newest schema.
-# A schema change after a release bumps this number, edits schema.sql (for new
-# installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
-# writes it; PostgreSQL runs its translation), or a function taking the
-# connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 8
+from .schema import bring_up_to_date
 
 BUSY_TIMEOUT_MS = 30000
-POSTGRESQL_SCHEMES = ("postgresql://", "postgres://")
 
-
-def is_postgresql(location):
-    """True when `location` (--db) names a PostgreSQL database."""
-    return str(location).lower().startswith(POSTGRESQL_SCHEMES)
-
-
-def open_database(location, writers_lock_path=None, **options):
-    """The Database at `location`: a PostgreSQL URL or an SQLite file's path.
-    Nothing is opened until first use. writers_lock_path: the lock file the
-    worker processes of one SQLite service share (ignored for PostgreSQL).
-    options: the engine's own (PostgreSQL: pool_size)."""
-    if is_postgresql(location):
-        from .postgres import PostgresDatabase
-        return PostgresDatabase(str(location), **options)
-    from .sqlite import SqliteDatabase
-    return SqliteDatabase(location, writers_lock_path)
-
-
-# The name older code and tests use for opening a database.
-Database = open_database
-
-
-def schema_sql():
-    """Return the text of schema.sql."""
-    for path in SCHEMA_PATHS:
-        if path.exists():
-            return path.read_text(encoding="utf-8")
-    raise FileNotFoundError("schema.sql not found next to the bugsvc package")
-
-
-def schema_section(name):
-    """The statements of schema.sql between '-- BEGIN name' and '-- END name'
-    (a migration that adds a part of the schema runs the very same text)."""
-    text = schema_sql()
-    start = text.index(f"-- BEGIN {name}\n")
-    return text[start:text.index(f"-- END {name}\n", start)]
-
-
-def _login_throttle(conn):
-    """Version 3: failed sign-ins are counted per subject (bugsvc/auth.py)
-    instead of logged per address. The failures logged so far are carried
-    over, those of an account to its login name and the others to their
-    address, before the old log is dropped."""
-    dialect = conn.dialect
-    if not dialect.table_exists(conn, "login_throttle"):   # a step run twice leaves it
-        run_script(conn, schema_section("login throttle"))
-    if not dialect.table_exists(conn, "login_failures"):
-        return
-    conn.execute("INSERT INTO login_throttle (subject, failures, last_failure)"
-                 " SELECT 'login:' || lower(u.login), COUNT(*), MAX(f.failed_at)"
-                 " FROM login_failures f JOIN users u ON u.id = f.user_id GROUP BY lower(u.login)")
-    conn.execute("INSERT INTO login_throttle (subject, failures, last_failure)"
-                 " SELECT 'address:' || f.ip_address, COUNT(*), MAX(f.failed_at)"
-                 " FROM login_failures f LEFT JOIN users u ON u.id = f.user_id WHERE u.id IS NULL"
-                 " GROUP BY f.ip_address")
-    conn.execute("DROP TABLE login_failures")
-
-
-def _import_state(conn):
-    """Version 4: where an import from a Bugzilla stands
-    (bugsvc/importer/state.py). A step run twice leaves the tables as they are."""
-    if not conn.dialect.table_exists(conn, "import_state"):
-        run_script(conn, schema_section("import state"))
-
-
-def _notifications(conn):
-    """Version 5: mail preferences, user watching, the outbox of
-    notifications, webhooks and the one-time tokens mailed to accounts."""
-    if not conn.dialect.table_exists(conn, "outbox_events"):   # a step run twice leaves it
-        run_script(conn, schema_section("notifications"))
-
-
-def _ordered_lists(conn):
-    """Version 6: aliases and custom field values keep their order in an id
-    column of their own (they were read in SQLite's hidden row order, which
-    no other engine has). The rows are copied in that order, so every list
-    reads as before."""
-    dialect = conn.dialect
-    for table, columns in (("bug_aliases", "alias, bug_id"),
-                           ("bug_custom_values", "bug_id, field_id, value")):
-        if dialect.column_exists(conn, table, "id"):
-            continue
-        conn.execute(f"ALTER TABLE {table} RENAME TO {table}_before_ids")
-        # The old table's indexes keep their names: drop them before the
-        # new table's are made.
-        for index in dialect.index_names(conn, f"{table}_before_ids"):
-            conn.execute(f"DROP INDEX {index}")
-        run_script(conn, schema_section(table))
-        conn.execute(f"INSERT INTO {table} ({columns}) SELECT {columns}"
-                     f" FROM {table}_before_ids ORDER BY {dialect.insertion_order}")
-        conn.execute(f"DROP TABLE {table}_before_ids")
-
-
-def _bug_text_index(conn):
-    """Version 6: the trigram index of summaries and whiteboards that
-    substring searches find their candidates with, built over the bugs
-    already stored. A step run twice leaves the index as it is."""
-    dialect = conn.dialect
-    if dialect.has_text_index(conn):
-        return
-    run_script(conn, schema_section("bug text index"))
-    dialect.fill_text_index(conn)
-
-
-def _request_counts(conn):
-    """Version 8: calls counted per subject for rate limits and the
-    throttling of account requests (bugsvc/api/limits.py). A step run twice
-    leaves the table as it is."""
-    if not conn.dialect.table_exists(conn, "request_counts"):
-        run_script(conn, schema_section("request counts"))
-
-
-MIGRATIONS = {
-    # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
-    2: lambda conn: run_script(conn, schema_section("catalog generation")),
-    3: _login_throttle,
-    4: _import_state,
-    5: _notifications,
-    6: _ordered_lists,
-    7: _bug_text_index,
-    8: _request_counts,
-}
-
-
-class SchemaError(Exception):
-    """The database cannot be used by this version of bugsvc."""
+# What a transaction is for: reading (one snapshot), writing, or claiming and
+# settling queue rows (store/outbox.py), which engines with many writers at
+# once run otherwise than other writes.
+READ, WRITE, QUEUE = "read", "write", "queue"
 
 
 class TextRefused(ValueError):
@@ -174,59 +40,198 @@ class TextRefused(ValueError):
     character); nothing was written."""
 
 
-def bring_up_to_date(conn, label):
-    """Install or migrate the schema on `conn`, inside the caller's
-    transaction (which holds the engine's lock against other processes doing
-    the same). Returns True when the database was empty. `label` names the
-    database in messages. Errors: SchemaError for a database holding other
-    tables, a newer schema than this code, or a missing migration step."""
-    dialect = conn.dialect
-    current = dialect.schema_version(conn)
-    if current == 0:
-        if dialect.has_tables(conn):
-            raise SchemaError(f"{label} holds tables but no bugsvc schema version; it is "
-                              "not a bugsvc database. Choose another one with --db.")
-        dialect.install_schema(conn, schema_sql())
-        dialect.set_schema_version(conn, SCHEMA_VERSION)
-        return True
-    if current > SCHEMA_VERSION:
-        raise SchemaError(f"{label} has schema version {current}, newer than this bugsvc "
-                          f"understands ({SCHEMA_VERSION}). Upgrade bugsvc to use it; "
-                          "the database was not changed.")
-    for version in range(current + 1, SCHEMA_VERSION + 1):
-        step = MIGRATIONS.get(version)
-        if step is None:
-            raise SchemaError(f"No migration to schema version {version}; the database was not "
-                              "changed.")
-        if callable(step):
-            step(conn)
-        else:
-            run_script(conn, step)
-        dialect.set_schema_version(conn, version)
-    return False
+class Database:
+    """The contract both engines keep, and what they share: this thread's
+    connection, transactions with their commit and rollback, tries of a
+    transaction, installing the schema.
 
+    location: the database's location as given (an SQLite file's path or a
+    PostgreSQL URL: location.py). writers_lock_path: the lock file the
+    worker processes of one service take turns writing on (engines whose
+    writers take turns). pool_size: the most connections this process opens
+    (engines that pool them).
 
-def split_script(script):
-    """The SQL statements of `script` (written as schema.sql is), each
-    complete (sqlite3.complete_statement)."""
-    import sqlite3
-    statements, buffer = [], ""
-    for line in script.splitlines(keepends=True):
-        buffer += line
-        if sqlite3.complete_statement(buffer):
-            statements.append(buffer.strip())
-            buffer = ""
-    if buffer.strip():
-        statements.append(buffer.strip())
-    return statements
+    An engine says what it is by its capabilities and implements connect(),
+    the hooks of a transaction (_begin, _commit, _rollback, and optionally
+    _writer_turn and _transaction_connection), _install_transaction(),
+    bulk_transaction() and statement_too_large().
+    """
 
+    name = None                 # the engine's name, as messages say it
+    dialect = None
+    # Capabilities (see the module's docstring).
+    is_file = False
+    can_backup = False
+    writers_take_turns = False
+    # What `bugsvc backup` says of a database it cannot copy.
+    backup_advice = ""
+    # A write that met a concurrent one is run again at least this many
+    # times, and for this many seconds from the first try.
+    TRIES = 1
+    PATIENCE = 0.0
 
-def run_script(conn, script):
-    """Execute every statement of `script` (written as schema.sql is) inside
-    the caller's transaction, in the connection's dialect (sqlite3's
-    executescript would commit first)."""
-    for statement in conn.dialect.script_statements(script):
-        conn.execute(statement)
+    def __init__(self, location, writers_lock_path=None, pool_size=None):
+        self.location = str(location)
+        self._local = threading.local()
+
+    @classmethod
+    def shown(cls, location):
+        """`location` as messages and logs show it (no password)."""
+        return str(location)
+
+    def __str__(self):
+        return self.shown(self.location)
+
+    # Connections -------------------------------------------------------------------
+
+    def connect(self):
+        """A new connection of its own, in autocommit mode (transactions are
+        begun explicitly), the caller's to close."""
+        raise NotImplementedError
+
+    def connection(self):
+        """This thread's own connection, opened on first use (a connection
+        is never shared between threads)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = self.connect()
+        return conn
+
+    def close_connection(self):
+        """Close this thread's own connection, if any (a thread that ends
+        closes its own; the process's stay open)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    def close(self):
+        """Close this thread's own connection and whatever else the engine
+        holds for the process."""
+        self.close_connection()
+
+    def in_transaction(self):
+        """True while this thread is inside a transaction of this database."""
+        return getattr(self._local, "depth", 0) > 0
+
+    # Transactions ------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self, write=False, queue=False):
+        """Yield a connection inside one transaction (this thread's own, or
+        one the engine lends). Commits when the block ends normally; rolls
+        back on any exception. queue: a write transaction that claims or
+        settles queue rows (store/outbox.py)."""
+        mode = QUEUE if queue else WRITE if write else READ
+        with self._transaction_connection() as conn:
+            with self._transaction_on(conn, mode):
+                yield conn
+
+    @contextmanager
+    def separate_transaction(self, write=False):
+        """Yield a connection of its own inside one transaction, beside this
+        thread's open one: for what must be stored whatever becomes of the
+        transaction already open (a failed sign-in counted by a call that
+        then fails). A connection of its own, not one a pool lends, which
+        threads holding theirs could all be waiting for. Writers still take
+        their turn. Commits when the block ends normally; rolls back on any
+        exception; the connection is closed.
+        """
+        conn = self.connect()
+        try:
+            with self._transaction_on(conn, WRITE if write else READ):
+                yield conn
+        finally:
+            conn.close()
+
+    def attempts(self, write=False, separate=False, queue=False):
+        """Tries of one transaction (see Attempts): run again from the start
+        when it met a concurrent one it cannot be ordered with (only engines
+        with many writers at once meet one)."""
+        if separate:
+            return Attempts(lambda: self.separate_transaction(write), self._retryable,
+                            self.TRIES, self.PATIENCE)
+        return Attempts(lambda: self.transaction(write, queue), self._retryable, self.TRIES,
+                        self.PATIENCE)
+
+    @staticmethod
+    def statement_too_large(exc):
+        """True when `exc` is the engine refusing a statement for its size
+        (more values than one statement takes, an expression too deep ...)."""
+        raise NotImplementedError
+
+    def _retryable(self, exc):
+        """True when `exc` says the transaction met a concurrent one."""
+        return False
+
+    def _transaction_connection(self):
+        """A context manager giving the connection of a transaction."""
+        return nullcontext(self.connection())
+
+    def _writer_turn(self, mode):
+        """A context manager held around a transaction of `mode` (engines
+        whose writers take turns wait for theirs)."""
+        return nullcontext()
+
+    def _begin(self, conn, mode):
+        raise NotImplementedError
+
+    def _commit(self, conn):
+        raise NotImplementedError
+
+    def _rollback(self, conn):
+        raise NotImplementedError
+
+    @contextmanager
+    def _transaction_on(self, conn, mode):
+        with self._writer_turn(mode):
+            self._begin(conn, mode)
+            self._local.depth = getattr(self._local, "depth", 0) + 1
+            try:
+                try:
+                    yield conn
+                except BaseException:
+                    self._rollback(conn)
+                    raise
+                self._commit(conn)
+            finally:
+                self._local.depth -= 1
+
+    @contextmanager
+    def bulk_transaction(self):
+        """One write transaction for copying whole tables in (convert.py):
+        foreign keys are checked at its end, not row by row."""
+        raise NotImplementedError
+
+    # Schema ------------------------------------------------------------------------
+
+    def version(self):
+        """The schema version stored in the database (0 for an empty one)."""
+        with self.transaction() as conn:
+            return self.dialect.schema_version(conn)
+
+    def initialize(self):
+        """Create or migrate the schema. Returns True when the database was
+        empty.
+
+        An empty database gets schema.sql and SCHEMA_VERSION; an older
+        version is moved forward by the migrations, step by step, all in one
+        transaction holding a lock that other bugsvc processes starting on
+        the same database wait for: either every step is stored or none is.
+        Data is never dropped. Errors: SchemaError for a database that
+        cannot be used (not one of the engine's, unreachable, refusing to
+        create tables), holds other tables, or has a newer schema than this
+        code.
+        """
+        with self._install_transaction() as conn:
+            created = bring_up_to_date(conn, str(self))
+        return created
+
+    def _install_transaction(self):
+        """A context manager giving a connection inside the transaction that
+        installs or migrates the schema, holding the engine's lock against
+        other processes doing the same."""
+        raise NotImplementedError
 
 
 class Attempts:
@@ -285,151 +290,6 @@ def _backoff(number):
     """Seconds to wait before try `number` + 1: random, growing, at most 0.2 s."""
     import random
     return random.uniform(0, min(0.2, 0.002 * 2 ** number))
-
-
-# Regular expressions of searches run on the `regex` engine: the syntax of
-# Python's `re` (lookarounds and backreferences included, as MySQL 8 and
-# PostgreSQL have them) plus POSIX classes such as [[:alpha:]], and, unlike
-# `re`, a time limit for each match and matching without the interpreter lock,
-# so a pattern that backtracks exponentially cannot hold a serving thread, nor
-# every other request with it.
-_REGEXP_FLAGS = regex.IGNORECASE | regex.VERSION0
-# What a statement may spend matching regular expressions: this much ...
-REGEXP_SECONDS = 0.5
-# ... plus this much per value matched (a few times what an ordinary pattern
-# takes on an ordinary summary or comment), so a search scanning many rows
-# with a plain pattern is never cut short, while a pattern slow on every row
-# or very slow on one row is stopped after about REGEXP_SECONDS. No single
-# match runs longer than REGEXP_SECONDS.
-REGEXP_SECONDS_PER_VALUE = 10e-6
-_regexp_state = threading.local()
-_clock = time.perf_counter
-
-
-class RegexpTooSlow(Exception):
-    """A statement spent its time budget matching regular expressions.
-
-    SQLite reports an exception raised inside its call of REGEXP only as
-    sqlite3.OperationalError, PostgreSQL its cancelled statement as
-    QueryCanceled; `regexp_budget` tells those apart from other failures.
-    pattern: the pattern being matched when the budget ran out.
-    """
-
-    def __init__(self, pattern):
-        super().__init__(f"matching {pattern!r} took too long")
-        self.pattern = pattern
-
-
-class _RegexpBudget:
-    """The matching time left to the statements of one `regexp_budget` block."""
-
-    def __init__(self, seconds, per_value):
-        self.seconds = seconds
-        self.per_value = per_value
-        self.spent = 0.0
-        self.values = 0
-        self.exceeded = None        # the pattern that ran out of time
-        self.patterns = []          # patterns of statements the engine itself bounds
-
-    def match(self, compiled, text):
-        """True when `compiled` matches `text`. Raises RegexpTooSlow."""
-        self.values += 1
-        left = self.seconds + self.values * self.per_value - self.spent
-        if left <= 0:
-            self.exceeded = compiled.pattern
-            raise RegexpTooSlow(compiled.pattern)
-        start = _clock()
-        try:
-            return compiled.search(text, timeout=min(left, self.seconds),
-                                   concurrent=True) is not None
-        except TimeoutError:
-            self.exceeded = compiled.pattern
-            raise RegexpTooSlow(compiled.pattern) from None
-        finally:
-            self.spent += _clock() - start
-
-
-class StatementTooSlow(Exception):
-    """A statement in a `regexp_budget` block went over the block's time
-    (PostgreSQL bounds the whole statement, whatever takes the time)."""
-
-
-class RegexpInvalid(Exception):
-    """The engine refused a search pattern as not valid in its syntax.
-    pattern: the pattern (the first of the statement's, when it had several)."""
-
-    def __init__(self, pattern):
-        super().__init__(f"{pattern!r} is not a valid regular expression here")
-        self.pattern = pattern
-
-
-def current_regexp_budget():
-    """The budget of the `regexp_budget` block this thread is in, or None."""
-    return getattr(_regexp_state, "budget", None)
-
-
-@contextmanager
-def regexp_budget(seconds=None, per_value=None):
-    """Bound the time REGEXP spends in the statements this thread runs
-    within the block (all of them together): `seconds` (default
-    REGEXP_SECONDS) plus `per_value` (default REGEXP_SECONDS_PER_VALUE) for
-    each value matched. A statement that goes over stops, and leaves the
-    block as RegexpTooSlow; a pattern the engine refuses leaves it as
-    RegexpInvalid. Outside such a block each match has REGEXP_SECONDS on
-    its own."""
-    previous = getattr(_regexp_state, "budget", None)
-    budget = _regexp_state.budget = _RegexpBudget(
-        REGEXP_SECONDS if seconds is None else seconds,
-        REGEXP_SECONDS_PER_VALUE if per_value is None else per_value)
-    try:
-        yield budget
-    except RegexpTooSlow:
-        raise
-    except Exception as exc:
-        if budget.exceeded is not None:
-            raise RegexpTooSlow(budget.exceeded) from None
-        state = getattr(exc, "sqlstate", None)
-        if state == _CANCELLED and getattr(budget, "bounded", False):
-            if budget.patterns:
-                raise RegexpTooSlow(budget.patterns[0]) from None
-            raise StatementTooSlow() from None
-        if budget.patterns and state == _INVALID_REGEXP:
-            raise RegexpInvalid(budget.patterns[0]) from None
-        raise
-    finally:
-        _regexp_state.budget = previous
-
-
-# SQLSTATEs of a statement cancelled by its time limit, and of a pattern
-# the engine's own regular expressions refuse.
-_CANCELLED = "57014"
-_INVALID_REGEXP = "2201B"
-
-
-@functools.lru_cache(maxsize=256)
-def _compiled(pattern):
-    return regex.compile(pattern, _REGEXP_FLAGS)
-
-
-def compile_regexp(pattern):
-    """The compiled form of `pattern` as REGEXP runs it. Errors: regex.error
-    (and RecursionError, OverflowError for extreme nesting or counts)."""
-    return _compiled(pattern)
-
-
-def sql_regexp(pattern, value):
-    """SQL `value REGEXP pattern` (search operators regexp/notregexp/anywords):
-    a case-insensitive search, as MySQL's REGEXP, within the time budget of
-    `regexp_budget`. Patterns are checked by the caller; NULL matches
-    nothing. Raises RegexpTooSlow when the budget is spent."""
-    if pattern is None or value is None:
-        return None
-    try:
-        compiled = _compiled(pattern)
-    except regex.error:
-        return 0
-    budget = getattr(_regexp_state, "budget", None) or _RegexpBudget(REGEXP_SECONDS, 0.0)
-    return 1 if budget.match(compiled, value if isinstance(value, str) else str(value)) else 0
 
 
 def ids_written(conn, table):

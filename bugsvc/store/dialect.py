@@ -20,7 +20,7 @@ TRIGRAM = 3
 
 
 class Dialect:
-    """The interface; sqlite.py and postgres.py implement it."""
+    """The interface; sqlite.py and postgres/dialect.py implement it."""
 
     name = None                 # "sqlite" or "postgresql"
     # An ORDER BY term giving rows in the order they were stored (migrations only).
@@ -36,7 +36,7 @@ class Dialect:
     def regexp(self, expr, pattern):
         """(SQL, args): true when the checked search pattern `pattern`
         matches the text `expr` anywhere, ignoring case, within the time
-        budget of db.regexp_budget."""
+        budget of regexp.regexp_budget."""
         raise NotImplementedError
 
     # How a search gives the candidates of substring conditions

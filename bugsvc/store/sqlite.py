@@ -26,6 +26,8 @@ from contextlib import contextmanager, nullcontext
 
 from . import db
 from .dialect import TEXT_INDEXED, TRIGRAM, Dialect
+from .regexp import sql_regexp
+from .schema import SchemaError, run_script, split_script
 
 # SQLite's messages for statements beyond its size limits.
 _SIZE_LIMITS = ("too many SQL variables", "Expression tree is too large",
@@ -98,10 +100,10 @@ class SqliteDialect(Dialect):
         return f"CAST(julianday({later}) - julianday({earlier}) AS INTEGER)"
 
     def script_statements(self, script):
-        return db.split_script(script)
+        return split_script(script)
 
     def install_schema(self, conn, script):
-        db.run_script(conn, script)
+        run_script(conn, script)
 
     def schema_version(self, conn):
         return conn.execute("PRAGMA user_version").fetchone()[0]
@@ -160,26 +162,26 @@ class SqliteConnection(sqlite3.Connection):
     dialect = DIALECT
 
 
-class SqliteDatabase:
+class SqliteDatabase(db.Database):
     """The SQLite file behind the service.
 
     writers_lock_path: the lock file shared by the worker processes of one
-    service (see the module's docstring), or None.
+    service (see the module's docstring), or None. pool_size is not used:
+    each thread has its own connection.
     """
 
+    name = "SQLite"
     dialect = DIALECT
-    engine = "SQLite"
+    is_file = True
+    can_backup = True
+    writers_take_turns = True
 
-    def __init__(self, path, writers_lock_path=None):
-        self.path = str(path)
-        self.location = self.path
-        self._local = threading.local()
+    def __init__(self, location, writers_lock_path=None, pool_size=None):
+        super().__init__(location)
+        self.path = self.location
         self._write_lock = threading.RLock()
         self._writers_file = _LockFile(writers_lock_path) if writers_lock_path else None
         self._write_depth = 0
-
-    def __str__(self):
-        return self.path
 
     def connect(self):
         """Open and configure a new connection (autocommit mode; we issue BEGIN)."""
@@ -189,64 +191,13 @@ class SqliteDatabase:
         conn.execute(f"PRAGMA busy_timeout = {db.BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA synchronous = NORMAL")
-        conn.create_function("regexp", 2, db.sql_regexp, deterministic=True)
+        conn.create_function("regexp", 2, sql_regexp, deterministic=True)
         return conn
-
-    def connection(self):
-        """This thread's connection, opened on first use."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self.connect()
-            self._local.conn = conn
-        return conn
-
-    def close(self):
-        """Close this thread's connection, if any."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
-
-    # A thread that ends closes its own connection; the process's stay open.
-    close_connection = close
 
     def in_transaction(self):
         """True while this thread's connection is inside a transaction."""
         conn = getattr(self._local, "conn", None)
         return conn is not None and conn.in_transaction
-
-    @contextmanager
-    def transaction(self, write=False, queue=False):
-        """Yield this thread's connection inside one transaction.
-
-        Commits when the block ends normally; rolls back on any exception.
-        queue: a write transaction that claims or settles queue rows (see
-        PostgresDatabase.transaction); here an ordinary write transaction.
-        """
-        with self._transaction_on(self.connection(), write or queue) as conn:
-            yield conn
-
-    @contextmanager
-    def separate_transaction(self, write=False):
-        """Yield a connection of its own inside one transaction, beside this
-        thread's open one: for what must be stored whatever becomes of the
-        transaction already open (a failed sign-in counted by a call that
-        then fails). Writers still take their turn. Commits when the block
-        ends normally; rolls back on any exception; the connection is closed.
-        """
-        conn = self.connect()
-        try:
-            with self._transaction_on(conn, write):
-                yield conn
-        finally:
-            conn.close()
-
-    def attempts(self, write=False, separate=False, queue=False):
-        """One try of a transaction (see db.Attempts): SQLite's writers wait
-        for each other instead of failing."""
-        if separate:
-            return db.Attempts(lambda: self.separate_transaction(write), lambda exc: False, 1)
-        return db.Attempts(lambda: self.transaction(write, queue), lambda exc: False, 1)
 
     @staticmethod
     def statement_too_large(exc):
@@ -254,19 +205,24 @@ class SqliteDatabase:
         return (isinstance(exc, (sqlite3.OperationalError, sqlite3.DataError))
                 and str(exc).startswith(_SIZE_LIMITS))
 
-    @contextmanager
-    def _transaction_on(self, conn, write):
-        with self._writer_turn() if write else nullcontext():
-            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-            try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+    # A transaction: writers (queue transactions too: a write transaction
+    # holds the whole file) take their turn, then BEGIN IMMEDIATE; readers
+    # BEGIN a snapshot.
+
+    def _writer_turn(self, mode):
+        return nullcontext() if mode == db.READ else self._take_writers_turn()
+
+    def _begin(self, conn, mode):
+        conn.execute("BEGIN" if mode == db.READ else "BEGIN IMMEDIATE")
+
+    def _commit(self, conn):
+        conn.execute("COMMIT")
+
+    def _rollback(self, conn):
+        conn.execute("ROLLBACK")
 
     @contextmanager
-    def _writer_turn(self):
+    def _take_writers_turn(self):
         """Wait for this process's and this service's other writers."""
         with self._write_lock:
             shared = self._writers_file if self._write_depth == 0 else None
@@ -287,40 +243,28 @@ class SqliteDatabase:
         try:
             conn.execute("PRAGMA journal_mode = WAL")
         except sqlite3.DatabaseError as exc:
-            raise db.SchemaError(f"{self.path} is not a usable SQLite database ({exc}).") from None
-        with self._transaction_on(conn, True):
+            raise SchemaError(f"{self.path} is not a usable SQLite database ({exc}).") from None
+        with self._transaction_on(conn, db.WRITE):
             conn.execute("PRAGMA defer_foreign_keys = ON")
             yield conn
 
-    def version(self):
-        """The schema version stored in the file (0 for an empty file)."""
-        return DIALECT.schema_version(self.connection())
-
-    def initialize(self):
-        """Create or migrate the schema. Returns True when the file was empty.
-
-        An empty (or missing) file gets schema.sql and SCHEMA_VERSION; an
-        older version is moved forward by MIGRATIONS, step by step, all in one
-        transaction: either every step is stored or none is. Data is never
-        dropped. Errors: SchemaError for a file that is not an SQLite
-        database, holds other tables, or has a newer schema than this code.
-        """
+    @contextmanager
+    def _install_transaction(self):
+        # Inside the write lock, so two processes starting on the same file
+        # do not both install or migrate it.
         try:
             conn = self.connection()
             conn.execute("PRAGMA journal_mode = WAL")
-            # Inside the write lock, so two processes starting on the same
-            # file do not both install or migrate it.
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.DatabaseError as exc:
-            raise db.SchemaError(f"{self.path} is not a usable SQLite database ({exc}).") from None
+            raise SchemaError(f"{self.path} is not a usable SQLite database ({exc}).") from None
         try:
-            created = db.bring_up_to_date(conn, self.path)
+            yield conn
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
-        return created
 
 
 class _LockFile:

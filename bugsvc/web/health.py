@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 import falcon
 
 from ..store import outbox
-from ..store.db import SCHEMA_VERSION
+from ..store.schema import SCHEMA_VERSION
 from .http import json_bytes
 
 log = logging.getLogger("bugsvc")

@@ -7,7 +7,7 @@ keep working."""
 import falcon
 
 from ..landing import wants_page
-from . import account, admin, attachment, bug, buglist, home, prefs
+from . import account, admin, attachment, bug, buglist, help, home, missing, prefs
 from .site import Site
 
 
@@ -55,9 +55,12 @@ def register(app, runner, config):
         "/editgroups.cgi": admin.Groups(site),
         "/editparams.cgi": admin.Parameters(site),
         "/editkeywords.cgi": admin.Keywords(site),
+        "/page.cgi": help.Help(site),
     }
     for path, resource in routes.items():
         app.add_route(path, resource)
+    # Asked only when no route matched; never for the interface's addresses.
+    app.add_sink(missing.Missing(site), prefix=missing.ADDRESSES)
     return site
 
 

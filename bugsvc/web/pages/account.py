@@ -39,7 +39,8 @@ class Login(Page):
             return
         if call.token:
             call.write("User.logout", {"token": call.token})
-        call.start_session(answer["token"], remember=bool(call.field("remember")))
+        call.start_session(answer["token"],
+                           asked_to_remember=bool(call.field("Bugzilla_remember")))
         call.redirect(target, notice="logged_in")
 
 
@@ -64,10 +65,12 @@ class Logout(Page):
         call.redirect("/", notice="logged_out")
 
 
-# token.cgi's actions on a password token (the reference's names); the
-# others (request_new_account, confirm_new_account, cancel_new_account)
-# take an account token.
+# token.cgi's actions (the reference's names) on a password token and on an
+# e-mail address change token; the others (request_new_account,
+# confirm_new_account, cancel_new_account) take an account token.
 _PASSWORD_ACTIONS = ("cfmpw", "chgpw", "cxlpw")
+_EMAIL_ACTIONS = ("cfmem", "chgem", "cxlem")
+_CANCEL_ACTIONS = ("cxlpw", "cancel_new_account", "cxlem")
 
 
 class Token(Page):
@@ -77,7 +80,9 @@ class Token(Page):
     GET a=cfmpw&t=T: the form for a new password (POST a=chgpw sets it);
     GET a=request_new_account&t=T: the form for a new account's name and
     password (POST a=confirm_new_account creates it and signs in); GET
-    a=cxlpw / a=cancel_new_account: a button that cancels the link (POST).
+    a=cfmem&t=T: the form that confirms a new e-mail address with the
+    account's password (POST a=chgem changes it); GET a=cxlpw /
+    a=cancel_new_account / a=cxlem: a button that cancels the link (POST).
     POST a=reqpw: mail a link to choose a new password. A token that does
     not work answers the operation's error and changes nothing."""
 
@@ -86,15 +91,22 @@ class Token(Page):
         # The visitor first: a refused token's page still shows who is signed in.
         call.whoami()
         action, secret = call.query.get("a") or "", call.query.get("t") or ""
-        if action not in ("cfmpw", "cxlpw", "request_new_account", "cancel_new_account"):
+        if action not in ("cfmpw", "cxlpw", "request_new_account", "cancel_new_account",
+                          "cfmem", "cxlem"):
             return _unknown(call, action)
         checked = call.read_one("User.check_token", _token_params(action, secret))
         if action == "cfmpw":
             return _password_form(call, secret, checked["login"])
         if action == "request_new_account":
             return _account_form(call, secret, checked["login"])
+        if action == "cfmem":
+            if checked["type"] != "emailnew":
+                # The old address's link only cancels, as the reference's does.
+                return _unknown(call, action)
+            return _email_form(call, secret, checked)
         call.render("token.html", title="Cancel the link", step="cancel", action=action,
-                    token=secret, login=checked["login"], kind=checked["type"])
+                    token=secret, login=checked["login"], kind=checked["type"],
+                    email=checked.get("email"))
         _no_referrer(call)
 
     @responder
@@ -104,13 +116,16 @@ class Token(Page):
         action, secret = call.field("a"), call.field("t")
         if action == "reqpw":
             return self._request_password(call)
-        if action not in ("chgpw", "cxlpw", "confirm_new_account", "cancel_new_account"):
+        if action not in ("chgpw", "cxlpw", "confirm_new_account", "cancel_new_account",
+                          "chgem", "cxlem"):
             return _unknown(call, action)
         params = _token_params(action, secret)
-        if action in ("cxlpw", "cancel_new_account"):
+        if action in _CANCEL_ACTIONS:
             answer = call.write("User.cancel_token", params)
             return call.render("token.html", title="Link cancelled", step="cancelled",
                                kind=answer["type"], login=answer["login"])
+        if action == "chgem":
+            return self._change_email(call, secret)
         password, again = call.field("password"), call.field("matchpassword")
         if action == "chgpw":
             return self._change_password(call, secret, password, again)
@@ -126,6 +141,19 @@ class Token(Page):
             return
         # The same page whether or not the login has an account.
         call.render("token.html", title="Check your mail", step="mailed", login=login)
+
+    def _change_email(self, call, secret):
+        try:
+            answer = call.write("User.change_email", {"email_token": secret,
+                                                      "password": call.field("password")})
+        except ServiceError as error:
+            if error.code == errors.USER_ERROR:
+                raise                  # a link that does not work (or a throttled sign-in)
+            checked = call.read_one("User.check_token", {"email_token": secret})
+            return _email_form(call, secret, checked, status=errors.http_status(error.code),
+                               message=error.message)
+        call.render("token.html", title="E-mail address changed", step="email_changed",
+                    login=answer["login"])
 
     def _change_password(self, call, secret, password, again):
         if password != again:
@@ -173,13 +201,21 @@ class Token(Page):
         answer = call.write("User.login", {"login": created["login"], "password": password})
         if call.token:
             call.write("User.logout", {"token": call.token})
-        call.start_session(answer["token"], remember=False)
+        call.start_session(answer["token"])
         call.redirect("/", notice="account_created")
 
 
 def _token_params(action, secret):
-    name = "reset_token" if action in _PASSWORD_ACTIONS else "account_token"
+    name = ("reset_token" if action in _PASSWORD_ACTIONS
+            else "email_token" if action in _EMAIL_ACTIONS else "account_token")
     return {name: secret}
+
+
+def _email_form(call, secret, checked, status=200, message=None):
+    call.render("token.html", status=status, title="Confirm your new e-mail address",
+                step="email", token=secret, login=checked["login"], email=checked["email"],
+                message=message)
+    _no_referrer(call)
 
 
 def _password_form(call, secret, login, status=200, message=None):

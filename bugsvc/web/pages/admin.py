@@ -140,8 +140,9 @@ class Components(Page):
         fields = {"description": call.field("description"),
                   "default_assignee": call.field("default_assignee"),
                   "default_qa_contact": call.field("default_qa_contact"),
-                  "default_cc": [login for login in call.field("default_cc").replace(
-                      ",", " ").split() if login]}
+                  # A text box, or a menu of people with several chosen.
+                  "default_cc": [login for value in call.fields("default_cc")
+                                 for login in value.replace(",", " ").split()]}
         try:
             if action == "new":
                 call.write("Component.create", dict(fields, product=product,

@@ -30,6 +30,9 @@ _STANDARD_SELECTS = ("bug_status", "resolution", "priority", "bug_severity", "re
 SINGLE_SELECT, MULTI_SELECT, TEXTAREA, BUG_ID = 2, 3, 4, 7
 _SPLIT = re.compile(r"[\s,;]+")
 INLINE_SAFE_TYPES = ("text/plain",)
+# Fields the pages show and offer only while a parameter is on, as the
+# reference's pages do (its API, and so ours, takes them whatever it says).
+FIELD_PARAMETERS = {"whiteboard": "usestatuswhiteboard", "see_also": "use_see_also"}
 
 
 def words(text):
@@ -97,12 +100,22 @@ class BugView:
             if len(results) > 3:
                 self.products = [product["name"] for product in results[3]["products"]]
 
+    def shows(self, name):
+        """False for a field the installation's parameters hide (see
+        FIELD_PARAMETERS)."""
+        parameter = FIELD_PARAMETERS.get(name)
+        return parameter is None or self.call.setting_is_on(parameter)
+
     def can(self, name):
         return name in self.editable
 
     @property
     def editable(self):
-        return frozenset(self.options["fields"]) if self.options else frozenset()
+        """The fields the form offers: those the visitor may change and the
+        page shows."""
+        if not self.options:
+            return frozenset()
+        return frozenset(name for name in self.options["fields"] if self.shows(name))
 
     def detail_rows(self):
         """The rows of the Details table after the status: (name, label,
@@ -143,7 +156,8 @@ class BugView:
         select("severity", "Severity", bug["severity"], self.values("bug_severity",
                                                                     bug["severity"]))
         text("keywords", "Keywords", ", ".join(bug["keywords"]))
-        text("whiteboard", "Whiteboard", bug["whiteboard"])
+        if self.shows("whiteboard"):
+            text("whiteboard", "Whiteboard", bug["whiteboard"])
         if self.can("url"):
             text("url", "URL", bug["url"])
         elif bug["url"]:
@@ -195,7 +209,7 @@ class BugView:
         if not extra and self.options is None:
             # Everything the page of a visitor not signed in shows.
             same_as = [bug, self.comments, self.attachments, self.fields]
-        call.render("show_bug.html", status=status, same_as=same_as, address=("id",),
+        call.render("show_bug.html", status=status, same_as=same_as, reads=("id",),
                     title=f"Bug {bug['id']} – {bug['summary']}",
                     bug=bug, view=self, comments=self.comments, attachments=self.attachments,
                     history=self.history, duplicates=self.duplicates, options=self.options,
@@ -311,7 +325,7 @@ def _status_changes(call, view, changes):
 
 
 def _cc_changes(call, view, changes):
-    added = words(call.field("cc_add"))
+    added = [login for value in call.fields("cc_add") for login in words(value)]
     if call.field("addselfcc") and call.user:
         added.append(call.user["login"])
     removed = call.fields("cc_remove")
@@ -574,7 +588,12 @@ class PostBug(Page):
         product = call.field("product")
         params = {"product": product}
         for name in _ENTRY_SHORT + _ENTRY_MORE:
-            value = call.field(name).strip() if name != "description" else call.field(name)
+            if name in FIELD_PARAMETERS and not call.setting_is_on(FIELD_PARAMETERS[name]):
+                continue          # a field the form did not offer
+            if name == "cc":      # a text box, or a menu of people with several chosen
+                value = ", ".join(call.fields(name))
+            else:
+                value = call.field(name).strip() if name != "description" else call.field(name)
             if value.strip():
                 params[name] = value
         for name in ("keywords", "depends_on", "blocks", "cc", "alias", "see_also"):

@@ -34,10 +34,16 @@ COLUMNS = {
 # The bug object's names are understood in columnlist too.
 _BY_FIELD = {field: column for column, field in COLUMNS.items()
              if not field.endswith("_detail")}
+# Columns the column chooser offers only while a parameter is on (a list
+# whose address names one still shows it, as the reference's).
+COLUMN_PARAMETERS = {"status_whiteboard": "usestatuswhiteboard"}
 DEFAULT_COLUMNS = ("product", "component", "assigned_to", "bug_status", "resolution",
                    "short_desc", "changeddate")
 DEFAULT_ORDER = "bug_status,priority,assigned_to,bug_id"
-PAGE_SIZE = 500
+# The most bugs one page of a list shows, whatever its address or the
+# parameter default_search_limit (which sets how many it shows when the
+# address names no limit) ask.
+MOST_PER_PAGE = 10000
 # Query-string keys that show a list rather than choose its bugs, and keys
 # that are credentials: never passed to the search.
 _DISPLAY_KEYS = ("columnlist", "order", "limit", "offset", "ctype", "format", "cmdtype",
@@ -116,7 +122,8 @@ class BugList(Page):
         columns = chosen_columns(_single(query.get("columnlist")), custom)
         order = _single(query.get("order")) or DEFAULT_ORDER
         csv_wanted = _single(query.get("ctype")) == "csv"
-        limit = _number(query.get("limit"), PAGE_SIZE, least=1, most=10000)
+        limit = _number(query.get("limit"), _number(call.setting("default_search_limit"), 0),
+                        least=0, most=MOST_PER_PAGE) or MOST_PER_PAGE
         offset = _number(query.get("offset"), 0)
         wanted = ["id", "is_open"] + [field_of(column) for column in columns]
         search = dict(params, order=order, limit=limit, offset=offset,
@@ -139,7 +146,8 @@ class BugList(Page):
             edit_url=url("/query.cgi", **search_params(query)),
             query_string=urlencode(_listed(query), doseq=True),
             hidden=_hidden(query, ("columnlist",)),
-            all_columns=[c for c in COLUMNS if c != "bug_id"],
+            all_columns=[c for c in COLUMNS if c != "bug_id" and (
+                c not in COLUMN_PARAMETERS or call.setting_is_on(COLUMN_PARAMETERS[c]))],
             cell=cell_text)
 
     def _run_named(self, call, name):

@@ -90,6 +90,9 @@ class Preferences(Page):
         call.redirect(url("/userprefs.cgi", tab=tab))
 
     def _account(self, call, user):
+        """Save the account tab: the real name, a new password, and (while
+        allowemailchange is on) a new e-mail address, mailed to be
+        confirmed."""
         params = {}
         if call.field("realname").strip() != (user.get("real_name") or ""):
             params["full_name"] = call.field("realname")
@@ -99,8 +102,15 @@ class Preferences(Page):
                                   error="The two new passwords are not the same.")
             params["password"] = call.field("new_password1")
             params["current_password"] = call.field("old_password")
+        new_email = call.field("new_login_name").strip()
+        if new_email and new_email != user["login"] and call.setting_is_on("allowemailchange"):
+            call.write("User.request_email_change", {
+                "new_email": new_email, "current_password": call.field("old_password")})
         if params:
             call.write("User.update_self", params)
+        if new_email and new_email != user["login"] and "password" not in params:
+            call.redirect(url("/userprefs.cgi", tab="account"), notice="email_change_mailed")
+            return
         if "password" in params:
             # Every session of the account ended with the password change.
             call.token = None
@@ -130,7 +140,9 @@ class Preferences(Page):
                 role: {event: bool(call.field(f"rel-{role}-{event}")) for event in choices}
                 for role, choices in current["relationships"].items()},
         }
-        watching = [name for name in _LIST_SPLIT.split(call.field("watching")) if name]
+        # A text box, or a menu of people with several chosen.
+        watching = [name for value in call.fields("watching")
+                    for name in _LIST_SPLIT.split(value) if name]
         if sorted(watching, key=str.lower) != current["watching"]:
             params["watching"] = watching
         ignored = [value for value in _LIST_SPLIT.split(call.field("ignored_bugs")) if value]

@@ -42,8 +42,9 @@ NOTICE_COOKIE = "bugsvc_notice"
 CSRF_FIELD = "csrf_token"
 # How long a process keeps the attachment_base parameter it read.
 ATTACHMENT_BASE_SECONDS = 5
-# Stay signed in: the cookie lives as long as an unused login token does by
-# default (login_token_max_age); the token's own expiry decides in the end.
+# A session cookie that is remembered (rememberlogin) lives as long as an
+# unused login token does by default (login_token_max_age); the token's own
+# expiry decides in the end.
 REMEMBER_SECONDS = 30 * 24 * 3600
 # The Content-Security-Policy of every page: no inline script or style, no
 # other origin, no framing.
@@ -74,6 +75,9 @@ NOTICES = {
     "password_reset_other": "The new password of that account is set and every session of "
                             "that account has ended; you are still signed in as yourself.",
     "account_created": "Your account has been created and you are signed in.",
+    "email_change_mailed": "A mail with a link to confirm your new e-mail address is on its "
+                           "way to it; your login changes once you open that link. Your "
+                           "current address gets a mail that can cancel the change.",
 }
 
 
@@ -112,10 +116,14 @@ class Site:
         seconds (every request asks which origin it came to)."""
         value, read_at = self._attachment_base
         if value is None or time.monotonic() - read_at > ATTACHMENT_BASE_SECONDS:
-            answer = self.runner.run_many([(OPERATIONS["Bugzilla.parameters"], {})], {}, "")
-            value = answer[0]["parameters"].get("attachment_base", "")
+            value = self.settings()["attachment_base"]
             self._attachment_base = (value, time.monotonic())
         return value
+
+    def settings(self):
+        """{name: value} of the instance parameters, as the pages follow
+        them (the installation's own settings, whoever visits)."""
+        return self.runner.parameters()
 
     def sign(self, text):
         """An HMAC of `text` with the site's key (hex, 40 characters)."""
@@ -171,12 +179,46 @@ class PageCall:
         self._known = False
         self.notice = None
         self._query = None
+        self._settings = None
+        self._user_menu = False
         self._form = None
         self._files = None
         notice = req.cookies.get(NOTICE_COOKIE)
         if notice in NOTICES:
             self.notice = NOTICES[notice]
-            self.resp.unset_cookie(NOTICE_COOKIE, path="/")
+            self.resp.unset_cookie(NOTICE_COOKIE, path=self.cookie_path)
+
+    def settings(self):
+        """{name: value} of the instance parameters the pages follow (read
+        once per request)."""
+        if self._settings is None:
+            self._settings = self.site.settings()
+        return self._settings
+
+    def setting(self, name):
+        """The value of instance parameter `name` the pages follow."""
+        return self.settings()[name]
+
+    def setting_is_on(self, name):
+        return self.setting(name) not in ("", "0", "off")
+
+    def user_menu(self):
+        """The people fields' drop-down menu while the parameter
+        usemenuforusers is on: [{"login", "label"}] of the enabled accounts
+        User.get shows the visitor (at most maxusermatches of them), by
+        login; None while it is off or nobody is signed in (the fields are
+        text boxes then)."""
+        if self._user_menu is False:
+            self._user_menu = None
+            if self.setting_is_on("usemenuforusers") and self.whoami() is not None:
+                found = self.read_one("User.get", {"match": ["*"],
+                                                   "include_fields": "name,real_name"})
+                self._user_menu = [
+                    {"login": person["name"],
+                     "label": f"{person['real_name']} <{person['name']}>"
+                     if person.get("real_name") else person["name"]}
+                    for person in found["users"]]
+        return self._user_menu
 
     # Running operations ----------------------------------------------------------------
 
@@ -250,20 +292,31 @@ class PageCall:
                              self.req.get_header("X-Forwarded-Proto"),
                              self.site.config.trusted_proxies) == "https"
 
-    def start_session(self, token, remember):
-        """Set the session cookie to login token `token`."""
+    @property
+    def cookie_path(self):
+        """The path of every cookie the pages set (the parameter cookiepath,
+        as the reference sets its cookies)."""
+        return self.setting("cookiepath")
+
+    def start_session(self, token, asked_to_remember=False):
+        """Set the session cookie to login token `token`. It outlives the
+        browser's session as the parameter rememberlogin says: always (on),
+        never (off), or when the visitor ticked the box the sign-in form
+        offers (defaulton, defaultoff: `asked_to_remember`)."""
         self.token = token
-        self.resp.set_cookie(SESSION_COOKIE, token, path="/", http_only=True,
+        mode = self.setting("rememberlogin")
+        remember = mode == "on" or (mode != "off" and asked_to_remember)
+        self.resp.set_cookie(SESSION_COOKIE, token, path=self.cookie_path, http_only=True,
                              secure=self.secure, same_site="Lax",
                              max_age=REMEMBER_SECONDS if remember else None)
 
     def end_session(self):
-        self.resp.unset_cookie(SESSION_COOKIE, path="/")
+        self.resp.unset_cookie(SESSION_COOKIE, path=self.cookie_path)
 
     def set_notice(self, key):
         """Show notice `key` (of NOTICES) on the next page this visitor opens."""
-        self.resp.set_cookie(NOTICE_COOKIE, key, path="/", http_only=True, secure=self.secure,
-                             same_site="Lax", max_age=120)
+        self.resp.set_cookie(NOTICE_COOKIE, key, path=self.cookie_path, http_only=True,
+                             secure=self.secure, same_site="Lax", max_age=120)
 
     def csrf_token(self):
         """The form token of this visitor: tied to its session, or, before it
@@ -274,7 +327,7 @@ class PageCall:
         visit = self.req.cookies.get(VISIT_COOKIE)
         if not visit or len(visit) != 32 or not visit.isalnum():
             visit = secrets.token_hex(16)
-            self.resp.set_cookie(VISIT_COOKIE, visit, path="/", http_only=True,
+            self.resp.set_cookie(VISIT_COOKIE, visit, path=self.cookie_path, http_only=True,
                                  secure=self.secure, same_site="Lax")
             self.req.cookies[VISIT_COOKIE] = visit
         return self.site.sign("visit:" + visit)
@@ -357,11 +410,11 @@ class PageCall:
 
     # Answers -------------------------------------------------------------------------------
 
-    def render(self, template, status=200, same_as=None, address=(), **values):
+    def render(self, template, status=200, same_as=None, reads=(), **values):
         """Answer with `template` rendered for this visitor.
 
         same_as: for a visitor who is not signed in, data that (with the
-        template, the notice and the query parameters named in `address`,
+        template, the notice and the query parameters named in `reads`,
         the only ones the page reads) decides the whole page: a page
         rendered for the same is served again, as it was (a popular bug's
         page is not rendered anew for every visitor), whatever else the
@@ -370,10 +423,15 @@ class PageCall:
         values.setdefault("title", "")
         key, here = None, self.here()
         if same_as is not None and self.token is None and self.user is None:
-            read = {name: self.query[name] for name in address
+            read = {name: self.query[name] for name in reads
                     if isinstance(self.query.get(name), str)}
             here = self.req.path + url("", **read)
-            key = hashlib.sha256(orjson.dumps([template, status, here, self.notice, same_as],
+            # The settings decide the page too (kept as a digest: the key
+            # holds no parameter's value, the SMTP password among them).
+            settings = hashlib.sha256(orjson.dumps(self.settings(),
+                                                   option=orjson.OPT_SORT_KEYS)).hexdigest()
+            key = hashlib.sha256(orjson.dumps([template, status, here, self.notice, same_as,
+                                               settings],
                                               option=orjson.OPT_NON_STR_KEYS)).digest()
             data = RENDERED.get(key)
             if data is not None:
@@ -381,7 +439,8 @@ class PageCall:
         page = self.site.env.get_template(template).render(
             user=self.user, notice=self.notice, csrf_token=self.csrf_token,
             quicksearch=values.pop("quicksearch_text", ""), path=self.req.path,
-            here=here, **values)
+            here=here, setting=self.setting, setting_is_on=self.setting_is_on,
+            user_menu=self.user_menu, **values)
         data = page.encode("utf-8")
         if key is not None:
             RENDERED.put(key, data, len(data) + _KEY_BYTES)

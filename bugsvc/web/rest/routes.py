@@ -80,6 +80,8 @@ ROUTES = [
     Route("POST", "/user/reset_password", "User.reset_password"),
     Route("POST", "/user/check_token", "User.check_token"),
     Route("POST", "/user/cancel_token", "User.cancel_token"),
+    Route("POST", "/user/request_email_change", "User.request_email_change"),
+    Route("POST", "/user/change_email", "User.change_email"),
     Route("GET", "/user/can_create_account", "User.can_create_account"),
     Route("GET", "/email_settings", "User.get_email_settings"),
     Route("PUT", "/email_settings", "User.update_email_settings"),

@@ -1,11 +1,15 @@
 """The reference's default installation data, written
-once into an empty database, and the first administrator."""
+once into an empty database, and the first administrator.
+
+The catalogue's, not the store's: the store creates the schema and knows
+nothing of what goes in it. Whoever prepares a database (serving's start,
+the importer) calls this after Database.initialize."""
 
 from .. import dates
-from ..catalogue import settings
-from ..catalogue.field_types import BUG_URLS, DATETIME, KEYWORDS, SINGLE_SELECT, UNKNOWN
-from . import server_secrets
 from ..accounts.membership import GRANT_DIRECT, refresh_for_user
+from ..store import server_secrets
+from . import settings
+from .field_types import BUG_URLS, DATETIME, KEYWORDS, SINGLE_SELECT, UNKNOWN
 
 
 # (name, display name, type, is_mandatory) of the standard fields, in the
@@ -140,9 +144,11 @@ def install_defaults(conn):
 
 
 def create_admin(conn, login, password_hash, now, real_name="Administrator", test_product=True):
-    """Create the first administrator, member of every system group, and
-    (unless `test_product` is false: a database an import fills) the test
-    product whose component it owns. Returns the account id."""
+    """Create the first administrator, member of every system group and,
+    while nobody is, the installation's maintainer (as the reference's
+    setup makes it), and (unless `test_product` is false: a database an
+    import fills) the test product whose component it owns. Returns the
+    account id."""
     cur = conn.execute("INSERT INTO users (login, real_name, password_hash, created_at)"
                        " VALUES (?, ?, ?, ?) RETURNING id",
                        (login, real_name, password_hash, dates.to_db(now)))
@@ -153,6 +159,7 @@ def create_admin(conn, login, password_hash, now, real_name="Administrator", tes
         conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                      " VALUES (?, ?, 1, ?)", (admin_id, group_id, GRANT_DIRECT))
     refresh_for_user(conn, admin_id)
+    conn.execute("UPDATE params SET value = ? WHERE name = 'maintainer' AND value = ''", (login,))
     if test_product:
         _create_test_product(conn, admin_id)
     return admin_id

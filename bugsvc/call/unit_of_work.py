@@ -1,0 +1,123 @@
+"""The unit of work: one transaction on the Database and the Context made for
+it, the one composition point of every piece of work in bugsvc. The Runner
+runs each operation in one; the delivery worker, the importer's
+verification and the operator's commands use one directly.
+
+A unit opens a read or a write transaction, loads the caller in it, makes
+the Context (the caller, the time, the Config, the process's catalog cache,
+a journal of events), runs the work, and before the commit writes the
+journal's outbox events in the same transaction: a change and the news of
+it are committed together or rolled back together. After a commit that
+wrote events it calls `on_events` (a delivery worker of the process starts
+at once).
+
+What the domain lends the kernel is given when a unit of work is made
+(bugsvc/compose.py puts it together), so the kernel imports none of it:
+load_caller(conn, user_id) -> the Caller (the anonymous one for None);
+load_parameters(conn) -> {name: value} of the instance parameters;
+new_journal(enabled) -> an empty journal of events, whose
+write(conn, changer_id, now) stores them and answers how many.
+"""
+
+from contextlib import contextmanager
+from datetime import datetime, timezone
+
+from ..store import cache
+from .context import Context
+from .fields import FieldFilter
+
+LOCAL = "127.0.0.1"
+
+
+class UnitOfWork:
+    """Makes transactions with their Context, for one Database.
+
+    db: the Database. config: the instance Config. auth: the Authenticator
+    (Context.auth). load_caller, load_parameters, new_journal: what the
+    domain lends (see the module's docstring). clock: returns the current
+    aware UTC datetime (tests). catalog: the process's copies of the
+    catalogue (store/cache.py), shared by its units. on_events: called
+    (without arguments) after a unit committed outbox events.
+    """
+
+    def __init__(self, db, config, auth, *, load_caller, load_parameters, new_journal,
+                 clock=None):
+        self.db = db
+        self.config = config
+        self.auth = auth
+        self.clock = clock or (lambda: datetime.now(timezone.utc))
+        self.catalog = cache.CatalogCache()
+        self.on_events = None
+        self._load_caller = load_caller
+        self._load_parameters = load_parameters
+        self._new_journal = new_journal
+
+    @contextmanager
+    def context(self, user_id=None, write=False, remote_ip=LOCAL, now=None, fields=None,
+                events=True):
+        """A Context in one transaction of its own, tried once: committed
+        when the block ends, rolled back when it raises (the operator's
+        commands, the delivery worker's reading, imports, tests).
+        user_id: the caller's account (None: anonymous). fields: a
+        FieldFilter (default: every field). events: False for writes that
+        must tell nobody (no outbox event is written for them)."""
+        written = 0
+        with self.db.transaction(write=write) as conn:
+            ctx = self.new_context(conn, self._load_caller(conn, user_id), now or self.clock(),
+                                   remote_ip, fields, write, catalog=False, events=events)
+            yield ctx
+            if write:
+                written = ctx.events.write(conn, ctx.caller.id, ctx.now)
+        if written:
+            self._events_written()
+
+    def run(self, work, write=False, caller=None, now=None, remote_ip=LOCAL, fields=None,
+            events=True, catalog=True):
+        """work(ctx) in one transaction, run again from the start (in a new
+        transaction, with a new Context) when it met a concurrent one it
+        cannot be ordered with (Database.attempts); committed when it
+        returns, rolled back when it raises.
+
+        caller: an account id, None (anonymous), or a function(conn) giving
+        the Caller, called first in each try (the Runner checks credentials
+        so). now: the time of the work (default: the clock, read once the
+        transaction is open and the caller known: writes waiting for one
+        another are then stamped in the order they are stored). catalog:
+        False keeps no copies of the catalogue (work whose transaction must
+        not read before its first write). Returns work's result.
+        """
+        written = 0
+        for attempt in self.db.attempts(write=write):
+            with attempt as conn:
+                who = caller(conn) if callable(caller) else self._load_caller(conn, caller)
+                ctx = self.new_context(conn, who, now or self.clock(), remote_ip, fields, write,
+                                       catalog=catalog, events=events)
+                result = work(ctx)
+                written = 0
+                if write:
+                    # The work's events, in its own transaction: committed
+                    # with the change or rolled back with it.
+                    written = ctx.events.write(conn, ctx.caller.id, ctx.now)
+        if written:
+            self._events_written()
+        return result
+
+    def new_context(self, conn, caller, now, remote_ip=LOCAL, fields=None, writes=False,
+                    catalog=True, generation=None, events=True):
+        """The one place a Context is made, on `conn`, a transaction the
+        caller opened and ends. catalog: use the process's copies of the
+        catalogue at the transaction's generation (`generation`, when the
+        transaction read it already). events: False for a journal that
+        notes nothing. The journal's events are the caller's to write
+        (ctx.events.write) before the commit."""
+        if catalog and generation is None:
+            generation = cache.generation(conn)
+        return Context(conn=conn, caller=caller, now=now, config=self.config, auth=self.auth,
+                       remote_ip=remote_ip, fields=fields or FieldFilter(), catalog=self.catalog,
+                       catalog_generation=generation if catalog else None, writes=writes,
+                       events=self._new_journal(events),
+                       load_parameters=self._load_parameters)
+
+    def _events_written(self):
+        if self.on_events is not None:
+            self.on_events()

@@ -1,0 +1,73 @@
+"""Where the database is, and which engine keeps it: decided once, here.
+
+A --db value (or BUGSVC_DB) that is a `postgresql://` (or `postgres://`)
+URL names a PostgreSQL database; anything else an SQLite file's path. The
+command line parses it once into a Location (Config.database); everything
+else asks the Location or its engine's capabilities (is_file, can_backup,
+writers_take_turns: db.py), never which engine it is.
+"""
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+POSTGRESQL_SCHEMES = ("postgresql://", "postgres://")
+SQLITE, POSTGRESQL = "sqlite", "postgresql"
+
+
+@dataclass(frozen=True)
+class Location:
+    """A database's location as given (`text`: an SQLite file's path or a
+    PostgreSQL URL) and the engine that keeps it (`engine_name`)."""
+
+    text: str
+    engine_name: str
+
+    @classmethod
+    def of(cls, value):
+        """`value` as a Location: a Location stays itself; a path or text is
+        parsed (see the module's docstring)."""
+        if isinstance(value, cls):
+            return value
+        text = os.fspath(value) if isinstance(value, os.PathLike) else str(value)
+        engine = POSTGRESQL if text.lower().startswith(POSTGRESQL_SCHEMES) else SQLITE
+        return cls(text, engine)
+
+    @property
+    def engine(self):
+        """The Database class of the engine (db.py's subclass)."""
+        if self.engine_name == POSTGRESQL:
+            from .postgres.database import PostgresDatabase
+            return PostgresDatabase
+        from .sqlite import SqliteDatabase
+        return SqliteDatabase
+
+    @property
+    def is_file(self):
+        """True when the database is a file of this host (`path`)."""
+        return self.engine.is_file
+
+    @property
+    def path(self):
+        """The database file's Path, or None when it is no file."""
+        return Path(self.text) if self.is_file else None
+
+    @property
+    def shown(self):
+        """The location as messages and logs show it (no password)."""
+        return self.engine.shown(self.text)
+
+    def __str__(self):
+        return self.text
+
+
+def open_database(location, writers_lock_path=None, pool_size=None):
+    """The Database at `location` (a Location, or a path or URL to parse),
+    of its engine. Nothing is opened until first use. writers_lock_path: the
+    lock file the worker processes of one service take turns writing on
+    (engines whose writers take turns). pool_size: the most connections
+    this process opens (engines that pool them). Errors: SchemaError when
+    the engine's driver is not installed."""
+    location = Location.of(location)
+    return location.engine(location.text, writers_lock_path=writers_lock_path,
+                           pool_size=pool_size)

@@ -1,0 +1,197 @@
+"""Connections to PostgreSQL that run the SQL written for SQLite's sqlite3:
+`?` placeholders, whole numbers as bigint (beyond 64 bits: OverflowError,
+as sqlite3 raises), booleans and numeric results as SQLite gives them (0/1,
+int or float), rows read by position and by column name
+(case-insensitively, as sqlite3.Row), and `lastrowid` after an INSERT."""
+
+import functools
+import re
+from decimal import Decimal
+
+from .. import db
+from ..regexp import current_regexp_budget
+from ..schema import SchemaError
+from .sql import psycopg_sql
+
+try:
+    import psycopg
+    from psycopg import errors as pg_errors
+    from psycopg.adapt import Dumper, Loader
+    from psycopg.types.numeric import Int8Dumper
+except ImportError:              # the extra is not installed: said when a URL is used
+    psycopg = None
+
+_INT8 = (-2 ** 63, 2 ** 63 - 1)
+
+
+def require_driver():
+    """Errors: SchemaError when psycopg is not installed."""
+    if psycopg is None:
+        raise SchemaError("PostgreSQL needs the optional packages psycopg and psycopg_pool: "
+                          "pip install 'bugsvc[postgres]'")
+
+
+# Values -----------------------------------------------------------------------------
+
+if psycopg is not None:
+    class _BigintDumper(Int8Dumper):
+        """Every whole number as bigint, as SQLite's INTEGER (64 bits)."""
+
+        def dump(self, obj):
+            if not _INT8[0] <= obj <= _INT8[1]:
+                raise OverflowError("Python int too large to convert to SQLite INTEGER")
+            return super().dump(obj)
+
+    class _BoolDumper(Dumper):
+        """True and False as 1 and 0, as sqlite3 stores them."""
+        oid = psycopg.postgres.types["int8"].oid
+
+        def dump(self, obj):
+            return b"1" if obj else b"0"
+
+    class _BoolLoader(Loader):
+        """A boolean result as 1 or 0, as SQLite answers comparisons."""
+
+        def load(self, data):
+            return 1 if bytes(data) == b"t" else 0
+
+    class _NumericLoader(Loader):
+        """numeric results (sums and averages of integers) as SQLite's:
+        int when whole, else float."""
+
+        def load(self, data):
+            value = Decimal(bytes(data).decode())
+            if value == value.to_integral_value():
+                return int(value)
+            return float(value)
+
+
+class Row(tuple):
+    """A result row read by position or by column name (case-insensitive),
+    as sqlite3.Row."""
+    __slots__ = ()
+    _index = {}
+    _names = ()
+
+    def __getitem__(self, key):
+        if key.__class__ is str:
+            index = self._index.get(key)
+            if index is None:
+                index = self._index.get(key.lower())
+                if index is None:
+                    raise IndexError("No item with that key")
+            return tuple.__getitem__(self, index)
+        return tuple.__getitem__(self, key)
+
+    def keys(self):
+        return list(self._names)
+
+
+@functools.lru_cache(maxsize=4096)
+def _row_class(names):
+    index = {}
+    for position in range(len(names) - 1, -1, -1):    # the first of equal names wins
+        index[names[position]] = position
+        index[names[position].lower()] = position
+    return type("Row", (Row,), {"__slots__": (), "_index": index, "_names": names})
+
+
+def _row_factory(cursor):
+    description = cursor.description
+    if description is None:
+        return tuple
+    return _row_class(tuple(column.name for column in description))
+
+
+def _configure(conn):
+    adapters = conn.adapters
+    adapters.register_dumper(int, _BigintDumper)
+    adapters.register_dumper(bool, _BoolDumper)
+    adapters.register_loader("bool", _BoolLoader)
+    adapters.register_loader("numeric", _NumericLoader)
+    conn.execute("SET TIME ZONE 'UTC'")
+    # A transaction waiting for another's row lock gives up after the
+    # busy timeout SQLite's writers wait, instead of hanging.
+    conn.execute(f"SET lock_timeout = {int(db.BUSY_TIMEOUT_MS)}")
+
+
+_INSERT = re.compile(r"^\s*INSERT\s+INTO\s+(\w+)", re.I)
+_RETURNING = re.compile(r"\bRETURNING\b", re.I)
+
+
+@functools.lru_cache(maxsize=4096)
+def _insert_table(sql):
+    """The table an INSERT without RETURNING writes to, else None."""
+    match = _INSERT.match(sql)
+    return match.group(1).lower() if match and not _RETURNING.search(sql) else None
+
+
+if psycopg is not None:
+    class _Cursor(psycopg.Cursor):
+        """psycopg's cursor with sqlite3's lastrowid: after an INSERT into a
+        table with an id column, the new row's id; else None."""
+        lastrowid = None
+
+
+class PgConnection:
+    """A psycopg connection running SQL written for SQLite's sqlite3: `?`
+    placeholders, execute/executemany returning a cursor, rows by name, and
+    `lastrowid` after an INSERT into a table with an id column (the new
+    row's id, asked for with RETURNING id)."""
+
+    _trace = None
+
+    def __init__(self, raw, dialect):
+        self.raw = raw
+        self.dialect = dialect
+
+    def set_trace_callback(self, callback):
+        """Call `callback(sql)` with every statement run (None: stop), as sqlite3 does."""
+        self._trace = callback
+
+    def execute(self, sql, params=None):
+        if self._trace is not None:
+            self._trace(sql)
+        cursor = self.raw.cursor()
+        budget = current_regexp_budget()
+        bounded = budget is not None and not getattr(budget, "bounded", False)
+        if bounded:
+            self.dialect.bound_regexps(self, budget)
+        table = _insert_table(sql)
+        with_id = table is not None and self.dialect.has_id_column(self, table)
+        if with_id:
+            sql += " RETURNING id"
+        try:
+            if params:
+                cursor.execute(psycopg_sql(sql), params)
+            else:
+                cursor.execute(sql if "%" not in sql else psycopg_sql(sql))
+        except pg_errors.NumericValueOutOfRange as exc:
+            raise OverflowError(str(exc)) from None
+        except psycopg.DataError as exc:
+            if "NUL" in str(exc):
+                raise db.TextRefused(str(exc)) from None
+            raise
+        if bounded:
+            self.raw.execute("SELECT set_config('statement_timeout', '0', true)")
+        if with_id:
+            row = cursor.fetchone()
+            cursor.lastrowid = row[0] if row is not None else None
+        return cursor
+
+    def executemany(self, sql, rows):
+        if self._trace is not None:
+            self._trace(sql)
+        cursor = self.raw.cursor()
+        try:
+            cursor.executemany(psycopg_sql(sql), rows)
+        except pg_errors.NumericValueOutOfRange as exc:
+            raise OverflowError(str(exc)) from None
+        except psycopg.DataError as exc:
+            if "NUL" in str(exc):
+                raise db.TextRefused(str(exc)) from None
+            raise
+        return cursor
+
+    def close(self):
+        self.raw.close()

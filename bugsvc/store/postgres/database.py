@@ -1,0 +1,198 @@
+"""A PostgreSQL database behind the service: the pool of connections,
+transactions in the isolation each needs, tries of a write that met a
+concurrent one, installing the schema under an advisory lock."""
+
+import re
+import threading
+from contextlib import contextmanager
+
+from .. import db
+from ..schema import SchemaError
+from .connection import PgConnection, _configure, _Cursor, _row_factory, pg_errors, psycopg, \
+    require_driver
+from .dialect import _UNICODE_COLLATION, PostgresDialect
+
+# How each kind of transaction begins (see the package's docstring): reads
+# in one snapshot, writes serializable. Claiming and settling queue rows
+# (the outbox): each statement sees what is committed when it starts, and an
+# UPDATE rechecks its WHERE on the row's newest version, so two workers
+# never take one row; SERIALIZABLE would make them fail against each other
+# instead. A bulk copy holds the install lock instead.
+_BULK = "bulk"
+_BEGINS = {db.READ: "BEGIN ISOLATION LEVEL REPEATABLE READ",
+           db.WRITE: "BEGIN ISOLATION LEVEL SERIALIZABLE",
+           db.QUEUE: "BEGIN ISOLATION LEVEL READ COMMITTED",
+           _BULK: "BEGIN"}
+# SQLSTATEs of a transaction that met a concurrent one: serialization
+# failure, deadlock, and a unique key taken by a concurrent insert (which
+# SERIALIZABLE reports as such when the transaction did not read that key).
+_RETRYABLE = {"40001", "40P01", "23505"}
+
+
+class PostgresDatabase(db.Database):
+    """A PostgreSQL database behind the service, at a `postgresql://` URL
+    (libpq's: user, password, host, port, database name, and parameters such
+    as `?sslmode=require`; the PG* environment variables fill in what the
+    URL leaves out).
+
+    pool_size: the most connections this process opens (one per request
+    thread at work, plus a few; default 10). Its writers need no lock file
+    (writers_lock_path is not used): PostgreSQL runs many at once.
+    """
+
+    name = "PostgreSQL"
+    backup_advice = ("which PostgreSQL's own tools back up while the server runs: pg_dump "
+                     "--format=custom --file=bugsvc.dump '<the same URL>' (pg_restore puts it "
+                     "back; see the README, Backups)")
+    # A write is run again at least this many times, and for as long as
+    # SQLite would wait for its lock (db.BUSY_TIMEOUT_MS): under heavy
+    # contention a serializable transaction can be chosen as the one to
+    # cancel many times.
+    TRIES = 30
+    PATIENCE = db.BUSY_TIMEOUT_MS / 1000
+
+    def __init__(self, location, writers_lock_path=None, pool_size=None):
+        require_driver()
+        super().__init__(location)
+        self.url = self.location
+        self.pool_size = max(2, int(pool_size if pool_size is not None else 10))
+        self.dialect = PostgresDialect()
+        self._pool = None
+        self._pool_lock = threading.Lock()
+
+    @classmethod
+    def shown(cls, location):
+        return display_url(str(location))
+
+    # Connections --------------------------------------------------------------------
+
+    def connect(self):
+        """A new connection of its own (not from the pool), in autocommit
+        mode (we issue BEGIN). Errors: psycopg.OperationalError when the
+        server cannot be reached or refuses us."""
+        raw = psycopg.connect(self.url, autocommit=True, row_factory=_row_factory,
+                              cursor_factory=_Cursor)
+        _configure(raw)
+        self._learn_dialect(raw)
+        return PgConnection(raw, self.dialect)
+
+    def _learn_dialect(self, raw):
+        if getattr(self, "_dialect_known", False):
+            return
+        has_icu = raw.execute("SELECT 1 FROM pg_collation WHERE collname = %s",
+                              (_UNICODE_COLLATION,)).fetchone() is not None
+        self.dialect.unicode_regexps = has_icu
+        self._dialect_known = True
+
+    def pool(self):
+        """This process's pool, opened on first use (so a forked worker opens its own)."""
+        with self._pool_lock:
+            if self._pool is None:
+                from psycopg_pool import ConnectionPool
+
+                def configure(raw):
+                    _configure(raw)
+                    self._learn_dialect(raw)
+                self._pool = ConnectionPool(
+                    self.url, min_size=1, max_size=self.pool_size, open=True,
+                    kwargs={"autocommit": True, "row_factory": _row_factory,
+                            "cursor_factory": _Cursor},
+                    configure=configure, timeout=db.BUSY_TIMEOUT_MS / 1000, name="bugsvc")
+            return self._pool
+
+    def close(self):
+        """Close this thread's own connection and the process's pool."""
+        self.close_connection()
+        with self._pool_lock:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
+
+    # Transactions (see the package's docstring for their isolation) ------------------
+
+    @contextmanager
+    def _transaction_connection(self):
+        # This thread's own connection when it has one and is not inside a
+        # transaction on it; else one of the pool, for this transaction.
+        pinned = getattr(self._local, "conn", None)
+        if pinned is not None and not self.in_transaction():
+            yield pinned
+            return
+        with self.pool().connection() as raw:
+            yield PgConnection(raw, self.dialect)
+
+    def _begin(self, conn, mode):
+        conn.raw.execute(_BEGINS[mode])
+
+    def _commit(self, conn):
+        conn.raw.execute("COMMIT")
+
+    def _rollback(self, conn):
+        if not conn.raw.closed:
+            conn.raw.execute("ROLLBACK")
+
+    def _retryable(self, exc):
+        return getattr(exc, "sqlstate", None) in _RETRYABLE
+
+    @staticmethod
+    def statement_too_large(exc):
+        """True when `exc` is PostgreSQL (or libpq) refusing a statement for its size."""
+        if getattr(exc, "sqlstate", None) and exc.sqlstate.startswith("54"):
+            return True
+        return isinstance(exc, psycopg.Error) and "number of parameters" in str(exc)
+
+    @contextmanager
+    def bulk_transaction(self):
+        """One write transaction for copying whole tables in (convert.py),
+        holding the lock of installing processes; foreign keys are checked
+        at its end, not row by row."""
+        conn = self.connect()
+        try:
+            with self._transaction_on(conn, _BULK):
+                conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (_INSTALL_LOCK,))
+                conn.raw.execute("SET CONSTRAINTS ALL DEFERRED")
+                yield conn
+        finally:
+            conn.close()
+
+    # Schema -------------------------------------------------------------------------
+
+    @contextmanager
+    def _install_transaction(self):
+        # A connection of its own, in a transaction holding the advisory
+        # lock that other bugsvc processes starting on the database wait for.
+        try:
+            conn = self.connect()
+        except psycopg.OperationalError as exc:
+            raise SchemaError(f"cannot connect to the PostgreSQL database {self}: "
+                              f"{_first_line(exc)}") from None
+        try:
+            conn.raw.execute("BEGIN")
+            conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (_INSTALL_LOCK,))
+            try:
+                yield conn
+            except pg_errors.InsufficientPrivilege as exc:
+                conn.raw.execute("ROLLBACK")
+                raise SchemaError(f"the PostgreSQL database {self} refuses to create the "
+                                  f"schema: {_first_line(exc)}. Give the account the "
+                                  "right to create tables (and the pg_trgm extension) "
+                                  "there.") from None
+            except BaseException:
+                conn.raw.execute("ROLLBACK")
+                raise
+            conn.raw.execute("COMMIT")
+        finally:
+            conn.close()
+
+
+# An advisory lock's key that bugsvc processes installing or migrating take.
+_INSTALL_LOCK = 0x6275677376630001
+
+
+def _first_line(exc):
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def display_url(url):
+    """`url` with its password left out, for messages and logs."""
+    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)

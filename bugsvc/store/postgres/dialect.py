@@ -1,0 +1,238 @@
+"""The PostgreSQL dialect: the engine's spellings of what SQLite writes
+otherwise (dialect.py's interface), the schema's introspection and version
+table, regular expressions bounded in time, and copying whole tables in
+(COPY) and out (a server-side cursor)."""
+
+import functools
+import re
+import threading
+
+from ..dialect import TEXT_INDEXED, TRIGRAM, Dialect
+from ..schema import run_script
+from .sql import translate_script
+
+SCHEMA_VERSION_TABLE = "bugsvc_schema_version"
+# The collation whose regular expressions fold case and know character
+# classes beyond ASCII (PostgreSQL built with ICU), as the `regex` engine does.
+_UNICODE_COLLATION = "und-x-icu"
+# Letters and digits in a row that pg_trgm makes a trigram of.
+_TRIGRAM_RUN = re.compile(r"[^\W_]{%d}" % TRIGRAM)
+# The search patterns of the statements this thread is putting together (the
+# time budget's error names the first of them).
+_patterns = threading.local()
+
+
+class PostgresDialect(Dialect):
+    name = "postgresql"
+    insertion_order = "ctid"
+    candidates_form = "condition"
+
+    def __init__(self, unicode_regexps=True):
+        self.unicode_regexps = unicode_regexps
+        self._id_columns = {}
+
+    def has_id_column(self, conn, table):
+        """True when `table` has an id column (an INSERT into it gives lastrowid)."""
+        known = self._id_columns.get(table)
+        if known is None:
+            known = self._id_columns[table] = conn.raw.execute(
+                "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()"
+                " AND table_name = %s AND column_name = 'id'", (table,)).fetchone() is not None
+        return known
+
+    def contains(self, haystack, needle):
+        return f"strpos({haystack}, {needle}) > 0"
+
+    def regexp(self, expr, pattern):
+        _patterns.pending = getattr(_patterns, "pending", [])[-20:] + [pattern]
+        operand = f'({expr} COLLATE "{_UNICODE_COLLATION}")' if self.unicode_regexps else expr
+        return f"{operand} ~* ?", [are_pattern(pattern)]
+
+    def bound_regexps(self, conn, budget):
+        """Limit the time of the statement of `budget`'s block (a search):
+        what SQLite's budget allows for matching every summary and comment
+        once with a regular expression. PostgreSQL cancels a statement that
+        goes over, whatever takes the time (SQLite refuses searches too
+        large to plan in the first place)."""
+        budget.bounded = True
+        budget.patterns = getattr(_patterns, "pending", [])
+        _patterns.pending = []
+        rows = conn.raw.execute(
+            "SELECT COALESCE(SUM(GREATEST(reltuples, 0)), 0) FROM pg_class"
+            " WHERE relname IN ('bugs', 'comments') AND relnamespace ="
+            " (SELECT oid FROM pg_namespace WHERE nspname = current_schema())").fetchone()[0]
+        milliseconds = int(1000 * (budget.seconds + budget.per_value * float(rows))) + 1
+        conn.raw.execute("SELECT set_config('statement_timeout', %s, true)",
+                         (str(milliseconds),))
+
+    def text_candidates(self, column, needle):
+        # ILIKE on text in the "C" collation folds ASCII letters, as lower()
+        # does, and pg_trgm's GIN index serves it. pg_trgm makes trigrams of
+        # letters and digits only: a needle without a run of three of them
+        # would read the whole index, slower than comparing every bug.
+        if column not in TEXT_INDEXED or "\x00" in needle or not _TRIGRAM_RUN.search(needle):
+            return None
+        escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        if column == "alias":
+            return (self.among_ids("b.id", "SELECT bug_id FROM bug_aliases WHERE alias ILIKE ?"),
+                    [f"%{escaped}%"])
+        return f"b.{column} ILIKE ?", [f"%{escaped}%"]
+
+    def among_ids(self, column, query):
+        # An array made once (an InitPlan): an index scan can use it inside
+        # an OR, which `IN (query)` there cannot.
+        return f"{column} = ANY (ARRAY({query}))"
+
+    def has_text_index(self, conn):
+        return "bugs_text_trgm_idx" in self.index_names(conn, "bugs")
+
+    def fill_text_index(self, conn):
+        pass                # CREATE INDEX indexed the bugs already stored
+
+    def blob_text(self, expr):
+        # Every byte a character, as SQLite reads a blob as text.
+        return f"convert_from({expr}, 'LATIN1')"
+
+    def as_text(self, expr):
+        return f"CAST({expr} AS TEXT)"
+
+    def whole_number(self, text):
+        leading = r"'^\s*[+-]?[0-9]{1,18}'"
+        return (f"(CASE WHEN {text} ~ {leading} THEN CAST(substring({text} FROM {leading})"
+                " AS BIGINT) ELSE 0 END)")
+
+    def json_list(self, values, source, order):
+        item = values[0] if len(values) == 1 else f"json_build_array({', '.join(values)})"
+        return f"(SELECT COALESCE(json_agg({item} ORDER BY {order})::text, '[]') {source})"
+
+    def numbers_in(self, text, alias):
+        return (f"(SELECT CAST(nv AS BIGINT) AS value FROM regexp_split_to_table({text},"
+                f" '[^0-9]+') AS ns(nv) WHERE nv <> '' AND length(nv) <= 18) {alias}")
+
+    def skip_locked(self, alias):
+        return f" FOR UPDATE OF {alias} SKIP LOCKED"
+
+    def whole_days_between(self, later, earlier):
+        return (f"CAST(trunc(extract(epoch FROM CAST({later} AS timestamp)"
+                f" - CAST({earlier} AS timestamp)) / 86400) AS BIGINT)")
+
+    def stream(self, conn, sql, batch):
+        with conn.raw.cursor(name="bugsvc_stream") as cursor:
+            cursor.itersize = batch
+            cursor.execute(sql)
+            while True:
+                rows = cursor.fetchmany(batch)
+                if not rows:
+                    return
+                yield rows
+
+    def bulk_insert(self, conn, table, columns, rows):
+        with conn.raw.cursor().copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+
+    def reset_ids(self, conn, tables):
+        for table in tables:
+            if self.has_id_column(conn, table):
+                conn.execute(f"SELECT setval(pg_get_serial_sequence(?, 'id'),"
+                             f" COALESCE(MAX(id), 0) + 1, false) FROM {table}", (table,))
+
+    def script_statements(self, script):
+        return translate_script(script)
+
+    def install_schema(self, conn, script):
+        conn.execute(f"CREATE TABLE {SCHEMA_VERSION_TABLE} (version BIGINT NOT NULL)")
+        conn.execute(f"INSERT INTO {SCHEMA_VERSION_TABLE} (version) VALUES (0)")
+        run_script(conn, script)
+
+    def schema_version(self, conn):
+        if not self.table_exists(conn, SCHEMA_VERSION_TABLE):
+            return 0
+        row = conn.execute(f"SELECT version FROM {SCHEMA_VERSION_TABLE}").fetchone()
+        return 0 if row is None else row[0]
+
+    def set_schema_version(self, conn, version):
+        conn.execute(f"UPDATE {SCHEMA_VERSION_TABLE} SET version = ?", (int(version),))
+
+    def has_tables(self, conn):
+        return conn.execute("SELECT COUNT(*) FROM pg_tables"
+                            " WHERE schemaname = current_schema()").fetchone()[0] > 0
+
+    def table_exists(self, conn, table):
+        return conn.execute("SELECT 1 FROM pg_tables WHERE schemaname = current_schema()"
+                            " AND tablename = ?", (table,)).fetchone() is not None
+
+    def column_exists(self, conn, table, column):
+        return column in self.columns(conn, table)
+
+    def index_names(self, conn, table):
+        return [row[0] for row in conn.execute(
+            "SELECT i.indexname FROM pg_indexes i WHERE i.schemaname = current_schema()"
+            " AND i.tablename = ? AND NOT EXISTS (SELECT 1 FROM pg_constraint c"
+            " WHERE c.conname = i.indexname) ORDER BY i.indexname", (table,))]
+
+    def tables(self, conn):
+        return [row[0] for row in conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
+            " AND tablename <> ? ORDER BY tablename", (SCHEMA_VERSION_TABLE,))]
+
+    def columns(self, conn, table):
+        return [row[0] for row in conn.execute(
+            "SELECT column_name FROM information_schema.columns"
+            " WHERE table_schema = current_schema() AND table_name = ?"
+            " ORDER BY ordinal_position", (table,))]
+
+
+# Python's `regex` syntax that PostgreSQL's regular expressions spell otherwise.
+_ARE_ESCAPES = {"b": r"\y", "B": r"\Y"}
+_ARE_CLASSES = {"L": "alpha", "Lu": "upper", "Ll": "lower", "N": "digit", "Nd": "digit",
+                "P": "punct", "Z": "space", "Zs": "space"}
+_PROPERTY = re.compile(r"\\([pP])\{(\w+)\}")
+
+
+@functools.lru_cache(maxsize=256)
+def are_pattern(pattern):
+    """A search pattern, written in the `regex` engine's syntax (as on
+    SQLite), as PostgreSQL's regular expressions spell it: \\b and \\B word
+    boundaries become \\y and \\Y, \\p{L}-style classes POSIX classes. What
+    PostgreSQL has no spelling for is refused by it as not valid."""
+    out, i, n, in_class = [], 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            property_match = _PROPERTY.match(pattern, i)
+            if property_match and property_match.group(2) in _ARE_CLASSES:
+                negated = property_match.group(1) == "P"
+                posix = f"[:{_ARE_CLASSES[property_match.group(2)]}:]"
+                if in_class:
+                    out.append(posix)            # negation inside a class: left unsupported
+                else:
+                    out.append(f"[^{posix}]" if negated else f"[{posix}]")
+                i = property_match.end()
+                continue
+            escaped = pattern[i + 1]
+            out.append(_ARE_ESCAPES.get(escaped, c + escaped) if not in_class else c + escaped)
+            i += 2
+            continue
+        if c == "[" and not in_class:
+            in_class = True
+            out.append(c)
+            i += 1
+            if i < n and pattern[i] == "^":
+                out.append("^")
+                i += 1
+            if i < n and pattern[i] == "]":
+                out.append("]")
+                i += 1
+            continue
+        if c == "[" and in_class and pattern.startswith("[:", i):
+            end = pattern.find(":]", i + 2)
+            if end > 0:
+                out.append(pattern[i:end + 2])
+                i = end + 2
+                continue
+        if c == "]" and in_class:
+            in_class = False
+        out.append(c)
+        i += 1
+    return "".join(out)

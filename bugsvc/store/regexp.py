@@ -1,0 +1,156 @@
+"""The REGEXP function of searches (operators regexp, notregexp, anywords)
+and the time budget its matching runs within, on both engines: SQLite calls
+sql_regexp for `value REGEXP ?`; PostgreSQL matches with its own regular
+expressions and cancels a statement that goes over its budget
+(postgres/dialect.py bounds it)."""
+
+import functools
+import threading
+import time
+from contextlib import contextmanager
+
+import regex
+
+# Regular expressions of searches run on the `regex` engine: the syntax of
+# Python's `re` (lookarounds and backreferences included, as MySQL 8 and
+# PostgreSQL have them) plus POSIX classes such as [[:alpha:]], and, unlike
+# `re`, a time limit for each match and matching without the interpreter lock,
+# so a pattern that backtracks exponentially cannot hold a serving thread, nor
+# every other request with it.
+_REGEXP_FLAGS = regex.IGNORECASE | regex.VERSION0
+# What a statement may spend matching regular expressions: this much ...
+REGEXP_SECONDS = 0.5
+# ... plus this much per value matched (a few times what an ordinary pattern
+# takes on an ordinary summary or comment), so a search scanning many rows
+# with a plain pattern is never cut short, while a pattern slow on every row
+# or very slow on one row is stopped after about REGEXP_SECONDS. No single
+# match runs longer than REGEXP_SECONDS.
+REGEXP_SECONDS_PER_VALUE = 10e-6
+_regexp_state = threading.local()
+_clock = time.perf_counter
+
+
+class RegexpTooSlow(Exception):
+    """A statement spent its time budget matching regular expressions.
+
+    SQLite reports an exception raised inside its call of REGEXP only as
+    sqlite3.OperationalError, PostgreSQL its cancelled statement as
+    QueryCanceled; `regexp_budget` tells those apart from other failures.
+    pattern: the pattern being matched when the budget ran out.
+    """
+
+    def __init__(self, pattern):
+        super().__init__(f"matching {pattern!r} took too long")
+        self.pattern = pattern
+
+
+class _RegexpBudget:
+    """The matching time left to the statements of one `regexp_budget` block."""
+
+    def __init__(self, seconds, per_value):
+        self.seconds = seconds
+        self.per_value = per_value
+        self.spent = 0.0
+        self.values = 0
+        self.exceeded = None        # the pattern that ran out of time
+        self.patterns = []          # patterns of statements the engine itself bounds
+
+    def match(self, compiled, text):
+        """True when `compiled` matches `text`. Raises RegexpTooSlow."""
+        self.values += 1
+        left = self.seconds + self.values * self.per_value - self.spent
+        if left <= 0:
+            self.exceeded = compiled.pattern
+            raise RegexpTooSlow(compiled.pattern)
+        start = _clock()
+        try:
+            return compiled.search(text, timeout=min(left, self.seconds),
+                                   concurrent=True) is not None
+        except TimeoutError:
+            self.exceeded = compiled.pattern
+            raise RegexpTooSlow(compiled.pattern) from None
+        finally:
+            self.spent += _clock() - start
+
+
+class StatementTooSlow(Exception):
+    """A statement in a `regexp_budget` block went over the block's time
+    (PostgreSQL bounds the whole statement, whatever takes the time)."""
+
+
+class RegexpInvalid(Exception):
+    """The engine refused a search pattern as not valid in its syntax.
+    pattern: the pattern (the first of the statement's, when it had several)."""
+
+    def __init__(self, pattern):
+        super().__init__(f"{pattern!r} is not a valid regular expression here")
+        self.pattern = pattern
+
+
+def current_regexp_budget():
+    """The budget of the `regexp_budget` block this thread is in, or None."""
+    return getattr(_regexp_state, "budget", None)
+
+
+@contextmanager
+def regexp_budget(seconds=None, per_value=None):
+    """Bound the time REGEXP spends in the statements this thread runs
+    within the block (all of them together): `seconds` (default
+    REGEXP_SECONDS) plus `per_value` (default REGEXP_SECONDS_PER_VALUE) for
+    each value matched. A statement that goes over stops, and leaves the
+    block as RegexpTooSlow; a pattern the engine refuses leaves it as
+    RegexpInvalid. Outside such a block each match has REGEXP_SECONDS on
+    its own."""
+    previous = getattr(_regexp_state, "budget", None)
+    budget = _regexp_state.budget = _RegexpBudget(
+        REGEXP_SECONDS if seconds is None else seconds,
+        REGEXP_SECONDS_PER_VALUE if per_value is None else per_value)
+    try:
+        yield budget
+    except RegexpTooSlow:
+        raise
+    except Exception as exc:
+        if budget.exceeded is not None:
+            raise RegexpTooSlow(budget.exceeded) from None
+        state = getattr(exc, "sqlstate", None)
+        if state == _CANCELLED and getattr(budget, "bounded", False):
+            if budget.patterns:
+                raise RegexpTooSlow(budget.patterns[0]) from None
+            raise StatementTooSlow() from None
+        if budget.patterns and state == _INVALID_REGEXP:
+            raise RegexpInvalid(budget.patterns[0]) from None
+        raise
+    finally:
+        _regexp_state.budget = previous
+
+
+# SQLSTATEs of a statement cancelled by its time limit, and of a pattern
+# the engine's own regular expressions refuse.
+_CANCELLED = "57014"
+_INVALID_REGEXP = "2201B"
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(pattern):
+    return regex.compile(pattern, _REGEXP_FLAGS)
+
+
+def compile_regexp(pattern):
+    """The compiled form of `pattern` as REGEXP runs it. Errors: regex.error
+    (and RecursionError, OverflowError for extreme nesting or counts)."""
+    return _compiled(pattern)
+
+
+def sql_regexp(pattern, value):
+    """SQL `value REGEXP pattern` (search operators regexp/notregexp/anywords):
+    a case-insensitive search, as MySQL's REGEXP, within the time budget of
+    `regexp_budget`. Patterns are checked by the caller; NULL matches
+    nothing. Raises RegexpTooSlow when the budget is spent."""
+    if pattern is None or value is None:
+        return None
+    try:
+        compiled = _compiled(pattern)
+    except regex.error:
+        return 0
+    budget = getattr(_regexp_state, "budget", None) or _RegexpBudget(REGEXP_SECONDS, 0.0)
+    return 1 if budget.match(compiled, value if isinstance(value, str) else str(value)) else 0

@@ -1,0 +1,179 @@
+"""The schema and its versions: schema.sql (the one source of the schema,
+beside the package), the version it writes, the migrations that move an
+older database forward step by step, and running its SQL in a connection's
+dialect. Database.initialize (db.py) applies it inside the engine's install
+lock."""
+
+import sqlite3
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+# Installed wheels carry the schema inside the package; a checkout has it at the top.
+SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
+
+# Version written by schema.sql, which always describes the newest schema.
+# A schema change after a release bumps this number, edits schema.sql (for new
+# installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
+# writes it; PostgreSQL runs its translation), or a function taking the
+# connection, that moves an existing database's data forward.
+SCHEMA_VERSION = 8
+
+
+class SchemaError(Exception):
+    """The database cannot be used by this version of bugsvc."""
+
+
+def schema_sql():
+    """Return the text of schema.sql."""
+    for path in SCHEMA_PATHS:
+        if path.exists():
+            return path.read_text(encoding="utf-8")
+    raise FileNotFoundError("schema.sql not found next to the bugsvc package")
+
+
+def schema_section(name):
+    """The statements of schema.sql between '-- BEGIN name' and '-- END name'
+    (a migration that adds a part of the schema runs the very same text)."""
+    text = schema_sql()
+    start = text.index(f"-- BEGIN {name}\n")
+    return text[start:text.index(f"-- END {name}\n", start)]
+
+
+def _login_throttle(conn):
+    """Version 3: failed sign-ins are counted per subject (bugsvc/auth.py)
+    instead of logged per address. The failures logged so far are carried
+    over, those of an account to its login name and the others to their
+    address, before the old log is dropped."""
+    dialect = conn.dialect
+    if not dialect.table_exists(conn, "login_throttle"):   # a step run twice leaves it
+        run_script(conn, schema_section("login throttle"))
+    if not dialect.table_exists(conn, "login_failures"):
+        return
+    conn.execute("INSERT INTO login_throttle (subject, failures, last_failure)"
+                 " SELECT 'login:' || lower(u.login), COUNT(*), MAX(f.failed_at)"
+                 " FROM login_failures f JOIN users u ON u.id = f.user_id GROUP BY lower(u.login)")
+    conn.execute("INSERT INTO login_throttle (subject, failures, last_failure)"
+                 " SELECT 'address:' || f.ip_address, COUNT(*), MAX(f.failed_at)"
+                 " FROM login_failures f LEFT JOIN users u ON u.id = f.user_id WHERE u.id IS NULL"
+                 " GROUP BY f.ip_address")
+    conn.execute("DROP TABLE login_failures")
+
+
+def _import_state(conn):
+    """Version 4: where an import from a Bugzilla stands
+    (bugsvc/importer/state.py). A step run twice leaves the tables as they are."""
+    if not conn.dialect.table_exists(conn, "import_state"):
+        run_script(conn, schema_section("import state"))
+
+
+def _notifications(conn):
+    """Version 5: mail preferences, user watching, the outbox of
+    notifications, webhooks and the one-time tokens mailed to accounts."""
+    if not conn.dialect.table_exists(conn, "outbox_events"):   # a step run twice leaves it
+        run_script(conn, schema_section("notifications"))
+
+
+def _ordered_lists(conn):
+    """Version 6: aliases and custom field values keep their order in an id
+    column of their own (they were read in SQLite's hidden row order, which
+    no other engine has). The rows are copied in that order, so every list
+    reads as before."""
+    dialect = conn.dialect
+    for table, columns in (("bug_aliases", "alias, bug_id"),
+                           ("bug_custom_values", "bug_id, field_id, value")):
+        if dialect.column_exists(conn, table, "id"):
+            continue
+        conn.execute(f"ALTER TABLE {table} RENAME TO {table}_before_ids")
+        # The old table's indexes keep their names: drop them before the
+        # new table's are made.
+        for index in dialect.index_names(conn, f"{table}_before_ids"):
+            conn.execute(f"DROP INDEX {index}")
+        run_script(conn, schema_section(table))
+        conn.execute(f"INSERT INTO {table} ({columns}) SELECT {columns}"
+                     f" FROM {table}_before_ids ORDER BY {dialect.insertion_order}")
+        conn.execute(f"DROP TABLE {table}_before_ids")
+
+
+def _bug_text_index(conn):
+    """Version 6: the trigram index of summaries and whiteboards that
+    substring searches find their candidates with, built over the bugs
+    already stored. A step run twice leaves the index as it is."""
+    dialect = conn.dialect
+    if dialect.has_text_index(conn):
+        return
+    run_script(conn, schema_section("bug text index"))
+    dialect.fill_text_index(conn)
+
+
+def _request_counts(conn):
+    """Version 8: calls counted per subject for rate limits and the
+    throttling of account requests (bugsvc/api/limits.py). A step run twice
+    leaves the table as it is."""
+    if not conn.dialect.table_exists(conn, "request_counts"):
+        run_script(conn, schema_section("request counts"))
+
+
+MIGRATIONS = {
+    # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
+    2: lambda conn: run_script(conn, schema_section("catalog generation")),
+    3: _login_throttle,
+    4: _import_state,
+    5: _notifications,
+    6: _ordered_lists,
+    7: _bug_text_index,
+    8: _request_counts,
+}
+
+
+def bring_up_to_date(conn, label):
+    """Install or migrate the schema on `conn`, inside the caller's
+    transaction (which holds the engine's lock against other processes doing
+    the same). Returns True when the database was empty. `label` names the
+    database in messages. Errors: SchemaError for a database holding other
+    tables, a newer schema than this code, or a missing migration step."""
+    dialect = conn.dialect
+    current = dialect.schema_version(conn)
+    if current == 0:
+        if dialect.has_tables(conn):
+            raise SchemaError(f"{label} holds tables but no bugsvc schema version; it is "
+                              "not a bugsvc database. Choose another one with --db.")
+        dialect.install_schema(conn, schema_sql())
+        dialect.set_schema_version(conn, SCHEMA_VERSION)
+        return True
+    if current > SCHEMA_VERSION:
+        raise SchemaError(f"{label} has schema version {current}, newer than this bugsvc "
+                          f"understands ({SCHEMA_VERSION}). Upgrade bugsvc to use it; "
+                          "the database was not changed.")
+    for version in range(current + 1, SCHEMA_VERSION + 1):
+        step = MIGRATIONS.get(version)
+        if step is None:
+            raise SchemaError(f"No migration to schema version {version}; the database was not "
+                              "changed.")
+        if callable(step):
+            step(conn)
+        else:
+            run_script(conn, step)
+        dialect.set_schema_version(conn, version)
+    return False
+
+
+def split_script(script):
+    """The SQL statements of `script` (written as schema.sql is), each
+    complete (sqlite3.complete_statement)."""
+    statements, buffer = [], ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements
+
+
+def run_script(conn, script):
+    """Execute every statement of `script` (written as schema.sql is) inside
+    the caller's transaction, in the connection's dialect (sqlite3's
+    executescript would commit first)."""
+    for statement in conn.dialect.script_statements(script):
+        conn.execute(statement)

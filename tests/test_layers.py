@@ -1,0 +1,251 @@
+"""The layers of bugsvc and the rules between them, read from every module's
+imports (ast, so imports inside functions count too).
+
+Bottom to top: neutral modules (the version, errors, dates); store/, the
+ground (connections, transactions, schema, engines); call/, the call
+kernel (the Context, parameter coercion, answer shapes, change notes, the
+unit of work); the domain (accounts/, catalogue/, bugs/, notify/); services/,
+the API methods; api/, the operations, the Runner and the docs; and the ways
+in at the top (web/, cli/, serving/, importer/, the app, the Config and the
+composition root).
+
+A module imports modules of its own layer or of the layers below it, never
+of one above. The three transports over HTTP (REST, RPC, the web pages) do
+not import each other; what they share lives in a neutral module of web/.
+Nothing below the ways in imports falcon, Jinja2 or waitress. No module
+imports, through others, a module that imports it (an import loop). And
+which database engine is in use is store/'s business: no module outside it
+imports an engine's module or asks which engine it has; it asks the
+engine's capabilities instead (Location.is_file, Database.can_backup ...).
+"""
+
+import ast
+import functools
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "bugsvc"
+
+# Each top-level module or package of bugsvc, by layer, bottom to top.
+LAYERS = (
+    ("neutral", ("bugsvc", "bugsvc.errors", "bugsvc.dates")),
+    ("store", ("bugsvc.store",)),
+    ("call kernel", ("bugsvc.call",)),
+    ("domain", ("bugsvc.accounts", "bugsvc.catalogue", "bugsvc.bugs", "bugsvc.notify")),
+    ("services", ("bugsvc.services",)),
+    ("api", ("bugsvc.api",)),
+    ("ways in", ("bugsvc.web", "bugsvc.app", "bugsvc.serving", "bugsvc.cli", "bugsvc.importer",
+                 "bugsvc.config", "bugsvc.compose")),
+)
+TRANSPORTS = ("bugsvc.web.rest", "bugsvc.web.rpc", "bugsvc.web.pages")
+WEB_LIBRARIES = ("falcon", "jinja2", "waitress")
+ENGINE_MODULES = ("bugsvc.store.sqlite", "bugsvc.store.postgres")
+ENGINE_NAMES = ("is_postgresql", "SqliteDatabase", "PostgresDatabase", "engine_name",
+                "POSTGRESQL_SCHEMES")
+
+
+def _name(path):
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+@functools.lru_cache(maxsize=1)
+def _modules():
+    return {_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _imports(module, path):
+    """(line, imported module) of every import in `module`; `from X import Y`
+    gives X.Y when X.Y is a module of bugsvc, else X."""
+    known = _modules()
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module
+            for alias in node.names:
+                child = f"{target}.{alias.name}"
+                found.add((node.lineno, child if child in known else target))
+    return sorted(found)
+
+
+def _within(module, prefix):
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def _layer(module):
+    """The index of `module`'s layer, or None for modules outside bugsvc."""
+    best = None
+    for index, (_, members) in enumerate(LAYERS):
+        for member in members:
+            if _within(module, member) and (best is None or len(member) > len(best[1])):
+                best = (index, member)
+    return None if best is None else best[0]
+
+
+def _arrows():
+    return [(module, line, imported) for module, path in _modules().items()
+            for line, imported in _imports(module, path)]
+
+
+def upward_arrows():
+    """'module:line -> imported' for every import of a layer above the importer's."""
+    found = []
+    for module, line, imported in _arrows():
+        if not _within(imported, "bugsvc"):
+            continue
+        own, other = _layer(module), _layer(imported)
+        if other > own:
+            found.append(f"{module}:{line} ({LAYERS[own][0]}) -> {imported} ({LAYERS[other][0]})")
+    return found
+
+
+def test_every_module_has_a_layer():
+    assert [module for module in _modules() if _layer(module) is None] == []
+
+
+def test_no_module_imports_a_layer_above_its_own():
+    assert upward_arrows() == []
+
+
+def test_no_transport_imports_another():
+    found = []
+    for module, line, imported in _arrows():
+        mine = [t for t in TRANSPORTS if _within(module, t)]
+        theirs = [t for t in TRANSPORTS if _within(imported, t)]
+        if mine and theirs and mine != theirs:
+            found.append(f"{module}:{line} -> {imported}")
+    assert found == []
+
+
+def test_nothing_below_the_ways_in_imports_a_web_library():
+    top = len(LAYERS) - 1
+    found = [f"{module}:{line} -> {imported}" for module, line, imported in _arrows()
+             if _layer(module) < top and imported.split(".")[0] in WEB_LIBRARIES]
+    assert found == []
+
+
+def _engine_questions(module, path):
+    """Where `module` (outside store/) names an engine: imports of an
+    engine's module, engine names, `dialect.name`, and comparisons with a
+    PostgreSQL URL's scheme."""
+    found = [f"{module}:{line} imports {imported}" for line, imported in _imports(module, path)
+             if any(_within(imported, engine) for engine in ENGINE_MODULES)]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        name = node.id if isinstance(node, ast.Name) else \
+            node.attr if isinstance(node, ast.Attribute) else None
+        if name in ENGINE_NAMES:
+            found.append(f"{module}:{node.lineno} names {name}")
+        if isinstance(node, ast.Attribute) and node.attr == "name" and \
+                isinstance(node.value, ast.Attribute) and node.value.attr == "dialect":
+            found.append(f"{module}:{node.lineno} asks dialect.name")
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                node.value.lower().startswith(("postgresql:", "postgres:")):
+            found.append(f"{module}:{node.lineno} tests a URL scheme")
+    return found
+
+
+def test_no_module_outside_the_store_asks_which_engine_it_has():
+    found = []
+    for module, path in _modules().items():
+        if not _within(module, "bugsvc.store"):
+            found.extend(_engine_questions(module, path))
+    assert found == []
+
+
+def _module_graph():
+    """{module: the modules of bugsvc it imports}."""
+    modules = _modules()
+    graph = {module: set() for module in modules}
+    for module, _, imported in _arrows():
+        while imported and imported not in modules:
+            imported = imported.rpartition(".")[0]
+        if imported and imported != module:
+            graph[module].add(imported)
+    return graph
+
+
+def import_loops(graph):
+    """The groups of modules that import each other, through others or not
+    (strongly connected components of more than one module), each sorted."""
+    index, low, stack, on_stack, loops = {}, {}, [], set(), []
+
+    def visit(start):
+        # Tarjan's algorithm, without recursion.
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    loops.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return loops
+
+
+def test_no_import_loop():
+    assert import_loops(_module_graph()) == []
+
+
+def test_the_loop_check_finds_a_loop_through_others():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert import_loops(graph) == [["a", "b", "c"]]
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("from ..api.params import Params\n", "bugsvc.api.params"),
+    ("from ..api import runner\n", "bugsvc.api.runner"),
+    ("def f():\n    from ..store import db\n", "bugsvc.store.db"),
+    ("import bugsvc.errors\n", "bugsvc.errors"),
+])
+def test_the_check_reads_each_form_of_import(tmp_path, source, expected):
+    path = tmp_path / "probe.py"
+    path.write_text(source, encoding="utf-8")
+    assert [imported for _, imported in _imports("bugsvc.bugs.probe", path)] == [expected]
+    assert _layer(expected) is not None
+
+
+@pytest.mark.parametrize("source", [
+    "from ..store.postgres.database import PostgresDatabase\n",
+    "from ..store.location import Location\nLocation.of(x).engine_name\n",
+    "ok = conn.dialect.name == 'sqlite'\n",
+    "ok = url.startswith('postgresql://')\n",
+])
+def test_the_check_finds_each_engine_question(tmp_path, source):
+    path = tmp_path / "probe.py"
+    path.write_text(source, encoding="utf-8")
+    assert _engine_questions("bugsvc.bugs.probe", path)
