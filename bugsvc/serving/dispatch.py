@@ -15,10 +15,11 @@ interpreter's lock, and every request thread of one address that has work
 to do competes for that lock with the others' requests, each of which
 waits for it again after every database call. Measured (bench/misbehave.py,
 8 threads, 4 well-behaved clients beside 8 connections of refused searches
-from one address): with 4 of that address's requests running at once the
-others' median latency was 6.5 times the quiet one, with 2 at once 1.2
-times, with 1 at once 1.3 times. Two is the default (--requests-per-address):
-a client may still overlap two requests (a page and a form it posts, a
+from one address; bench/results/2026-11-27-production-searches-*): with 4
+of that address's requests running at once the others' median latency was
+about 4 times the quiet one, with 2 at once 1.3 to 1.7 times, with 1 at
+once no better than 2. Two is the default (--requests-per-address): a
+client may still overlap two requests (a page and a form it posts, a
 script's two connections), and the address's requests beyond them wait.
 
 The address is the client's (after --trusted-proxies resolution, read from
