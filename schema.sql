@@ -682,3 +682,20 @@ CREATE TABLE account_tokens (
 CREATE INDEX account_tokens_user_idx ON account_tokens (user_id, kind);
 CREATE INDEX account_tokens_login_idx ON account_tokens (lower(login), kind);
 -- END notifications
+
+-- BEGIN request counts
+-- Calls counted per subject ('key:<hash of an API key>', 'account:<id>',
+-- 'address:<ip>', 'signup-address:<ip>', 'signup-domain:<domain>') and rule
+-- in fixed windows (slot: seconds since 1970 divided by the rule's period;
+-- ends_at: when the window ends, in seconds since 1970), shared by every
+-- server process (bugsvc/api/limits.py).
+CREATE TABLE request_counts (
+    subject  TEXT NOT NULL,
+    rule     TEXT NOT NULL,
+    slot     INTEGER NOT NULL,
+    calls    INTEGER NOT NULL,
+    ends_at  INTEGER NOT NULL,
+    PRIMARY KEY (subject, rule, slot)
+);
+CREATE INDEX request_counts_ends_idx ON request_counts (ends_at);
+-- END request counts

@@ -15,7 +15,8 @@ variables such as KEY carry over), with these substitutions:
 `curl` is a shell function around the real curl that records each answer's
 HTTP status and stops the script at the first error answer (status 400 and
 up, or an error object). Blocks marked ```shell (installing, testing,
-benchmarks) and ```text (sample output) are not run.
+benchmarks), ```text (sample output) and ```yaml (other programs' settings)
+are not run.
 """
 
 import os
@@ -90,7 +91,7 @@ def test_every_readme_example_runs_in_order_on_a_fresh_install(start, tmp_path):
     text = README.read_text(encoding="utf-8")
     languages = [language for language, _ in blocks(text)]
     assert languages.count("sh") >= 10 and languages.count("python") == 1
-    assert set(languages) <= {"sh", "python", "shell", "text"}, "unknown block languages"
+    assert set(languages) <= {"sh", "python", "shell", "text", "yaml"}, "unknown block languages"
 
     server = start(tmp_path / "bugsvc.sqlite")
     printed = server.out_path.read_text()

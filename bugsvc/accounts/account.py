@@ -17,6 +17,7 @@ from .visibility import can_see_user, sees_every_user, visible_users_sql
 from ..store import audit
 from .. import dates
 from ..call.changes import note
+from ..call.params import clean_text
 from ..store.db import placeholders
 from .email import visible_email
 from ..errors import (ServiceError, ACCOUNT_EXISTS, AUTH_FAILURE, ILLEGAL_EMAIL_ADDRESS,
@@ -262,7 +263,7 @@ def create(ctx, login_name, real_name, password):
     cur = ctx.conn.execute(
         "INSERT INTO users (login, real_name, password_hash, disabled_text, email_enabled,"
         " created_at) VALUES (?, ?, ?, '', 1, ?) RETURNING id",
-        (login_name, (real_name or "").strip(),
+        (login_name, clean_text(real_name),
          ctx.auth.hash_password(password) if password else None, dates.to_db(ctx.now)))
     user_id = cur.fetchone()[0]
     membership.refresh_for_user(ctx.conn, user_id)
@@ -336,7 +337,7 @@ def _new_values(ctx, given, users):
     given for several accounts), 502, 305 (password)."""
     values = {}
     if "full_name" in given:
-        values["full_name"] = given["full_name"].strip()
+        values["full_name"] = clean_text(given["full_name"])
     if "email" in given:
         login_name = given["email"].strip()
         if len(users) > 1:
@@ -453,7 +454,7 @@ def update_own(ctx, full_name=None, password=None, current_password=None):
         check_password_rules(ctx, password)
         new_hash = ctx.auth.hash_password(password)
     if full_name is not None:
-        full_name = full_name.strip()
+        full_name = clean_text(full_name)
         if note(changes, "full_name", row["real_name"], full_name):
             ctx.conn.execute("UPDATE users SET real_name = ? WHERE id = ?",
                              (full_name, row["id"]))

@@ -638,3 +638,17 @@ class Authenticator:
                 or row["last_used"] < dates.to_db(now - token_max_age(conn))):
             return None
         return row
+
+
+def throttled_subjects(conn, now):
+    """{"login": n, "address": n}: how many login names and client addresses
+    have more failed sign-ins than FREE_FAILURES counted in the last day
+    (their next attempts wait), for metrics."""
+    found = {"login": 0, "address": 0}
+    since = dates.to_db(now - FORGET_AFTER)
+    for subject, in conn.execute("SELECT subject FROM login_throttle WHERE failures > ?"
+                                 " AND last_failure > ?", (FREE_FAILURES, since)):
+        kind = subject.split(":", 1)[0]
+        if kind in found:
+            found[kind] += 1
+    return found

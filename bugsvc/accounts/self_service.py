@@ -23,8 +23,9 @@ import re
 from .. import dates
 from . import auth, membership, tokens
 from ..call.changes import note
+from ..call.params import clean_text
 from ..errors import ServiceError, ACCOUNT_EXISTS, ILLEGAL_EMAIL_ADDRESS, USER_ERROR
-from ..store import audit, outbox
+from ..store import audit, outbox, request_counts
 from .account import check_login_name, check_password_rules
 
 # The links mailed for a change of e-mail address (either address's).
@@ -32,6 +33,10 @@ EMAIL = "email"
 
 _BAD_TOKEN = ("The token you submitted does not exist, has expired, or has been used "
               "already.")
+# Account requests (User.offer_account_by_email) accepted in an hour from one
+# client address, and for the addresses of one e-mail domain.
+ACCOUNT_REQUESTS_PER_ADDRESS = 3
+ACCOUNT_REQUESTS_PER_DOMAIN = 10
 
 
 def _recently(ctx, kind, user_id=None, address=None):
@@ -50,24 +55,68 @@ def _recently(ctx, kind, user_id=None, address=None):
 
 def _creation_allowed(ctx, address):
     """Errors: 501 when self-registration is off (createemailregexp empty)
-    or the address does not match it, or is no acceptable login."""
+    or the address does not match it, is blocked (blocked_emails,
+    blocked_email_domains), or is no acceptable login."""
     pattern = ctx.param("createemailregexp")
     try:
         allowed = bool(pattern) and re.search(pattern, address) is not None
     except re.error:
         allowed = False
+    if allowed and _blocked(ctx, address):
+        raise ServiceError(ILLEGAL_EMAIL_ADDRESS, f"Accounts cannot be created for the address "
+                                                  f"'{address}' here.")
     if not allowed:
         raise ServiceError(ILLEGAL_EMAIL_ADDRESS, f"Accounts cannot be created for the address "
                                                   f"'{address}' here (parameter "
                                                   "createemailregexp).")
 
 
+def _listed(text):
+    """The lower-case entries of a parameter listing names by commas or spaces."""
+    return {entry.lower() for entry in re.split(r"[\s,]+", text or "") if entry}
+
+
+def _blocked(ctx, address):
+    """True when `address` or its domain (or a domain above it) is blocked."""
+    address = address.lower()
+    if address in _listed(ctx.param("blocked_emails")):
+        return True
+    domain = address.rsplit("@", 1)[-1].strip(".")
+    blocked = {entry.lstrip("@.") for entry in _listed(ctx.param("blocked_email_domains"))}
+    parts = domain.split(".")
+    return any(".".join(parts[index:]) in blocked for index in range(len(parts)))
+
+
+def _count_request(ctx, address):
+    """Count an account request against the client's address and the
+    e-mail domain, in the call's transaction (so every server process
+    counts together, and a refused request is not counted).
+    Errors: 32000 past ACCOUNT_REQUESTS_PER_ADDRESS or
+    ACCOUNT_REQUESTS_PER_DOMAIN in the hour."""
+    seconds = int(ctx.now.timestamp())
+    slot = seconds // 3600
+    domain = address.rsplit("@", 1)[-1].lower()
+    for subject, limit, whose in (
+            (f"signup-address:{ctx.remote_ip or '-'}", ACCOUNT_REQUESTS_PER_ADDRESS,
+             "from your address"),
+            (f"signup-domain:{domain}", ACCOUNT_REQUESTS_PER_DOMAIN, f"for addresses at {domain}")):
+        key = (subject, "accounts/hour", slot)
+        total = request_counts.add(ctx.conn, {key + ((slot + 1) * 3600,): 1})[key]
+        if total > limit:
+            wait = (slot + 1) * 3600 - seconds
+            raise ServiceError(USER_ERROR, f"Too many new accounts were asked for {whose} in "
+                                           f"the last hour; try again in {wait // 60 + 1} "
+                                           "minutes.")
+
+
 def offer_account(ctx, address):
     """Mail `address` a link to create its account; when an account already
     has this login, its owner gets a notice instead (nothing tells which).
     Errors: 501 self-registration is off (createemailregexp empty), or the
-    address does not match createemailregexp or is no acceptable login
-    (check_login_name).
+    address does not match createemailregexp, is blocked, or is no
+    acceptable login (check_login_name); 32000 too many account requests
+    from the client's address or for the address's domain in the hour
+    (only requests that mail someone count).
     """
     _creation_allowed(ctx, address)
     existing = ctx.conn.execute("SELECT id FROM users WHERE lower(login) = lower(?)",
@@ -75,8 +124,10 @@ def offer_account(ctx, address):
     if existing is None:
         check_login_name(ctx, address)
         if not _recently(ctx, "new_account", address=address):
+            _count_request(ctx, address)
             outbox.add_message(ctx.conn, outbox.MAIL, "new_account", ctx.now, address=address)
     elif not _recently(ctx, "account_exists", user_id=existing["id"]):
+        _count_request(ctx, address)
         outbox.add_message(ctx.conn, outbox.MAIL, "account_exists", ctx.now,
                            user_id=existing["id"])
 
@@ -103,7 +154,7 @@ def create_offered_account(ctx, secret, password, full_name):
     user_id = ctx.conn.execute(
         "INSERT INTO users (login, real_name, password_hash, disabled_text, email_enabled,"
         " created_at) VALUES (?, ?, ?, '', 1, ?) RETURNING id",
-        (address, (full_name or "").strip(), ctx.auth.hash_password(password),
+        (address, clean_text(full_name), ctx.auth.hash_password(password),
          dates.to_db(ctx.now))).fetchone()[0]
     membership.refresh_for_user(ctx.conn, user_id)
     tokens.use(ctx.conn, row)

@@ -23,7 +23,7 @@ from ..errors import (
 )
 from ..call.fields import Shape
 from ..catalogue import bug_fields
-from ..call.params import as_list
+from ..call.params import as_list, clean_text
 from . import activity, comments, flags as bug_flags, record
 from .attachment_flags import AttachmentFlagEditor
 from .lookup import visible_bug_id
@@ -38,7 +38,6 @@ ATTACHMENT_SHAPES = {"bugs.*": Shape(), "attachments.*": Shape()}
 _CONTENT_TYPE = re.compile(
     r"^(application|audio|image|message|model|multipart|text|video)/[a-z0-9_\-+.]+"
     r"(;\s*charset=[a-z0-9_\-+]+)?$", re.IGNORECASE)
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 _NOT_BASE64 = re.compile(r"[^A-Za-z0-9+/=]")
 # API name -> internal name of history (the reference's field names).
 HISTORY_NAMES = {field.attachment_key: field.history for field in bug_fields.STANDARD
@@ -90,11 +89,6 @@ def check_data(ctx, value):
                                            f"{round(len(data) / 1024)} kilobytes in size; "
                                            f"attachments may be at most {limit // 1024} KB.")
     return data
-
-
-def clean_text(value):
-    """Control characters become one space; surrounding spaces go."""
-    return _CONTROL.sub(" ", value or "").strip()
 
 
 def check_file_name(value, empty_code=FILE_NOT_SPECIFIED):

@@ -28,7 +28,14 @@ _DEFAULT_OPERATOR = {"short_desc": "allwordssubstr", "longdesc": "anywordssubstr
 _ROLES = ("assigned_to", "reporter", "qa_contact", "longdesc", "cc")
 _EMAIL_ROLES = ("assigned_to", "reporter", "cc", "qa_contact")
 
+# The budget of one search's criteria, checked before anything is compiled:
+# conditions and groups in all (a search of Bugzilla's forms has a few dozen
+# at most), and groups inside groups (OP ... CP) of the custom search.
+MAX_TERMS = 200
+MAX_DEPTH = 20
+
 _CUSTOM_F = re.compile(r"^f(\d+)$")
+_EMAIL_KEY = re.compile(r"email(\d+)")
 _CHART = re.compile(r"^field(-?\d+)-(\d+)-(\d+)$")
 
 # Sort columns: internal name -> SQL over bug alias b (a fixed whitelist).
@@ -145,6 +152,9 @@ def parse(ctx, compiler, params):
         if found.order:
             order_text = found.order
         criteria.add(found.criteria)
+    # The custom search is where a search grows largest: built (and refused
+    # past the budget) before anything else is made of the parameters.
+    custom = _custom_search(raw)
     simple = _simple_params(raw)
     for field_name, value in (("delta_ts", simple.pop("delta_ts", None)),
                               ("creation_ts", simple.pop("creation_ts", None))):
@@ -163,8 +173,30 @@ def parse(ctx, compiler, params):
     if compiler.timetracker:
         criteria.add(_deadline(raw))
     criteria.add(_boolean_charts(raw))
-    criteria.add(_custom_search(raw))
+    criteria.add(custom)
+    _check_budget(criteria)
     return Query(criteria, _order(compiler, order_text), limit, offset)
+
+
+def _check_budget(criteria):
+    """Errors: 32000 when the criteria hold more than MAX_TERMS terms:
+    conditions, and groups joining two or more (their SQL and its planning
+    grow faster than they do)."""
+    terms, stack = 0, [criteria]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Clause):
+            stack.extend(node.children)
+            if len(node.children) < 2:
+                continue
+        terms += 1
+        if terms > MAX_TERMS:
+            raise _too_many_terms()
+
+
+def _too_many_terms():
+    return ServiceError(USER_ERROR, f"The search has more than {MAX_TERMS} terms (conditions "
+                                    "and groups); split it into smaller searches.")
 
 
 def _single(value):
@@ -247,11 +279,9 @@ def _expand_statuses(compiler, values):
 
 def _email(raw):
     clause = Clause()
-    for key in sorted(raw, key=_number_suffix):
-        match = re.fullmatch(r"email(\d+)", key)
-        if not match:
-            continue
-        n = match.group(1)
+    numbered = ((match.group(1), match.group(0))
+                for match in map(_EMAIL_KEY.fullmatch, raw) if match)
+    for n, key in sorted(numbered, key=lambda pair: (int(pair[0]), pair[1])):
         value = _single(raw[key])
         if value is None or not str(value).strip():
             continue
@@ -265,11 +295,6 @@ def _email(raw):
             either.add(Condition("commenter", operator, str(value).strip()))
         clause.add(either)
     return clause
-
-
-def _number_suffix(key):
-    digits = re.search(r"(-?\d+)$", key)
-    return (int(digits.group(1)) if digits else 0, key)
 
 
 def _chfield(raw):
@@ -336,16 +361,24 @@ def _boolean_charts(raw):
 
 
 def _custom_search(raw):
-    """f<n>/o<n>/v<n>/n<n>, OP/CP groups with j<n>, top joiner j_top."""
-    ids = sorted(int(m.group(1)) for m in (_CUSTOM_F.match(k) for k in raw) if m)
+    """f<n>/o<n>/v<n>/n<n>, OP/CP groups with j<n>, top joiner j_top.
+
+    Errors: 32000 for a group closed that was never opened, groups nested
+    more than MAX_DEPTH deep, or more than MAX_TERMS conditions (the search
+    as a whole would be refused for them; refused here, nothing more is
+    built)."""
+    ids = sorted(int(m.group(1)) for m in map(_CUSTOM_F.match, raw) if m)
     if not ids:
         return None
     top = Clause(_joiner(raw.get("j_top")))
-    current, stack = top, []
+    current, stack, conditions = top, [], 0
     for n in ids:
         name = _single(raw.get(f"f{n}"))
         negate = as_bool(raw.get(f"n{n}", False))
         if name == "OP":
+            if len(stack) >= MAX_DEPTH:
+                raise ServiceError(USER_ERROR, f"f{n} opens a group (OP) more than {MAX_DEPTH} "
+                                               "groups deep; nest fewer groups.")
             group = Clause(_joiner(raw.get(f"j{n}")), negate=negate)
             current.add(group)
             stack.append(current)
@@ -356,6 +389,9 @@ def _custom_search(raw):
                                                "opened (OP).")
             current = stack.pop()
         else:
+            conditions += 1
+            if conditions > MAX_TERMS:
+                raise _too_many_terms()
             current.add(Condition(name, _single(raw.get(f"o{n}")), raw.get(f"v{n}"), negate))
     return top
 

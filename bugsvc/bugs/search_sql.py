@@ -18,6 +18,7 @@ each condition sits in a CASE behind the rule that hides such rows (`_guarded`).
 """
 
 import re
+import time
 from dataclasses import dataclass, field
 from re import _constants, _parser   # pattern structure, to refuse exponential regexps
 
@@ -32,6 +33,10 @@ from . import history as bug_history
 from . import search_dates
 
 
+# Seconds one search may spend building its SQL (looking names up included),
+# within the term budget of search.py; the statement has a budget of its own.
+BUILD_SECONDS = 1.0
+_clock = time.monotonic
 _USERS = "SELECT id FROM users WHERE lower(login)"
 
 
@@ -299,6 +304,8 @@ class Compiler:
         self.timetracker = visibility.is_timetracker(ctx)
         self._custom = None
         self._legal = {}
+        self._compiled = {}           # id(node) -> compiled, each node compiled once
+        self._deadline = _clock() + BUILD_SECONDS
 
     def where(self, criteria):
         """(SQL, args, has criteria) of a search's WHERE over bug alias b: the
@@ -361,6 +368,7 @@ class Compiler:
         """
         if node.negate:
             return None
+        self._check_time()
         if isinstance(node, Condition):
             return self._condition_candidates(node)
         found = []
@@ -532,7 +540,24 @@ class Compiler:
     # Tree ------------------------------------------------------------------------
 
     def compile(self, node):
-        """(SQL, args) of a Condition or Clause; None when it has no criteria."""
+        """(SQL, args) of a Condition or Clause; None when it has no criteria.
+        Each node is compiled once (candidates asks again for every clause).
+
+        Errors: those of `condition`; 32000 when building the search took
+        more than BUILD_SECONDS.
+        """
+        key = id(node)
+        if key not in self._compiled:
+            self._check_time()
+            self._compiled[key] = (node, self._compile(node))
+        return self._compiled[key][1]
+
+    def _check_time(self):
+        if _clock() > self._deadline:
+            raise ServiceError(USER_ERROR, "The search takes too long to build; make it simpler "
+                                           "(fewer terms or groups).")
+
+    def _compile(self, node):
         if isinstance(node, Condition):
             term = self.condition(node)
             if term is None:

@@ -14,6 +14,15 @@ _FALSE_STRINGS = {"", "0", "false", "no", "off"}
 _INT64_MAX = 2**63 - 1
 _INT64_MIN = -2**63
 _INTEGER_TEXT = re.compile(r"[+-]?([0-9]+)")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+
+
+def clean_text(value):
+    """A one-line text as the reference cleans names: every run of control
+    characters (CR and LF included) becomes one space, and surrounding
+    spaces go. A real name or a product's name can then not forge lines in
+    the mail others receive."""
+    return _CONTROL.sub(" ", value or "").strip()
 
 
 def as_bool(value):

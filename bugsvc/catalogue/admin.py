@@ -7,6 +7,7 @@ from . import catalog
 from ..errors import (
     ServiceError, OBJECT_NOT_SPECIFIED, PARAM_INVALID, USER_ERROR, PRODUCT_ACCESS_DENIED,
 )
+from ..call.params import clean_text
 
 NAME_MAX_LENGTH = 64              # products, components, versions, milestones, ...
 SMALLINT_MIN, SMALLINT_MAX = -32768, 32767    # sort keys
@@ -37,20 +38,22 @@ def administered_product(ctx, value, name="product", by_name=False):
 
 
 def checked_name(text, noun):
-    """`text` trimmed. Errors: 32000 blank or longer than 64 characters."""
-    return checked_text(text, noun)
+    """`text` cleaned (clean_text). Errors: 32000 blank or longer than 64
+    characters."""
+    return checked_text(text, noun, one_line=True)
 
 
 def checked_text(text, noun, field="name", blank_code=USER_ERROR, long_code=USER_ERROR,
-                 max_length=NAME_MAX_LENGTH):
+                 max_length=NAME_MAX_LENGTH, one_line=False):
     """The trimmed `field` (a name, a description ...) of a `noun` (a
     component ...), as every catalogue object checks it; the codes are the
     object's own.
 
-    max_length: None for no limit. Errors: `blank_code` when empty after
+    max_length: None for no limit. one_line: control characters become
+    spaces (clean_text), as in names. Errors: `blank_code` when empty after
     trimming; `long_code` when longer than max_length.
     """
-    text = (text or "").strip()
+    text = clean_text(text) if one_line else (text or "").strip()
     if not text:
         raise ServiceError(blank_code, f"You must enter a {field} for the {noun}.")
     if max_length is not None and len(text) > max_length:

@@ -18,7 +18,7 @@ from ..store import audit
 
 def _check_name(ctx, product, name, component_id=None):
     """Errors: 32000 blank; 105 longer than 64; 1200 taken in the product."""
-    name = checked_text(name, "component", long_code=COMPONENT_INVALID)
+    name = checked_text(name, "component", long_code=COMPONENT_INVALID, one_line=True)
     existing = catalog.component_by_name(ctx.conn, product["id"], name)
     if existing is not None and existing["id"] != component_id:
         raise ServiceError(COMPONENT_EXISTS, f"The product '{product['name']}' already has a "

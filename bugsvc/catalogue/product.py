@@ -114,7 +114,7 @@ def _check_name(ctx, name, product_id=None):
     """The trimmed product name. Errors: 700 blank; 701 too long; 702 taken
     by another product (any case)."""
     name = checked_text(name, "product", blank_code=PRODUCT_BLANK_NAME,
-                        long_code=PRODUCT_NAME_TOO_LONG)
+                        long_code=PRODUCT_NAME_TOO_LONG, one_line=True)
     existing = catalog.product_by_name(ctx.conn, name)
     if existing is not None and existing["id"] != product_id:
         raise ServiceError(PRODUCT_NAME_IN_USE, f"The product name '{existing['name']}' is "

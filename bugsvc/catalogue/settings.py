@@ -122,6 +122,15 @@ DEFINITIONS = {
     "webhooks_enabled": ("0", BOOL, None),
     "webhooks_group": ("editbugs", GROUP, None),
 }
+
+# Self-registration (bugsvc additions): addresses and e-mail domains (each
+# with its subdomains) that may not create their own account by mail,
+# separated by commas or spaces; shown to tweakparams members only.
+DEFINITIONS.update({
+    "blocked_email_domains": ("", TEXT, None),
+    "blocked_emails": ("", TEXT, None),
+})
+
 SECRET_MASK = "********"
 
 # Select-field parameters that may be empty (meaning: no default value).

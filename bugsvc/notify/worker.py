@@ -75,6 +75,9 @@ class Deliverer:
         self._local = threading.local()
         self._purged_at = None
         self._random = random.Random()
+        # Told each outcome of a message (channel, and sent, dropped, retry
+        # or parked), for metrics; None: nobody listens.
+        self.on_outcome = None
 
     # Running --------------------------------------------------------------------------
 
@@ -129,7 +132,15 @@ class Deliverer:
     def start(self, threads=2):
         """Run `threads` delivery threads (daemons); returns a handle whose
         stop() ends them."""
-        return _Threads(self, threads)
+        self._threads = _Threads(self, threads)
+        return self._threads
+
+    def alive(self):
+        """True while the delivery threads started last all run (False
+        before any started, and once one ended)."""
+        handle = getattr(self, "_threads", None)
+        return bool(handle) and not handle.stopping.is_set() and all(
+            thread.is_alive() for thread in handle.threads)
 
     # Expanding events ---------------------------------------------------------------------
 
@@ -297,6 +308,8 @@ class Deliverer:
                 self._webhook_failed(row, webhook, str(failure),
                                      retry_after=failure.retry_after)
         else:
+            self._tell(row, outbox.SENT)
+
             def settle(conn):
                 if outbox.finish(conn, row["id"], self.owner(), outbox.SENT, self.clock()):
                     conn.execute("UPDATE webhooks SET last_attempt_at = ?, last_success_at = ?,"
@@ -330,7 +343,12 @@ class Deliverer:
 
     # Settling -----------------------------------------------------------------------------
 
+    def _tell(self, row, outcome):
+        if self.on_outcome is not None:
+            self.on_outcome(row["channel"], outcome)
+
     def _settle(self, row, state, reason=""):
+        self._tell(row, state)
         return self._queue(lambda conn: outbox.finish(conn, row["id"], self.owner(), state,
                                                       self.clock(), reason))
 
@@ -350,6 +368,7 @@ class Deliverer:
             self._settle(row, outbox.PARKED, error)
             log.warning("message %s parked after %d attempts: %s", row["id"], attempt, error)
             return True
+        self._tell(row, "retry")
         when = self.clock() + timedelta(seconds=self.delay(attempt, delays, retry_after))
         self._queue(lambda conn: outbox.retry_at(conn, row["id"], self.owner(), when, error))
         return False

@@ -19,8 +19,12 @@ def offer_account_by_email(ctx, params):
     Returns null. When an account already has this login, its owner gets a
     notice instead, and the answer is the same.
     Errors: 50 no email; 501 self-registration is off (createemailregexp
-    empty), or the address does not match createemailregexp or is no
-    acceptable login (as User.create checks it: emailregexp, length, ASCII).
+    empty), or the address does not match createemailregexp, is blocked
+    (blocked_emails, blocked_email_domains) or is no acceptable login (as
+    User.create checks it: emailregexp, length, ASCII); 32000 more than
+    ACCOUNT_REQUESTS_PER_ADDRESS requests from the client's address, or
+    ACCOUNT_REQUESTS_PER_DOMAIN for addresses of one domain, in an hour
+    (counting the requests that mail someone; see accounts/self_service.py).
     """
     p = Params(params)
     address = (p.str("email") or "").strip()

@@ -22,6 +22,8 @@ and teaching set-ups come sooner than a second); they are compared as text
 in one format.
 """
 
+from datetime import datetime, timezone
+
 import orjson
 
 from .. import dates
@@ -234,3 +236,33 @@ def purge(conn, before):
         " (SELECT 1 FROM outbox_messages m WHERE m.event_id = outbox_events.id)",
         (cutoff,)).rowcount
     return messages_deleted, events_deleted
+
+
+# Health --------------------------------------------------------------------------
+
+def backlog(conn, now):
+    """How far the queue is behind at `now` (for health checks and metrics):
+    {"pending": messages to send, "parked": messages given up on, "due":
+    pending messages whose time has come, "oldest_due_seconds": how long the
+    longest-waiting of those has been due (0 when none), "unexpanded":
+    events whose messages are not made yet, "oldest_unexpanded_seconds"}."""
+    counts = dict.fromkeys((PENDING, PARKED), 0)
+    for state, count in conn.execute("SELECT state, COUNT(*) FROM outbox_messages"
+                                     " WHERE state IN (?, ?) GROUP BY state", (PENDING, PARKED)):
+        counts[state] = count
+    due, oldest = conn.execute("SELECT COUNT(*), MIN(next_attempt_at) FROM outbox_messages"
+                               " WHERE state = ? AND next_attempt_at <= ?",
+                               (PENDING, stamp(now))).fetchone()
+    events, first_event = conn.execute("SELECT COUNT(*), MIN(created_at) FROM outbox_events"
+                                       " WHERE expanded_at IS NULL").fetchone()
+    return {"pending": counts[PENDING], "parked": counts[PARKED], "due": due,
+            "oldest_due_seconds": _age(now, oldest), "unexpanded": events,
+            "oldest_unexpanded_seconds": _age(now, first_event)}
+
+
+def _age(now, stored):
+    """Seconds from a stored time to `now` (0 for none)."""
+    if not stored:
+        return 0.0
+    moment = datetime.strptime(str(stored)[:19], "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc)
+    return max(0.0, (now - moment).total_seconds())

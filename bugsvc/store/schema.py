@@ -16,7 +16,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 class SchemaError(Exception):
@@ -105,6 +105,14 @@ def _bug_text_index(conn):
     dialect.fill_text_index(conn)
 
 
+def _request_counts(conn):
+    """Version 8: calls counted per subject for rate limits and the
+    throttling of account requests (bugsvc/api/limits.py). A step run twice
+    leaves the table as it is."""
+    if not conn.dialect.table_exists(conn, "request_counts"):
+        run_script(conn, schema_section("request counts"))
+
+
 MIGRATIONS = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
@@ -113,6 +121,7 @@ MIGRATIONS = {
     5: _notifications,
     6: _ordered_lists,
     7: _bug_text_index,
+    8: _request_counts,
 }
 
 

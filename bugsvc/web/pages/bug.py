@@ -202,7 +202,7 @@ class BugView:
         if not extra and self.options is None:
             # Everything the page of a visitor not signed in shows.
             same_as = [bug, self.comments, self.attachments, self.fields]
-        call.render("show_bug.html", status=status, same_as=same_as,
+        call.render("show_bug.html", status=status, same_as=same_as, reads=("id",),
                     title=f"Bug {bug['id']} – {bug['summary']}",
                     bug=bug, view=self, comments=self.comments, attachments=self.attachments,
                     history=self.history, duplicates=self.duplicates, options=self.options,

@@ -2,10 +2,10 @@
 built only from escaped parts (comment text with its links), reading
 posted forms, and the types of the static files."""
 
-import functools
 import html
 import io
 import re
+import sys
 
 import falcon
 from falcon.media.multipart import MultipartFormHandler
@@ -14,6 +14,7 @@ from markupsafe import Markup
 from ... import errors
 from ...catalogue import bug_fields
 from ...errors import ServiceError
+from .memo import BoundedMemo
 
 STATIC_TYPES = {"css": "text/css; charset=UTF-8", "js": "text/javascript; charset=UTF-8"}
 _FIELD_NAME = re.compile(r"^[\w.\-]+$")
@@ -77,13 +78,25 @@ def hours(value):
     return f"{float(value or 0):.1f}"
 
 
-@functools.lru_cache(maxsize=8192)
+# Comments as markup, by their text (a bug page with a thousand comments
+# would otherwise build them all for every visitor).
+COMMENTS = BoundedMemo(16 * 1024 * 1024)
+
+
 def comment_html(text, bug_id=None):
     """Comment text as markup: every character escaped, then web addresses,
     bug, comment and attachment references made links. (Built as one string
-    from escaped parts: a bug page with a thousand comments calls it a
-    thousand times.)"""
+    from escaped parts, and kept in COMMENTS.)"""
     text = str(text or "")
+    key = (text, bug_id)
+    markup = COMMENTS.get(key)
+    if markup is None:
+        markup = _comment_html(text, bug_id)
+        COMMENTS.put(key, markup, sys.getsizeof(text) + sys.getsizeof(markup))
+    return markup
+
+
+def _comment_html(text, bug_id):
     if not _MAY_LINK.search(text):
         return Markup(html.escape(text, quote=False))
     parts, last = [], 0

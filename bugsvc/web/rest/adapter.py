@@ -150,6 +150,7 @@ class RestAdapter:
                 return landing.answer(resp)
             raise ServiceError(errors.INVALID_RESOURCE,
                                f"A REST API resource was not found for '{method} {path}'.")
+        req.context.operation = operation.name
         body = {} if method == "GET" else parse_body(req, self.max_body_bytes)
         params = merge_params(method, path_params, query, body)
         params.pop("callback", None)

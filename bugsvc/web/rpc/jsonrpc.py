@@ -121,6 +121,7 @@ class JsonRpcAdapter:
                 raise ServiceError(POST_ONLY, "JSON-RPC calls are made with POST, or with GET "
                                               "for methods that only read.")
             operation = self.dispatcher.lookup(call.method, via_get=req.method == "GET")
+            req.context.operation = operation.name
             result = self.dispatcher.run(operation, call.params, upper_headers(req),
                                          req.context.client_address)
             payload = call.envelope.success(result)

@@ -231,6 +231,7 @@ class XmlRpcAdapter:
                                    "'text/xml'.")
             method, params = parse_call(read_body(req, self.max_body_bytes))
             operation = self.dispatcher.lookup(method)
+            req.context.operation = operation.name
             named = call_params(params, operation.file_params)
             result = self.dispatcher.run(operation, named, upper_headers(req),
                                          req.context.client_address)
