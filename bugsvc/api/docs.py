@@ -66,6 +66,8 @@ TAGS = {
     "field": ("Bug fields", "Bug field definitions, custom fields and legal values."),
     "bug": ("Bugs", "Get, create, update, history, possible duplicates."),
     "bug_search": ("Bug search", "Searching bugs by field values, boolean charts or quick search."),
+    "report": ("Reports", "Bugs counted by the values of up to three fields, as Bugzilla's "
+                          "report.cgi (a bugsvc addition: Bugzilla has no such API)."),
     "comment": ("Comments", "Comments and comment tags."),
     "attachment": ("Attachments", "Attachments of bugs."),
     "last_visit": ("Last visits", "When the caller last visited bugs."),
@@ -512,6 +514,23 @@ DOCS = {
         params=_SEARCH_PARAMS,
         answer=obj({"bugs": arr(ref("Bug")), "bug_count": INT}),
         errors=(50, 52, 56, 108, 1000, 32000)),
+    "Report.axes": Doc(
+        "The fields the caller may count bugs by.",
+        answer=obj({"fields": arr(obj({"name": STR, "display_name": STR}))})),
+    "Report.get": Doc(
+        "Count the bugs a search finds by the values of up to three fields (only bugs the "
+        "caller may see are counted).",
+        params={**_SEARCH_PARAMS,
+                "x_axis_field": described(STR, "the field along the horizontal axis"),
+                "y_axis_field": described(STR, "the field along the vertical axis"),
+                "z_axis_field": described(STR, "the field whose values make separate tables")},
+        answer=obj({"x_axis_field": STR, "y_axis_field": STR, "z_axis_field": STR,
+                    "x_labels": strs(None), "y_labels": strs(None), "z_labels": strs(None),
+                    "tables": arr(obj({"z": {"type": ["string", "null"]},
+                                       "rows": arr(ints(None)), "row_totals": ints(None),
+                                       "column_totals": ints(None), "total": INT})),
+                    "total": INT}),
+        errors=(56, 108, 1000, 32000)),
     "Bug.create": Doc(
         "File a bug; the caller is its reporter.",
         params={**_BUG_FIELDS, "description": STR, "comment_is_private": BOOL,

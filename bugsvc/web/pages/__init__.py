@@ -7,7 +7,7 @@ keep working."""
 import falcon
 
 from ..landing import wants_page
-from . import account, admin, attachment, bug, buglist, help, home, missing, prefs
+from . import account, admin, attachment, bug, buglist, help, home, missing, prefs, report
 from .site import Site
 
 
@@ -56,6 +56,7 @@ def register(app, runner, config):
         "/editparams.cgi": admin.Parameters(site),
         "/editkeywords.cgi": admin.Keywords(site),
         "/page.cgi": help.Help(site),
+        "/report.cgi": report.Report(site),
     }
     for path, resource in routes.items():
         app.add_route(path, resource)

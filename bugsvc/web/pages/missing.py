@@ -26,8 +26,6 @@ INSTEAD = {
     "showdependencygraph.cgi": ("The bug's page lists the bugs it depends on and blocks.",
                                 "/show_bug.cgi?id={id}"),
     "request.cgi": ("The flags requested of you are listed on your home page.", "/"),
-    "report.cgi": ("Reports and charts are not part of this tracker; a bug list can be "
-                   "downloaded as CSV and counted elsewhere.", "/query.cgi"),
     "reports.cgi": ("Reports and charts are not part of this tracker; a bug list can be "
                     "downloaded as CSV and counted elsewhere.", "/query.cgi"),
     "chart.cgi": ("Reports and charts are not part of this tracker; a bug list can be "

@@ -110,6 +110,9 @@ ROUTES = [
     Route("PUT", "/api_key/{key}", "ApiKey.update", path_params=id_list("key")),
     # Bug search
     Route("GET", "/bug", "Bug.search"),
+    # Reports (a bugsvc addition)
+    Route("GET", "/report", "Report.get"),
+    Route("GET", "/report/axes", "Report.axes"),
     # Comments and comment tags (the id-free templates first)
     Route("GET", "/bug/comment/tags/{query}", "Bug.search_comment_tags",
           path_params=scalars(query="query")),
