@@ -68,6 +68,8 @@ TAGS = {
     "bug_search": ("Bug search", "Searching bugs by field values, boolean charts or quick search."),
     "report": ("Reports", "Bugs counted by the values of up to three fields, as Bugzilla's "
                           "report.cgi (a bugsvc addition: Bugzilla has no such API)."),
+    "chart": ("Charts", "Series: saved searches counted every day, as Bugzilla's chart.cgi "
+                        "(a bugsvc addition)."),
     "comment": ("Comments", "Comments and comment tags."),
     "attachment": ("Attachments", "Attachments of bugs."),
     "last_visit": ("Last visits", "When the caller last visited bugs."),
@@ -531,6 +533,29 @@ DOCS = {
                                        "column_totals": ints(None), "total": INT})),
                     "total": INT}),
         errors=(56, 108, 1000, 32000)),
+    "Series.get": Doc(
+        "The series the caller may see (public ones and one's own).",
+        answer=obj({"series": arr(obj({
+            "id": INT, "category": STR, "subcategory": STR, "name": STR, "frequency": INT,
+            "query": STR, "is_public": BOOL, "creator": {"type": ["string", "null"]}}))})),
+    "Series.data": Doc(
+        "The daily counts of series.",
+        params={"ids": _IDS, "datefrom": described(STR, "YYYY-MM-DD"),
+                "dateto": described(STR, "YYYY-MM-DD")},
+        answer=obj({"data": obj(values=arr(obj({"date": STR, "count": INT})),
+                                description="series id -> its counts, oldest first")}),
+        errors=(50, 51, 56, 32000)),
+    "Series.create": Doc(
+        "Save a search as a series counted every `frequency` days.",
+        params={"category": STR, "subcategory": STR, "name": STR,
+                "query": described(STR, "a bug list's query string"),
+                "frequency": described(INT, "days (default 1)"),
+                "is_public": described(BOOL, "administrators only")},
+        required=("category", "subcategory", "name", "query"), answer=created(),
+        errors=(410, 50, 108, 1000, 32000)),
+    "Series.delete": Doc(
+        "Delete a series and its counts.", params={"id": INT}, required=("id",),
+        answer=_ID_LIST_ANSWER, errors=(410, 50, 51, 32000)),
     "Bug.create": Doc(
         "File a bug; the caller is its reporter.",
         params={**_BUG_FIELDS, "description": STR, "comment_is_private": BOOL,

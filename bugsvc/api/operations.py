@@ -10,7 +10,7 @@ from ..bugs.attachments import ATTACHMENT_SHAPES
 from ..bugs.comments import COMMENT_SHAPES
 from ..bugs.view import BUG_SHAPES
 from ..services import (
-    account, api_key, attachment, bug, bug_search, classification, comment, component, field,
+    account, api_key, attachment, bug, bug_search, chart, classification, comment, component, field,
     flagtype, group, instance, keyword, last_visit, milestone, notification, product, report,
     saved_search, user, version, webhook,
 )
@@ -139,6 +139,12 @@ OPERATIONS = Operations([
     # reference draws them in report.cgi only)
     _read("Report.axes", report.axes),
     _read("Report.get", report.get),
+    # Charts over time: saved series counted daily (a bugsvc addition: the
+    # reference keeps them in chart.cgi only)
+    _read("Series.get", chart.get),
+    _read("Series.data", chart.data),
+    _write("Series.create", chart.create),
+    _write("Series.delete", chart.delete),
     # Comments and comment tags
     _read("Bug.comments", comment.comments, shapes=COMMENT_SHAPES),
     _write("Bug.add_comment", comment.add),

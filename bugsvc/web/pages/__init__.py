@@ -7,7 +7,8 @@ keep working."""
 import falcon
 
 from ..landing import wants_page
-from . import account, admin, attachment, bug, buglist, help, home, missing, prefs, report
+from . import (account, admin, attachment, bug, buglist, chart, help, home, missing, prefs,
+               report)
 from .site import Site
 
 
@@ -57,6 +58,7 @@ def register(app, runner, config):
         "/editkeywords.cgi": admin.Keywords(site),
         "/page.cgi": help.Help(site),
         "/report.cgi": report.Report(site),
+        "/chart.cgi": chart.Chart(site),
     }
     for path, resource in routes.items():
         app.add_route(path, resource)

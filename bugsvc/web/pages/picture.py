@@ -120,7 +120,12 @@ def _axes(x_labels, largest, width, height, vertical, legend_width, y_title):
                  f' font-size="12" fill="#000000" transform="rotate(-90 16'
                  f' {(top + bottom) / 2:.0f})">{_text(y_title)}</text>')
     slot = (right - left) / max(len(x_labels), 1)
+    # At most about 24 category labels: a long series of days names every
+    # n-th one (its table names them all).
+    every = max(1, math.ceil(len(x_labels) / 24))
     for index, label in enumerate(x_labels):
+        if index % every:
+            continue
         x = left + slot * (index + 0.5)
         if vertical:
             parts.append(f'<text x="{x:.1f}" y="{bottom + 12}" text-anchor="end" {_FONT}'
@@ -172,18 +177,30 @@ def line_chart(title, description, x_labels, series, width=800, height=450, vert
     names = [name for name, _ in series]
     legend = 60 + 7 * min(max((len(_short(n)) for n in names), default=1),
                           LABEL_CHARS) if len(series) > 1 else 0
-    largest = max((count for _, counts in series for count in counts), default=0)
+    largest = max((count or 0 for _, counts in series for count in counts), default=0)
     (left, top, right, bottom, ceiling), parts = _axes(x_labels, largest, width, height,
                                                        vertical, legend, y_title)
     slot = (right - left) / max(len(x_labels), 1)
     for s_index, (name, counts) in enumerate(series):
         colour = COLOURS[s_index % len(COLOURS)]
-        points = [(left + slot * (index + 0.5), bottom - (bottom - top) * count / ceiling)
+        points = [None if count is None else
+                  (left + slot * (index + 0.5), bottom - (bottom - top) * count / ceiling)
                   for index, count in enumerate(counts)]
-        if len(points) > 1:
-            parts.append('<polyline fill="none" stroke="' + colour + '" stroke-width="2"'
-                         + _dash(s_index) + ' points="'
-                         + " ".join(f"{x:.1f},{y:.1f}" for x, y in points) + '"/>')
+        # A day without a count breaks the line.
+        runs, run = [], []
+        for point in points + [None]:
+            if point is None:
+                if run:
+                    runs.append(run)
+                run = []
+            else:
+                run.append(point)
+        for run in runs:
+            if len(run) > 1:
+                parts.append('<polyline fill="none" stroke="' + colour + '" stroke-width="2"'
+                             + _dash(s_index) + ' points="'
+                             + " ".join(f"{x:.1f},{y:.1f}" for x, y in run) + '"/>')
+        points = [point for point in points if point is not None]
         if len(points) <= 60:
             parts += [_marker(s_index, x, y) for x, y in points]
     if len(series) > 1:
