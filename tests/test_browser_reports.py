@@ -101,3 +101,27 @@ def test_a_series_is_charted_with_the_keyboard_alone(site, driver, bugs):
     by(driver, "#dateto").send_keys("2026-03-02", Keys.ENTER)
     wait_for(lambda: "Bugs each day" in driver.page_source, "the chart")
     assert "<svg" in driver.page_source and "2026-03-01" in driver.page_source
+
+
+def test_axe_on_the_duplicates_and_time_summary_pages(site, driver, bugs):
+    dupe = file_bug(site, "Report duplicate")
+    site.rest("PUT", f"/bug/{dupe}", {"status": "RESOLVED", "resolution": "DUPLICATE",
+                                      "dupe_of": bugs[0][0]})
+    site.rest("PUT", f"/bug/{bugs[0][0]}",
+              {"work_time": 1.5, "comment": {"body": "worked on it"}})
+    visits = {None: ["/duplicates.cgi"], PLAIN: ["/duplicates.cgi", "/summarize_time.cgi"],
+              INSIDER: ["/duplicates.cgi?sortby=bug_id&reverse=1"],
+              ADMIN: ["/duplicates.cgi", "/summarize_time.cgi",
+                      f"/summarize_time.cgi?id={bugs[0][0]}&group_by=owner"]}
+    found = {}
+    for who, paths in visits.items():
+        if who:
+            sign_in(driver, site, who)
+        else:
+            sign_out(driver, site)
+        for path in paths:
+            driver.get(site.url + path)
+            found[f"{who or 'anonymous'} {path}"] = axe_violations(driver)
+    assert "1.5 hours worked" in driver.page_source
+    failures = {page: violations for page, violations in found.items() if violations}
+    assert not failures, json.dumps(failures, indent=1)

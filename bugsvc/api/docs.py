@@ -533,6 +533,27 @@ DOCS = {
                                        "column_totals": ints(None), "total": INT})),
                     "total": INT}),
         errors=(56, 108, 1000, 32000)),
+    "Report.duplicates": Doc(
+        "The most duplicated bugs (duplicates.cgi), counting only duplicates and bugs the "
+        "caller may see.",
+        params={"product": strs("product names"), "bug_id": one_or_many(STR, "bug ids"),
+                "changedsince": described(INT, "days counted in delta (default 7)"),
+                "openonly": BOOL, "sortby": STR, "reverse": BOOL,
+                "maxrows": described(INT, "default 20, at most 1000")},
+        answer=obj({"bugs": arr(obj({
+            "id": INT, "count": INT, "delta": INT, "product": STR, "component": STR,
+            "severity": STR, "op_sys": STR, "target_milestone": STR, "summary": STR,
+            "status": STR, "resolution": STR})), "changedsince": INT}),
+        errors=(32000,)),
+    "Report.time_summary": Doc(
+        "Hours worked per bug and person (summarize_time.cgi), for the time-tracking group.",
+        params={"id": one_or_many(STR, "bug ids"), "do_depends": BOOL,
+                "start_date": described(STR, "YYYY-MM-DD"),
+                "end_date": described(STR, "YYYY-MM-DD")},
+        answer=obj({"bugs": ints(None), "hours": arr(obj({
+            "bug_id": INT, "summary": STR, "login": STR, "real_name": STR,
+            "hours": NUMBER})), "total": NUMBER}),
+        errors=(410, 56, 32000)),
     "Series.get": Doc(
         "The series the caller may see (public ones and one's own).",
         answer=obj({"series": arr(obj({

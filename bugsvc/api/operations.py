@@ -139,6 +139,8 @@ OPERATIONS = Operations([
     # reference draws them in report.cgi only)
     _read("Report.axes", report.axes),
     _read("Report.get", report.get),
+    _read("Report.duplicates", report.duplicates),
+    _read("Report.time_summary", report.time_summary, login=REQUIRED),
     # Charts over time: saved series counted daily (a bugsvc addition: the
     # reference keeps them in chart.cgi only)
     _read("Series.get", chart.get),

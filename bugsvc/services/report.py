@@ -2,9 +2,12 @@
 to the interface; Bugzilla draws them in its web pages only). The counting
 lives in bugsvc/bugs/report.py."""
 
-from ..bugs import report
+from datetime import date, timedelta
+
+from ..bugs import report, team_reports, visibility
 from ..call.params import Params
-from ..errors import ServiceError, USER_ERROR
+from ..dates import to_db
+from ..errors import ILLEGAL_DATE, ServiceError, USER_ERROR, require_login
 
 AXES = ("x_axis_field", "y_axis_field", "z_axis_field")
 # Parameters of Bug.search that say how to show a list, not which bugs.
@@ -84,3 +87,81 @@ def _cell(chosen, x, y, z):
     """The key of a cell (None: summed over that axis)."""
     return tuple(value for name, value in zip(AXES, (x, y, z))
                  if chosen[name] and value is not None)
+
+
+def duplicates(ctx, params):
+    """The most duplicated bugs, as Bugzilla's duplicates.cgi counts them,
+    among the duplicates and bugs the caller may see.
+
+    params: product (names), bug_id (ids, comma-separated or repeated),
+    changedsince (days, default 7: "delta" counts the duplicates marked in
+    them), openonly, sortby (dup_count, delta, bug_id, component,
+    bug_severity, op_sys, target_milestone, short_desc, bug_status,
+    resolution, product), reverse, maxrows (default 20, at most a thousand).
+    Returns {"bugs": [{"id", "count", "delta", "product", "component",
+    "severity", "op_sys", "target_milestone", "summary", "status",
+    "resolution"}], "changedsince"}.
+    Errors: 32000 a bad sortby or number of days or rows.
+    """
+    p = Params(params)
+    days = bounded(p, "changedsince", 7, 0, 36500)
+    since = ctx.now - timedelta(days=days)
+    ids = [int(part) for value in p.str_list("bug_id") for part in str(value).split(",")
+           if part.strip().isdigit()]
+    found = team_reports.most_duplicated(
+        ctx, products=p.str_list("product"), bug_ids=ids, since=to_db(since),
+        open_only=p.bool("openonly"), sort=p.str("sortby") or "dup_count",
+        reverse=p.bool("reverse"), limit=bounded(p, "maxrows", 20, 1, team_reports.MOST_ROWS))
+    return {"bugs": found, "changedsince": days}
+
+
+def time_summary(ctx, params):
+    """Hours worked per bug and person (Bugzilla's summarize_time.cgi), for
+    the members of the time-tracking group only, on the bugs they may see.
+
+    params: id (bug ids, comma-separated or repeated), do_depends (add the
+    bugs they depend on), start_date, end_date (YYYY-MM-DD, both days
+    included).
+    Returns {"bugs": [ids counted], "hours": [{"bug_id", "summary",
+    "login", "real_name", "hours"}], "total"}.
+    Errors: 410 logged out; 32000 not in the time-tracking group, or more
+    than a thousand bugs; 56 a bad date.
+    """
+    require_login(ctx)
+    if not visibility.is_timetracker(ctx):
+        raise ServiceError(USER_ERROR, "Only the members of the time-tracking group "
+                                       "(timetrackinggroup) see time summaries.")
+    p = Params(params)
+    ids = list(dict.fromkeys(int(part) for value in p.str_list("id")
+                             for part in str(value).replace(" ", ",").split(",")
+                             if part.strip().isdigit()))
+    if len(ids) > team_reports.MOST_BUGS:
+        raise ServiceError(USER_ERROR, "A time summary covers at most "
+                                       f"{team_reports.MOST_BUGS} bugs.")
+    if p.bool("do_depends"):
+        ids = team_reports.with_dependencies(ctx, ids)
+    start, end = _day(p.str("start_date")), _day(p.str("end_date"))
+    hours = team_reports.hours_worked(ctx, ids, start and f"{start} 00:00:00",
+                                      end and f"{end} 23:59:59")
+    return {"bugs": sorted({row["bug_id"] for row in hours}), "hours": hours,
+            "total": round(sum(row["hours"] for row in hours), 2)}
+
+
+def bounded(p, name, default, least, most):
+    """A whole-number parameter within bounds. Errors: 32000 otherwise."""
+    value = (p.str(name) or "").strip()
+    if not value:
+        return default
+    if not value.isdigit() or not least <= int(value) <= most:
+        raise ServiceError(USER_ERROR, f"{name} must be a whole number from {least} to {most}.")
+    return int(value)
+
+
+def _day(text):
+    """A YYYY-MM-DD date (None: none). Errors: 56 not a date."""
+    if not text or not text.strip():
+        return None
+    try:
+        return date.fromisoformat(text.strip()[:10]).isoformat()
+    except ValueError:
+        raise ServiceError(ILLEGAL_DATE, f"'{text}' is not a date (YYYY-MM-DD).") from None

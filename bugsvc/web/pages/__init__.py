@@ -8,7 +8,7 @@ import falcon
 
 from ..landing import wants_page
 from . import (account, admin, attachment, bug, buglist, chart, help, home, missing, prefs,
-               report)
+               report, team)
 from .site import Site
 
 
@@ -59,6 +59,8 @@ def register(app, runner, config):
         "/page.cgi": help.Help(site),
         "/report.cgi": report.Report(site),
         "/chart.cgi": chart.Chart(site),
+        "/duplicates.cgi": team.Duplicates(site),
+        "/summarize_time.cgi": team.SummarizeTime(site),
     }
     for path, resource in routes.items():
         app.add_route(path, resource)

@@ -27,8 +27,6 @@ INSTEAD = {
                                 "/show_bug.cgi?id={id}"),
     "request.cgi": ("The flags requested of you are listed on your home page.", "/"),
     "reports.cgi": ("Charts of bugs over time are on the charts page.", "/chart.cgi"),
-    "duplicates.cgi": ("Search for bugs with the resolution DUPLICATE instead.",
-                       "/buglist.cgi?resolution=DUPLICATE"),
     "colchange.cgi": ("Every bug list has “Change columns” below it.", "/query.cgi"),
     "describecomponents.cgi": ("The new-bug page lists each product's components.",
                                "/enter_bug.cgi"),

@@ -113,6 +113,8 @@ ROUTES = [
     # Reports (a bugsvc addition)
     Route("GET", "/report", "Report.get"),
     Route("GET", "/report/axes", "Report.axes"),
+    Route("GET", "/report/duplicates", "Report.duplicates"),
+    Route("GET", "/report/time", "Report.time_summary"),
     # Charts over time (a bugsvc addition)
     Route("GET", "/series", "Series.get"),
     Route("GET", "/series/data", "Series.data"),
