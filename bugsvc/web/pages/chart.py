@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 from . import picture
 from .base import Page, require_user, responder
 from .buglist import search_params
-from .report import HEIGHT, HEIGHT_RANGE, WIDTH, WIDTH_RANGE, _csv_safe, _size, rasterize
+from .report import HEIGHT, HEIGHT_RANGE, WIDTH, WIDTH_RANGE, csv_safe, picture_size, rasterize
 from .site import PageRefused, url
 
 _LINE = re.compile(r"^line(\d{1,9})$")
@@ -75,8 +75,8 @@ class Chart(Page):
         ctype = str(_single(query.get("ctype")) or "html").strip()
         if ctype not in ("html", "csv", "png"):
             raise PageRefused(400, "ctype must be html, csv or png.")
-        width = _size(query, "width", WIDTH, WIDTH_RANGE)
-        height = _size(query, "height", HEIGHT, HEIGHT_RANGE)
+        width = picture_size(query, "width", WIDTH, WIDTH_RANGE)
+        height = picture_size(query, "height", HEIGHT, HEIGHT_RANGE)
         ids = sorted({series_id for _, ids in lines for series_id in ids})
         found = call.read_one("Series.data", {
             "ids": ids, "datefrom": _single(query.get("datefrom")) or "",
@@ -142,7 +142,7 @@ class Chart(Page):
 def _csv(call, days, names, values):
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["date"] + [_csv_safe(name) for name in names])
+    writer.writerow(["date"] + [csv_safe(name) for name in names])
     for index, day in enumerate(days):
         writer.writerow([day] + ["" if line[index] is None else line[index] for line in values])
     call.resp.content_type = "text/csv; charset=UTF-8"

@@ -41,7 +41,9 @@ def _criteria(query):
     return found
 
 
-def _size(query, name, default, bounds):
+def picture_size(query, name, default, bounds):
+    """The width or height `name` of a picture in pixels (`default` when
+    not given). Errors: PageRefused 400 outside `bounds`."""
     value = str(_single(query.get(name)) or "").strip()
     if not value:
         return default
@@ -104,8 +106,8 @@ class Report(Page):
         if ctype == "png" and shape == "table":
             raise PageRefused(400, "A table has no picture: choose format=bar, line or pie "
                                    "for ctype=png.")
-        width = _size(query, "width", WIDTH, WIDTH_RANGE)
-        height = _size(query, "height", HEIGHT, HEIGHT_RANGE)
+        width = picture_size(query, "width", WIDTH, WIDTH_RANGE)
+        height = picture_size(query, "height", HEIGHT, HEIGHT_RANGE)
         criteria = _criteria(query)
         counted = call.read_one("Report.get", dict(criteria, x_axis_field=x, y_axis_field=y,
                                                    z_axis_field=z))
@@ -209,13 +211,13 @@ def _csv(call, report):
     x_field, y_field, z_field = report.fields
     for table in report.tables:
         if z_field:
-            writer.writerow([_csv_safe(f"{report.label(z_field)}: "
-                                       f"{report.value(table['z'])}")])
-        writer.writerow([_csv_safe(f"{report.label(y_field)} / {report.label(x_field)}")]
-                        + [_csv_safe(report.value(label) if label is not None else "Bugs")
+            writer.writerow([csv_safe(f"{report.label(z_field)}: "
+                                      f"{report.value(table['z'])}")])
+        writer.writerow([csv_safe(f"{report.label(y_field)} / {report.label(x_field)}")]
+                        + [csv_safe(report.value(label) if label is not None else "Bugs")
                            for label in report.x_labels] + (["Total"] if x_field else []))
         for index, (label, row) in enumerate(zip(report.y_labels, table["rows"])):
-            writer.writerow([_csv_safe(report.value(label) if label is not None else "Bugs")]
+            writer.writerow([csv_safe(report.value(label) if label is not None else "Bugs")]
                             + row + ([table["row_totals"][index]] if x_field else []))
         if y_field:
             writer.writerow(["Total"] + table["column_totals"]
@@ -226,7 +228,8 @@ def _csv(call, report):
     call.resp.data = out.getvalue().encode("utf-8")
 
 
-def _csv_safe(text):
+def csv_safe(text):
+    """A CSV cell a spreadsheet shows as text, never runs as a formula."""
     text = str(text)
     return "'" + text if text.startswith(CSV_FORMULA_STARTS) and text != "---" else text
 

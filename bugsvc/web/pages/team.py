@@ -10,7 +10,7 @@ import csv
 import io
 
 from .base import Page, responder
-from .report import _csv_safe
+from .report import csv_safe
 from .site import url
 
 DUPLICATE_COLUMNS = (("bug_id", "Bug"), ("dup_count", "Duplicates"), ("delta", "Change"),
@@ -31,7 +31,7 @@ def _download(call, name, rows):
     out = io.StringIO()
     writer = csv.writer(out)
     for row in rows:
-        writer.writerow([_csv_safe(cell) if isinstance(cell, str) else cell for cell in row])
+        writer.writerow([csv_safe(cell) if isinstance(cell, str) else cell for cell in row])
     call.resp.content_type = "text/csv; charset=UTF-8"
     call.resp.set_header("Content-Disposition", f'attachment; filename="{name}"')
     call.resp.set_header("X-Content-Type-Options", "nosniff")
