@@ -226,5 +226,8 @@ def test_the_menu_carries_the_search_it_came_from(app, world):
     assert '<input type="hidden" name="keywords" value="crash">' in page.text
     assert re.search(r'<option selected>TestProduct</option>', page.text)
     assert '<option value="priority">Priority</option>' in page.text
+    again = browser.get("/report.cgi?action=menu&x_axis_field=priority&format=pie")
+    assert '<option value="priority" selected>Priority</option>' in again.text
+    assert 'id="format-pie" name="format" value="pie" checked' in again.text
     bug_list = browser.get("/buglist.cgi?keywords=crash")
     assert "/report.cgi?keywords=crash&amp;action=menu" in bug_list.text

@@ -88,7 +88,7 @@ class Report(Page):
         shape = str(_single(query.get("format")) or "table").strip()
         if shape not in FORMATS:
             raise PageRefused(400, f"format must be one of {', '.join(FORMATS)}.")
-        if not any(chosen.values()):
+        if not any(chosen.values()) or _single(query.get("action")) == "menu":
             return self._menu(call, fields, chosen, shape)
         x, y, z = (chosen[name] for name in AXES)
         # As the reference: a table of one field lists its values downwards,
@@ -128,16 +128,12 @@ class Report(Page):
                     format_url=lambda name: url("/report.cgi", **dict(base, format=name)),
                     csv_url=url("/report.cgi", **dict(base, ctype="csv")),
                     png_url=url("/report.cgi", **dict(base, ctype="png")),
-                    menu_url=url("/report.cgi", **dict(
-                        {key: value for key, value in base.items() if key not in AXES},
-                        action="menu", x=x, y=y, z=z)),
+                    menu_url=url("/report.cgi", **dict(base, action="menu")),
                     list_url=url("/buglist.cgi", **criteria))
 
     @staticmethod
     def _menu(call, fields, chosen, shape):
         query = call.query
-        for name, short in zip(AXES, ("x", "y", "z")):
-            chosen[name] = chosen[name] or str(_single(query.get(short)) or "")
         criteria = _criteria(query)
         hidden = [(key, item) for key, value in criteria.items()
                   if key not in ("product", "bug_status", "quicksearch")
