@@ -699,3 +699,35 @@ CREATE TABLE request_counts (
 );
 CREATE INDEX request_counts_ends_idx ON request_counts (ends_at);
 -- END request counts
+
+-- BEGIN series
+-- Charts over time (chart.cgi), as Bugzilla's series tables: a series is a
+-- saved search (query: a bug list's query string) counted every
+-- `frequency` days into series_data, one row a day at most (the primary
+-- key: several processes collecting the same day store one count). Public
+-- series are counted as an anonymous visitor sees the bugs, private ones
+-- as their creator sees them (creator_id NULL: made by the collection
+-- itself, always public).
+CREATE TABLE series_categories (
+    id    INTEGER PRIMARY KEY,
+    name  TEXT NOT NULL
+);
+CREATE UNIQUE INDEX series_categories_name_idx ON series_categories (name);
+CREATE TABLE series (
+    id           INTEGER PRIMARY KEY,
+    creator_id   INTEGER REFERENCES users (id),
+    category     INTEGER NOT NULL REFERENCES series_categories (id),
+    subcategory  INTEGER NOT NULL REFERENCES series_categories (id),
+    name         TEXT NOT NULL,
+    frequency    INTEGER NOT NULL DEFAULT 1,
+    query        TEXT NOT NULL,
+    is_public    INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX series_name_idx ON series (category, subcategory, name);
+CREATE TABLE series_data (
+    series_id     INTEGER NOT NULL REFERENCES series (id),
+    series_date   TEXT NOT NULL,
+    series_value  INTEGER NOT NULL,
+    PRIMARY KEY (series_id, series_date)
+);
+-- END series

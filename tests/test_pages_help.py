@@ -60,7 +60,7 @@ def test_an_unknown_help_page_is_the_not_found_page(app):
 
 @pytest.mark.parametrize("path, advice", [
     ("/showdependencytree.cgi?id=7", "/show_bug.cgi?id=7"),
-    ("/report.cgi?x_axis_field=bug_status", "/query.cgi"),
+    ("/reports.cgi?product=TestProduct", "/chart.cgi"),
     ("/request.cgi?action=queue", None),
     ("/no/such/place", None),
 ])

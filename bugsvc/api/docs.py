@@ -66,6 +66,10 @@ TAGS = {
     "field": ("Bug fields", "Bug field definitions, custom fields and legal values."),
     "bug": ("Bugs", "Get, create, update, history, possible duplicates."),
     "bug_search": ("Bug search", "Searching bugs by field values, boolean charts or quick search."),
+    "report": ("Reports", "Bugs counted by the values of up to three fields, as Bugzilla's "
+                          "report.cgi (a bugsvc addition: Bugzilla has no such API)."),
+    "chart": ("Charts", "Series: saved searches counted every day, as Bugzilla's chart.cgi "
+                        "(a bugsvc addition)."),
     "comment": ("Comments", "Comments and comment tags."),
     "attachment": ("Attachments", "Attachments of bugs."),
     "last_visit": ("Last visits", "When the caller last visited bugs."),
@@ -512,6 +516,67 @@ DOCS = {
         params=_SEARCH_PARAMS,
         answer=obj({"bugs": arr(ref("Bug")), "bug_count": INT}),
         errors=(50, 52, 56, 108, 1000, 32000)),
+    "Report.axes": Doc(
+        "The fields the caller may count bugs by.",
+        answer=obj({"fields": arr(obj({"name": STR, "display_name": STR}))})),
+    "Report.get": Doc(
+        "Count the bugs a search finds by the values of up to three fields (only bugs the "
+        "caller may see are counted).",
+        params={**_SEARCH_PARAMS,
+                "x_axis_field": described(STR, "the field along the horizontal axis"),
+                "y_axis_field": described(STR, "the field along the vertical axis"),
+                "z_axis_field": described(STR, "the field whose values make separate tables")},
+        answer=obj({"x_axis_field": STR, "y_axis_field": STR, "z_axis_field": STR,
+                    "x_labels": strs(None), "y_labels": strs(None), "z_labels": strs(None),
+                    "tables": arr(obj({"z": {"type": ["string", "null"]},
+                                       "rows": arr(ints(None)), "row_totals": ints(None),
+                                       "column_totals": ints(None), "total": INT})),
+                    "total": INT}),
+        errors=(56, 108, 1000, 32000)),
+    "Report.duplicates": Doc(
+        "The most duplicated bugs (duplicates.cgi), counting only duplicates and bugs the "
+        "caller may see.",
+        params={"product": strs("product names"), "bug_id": one_or_many(STR, "bug ids"),
+                "changedsince": described(INT, "days counted in delta (default 7)"),
+                "openonly": BOOL, "sortby": STR, "reverse": BOOL,
+                "maxrows": described(INT, "default 20, at most 1000")},
+        answer=obj({"bugs": arr(obj({
+            "id": INT, "count": INT, "delta": INT, "product": STR, "component": STR,
+            "severity": STR, "op_sys": STR, "target_milestone": STR, "summary": STR,
+            "status": STR, "resolution": STR})), "changedsince": INT}),
+        errors=(32000,)),
+    "Report.time_summary": Doc(
+        "Hours worked per bug and person (summarize_time.cgi), for the time-tracking group.",
+        params={"id": one_or_many(STR, "bug ids"), "do_depends": BOOL,
+                "start_date": described(STR, "YYYY-MM-DD"),
+                "end_date": described(STR, "YYYY-MM-DD")},
+        answer=obj({"bugs": ints(None), "hours": arr(obj({
+            "bug_id": INT, "summary": STR, "login": STR, "real_name": STR,
+            "hours": NUMBER})), "total": NUMBER}),
+        errors=(410, 56, 32000)),
+    "Series.get": Doc(
+        "The series the caller may see (public ones and one's own).",
+        answer=obj({"series": arr(obj({
+            "id": INT, "category": STR, "subcategory": STR, "name": STR, "frequency": INT,
+            "query": STR, "is_public": BOOL, "creator": {"type": ["string", "null"]}}))})),
+    "Series.data": Doc(
+        "The daily counts of series.",
+        params={"ids": _IDS, "datefrom": described(STR, "YYYY-MM-DD"),
+                "dateto": described(STR, "YYYY-MM-DD")},
+        answer=obj({"data": obj(values=arr(obj({"date": STR, "count": INT})),
+                                description="series id -> its counts, oldest first")}),
+        errors=(50, 51, 56, 32000)),
+    "Series.create": Doc(
+        "Save a search as a series counted every `frequency` days.",
+        params={"category": STR, "subcategory": STR, "name": STR,
+                "query": described(STR, "a bug list's query string"),
+                "frequency": described(INT, "days (default 1)"),
+                "is_public": described(BOOL, "administrators only")},
+        required=("category", "subcategory", "name", "query"), answer=created(),
+        errors=(410, 50, 108, 1000, 32000)),
+    "Series.delete": Doc(
+        "Delete a series and its counts.", params={"id": INT}, required=("id",),
+        answer=_ID_LIST_ANSWER, errors=(410, 50, 51, 32000)),
     "Bug.create": Doc(
         "File a bug; the caller is its reporter.",
         params={**_BUG_FIELDS, "description": STR, "comment_is_private": BOOL,

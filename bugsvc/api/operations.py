@@ -10,8 +10,8 @@ from ..bugs.attachments import ATTACHMENT_SHAPES
 from ..bugs.comments import COMMENT_SHAPES
 from ..bugs.view import BUG_SHAPES
 from ..services import (
-    account, api_key, attachment, bug, bug_search, classification, comment, component, field,
-    flagtype, group, instance, keyword, last_visit, milestone, notification, product,
+    account, api_key, attachment, bug, bug_search, chart, classification, comment, component, field,
+    flagtype, group, instance, keyword, last_visit, milestone, notification, product, report,
     saved_search, user, version, webhook,
 )
 from .operation import EXEMPT, OPTIONAL, REQUIRED, SELF, Operation, Operations
@@ -135,6 +135,18 @@ OPERATIONS = Operations([
     _read("Bug.possible_duplicates", bug.possible_duplicates, shapes=BUG_SHAPES),
     _write("Bug.update_see_also", bug.update_see_also),
     _write("Bug.update_tags", bug.update_tags),
+    # Reports: bugs counted by field values (a bugsvc addition: the
+    # reference draws them in report.cgi only)
+    _read("Report.axes", report.axes),
+    _read("Report.get", report.get),
+    _read("Report.duplicates", report.duplicates),
+    _read("Report.time_summary", report.time_summary, login=REQUIRED),
+    # Charts over time: saved series counted daily (a bugsvc addition: the
+    # reference keeps them in chart.cgi only)
+    _read("Series.get", chart.get),
+    _read("Series.data", chart.data),
+    _write("Series.create", chart.create),
+    _write("Series.delete", chart.delete),
     # Comments and comment tags
     _read("Bug.comments", comment.comments, shapes=COMMENT_SHAPES),
     _write("Bug.add_comment", comment.add),

@@ -101,6 +101,29 @@ def find(ctx, params, count_only=False):
     """
     compiler = Compiler(ctx)
     query = parse(ctx, compiler, params)
+    where, args = _where(ctx, compiler, query)
+    if count_only:
+        sql = f"SELECT COUNT(*) FROM bugs b WHERE {where}"
+    else:
+        sql = f"SELECT b.id FROM bugs b WHERE {where} ORDER BY {query.order}"
+        if query.limit is not None:
+            sql += " LIMIT ? OFFSET ?"
+            args = args + [query.limit, query.offset]
+    rows = run(ctx, sql, args)
+    if count_only:
+        return rows[0][0]
+    return [row[0] for row in rows]
+
+
+def visible_where(ctx, params):
+    """(SQL, args) of the WHERE over bug alias b that selects the bugs the
+    search `params` finds among those the caller may see (what reports
+    and charts count). Errors: as `find`."""
+    compiler = Compiler(ctx)
+    return _where(ctx, compiler, parse(ctx, compiler, params))
+
+
+def _where(ctx, compiler, query):
     # A criterion is a condition that was compiled: parameters that name no
     # search field, empty values, limit, offset, order, count_only and the
     # field lists are none (as the reference: it refuses a search whose
@@ -109,16 +132,16 @@ def find(ctx, params, count_only=False):
     if not criteria and not ctx.param_is_on("search_allow_no_criteria"):
         raise ServiceError(BUGLIST_PARAMETERS_REQUIRED, "You may not search, or create saved "
                                                         "searches, without any search terms.")
-    if count_only:
-        sql = f"SELECT COUNT(*) FROM bugs b WHERE {where}"
-    else:
-        sql = f"SELECT b.id FROM bugs b WHERE {where} ORDER BY {query.order}"
-        if query.limit is not None:
-            sql += " LIMIT ? OFFSET ?"
-            args = args + [query.limit, query.offset]
+    return where, args
+
+
+def run(ctx, sql, args):
+    """The rows of search statement `sql`, within the budget of regular
+    expressions and statements. Errors: 32000 a regular expression or a
+    statement that takes too long, or an invalid regular expression."""
     try:
         with regexp_budget():
-            rows = ctx.conn.execute(sql, args).fetchall()
+            return ctx.conn.execute(sql, args).fetchall()
     except RegexpTooSlow as slow:
         raise ServiceError(USER_ERROR, f"The regular expression '{slow.pattern}' takes too "
                                        "long to match; make it simpler.") from None
@@ -128,9 +151,6 @@ def find(ctx, params, count_only=False):
     except RegexpInvalid as invalid:
         raise ServiceError(USER_ERROR, f"The regular expression '{invalid.pattern}' is not "
                                        "valid or too complex.") from None
-    if count_only:
-        return rows[0][0]
-    return [row[0] for row in rows]
 
 
 def parse(ctx, compiler, params):

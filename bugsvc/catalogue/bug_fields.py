@@ -84,6 +84,10 @@ class BugField:
     catalogue_values: its legal values are the catalogue's rows (products,
     components, classifications), not rows of field_values.
     per_product: its legal values belong to a product.
+    report_axis: a report (report.cgi) may count bugs by its values along
+    an axis (time-tracking fields for the members of the time-tracking
+    group only; a field whose parameter is off only while the pages show
+    it).
     """
     name: str
     search: str
@@ -113,6 +117,7 @@ class BugField:
     attachment_key: str | None = None
     catalogue_values: bool = False
     per_product: bool = False
+    report_axis: bool = False
 
     @property
     def api(self):
@@ -153,44 +158,44 @@ STANDARD = (
        update_takes_api_name=True, quicksearch=("summary",), list_column=ListColumn(3),
        new_bugmail=2),
     _F("classification", TEXT, "Classification", _sort(3), SINGLE_SELECT,
-       label="Classification", list_column=ListColumn(8), catalogue_values=True),
+       label="Classification", list_column=ListColumn(8), catalogue_values=True, report_axis=True),
     _F("product", TEXT, "Product", _sort(4), SINGLE_SELECT, mandatory=True, label="Product",
        column="product_id", history="product", on_create=True, on_update=True,
        quicksearch=("product",), list_column=ListColumn(6), new_bugmail=3,
-       catalogue_values=True),
+       catalogue_values=True, report_axis=True),
     _F("component", TEXT, "Component", _sort(15), SINGLE_SELECT, mandatory=True,
        label="Component", column="component_id", history="component", on_create=True,
        on_update=True, quicksearch=("component",), list_column=ListColumn(7), new_bugmail=11,
-       catalogue_values=True, per_product=True),
+       catalogue_values=True, per_product=True, report_axis=True),
     _F("version", TEXT, "Version", _sort(5), mandatory=True, label="Version", column="version",
        history="version", on_create=True, on_update=True, quicksearch=("version",),
-       list_column=ListColumn(9), new_bugmail=4, per_product=True),
+       list_column=ListColumn(9), new_bugmail=4, per_product=True, report_axis=True),
     _F("target_milestone", TEXT, "Target Milestone", _sort(32), label="Target Milestone",
        column="target_milestone", history="target_milestone", parameter="usetargetmilestone",
        pages_follow_parameter=False, on_create=True, on_update=True,
        quicksearch=("milestone",), list_column=ListColumn(10), new_bugmail=21,
-       per_product=True),
+       per_product=True, report_axis=True),
     _F("rep_platform", SELECT, "Platform", _sort(6), SINGLE_SELECT, api_name="platform",
        label="Hardware", column="platform", history="platform", on_create=True,
        on_update=True, update_takes_api_name=True, quicksearch=("platform",),
-       quicksearch_by_name=False, list_column=ListColumn(11), new_bugmail=5),
+       quicksearch_by_name=False, list_column=ListColumn(11), new_bugmail=5, report_axis=True),
     _F("op_sys", SELECT, "OS/Version", _sort(8), SINGLE_SELECT, label="OS", column="op_sys",
        history="op_sys", on_create=True, on_update=True, quicksearch=("os",),
-       list_column=ListColumn(12), new_bugmail=6),
+       list_column=ListColumn(12), new_bugmail=6, report_axis=True),
     _F("bug_status", SELECT, "Status", _sort(9), SINGLE_SELECT, api_name="status",
        label="Status", column="status", history="status", on_create=True, on_update=True,
        quicksearch=("status",), quicksearch_by_name=False, list_column=ListColumn(4),
-       new_bugmail=7),
+       new_bugmail=7, report_axis=True),
     _F("resolution", SELECT, "Resolution", _sort(12), SINGLE_SELECT, label="Resolution",
        column="resolution", history="resolution", on_create=True, on_update=True,
-       list_column=ListColumn(5), new_bugmail=8),
+       list_column=ListColumn(5), new_bugmail=8, report_axis=True),
     _F("bug_severity", SELECT, "Severity", _sort(13), SINGLE_SELECT, api_name="severity",
        label="Severity", column="severity", history="severity", on_create=True,
        on_update=True, update_takes_api_name=True, quicksearch=("severity",),
-       quicksearch_by_name=False, list_column=ListColumn(14), new_bugmail=9),
+       quicksearch_by_name=False, list_column=ListColumn(14), new_bugmail=9, report_axis=True),
     _F("priority", SELECT, "Priority", _sort(14), SINGLE_SELECT, label="Priority",
        column="priority", history="priority", on_create=True, on_update=True,
-       list_column=ListColumn(13), new_bugmail=10),
+       list_column=ListColumn(13), new_bugmail=10, report_axis=True),
     _F("bug_file_loc", TEXT, "URL", _sort(7), api_name="url", label="URL", column="url",
        history="url", on_create=True, on_update=True, update_takes_api_name=True,
        quicksearch=("url",), quicksearch_by_name=False, list_column=ListColumn(20),
@@ -199,17 +204,18 @@ STANDARD = (
        label="Whiteboard", column="whiteboard", history="whiteboard",
        parameter="usestatuswhiteboard", on_create=True, on_update=True,
        quicksearch=("whiteboard", "sw"), quicksearch_by_name=False, list_column=ListColumn(21),
-       new_bugmail=20),
+       new_bugmail=20, report_axis=True),
     _F("assigned_to", USER, "AssignedTo", _sort(16), label="Assignee", column="assigned_to",
        history="assigned_to", on_create=True, on_update=True,
-       quicksearch=("assignee", "owner"), list_column=ListColumn(15), new_bugmail=12),
+       quicksearch=("assignee", "owner"), list_column=ListColumn(15), new_bugmail=12,
+       report_axis=True),
     _F("reporter", USER, "ReportedBy", _sort(17), api_name="creator", label="Reporter",
        column="reporter", on_create=True, quicksearch=("reporter",),
-       list_column=ListColumn(17), new_bugmail=13),
+       list_column=ListColumn(17), new_bugmail=13, report_axis=True),
     _F("qa_contact", USER, "QAContact", _sort(18), label="QA Contact", column="qa_contact",
        history="qa_contact", parameter="useqacontact", pages_follow_parameter=False,
        on_create=True, on_update=True, quicksearch=("qa", "qacontact"),
-       list_column=ListColumn(19), new_bugmail=14),
+       list_column=ListColumn(19), new_bugmail=14, report_axis=True),
     _F("assigned_to_realname", TEXT, "AssignedToName", _sort(19),
        shown_as="assigned_to_detail", list_column=ListColumn(16)),
     _F("reporter_realname", TEXT, "ReportedByName", _sort(20), shown_as="creator_detail",
@@ -237,13 +243,13 @@ STANDARD = (
     _F("estimated_time", NUMBER, "Estimated Hours", _sort(43), label="Orig. Est.",
        column="estimated_time", history="estimated_time", timetracking=True, on_create=True,
        on_update=True, list_column=ListColumn(27), new_bugmail=23,
-       mail_label="Estimated Hours"),
+       mail_label="Estimated Hours", report_axis=True),
     _F("remaining_time", NUMBER, "Remaining Hours", _sort(44), label="Hours Left",
        column="remaining_time", history="remaining_time", timetracking=True, on_create=True,
-       on_update=True, list_column=ListColumn(28)),
+       on_update=True, list_column=ListColumn(28), report_axis=True),
     _F("deadline", DATE_KIND, "Deadline", _sort(45), DATETIME, label="Deadline",
        column="deadline", history="deadline", timetracking=True, on_create=True,
-       on_update=True, list_column=ListColumn(26), new_bugmail=24),
+       on_update=True, list_column=ListColumn(26), new_bugmail=24, report_axis=True),
     # Hours worked come with comments (Bug.update's work_time); the bug
     # object shows their sum.
     _F("work_time", NUMBER, "Hours Worked", _sort(50), shown_as="actual_time",
@@ -261,7 +267,7 @@ STANDARD = (
        on_update=True, list_column=ListColumn(2), new_bugmail=22),
     _F("keywords", TEXT, "Keywords", _sort(11), KEYWORDS, label="Keywords",
        history="keywords", on_create=True, on_update=True, quicksearch=("kw",),
-       list_column=ListColumn(22), new_bugmail=19),
+       list_column=ListColumn(22), new_bugmail=19, report_axis=True),
     _F("cc", USER, "CC", _sort(22), label="CC", history="cc", on_create=True, on_update=True,
        quicksearch=("cc",), new_bugmail=15),
     _F("dependson", NUMBER, "Depends on", _sort(23), api_name="depends_on",

@@ -174,6 +174,29 @@ def convert_database(config, target, out=sys.stdout, err=sys.stderr):
     return 0
 
 
+def collect_stats(config, day=None, out=sys.stdout, err=sys.stderr):
+    """Count the chart series due on `day` (YYYY-MM-DD; default today,
+    UTC) and store the counts (bugsvc/bugs/series.py). Returns the exit
+    status: 0, or 2 for a day that is no date. Errors: StartError when
+    there is no database at config.database."""
+    from datetime import date, datetime, timezone
+    from ..bugs import series
+    try:
+        wanted = date.fromisoformat(day) if day else datetime.now(timezone.utc).date()
+    except ValueError:
+        print(f"bugsvc: --date {day!r} is not a date (YYYY-MM-DD).", file=err)
+        return 2
+    startup.check_database(config.database, must_exist=True)
+    db = prepare_database(config, err)
+    try:
+        stored = series.collect(unit_of_work(db, config), wanted)
+    finally:
+        db.close()
+    print(f"Counted the chart series for {wanted.isoformat()}: {stored} new counts stored.",
+          file=out, flush=True)
+    return 0
+
+
 def deliver(config, once=False, out=sys.stdout, err=sys.stderr):
     """Deliver the outbox of the database (bugsvc/notify/worker.py): until
     SIGTERM or SIGINT, or, with `once`, what is due now. Several may run

@@ -184,6 +184,13 @@ def build_parser():
                          help="deliver what is due now, then exit")
     _add_retry_option(deliver, inherited=True)
     _add_database_option(deliver, inherited=True)
+    collect = commands.add_parser(
+        "collectstats", help="count today's chart series (chart.cgi) as Bugzilla's "
+        "collectstats.pl does; the delivery worker also does it once a day, and a day's count "
+        "is stored once however often it runs")
+    collect.add_argument("--date", default=None, metavar="YYYY-MM-DD",
+                         help="the day to count for (default: today, UTC)")
+    _add_database_option(collect, inherited=True)
     _add_import_parser(commands)
     return parser
 

@@ -29,6 +29,7 @@ from datetime import datetime, timedelta, timezone
 
 import orjson
 
+from ..bugs import series
 from ..catalogue import settings
 from ..store import outbox
 from . import (account_mail, addresses, bugmail, flagmail, mailer, recipients, signature,
@@ -74,6 +75,8 @@ class Deliverer:
         self._wake = threading.Event()
         self._local = threading.local()
         self._purged_at = None
+        self._series_day = None
+        self._series_lock = threading.Lock()
         self._random = random.Random()
         # Told each outcome of a message (channel, and sent, dropped, retry
         # or parked), for metrics; None: nobody listens.
@@ -100,7 +103,24 @@ class Deliverer:
         done += self.send_mail()
         done += self.call_webhooks()
         self._purge()
+        self.collect_series()
         return done
+
+    def collect_series(self):
+        """Count the chart series once a day (UTC), in one thread of the
+        process at a time; several processes may: each day's count is
+        stored once (bugsvc/bugs/series.py)."""
+        today = self.clock().date()
+        if self._series_day == today or not self._series_lock.acquire(blocking=False):
+            return
+        try:
+            series.collect(self.units, today)
+            self._series_day = today
+        except Exception:                      # noqa: BLE001 - mail goes on
+            log.exception("collecting the chart series failed")
+            self._series_day = today           # tried today; `bugsvc collectstats` retries
+        finally:
+            self._series_lock.release()
 
     def run_until_idle(self, rounds=1000):
         """Rounds until one does nothing (what is due now is delivered)."""

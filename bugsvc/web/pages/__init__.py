@@ -7,7 +7,8 @@ keep working."""
 import falcon
 
 from ..landing import wants_page
-from . import account, admin, attachment, bug, buglist, help, home, missing, prefs
+from . import (account, admin, attachment, bug, buglist, chart, help, home, missing, prefs,
+               report, team)
 from .site import Site
 
 
@@ -56,6 +57,10 @@ def register(app, runner, config):
         "/editparams.cgi": admin.Parameters(site),
         "/editkeywords.cgi": admin.Keywords(site),
         "/page.cgi": help.Help(site),
+        "/report.cgi": report.Report(site),
+        "/chart.cgi": chart.Chart(site),
+        "/duplicates.cgi": team.Duplicates(site),
+        "/summarize_time.cgi": team.SummarizeTime(site),
     }
     for path, resource in routes.items():
         app.add_route(path, resource)

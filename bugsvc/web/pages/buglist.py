@@ -137,6 +137,8 @@ class BugList(Page):
                                        **dict(base, order=order, offset=start)),
             csv_url=url("/buglist.cgi", **dict(query, ctype="csv")),
             edit_url=url("/query.cgi", **search_params(query)),
+            report_url=url("/report.cgi", **dict(search_params(query), action="menu")),
+            series_url=url("/chart.cgi", **dict(search_params(query), action="convert_search")),
             query_string=urlencode(_listed(query), doseq=True),
             hidden=_hidden(query, ("columnlist",)),
             all_columns=[c for c in COLUMNS if c != "bug_id" and (

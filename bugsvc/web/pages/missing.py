@@ -26,14 +26,7 @@ INSTEAD = {
     "showdependencygraph.cgi": ("The bug's page lists the bugs it depends on and blocks.",
                                 "/show_bug.cgi?id={id}"),
     "request.cgi": ("The flags requested of you are listed on your home page.", "/"),
-    "report.cgi": ("Reports and charts are not part of this tracker; a bug list can be "
-                   "downloaded as CSV and counted elsewhere.", "/query.cgi"),
-    "reports.cgi": ("Reports and charts are not part of this tracker; a bug list can be "
-                    "downloaded as CSV and counted elsewhere.", "/query.cgi"),
-    "chart.cgi": ("Reports and charts are not part of this tracker; a bug list can be "
-                  "downloaded as CSV and counted elsewhere.", "/query.cgi"),
-    "duplicates.cgi": ("Search for bugs with the resolution DUPLICATE instead.",
-                       "/buglist.cgi?resolution=DUPLICATE"),
+    "reports.cgi": ("Charts of bugs over time are on the charts page.", "/chart.cgi"),
     "colchange.cgi": ("Every bug list has “Change columns” below it.", "/query.cgi"),
     "describecomponents.cgi": ("The new-bug page lists each product's components.",
                                "/enter_bug.cgi"),

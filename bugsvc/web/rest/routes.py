@@ -110,6 +110,16 @@ ROUTES = [
     Route("PUT", "/api_key/{key}", "ApiKey.update", path_params=id_list("key")),
     # Bug search
     Route("GET", "/bug", "Bug.search"),
+    # Reports (a bugsvc addition)
+    Route("GET", "/report", "Report.get"),
+    Route("GET", "/report/axes", "Report.axes"),
+    Route("GET", "/report/duplicates", "Report.duplicates"),
+    Route("GET", "/report/time", "Report.time_summary"),
+    # Charts over time (a bugsvc addition)
+    Route("GET", "/series", "Series.get"),
+    Route("GET", "/series/data", "Series.data"),
+    Route("POST", "/series", "Series.create", status=201),
+    Route("DELETE", "/series/{id}", "Series.delete", path_params=scalars(id="id")),
     # Comments and comment tags (the id-free templates first)
     Route("GET", "/bug/comment/tags/{query}", "Bug.search_comment_tags",
           path_params=scalars(query="query")),
