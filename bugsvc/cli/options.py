@@ -173,7 +173,7 @@ def build_parser():
     convert = commands.add_parser(
         "convert-db", help="copy the whole database (--db) into a new, empty one on another "
         "engine, e.g. --to postgresql://user:password@host/bugsvc, or back to an SQLite file; "
-        "every table is verified before it says done (see README, PostgreSQL)")
+        "every table is verified before it says done (see docs/postgresql.md)")
     convert.add_argument("--to", required=True, metavar="TARGET",
                          help="the new database: a postgresql:// URL or an SQLite file's path")
     _add_database_option(convert, inherited=True)
@@ -200,7 +200,7 @@ def _add_import_parser(commands):
     carry = commands.add_parser(
         "import", help="fill a new database from a Bugzilla (5.0 to 5.2, bugzilla.mozilla.org, "
         "or a bugsvc) over its REST interface, keeping bug, comment and attachment ids; run it "
-        "again to bring what changed since (see README, Moving from Bugzilla)")
+        "again to bring what changed since (see docs/moving-from-bugzilla.md)")
     carry.add_argument("url", metavar="URL", help="the source, e.g. https://bugzilla.example.com")
     carry.add_argument("--api-key", default=None,
                        help="an API key of the account to read as (env BUGSVC_IMPORT_API_KEY; "

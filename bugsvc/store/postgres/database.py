@@ -43,7 +43,7 @@ class PostgresDatabase(db.Database):
     name = "PostgreSQL"
     backup_advice = ("which PostgreSQL's own tools back up while the server runs: pg_dump "
                      "--format=custom --file=bugsvc.dump '<the same URL>' (pg_restore puts it "
-                     "back; see the README, Backups)")
+                     "back; see docs/postgresql.md, Backups)")
     # A write is run again at least this many times, and for as long as
     # SQLite would wait for its lock (db.BUSY_TIMEOUT_MS): under heavy
     # contention a serializable transaction can be chosen as the one to
