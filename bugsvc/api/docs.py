@@ -140,6 +140,22 @@ DOCS = {
         "When an audited object last changed.",
         params={"class": one_or_many(STR, "class names Bugzilla::X or Service::X")},
         answer=obj({"last_audit_time": NULLABLE_DATETIME}), errors=(53,)),
+    "Bugzilla.audit_log": Doc(
+        "bugsvc extension: the audit log's entries, newest first (admin): who changed which "
+        "setting, account or catalogue object, when, through any way in.",
+        params={"object": described(STR, "words that must all occur in the object's name"),
+                "user": described(STR, "login of who changed it; empty: no account (the "
+                                       "command line, a visitor's own sign-up)"),
+                "class": one_or_many(STR, "class names Bugzilla::X, Service::X or X"),
+                "since": DATETIME_IN, "until": DATETIME_IN,
+                "limit": described(INT, "at most this many (default 100, at most 1000)"),
+                "offset": described(INT, "skip this many")},
+        answer=obj({"entries": arr(obj({
+            "id": INT, "user": {"type": ["string", "null"]}, "class": STR, "object_id": INT,
+            "object_name": STR, "field": {"type": ["string", "null"]},
+            "removed": {"type": ["string", "null"]}, "added": {"type": ["string", "null"]},
+            "at_time": DATETIME})), "total_matches": INT, "classes": strs(None)}),
+        errors=(304, 53, 54, 55, 56)),
     # Users and login
     "User.login": Doc(
         "Log in with a login name and password; answers a token.",

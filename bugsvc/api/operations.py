@@ -37,6 +37,7 @@ OPERATIONS = Operations([
     _read("Bugzilla.parameters", instance.parameters, login=EXEMPT),
     _write("Bugzilla.update_parameters", instance.update_parameters),
     _read("Bugzilla.last_audit_time", instance.last_audit_time),
+    _read("Bugzilla.audit_log", instance.audit_log, login=REQUIRED),
     # Users and login. Login checks the password itself, inside a deferred
     # transaction (see services/user.py login), so it does not write here;
     # valid_login checks its token itself (false, not an error, when it is

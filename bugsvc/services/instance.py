@@ -1,11 +1,15 @@
 """Instance information: version, extensions, timezone, time, parameters,
-last audit time (interface "Instance information"). The parameters and
-the audit log's time are bugsvc/catalogue/settings.py's."""
+last audit time (interface "Instance information"), and the audit log's
+entries. The parameters and the audit log's time are
+bugsvc/catalogue/settings.py's, its entries bugsvc/store/audit.py's."""
+
+from datetime import timedelta
 
 from .. import COMPATIBLE_VERSION, __version__, dates
-from ..call.params import Params
+from ..call.params import Params, bounded_int, reject_unknown_keys
 from ..catalogue import settings
-from ..errors import require_group
+from ..errors import PARAM_INVALID, ServiceError, require_group
+from ..store import audit
 
 
 def version(ctx, params):
@@ -63,3 +67,51 @@ def last_audit_time(ctx, params):
     Errors: 53 when a class name is not a string.
     """
     return {"last_audit_time": settings.last_audit_time(ctx, Params(params).str_list("class"))}
+
+
+_AUDIT_PARAMS = ("object", "user", "class", "since", "until", "limit", "offset")
+
+
+def audit_log(ctx, params):
+    """Read the audit log (admin only; a bugsvc call: Bugzilla 5.2 keeps
+    its audit_log without a way to read it).
+
+    params: object (words that must all occur in the changed object's name,
+    e.g. a product, a group, a parameter or an account's login), user (the
+    login of who made the changes; "" for changes made without an account:
+    the command line, a visitor's own sign-up), class (class names
+    Bugzilla::X, Service::X or X, any of them), since / until (dates or
+    datetimes, both included; a date alone as `until` counts its whole day),
+    limit (default 100, at most 1000), offset.
+    Returns {"entries": [{id, user, class, object_id, object_name, field,
+    removed, added, at_time}], "total_matches", "classes"} newest first;
+    `classes`: every class the log holds.
+    Errors: 410 logged out; 304 not in admin; 53 a parameter of the wrong
+    kind or unknown; 56 an unreadable date; 54/55 limit or offset out of
+    range.
+    """
+    require_group(ctx, "admin", "read the audit log")
+    p = Params(params)
+    reject_unknown_keys(params, _AUDIT_PARAMS, PARAM_INVALID)
+    words = (p.str("object") or "").split()
+    if len(words) > 20 or any(len(word) > 255 for word in words):
+        raise ServiceError(PARAM_INVALID, "The parameter 'object' takes at most 20 words "
+                                          "of at most 255 characters.")
+    who = p.str("user")
+    classes = []
+    for name in p.str_list("class"):
+        short = name.split("::", 1)[1] if name.startswith(("Bugzilla::", "Service::")) else name
+        classes.append(audit.CLASS_PREFIX + short)
+    since = p.str("since") or None
+    until = p.str("until") or None
+    since = since and dates.parse_datetime(since, "since")
+    if until:
+        whole_day = len(until.strip()) == 10
+        until = dates.parse_datetime(until, "until")
+        if whole_day:
+            until += timedelta(days=1) - timedelta(seconds=1)
+    found, total = audit.entries(
+        ctx.conn, words, who, classes, since, until,
+        limit=bounded_int(p, "limit", 1, audit.MAX_ENTRIES, 100),
+        offset=bounded_int(p, "offset", 0, 10**9, 0))
+    return {"entries": found, "total_matches": total, "classes": audit.classes(ctx.conn)}

@@ -7,7 +7,7 @@ keep working."""
 import falcon
 
 from ..landing import wants_page
-from . import account, admin, attachment, bug, buglist, help, home, missing, prefs
+from . import account, admin, admin_audit, attachment, bug, buglist, help, home, missing, prefs
 from .site import Site
 
 
@@ -55,6 +55,7 @@ def register(app, runner, config):
         "/editgroups.cgi": admin.Groups(site),
         "/editparams.cgi": admin.Parameters(site),
         "/editkeywords.cgi": admin.Keywords(site),
+        "/auditlog.cgi": admin_audit.AuditLog(site),
         "/page.cgi": help.Help(site),
     }
     for path, resource in routes.items():

@@ -17,6 +17,8 @@ ADMIN_AREAS = (
     ("creategroups", "/editgroups.cgi", "Groups", "Groups that restrict bugs or give rights."),
     ("tweakparams", "/editparams.cgi", "Parameters", "How this installation behaves."),
     ("editkeywords", "/editkeywords.cgi", "Keywords", "Keywords bugs may carry."),
+    ("admin", "/auditlog.cgi", "Audit log",
+     "Who changed which setting, account or catalogue object, and when."),
 )
 
 

@@ -18,6 +18,7 @@ ROUTES = [
     Route("GET", "/parameters", "Bugzilla.parameters"),
     Route("PUT", "/parameters", "Bugzilla.update_parameters"),
     Route("GET", "/last_audit_time", "Bugzilla.last_audit_time"),
+    Route("GET", "/audit_log", "Bugzilla.audit_log"),
     # Groups
     Route("POST", "/group", "Group.create", status=201),
     Route("PUT", "/group/{group}", "Group.update", path_params=id_or_name("group")),
