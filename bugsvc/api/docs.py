@@ -136,6 +136,17 @@ DOCS = {
         "Change instance parameters (tweakparams); the body maps names to new values.",
         body_values={"type": ["string", "integer", "boolean"]},
         answer=obj({"parameters": ref("Changes")}), errors=(304, 51, 32000)),
+    "Bugzilla.parameter_definitions": Doc(
+        "bugsvc extension: every parameter as the parameters page offers it (tweakparams): "
+        "sections, descriptions, controls, values (secrets masked), defaults and choices.",
+        answer=obj({"sections": arr(obj({
+            "name": STR, "title": STR, "description": STR, "parameters": arr(obj({
+                "name": STR, "description": STR,
+                "control": described(STR, "bool, number, choice, secret, text or long_text"),
+                "value": STR, "default": STR, "choices": {"type": ["array", "null"],
+                                                          "items": STR},
+                "min": {"type": ["integer", "null"]}, "max": {"type": ["integer", "null"]}}))}))}),
+        errors=(304,)),
     "Bugzilla.last_audit_time": Doc(
         "When an audited object last changed.",
         params={"class": one_or_many(STR, "class names Bugzilla::X or Service::X")},

@@ -36,6 +36,7 @@ OPERATIONS = Operations([
     _read("Bugzilla.time", instance.time),
     _read("Bugzilla.parameters", instance.parameters, login=EXEMPT),
     _write("Bugzilla.update_parameters", instance.update_parameters),
+    _read("Bugzilla.parameter_definitions", instance.parameter_definitions, login=REQUIRED),
     _read("Bugzilla.last_audit_time", instance.last_audit_time),
     _read("Bugzilla.audit_log", instance.audit_log, login=REQUIRED),
     # Users and login. Login checks the password itself, inside a deferred

@@ -23,6 +23,7 @@ from .. import dates
 from ..errors import ServiceError, OBJECT_DOES_NOT_EXIST, USER_ERROR
 from ..store import audit
 from ..store.db import placeholders
+from .setting_docs import DESCRIPTIONS, SECTIONS
 
 BOOL = "bool"
 INT = "int"
@@ -274,6 +275,69 @@ def _origin(url):
 def _stored(conn, name):
     row = conn.execute("SELECT value FROM params WHERE name = ?", (name,)).fetchone()
     return row[0] if row is not None else DEFINITIONS[name][0]
+
+
+# How each parameter is offered for change --------------------------------------------
+
+def _choices(conn, name, kind, extra, current):
+    """The values parameter `name` may take, when they are a closed list
+    (None otherwise); the current value is always among them."""
+    if kind == GROUP:
+        found = [""] + [row[0] for row in conn.execute("SELECT name FROM groups ORDER BY name")]
+    elif kind == FIELD_VALUE:
+        found = ([""] if name in _MAY_BE_EMPTY else []) + [row[0] for row in conn.execute(
+            "SELECT v.value FROM field_values v JOIN fields f ON f.id = v.field_id"
+            " WHERE f.name = ? AND v.is_active = 1 ORDER BY v.sort_key, v.value", (extra,))]
+    elif kind == CLOSED_STATUS:
+        found = [row[0] for row in conn.execute(
+            "SELECT v.value FROM field_values v JOIN fields f ON f.id = v.field_id"
+            " WHERE f.name = 'bug_status' AND v.is_open = 0 AND v.is_active = 1"
+            " ORDER BY v.sort_key, v.value")]
+    elif kind == TEXT and isinstance(extra, tuple):
+        found = list(extra)
+    else:
+        return None
+    if current not in found:
+        found.append(current)
+    return found
+
+
+def _control(name, kind):
+    """The kind of form control that edits parameter `name`."""
+    if kind == BOOL:
+        return "bool"
+    if kind == INT:
+        return "number"
+    if kind == SECRET:
+        return "secret"
+    if name == "emailregexpdesc":
+        return "long_text"
+    return "text"
+
+
+def described(conn):
+    """Every parameter as its page offers it, in the reference's sections:
+    [{"name", "title", "description", "parameters": [{"name", "description",
+    "control" ("bool", "number", "choice", "secret", "text", "long_text"),
+    "value" (as shown: a secret masked), "default", "choices" (a list, or
+    None), "min", "max" (numbers only)}]}]."""
+    values = load(conn)
+    sections = []
+    for key, title, about, names in SECTIONS:
+        shown_params = []
+        for name in names:
+            default, kind, extra = DEFINITIONS[name]
+            choices = _choices(conn, name, kind, extra, values[name])
+            bounds = extra if kind == INT and isinstance(extra, tuple) else (0, None)
+            shown_params.append({
+                "name": name, "description": DESCRIPTIONS[name],
+                "control": "choice" if choices is not None else _control(name, kind),
+                "value": shown(name, values[name]), "default": shown(name, default),
+                "choices": choices, "min": bounds[0] if kind == INT else None,
+                "max": bounds[1] if kind == INT else None})
+        sections.append({"name": key, "title": title, "description": about,
+                         "parameters": shown_params})
+    return sections
 
 
 # What the installation tells a caller, and changes ---------------------------------

@@ -58,6 +58,21 @@ def update_parameters(ctx, params):
     return {"parameters": settings.change(ctx, params)}
 
 
+def parameter_definitions(ctx, params):
+    """Every parameter as the parameters page offers it (tweakparams only; a
+    bugsvc call): its section, description, kind of control, value (a
+    secret masked), default, and the values it may take when they are a
+    closed list (groups, a field's values, a list of choices).
+
+    Returns {"sections": [{"name", "title", "description", "parameters":
+    [{"name", "description", "control", "value", "default", "choices",
+    "min", "max"}]}]}, in the sections of Bugzilla's parameters page.
+    Errors: 410 logged out; 304 not in tweakparams.
+    """
+    require_group(ctx, "tweakparams", "see how parameters are set")
+    return {"sections": settings.described(ctx.conn)}
+
+
 def last_audit_time(ctx, params):
     """Returns {"last_audit_time"}: when an audited object last changed.
 

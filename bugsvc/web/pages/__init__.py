@@ -7,7 +7,10 @@ keep working."""
 import falcon
 
 from ..landing import wants_page
-from . import account, admin, admin_audit, attachment, bug, buglist, help, home, missing, prefs
+from . import (
+    account, admin, admin_audit, admin_params, attachment, bug, buglist, help, home, missing,
+    prefs,
+)
 from .site import Site
 
 
@@ -53,7 +56,7 @@ def register(app, runner, config):
         "/editmilestones.cgi": admin.Milestones(site),
         "/editusers.cgi": admin.Users(site),
         "/editgroups.cgi": admin.Groups(site),
-        "/editparams.cgi": admin.Parameters(site),
+        "/editparams.cgi": admin_params.Parameters(site),
         "/editkeywords.cgi": admin.Keywords(site),
         "/auditlog.cgi": admin_audit.AuditLog(site),
         "/page.cgi": help.Help(site),

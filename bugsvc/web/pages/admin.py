@@ -290,43 +290,6 @@ class Groups(Page):
                       notice="saved")
 
 
-# Parameters -------------------------------------------------------------------------
-
-class Parameters(Page):
-    """GET /editparams.cgi: every parameter in one form; POST: save the
-    changed ones at once (Bugzilla.update_parameters checks them all, and
-    stores nothing when one is refused)."""
-
-    @responder
-    def on_get(self, call):
-        require_area(call, "tweakparams")
-        self._show(call)
-
-    def _show(self, call, status=200, error=None, values=None):
-        current = call.read_one("Bugzilla.parameters", {})["parameters"]
-        call.render("admin/params.html", status=status, title="Parameters",
-                    params=sorted((values or current).items()), error=error)
-
-    @responder
-    def on_post(self, call):
-        call.check_csrf()
-        require_area(call, "tweakparams")
-        current = call.read_one("Bugzilla.parameters", {})["parameters"]
-        changed = {}
-        for name, value in current.items():
-            if f"param-{name}" in call.form:
-                new = call.field(f"param-{name}")
-                if new.strip() != str(value).strip():
-                    changed[name] = new
-        if changed:
-            try:
-                call.write("Bugzilla.update_parameters", changed)
-            except ServiceError as error:
-                return self._show(call, status=errors.http_status(error.code),
-                                  error=error.message, values=dict(current, **changed))
-        call.redirect("/editparams.cgi", notice="saved")
-
-
 # Keywords ---------------------------------------------------------------------------
 
 class Keywords(Page):

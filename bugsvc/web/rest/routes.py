@@ -17,6 +17,7 @@ ROUTES = [
     Route("GET", "/time", "Bugzilla.time"),
     Route("GET", "/parameters", "Bugzilla.parameters"),
     Route("PUT", "/parameters", "Bugzilla.update_parameters"),
+    Route("GET", "/parameter_definitions", "Bugzilla.parameter_definitions"),
     Route("GET", "/last_audit_time", "Bugzilla.last_audit_time"),
     Route("GET", "/audit_log", "Bugzilla.audit_log"),
     # Groups
