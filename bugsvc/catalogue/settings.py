@@ -315,12 +315,13 @@ def _control(name, kind):
     return "text"
 
 
-def described(conn):
+def described(ctx):
     """Every parameter as its page offers it, in the reference's sections:
     [{"name", "title", "description", "parameters": [{"name", "description",
     "control" ("bool", "number", "choice", "secret", "text", "long_text"),
     "value" (as shown: a secret masked), "default", "choices" (a list, or
     None), "min", "max" (numbers only)}]}]."""
+    conn = ctx.conn
     values = load(conn)
     sections = []
     for key, title, about, names in SECTIONS:
@@ -409,3 +410,20 @@ def last_audit_time(ctx, class_names):
     if classes:
         sql += f" WHERE class IN ({placeholders(classes)})"
     return dates.from_db(ctx.conn.execute(sql, classes).fetchone()[0])
+
+
+# The most entries one reading of the audit log answers.
+AUDIT_LOG_MAX = audit.MAX_ENTRIES
+
+
+def audit_log(ctx, words, who, class_names, since, until, limit, offset):
+    """The audit log's entries (store/audit.py's `entries`), newest first,
+    with the total that match and every class the log holds. class_names:
+    'Bugzilla::X', 'Service::X' or 'X'. No permission check: callers do
+    that. Returns (entries, total, classes)."""
+    classes = []
+    for name in class_names:
+        short = name.split("::", 1)[1] if name.startswith(("Bugzilla::", "Service::")) else name
+        classes.append(audit.CLASS_PREFIX + short)
+    found, total = audit.entries(ctx.conn, words, who, classes, since, until, limit, offset)
+    return found, total, audit.classes(ctx.conn)

@@ -9,7 +9,6 @@ from .. import COMPATIBLE_VERSION, __version__, dates
 from ..call.params import Params, bounded_int, reject_unknown_keys
 from ..catalogue import settings
 from ..errors import PARAM_INVALID, ServiceError, require_group
-from ..store import audit
 
 
 def version(ctx, params):
@@ -70,7 +69,7 @@ def parameter_definitions(ctx, params):
     Errors: 410 logged out; 304 not in tweakparams.
     """
     require_group(ctx, "tweakparams", "see how parameters are set")
-    return {"sections": settings.described(ctx.conn)}
+    return {"sections": settings.described(ctx)}
 
 
 def last_audit_time(ctx, params):
@@ -113,10 +112,6 @@ def audit_log(ctx, params):
         raise ServiceError(PARAM_INVALID, "The parameter 'object' takes at most 20 words "
                                           "of at most 255 characters.")
     who = p.str("user")
-    classes = []
-    for name in p.str_list("class"):
-        short = name.split("::", 1)[1] if name.startswith(("Bugzilla::", "Service::")) else name
-        classes.append(audit.CLASS_PREFIX + short)
     since = p.str("since") or None
     until = p.str("until") or None
     since = since and dates.parse_datetime(since, "since")
@@ -125,8 +120,8 @@ def audit_log(ctx, params):
         until = dates.parse_datetime(until, "until")
         if whole_day:
             until += timedelta(days=1) - timedelta(seconds=1)
-    found, total = audit.entries(
-        ctx.conn, words, who, classes, since, until,
-        limit=bounded_int(p, "limit", 1, audit.MAX_ENTRIES, 100),
+    found, total, classes = settings.audit_log(
+        ctx, words, who, p.str_list("class"), since, until,
+        limit=bounded_int(p, "limit", 1, settings.AUDIT_LOG_MAX, 100),
         offset=bounded_int(p, "offset", 0, 10**9, 0))
-    return {"entries": found, "total_matches": total, "classes": audit.classes(ctx.conn)}
+    return {"entries": found, "total_matches": total, "classes": classes}
