@@ -73,6 +73,7 @@ def admin_changes(services, plain_id):
         ("FlagType.create", {"name": "review", "description": "Reviewed?"}, "FlagType",
          "review"),
         ("FlagType.update", {"names": ["review"], "sortkey": 5}, "FlagType", "review"),
+        ("FlagType.delete", {"ids": ["LAST"]}, "FlagType", "review"),
         ("Field.create", {"name": "cf_colour", "display_name": "Colour", "type": 2,
                           "values": ["red"]}, "Field", "cf_colour"),
         ("Field.update", {"names": ["cf_colour"], "values": {"add": ["blue"]}}, "Field",

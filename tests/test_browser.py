@@ -317,7 +317,11 @@ def _pages(site):
                  "/editgroups.cgi", "/editgroups.cgi?action=add",
                  "/editgroups.cgi?action=changeform&group=1", "/editparams.cgi",
                  "/editkeywords.cgi", "/editkeywords.cgi?action=edit&id=1",
-                 "/auditlog.cgi", "/auditlog.cgi?object=staff&since=last+week"]
+                 "/auditlog.cgi", "/auditlog.cgi?object=staff&since=last+week",
+                 "/editparams.cgi?section=mta", "/editflagtypes.cgi",
+                 "/editflagtypes.cgi?action=enter&target_type=attachment",
+                 "/editflagtypes.cgi?action=edit&id=1", "/editflagtypes.cgi?action=copy&id=1",
+                 "/editflagtypes.cgi?action=confirmdelete&id=1"]
     return bug_id, anonymous, signed_in
 
 

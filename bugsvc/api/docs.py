@@ -499,6 +499,22 @@ DOCS = {
                 "grant_group": STR, "request_group": STR},
         answer=obj({"flagtypes": arr(obj({"id": INT, "name": STR, "changes": ref("Changes")}))}),
         errors=(304, 50, 52, 51, 32000, -32601, 1101, 1102, 1103, 501, 1104, 106, 53)),
+    "FlagType.list_all": Doc(
+        "bugsvc extension: every flag type with everything its page edits (editcomponents).",
+        answer=obj({"flagtypes": arr(obj({
+            "id": INT, "name": STR, "description": STR, "target_type": STR, "sortkey": INT,
+            "cc_list": STR, "is_active": BOOL, "is_requestable": BOOL,
+            "is_specifically_requestable": BOOL, "is_multiplicable": BOOL,
+            "grant_group": {"type": ["string", "null"]},
+            "request_group": {"type": ["string", "null"]},
+            "inclusions": strs("Product:Component, __Any__ for every one"),
+            "exclusions": strs("Product:Component, __Any__ for every one"),
+            "flags": INT})), "groups": strs("group names a type may name")}), errors=(304,)),
+    "FlagType.delete": Doc(
+        "bugsvc extension: delete flag types with every flag of them (editcomponents).",
+        params={"ids": _IDS},
+        answer=obj({"flagtypes": arr(obj({"id": INT, "name": STR, "flags": INT}))}),
+        errors=(304, 50, 52, 51)),
     "Bug.fields": Doc(
         "Bug field definitions (all that are not obsolete, or those named).",
         params={"ids": _IDS, "names": _NAMES},

@@ -100,6 +100,8 @@ OPERATIONS = Operations([
     _read("FlagType.get", flagtype.get),
     _write("FlagType.create", flagtype.create),
     _write("FlagType.update", flagtype.update),
+    _read("FlagType.list_all", flagtype.list_all, login=REQUIRED),
+    _write("FlagType.delete", flagtype.delete),
     # Bug fields, and custom fields (bugsvc addition)
     _read("Bug.fields", field.fields, shapes=field.FIELD_SHAPES),
     _read("Bug.legal_values", field.legal_values),

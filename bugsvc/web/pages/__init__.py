@@ -8,8 +8,8 @@ import falcon
 
 from ..landing import wants_page
 from . import (
-    account, admin, admin_audit, admin_params, attachment, bug, buglist, help, home, missing,
-    prefs,
+    account, admin, admin_audit, admin_flagtypes, admin_params, attachment, bug, buglist, help,
+    home, missing, prefs,
 )
 from .site import Site
 
@@ -59,6 +59,7 @@ def register(app, runner, config):
         "/editparams.cgi": admin_params.Parameters(site),
         "/editkeywords.cgi": admin.Keywords(site),
         "/auditlog.cgi": admin_audit.AuditLog(site),
+        "/editflagtypes.cgi": admin_flagtypes.FlagTypes(site),
         "/page.cgi": help.Help(site),
     }
     for path, resource in routes.items():

@@ -14,6 +14,9 @@ ADMIN_AREAS = (
     ("editcomponents", "/editproducts.cgi", "Products",
      "Products with their components, versions and milestones."),
     ("editusers", "/editusers.cgi", "Users", "Accounts: create them, their groups, disable them."),
+    ("editcomponents", "/editflagtypes.cgi", "Flag types",
+     "Flags for review, approval and the like: where they apply, who may request and grant "
+     "them."),
     ("creategroups", "/editgroups.cgi", "Groups", "Groups that restrict bugs or give rights."),
     ("tweakparams", "/editparams.cgi", "Parameters", "How this installation behaves."),
     ("editkeywords", "/editkeywords.cgi", "Keywords", "Keywords bugs may carry."),
