@@ -8,8 +8,8 @@ import falcon
 
 from ..landing import wants_page
 from . import (
-    account, admin, admin_audit, admin_flagtypes, admin_params, attachment, bug, buglist, help,
-    home, missing, prefs,
+    account, admin, admin_audit, admin_fields, admin_flagtypes, admin_params, attachment, bug,
+    buglist, help, home, missing, prefs,
 )
 from .site import Site
 
@@ -60,6 +60,8 @@ def register(app, runner, config):
         "/editkeywords.cgi": admin.Keywords(site),
         "/auditlog.cgi": admin_audit.AuditLog(site),
         "/editflagtypes.cgi": admin_flagtypes.FlagTypes(site),
+        "/editfields.cgi": admin_fields.Fields(site),
+        "/editvalues.cgi": admin_fields.Values(site),
         "/page.cgi": help.Help(site),
     }
     for path, resource in routes.items():

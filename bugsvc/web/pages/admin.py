@@ -17,6 +17,8 @@ ADMIN_AREAS = (
     ("editcomponents", "/editflagtypes.cgi", "Flag types",
      "Flags for review, approval and the like: where they apply, who may request and grant "
      "them."),
+    ("admin", "/editfields.cgi", "Custom fields",
+     "Fields of your own on bugs, and the values of drop-down fields."),
     ("creategroups", "/editgroups.cgi", "Groups", "Groups that restrict bugs or give rights."),
     ("tweakparams", "/editparams.cgi", "Parameters", "How this installation behaves."),
     ("editkeywords", "/editkeywords.cgi", "Keywords", "Keywords bugs may carry."),

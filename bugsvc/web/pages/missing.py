@@ -41,10 +41,6 @@ INSTEAD = {
     "votes.cgi": ("Votes are not part of this tracker.", "/"),
     "sanitycheck.cgi": ("The tracker keeps its data consistent itself; there is nothing to "
                         "check by hand.", "/admin.cgi"),
-    "editfields.cgi": ("Custom fields are managed over the REST interface (field).",
-                       "/rest/docs"),
-    "editvalues.cgi": ("Field values are managed over the REST interface (field).",
-                       "/rest/docs"),
     "editclassifications.cgi": ("Classifications are managed over the REST interface "
                                 "(classification).", "/rest/docs"),
 }
