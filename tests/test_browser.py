@@ -406,7 +406,7 @@ def test_people_menus_work_with_the_keyboard_and_pass_axe(site, driver):
 
 
 def test_an_administrator_sets_up_an_installation_in_the_browser(site, driver):
-    """Issue 24's set-up, done in the browser alone: a product with a
+    """An installation set up in the browser alone: a product with a
     component, a drop-down that appears only for that product, a review
     flag type for that component, parameters; bugs filed afterwards over
     REST follow those rules."""
