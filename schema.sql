@@ -107,16 +107,20 @@ CREATE TABLE server_secrets (
     value  TEXT NOT NULL
 );
 
--- Every admin change; GET /rest/last_audit_time reads the latest at_time.
+-- Every admin change; GET /rest/last_audit_time reads the latest at_time,
+-- the audit log page (auditlog.cgi) reads and filters the entries. user_id
+-- is null for the operator's command line; object_name is the object's name
+-- (a parameter's name, an account's login) when the change was made.
 CREATE TABLE audit_log (
-    id         INTEGER PRIMARY KEY,
-    user_id    INTEGER,
-    class      TEXT NOT NULL,                  -- e.g. 'Bugzilla::Product'
-    object_id  INTEGER NOT NULL,
-    field      TEXT,
-    removed    TEXT,
-    added      TEXT,
-    at_time    TEXT NOT NULL
+    id          INTEGER PRIMARY KEY,
+    user_id     INTEGER,
+    class       TEXT NOT NULL,                  -- e.g. 'Bugzilla::Product'
+    object_id   INTEGER NOT NULL,
+    field       TEXT,
+    removed     TEXT,
+    added       TEXT,
+    at_time     TEXT NOT NULL,
+    object_name TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX audit_log_class_time_idx ON audit_log (class, at_time);
 CREATE INDEX audit_log_time_idx ON audit_log (at_time);

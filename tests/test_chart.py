@@ -167,6 +167,11 @@ def test_a_series_is_saved_and_deleted_with_the_form_token(app, services, world)
     assert "Your series" in menu.text
     browser.post("/chart.cgi", {"action": "delete", "series_id": saved})
     assert services.query("SELECT COUNT(*) FROM series WHERE name = 'New'") == [(0,)]
+    # Saved and deleted, each in the audit log, as a saved search is.
+    assert services.query("SELECT u.login, a.removed, a.added FROM audit_log a"
+                          " JOIN users u ON u.id = a.user_id WHERE a.field = 'series'"
+                          " ORDER BY a.id") == [(PLAIN, "", "Mine / -All- / New"),
+                                                (PLAIN, "Mine / -All- / New", "")]
 
 
 def test_bad_chart_addresses(app, world):

@@ -2,8 +2,6 @@
 for the members of its group, and refuse everyone else without changing
 anything."""
 
-import re
-
 import pytest
 
 from accounts import ADMIN, ADMIN_PASSWORD
@@ -91,23 +89,6 @@ def test_groups_are_created_and_changed(admin, services):
     assert services.query("SELECT name, description, user_regexp, is_active FROM groups"
                           " WHERE id = ?", (group_id,)) == [
         ("qa", "Quality", "@example\\.com$", 0)]
-
-
-def test_parameters_are_saved_in_one_form_with_the_apis_checks(admin, services):
-    page = admin.get("/editparams.cgi")
-    fields = dict(re.findall(r'name="(param-[^"]+)" type="text" size="50" value="([^"]*)"',
-                             page.text))
-    assert "param-insidergroup" in fields and "param-login_token_max_age" in fields
-    admin.post("/editparams.cgi", dict(fields, **{"param-usestatuswhiteboard": "1",
-                                                  "param-maintainer": "admin@example.com"}))
-    stored = dict(services.query("SELECT name, value FROM params"))
-    assert stored["usestatuswhiteboard"] == "1" and stored["maintainer"] == "admin@example.com"
-    admin.get("/editparams.cgi")
-    before = services.query("SELECT name, value FROM params ORDER BY name")
-    page = admin.post("/editparams.cgi", dict(fields, **{"param-usetargetmilestone": "1",
-                                                         "param-urlbase": "ftp://nope"}))
-    assert page.status_code == 400 and "urlbase" in page.text
-    assert services.query("SELECT name, value FROM params ORDER BY name") == before
 
 
 def test_keywords_are_created_and_changed(admin, services):

@@ -140,10 +140,37 @@ DOCS = {
         "Change instance parameters (tweakparams); the body maps names to new values.",
         body_values={"type": ["string", "integer", "boolean"]},
         answer=obj({"parameters": ref("Changes")}), errors=(304, 51, 32000)),
+    "Bugzilla.parameter_definitions": Doc(
+        "bugsvc extension: every parameter as the parameters page offers it (tweakparams): "
+        "sections, descriptions, controls, values (secrets masked), defaults and choices.",
+        answer=obj({"sections": arr(obj({
+            "name": STR, "title": STR, "description": STR, "parameters": arr(obj({
+                "name": STR, "description": STR,
+                "control": described(STR, "bool, number, choice, secret, text or long_text"),
+                "value": STR, "default": STR, "choices": {"type": ["array", "null"],
+                                                          "items": STR},
+                "min": {"type": ["integer", "null"]}, "max": {"type": ["integer", "null"]}}))}))}),
+        errors=(304,)),
     "Bugzilla.last_audit_time": Doc(
         "When an audited object last changed.",
         params={"class": one_or_many(STR, "class names Bugzilla::X or Service::X")},
         answer=obj({"last_audit_time": NULLABLE_DATETIME}), errors=(53,)),
+    "Bugzilla.audit_log": Doc(
+        "bugsvc extension: the audit log's entries, newest first (admin): who changed which "
+        "setting, account or catalogue object, when, through any way in.",
+        params={"object": described(STR, "words that must all occur in the object's name"),
+                "user": described(STR, "login of who changed it; empty: no account (the "
+                                       "command line, a visitor's own sign-up)"),
+                "class": one_or_many(STR, "class names Bugzilla::X, Service::X or X"),
+                "since": DATETIME_IN, "until": DATETIME_IN,
+                "limit": described(INT, "at most this many (default 100, at most 1000)"),
+                "offset": described(INT, "skip this many")},
+        answer=obj({"entries": arr(obj({
+            "id": INT, "user": {"type": ["string", "null"]}, "class": STR, "object_id": INT,
+            "object_name": STR, "field": {"type": ["string", "null"]},
+            "removed": {"type": ["string", "null"]}, "added": {"type": ["string", "null"]},
+            "at_time": DATETIME})), "total_matches": INT, "classes": strs(None)}),
+        errors=(304, 53, 54, 55, 56)),
     # Users and login
     "User.login": Doc(
         "Log in with a login name and password; answers a token.",
@@ -476,6 +503,22 @@ DOCS = {
                 "grant_group": STR, "request_group": STR},
         answer=obj({"flagtypes": arr(obj({"id": INT, "name": STR, "changes": ref("Changes")}))}),
         errors=(304, 50, 52, 51, 32000, -32601, 1101, 1102, 1103, 501, 1104, 106, 53)),
+    "FlagType.list_all": Doc(
+        "bugsvc extension: every flag type with everything its page edits (editcomponents).",
+        answer=obj({"flagtypes": arr(obj({
+            "id": INT, "name": STR, "description": STR, "target_type": STR, "sortkey": INT,
+            "cc_list": STR, "is_active": BOOL, "is_requestable": BOOL,
+            "is_specifically_requestable": BOOL, "is_multiplicable": BOOL,
+            "grant_group": {"type": ["string", "null"]},
+            "request_group": {"type": ["string", "null"]},
+            "inclusions": strs("Product:Component, __Any__ for every one"),
+            "exclusions": strs("Product:Component, __Any__ for every one"),
+            "flags": INT})), "groups": strs("group names a type may name")}), errors=(304,)),
+    "FlagType.delete": Doc(
+        "bugsvc extension: delete flag types with every flag of them (editcomponents).",
+        params={"ids": _IDS},
+        answer=obj({"flagtypes": arr(obj({"id": INT, "name": STR, "flags": INT}))}),
+        errors=(304, 50, 52, 51)),
     "Bug.fields": Doc(
         "Bug field definitions (all that are not obsolete, or those named).",
         params={"ids": _IDS, "names": _NAMES},

@@ -36,7 +36,9 @@ OPERATIONS = Operations([
     _read("Bugzilla.time", instance.time),
     _read("Bugzilla.parameters", instance.parameters, login=EXEMPT),
     _write("Bugzilla.update_parameters", instance.update_parameters),
+    _read("Bugzilla.parameter_definitions", instance.parameter_definitions, login=REQUIRED),
     _read("Bugzilla.last_audit_time", instance.last_audit_time),
+    _read("Bugzilla.audit_log", instance.audit_log, login=REQUIRED),
     # Users and login. Login checks the password itself, inside a deferred
     # transaction (see services/user.py login), so it does not write here;
     # valid_login checks its token itself (false, not an error, when it is
@@ -98,6 +100,8 @@ OPERATIONS = Operations([
     _read("FlagType.get", flagtype.get),
     _write("FlagType.create", flagtype.create),
     _write("FlagType.update", flagtype.update),
+    _read("FlagType.list_all", flagtype.list_all, login=REQUIRED),
+    _write("FlagType.delete", flagtype.delete),
     # Bug fields, and custom fields (bugsvc addition)
     _read("Bug.fields", field.fields, shapes=field.FIELD_SHAPES),
     _read("Bug.legal_values", field.legal_values),

@@ -21,6 +21,7 @@ from urllib.parse import parse_qs, urlencode
 
 from ..errors import (OBJECT_DOES_NOT_EXIST, OBJECT_NOT_SPECIFIED, USER_ERROR, ServiceError,
                       require_login)
+from ..store import audit
 from . import search
 
 ALL = "-All-"
@@ -114,11 +115,13 @@ def create(ctx, category, subcategory, name, query, frequency=1, is_public=False
                         " AND name = ?", (category_id, subcategory_id, names[2])).fetchone():
         raise ServiceError(USER_ERROR, f"There is already a series '{names[2]}' in "
                                        f"{names[0]} / {names[1]}.")
-    return ctx.conn.execute(
+    series_id = ctx.conn.execute(
         "INSERT INTO series (creator_id, category, subcategory, name, frequency, query,"
         " is_public) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (ctx.caller.id, category_id, subcategory_id, names[2], int(frequency), query,
          1 if is_public else 0)).lastrowid
+    audit.record(ctx, "User", ctx.caller.id, "series", "", " / ".join(names))
+    return series_id
 
 
 def delete(ctx, series_id):
@@ -127,14 +130,18 @@ def delete(ctx, series_id):
     delete any)."""
     require_login(ctx)
     condition, args = visible_sql(ctx)
-    row = ctx.conn.execute(f"SELECT s.creator_id FROM series s WHERE s.id = ? AND {condition}",
-                           [series_id] + args).fetchone()
+    row = ctx.conn.execute(
+        "SELECT s.creator_id, c.name, sc.name, s.name FROM series s"
+        " JOIN series_categories c ON c.id = s.category"
+        " JOIN series_categories sc ON sc.id = s.subcategory"
+        f" WHERE s.id = ? AND {condition}", [series_id] + args).fetchone()
     if row is None:
         raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no series with the id {series_id}.")
     if row[0] != ctx.caller.id and not ctx.caller.in_group("admin"):
         raise ServiceError(USER_ERROR, "Only its creator or an administrator deletes a series.")
     ctx.conn.execute("DELETE FROM series_data WHERE series_id = ?", (series_id,))
     ctx.conn.execute("DELETE FROM series WHERE id = ?", (series_id,))
+    audit.record(ctx, "User", row[0], "series", " / ".join(row[1:]), "")
 
 
 def criteria(query):

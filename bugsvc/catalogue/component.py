@@ -257,6 +257,7 @@ def delete(ctx, ids, names):
         for table in ("flag_inclusions", "flag_exclusions", "component_cc"):
             ctx.conn.execute(f"DELETE FROM {table} WHERE component_id = ?", (component["id"],))
         ctx.conn.execute("DELETE FROM components WHERE id = ?", (component["id"],))
-        audit.record(ctx, "Component", component["id"], None, "__remove__", None)
+        audit.record(ctx, "Component", component["id"], None, "__remove__", None,
+                     name=component["name"])
         answers.append({"id": component["id"]})
     return answers

@@ -442,3 +442,60 @@ def _labels(ctx, rules):
                                          (component_id,)).fetchone()[0]
         labels.add(f"{product}:{component}")
     return labels
+
+
+# Administration: every type, deletion ---------------------------------------------
+
+def every_type(ctx):
+    """Every flag type as the flag types page shows it (no permission check:
+    callers do that), in list order: id, name, description, target_type,
+    sortkey, cc_list, is_active, is_requestable, is_specifically_requestable,
+    is_multiplicable, grant_group, request_group (names, None for none),
+    inclusions, exclusions (sorted "Product:Component" labels, "__Any__"
+    for every one), flags (how many flags of the type bugs carry)."""
+    types = flag_rules.load_types(ctx.conn)
+    ids = [t["id"] for t in types]
+    rules = {table: flag_rules.clusions(ctx.conn, table, ids) for table in CLUSIONS.values()}
+    groups = {row[0]: row[1] for row in ctx.conn.execute("SELECT id, name FROM groups")}
+    counts = dict(ctx.conn.execute("SELECT type_id, COUNT(*) FROM flags GROUP BY type_id")
+                  .fetchall())
+    return [{
+        "id": t["id"], "name": t["name"], "description": t["description"],
+        "target_type": t["target"], "sortkey": t["sort_key"], "cc_list": t["cc_list"] or "",
+        "is_active": t["is_active"], "is_requestable": t["is_requestable"],
+        "is_specifically_requestable": t["is_requesteeble"],
+        "is_multiplicable": t["is_multiplicable"],
+        "grant_group": groups.get(t["grant_group_id"]),
+        "request_group": groups.get(t["request_group_id"]),
+        "inclusions": sorted(_labels(ctx, rules["flag_inclusions"][t["id"]])),
+        "exclusions": sorted(_labels(ctx, rules["flag_exclusions"][t["id"]])),
+        "flags": counts.get(t["id"], 0)} for t in types]
+
+
+def group_choices(ctx):
+    """The names of the groups a flag type may name as its grant or request
+    group (every group, as the reference's page offers them), sorted."""
+    return sorted((row[0] for row in ctx.conn.execute("SELECT name FROM groups")),
+                  key=str.lower)
+
+
+def delete(ctx, ids):
+    """Delete the flag types of `ids`, with every flag of them on bugs and
+    attachments (as the reference's page deletes them). Returns [{"id",
+    "name", "flags"}] (flags: how many went with it).
+    Errors: 50 no ids; 51 an unknown id."""
+    if not ids:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must name the flag types to delete.")
+    removed = []
+    for type_id in ids:
+        found = flag_rules.load_types(ctx.conn, [type_id])
+        if not found:
+            raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no flag type with the id "
+                                                      f"'{type_id}'.")
+        flags = ctx.conn.execute("DELETE FROM flags WHERE type_id = ?", (type_id,)).rowcount
+        for table in CLUSIONS.values():
+            ctx.conn.execute(f"DELETE FROM {table} WHERE type_id = ?", (type_id,))
+        ctx.conn.execute("DELETE FROM flag_types WHERE id = ?", (type_id,))
+        audit.record(ctx, "FlagType", type_id, None, "__remove__", None, name=found[0]["name"])
+        removed.append({"id": type_id, "name": found[0]["name"], "flags": flags})
+    return removed

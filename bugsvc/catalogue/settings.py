@@ -23,6 +23,7 @@ from .. import dates
 from ..errors import ServiceError, OBJECT_DOES_NOT_EXIST, USER_ERROR
 from ..store import audit
 from ..store.db import placeholders
+from .setting_docs import DESCRIPTIONS, SECTIONS
 
 BOOL = "bool"
 INT = "int"
@@ -276,6 +277,70 @@ def _stored(conn, name):
     return row[0] if row is not None else DEFINITIONS[name][0]
 
 
+# How each parameter is offered for change --------------------------------------------
+
+def _choices(conn, name, kind, extra, current):
+    """The values parameter `name` may take, when they are a closed list
+    (None otherwise); the current value is always among them."""
+    if kind == GROUP:
+        found = [""] + [row[0] for row in conn.execute("SELECT name FROM groups ORDER BY name")]
+    elif kind == FIELD_VALUE:
+        found = ([""] if name in _MAY_BE_EMPTY else []) + [row[0] for row in conn.execute(
+            "SELECT v.value FROM field_values v JOIN fields f ON f.id = v.field_id"
+            " WHERE f.name = ? AND v.is_active = 1 ORDER BY v.sort_key, v.value", (extra,))]
+    elif kind == CLOSED_STATUS:
+        found = [row[0] for row in conn.execute(
+            "SELECT v.value FROM field_values v JOIN fields f ON f.id = v.field_id"
+            " WHERE f.name = 'bug_status' AND v.is_open = 0 AND v.is_active = 1"
+            " ORDER BY v.sort_key, v.value")]
+    elif kind == TEXT and isinstance(extra, tuple):
+        found = list(extra)
+    else:
+        return None
+    if current not in found:
+        found.append(current)
+    return found
+
+
+def _control(name, kind):
+    """The kind of form control that edits parameter `name`."""
+    if kind == BOOL:
+        return "bool"
+    if kind == INT:
+        return "number"
+    if kind == SECRET:
+        return "secret"
+    if name == "emailregexpdesc":
+        return "long_text"
+    return "text"
+
+
+def described(ctx):
+    """Every parameter as its page offers it, in the reference's sections:
+    [{"name", "title", "description", "parameters": [{"name", "description",
+    "control" ("bool", "number", "choice", "secret", "text", "long_text"),
+    "value" (as shown: a secret masked), "default", "choices" (a list, or
+    None), "min", "max" (numbers only)}]}]."""
+    conn = ctx.conn
+    values = load(conn)
+    sections = []
+    for key, title, about, names in SECTIONS:
+        shown_params = []
+        for name in names:
+            default, kind, extra = DEFINITIONS[name]
+            choices = _choices(conn, name, kind, extra, values[name])
+            bounds = extra if kind == INT and isinstance(extra, tuple) else (0, None)
+            shown_params.append({
+                "name": name, "description": DESCRIPTIONS[name],
+                "control": "choice" if choices is not None else _control(name, kind),
+                "value": shown(name, values[name]), "default": shown(name, default),
+                "choices": choices, "min": bounds[0] if kind == INT else None,
+                "max": bounds[1] if kind == INT else None})
+        sections.append({"name": key, "title": title, "description": about,
+                         "parameters": shown_params})
+    return sections
+
+
 # What the installation tells a caller, and changes ---------------------------------
 
 # The reference accepts ^Bugzilla(::\w+)*$; Service:: is our neutral twin.
@@ -345,3 +410,20 @@ def last_audit_time(ctx, class_names):
     if classes:
         sql += f" WHERE class IN ({placeholders(classes)})"
     return dates.from_db(ctx.conn.execute(sql, classes).fetchone()[0])
+
+
+# The most entries one reading of the audit log answers.
+AUDIT_LOG_MAX = audit.MAX_ENTRIES
+
+
+def audit_log(ctx, words, who, class_names, since, until, limit, offset):
+    """The audit log's entries (store/audit.py's `entries`), newest first,
+    with the total that match and every class the log holds. class_names:
+    'Bugzilla::X', 'Service::X' or 'X'. No permission check: callers do
+    that. Returns (entries, total, classes)."""
+    classes = []
+    for name in class_names:
+        short = name.split("::", 1)[1] if name.startswith(("Bugzilla::", "Service::")) else name
+        classes.append(audit.CLASS_PREFIX + short)
+    found, total = audit.entries(ctx.conn, words, who, classes, since, until, limit, offset)
+    return found, total, audit.classes(ctx.conn)

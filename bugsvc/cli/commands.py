@@ -9,7 +9,6 @@ import ipaddress
 import signal
 import sys
 import threading
-from datetime import datetime, timezone
 
 from ..accounts import auth
 from ..catalogue import settings
@@ -31,13 +30,15 @@ def create_api_key(config, email, description, out=sys.stdout, err=sys.stderr):
     startup.check_database(config.database, must_exist=True)
     db = prepare_database(config, err)
     try:
-        with db.transaction(write=True) as conn:
-            row = conn.execute("SELECT id FROM users WHERE lower(login) = lower(?)",
-                               (email,)).fetchone()
+        with unit_of_work(db, config).context(write=True) as ctx:
+            row = ctx.conn.execute("SELECT id FROM users WHERE lower(login) = lower(?)",
+                                   (email,)).fetchone()
             if row is None:
                 print(f"bugsvc: no account has the login '{email}'.", file=err)
                 return 1
-            _, key = auth.create_api_key(conn, row["id"], description, datetime.now(timezone.utc))
+            key_id, key = auth.create_api_key(ctx.conn, row["id"], description, ctx.now)
+            # Audited as POST /rest/api_key audits it: the key's id, never its secret.
+            audit.record(ctx, "User", row["id"], "api_key", "", str(key_id))
     finally:
         db.close()
     print(key, file=out, flush=True)

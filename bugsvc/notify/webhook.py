@@ -327,6 +327,6 @@ def delete(ctx, ids):
         ctx.conn.execute("UPDATE outbox_messages SET webhook_id = NULL WHERE webhook_id = ?",
                          (row["id"],))
         ctx.conn.execute("DELETE FROM webhooks WHERE id = ?", (row["id"],))
-        audit.record(ctx, "Webhook", row["id"], "deleted")
+        audit.record(ctx, "Webhook", row["id"], "deleted", name=row["name"])
         removed.append({"id": row["id"]})
     return removed

@@ -118,3 +118,35 @@ def update(ctx, params):
             given[name] = (p.str(name) if name in _TEXTS else p.bool(name) if name in _BOOLEANS
                            else p.get(name))
     return {"flagtypes": flag_type.update(ctx, ids, names, given)}
+
+
+# Administration (bugsvc calls) -----------------------------------------------
+
+def list_all(ctx, params):
+    """Every flag type with everything its page edits (editcomponents; a
+    bugsvc call: Bugzilla 5.2 shows this only on editflagtypes.cgi).
+
+    Returns {"flagtypes": [{"id", "name", "description", "target_type",
+    "sortkey", "cc_list", "is_active", "is_requestable",
+    "is_specifically_requestable", "is_multiplicable", "grant_group",
+    "request_group", "inclusions", "exclusions", "flags"}]}: inclusions and
+    exclusions as "Product:Component" labels ("__Any__" for every one),
+    flags the number of flags of the type; and "groups": the names of the
+    groups a type may name as its grant or request group.
+    Errors: 410 logged out; 304 not in editcomponents.
+    """
+    require_group(ctx, "editcomponents", "edit flag types")
+    return {"flagtypes": flag_type.every_type(ctx), "groups": flag_type.group_choices(ctx)}
+
+
+def delete(ctx, params):
+    """Delete flag types and every flag of them (editcomponents; a bugsvc
+    call: Bugzilla 5.2 deletes them only on editflagtypes.cgi).
+
+    params: ids (array of int). Returns {"flagtypes": [{"id", "name",
+    "flags"}]}: flags is how many flags were deleted with the type.
+    Errors: 410 logged out; 304 not in editcomponents; 50 no ids; 52 an id
+    that is not a whole number of 0 or more; 51 unknown id.
+    """
+    require_group(ctx, "editcomponents", "delete flag types")
+    return {"flagtypes": flag_type.delete(ctx, Params(params).id_list("ids"))}

@@ -7,6 +7,8 @@ lock."""
 import sqlite3
 from pathlib import Path
 
+from . import audit
+
 _PACKAGE = Path(__file__).resolve().parent.parent
 # Installed wheels carry the schema inside the package; a checkout has it at the top.
 SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
@@ -16,7 +18,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 
 class SchemaError(Exception):
@@ -130,6 +132,8 @@ MIGRATIONS = {
     7: _bug_text_index,
     8: _request_counts,
     9: _series,
+    # 10: the audit log keeps each object's name (bugsvc/store/audit.py).
+    10: audit.name_old_entries,
 }
 
 

@@ -7,8 +7,10 @@ keep working."""
 import falcon
 
 from ..landing import wants_page
-from . import (account, admin, attachment, bug, buglist, chart, help, home, missing, prefs,
-               report, team)
+from . import (
+    account, admin, admin_audit, admin_fields, admin_flagtypes, admin_params, attachment, bug,
+    buglist, chart, help, home, missing, prefs, report, team,
+)
 from .site import Site
 
 
@@ -54,8 +56,12 @@ def register(app, runner, config):
         "/editmilestones.cgi": admin.Milestones(site),
         "/editusers.cgi": admin.Users(site),
         "/editgroups.cgi": admin.Groups(site),
-        "/editparams.cgi": admin.Parameters(site),
+        "/editparams.cgi": admin_params.Parameters(site),
         "/editkeywords.cgi": admin.Keywords(site),
+        "/auditlog.cgi": admin_audit.AuditLog(site),
+        "/editflagtypes.cgi": admin_flagtypes.FlagTypes(site),
+        "/editfields.cgi": admin_fields.Fields(site),
+        "/editvalues.cgi": admin_fields.Values(site),
         "/page.cgi": help.Help(site),
         "/report.cgi": report.Report(site),
         "/chart.cgi": chart.Chart(site),

@@ -14,9 +14,16 @@ ADMIN_AREAS = (
     ("editcomponents", "/editproducts.cgi", "Products",
      "Products with their components, versions and milestones."),
     ("editusers", "/editusers.cgi", "Users", "Accounts: create them, their groups, disable them."),
+    ("editcomponents", "/editflagtypes.cgi", "Flag types",
+     "Flags for review, approval and the like: where they apply, who may request and grant "
+     "them."),
+    ("admin", "/editfields.cgi", "Custom fields",
+     "Fields of your own on bugs, and the values of drop-down fields."),
     ("creategroups", "/editgroups.cgi", "Groups", "Groups that restrict bugs or give rights."),
     ("tweakparams", "/editparams.cgi", "Parameters", "How this installation behaves."),
     ("editkeywords", "/editkeywords.cgi", "Keywords", "Keywords bugs may carry."),
+    ("admin", "/auditlog.cgi", "Audit log",
+     "Who changed which setting, account or catalogue object, and when."),
 )
 
 
@@ -286,43 +293,6 @@ class Groups(Page):
             return _failed(call, error, "/editgroups.cgi")
         call.redirect(url("/editgroups.cgi", action="changeform", group=group_id),
                       notice="saved")
-
-
-# Parameters -------------------------------------------------------------------------
-
-class Parameters(Page):
-    """GET /editparams.cgi: every parameter in one form; POST: save the
-    changed ones at once (Bugzilla.update_parameters checks them all, and
-    stores nothing when one is refused)."""
-
-    @responder
-    def on_get(self, call):
-        require_area(call, "tweakparams")
-        self._show(call)
-
-    def _show(self, call, status=200, error=None, values=None):
-        current = call.read_one("Bugzilla.parameters", {})["parameters"]
-        call.render("admin/params.html", status=status, title="Parameters",
-                    params=sorted((values or current).items()), error=error)
-
-    @responder
-    def on_post(self, call):
-        call.check_csrf()
-        require_area(call, "tweakparams")
-        current = call.read_one("Bugzilla.parameters", {})["parameters"]
-        changed = {}
-        for name, value in current.items():
-            if f"param-{name}" in call.form:
-                new = call.field(f"param-{name}")
-                if new.strip() != str(value).strip():
-                    changed[name] = new
-        if changed:
-            try:
-                call.write("Bugzilla.update_parameters", changed)
-            except ServiceError as error:
-                return self._show(call, status=errors.http_status(error.code),
-                                  error=error.message, values=dict(current, **changed))
-        call.redirect("/editparams.cgi", notice="saved")
 
 
 # Keywords ---------------------------------------------------------------------------

@@ -34,12 +34,6 @@ INSTEAD = {
     "votes.cgi": ("Votes are not part of this tracker.", "/"),
     "sanitycheck.cgi": ("The tracker keeps its data consistent itself; there is nothing to "
                         "check by hand.", "/admin.cgi"),
-    "editflagtypes.cgi": ("Flag types are managed over the REST interface (flag_type).",
-                          "/rest/docs"),
-    "editfields.cgi": ("Custom fields are managed over the REST interface (field).",
-                       "/rest/docs"),
-    "editvalues.cgi": ("Field values are managed over the REST interface (field).",
-                       "/rest/docs"),
     "editclassifications.cgi": ("Classifications are managed over the REST interface "
                                 "(classification).", "/rest/docs"),
 }

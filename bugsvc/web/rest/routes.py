@@ -17,7 +17,9 @@ ROUTES = [
     Route("GET", "/time", "Bugzilla.time"),
     Route("GET", "/parameters", "Bugzilla.parameters"),
     Route("PUT", "/parameters", "Bugzilla.update_parameters"),
+    Route("GET", "/parameter_definitions", "Bugzilla.parameter_definitions"),
     Route("GET", "/last_audit_time", "Bugzilla.last_audit_time"),
+    Route("GET", "/audit_log", "Bugzilla.audit_log"),
     # Groups
     Route("POST", "/group", "Group.create", status=201),
     Route("PUT", "/group/{group}", "Group.update", path_params=id_or_name("group")),
@@ -29,6 +31,8 @@ ROUTES = [
     Route("GET", "/flag_type/{product}", "FlagType.get", path_params=scalars(product="product")),
     Route("POST", "/flag_type", "FlagType.create", status=201),
     Route("PUT", "/flag_type/{flag_type}", "FlagType.update", path_params=id_or_name("flag_type")),
+    Route("GET", "/flag_type", "FlagType.list_all"),
+    Route("DELETE", "/flag_type/{flag_type}", "FlagType.delete", path_params=id_list("flag_type")),
     # Bug fields (and custom fields, a bugsvc extension)
     Route("GET", "/field/bug", "Bug.fields"),
     Route("GET", "/field/bug/{field}", "Bug.fields", path_params=id_or_name("field")),

@@ -40,7 +40,7 @@ _ACCEPTED_TYPES = ("text/xml", "application/xml")
 DATETIME_KEYS = frozenset({
     "creation_time", "last_change_time", "time", "when", "last_visit_ts",
     "creation_date", "modification_date", "db_time", "web_time", "web_time_utc",
-    "last_audit_time", "last_seen_date",
+    "last_audit_time", "last_seen_date", "at_time",
 })
 _WIRE_DATETIME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}:\d{2}:\d{2})Z$")
 # Characters XML 1.0 cannot carry at all; they are sent as U+FFFD.
