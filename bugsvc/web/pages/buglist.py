@@ -52,11 +52,20 @@ def search_params(query):
             if key not in _DISPLAY_KEYS and not key.lower().endswith(_CREDENTIAL_ENDINGS)}
 
 
+def columnlist_text(value):
+    """One comma-separated `columnlist` of the query's: the column chooser
+    sends the key once per ticked box, a bookmark may carry one
+    comma-separated value; both (and a mix) are the same list."""
+    values = value if isinstance(value, list) else [value or ""]
+    return ",".join(item for item in values if item)
+
+
 def chosen_columns(value, custom):
-    """The reference's names of the columns a `columnlist` asks for (known
-    ones only, in order, each once); the default list when none is known."""
+    """The reference's names of the columns a `columnlist` asks for (a
+    text or the list of a repeated key; known ones only, in order, each
+    once); the default list when none is known."""
     names = []
-    for item in (value or "").replace(" ", ",").split(","):
+    for item in columnlist_text(value).replace(" ", ",").split(","):
         name = item.strip()
         name = _BY_FIELD.get(name, name)
         if (name in COLUMNS or name in custom) and name != "bug_id" and name not in names:
@@ -112,7 +121,7 @@ class BugList(Page):
             return
         params = search_params(query)
         custom = {}
-        columns = chosen_columns(_single(query.get("columnlist")), custom)
+        columns = chosen_columns(query.get("columnlist"), custom)
         order = _single(query.get("order")) or DEFAULT_ORDER
         csv_wanted = _single(query.get("ctype")) == "csv"
         limit = _number(query.get("limit"), _number(call.setting("default_search_limit"), 0),
@@ -247,7 +256,7 @@ class Query(Page):
         call.render("query.html", title="Search", products=[p["name"] for p in products],
                     components=union("components"), versions=union("versions"),
                     milestones=union("milestones"), values_of=values_of, custom=custom,
-                    chosen=chosen, columns=_single(call.query.get("columnlist")) or "",
+                    chosen=chosen, columns=columnlist_text(call.query.get("columnlist")),
                     order=_single(call.query.get("order")) or "")
 
 
