@@ -361,3 +361,86 @@ def test_custom_fields_are_shown_and_offered_as_their_type_says(app, services):
     assert '<textarea id="cf_notes" name="cf_notes"' in editing
     assert re.search(r'<input id="cf_other" name="cf_other" type="text"[^>]*value="'
                      f'{other}"', editing)
+
+
+# Moving a bug to another product ------------------------------------------------------------
+
+def _other_product(services, **kwargs):
+    from catalog_support import add_product
+    return add_product(services, "Gadgets", components=("Casing", "Firmware"),
+                       versions=("2.0", "unspecified"), **kwargs)
+
+
+def test_moving_a_bug_asks_for_the_new_products_component_and_keeps_the_rest(
+        app, world, services):
+    _other_product(services)
+    browser = signed_in(app, PLAIN)
+    page = browser.get(f"/show_bug.cgi?id={world.bug}")
+    verify = submit(browser, "/process_bug.cgi", form_fields(page.text), product="Gadgets",
+                    priority="Highest", comment="Belongs to the gadgets")
+    assert verify.status_code == 200
+    assert "Verify new product details" in verify.text
+    assert get_bug(services, world.bug)["product"] == "TestProduct"     # nothing yet
+    fields = form_fields(verify.text, "verify-product")
+    assert ("version", "unspecified") in fields        # the bug's version exists there
+    assert ("component", "") in fields                 # its component does not: choose
+    moved = submit(browser, "/process_bug.cgi", fields, component="Firmware")
+    assert moved.status_code == 200
+    bug = get_bug(services, world.bug)
+    assert (bug["product"], bug["component"], bug["version"], bug["priority"]) == (
+        "Gadgets", "Firmware", "unspecified", "Highest")
+    from bug_support import comments_of
+    assert comments_of(services, world.bug)[-1][2] == "Belongs to the gadgets"
+
+
+def test_a_move_without_a_component_is_refused_and_changes_nothing(app, world, services):
+    _other_product(services)
+    browser = signed_in(app, ADMIN)
+    page = browser.get(f"/show_bug.cgi?id={world.bug}")
+    verify = submit(browser, "/process_bug.cgi", form_fields(page.text), product="Gadgets",
+                    priority="Highest")
+    refused = submit(browser, "/process_bug.cgi", form_fields(verify.text, "verify-product"))
+    assert refused.status_code == 404           # the update's 105, on the bug's page
+    assert "component" in text_of(refused.text).split("Details")[0].lower()
+    bug = get_bug(services, world.bug)
+    assert (bug["product"], bug["priority"]) == ("TestProduct", "---")
+
+
+def test_the_new_products_groups_are_offered_and_its_mandatory_ones_kept(app, world, services):
+    from bug_support import MANDATORY, NA, SHOWN, add_bug_group, control
+    _other_product(services)
+    hidden = add_bug_group(services, "hardware-team", members=[PLAIN])
+    control(services, hidden, MANDATORY, MANDATORY, product="Gadgets")
+    optional = add_bug_group(services, "embargo", members=[PLAIN])
+    control(services, optional, SHOWN, NA, product="Gadgets")
+    control(services, world.secret_group, NA, NA, product="Gadgets")
+    browser = signed_in(app, PLAIN)
+    page = browser.get(f"/show_bug.cgi?id={world.bug}")
+    verify = submit(browser, "/process_bug.cgi", form_fields(page.text), product="Gadgets")
+    assert re.search(r'name="groups" value="hardware-team" checked disabled', verify.text)
+    assert re.search(r'name="groups" value="embargo">', verify.text)
+    assert 'value="secret"' not in verify.text
+    submit(browser, "/process_bug.cgi", form_fields(verify.text, "verify-product"),
+           component="Casing", groups=["embargo"])
+    assert sorted(get_bug(services, world.bug)["groups"]) == ["embargo", "hardware-team"]
+
+
+def test_a_move_to_a_product_the_visitor_may_not_file_in_is_refused(app, world, services):
+    from bug_support import MANDATORY, add_bug_group
+    gadgets = _other_product(services)
+    closed = add_bug_group(services, "gadget-makers", members=[])
+    with services.db.transaction(write=True) as conn:
+        conn.execute("INSERT INTO group_controls (group_id, product_id, entry, membercontrol,"
+                     " othercontrol, canedit) VALUES (?, ?, 1, ?, ?, 0)",
+                     (closed, gadgets["id"], MANDATORY, MANDATORY))
+    browser = signed_in(app, PLAIN)
+    page = browser.get(f"/show_bug.cgi?id={world.bug}")
+    refused = submit(browser, "/process_bug.cgi", form_fields(page.text), product="Gadgets")
+    assert refused.status_code == 401            # the API's 106
+    assert "access rights to enter bugs in it" in text_of(refused.text)
+    assert "Verify new product" not in refused.text
+    assert get_bug(services, world.bug)["product"] == "TestProduct"
+    # An anonymous visitor's post never reaches the page.
+    anonymous = Browser(app)
+    assert anonymous.post("/process_bug.cgi", {"id": world.bug, "product": "Gadgets"},
+                          token=False).status_code == 403

@@ -570,7 +570,9 @@ DOCS = {
         errors=(50, 56, 100, 101, 102)),
     "Bug.edit_options": Doc(
         "What the caller may change on bugs now: statuses, fields, comments.",
-        params={"ids": arr(ID_OR_NAME, "more bugs")},
+        params={"ids": arr(ID_OR_NAME, "more bugs"),
+                "product": described(STR, "a product the bugs would move to: groups are "
+                                          "then those they would have there")},
         answer=obj({"bugs": arr(obj({
             "id": INT, "can_comment": BOOL, "can_remove_cc": BOOL,
             "statuses": arr(obj({"name": STR, "is_open": BOOL, "comment_required": BOOL})),
@@ -578,7 +580,7 @@ DOCS = {
             "resolutions": strs("resolutions the caller may choose"),
             "groups": arr(obj({"name": STR, "description": STR, "is_on": BOOL,
                                "can_change": BOOL}))}))}),
-        errors=(50, 100, 101, 102)),
+        errors=(50, 100, 101, 102, 106)),
     "Bug.flag_requests": Doc(
         "The flags requested of the caller, newest first.",
         params={"limit": described(INT, "at most this many (default and most 100)")},

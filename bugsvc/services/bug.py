@@ -184,7 +184,8 @@ def update_tags(ctx, params):
 def edit_options(ctx, params):
     """What the caller may do to bugs now (a bugsvc addition, for forms).
 
-    params: ids (ids or aliases).
+    params: ids (ids or aliases); product (optional: a product the bugs
+    would move to; "groups" are then those the bugs would have there).
     Returns {"bugs": [{"id", "can_comment", "can_remove_cc" (others from the
     CC list), "statuses": [{"name", "is_open", "comment_required"}] (the
     current one first when it is not a transition of its own), "fields":
@@ -193,14 +194,16 @@ def edit_options(ctx, params):
     (the groups the bug is in or the caller may restrict it to)}]}.
     Logged-out callers, and callers who may not edit the bug's product,
     may change nothing: only the current status is listed.
-    Errors: 50 no ids; 100/101/102 bad, unknown or invisible bug.
+    Errors: 50 no ids; 100/101/102 bad, unknown or invisible bug; 106 a
+    product the caller may not file bugs in.
     """
     p = Params(params)
     values = p.list("ids")
     if not values:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the ids of the bugs.")
     bug_ids = list(dict.fromkeys(visible_bug_id(ctx, value) for value in values))
-    return {"bugs": [bug_edit_options(ctx, bug_id) for bug_id in bug_ids]}
+    product = p.str("product") if p.has("product") else None
+    return {"bugs": [bug_edit_options(ctx, bug_id, product) for bug_id in bug_ids]}
 
 
 def flag_requests(ctx, params):

@@ -398,6 +398,8 @@ class ProcessBug(Page):
         if not changes:
             call.redirect(url("/show_bug.cgi", id=view.id))
             return
+        if "product" in changes and not call.field("confirm_product_change"):
+            return verify_new_product(call, view, changes["product"])
         if token != view.bug.get("update_token"):
             return self._midair(call, BugView(call, view.id, with_history=True), changes)
         try:
@@ -435,6 +437,59 @@ class ProcessBug(Page):
                     bug=view.bug, since=since, new_comments=comments, mine=mine,
                     comment=comment.get("body", ""), comment_private=comment.get("is_private"),
                     changes_json=json.dumps(mine, sort_keys=True))
+
+
+# Fields the page that confirms a move to another product asks again; the
+# rest of the form travels through it as it was posted.
+_MOVE_ASKS = ("component", "version", "target_milestone", "groups", "groups_shown",
+              "confirm_product_change", "csrf_token")
+
+
+def verify_new_product(call, view, product_name):
+    """The reference's page between a product change and its update: choose
+    the new product's component, version and milestone (each preset to the
+    bug's when the new product has one of that name) and its groups; every
+    other change of the posted form is carried along and made with them.
+    Errors: 106 a product the visitor may not file bugs in."""
+    found, options = call.read(
+        ("Product.get", {"names": [product_name], "type": "enterable",
+                         "include_fields": "name,default_milestone,components.name,"
+                                           "components.is_active,versions.name,"
+                                           "versions.is_active,milestones.name,"
+                                           "milestones.is_active"}),
+        ("Bug.edit_options", {"ids": [view.id], "product": product_name}))
+    if not found["products"]:
+        raise ServiceError(errors.PRODUCT_ACCESS_DENIED,
+                           f"There is no product '{product_name}' you may move bugs to.")
+    product, bug = found["products"][0], view.bug
+
+    def active(kind):
+        return [item["name"] for item in product.get(kind, []) if item.get("is_active", True)]
+
+    def preset(names, current, fallback=None):
+        if current in names:
+            return current
+        if fallback in names:
+            return fallback
+        return names[0] if len(names) == 1 else None
+
+    components, versions, milestones = (active("components"), active("versions"),
+                                        active("milestones"))
+    carried = []
+    for name, value in call.form.items():
+        if name in _MOVE_ASKS:
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            carried.append((name, item))
+    call.render("verify_product.html", title=f"Verify new product details for bug {view.id}",
+                bug=bug, product=product, carried=carried,
+                components=components, versions=versions, milestones=milestones,
+                chosen={"component": preset(components, bug["component"]),
+                        "version": preset(versions, bug["version"]),
+                        "target_milestone": preset(milestones, bug["target_milestone"],
+                                                   product.get("default_milestone"))},
+                shows_milestone=view.shows("target_milestone") and view.can("target_milestone"),
+                groups=options["bugs"][0]["groups"] if view.can("groups") else [])
 
 
 def _forced_changes(call):
