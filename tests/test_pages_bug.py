@@ -116,6 +116,71 @@ def test_a_product_nobody_may_file_in_is_refused(app, world):
     assert page.status_code == 401 and "NoSuchProduct" in page.text
 
 
+def test_the_new_bug_form_is_filled_in_from_bugzillas_parameters(app, world, services):
+    from bug_support import add_keyword
+    add_keyword(services, "crash")
+    browser = signed_in(app, PLAIN)
+    page = browser.get(
+        "/enter_bug.cgi?product=TestProduct&component=TestComponent&short_desc=Prints%20twice"
+        "&comment=Steps%3A%20print%20once&bug_severity=critical&priority=Highest"
+        f"&rep_platform=PC&op_sys=Linux&keywords=crash&cc={INSIDER}&dependson={world.bug}"
+        "&bug_file_loc=https%3A%2F%2Fexample.com%2Fprint&version=unspecified")
+    assert page.status_code == 200
+    fields = dict(form_fields(page.text, "enter-bug"))
+    assert (fields["summary"], fields["description"], fields["severity"], fields["priority"],
+            fields["keywords"], fields["cc"], fields["depends_on"], fields["url"]) == (
+        "Prints twice", "Steps: print once", "critical", "Highest", "crash", INSIDER,
+        str(world.bug), "https://example.com/print")
+    filed = submit(browser, "/post_bug.cgi", form_fields(page.text, "enter-bug"))
+    bug_id = int(re.search(r"Bug (\d+)</span>", filed.text).group(1))
+    bug = get_bug(services, bug_id)
+    assert (bug["summary"], bug["severity"], bug["priority"], bug["keywords"], bug["cc"],
+            bug["depends_on"], bug["url"]) == (
+        "Prints twice", "critical", "Highest", ["crash"], [INSIDER], [world.bug],
+        "https://example.com/print")
+
+
+def test_clone_this_bug_fills_the_form_from_the_bug(app, world, services):
+    update_bug(services, world.bug, priority="High", cc={"add": [INSIDER]})
+    browser = signed_in(app, PLAIN)
+    shown = browser.get(f"/show_bug.cgi?id={world.bug}")
+    assert f'href="/enter_bug.cgi?cloned_bug_id={world.bug}">Clone this bug</a>' in shown.text
+    page = browser.get(f"/enter_bug.cgi?cloned_bug_id={world.bug}")
+    fields = form_fields(page.text, "enter-bug")
+    values = dict(fields)
+    assert (values["product"], values["summary"], values["priority"], values["depends_on"],
+            values["cloned_bug_id"]) == (
+        "TestProduct", "Public crash on start", "High", str(world.bug), str(world.bug))
+    assert values["description"] == (f"+++ This bug was initially created as a clone of Bug "
+                                     f"#{world.bug} +++\n\nIt crashes when it starts.")
+    assert values["cc"] == f"{ADMIN}, {INSIDER}"      # the reporter, then its CC list
+    filed = submit(browser, "/post_bug.cgi", fields)
+    clone = int(re.search(r"Bug (\d+)</span>", filed.text).group(1))
+    assert get_bug(services, clone)["depends_on"] == [world.bug]
+    assert get_bug(services, world.bug)["blocks"] == [clone]
+
+
+def test_a_clone_carries_a_private_description_to_insiders_only(app, world, services):
+    private_first = file_bug(services, summary="Private start", description="Customer ACME",
+                             comment_is_private=True)
+    insider = signed_in(app, INSIDER).get(f"/enter_bug.cgi?cloned_bug_id={private_first}")
+    assert "Customer ACME" in insider.text
+    assert re.search(r'name="comment_is_private" value="1" checked', insider.text)
+    plain = signed_in(app, PLAIN).get(f"/enter_bug.cgi?cloned_bug_id={private_first}")
+    assert plain.status_code == 200 and "Customer ACME" not in plain.text
+
+
+def test_a_bug_one_may_not_see_cannot_be_cloned(app, world, services):
+    for who in (PLAIN, INSIDER):
+        page = signed_in(app, who).get(f"/enter_bug.cgi?cloned_bug_id={world.secret}")
+        assert page.status_code == 401
+        assert "Secret hole" not in page.text
+    admin = signed_in(app, ADMIN).get(f"/enter_bug.cgi?cloned_bug_id={world.secret}")
+    assert "Secret hole in the login" in admin.text
+    anonymous = Browser(app).get(f"/enter_bug.cgi?cloned_bug_id={world.bug}")
+    assert anonymous.status_code == 401 and "Public crash" not in anonymous.text
+
+
 # The bug form -------------------------------------------------------------------------------
 
 def test_a_comment_and_a_status_change_through_the_form(app, world, services):

@@ -548,16 +548,99 @@ def guess(user_agent, table, legal, fallback):
     return fallback if fallback in legal else (legal[0] if legal else "")
 
 
+# The form's fields under the names the reference's enter_bug.cgi takes
+# in its address (a bookmarked form, a template link): its field names and
+# the interface's are both understood.
+_FILL_IN_NAMES = dict({field.name: field.api for field in bug_fields.STANDARD
+                       if field.api in _ENTRY_SHORT + _ENTRY_MORE},
+                      comment="description", **{name: name for name in _ENTRY_SHORT + _ENTRY_MORE})
+_FILL_IN_LISTS = ("cc", "keywords", "depends_on", "blocks", "see_also", "alias")
+CLONE_NOTE = "+++ This bug was initially created as a clone of Bug #{id} +++\n\n"
+
+
+def fill_ins(query):
+    """{form field: value} of the new-bug form the address fills in (the
+    reference's names or the interface's; cf_* custom fields as they are;
+    a repeated cc is one list)."""
+    values = {}
+    for key, value in query.items():
+        name = _FILL_IN_NAMES.get(key) or (key if key.startswith("cf_") else None)
+        if name is None:
+            continue
+        items = value if isinstance(value, list) else [value]
+        if name in _FILL_IN_LISTS:
+            values[name] = ", ".join(item for item in items if item)
+        else:
+            values[name] = items[0]
+    if query.get("comment_is_private"):
+        values["comment_is_private"] = True
+    return values
+
+
+def clone_values(call, reference):
+    """The new-bug form's values for a clone of bug `reference` (as the
+    reference's enter_bug.cgi fills them: its classification fields,
+    summary, URL, keywords, whiteboard, deadline and estimate, custom
+    fields, CC list with its reporter, depends on the bug and what it
+    depends on, blocks what it blocks, and its description when the visitor
+    may read it), and the bug. Errors: 100/101/102 as Bug.get."""
+    found, comments = call.read(
+        ("Bug.get", {"ids": [reference]}),
+        ("Bug.comments", {"ids": [reference], "include_fields": "count,text,is_private"}))
+    bug = found["bugs"][0]
+    first = [c for c in comments["bugs"][str(bug["id"])]["comments"] if c["count"] == 0]
+    values = {name: bug[name] for name in ("component", "priority", "severity", "platform",
+                                           "op_sys", "summary", "url", "whiteboard")
+              if bug.get(name) not in (None, "")}
+    values["keywords"] = ", ".join(bug["keywords"])
+    values["depends_on"] = ", ".join(str(n) for n in [bug["id"]] + bug["depends_on"])
+    values["blocks"] = ", ".join(str(n) for n in bug["blocks"])
+    cc = list(bug.get("cc", []))
+    reporter = bug.get("creator")
+    if reporter and reporter != (call.user or {}).get("login") and reporter not in cc:
+        cc.insert(0, reporter)
+    values["cc"] = cc
+    for name in ("deadline", "estimated_time"):
+        if bug.get(name):
+            values[name] = str(bug[name])
+    values.update((name, value) for name, value in bug.items()
+                  if name.startswith("cf_") and value not in (None, "", "---", []))
+    note = CLONE_NOTE.format(id=bug["id"])
+    values["description"] = note + (first[0]["text"] if first else "")
+    if first and first[0]["is_private"]:
+        values["comment_is_private"] = True
+    return values, bug
+
+
 class EnterBug(Page):
-    """GET /enter_bug.cgi: choose a product, then its short form."""
+    """GET /enter_bug.cgi: choose a product, then its short form, filled in
+    from the address (the reference's fill-in parameters) or, with
+    cloned_bug_id, from the bug to clone."""
 
     @responder
     def on_get(self, call):
         require_user(call)
         product = call.query.get("product")
+        if isinstance(product, list):
+            product = product[0]
+        values, cloned = {}, None
+        reference = call.query.get("cloned_bug_id")
+        if isinstance(reference, list):
+            reference = reference[0]
+        if reference and str(reference).strip():
+            values, cloned = clone_values(call, str(reference).strip())
+            product = product or cloned["product"]
+            if product == cloned["product"]:
+                values["version"] = cloned["version"]
+                values["target_milestone"] = cloned["target_milestone"]
+            if call.query.get("component"):
+                values["component"] = fill_ins(call.query)["component"]
+        else:
+            values = fill_ins(call.query)
         if not product:
             return self._choose(call)
-        EntryForm(call, product).render()
+        EntryForm(call, product).render(values=values,
+                                        cloned_bug_id=cloned["id"] if cloned else None)
 
     @staticmethod
     def _choose(call):
@@ -602,7 +685,7 @@ class EntryForm:
     def active(self, kind):
         return [item["name"] for item in self.product.get(kind, []) if item.get("is_active", True)]
 
-    def render(self, status=200, error=None, values=None):
+    def render(self, status=200, error=None, values=None, cloned_bug_id=None):
         call, params = self.call, self.params
         agent = call.req.get_header("User-Agent") or ""
         platforms, systems = self.values("rep_platform"), self.values("op_sys")
@@ -620,7 +703,7 @@ class EntryForm:
                   if field.get("is_custom") and field.get("is_on_bug_entry")]
         call.render("enter_bug.html", status=status, title=f"File a bug in {self.product['name']}",
                     product=self.product, form=values, error=error, entry=self, custom=custom,
-                    params=params,
+                    params=params, cloned_bug_id=cloned_bug_id,
                     components=[c for c in self.product.get("components", [])
                                 if c.get("is_active", True)])
 
