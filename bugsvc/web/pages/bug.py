@@ -17,6 +17,7 @@ import re
 from ... import errors
 from ...catalogue import bug_fields
 from ...errors import ServiceError
+from . import feeds
 from .base import Page, require_user, responder, show_error
 from .render import field_label
 from .site import url
@@ -218,6 +219,8 @@ class ShowBug(Page):
 
     @responder
     def on_get(self, call):
+        if call.field("ctype") == "xml":
+            return feeds.bug_xml(call)
         reference = call.query.get("id")
         if isinstance(reference, list):
             reference = reference[0]

@@ -15,6 +15,7 @@ from ... import errors
 from ...catalogue import bug_fields
 from ...errors import ServiceError
 from ...bugs.saved_search import query_params
+from . import feeds
 from .base import Page, require_user, responder
 from .site import url
 
@@ -39,7 +40,7 @@ DEFAULT_ORDER = "bug_status,priority,assigned_to,bug_id"
 MOST_PER_PAGE = 10000
 # Query-string keys that show a list rather than choose its bugs, and keys
 # that are credentials: never passed to the search.
-_DISPLAY_KEYS = ("columnlist", "order", "limit", "offset", "ctype", "format", "cmdtype",
+_DISPLAY_KEYS = ("columnlist", "order", "limit", "offset", "ctype", "format", "cmdtype", "title",
                  "namedcmd", "list_id", "query_format", "query_based_on", "known_name",
                  "remaction", "newqueryname", "sharer_id", "csrf_token")
 _CREDENTIAL_ENDINGS = ("api_key", "password", "token", "login", "restrictlogin")
@@ -123,11 +124,16 @@ class BugList(Page):
         custom = {}
         columns = chosen_columns(query.get("columnlist"), custom)
         order = _single(query.get("order")) or DEFAULT_ORDER
-        csv_wanted = _single(query.get("ctype")) == "csv"
+        ctype = _single(query.get("ctype"))
+        csv_wanted = ctype == "csv"
+        # The reference answers ctype=rss with its Atom feed.
+        feed_wanted = ctype in ("atom", "rss")
         limit = _number(query.get("limit"), _number(call.setting("default_search_limit"), 0),
                         least=0, most=MOST_PER_PAGE) or MOST_PER_PAGE
         offset = _number(query.get("offset"), 0)
         wanted = ["id", "is_open"] + [field_of(column) for column in columns]
+        if feed_wanted:
+            wanted += feeds.FEED_FIELDS
         search = dict(params, order=order, limit=limit, offset=offset,
                       include_fields=",".join(dict.fromkeys(wanted)))
         found, counted = call.read(("Bug.search", search),
@@ -135,6 +141,9 @@ class BugList(Page):
         bugs, total = found["bugs"], counted["bug_count"]
         if csv_wanted:
             return self._csv(call, bugs, columns)
+        if feed_wanted:
+            title = _single(query.get("title")) or "Bugzilla Bugs"
+            return feeds.atom(call, bugs, urlencode(_listed(query), doseq=True), title)
         base = {key: value for key, value in query.items()
                 if key not in ("offset", "order", "csrf_token")}
         call.render(
