@@ -16,7 +16,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 
 class SchemaError(Exception):
@@ -113,6 +113,18 @@ def _request_counts(conn):
         run_script(conn, schema_section("request counts"))
 
 
+def _comment_text_index(conn):
+    """Version 9: the trigram index of comments' text that full-text
+    searches (quicksearch's words, `content matches`) find their candidate
+    bugs with, built over the comments already stored. A step run twice
+    leaves the index as it is."""
+    dialect = conn.dialect
+    if dialect.has_comment_text_index(conn):
+        return
+    run_script(conn, schema_section("comment text index"))
+    dialect.fill_comment_text_index(conn)
+
+
 MIGRATIONS = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
@@ -122,6 +134,7 @@ MIGRATIONS = {
     6: _ordered_lists,
     7: _bug_text_index,
     8: _request_counts,
+    9: _comment_text_index,
 }
 
 
