@@ -212,7 +212,8 @@ def commented(services, bugs):
 @pytest.mark.parametrize("text, names", [
     ("zeppelin", ["plain"]), ("ZEPPELIN", ["plain"]), ('"zeppelin build"', ["plain"]),
     ('"build zeppelin"', []), ("#zeppelin", ["plain"]), ("zeppelin nothing", ["plain"]),
-    ("zeppelin crash", ["plain"]), ("zeppelin printing", []), ("quasimodo", []), ("zep", ["plain"]), ("ze", ["plain"]),
+    ("zeppelin crash", ["plain"]), ("zeppelin printing", []), ("quasimodo", []),
+    ("zep", ["plain"]), ("ze", ["plain"]),
 ])
 def test_quicksearch_searches_the_comments_one_may_read(services, commented, scan_only, text,
                                                         names):
