@@ -17,7 +17,7 @@ import re
 from ... import errors
 from ...catalogue import bug_fields
 from ...errors import ServiceError
-from . import feeds
+from . import bulk, feeds
 from .base import Page, require_user, responder, show_error
 from .render import field_label
 from .site import url
@@ -389,6 +389,8 @@ class ProcessBug(Page):
     def on_post(self, call):
         call.check_csrf()
         require_user(call)
+        if bulk.is_bulk(call):
+            return bulk.change_several(call)
         view = BugView(call, call.field("id"))
         token = call.field("update_token")
         if call.field("midair") == "force":

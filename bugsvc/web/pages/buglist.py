@@ -17,6 +17,7 @@ from ...errors import ServiceError
 from ...bugs.saved_search import query_params
 from . import feeds
 from .base import Page, require_user, responder
+from .bulk import bulk_form
 from .site import url
 
 _COLUMN_FIELDS = sorted((field for field in bug_fields.STANDARD if field.list_column),
@@ -41,6 +42,7 @@ MOST_PER_PAGE = 10000
 # Query-string keys that show a list rather than choose its bugs, and keys
 # that are credentials: never passed to the search.
 _DISPLAY_KEYS = ("columnlist", "order", "limit", "offset", "ctype", "format", "cmdtype", "title",
+                 "tweak",
                  "namedcmd", "list_id", "query_format", "query_based_on", "known_name",
                  "remaction", "newqueryname", "sharer_id", "csrf_token")
 _CREDENTIAL_ENDINGS = ("api_key", "password", "token", "login", "restrictlogin")
@@ -131,7 +133,12 @@ class BugList(Page):
         limit = _number(query.get("limit"), _number(call.setting("default_search_limit"), 0),
                         least=0, most=MOST_PER_PAGE) or MOST_PER_PAGE
         offset = _number(query.get("offset"), 0)
+        tweak = bool(_single(query.get("tweak"))) and not csv_wanted and not feed_wanted
+        if tweak:
+            require_user(call)
         wanted = ["id", "is_open"] + [field_of(column) for column in columns]
+        if tweak:
+            wanted += ["product", "summary"]
         if feed_wanted:
             wanted += feeds.FEED_FIELDS
         search = dict(params, order=order, limit=limit, offset=offset,
@@ -146,6 +153,7 @@ class BugList(Page):
             return feeds.atom(call, bugs, urlencode(_listed(query), doseq=True), title)
         base = {key: value for key, value in query.items()
                 if key not in ("offset", "order", "csrf_token")}
+        bulk = bulk_form(call, bugs) if tweak and bugs else None
         call.render(
             "buglist.html", title="Bug list", bugs=bugs, columns=columns, total=total,
             offset=offset, limit=limit, order=order,
@@ -159,7 +167,8 @@ class BugList(Page):
             hidden=_hidden(query, ("columnlist",)),
             all_columns=[c for c in COLUMNS if c != "bug_id" and (
                 c not in COLUMN_PARAMETERS or call.setting_is_on(COLUMN_PARAMETERS[c]))],
-            cell=cell_text)
+            cell=cell_text, bulk=bulk,
+            tweak_url=url("/buglist.cgi", **dict(_listed(query), tweak=1)))
 
     def _run_named(self, call, name):
         user = require_user(call)
