@@ -7,7 +7,8 @@ keep working."""
 import falcon
 
 from ..landing import wants_page
-from . import account, admin, attachment, bug, buglist, help, home, missing, prefs
+from . import (account, admin, attachment, bug, buglist, dependency, help, home, missing,
+               prefs)
 from .site import Site
 
 
@@ -56,6 +57,8 @@ def register(app, runner, config):
         "/editparams.cgi": admin.Parameters(site),
         "/editkeywords.cgi": admin.Keywords(site),
         "/page.cgi": help.Help(site),
+        "/showdependencytree.cgi": dependency.DependencyTree(site),
+        "/showdependencygraph.cgi": dependency.DependencyGraph(site),
     }
     for path, resource in routes.items():
         app.add_route(path, resource)
