@@ -61,7 +61,7 @@ def test_an_unknown_help_page_is_the_not_found_page(app):
 @pytest.mark.parametrize("path, advice", [
     ("/describecomponents.cgi?product=TestProduct", "/enter_bug.cgi"),
     ("/report.cgi?x_axis_field=bug_status", "/query.cgi"),
-    ("/request.cgi?action=queue", None),
+    ("/votes.cgi?action=show_user", None),
     ("/no/such/place", None),
 ])
 def test_a_browser_at_an_address_that_is_no_page_gets_the_not_found_page(app, path, advice):

@@ -8,7 +8,7 @@ import falcon
 
 from ..landing import wants_page
 from . import (account, admin, attachment, bug, buglist, dependency, help, home, missing,
-               prefs)
+               prefs, request)
 from .site import Site
 
 
@@ -59,6 +59,7 @@ def register(app, runner, config):
         "/page.cgi": help.Help(site),
         "/showdependencytree.cgi": dependency.DependencyTree(site),
         "/showdependencygraph.cgi": dependency.DependencyGraph(site),
+        "/request.cgi": request.RequestQueue(site),
     }
     for path, resource in routes.items():
         app.add_route(path, resource)

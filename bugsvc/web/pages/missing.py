@@ -21,7 +21,6 @@ ADDRESSES = re.compile(r"^/(?!(?:rest|rest\.cgi)(?:/|$)|(?:xmlrpc|jsonrpc)\.cgi(
 # Bugzilla's pages that bugsvc does not have: what to use here instead.
 # (text, address; "{id}" stands for the bug number the link named.)
 INSTEAD = {
-    "request.cgi": ("The flags requested of you are listed on your home page.", "/"),
     "report.cgi": ("Reports and charts are not part of this tracker; a bug list can be "
                    "downloaded as CSV and counted elsewhere.", "/query.cgi"),
     "reports.cgi": ("Reports and charts are not part of this tracker; a bug list can be "
