@@ -6,7 +6,8 @@ comments compared), on a seeded database.
 
 Each search is Bug.search as an anonymous caller, limit 50, run through the
 operations table (no HTTP), the median of --rounds runs after one warm-up.
-Writes bench/results/<date>-<db name>-fulltext.md (and .json).
+Writes its figures to bench/results, as Markdown and JSON named by the
+date and the database.
 """
 
 import argparse
@@ -78,7 +79,8 @@ def main(argv=None):
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d")
     name = Path(args.db).stem
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"{stamp}-{name}-fulltext.json").write_text(json.dumps(rows, indent=1) + "\n")
+    base = RESULTS / f"{stamp}-{name}-fulltext"
+    base.with_suffix(".json").write_text(json.dumps(rows, indent=1) + "\n")
     lines = [f"# Quick search over comments, {name}", "",
              "Bug.search quicksearch=TEXT as an anonymous caller through the operations",
              f"table; median of {args.rounds} runs (scan: of {max(1, args.rounds // 2)}).",
@@ -86,7 +88,7 @@ def main(argv=None):
              " every bug compared (ms) |", "|---|---|---|---|---|"]
     lines += [f"| `{row['quicksearch']}` | {row['shape']} | {row['found']} | {row['indexed_ms']}"
               f" | {row['scan_ms']} |" for row in rows]
-    (RESULTS / f"{stamp}-{name}-fulltext.md").write_text("\n".join(lines) + "\n")
+    base.with_suffix(".md").write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -43,8 +43,8 @@ def linked(page):
 
 def mentions(page, bug_id):
     """True when the page names bug `bug_id` anywhere (a link, a node, text)."""
-    return bool(re.search(rf'(?<![\d]){bug_id}(?![\d])', text_of(page.text))
-                or f"id={bug_id}\"" in page.text or f"b{bug_id}" in page.text)
+    return bool(re.search(rf"\b[Bb]ug {bug_id}\b|>{bug_id}<|\bb{bug_id}\b", page.text)
+                or f"id={bug_id}\"" in page.text or f"id={bug_id}&" in page.text)
 
 
 @pytest.mark.parametrize("who", [None, PLAIN, INSIDER, ADMIN])
