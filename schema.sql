@@ -420,6 +420,22 @@ CREATE TABLE comments (
 );
 CREATE UNIQUE INDEX comments_bug_count_idx ON comments (bug_id, count);
 CREATE INDEX comments_author_idx ON comments (author_id);
+
+-- BEGIN comment text index
+-- Full-text searches of comments (quicksearch's words while
+-- quicksearch_fulltext is on, `content matches`) find their candidate bugs
+-- through a trigram index of the comments' text, as the bug text index does
+-- for summaries; the comparison, and whether the caller may read the
+-- comment, are still checked on each candidate.
+-- BEGIN sqlite only
+CREATE VIRTUAL TABLE comments_fts USING fts5(body, content='comments', content_rowid='id', tokenize='trigram case_sensitive 0');
+CREATE TRIGGER comments_fts_insert AFTER INSERT ON comments BEGIN INSERT INTO comments_fts (rowid, body) VALUES (new.id, new.body); END;
+CREATE TRIGGER comments_fts_delete AFTER DELETE ON comments BEGIN INSERT INTO comments_fts (comments_fts, rowid, body) VALUES ('delete', old.id, old.body); END;
+CREATE TRIGGER comments_fts_update AFTER UPDATE OF id, body ON comments BEGIN INSERT INTO comments_fts (comments_fts, rowid, body) VALUES ('delete', old.id, old.body); INSERT INTO comments_fts (rowid, body) VALUES (new.id, new.body); END;
+-- END sqlite only
+--postgresql: CREATE EXTENSION IF NOT EXISTS pg_trgm;
+--postgresql: CREATE INDEX comments_body_trgm_idx ON comments USING gin (body gin_trgm_ops);
+-- END comment text index
 CREATE INDEX comments_created_idx ON comments (created_at);
 
 CREATE TABLE comment_tags (

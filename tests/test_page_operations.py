@@ -399,3 +399,26 @@ def test_flag_requests_lists_the_callers_visible_requests(people):
     again = people.call(bug_service.flag_requests, {}, as_user="plain@example.com")["requests"]
     assert [(r["name"], r["attachment_id"]) for r in again] == [("feedback", private)]
     assert error_of(people, bug_service.flag_requests, {}, None) == 410
+
+
+def test_edit_options_lists_the_groups_a_bug_would_have_in_another_product(people):
+    from catalog_support import add_product
+    from bug_support import NA, SHOWN
+    add_product(people, "Gadgets")
+    bug_id = file_bug(people)
+    fixed = add_bug_group(people, "hardware-team", members=["plain@example.com"])
+    control(people, fixed, MANDATORY, MANDATORY, product="Gadgets")
+    optional = add_bug_group(people, "embargo", members=["plain@example.com"])
+    control(people, optional, SHOWN, NA, product="Gadgets")
+    params = {"ids": [bug_id], "product": "Gadgets"}
+    plain = people.call(bug_service.edit_options, params, as_user="plain@example.com")
+    assert plain["bugs"][0]["groups"] == [
+        {"name": "embargo", "description": "embargo group", "is_on": False, "can_change": True},
+        {"name": "hardware-team", "description": "hardware-team group", "is_on": True,
+         "can_change": False}]
+    # Someone outside "embargo" may not add it there.
+    people.add_user("other@example.com", password="other-password-1")
+    other = people.call(bug_service.edit_options, params, as_user="other@example.com")
+    assert [group["name"] for group in other["bugs"][0]["groups"]] == ["hardware-team"]
+    assert error_of(people, bug_service.edit_options, dict(params, product="Nowhere"),
+                    "plain@example.com") == 106

@@ -678,7 +678,9 @@ DOCS = {
         errors=(50, 56, 100, 101, 102)),
     "Bug.edit_options": Doc(
         "What the caller may change on bugs now: statuses, fields, comments.",
-        params={"ids": arr(ID_OR_NAME, "more bugs")},
+        params={"ids": arr(ID_OR_NAME, "more bugs"),
+                "product": described(STR, "a product the bugs would move to: groups are "
+                                          "then those they would have there")},
         answer=obj({"bugs": arr(obj({
             "id": INT, "can_comment": BOOL, "can_remove_cc": BOOL,
             "statuses": arr(obj({"name": STR, "is_open": BOOL, "comment_required": BOOL})),
@@ -686,7 +688,7 @@ DOCS = {
             "resolutions": strs("resolutions the caller may choose"),
             "groups": arr(obj({"name": STR, "description": STR, "is_on": BOOL,
                                "can_change": BOOL}))}))}),
-        errors=(50, 100, 101, 102)),
+        errors=(50, 100, 101, 102, 106)),
     "Bug.flag_requests": Doc(
         "The flags requested of the caller, newest first.",
         params={"limit": described(INT, "at most this many (default and most 100)")},
@@ -695,6 +697,22 @@ DOCS = {
             "attachment_id": {"type": ["integer", "null"]}, "setter": STR, "requestee": STR,
             "creation_date": DATETIME, "modification_date": DATETIME}))}),
         errors=(410, 52)),
+    "Bug.request_queue": Doc(
+        "The request queue: flags by requester, requestee, product, component, type, status.",
+        params={"requester": described(STR, "login the flags were set by"),
+                "requestee": described(STR, "login the flags were asked of"),
+                "do_union": described(BOOL, "flags of the requester or the requestee"),
+                "product": STR, "component": STR,
+                "type": described(STR, "a flag type's name; all or empty: any"),
+                "status": described(STR, "?, +, - or all (default ?)"),
+                "limit": described(INT, "at most this many (default and most 1000)")},
+        answer=obj({"requests": arr(obj({
+            "id": INT, "name": STR, "type_id": INT, "status": STR, "bug_id": INT,
+            "bug_summary": STR, "product": STR, "component": STR,
+            "attachment_id": {"type": ["integer", "null"]},
+            "attachment_summary": {"type": ["string", "null"]}, "requester": STR,
+            "requestee": STR, "creation_date": DATETIME, "modification_date": DATETIME}))}),
+        errors=(410, 52, 32000)),
     "Bug.possible_duplicates": Doc(
         "Bugs whose summaries resemble a summary.",
         params={"summary": STR, "products": strs("product names"),

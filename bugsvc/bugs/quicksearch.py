@@ -6,7 +6,8 @@ negates a word; "double quotes" keep a phrase together. A word is
 `field:value` (also =, !=, <, <=, >, >=), a special form (#summary,
 :product-or-component, @assignee, [summary-or-whiteboard, !keyword, P1-P3,
 flag?requestee) or a plain word (product, component, keyword, alias,
-summary, whiteboard; URL-like words also the URL). The first word may choose
+summary, whiteboard, and the comments the caller may read; URL-like words
+also the URL). The first word may choose
 statuses/resolutions (OPEN, ALL, or upper-case prefixes such as FIXED or
 CONF,IN_PROG); otherwise only open bugs are searched.
 """
@@ -184,6 +185,7 @@ class _Parser:
         subwords = [w for w in base.split(",") if w]
         if first == "#":
             clause.add(Condition("short_desc", "substring", base))
+            clause.add(_comment_text(base))
         elif first == ":":
             for word in subwords:
                 clause.add(Condition("product", "substring", word))
@@ -268,6 +270,7 @@ class _Parser:
             clause.add(Condition("keywords", "substring", word))
         for field in ("alias", "status_whiteboard"):
             clause.add(Condition(field, "substring", word))
+        clause.add(_comment_text(word))
 
     def _keyword_names(self):
         if self._keywords is None:
@@ -304,6 +307,14 @@ class _Parser:
             return cf_targets.pop()
         self.unknown.append(name)
         return None
+
+
+def _comment_text(text):
+    """The condition that `text` is in a comment the caller may read (or
+    the summary): quicksearch_fulltext, which the reference has on unless
+    a user turns it off (bugsvc has no such per-user setting: it is always
+    on). The comment text index finds the candidate bugs."""
+    return Condition("content", "matches", f'"{text}"')
 
 
 def _unquoted(value):

@@ -17,7 +17,7 @@ QUERY_MAX_LENGTH = 65535
 # Keys of a bug list's query string that say how to show it, not what to find.
 _DISPLAY_KEYS = ("columnlist", "order", "limit", "offset", "list_id", "query_format", "ctype",
                  "format", "query_based_on", "known_name", "remaction", "cmdtype", "namedcmd",
-                 "newqueryname", "sharer_id")
+                 "newqueryname", "sharer_id", "title", "tweak")
 
 
 def _object(row):

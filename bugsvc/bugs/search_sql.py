@@ -404,6 +404,10 @@ class Compiler:
         field_name, operator = cond.field, cond.operator
         if not isinstance(field_name, str) or not isinstance(operator, str):
             return None
+        if field_name.strip() == "content":
+            if operator.strip() != "matches" or _is_empty(cond.value):
+                return None
+            return self._content_candidates(_one_text(cond.value))
         if operator.strip() not in ("substring", "substr", "casesubstring"):
             return None
         if _is_empty(cond.value):
@@ -813,13 +817,25 @@ class Compiler:
                        _Rows("FROM bug_activity a WHERE a.bug_id = b.id AND a.field = ?",
                              [history], guard, guard_args), row, args)
 
+    def _content_candidates(self, text):
+        """The candidates of `content matches text`: for each of its words,
+        the bugs whose summary or one of whose comments may hold it (the
+        bug and comment text indexes); None when a word is too short for
+        them."""
+        per_word = []
+        for word in _content_words(text):
+            found = [self.dialect.text_candidates(column, word)
+                     for column in ("summary", "comment")]
+            if None in found:
+                return None
+            per_word.append(_Candidates("OR", found))
+        if not per_word:
+            return None
+        return per_word[0] if len(per_word) == 1 else _Candidates("AND", per_word)
+
     def _content(self, text, negative):
         """Full text: every word in the summary or in a comment the caller may see."""
-        stripped = text.strip()
-        if len(stripped) > 1 and stripped.startswith('"') and stripped.endswith('"'):
-            words = [stripped[1:-1]]
-        else:
-            words = stripped.split()
+        words = _content_words(text)
         if not words:
             return None
         comments = self._source("comments")
@@ -834,6 +850,15 @@ class Compiler:
             args.extend([word] + match_args)
         sql = "(" + " AND ".join(parts) + ")"
         return (f"({sql} IS NOT TRUE)" if negative else sql), args
+
+
+def _content_words(text):
+    """The words a `content matches` text asks for: a text in double quotes
+    is one phrase, any other is split on spaces."""
+    stripped = text.strip()
+    if len(stripped) > 1 and stripped.startswith('"') and stripped.endswith('"'):
+        return [stripped[1:-1]]
+    return stripped.split()
 
 
 # Values ---------------------------------------------------------------------------------

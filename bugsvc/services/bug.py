@@ -2,12 +2,13 @@
 lives in bugsvc.bugs."""
 
 from .. import dates
-from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED
+from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED, USER_ERROR
 from ..call.params import Params
 from ..bugs import create as bug_create, tags, update as bug_update, view
 from ..bugs.duplicates import possible_duplicates as find_duplicates, MAX_RESULTS
 from ..bugs.edit_options import edit_options as bug_edit_options
-from ..bugs.requests import REQUEST_LIMIT, requests_of_caller
+from ..bugs.requests import (QUEUE_LIMIT, QUEUE_STATUSES, REQUEST_LIMIT, request_queue as
+                             queue_of_requests, requests_of_caller)
 from ..bugs.history import histories
 from ..bugs.lookup import visible_bug_id
 from ..bugs.values import enterable_product
@@ -184,7 +185,8 @@ def update_tags(ctx, params):
 def edit_options(ctx, params):
     """What the caller may do to bugs now (a bugsvc addition, for forms).
 
-    params: ids (ids or aliases).
+    params: ids (ids or aliases); product (optional: a product the bugs
+    would move to; "groups" are then those the bugs would have there).
     Returns {"bugs": [{"id", "can_comment", "can_remove_cc" (others from the
     CC list), "statuses": [{"name", "is_open", "comment_required"}] (the
     current one first when it is not a transition of its own), "fields":
@@ -193,14 +195,47 @@ def edit_options(ctx, params):
     (the groups the bug is in or the caller may restrict it to)}]}.
     Logged-out callers, and callers who may not edit the bug's product,
     may change nothing: only the current status is listed.
-    Errors: 50 no ids; 100/101/102 bad, unknown or invisible bug.
+    Errors: 50 no ids; 100/101/102 bad, unknown or invisible bug; 106 a
+    product the caller may not file bugs in.
     """
     p = Params(params)
     values = p.list("ids")
     if not values:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the ids of the bugs.")
     bug_ids = list(dict.fromkeys(visible_bug_id(ctx, value) for value in values))
-    return {"bugs": [bug_edit_options(ctx, bug_id) for bug_id in bug_ids]}
+    product = p.str("product") if p.has("product") else None
+    return {"bugs": [bug_edit_options(ctx, bug_id, product) for bug_id in bug_ids]}
+
+
+def request_queue(ctx, params):
+    """The request queue: flags by whom they were asked of or set by, by
+    product, component, flag type and status (a bugsvc addition: the
+    reference's request.cgi?action=queue).
+
+    params: requester, requestee (logins); do_union (boolean: flags of the
+    requester or the requestee, rather than both); product, component;
+    type (a flag type's name; "all" or empty: any); status ("?" by
+    default, "+", "-", or "all"); limit (default and at most 1000).
+    Returns {"requests": [{"id", "name", "type_id", "status", "bug_id",
+    "bug_summary", "product", "component", "attachment_id",
+    "attachment_summary", "requester", "requestee", "creation_date",
+    "modification_date"}]}, by product, component and bug: only on bugs the
+    caller may see, and on attachments the caller may see.
+    Errors: 410 logged out; 52 a limit that is not a number; 32000 an
+    unknown status.
+    """
+    require_login(ctx)
+    p = Params(params)
+    status = p.str("status", "") or "?"
+    if status not in QUEUE_STATUSES + ("all",):
+        raise ServiceError(USER_ERROR, f"Unknown flag status '{status}': use ?, +, - or all.")
+    type_name = p.str("type", "")
+    limit = p.int("limit", QUEUE_LIMIT) or QUEUE_LIMIT
+    return {"requests": queue_of_requests(
+        ctx, requester=p.str("requester", "").strip(), requestee=p.str("requestee", "").strip(),
+        either=p.bool("do_union"), product=p.str("product"), component=p.str("component"),
+        type_name=None if type_name in ("", "all") else type_name,
+        status=None if status == "all" else status, limit=min(max(limit, 1), QUEUE_LIMIT))}
 
 
 def flag_requests(ctx, params):

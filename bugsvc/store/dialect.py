@@ -14,7 +14,7 @@ truthy integers), an alias for every subquery in FROM.
 
 # The columns the bug text index holds: the bugs' summary and whiteboard,
 # the aliases' alias.
-TEXT_INDEXED = ("summary", "whiteboard", "alias")
+TEXT_INDEXED = ("summary", "whiteboard", "alias", "comment")
 # Trigram indexes find no text shorter than a trigram.
 TRIGRAM = 3
 
@@ -49,8 +49,9 @@ class Dialect:
 
     def text_candidates(self, column, needle):
         """(SQL, args), in the form of candidates_form, of the bugs whose
-        `column` (one of TEXT_INDEXED; for "alias", one of whose aliases)
-        may contain the text `needle` ignoring case,
+        `column` (one of TEXT_INDEXED; for "alias", one of whose aliases;
+        for "comment", one of whose comments, private ones too) may contain
+        the text `needle` ignoring case,
         found through the engine's trigram index (schema.sql's bug text
         index): every bug for which `contains(lower(column), lower(needle))`
         holds is among them, and a few others may be, so the exact comparison
@@ -70,6 +71,15 @@ class Dialect:
     def fill_text_index(self, conn):
         """Index the bugs already stored, right after the bug text index was
         made (a migration)."""
+        raise NotImplementedError
+
+    def has_comment_text_index(self, conn):
+        """True when the database has the comment text index."""
+        raise NotImplementedError
+
+    def fill_comment_text_index(self, conn):
+        """Index the comments already stored, right after the comment text
+        index was made (a migration)."""
         raise NotImplementedError
 
     def blob_text(self, expr):

@@ -18,7 +18,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 
 class SchemaError(Exception):
@@ -122,6 +122,18 @@ def _series(conn):
         run_script(conn, schema_section("series"))
 
 
+def _comment_text_index(conn):
+    """Version 11: the trigram index of comments' text that full-text
+    searches (quicksearch's words, `content matches`) find their candidate
+    bugs with, built over the comments already stored. A step run twice
+    leaves the index as it is."""
+    dialect = conn.dialect
+    if dialect.has_comment_text_index(conn):
+        return
+    run_script(conn, schema_section("comment text index"))
+    dialect.fill_comment_text_index(conn)
+
+
 MIGRATIONS = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
@@ -134,6 +146,7 @@ MIGRATIONS = {
     9: _series,
     # 10: the audit log keeps each object's name (bugsvc/store/audit.py).
     10: audit.name_old_entries,
+    11: _comment_text_index,
 }
 
 

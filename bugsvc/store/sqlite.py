@@ -59,6 +59,9 @@ class SqliteDialect(Dialect):
         if column == "alias":
             return ("SELECT ba.bug_id AS id FROM bug_aliases ba WHERE ba.id IN"
                     " (SELECT rowid FROM bug_aliases_fts WHERE bug_aliases_fts MATCH ?)", [phrase])
+        if column == "comment":
+            return ("SELECT c.bug_id AS id FROM comments c WHERE c.id IN"
+                    " (SELECT rowid FROM comments_fts WHERE comments_fts MATCH ?)", [phrase])
         return ("SELECT rowid AS id FROM bugs_text_fts WHERE bugs_text_fts MATCH ?",
                 [f"{column} : {phrase}"])
 
@@ -71,6 +74,12 @@ class SqliteDialect(Dialect):
     def fill_text_index(self, conn):
         conn.execute("INSERT INTO bugs_text_fts (bugs_text_fts) VALUES ('rebuild')")
         conn.execute("INSERT INTO bug_aliases_fts (bug_aliases_fts) VALUES ('rebuild')")
+
+    def has_comment_text_index(self, conn):
+        return self.table_exists(conn, "comments_fts")
+
+    def fill_comment_text_index(self, conn):
+        conn.execute("INSERT INTO comments_fts (comments_fts) VALUES ('rebuild')")
 
     def blob_text(self, expr):
         return expr

@@ -76,6 +76,9 @@ class PostgresDialect(Dialect):
         if column == "alias":
             return (self.among_ids("b.id", "SELECT bug_id FROM bug_aliases WHERE alias ILIKE ?"),
                     [f"%{escaped}%"])
+        if column == "comment":
+            return (self.among_ids("b.id", "SELECT bug_id FROM comments WHERE body ILIKE ?"),
+                    [f"%{escaped}%"])
         return f"b.{column} ILIKE ?", [f"%{escaped}%"]
 
     def among_ids(self, column, query):
@@ -88,6 +91,12 @@ class PostgresDialect(Dialect):
 
     def fill_text_index(self, conn):
         pass                # CREATE INDEX indexed the bugs already stored
+
+    def has_comment_text_index(self, conn):
+        return "comments_body_trgm_idx" in self.index_names(conn, "comments")
+
+    def fill_comment_text_index(self, conn):
+        pass                # CREATE INDEX indexed the comments already stored
 
     def blob_text(self, expr):
         # Every byte a character, as SQLite reads a blob as text.

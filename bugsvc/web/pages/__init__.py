@@ -9,7 +9,7 @@ import falcon
 from ..landing import wants_page
 from . import (
     account, admin, admin_audit, admin_fields, admin_flagtypes, admin_params, attachment, bug,
-    buglist, chart, help, home, missing, prefs, report, team,
+    buglist, chart, dependency, help, home, missing, prefs, report, request, team,
 )
 from .site import Site
 
@@ -67,6 +67,9 @@ def register(app, runner, config):
         "/chart.cgi": chart.Chart(site),
         "/duplicates.cgi": team.Duplicates(site),
         "/summarize_time.cgi": team.SummarizeTime(site),
+        "/showdependencytree.cgi": dependency.DependencyTree(site),
+        "/showdependencygraph.cgi": dependency.DependencyGraph(site),
+        "/request.cgi": request.RequestQueue(site),
     }
     for path, resource in routes.items():
         app.add_route(path, resource)

@@ -21,11 +21,6 @@ ADDRESSES = re.compile(r"^/(?!(?:rest|rest\.cgi)(?:/|$)|(?:xmlrpc|jsonrpc)\.cgi(
 # Bugzilla's pages that bugsvc does not have: what to use here instead.
 # (text, address; "{id}" stands for the bug number the link named.)
 INSTEAD = {
-    "showdependencytree.cgi": ("The bug's page lists the bugs it depends on and blocks.",
-                               "/show_bug.cgi?id={id}"),
-    "showdependencygraph.cgi": ("The bug's page lists the bugs it depends on and blocks.",
-                                "/show_bug.cgi?id={id}"),
-    "request.cgi": ("The flags requested of you are listed on your home page.", "/"),
     "reports.cgi": ("Charts of bugs over time are on the charts page.", "/chart.cgi"),
     "colchange.cgi": ("Every bug list has “Change columns” below it.", "/query.cgi"),
     "describecomponents.cgi": ("The new-bug page lists each product's components.",
