@@ -131,6 +131,16 @@ DEFINITIONS.update({
     "blocked_emails": ("", TEXT, None),
 })
 
+# The MCP endpoint at /mcp (bugsvc additions): whether it answers at all
+# (its tools read as the API does for the same caller), and whether its
+# tools that write (file, comment, update, flags) are offered to callers
+# with an API key. Shown to tweakparams members only, so the documented
+# answers of GET /rest/parameters to other callers stay as they are.
+DEFINITIONS.update({
+    "mcp_allow_write": ("0", BOOL, None),
+    "mcp_enabled": ("1", BOOL, None),
+})
+
 SECRET_MASK = "********"
 
 # Select-field parameters that may be empty (meaning: no default value).
