@@ -316,7 +316,7 @@ def _pages(site):
                  "/editusers.cgi?action=add", f"/editusers.cgi?action=edit&userid={user_id}",
                  "/editgroups.cgi", "/editgroups.cgi?action=add",
                  "/editgroups.cgi?action=changeform&group=1", "/editparams.cgi",
-                 "/editkeywords.cgi", "/editkeywords.cgi?action=edit&id=1"]
+                 "/editkeywords.cgi", "/editkeywords.cgi?action=edit&id=1", "/editforges.cgi"]
     return bug_id, anonymous, signed_in
 
 

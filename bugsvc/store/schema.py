@@ -16,7 +16,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 
 class SchemaError(Exception):
@@ -113,6 +113,13 @@ def _request_counts(conn):
         run_script(conn, schema_section("request counts"))
 
 
+def _forges(conn):
+    """Version 9: code forge repositories and what their events did to bugs
+    (bugsvc/forge/). A step run twice leaves the tables as they are."""
+    if not conn.dialect.table_exists(conn, "forge_repositories"):
+        run_script(conn, schema_section("forges"))
+
+
 MIGRATIONS = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
@@ -122,6 +129,7 @@ MIGRATIONS = {
     6: _ordered_lists,
     7: _bug_text_index,
     8: _request_counts,
+    9: _forges,
 }
 
 

@@ -55,6 +55,7 @@ def register(app, runner, config):
         "/editgroups.cgi": admin.Groups(site),
         "/editparams.cgi": admin.Parameters(site),
         "/editkeywords.cgi": admin.Keywords(site),
+        "/editforges.cgi": admin.Forges(site),
         "/page.cgi": help.Help(site),
     }
     for path, resource in routes.items():
