@@ -732,3 +732,12 @@ CREATE TABLE forge_links (
     PRIMARY KEY (repository_id, kind, ref, bug_id)
 );
 -- END forges
+
+-- BEGIN mail in
+-- Messages `bugsvc mail-in` took (by Message-ID), so that a message
+-- delivered twice is taken once.
+CREATE TABLE mail_in_messages (
+    message_id   TEXT PRIMARY KEY,
+    received_at  TEXT NOT NULL
+);
+-- END mail in

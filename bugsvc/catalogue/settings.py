@@ -141,6 +141,14 @@ DEFINITIONS.update({
     "mcp_enabled": ("1", BOOL, None),
 })
 
+# Replying to bug mail (a bugsvc addition): the address `bugsvc mail-in`
+# receives mail at; when set, every bug mail's Reply-To is this address with
+# a token for its bug and recipient (user+token@domain), and a reply becomes
+# that recipient's comment. Shown to tweakparams members only.
+DEFINITIONS.update({
+    "mailin_address": ("", EMAIL, None),
+})
+
 SECRET_MASK = "********"
 
 # Select-field parameters that may be empty (meaning: no default value).

@@ -17,6 +17,7 @@ from .commands import (convert_database, create_api_key, deliver, make_backup,
                        manage_parameters,
                        reset_failed_logins)
 from .importing import import_bugzilla
+from .mail_in import mail_in
 from .options import UsageError, build_parser, make_config
 
 
@@ -48,6 +49,8 @@ def main(argv, environ, out=None, err=None):
             return import_bugzilla(config, args, environ, out, err)
         if args.command == "deliver":
             return deliver(config, args.once, out, err)
+        if args.command == "mail-in":
+            return mail_in(config, None, out, err)
         return serve(config, out)
     except (UsageError, startup.StartError) as exc:
         print(f"bugsvc: {exc}", file=err)

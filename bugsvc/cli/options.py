@@ -184,6 +184,11 @@ def build_parser():
                          help="deliver what is due now, then exit")
     _add_retry_option(deliver, inherited=True)
     _add_database_option(deliver, inherited=True)
+    mail = commands.add_parser("mail-in", help="take one reply to a bug mail (an RFC 5322 "
+                               "message on standard input, for an MTA's pipe) as a comment "
+                               "by the account it was mailed to (see README, Replying to "
+                               "bug mail)")
+    _add_database_option(mail, inherited=True)
     _add_import_parser(commands)
     return parser
 

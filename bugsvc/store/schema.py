@@ -16,7 +16,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 
 class SchemaError(Exception):
@@ -120,6 +120,13 @@ def _forges(conn):
         run_script(conn, schema_section("forges"))
 
 
+def _mail_in(conn):
+    """Version 10: the messages `bugsvc mail-in` took (bugsvc/cli/mail_in.py).
+    A step run twice leaves the table as it is."""
+    if not conn.dialect.table_exists(conn, "mail_in_messages"):
+        run_script(conn, schema_section("mail in"))
+
+
 MIGRATIONS = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
@@ -130,6 +137,7 @@ MIGRATIONS = {
     7: _bug_text_index,
     8: _request_counts,
     9: _forges,
+    10: _mail_in,
 }
 
 
