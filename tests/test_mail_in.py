@@ -136,3 +136,36 @@ def test_no_reply_to_while_mail_in_is_off(services, smtp):
     deliver(services)
     [mail] = smtp.to(DEV)
     assert mail["Reply-To"] is None
+
+
+def new_bug_mail(sender, text, subject="Fwd: The printer is on fire", message_id="<new-1@x>"):
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = "new-bugs@tracker.example"
+    message["Subject"] = subject
+    message["Message-ID"] = message_id
+    message.set_content(text)
+    return message.as_bytes(policy=email.policy.SMTP)
+
+
+def test_a_new_bug_by_mail_only_where_configured(db_path, services):
+    services.add_user(DEV, real_name="Dana Dev")
+    text = ("@product TestProduct\n@component TestComponent\n@version unspecified\n"
+            "@op_sys Linux\n@platform PC\n\nSmoke everywhere.\n-- \nDana")
+    mail = new_bug_mail(DEV, text)
+    done = mail_in(db_path, mail)
+    assert done.returncode == 67                       # off: the address is not configured
+    set_param(services, "mailin_new_bug_address", "new-bugs@tracker.example")
+    for _ in range(2):
+        done = mail_in(db_path, mail)
+        assert done.returncode == 0, done.stderr
+    rows = services.query("SELECT b.id, b.summary, u.login FROM bugs b JOIN users u"
+                          " ON u.id = b.reporter")
+    assert [row[1:] for row in rows] == [("The printer is on fire", DEV)]
+    assert comments(services, rows[0][0]) == [(DEV, "Smoke everywhere.")]
+    done = mail_in(db_path, new_bug_mail("stranger@else.example", text, message_id="<n-2@x>"))
+    assert done.returncode == 67 and b"not the address of an account" in done.stderr
+    done = mail_in(db_path, new_bug_mail(DEV, "@product NoSuchProduct\n\nhi",
+                                         message_id="<n-3@x>"))
+    assert done.returncode == 77 and b"no bug was filed" in done.stderr
+    assert len(services.query("SELECT id FROM bugs")) == 1

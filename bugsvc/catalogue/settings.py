@@ -145,8 +145,13 @@ DEFINITIONS.update({
 # receives mail at; when set, every bug mail's Reply-To is this address with
 # a token for its bug and recipient (user+token@domain), and a reply becomes
 # that recipient's comment. Shown to tweakparams members only.
+# mailin_new_bug_address: where mail files a new bug (its `@product` and
+# `@component` lines say where) as the account whose login is the sender's
+# address, as Bugzilla's email_in.pl trusts the From address: empty (off)
+# unless the MTA checks senders.
 DEFINITIONS.update({
     "mailin_address": ("", EMAIL, None),
+    "mailin_new_bug_address": ("", EMAIL, None),
 })
 
 SECRET_MASK = "********"

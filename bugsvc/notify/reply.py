@@ -61,6 +61,7 @@ class Reply:
     sender: str
     recipients: list
     automatic: bool
+    subject: str = ""
     text: str = ""
     fields: dict = field(default_factory=dict)
     files: list = field(default_factory=list)   # [(file name, content type, bytes)]
@@ -76,7 +77,8 @@ def read(data):
                                                  message.get_all(name, [])])]
     sender = email.utils.parseaddr(str(message.get("From", "")))[1]
     reply = Reply(message_id=str(message.get("Message-ID", "")).strip(), sender=sender,
-                  recipients=recipients, automatic=is_automatic(message, sender))
+                  recipients=recipients, automatic=is_automatic(message, sender),
+                  subject=" ".join(str(message.get("Subject", "")).split()))
     if reply.automatic:
         return reply
     body = message.get_body(preferencelist=("plain",))
@@ -141,3 +143,14 @@ def take(ctx, message_id):
     if message_id:
         ctx.conn.execute("INSERT INTO mail_in_messages (message_id, received_at) VALUES (?, ?)",
                          (message_id[:998], dates.to_db(ctx.now)))
+
+
+def account_of_sender(conn, sender, emailsuffix=""):
+    """The id of the enabled account whose address (login + emailsuffix) is
+    `sender`, or None."""
+    login = sender
+    if emailsuffix and sender.lower().endswith(emailsuffix.lower()):
+        login = sender[:-len(emailsuffix)]
+    row = conn.execute("SELECT id FROM users WHERE lower(login) = lower(?) AND disabled_text = ''",
+                       (login,)).fetchone()
+    return row[0] if row is not None else None
