@@ -169,3 +169,41 @@ def test_a_new_bug_by_mail_only_where_configured(db_path, services):
                                          message_id="<n-3@x>"))
     assert done.returncode == 77 and b"no bug was filed" in done.stderr
     assert len(services.query("SELECT id FROM bugs")) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lmtp", [False, True])
+def test_the_built_in_listener_takes_replies_over_smtp_and_lmtp(db_path, services, mailed,
+                                                                lmtp):
+    import smtplib
+    import socket
+    import time
+    from live_server import free_port
+    bug_id, mail = mailed
+    port = free_port()
+    server = subprocess.Popen([sys.executable, str(ROOT / "bugsvc.py"), "--db", str(db_path),
+                               "mail-in", "--listen", f"127.0.0.1:{port}"]
+                              + (["--lmtp"] if lmtp else []),
+                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and server.poll() is None
+                time.sleep(0.1)
+        client = (smtplib.LMTP if lmtp else smtplib.SMTP)("127.0.0.1", port)
+        with client:
+            for _ in range(2):
+                client.sendmail(DEV, [mail["Reply-To"]], answer(mail, "Over the wire."))
+            with pytest.raises(smtplib.SMTPDataError) as refused:
+                client.sendmail(DEV, ["bugs+nothing@tracker.example"],
+                                answer(mail, "Forged", "<other@mail.example>").replace(
+                                    mail["Reply-To"].encode(), b"bugs+nothing@tracker.example"))
+        assert refused.value.smtp_code == 550 and b"no valid reply" in refused.value.smtp_error
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert comments(services, bug_id)[1:] == [(DEV, "Over the wire.")]

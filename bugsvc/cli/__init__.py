@@ -18,6 +18,7 @@ from .commands import (convert_database, create_api_key, deliver, make_backup,
                        reset_failed_logins)
 from .importing import import_bugzilla
 from .mail_in import mail_in
+from .mail_listener import listen
 from .options import UsageError, build_parser, make_config
 
 
@@ -49,6 +50,8 @@ def main(argv, environ, out=None, err=None):
             return import_bugzilla(config, args, environ, out, err)
         if args.command == "deliver":
             return deliver(config, args.once, out, err)
+        if args.command == "mail-in" and args.listen:
+            return listen(config, args.listen, args.lmtp, out, err)
         if args.command == "mail-in":
             return mail_in(config, None, out, err)
         return serve(config, out)

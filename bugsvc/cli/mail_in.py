@@ -47,16 +47,23 @@ def mail_in(config, stdin=None, out=sys.stdout, err=sys.stderr):
     if len(data) > config.max_body_bytes:
         return _refused(err, DATA_ERROR, f"the message is larger than {config.max_body_bytes} "
                                          "bytes")
+    db = prepare_database(config, err)
+    try:
+        return take(unit_of_work(db, config), data, (), out, err)
+    finally:
+        db.close()
+
+
+def take(units, data, envelope_recipients, out, err):
+    """Take one message (bytes) whose envelope named `envelope_recipients`
+    besides its headers' recipients. Returns the exit status (see the module)."""
     message = reply.read(data)
     if message.automatic:
         print("bugsvc mail-in: an automatic message (auto-reply, bounce or list mail); "
               "left alone.", file=err)
         return TAKEN
-    db = prepare_database(config, err)
-    try:
-        return _take(unit_of_work(db, config), message, out, err)
-    finally:
-        db.close()
+    message.recipients = list(envelope_recipients) + message.recipients
+    return _take(units, message, out, err)
 
 
 def _take(units, message, out, err):
