@@ -751,3 +751,45 @@ CREATE TABLE series_data (
     PRIMARY KEY (series_id, series_date)
 );
 -- END series
+
+-- BEGIN forges
+-- Code forge repositories whose webhooks bugsvc receives at /hooks/<forge>
+-- (bugsvc/forge/): the repository's full name as its payloads give it
+-- (owner/name), the secret that signs its payloads (GitHub, Gitea) or is
+-- their token (GitLab), the branches on which "Fixes bug N" resolves a bug
+-- (comma-separated; empty: the repository's default branch), whether "#N"
+-- names a bug, and the account that acts when no account has the
+-- committer's address (NULL: none, and such commits are left alone).
+CREATE TABLE forge_repositories (
+    id               INTEGER PRIMARY KEY,
+    forge            TEXT NOT NULL,
+    repository       TEXT NOT NULL,
+    secret           TEXT NOT NULL,
+    branches         TEXT NOT NULL DEFAULT '',
+    hash_references  INTEGER NOT NULL DEFAULT 0,
+    bot_account_id   INTEGER REFERENCES users (id),
+    created_at       TEXT NOT NULL
+);
+CREATE UNIQUE INDEX forge_repositories_name_idx ON forge_repositories (forge, lower(repository));
+
+-- What a forge's events did to a bug, so that an event delivered again
+-- does nothing more: kind 'commit' (its comment), 'fix' (the bug resolved),
+-- 'request opened', 'request merged'; ref: the commit's id or the request's URL.
+CREATE TABLE forge_links (
+    repository_id  INTEGER NOT NULL REFERENCES forge_repositories (id),
+    kind           TEXT NOT NULL,
+    ref            TEXT NOT NULL,
+    bug_id         INTEGER NOT NULL REFERENCES bugs (id),
+    created_at     TEXT NOT NULL,
+    PRIMARY KEY (repository_id, kind, ref, bug_id)
+);
+-- END forges
+
+-- BEGIN mail in
+-- Messages `bugsvc mail-in` took (by Message-ID), so that a message
+-- delivered twice is taken once.
+CREATE TABLE mail_in_messages (
+    message_id   TEXT PRIMARY KEY,
+    received_at  TEXT NOT NULL
+);
+-- END mail in

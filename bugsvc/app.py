@@ -13,7 +13,9 @@ from .compose import unit_of_work
 from .errors import ServiceError
 from .store.location import open_database
 from .web import health, landing, pages
+from .web.hooks import add_hooks
 from .web.http import AccessLog, BodyLimit, ClientAddress
+from .web.mcp import McpResource
 from .web.rest import render
 from .web.rest.adapter import RestAdapter
 from .web.rest.openapi import add_documentation
@@ -87,6 +89,10 @@ def create_app(config, db=None, clock=None, on_events=None, deliverer=None):
     dispatcher = Dispatcher(runner, OPERATIONS)
     app.add_sink(JsonRpcAdapter(dispatcher, config.max_body_bytes), prefix=r"^/jsonrpc\.cgi$")
     app.add_sink(XmlRpcAdapter(dispatcher, config.max_body_bytes), prefix=r"^/xmlrpc\.cgi$")
+    # The MCP endpoint for AI assistants (a bugsvc extension).
+    app.add_route("/mcp", McpResource(runner, config.max_body_bytes))
+    # Code forges' webhooks (a bugsvc extension).
+    add_hooks(app, runner, config.max_body_bytes)
     app.add_error_handler(Exception, _error_handler)
     app.add_error_handler(falcon.HTTPError, _error_handler)
     return app

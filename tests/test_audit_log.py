@@ -88,6 +88,12 @@ def admin_changes(services, plain_id):
                              "events": ["create"], "product": "Router"}, "Webhook", "hook"),
         ("Webhooks.update", {"ids": ["LAST"], "enabled": False}, "Webhook", "hook"),
         ("Webhooks.delete", {"ids": ["LAST"]}, "Webhook", "hook"),
+        ("ForgeRepository.create", {"forge": "github", "repository": "team/router",
+                                    "secret": "a long enough secret"},
+         "ForgeRepository", "team/router"),
+        ("ForgeRepository.update", {"ids": ["LAST"], "branches": "main"}, "ForgeRepository",
+         "team/router"),
+        ("ForgeRepository.delete", {"ids": ["LAST"]}, "ForgeRepository", "team/router"),
     ]
 
 

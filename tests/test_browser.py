@@ -322,7 +322,8 @@ def _pages(site):
                  "/editflagtypes.cgi?action=enter&target_type=attachment",
                  "/editflagtypes.cgi?action=edit&id=1", "/editflagtypes.cgi?action=copy&id=1",
                  "/editflagtypes.cgi?action=confirmdelete&id=1", "/editfields.cgi",
-                 "/editfields.cgi?action=add", "/editvalues.cgi?field=priority"]
+                 "/editfields.cgi?action=add", "/editvalues.cgi?field=priority",
+                 "/editforges.cgi"]
     return bug_id, anonymous, signed_in
 
 

@@ -4,7 +4,7 @@ imports (ast, so imports inside functions count too).
 Bottom to top: neutral modules (the version, errors, dates); store/, the
 ground (connections, transactions, schema, engines); call/, the call
 kernel (the Context, parameter coercion, answer shapes, change notes, the
-unit of work); the domain (accounts/, catalogue/, bugs/, notify/); services/,
+unit of work); the domain (accounts/, catalogue/, bugs/, notify/, forge/); services/,
 the API methods; api/, the operations, the Runner and the docs; and the ways
 in at the top (web/, cli/, serving/, importer/, the app, the Config and the
 composition root).
@@ -41,7 +41,8 @@ LAYERS = (
     ("neutral", ("bugsvc", "bugsvc.errors", "bugsvc.dates")),
     ("store", ("bugsvc.store",)),
     ("call kernel", ("bugsvc.call",)),
-    ("domain", ("bugsvc.accounts", "bugsvc.catalogue", "bugsvc.bugs", "bugsvc.notify")),
+    ("domain", ("bugsvc.accounts", "bugsvc.catalogue", "bugsvc.bugs", "bugsvc.notify",
+                "bugsvc.forge")),
     ("services", ("bugsvc.services",)),
     ("api", ("bugsvc.api",)),
     ("ways in", ("bugsvc.web", "bugsvc.app", "bugsvc.serving", "bugsvc.cli", "bugsvc.importer",

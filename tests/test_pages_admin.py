@@ -120,3 +120,35 @@ def test_others_are_refused_and_nothing_changes(plain, services, path, fields):
     result = plain.post(path, fields)
     assert result.status_code == 401 and "Sorry" in result.text
     assert {table: services.query(f"SELECT * FROM {table}") for table in tables} == before
+
+
+def test_code_forge_repositories_are_registered_changed_and_removed(admin, services):
+    page = admin.get("/editforges.cgi")
+    assert "No repository is registered." in page.text
+    admin.post("/editforges.cgi", {"action": "new", "forge": "gitlab",
+                                   "repository": "group/project", "secret": "s3cret-token",
+                                   "branches": "main, release"})
+    rows = services.query("SELECT id, forge, repository, secret, branches, hash_references"
+                          " FROM forge_repositories")
+    assert [row[1:] for row in rows] == [("gitlab", "group/project", "s3cret-token",
+                                         "main,release", 0)]
+    page = admin.get("/editforges.cgi")
+    assert "group/project" in page.text and "s3cret-token" not in page.text
+    repository_id = rows[0][0]
+    admin.post("/editforges.cgi", {"action": "update", "id": repository_id, "secret": "",
+                                   "branches": "trunk", "hash_references": "1",
+                                   "bot_account": PLAIN})
+    assert services.query("SELECT secret, branches, hash_references FROM forge_repositories"
+                          ) == [("s3cret-token", "trunk", 1)]
+    admin.post("/editforges.cgi", {"action": "delete", "id": repository_id})
+    assert services.query("SELECT COUNT(*) FROM forge_repositories") == [(0,)]
+
+
+def test_others_may_not_register_code_forges(plain, services):
+    plain.get("/")
+    for action in ("new", "delete"):
+        result = plain.post("/editforges.cgi", {"action": action, "forge": "github", "id": 1,
+                                                "repository": "o/r", "secret": "12345678"})
+        assert result.status_code == 401 and "Sorry" in result.text
+    assert plain.get("/editforges.cgi").status_code == 401
+    assert services.query("SELECT COUNT(*) FROM forge_repositories") == [(0,)]

@@ -53,6 +53,9 @@ TAGS = {
                                       "and webhooks (a bugsvc addition)."),
     "webhook": ("Webhooks", "Webhooks in bugzilla.mozilla.org's format, signed as the "
                             "Standard Webhooks specification says."),
+    "forge_repository": ("Code forges", "Repositories of GitHub, GitLab and Gitea/Forgejo "
+                                        "whose webhooks at /hooks/<forge> link commits and "
+                                        "pull requests to bugs (a bugsvc addition)."),
     "api_key": ("API keys", "API keys of accounts (a bugsvc addition: Bugzilla manages them "
                             "in its web pages)."),
     "group": ("Groups", "Groups and their members."),
@@ -355,6 +358,35 @@ DOCS = {
         "Remove webhooks; their waiting calls are dropped.",
         params={"ids": _IDS}, answer=obj({"webhooks": arr(obj({"id": INT}))}),
         errors=(50, 51, 52)),
+    # Code forge repositories
+    "ForgeRepository.get": Doc(
+        "The registered code forge repositories (administrators).",
+        answer=obj({"forge_repositories": arr(obj({
+            "id": INT, "forge": STR, "repository": STR, "branches": strs("branch names"),
+            "hash_references": BOOL, "bot_account": {"type": ["string", "null"]},
+            "hook": STR, "created": DATETIME}))}),
+        errors=(304,)),
+    "ForgeRepository.create": Doc(
+        "Register a repository whose webhook deliveries link commits and requests to bugs.",
+        params={"forge": {"type": "string", "enum": ["github", "gitlab", "gitea"]},
+                "repository": described(STR, "its full name, as its events give it"),
+                "secret": described(STR, "the webhook's secret (8 to 255 characters)"),
+                "branches": one_or_many(STR, "branches where Fixes bug N resolves it"),
+                "bot_account": described(STR, "login acting for unknown committers"),
+                "hash_references": described(BOOL, "#N names bug N")},
+        required=("forge", "repository", "secret"),
+        answer=obj({"id": INT}, required=["id"]), errors=(304, 50, 51, 32000)),
+    "ForgeRepository.update": Doc(
+        "Change registered repositories.",
+        params={"ids": _IDS, "repository": STR, "secret": STR,
+                "branches": one_or_many(STR, "branches"), "bot_account": STR,
+                "hash_references": BOOL},
+        answer=obj({"forge_repositories": arr(obj({"id": INT, "changes": ref("Changes")}))}),
+        errors=(304, 50, 51, 52, 32000)),
+    "ForgeRepository.delete": Doc(
+        "Remove registered repositories.",
+        params={"ids": _IDS}, answer=obj({"forge_repositories": arr(obj({"id": INT}))}),
+        errors=(304, 50, 51, 52)),
     # API keys
     "ApiKey.get": Doc("The caller's API keys (never their secrets).",
                       params={"user": described(ID_OR_NAME, "another account (editusers)")},

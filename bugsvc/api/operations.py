@@ -10,9 +10,9 @@ from ..bugs.attachments import ATTACHMENT_SHAPES
 from ..bugs.comments import COMMENT_SHAPES
 from ..bugs.view import BUG_SHAPES
 from ..services import (
-    account, api_key, attachment, bug, bug_search, chart, classification, comment, component, field,
-    flagtype, group, instance, keyword, last_visit, milestone, notification, product, report,
-    saved_search, user, version, webhook,
+    account, api_key, attachment, bug, bug_search, chart, classification, comment, component,
+    field, flagtype, forge_repository, group, instance, keyword, last_visit, milestone,
+    notification, product, report, saved_search, user, version, webhook,
 )
 from .operation import EXEMPT, OPTIONAL, REQUIRED, SELF, Operation, Operations
 
@@ -88,6 +88,11 @@ OPERATIONS = Operations([
     _write("Webhooks.create", webhook.create),
     _write("Webhooks.update", webhook.update),
     _write("Webhooks.delete", webhook.delete),
+    # Code forge repositories whose webhooks are received (bugsvc addition, administrators)
+    _read("ForgeRepository.get", forge_repository.get, login=REQUIRED),
+    _write("ForgeRepository.create", forge_repository.create),
+    _write("ForgeRepository.update", forge_repository.update),
+    _write("ForgeRepository.delete", forge_repository.delete),
     # API keys (bugsvc addition)
     _read("ApiKey.get", api_key.get, login=REQUIRED, shapes=api_key.API_KEY_SHAPES),
     _write("ApiKey.create", api_key.create),

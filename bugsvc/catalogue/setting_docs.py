@@ -39,6 +39,11 @@ SECTIONS = (
     ("webhooks", "Webhooks", "Calls to other services when bugs change (bugsvc's own).",
      ("webhooks_enabled", "webhooks_group", "webhooks_any_product_group",
       "webhooks_allow_private_addresses")),
+    ("mcp", "AI assistants (MCP)", "The Model Context Protocol endpoint at /mcp "
+                                   "(bugsvc's own).",
+     ("mcp_enabled", "mcp_allow_write")),
+    ("mailin", "Mail in", "Replies to bug mail and new bugs by mail (bugsvc mail-in).",
+     ("mailin_address", "mailin_new_bug_address")),
 )
 
 DESCRIPTIONS = {
@@ -127,4 +132,15 @@ DESCRIPTIONS = {
     "webhooks_allow_private_addresses": "Webhook addresses may name loopback, private or "
                                         "link-local hosts (off keeps webhooks from reaching "
                                         "services inside the server's network).",
+    "mcp_enabled": "The /mcp endpoint answers; its tools read as the API does for the same "
+                   "caller.",
+    "mcp_allow_write": "Callers with an API key are offered the /mcp tools that file, "
+                       "comment, update bugs and set flags (with their own rights).",
+    "mailin_address": "Where replies to bug mail are received; when set, every bug mail's "
+                      "Reply-To is this address with a token for its bug and recipient "
+                      "(empty: off).",
+    "mailin_new_bug_address": "Where mail files a new bug as the account of the sender's "
+                              "address, trusting the From line as Bugzilla's email_in.pl "
+                              "does: set it only behind a mail server that checks senders "
+                              "(empty: off).",
 }

@@ -132,6 +132,29 @@ DEFINITIONS.update({
     "blocked_emails": ("", TEXT, None),
 })
 
+# The MCP endpoint at /mcp (bugsvc additions): whether it answers at all
+# (its tools read as the API does for the same caller), and whether its
+# tools that write (file, comment, update, flags) are offered to callers
+# with an API key. Shown to tweakparams members only, so the documented
+# answers of GET /rest/parameters to other callers stay as they are.
+DEFINITIONS.update({
+    "mcp_allow_write": ("0", BOOL, None),
+    "mcp_enabled": ("1", BOOL, None),
+})
+
+# Replying to bug mail (a bugsvc addition): the address `bugsvc mail-in`
+# receives mail at; when set, every bug mail's Reply-To is this address with
+# a token for its bug and recipient (user+token@domain), and a reply becomes
+# that recipient's comment. Shown to tweakparams members only.
+# mailin_new_bug_address: where mail files a new bug (its `@product` and
+# `@component` lines say where) as the account whose login is the sender's
+# address, as Bugzilla's email_in.pl trusts the From address: empty (off)
+# unless the MTA checks senders.
+DEFINITIONS.update({
+    "mailin_address": ("", EMAIL, None),
+    "mailin_new_bug_address": ("", EMAIL, None),
+})
+
 SECRET_MASK = "********"
 
 # Select-field parameters that may be empty (meaning: no default value).

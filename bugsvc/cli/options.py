@@ -191,6 +191,15 @@ def build_parser():
     collect.add_argument("--date", default=None, metavar="YYYY-MM-DD",
                          help="the day to count for (default: today, UTC)")
     _add_database_option(collect, inherited=True)
+    mail = commands.add_parser("mail-in", help="take one reply to a bug mail (an RFC 5322 "
+                               "message on standard input, for an MTA's pipe) as a comment "
+                               "by the account it was mailed to (see README, Replying to "
+                               "bug mail)")
+    mail.add_argument("--listen", default=None, metavar="HOST:PORT",
+                      help="instead of one message on standard input, take every message "
+                           "delivered over SMTP to HOST:PORT until stopped (needs aiosmtpd)")
+    mail.add_argument("--lmtp", action="store_true", help="with --listen: speak LMTP")
+    _add_database_option(mail, inherited=True)
     _add_import_parser(commands)
     return parser
 

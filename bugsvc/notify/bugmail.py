@@ -21,7 +21,7 @@ from ..bugs import visibility
 from ..bugs import comments as stored_comments, events as bug_events, history, view
 from ..catalogue import bug_fields
 from ..store import outbox
-from . import message
+from . import message, reply
 from .message import Drop
 
 # Changes of these fields are these events; any other field is EVT_OTHER.
@@ -262,6 +262,9 @@ def _compose(ctx, user, bug, event_row, message_row, data, changes, comments, bl
     headers += common_headers(ctx, bug, changer["login"])
     headers.append(("X-Bugzilla-Changed-Fields", " ".join(dict.fromkeys(changed_fields))))
     headers += message.thread_headers(ctx, bug["id"], user["id"], is_new, message_row["id"])
+    if ctx.param("mailin_address"):
+        headers.append(("Reply-To", reply.reply_address(ctx.conn, ctx.param("mailin_address"),
+                                                        bug["id"], user["id"])))
     subject = f"[Bug {bug['id']}] {'New: ' if is_new else ''}{bug['summary']}"
     return message.new_mail(ctx, message.address_of(ctx, user["login"]), subject, when, headers,
                             "\n".join(lines).rstrip() + "\n")

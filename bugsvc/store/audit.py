@@ -15,6 +15,7 @@ NAME_COLUMNS = {
     "Component": ("components", "name"),
     "Field": ("fields", "name"),
     "FlagType": ("flag_types", "name"),
+    "ForgeRepository": ("forge_repositories", "repository"),
     "Group": ("groups", "name"),
     "Keyword": ("keywords", "name"),
     "Milestone": ("milestones", "name"),

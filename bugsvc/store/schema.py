@@ -18,7 +18,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 13
 
 
 class SchemaError(Exception):
@@ -134,6 +134,20 @@ def _comment_text_index(conn):
     dialect.fill_comment_text_index(conn)
 
 
+def _forges(conn):
+    """Version 12: code forge repositories and what their events did to bugs
+    (bugsvc/forge/). A step run twice leaves the tables as they are."""
+    if not conn.dialect.table_exists(conn, "forge_repositories"):
+        run_script(conn, schema_section("forges"))
+
+
+def _mail_in(conn):
+    """Version 13: the messages `bugsvc mail-in` took (bugsvc/cli/mail_in.py).
+    A step run twice leaves the table as it is."""
+    if not conn.dialect.table_exists(conn, "mail_in_messages"):
+        run_script(conn, schema_section("mail in"))
+
+
 MIGRATIONS = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
@@ -147,6 +161,8 @@ MIGRATIONS = {
     # 10: the audit log keeps each object's name (bugsvc/store/audit.py).
     10: audit.name_old_entries,
     11: _comment_text_index,
+    12: _forges,
+    13: _mail_in,
 }
 
 

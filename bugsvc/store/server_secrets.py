@@ -6,7 +6,8 @@ import secrets
 
 UPDATE_TOKEN = "update_token"   # the key of bugs' update_token HMACs
 WEB_FORMS = "web_forms"         # the key of the web pages' form tokens and signed links
-NAMES = (UPDATE_TOKEN, WEB_FORMS)
+MAIL_REPLY = "mail_reply"       # the key of the tokens in bug mail's Reply-To addresses
+NAMES = (UPDATE_TOKEN, WEB_FORMS, MAIL_REPLY)
 
 
 def new_secret():

@@ -62,6 +62,7 @@ def register(app, runner, config):
         "/editflagtypes.cgi": admin_flagtypes.FlagTypes(site),
         "/editfields.cgi": admin_fields.Fields(site),
         "/editvalues.cgi": admin_fields.Values(site),
+        "/editforges.cgi": admin.Forges(site),
         "/page.cgi": help.Help(site),
         "/report.cgi": report.Report(site),
         "/chart.cgi": chart.Chart(site),

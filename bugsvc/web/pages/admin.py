@@ -24,6 +24,8 @@ ADMIN_AREAS = (
     ("editkeywords", "/editkeywords.cgi", "Keywords", "Keywords bugs may carry."),
     ("admin", "/auditlog.cgi", "Audit log",
      "Who changed which setting, account or catalogue object, and when."),
+    ("admin", "/editforges.cgi", "Code forges",
+     "Repositories of GitHub, GitLab and Gitea whose commits and pull requests reach bugs."),
 )
 
 
@@ -328,3 +330,42 @@ class Keywords(Page):
         except ServiceError as error:
             return _failed(call, error, "/editkeywords.cgi")
         call.redirect("/editkeywords.cgi", notice="saved")
+
+
+# Code forge repositories (a bugsvc addition) ------------------------------------------
+
+class Forges(Page):
+    """GET /editforges.cgi: the registered code forge repositories, a form
+    to change or remove each and one for a new one; POST: create, change
+    (an empty secret keeps the old one) or remove one."""
+
+    @responder
+    def on_get(self, call):
+        require_area(call, "admin")
+        found = call.read_one("ForgeRepository.get", {})
+        call.render("admin/forges.html", title="Code forges",
+                    repositories=found["forge_repositories"])
+
+    @responder
+    def on_post(self, call):
+        call.check_csrf()
+        require_area(call, "admin")
+        action = call.field("action")
+        params = {"branches": call.field("branches") or "",
+                  "bot_account": call.field("bot_account") or "",
+                  "hash_references": _flag(call, "hash_references")}
+        if call.field("secret"):
+            params["secret"] = call.field("secret")
+        try:
+            if action == "new":
+                call.write("ForgeRepository.create",
+                           dict(params, forge=call.field("forge"),
+                                repository=call.field("repository"),
+                                secret=call.field("secret")))
+            elif action == "delete":
+                call.write("ForgeRepository.delete", {"ids": [call.field("id")]})
+            else:
+                call.write("ForgeRepository.update", dict(params, ids=[call.field("id")]))
+        except ServiceError as error:
+            return _failed(call, error, "/editforges.cgi")
+        call.redirect("/editforges.cgi", notice="saved")

@@ -89,6 +89,13 @@ ROUTES = [
     Route("GET", "/user/can_create_account", "User.can_create_account"),
     Route("GET", "/email_settings", "User.get_email_settings"),
     Route("PUT", "/email_settings", "User.update_email_settings"),
+    # Code forge repositories (bugsvc addition)
+    Route("GET", "/forge_repository", "ForgeRepository.get"),
+    Route("POST", "/forge_repository", "ForgeRepository.create", status=201),
+    Route("PUT", "/forge_repository/{forge_repository}", "ForgeRepository.update",
+          path_params=id_list("forge_repository")),
+    Route("DELETE", "/forge_repository/{forge_repository}", "ForgeRepository.delete",
+          path_params=id_list("forge_repository")),
     # Webhooks
     Route("GET", "/webhooks/list", "Webhooks.list"),
     Route("POST", "/webhooks", "Webhooks.create", status=201),
