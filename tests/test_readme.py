@@ -28,7 +28,7 @@ import sys
 
 import pytest
 
-from live_server import ROOT, Client, start  # noqa: F401 (fixture)
+from live_server import ROOT, Client
 
 README = ROOT / "README.md"
 _BLOCK = re.compile(r"^```(\w*)\n(.*?)^```$", re.S | re.M)

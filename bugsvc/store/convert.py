@@ -143,7 +143,8 @@ def _read(conn, table, columns, converters, batch):
     """The rows of `table` (converted to the declared types), in batches."""
     sql = f"SELECT {', '.join(columns)} FROM {table}"
     for rows in conn.dialect.stream(conn, sql, batch):
-        yield [tuple(convert(value) for convert, value in zip(converters, row)) for row in rows]
+        yield [tuple(convert(value) for convert, value in zip(converters, row, strict=True))
+               for row in rows]
 
 
 def convert(source_location, target_location, progress=None, batch=BATCH):
