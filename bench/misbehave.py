@@ -31,7 +31,6 @@ import argparse
 import http.client
 import json
 import multiprocessing
-import os
 import random
 import socket
 import statistics
@@ -317,7 +316,7 @@ def summarize(rounds):
     ratio (its lowest and highest too), and the load averages seen."""
     summary = {}
     for rows in rounds:
-        for quiet, disturbed in zip(rows[::2], rows[1::2]):
+        for quiet, disturbed in zip(rows[::2], rows[1::2], strict=True):
             entry = summary.setdefault(disturbed["scenario"], {
                 "quiet_ms": [], "disturbed_ms": [], "ratios": [], "loads": [],
                 "requests": [], "errors": 0, "attacker": {}})

@@ -245,7 +245,7 @@ SCENARIOS = (
     Scenario("page_bug", "GET /show_bug.cgi?id={id} (random ids, anonymous)", "read", page_bug),
     Scenario("page_bug_1000", f"GET /show_bug.cgi of a bug with {BIG_BUG_COMMENTS:,} comments",
              "read", page_bug_1000),
-    Scenario("bug_get_1000", f"GET /rest/bug/{{id}} of that bug", "read", bug_get_1000),
+    Scenario("bug_get_1000", "GET /rest/bug/{id} of that bug", "read", bug_get_1000),
     Scenario("comments_1000", "GET /rest/bug/{id}/comment of that bug", "read", comments_1000),
     Scenario("page_list_500", f"GET /buglist.cgi, {LIST_SIZE} bugs of a product", "read",
              page_list_500),

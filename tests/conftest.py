@@ -36,6 +36,13 @@ from bugsvc.accounts.membership import refresh_for_user
 
 import pg_cluster
 from accounts import ADMIN as ADMIN_EMAIL, ADMIN_PASSWORD
+
+# The fixtures of these support modules (`start`: a real server; `smtp` and
+# `receiver`: a real SMTP server and webhook receiver) serve every test module,
+# which names them as parameters without importing them (an imported fixture
+# would be shadowed by the parameter, which pyflakes reports as F811).
+pytest_plugins = ["live_server", "notify_support"]
+
 FAST_COST = ScryptCost(n=16, r=1, p=1)   # tests only: hashing must not dominate
 _OPERATION_OF = {operation.service: operation for operation in OPERATIONS}
 # Fixtures that start a real server process: the tests using them are slow.

@@ -13,7 +13,6 @@ from bugsvc.web import http
 from bugsvc.web.http import redacted
 
 from bug_support import set_param
-from live_server import start  # noqa: F401 (fixture)
 
 SECRET = "s3cr3t-VALUE-9f8e7d"
 

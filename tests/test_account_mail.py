@@ -13,7 +13,7 @@ from bugsvc.accounts import auth
 from bugsvc.errors import ServiceError
 from bugsvc.services import account
 from bug_support import set_param
-from notify_support import deliver, smtp, use_smtp  # noqa: F401 (fixture)
+from notify_support import deliver, use_smtp
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from page_support import PASSWORDS, PLAIN, Browser, text_of
 from bugsvc.api.operations import OPERATIONS
 from bugsvc.catalogue import settings
 from bugsvc.cli import commands
+from bugsvc.errors import ServiceError
 from bugsvc.store import audit
 
 # Write operations that change no setting, account or catalogue object of
@@ -132,10 +133,10 @@ def test_every_admin_operation_is_audited_with_who_what_and_when(services):
 def test_a_refused_change_is_not_audited(services):
     services.add_user(PLAIN, password=PASSWORDS[PLAIN])
     before = entries(services)
-    with pytest.raises(Exception):
+    with pytest.raises(ServiceError):
         services.runner.call(OPERATIONS["Keyword.create"], {"name": "x", "description": "x"},
                              services.user_id(PLAIN))
-    with pytest.raises(Exception):
+    with pytest.raises(ServiceError):
         services.runner.call(OPERATIONS["Bugzilla.update_parameters"], {"urlbase": "ftp://x"},
                              services.user_id(ADMIN))
     assert entries(services) == before

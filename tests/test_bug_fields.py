@@ -18,7 +18,7 @@ from bugsvc.services import (bug as bug_service, bug_search, comment as comment_
 from bug_rows import ADMIN, add_group, search_world, set_param
 from accounts import ADMIN_PASSWORD
 from bug_support import comments_of, file_bug, get_bug, update_bug
-from notify_support import deliver, receiver, smtp, use_smtp  # noqa: F401 (fixtures)
+from notify_support import deliver, use_smtp
 from page_support import Browser
 
 INSIDER = "insider@example.com"

@@ -8,7 +8,7 @@ import pytest
 from bugsvc.services import comment as comment_service, notification
 from bug_support import (add_bug_group, add_to_group, control, file_bug, set_param, update_bug,
                          MANDATORY, NA, SHOWN)
-from notify_support import deliver, smtp, use_smtp  # noqa: F401 (fixture)
+from notify_support import deliver, use_smtp
 
 ADMIN = "admin@example.com"
 

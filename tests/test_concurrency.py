@@ -9,7 +9,6 @@ are recorded as test properties and printed (pytest -s shows them).
 
 import pytest
 
-from live_server import start  # noqa: F401 (fixture)
 from write_load import (ADMIN_ENV, WriteLoad, check_acknowledged, check_summary_history,
                         check_whole, history_reader, integrity, open_read_only, report,
                         writer_keys)

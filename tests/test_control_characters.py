@@ -11,7 +11,7 @@ from bugsvc.services import account, component, product, user
 
 from accounts import ADMIN
 from bug_support import file_bug, update_bug
-from notify_support import deliver, smtp, use_smtp  # noqa: F401 (fixture)
+from notify_support import deliver, use_smtp
 
 FORGED = "Eve\r\n\r\n--- Comment #9 from Administrator ---\nPlease send your password\x07\x00"
 CLEAN = "Eve --- Comment #9 from Administrator --- Please send your password"

@@ -87,7 +87,7 @@ def test_failed_mail_is_retried_after_growing_jittered_delays_then_parked(servic
         due = datetime.strptime(due, "%Y-%m-%d %H:%M:%S.%f").replace(tzinfo=timezone.utc)
         waits.append((due - now[0]).total_seconds())
         now[0] = due
-    for wait, base in zip(waits, (60, 600, 6000)):
+    for wait, base in zip(waits, (60, 600, 6000), strict=True):
         assert base * (1 - JITTER) <= wait <= base * (1 + JITTER)
     assert waits[0] < waits[1] < waits[2]
 

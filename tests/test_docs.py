@@ -9,7 +9,6 @@ The examples of docs/*.md run with the README's (tests/test_readme.py).
 """
 
 import re
-from pathlib import Path
 
 import pytest
 

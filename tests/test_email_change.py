@@ -11,7 +11,7 @@ import pytest
 
 from accounts import ADMIN
 from bug_support import set_param
-from notify_support import deliver, smtp, use_smtp  # noqa: F401 (fixture)
+from notify_support import deliver, use_smtp
 from page_support import Browser, text_of
 
 OLD, NEW = "dana@example.com", "dana@new.example.com"

@@ -16,7 +16,6 @@ from bugsvc.store.location import open_database
 from bugsvc.store.schema import SCHEMA_VERSION
 
 from bug_support import set_param
-from live_server import start  # noqa: F401 (fixture)
 
 NOW = datetime(2026, 5, 1, 12, 0, 0, tzinfo=timezone.utc)
 WORDS = {"ok", "error", "failed", "unknown", "stopped", "stuck"}

@@ -31,7 +31,6 @@ from bugsvc.web.rest.routes import ROUTES
 from bugsvc.api.operations import OPERATIONS
 
 import bug_rows
-from live_server import start  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.slow
 
@@ -619,7 +618,8 @@ def test_a_malformed_content_length_is_400(db_path, db):
         environ = testing.create_environ(method="POST", path="/rest/keyword", body=b"{}")
         environ["CONTENT_LENGTH"] = value
         answer = {}
-        body = b"".join(app(environ, lambda status, headers: answer.update(status=status)))
+        body = b"".join(app(environ, lambda status, headers, answer=answer:
+                            answer.update(status=status)))
         assert answer["status"].startswith("400"), value
         assert json.loads(body)["code"] == 32000, value
 

@@ -16,7 +16,7 @@ import pytest
 
 from bug_support import add_bug_group, file_bug, set_param
 from live_server import ROOT
-from notify_support import deliver, smtp, use_smtp  # noqa: F401 (fixture)
+from notify_support import deliver, use_smtp
 
 DEV = "dev@example.com"
 MAILIN = "bugs@tracker.example"

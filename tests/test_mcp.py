@@ -17,7 +17,7 @@ import pytest
 from bug_rows import (
     ADMIN, add_attachment, add_bug, add_comment, add_group, set_param, user_id,
 )
-from live_server import access_lines, start  # noqa: F401 (fixture)
+from live_server import access_lines
 
 mcp_client = pytest.importorskip("mcp.client.client")
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402

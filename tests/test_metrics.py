@@ -21,7 +21,6 @@ from bugsvc.web.client_address import parse_networks
 from bugsvc.web.metrics import Metrics
 from prometheus_client import generate_latest
 
-from live_server import start  # noqa: F401 (fixture)
 
 TOKEN = "a-metrics-token-of-some-length"
 NOW = datetime(2026, 5, 1, 12, 0, 0, tzinfo=timezone.utc)

@@ -174,8 +174,8 @@ def test_every_reference_resolves_and_every_schema_is_valid_json_schema():
     text = json.dumps(DESCRIPTION)
     for name in set(re.findall(r'"#/components/schemas/(\w+)"', text)):
         assert name in SCHEMAS, name
-    for path, item in DESCRIPTION["paths"].items():
-        for verb, operation in item.items():
+    for item in DESCRIPTION["paths"].values():
+        for operation in item.values():
             for status in operation["responses"]:
                 for content in operation["responses"][status]["content"].values():
                     jsonschema_rs.Draft202012Validator(

@@ -14,7 +14,6 @@ from bugsvc.api.limits import Counter, Rule, parse_rules
 from bugsvc.app import create_app
 from bugsvc.cli.options import UsageError, build_parser, make_config
 
-from live_server import start  # noqa: F401 (fixture)
 from rpc_support import xmlrpc_call
 from write_load import ADMIN, ADMIN_ENV, ADMIN_PASSWORD
 

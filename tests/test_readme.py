@@ -30,7 +30,7 @@ import sys
 
 import pytest
 
-from live_server import ROOT, Client, start  # noqa: F401 (fixture)
+from live_server import ROOT, Client
 
 README = ROOT / "README.md"
 DOCS = sorted((ROOT / "docs").glob("*.md"))

@@ -105,7 +105,7 @@ def test_time_tracking_fields_are_axes_for_time_trackers(services, world):
     editbugs_only_for_members(services)
     update_bug(services, world.bugs[0], estimated_time=4)
     answer = counted(services, ADMIN, x_axis_field="estimated_time")
-    assert dict(zip(answer["x_labels"], answer["tables"][0]["rows"][0]))["4.0"] == 1
+    assert dict(zip(answer["x_labels"], answer["tables"][0]["rows"][0], strict=True))["4.0"] == 1
     assert "estimated_time" not in [f["name"] for f in services.call(
         report.axes, {}, as_user=PLAIN)["fields"]]
 

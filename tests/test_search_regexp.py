@@ -12,7 +12,6 @@ from bugsvc.errors import ServiceError
 from bugsvc.services import bug_search
 
 from bug_rows import add_bug
-from live_server import start  # noqa: F401 (fixture)
 
 # Exponential for a backtracking matcher on a long run of "a" followed by
 # another letter; it has no repetition inside a repetition, so only the

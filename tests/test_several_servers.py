@@ -10,7 +10,6 @@ import urllib.request
 
 import pytest
 
-from live_server import start  # noqa: F401 (fixture)
 from notify_support import wait_for
 from write_load import ADMIN, ADMIN_ENV, ADMIN_PASSWORD
 

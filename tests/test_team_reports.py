@@ -5,7 +5,7 @@ summaries for the time-tracking group only."""
 import csv
 import io
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 
 import pytest
 

@@ -90,7 +90,7 @@ def test_update_version_renames_on_bugs(client, services, admin_key):
 
 
 def test_update_milestone_renames_on_bugs_and_default(services):
-    other = add_product(services, "Other", milestones=("---",))
+    add_product(services, "Other", milestones=("---",))
     bug_id = add_bug(services, 1, 1, milestone="---")
     result = services.call(milestone.update, {"ids": [1], "name": "Future"}, as_user=ADMIN)
     assert result == {"milestones": [{"id": 1, "changes": {

@@ -18,7 +18,7 @@ from bugsvc.services import (attachment as attachment_service, comment as commen
                              webhook as webhook_service)
 from bug_support import (add_bug_group, control, file_bug, set_param, update_bug, MANDATORY, NA,
                          SHOWN)
-from notify_support import deliver, receiver, smtp, use_smtp, wait_for  # noqa: F401 (fixtures)
+from notify_support import deliver, use_smtp, wait_for
 
 ADMIN = "admin@example.com"
 

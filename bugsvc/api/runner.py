@@ -138,7 +138,7 @@ class Runner:
             self.auth.record_failure(refused.subject, now)
             raise
         return [fields.apply(result, operation.shapes, flt)
-                for result, (operation, _, flt) in zip(results, prepared)]
+                for result, (operation, _, flt) in zip(results, prepared, strict=True)]
 
     def _run_many_in_transaction(self, prepared, given, creds, remote_ip, use_recorded=False):
         names = tuple(operation.name for operation, _, _ in prepared)

@@ -481,7 +481,7 @@ def attach(ctx, bug_values, data, summary, file_name, content_type=None, is_patc
         flag_lists.append(bug_flag_list)
     obsolete = _obsoletes(ctx, obsoletes, {bug.id for bug in bugs})
     created = []
-    for bug, bug_flag_list in zip(bugs, flag_lists):
+    for bug, bug_flag_list in zip(bugs, flag_lists, strict=True):
         attachment = insert(ctx, bug.id, fields, data)
         ctx.events.attached(bug.id, attachment["id"])
         save_flags(ctx, bug.id, attachment["id"], [], bug_flag_list)

@@ -146,8 +146,8 @@ def _sync(conn, table, column, bug_id, old, new, changes, field, texts):
 
 
 def _sync_dependencies(conn, bug_id, old, new, changes):
-    for field, mine, other, other_field in (("depends_on", "blocked", "depends_on", "blocks"),
-                                            ("blocks", "depends_on", "blocked", "depends_on")):
+    for field, mine, other in (("depends_on", "blocked", "depends_on"),
+                               ("blocks", "depends_on", "blocked")):
         removed, added = diff(getattr(old, field), getattr(new, field))
         for other_id in removed:
             conn.execute(f"DELETE FROM dependencies WHERE {mine} = ? AND {other} = ?",

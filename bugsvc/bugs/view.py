@@ -66,7 +66,7 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
         cursor = conn.execute(f"{select} WHERE b.id IN ({placeholders(chunk)})", args + chunk)
         names = [column[0] for column in cursor.description]
         for row in cursor:
-            bugs[row[0]] = dict(zip(names, row))
+            bugs[row[0]] = dict(zip(names, row, strict=True))
     ids = [bug_id for bug_id in ids if bug_id in bugs]
     if not ids:
         return []

@@ -269,7 +269,7 @@ def carry_products(target, products, source, report):
         name = product.get("classification") or "Unclassified"
         if name.lower() not in classifications:
             classifications[name.lower()] = source.classification(name) if source else None
-    for key, found in classifications.items():
+    for found in classifications.values():
         if found is None:
             continue
         class_id = target.classification_id(found["name"])

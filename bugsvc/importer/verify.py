@@ -178,7 +178,7 @@ class _Verifier:
         size = max(1, self.options.batch_size)
         batches = [common[start:start + size] for start in range(0, len(common), size)]
         with ThreadPoolExecutor(max_workers=max(1, self.options.concurrency)) as pool:
-            for batch, result in zip(batches, pool.map(self._read_source, batches)):
+            for batch, result in zip(batches, pool.map(self._read_source, batches), strict=True):
                 self._compare(batch, *result)
                 self.progress.advance(len(batch))
         self.progress.finish()
@@ -292,7 +292,7 @@ class _Verifier:
         self.controls_unknown = [name for name in self.controls_unknown if name not in shown]
         with self.db.transaction() as conn:
             for product, controls in sorted(shown.items()):
-                stored = {row[0].lower(): dict(zip(_CONTROL_KEYS, row[1:])) for row in
+                stored = {row[0].lower(): dict(zip(_CONTROL_KEYS, row[1:], strict=True)) for row in
                           conn.execute("SELECT g.name, gc.entry, gc.membercontrol,"
                                        " gc.othercontrol, gc.canedit FROM group_controls gc"
                                        " JOIN groups g ON g.id = gc.group_id JOIN products p"

@@ -17,6 +17,7 @@ everyone's webhooks; to anyone else another account's webhook answers like
 one that does not exist.
 """
 
+import functools
 from datetime import timedelta
 
 from .. import dates
@@ -256,13 +257,7 @@ def update(ctx, ids, given):
     for value in ids:
         row = _own_webhook(ctx, value)
         changes, sets, args = {}, [], []
-
-        def change(field, column, old, new, shown_old=None, shown_new=None):
-            if old != new:
-                changes[field] = {"removed": str(shown_old if shown_old is not None else old),
-                                  "added": str(shown_new if shown_new is not None else new)}
-                sets.append(f"{column} = ?")
-                args.append(new)
+        change = functools.partial(_note_change, changes, sets, args)
         if "name" in given:
             name = _name(given["name"])
             _unique_name(ctx, row["user_id"], name, row["id"])
@@ -303,6 +298,16 @@ def update(ctx, ids, given):
             outbox.resend_webhook(ctx.conn, row["id"], ctx.now)
         result.append({"id": row["id"], "changes": changes})
     return result, secret
+
+
+def _note_change(changes, sets, args, field, column, old, new, shown_old=None, shown_new=None):
+    """Notes `field`'s change from `old` to `new` (shown as `shown_old` and
+    `shown_new` when given), if any, in `changes` and the UPDATE's `sets` and `args`."""
+    if old != new:
+        changes[field] = {"removed": str(shown_old if shown_old is not None else old),
+                          "added": str(shown_new if shown_new is not None else new)}
+        sets.append(f"{column} = ?")
+        args.append(new)
 
 
 def _product_name(ctx, product_id):

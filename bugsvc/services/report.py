@@ -57,7 +57,7 @@ def get(ctx, params):
         ctx, {key: value for key, value in (params or {}).items() if key not in _NOT_CRITERIA},
         [axis for _, axis in axes_used])
     used = [name for name, _ in axes_used]
-    by_name = dict(zip(used, labels))
+    by_name = dict(zip(used, labels, strict=True))
     x_labels, y_labels, z_labels = (by_name.get(name, []) for name in AXES)
 
     def kept(*names):
@@ -85,7 +85,7 @@ def get(ctx, params):
 
 def _cell(chosen, x, y, z):
     """The key of a cell (None: summed over that axis)."""
-    return tuple(value for name, value in zip(AXES, (x, y, z))
+    return tuple(value for name, value in zip(AXES, (x, y, z), strict=True)
                  if chosen[name] and value is not None)
 
 

@@ -3,7 +3,32 @@ way in (pages, REST, RPC, the command line), is written here inside the
 change's transaction. GET /rest/last_audit_time reads its latest time,
 GET /rest/audit_log and the audit log page read its entries."""
 
+from datetime import datetime
+from collections.abc import Sequence
+from typing import Any, Protocol
+
 from .. import dates
+from .dialect import Connection
+
+
+class _Changer(Protocol):
+    @property
+    def id(self) -> int | None: ...
+
+
+class Changing(Protocol):
+    """What the audit log reads of the call making a change (call/context.py's
+    Context, above the store): its connection, who is calling, and when."""
+
+    @property
+    def conn(self) -> Connection: ...
+
+    @property
+    def caller(self) -> _Changer: ...
+
+    @property
+    def now(self) -> datetime: ...
+
 
 CLASS_PREFIX = "Bugzilla::"
 
@@ -29,7 +54,8 @@ NAME_COLUMNS = {
 MAX_ENTRIES = 1000
 
 
-def object_name(conn, class_name, object_id, field=None):
+def object_name(conn: Connection, class_name: str, object_id: int,
+                field: str | None = None) -> str:
     """The current name of object `object_id` of `class_name` (without
     prefix): "" when the class has no name or the object is gone."""
     if class_name == "Param":
@@ -42,7 +68,8 @@ def object_name(conn, class_name, object_id, field=None):
     return row[0] if row is not None else ""
 
 
-def record(ctx, class_name, object_id, field=None, removed=None, added=None, name=None):
+def record(ctx: Changing, class_name: str, object_id: int, field: str | None = None,
+           removed: object = None, added: object = None, name: str | None = None) -> None:
     """Log one admin change, made by ctx.caller (None: the command line).
 
     class_name: the object's class without prefix ('Product', 'Group', 'User' ...).
@@ -60,19 +87,22 @@ def record(ctx, class_name, object_id, field=None, removed=None, added=None, nam
          dates.to_db(ctx.now), name))
 
 
-def record_changes(ctx, class_name, object_id, changes):
+def record_changes(ctx: Changing, class_name: str, object_id: int,
+                   changes: dict[str, dict[str, str]]) -> None:
     """Log every entry of an update's `changes` answer ({field: {added, removed}})."""
     for field_name, change in changes.items():
         record(ctx, class_name, object_id, field_name, change["removed"], change["added"])
 
 
-def classes(conn):
+def classes(conn: Connection) -> list[str]:
     """The class names (with prefix) the log holds, sorted."""
     return [row[0] for row in conn.execute("SELECT DISTINCT class FROM audit_log ORDER BY class")]
 
 
-def entries(conn, words=(), who=None, class_names=(), since=None, until=None,
-            limit=100, offset=0):
+def entries(conn: Connection, words: Sequence[str] = (), who: str | None = None,
+            class_names: Sequence[str] = (), since: datetime | None = None,
+            until: datetime | None = None, limit: int = 100,
+            offset: int = 0) -> tuple[list[dict[str, Any]], int]:
     """The log's entries, newest first, as dicts: id, user (login, None for
     the command line), class, object_id, object_name, field, removed, added,
     at_time (a datetime).
@@ -82,7 +112,8 @@ def entries(conn, words=(), who=None, class_names=(), since=None, until=None,
     prefix; any of them. since/until: datetimes, both ends included.
     limit: at most MAX_ENTRIES. Returns (entries, total matching).
     """
-    where, args = [], []
+    where: list[str] = []
+    args: list[Any] = []
     for word in words:
         where.append("lower(a.object_name) LIKE ? ESCAPE '\\'")
         args.append("%" + _like_escaped(word.lower()) + "%")
@@ -113,11 +144,11 @@ def entries(conn, words=(), who=None, class_names=(), since=None, until=None,
     return found, total
 
 
-def _like_escaped(text):
+def _like_escaped(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def name_old_entries(conn):
+def name_old_entries(conn: Connection) -> None:
     """Schema version 10: entries written before the log kept names get the
     current name of their object (those of deleted objects stay unnamed)."""
     if not conn.dialect.column_exists(conn, "audit_log", "object_name"):
@@ -125,6 +156,8 @@ def name_old_entries(conn):
     conn.execute("UPDATE audit_log SET object_name = field"
                  " WHERE class = ? AND object_name = ''", (CLASS_PREFIX + "Param",))
     for class_name, (table, column) in NAME_COLUMNS.items():
+        if not conn.dialect.table_exists(conn, table):
+            continue            # made by a later version (forge_repositories: 12)
         conn.execute(f"UPDATE audit_log SET object_name = COALESCE((SELECT t.{column} FROM"
                      f" {table} t WHERE t.id = audit_log.object_id), '')"
                      " WHERE class = ? AND object_name = ''", (CLASS_PREFIX + class_name,))

@@ -5,9 +5,11 @@ dialect. Database.initialize (db.py) applies it inside the engine's install
 lock."""
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 from . import audit
+from .dialect import Connection
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 # Installed wheels carry the schema inside the package; a checkout has it at the top.
@@ -25,7 +27,7 @@ class SchemaError(Exception):
     """The database cannot be used by this version of bugsvc."""
 
 
-def schema_sql():
+def schema_sql() -> str:
     """Return the text of schema.sql."""
     for path in SCHEMA_PATHS:
         if path.exists():
@@ -33,7 +35,7 @@ def schema_sql():
     raise FileNotFoundError("schema.sql not found next to the bugsvc package")
 
 
-def schema_section(name):
+def schema_section(name: str) -> str:
     """The statements of schema.sql between '-- BEGIN name' and '-- END name'
     (a migration that adds a part of the schema runs the very same text)."""
     text = schema_sql()
@@ -41,7 +43,7 @@ def schema_section(name):
     return text[start:text.index(f"-- END {name}\n", start)]
 
 
-def _login_throttle(conn):
+def _login_throttle(conn: Connection) -> None:
     """Version 3: failed sign-ins are counted per subject (bugsvc/auth.py)
     instead of logged per address. The failures logged so far are carried
     over, those of an account to its login name and the others to their
@@ -61,21 +63,21 @@ def _login_throttle(conn):
     conn.execute("DROP TABLE login_failures")
 
 
-def _import_state(conn):
+def _import_state(conn: Connection) -> None:
     """Version 4: where an import from a Bugzilla stands
     (bugsvc/importer/state.py). A step run twice leaves the tables as they are."""
     if not conn.dialect.table_exists(conn, "import_state"):
         run_script(conn, schema_section("import state"))
 
 
-def _notifications(conn):
+def _notifications(conn: Connection) -> None:
     """Version 5: mail preferences, user watching, the outbox of
     notifications, webhooks and the one-time tokens mailed to accounts."""
     if not conn.dialect.table_exists(conn, "outbox_events"):   # a step run twice leaves it
         run_script(conn, schema_section("notifications"))
 
 
-def _ordered_lists(conn):
+def _ordered_lists(conn: Connection) -> None:
     """Version 6: aliases and custom field values keep their order in an id
     column of their own (they were read in SQLite's hidden row order, which
     no other engine has). The rows are copied in that order, so every list
@@ -96,7 +98,7 @@ def _ordered_lists(conn):
         conn.execute(f"DROP TABLE {table}_before_ids")
 
 
-def _bug_text_index(conn):
+def _bug_text_index(conn: Connection) -> None:
     """Version 6: the trigram index of summaries and whiteboards that
     substring searches find their candidates with, built over the bugs
     already stored. A step run twice leaves the index as it is."""
@@ -107,7 +109,7 @@ def _bug_text_index(conn):
     dialect.fill_text_index(conn)
 
 
-def _request_counts(conn):
+def _request_counts(conn: Connection) -> None:
     """Version 8: calls counted per subject for rate limits and the
     throttling of account requests (bugsvc/api/limits.py). A step run twice
     leaves the table as it is."""
@@ -115,14 +117,14 @@ def _request_counts(conn):
         run_script(conn, schema_section("request counts"))
 
 
-def _series(conn):
+def _series(conn: Connection) -> None:
     """Version 9: the chart series (bugsvc/bugs/series.py). A step run
     twice leaves the tables as they are."""
     if not conn.dialect.table_exists(conn, "series"):
         run_script(conn, schema_section("series"))
 
 
-def _comment_text_index(conn):
+def _comment_text_index(conn: Connection) -> None:
     """Version 11: the trigram index of comments' text that full-text
     searches (quicksearch's words, `content matches`) find their candidate
     bugs with, built over the comments already stored. A step run twice
@@ -134,21 +136,21 @@ def _comment_text_index(conn):
     dialect.fill_comment_text_index(conn)
 
 
-def _forges(conn):
+def _forges(conn: Connection) -> None:
     """Version 12: code forge repositories and what their events did to bugs
     (bugsvc/forge/). A step run twice leaves the tables as they are."""
     if not conn.dialect.table_exists(conn, "forge_repositories"):
         run_script(conn, schema_section("forges"))
 
 
-def _mail_in(conn):
+def _mail_in(conn: Connection) -> None:
     """Version 13: the messages `bugsvc mail-in` took (bugsvc/cli/mail_in.py).
     A step run twice leaves the table as it is."""
     if not conn.dialect.table_exists(conn, "mail_in_messages"):
         run_script(conn, schema_section("mail in"))
 
 
-MIGRATIONS = {
+MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
     3: _login_throttle,
@@ -166,7 +168,7 @@ MIGRATIONS = {
 }
 
 
-def bring_up_to_date(conn, label):
+def bring_up_to_date(conn: Connection, label: str) -> bool:
     """Install or migrate the schema on `conn`, inside the caller's
     transaction (which holds the engine's lock against other processes doing
     the same). Returns True when the database was empty. `label` names the
@@ -198,10 +200,11 @@ def bring_up_to_date(conn, label):
     return False
 
 
-def split_script(script):
+def split_script(script: str) -> list[str]:
     """The SQL statements of `script` (written as schema.sql is), each
     complete (sqlite3.complete_statement)."""
-    statements, buffer = [], ""
+    statements: list[str] = []
+    buffer = ""
     for line in script.splitlines(keepends=True):
         buffer += line
         if sqlite3.complete_statement(buffer):
@@ -212,7 +215,7 @@ def split_script(script):
     return statements
 
 
-def run_script(conn, script):
+def run_script(conn: Connection, script: str) -> None:
     """Execute every statement of `script` (written as schema.sql is) inside
     the caller's transaction, in the connection's dialect (sqlite3's
     executescript would commit first)."""

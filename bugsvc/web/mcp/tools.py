@@ -150,7 +150,7 @@ def get_bug(call, arguments):
         calls.append(("Bug.history", {"ids": [bug_id]}))
     if arguments.get("include_attachments", True):
         calls.append(("Bug.attachments", {"ids": [bug_id], "exclude_fields": ["data"]}))
-    answers = dict(zip((name for name, _ in calls), call.run_many(calls)))
+    answers = dict(zip((name for name, _ in calls), call.run_many(calls), strict=True))
     bug = answers["Bug.get"]["bugs"][0]
     key = str(bug["id"])
     if "Bug.comments" in answers:

@@ -97,14 +97,15 @@ class Chart(Page):
             # Each line drawn on top of those before it, as the reference's.
             for index in range(1, len(values)):
                 values[index] = [None if a is None or b is None else a + b
-                                 for a, b in zip(values[index - 1], values[index])]
+                                 for a, b in zip(values[index - 1], values[index], strict=True)]
         if ctype == "csv":
             return _csv(call, days, names, values)
+        ends = zip(names, (v[0] if v else None for v in values),
+                   (v[-1] if v else None for v in values), strict=True)
+        summary = "; ".join(f"{name}: from {first} to {last}" for name, first, last in ends)
         drawn = picture.line_chart(
-            "Bugs over time", "; ".join(f"{name}: from {first} to {last}" for name, first, last
-                                        in zip(names, (v[0] if v else None for v in values),
-                                               (v[-1] if v else None for v in values))),
-            days, list(zip(names, values)), width, height, vertical=True) if days else None
+            "Bugs over time", summary, days, list(zip(names, values, strict=True)), width,
+            height, vertical=True) if days else None
         if ctype == "png":
             if drawn is None:
                 raise PageRefused(404, "These series have no counts in those dates yet.")

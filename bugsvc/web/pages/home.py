@@ -60,7 +60,7 @@ class Home(Page):
             return
         requests = results.pop()["requests"]
         sections = [self._section(entry, result["bugs"])
-                    for entry, result in zip(MY_LISTS, results)]
+                    for entry, result in zip(MY_LISTS, results, strict=True)]
         call.render("home.html", title="Home", sections=sections,
                     requests=self._requests(call, requests), setup=self._setup(call))
 

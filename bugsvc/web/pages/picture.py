@@ -181,7 +181,7 @@ def line_chart(title, description, x_labels, series, width=800, height=450, vert
     (left, top, right, bottom, ceiling), parts = _axes(x_labels, largest, width, height,
                                                        vertical, legend, y_title)
     slot = (right - left) / max(len(x_labels), 1)
-    for s_index, (name, counts) in enumerate(series):
+    for s_index, (_name, counts) in enumerate(series):
         colour = COLOURS[s_index % len(COLOURS)]
         points = [None if count is None else
                   (left + slot * (index + 0.5), bottom - (bottom - top) * count / ceiling)
@@ -234,6 +234,6 @@ def pie_chart(title, description, labels, counts, width=800, height=450):
                      f' stroke="#ffffff" stroke-width="1"><title>{_text(what)}</title></path>')
         angle = end
     shares = [f"{label or '---'}: {count} ({count / total:.0%})" if total else label
-              for label, count in zip(labels, counts)]
+              for label, count in zip(labels, counts, strict=True)]
     parts += _legend(shares, cx + radius + 40, 54)
     return _frame(width, height, title, description, parts)

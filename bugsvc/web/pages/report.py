@@ -65,7 +65,7 @@ def cell_query(criteria, fields, values):
     """The bug list's query of one count: the report's search with each
     axis field equal to its value (or empty, for "")."""
     query = dict(criteria)
-    for field, value in zip(fields, values):
+    for field, value in zip(fields, values, strict=True):
         if not field:
             continue
         for name in _names_of(field):
@@ -169,7 +169,7 @@ class _Shown:
     def link(self, x, y, z):
         """The bug list of one cell (None: a total over an axis)."""
         fields, values = [], []
-        for field, value in zip(self.fields, (x, y, z)):
+        for field, value in zip(self.fields, (x, y, z), strict=True):
             if field and value is not None:
                 fields.append(field)
                 values.append(value)
@@ -187,14 +187,15 @@ class _Shown:
         if shape == "pie":
             counts = table["column_totals"]
             description = "; ".join(f"{self.value(label)}: {count}"
-                                    for label, count in zip(x_labels, counts))
+                                    for label, count in zip(x_labels, counts, strict=True))
             return picture.pie_chart(title, f"{self.label(x_field)}: {description}.",
                                      x_labels, counts, width, height)
         series = [(label if label is not None else "Bugs", row)
-                  for label, row in zip(self.y_labels, table["rows"])]
+                  for label, row in zip(self.y_labels, table["rows"], strict=True)]
         description = " ".join(
             (f"{self.value(name)}: " if y_field else "")
-            + ", ".join(f"{self.value(label)} {count}" for label, count in zip(x_labels, row))
+            + ", ".join(f"{self.value(label)} {count}"
+                        for label, count in zip(x_labels, row, strict=True))
             + "." for name, row in series)
         draw = picture.bar_chart if shape == "bar" else picture.line_chart
         return draw(title, f"Bugs by {self.label(x_field)}. {description}", x_labels, series,
@@ -212,7 +213,7 @@ def _csv(call, report):
         writer.writerow([csv_safe(f"{report.label(y_field)} / {report.label(x_field)}")]
                         + [csv_safe(report.value(label) if label is not None else "Bugs")
                            for label in report.x_labels] + (["Total"] if x_field else []))
-        for index, (label, row) in enumerate(zip(report.y_labels, table["rows"])):
+        for index, (label, row) in enumerate(zip(report.y_labels, table["rows"], strict=True)):
             writer.writerow([csv_safe(report.value(label) if label is not None else "Bugs")]
                             + row + ([table["row_totals"][index]] if x_field else []))
         if y_field:

@@ -48,4 +48,5 @@ class Dispatcher:
             raise
         except Exception:
             log.exception("unexpected error in RPC method %s", operation.name)
-            raise ServiceError(INTERNAL_ERROR, "An internal error occurred; it has been logged.")
+            raise ServiceError(INTERNAL_ERROR,
+                               "An internal error occurred; it has been logged.") from None
