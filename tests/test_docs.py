@@ -107,8 +107,9 @@ def module_exists(name):
                 if not rest:
                     return True
                 text = (ROOT / source).read_text(encoding="utf-8")
+                name = re.escape(rest[0])     # defined: def, class, or assigned at the top
                 return len(rest) == 1 and re.search(
-                    rf"^(?:def |class )?{re.escape(rest[0])}\b", text, re.M) is not None
+                    rf"^(?:(?:async )?def |class ){name}\b|^{name}\s*[:=]", text, re.M) is not None
     return False
 
 
