@@ -8,9 +8,9 @@ they run as the `postgres` account (which then owns the folder).
 Every test that asks gets the installed schema and default data: one work
 database, copied once from a template database (CREATE DATABASE ...
 TEMPLATE), is put back to the template's rows before each test by one
-function call inside it (every table emptied and refilled from a snapshot,
-the id sequences reset), which is several times faster than a new database
-per test and keeps the server's caches warm. A test that needs a database of
+function call inside it (every table a test changed emptied and refilled
+from a snapshot, the id sequences reset), which is several times faster
+than a new database per test and keeps the server's caches warm. A test that needs a database of
 its own (an empty one, or one it may break) gets a new one, dropped
 afterwards.
 """
@@ -152,16 +152,30 @@ class Cluster:
 def _snapshot(conn):
     """Keep a copy of every table of `conn`'s database in the schema
     bugsvc_snapshot, with the function bugsvc_snapshot.restore() that puts
-    them back (true when the database then has no other table)."""
+    them back (true when the database then has no other table).
+
+    restore() puts back only the tables changed since it last ran: those
+    whose number of rows differs from the copy's, or holding a row written
+    by a later transaction than its own (an insert or update, committed;
+    a delete changes the count, or leaves a newer row when others replaced
+    what it removed). The sequences are always set back."""
     tables = [row[0] for row in conn.execute(
         "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")]
     conn.execute("CREATE SCHEMA bugsvc_snapshot")
+    # The transaction id (its low 32 bits, what a row's xmin holds) of the
+    # last restore; a throwaway cluster never wraps around.
+    conn.execute("CREATE TABLE bugsvc_snapshot.restored (xid bigint NOT NULL)")
     body = ["PERFORM set_config('session_replication_role', 'replica', true);",
-            "DROP SCHEMA IF EXISTS recorder CASCADE;"]
+            "DROP SCHEMA IF EXISTS recorder CASCADE;",
+            "SELECT xid INTO last FROM bugsvc_snapshot.restored;"]
     for table in tables:
         conn.execute(f"CREATE TABLE bugsvc_snapshot.{table} AS TABLE public.{table}")
-        body.append(f"DELETE FROM public.{table};"
-                    f" INSERT INTO public.{table} SELECT * FROM bugsvc_snapshot.{table};")
+        rows = conn.execute(f"SELECT COUNT(*) FROM bugsvc_snapshot.{table}").fetchone()[0]
+        body.append(f"IF (SELECT COUNT(*) FROM public.{table}) <> {rows} OR EXISTS (SELECT 1"
+                    f" FROM public.{table} WHERE CAST(CAST(xmin AS TEXT) AS BIGINT) > last)"
+                    f" THEN DELETE FROM public.{table};"
+                    f" INSERT INTO public.{table} SELECT * FROM bugsvc_snapshot.{table};"
+                    f" END IF;")
     sequences = conn.execute(
         "SELECT pg_get_serial_sequence('public.' || c.table_name, c.column_name)"
         " FROM information_schema.columns c WHERE c.table_schema = 'public'"
@@ -169,7 +183,10 @@ def _snapshot(conn):
     for (sequence,) in sequences:
         value, called = conn.execute(f"SELECT last_value, is_called FROM {sequence}").fetchone()
         body.append(f"PERFORM setval('{sequence}', {value}, {'true' if called else 'false'});")
+    current = "CAST(CAST(pg_current_xact_id() AS TEXT) AS BIGINT) % 4294967296"
+    body.append(f"UPDATE bugsvc_snapshot.restored SET xid = {current};")
     body.append(f"RETURN (SELECT COUNT(*) FROM pg_tables WHERE schemaname = 'public') = "
                 f"{len(tables)};")
+    conn.execute(f"INSERT INTO bugsvc_snapshot.restored (xid) VALUES ({current})")
     conn.execute("CREATE FUNCTION bugsvc_snapshot.restore() RETURNS boolean LANGUAGE plpgsql"
-                 " AS $$ BEGIN " + " ".join(body) + " END $$")
+                 " AS $$ DECLARE last bigint; BEGIN " + " ".join(body) + " END $$")
