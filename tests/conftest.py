@@ -13,6 +13,7 @@ end counts the outcomes of each engine's runs.
 """
 
 import collections
+import copy
 import dataclasses
 import os
 import shutil
@@ -178,14 +179,86 @@ class _Null:
 @pytest.fixture
 def db_path(backend, tmp_path, request):
     """The test's own installed database: an SQLite file's path, or a
-    PostgreSQL database's URL."""
+    PostgreSQL database's URL. It holds the default installation, or, for a
+    test that asks for a world (see `world_fixture`), that world."""
+    world = _world_of(request)
+    if world is not None:
+        template, value = _built_world(request, backend, world)
+        request.node.stash[_WORLD_VALUE] = value
     if backend == "sqlite":
         path = tmp_path / "bugsvc.sqlite"
-        shutil.copyfile(request.getfixturevalue("template_db"), path)
+        shutil.copyfile(template if world else request.getfixturevalue("template_db"), path)
         yield path
         return
     cluster = request.getfixturevalue("postgresql")
-    yield cluster.work_database(request.getfixturevalue("postgresql_template"))
+    yield cluster.work_database(template if world else
+                                request.getfixturevalue("postgresql_template"))
+
+
+# Worlds: data many tests start from, built once per engine ---------------------------
+
+def world_fixture(builder):
+    """Make `builder(services) -> value` a fixture of its name, whose value
+    is what the builder returned (a fresh copy for each test), the test's
+    database holding what it made.
+
+    The builder runs once per engine and session (per pytest-xdist worker),
+    through the Services of a database of its own, which then becomes the
+    template that the databases of the tests asking for it (directly or
+    through other fixtures) are made from, as the default installation's
+    template is: the same rows as building it anew for each test, without
+    the hundreds of calls. A builder takes nothing but `services` and makes
+    the same data whenever it runs (times come from the clock when it runs,
+    so a test must not expect them to be its own "now"); its value holds
+    plain data (ids, names), never the Services.
+    """
+    def fixture(db_path, request):
+        return copy.deepcopy(request.node.stash[_WORLD_VALUE])
+    fixture.bugsvc_world = builder
+    fixture.__doc__ = builder.__doc__
+    return pytest.fixture(name=builder.__name__)(fixture)
+
+
+_WORLD_VALUE = pytest.StashKey[object]()
+_WORLDS = {}             # (engine, builder) -> (template, value)
+
+
+def _world_of(request):
+    """The builder of the world the test asks for, or None."""
+    info = request.node._fixtureinfo
+    builders = {definitions[-1].func.bugsvc_world for definitions in
+                info.name2fixturedefs.values()
+                if hasattr(definitions[-1].func, "bugsvc_world")}
+    if len(builders) > 1:
+        raise pytest.UsageError(f"{request.node.nodeid} asks for more than one world")
+    return builders.pop() if builders else None
+
+
+def _built_world(request, backend, builder):
+    """(template, value) of `builder`'s world on `backend`: an SQLite file,
+    or the name of a PostgreSQL database, built on first use."""
+    key = (backend, builder)
+    if key not in _WORLDS:
+        if backend == "sqlite":
+            folder = request.getfixturevalue("tmp_path_factory").mktemp("world")
+            template = folder / "world.sqlite"
+            shutil.copyfile(request.getfixturevalue("template_db"), template)
+            location = str(template)
+        else:
+            cluster = request.getfixturevalue("postgresql")
+            template = cluster.create_database(request.getfixturevalue("postgresql_template"))
+            location = cluster.url(template)
+        config = Config(database=location, admin_email=ADMIN_EMAIL,
+                        admin_password=ADMIN_PASSWORD, password_cost=FAST_COST)
+        database = open_database(config.database)
+        try:
+            value = builder(Services(database, config))
+            if backend == "sqlite":
+                database.connection().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            database.close()
+        _WORLDS[key] = (template, value)
+    return _WORLDS[key]
 
 
 @pytest.fixture

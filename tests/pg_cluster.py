@@ -5,12 +5,13 @@ folder), stopped and removed at the end of the session. Debian's
 /usr/lib/postgresql/<version>/bin; they refuse to run as root, so as root
 they run as the `postgres` account (which then owns the folder).
 
-Every test that asks gets the installed schema and default data: one work
-database, copied once from a template database (CREATE DATABASE ...
-TEMPLATE), is put back to the template's rows before each test by one
-function call inside it (every table a test changed emptied and refilled
-from a snapshot, the id sequences reset), which is several times faster
-than a new database per test and keeps the server's caches warm. A test that needs a database of
+Every test that asks gets the installed schema and default data (or a
+world built from them, tests/conftest.py): one work database per template,
+copied once from the template database (CREATE DATABASE ... TEMPLATE), is
+put back to the template's rows before each test by one function call
+inside it (every table a test changed emptied and refilled from a snapshot,
+the id sequences reset), which is several times faster than a new database
+per test and keeps the server's caches warm. A test that needs a database of
 its own (an empty one, or one it may break) gets a new one, dropped
 afterwards.
 """
@@ -83,7 +84,7 @@ class Cluster:
         except BaseException:
             shutil.rmtree(self.folder, ignore_errors=True)
             raise
-        self.template = None
+        self._work = {}               # template database -> its work database
 
     def _run(self, program, *args):
         command = [str(self.bin / program), *args]
@@ -120,10 +121,11 @@ class Cluster:
         self.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
     def work_database(self, template):
-        """The URL of the work database, holding exactly what `template`
-        holds (see the module's docstring)."""
+        """The URL of `template`'s work database, holding exactly what
+        `template` holds (see the module's docstring; each template has a
+        work database of its own)."""
         import psycopg
-        name = getattr(self, "_work", None)
+        name = self._work.get(template)
         if name is not None:
             try:
                 with psycopg.connect(self.url(name), autocommit=True) as conn:
@@ -137,7 +139,7 @@ class Cluster:
             except psycopg.Error:
                 pass
             self.drop_database(name)
-        name = self._work = self.create_database(template)
+        name = self._work[template] = self.create_database(template)
         with psycopg.connect(self.url(name), autocommit=True) as conn:
             _snapshot(conn)
         return self.url(name)

@@ -30,6 +30,7 @@ from bugsvc.web.rest.routes import ROUTES
 from bugsvc.api.operations import OPERATIONS
 
 import bug_rows
+from conftest import world_fixture
 from live_server import start  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.slow
@@ -217,8 +218,8 @@ class Prober:
         self._database.close()
 
 
-@pytest.fixture
-def world(services, db_path):
+@world_fixture
+def world(services):
     """Bugs with comments, attachments and history, a plain user, a private bug."""
     services.add_user(PLAIN, password="plain password 1")
     ids = bug_rows.search_world(services)
