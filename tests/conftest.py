@@ -71,7 +71,8 @@ def pytest_configure(config):
     config.bugsvc_outcomes = collections.defaultdict(collections.Counter)
     config.addinivalue_line("markers", "engine(*names): the test is about these database "
                                        "engines only (sqlite, postgresql): it runs on them alone")
-    config.bugsvc_backend_of = {}
+    config.addinivalue_line("markers", "xdist_group(name): pytest-xdist runs the tests of one "
+                                       "group on one worker (set by pytest_collection_modifyitems)")
 
 
 def pytest_generate_tests(metafunc):
@@ -85,10 +86,16 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("backend", backends)
 
 
+_ENGINE = pytest.StashKey[str]()
+
+
 def pytest_collection_modifyitems(config, items):
     """Mark every test that starts a real server `slow` (pytest -m 'not slow'
-    leaves them out of the everyday loop; CI runs everything), and note
-    which engine each test runs on."""
+    leaves them out of the everyday loop; CI runs everything), note which
+    engine each test runs on, and keep the tests of a module that share a
+    module-scoped fixture of that module (a server, a browser, a seeded
+    database) on one pytest-xdist worker (`--dist loadgroup`), which then
+    sets the fixture up once."""
     for item in items:
         if _SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
@@ -98,14 +105,47 @@ def pytest_collection_modifyitems(config, items):
         if callspec is not None and isinstance(callspec.params.get("backend"), str):
             marker = item.get_closest_marker("engine")
             suffix = " only" if marker is not None and len(marker.args) == 1 else ""
-            config.bugsvc_backend_of[item.nodeid] = callspec.params["backend"] + suffix
+            item.stash[_ENGINE] = callspec.params["backend"] + suffix
+        if _shares_a_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
+def _shares_a_module_fixture(item):
+    """Whether `item` asks (itself or through the fixtures it asks for) for a
+    module-scoped fixture defined in its own module (an autouse one it does
+    not ask for, such as a module's tally, does not count)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None or getattr(item, "module", None) is None:
+        return False
+    module_path = item.nodeid.split("::")[0]
+    asked, seen = list(info.argnames), set()
+    while asked:
+        name = asked.pop()
+        if name in seen or name not in info.name2fixturedefs:
+            continue
+        seen.add(name)
+        definition = info.name2fixturedefs[name][-1]
+        if definition.scope == "module" and definition.baseid == module_path:
+            return True
+        asked.extend(definition.argnames)
+    return False
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Each report names the engine its test ran on (an attribute, which
+    pytest-xdist carries from the worker that ran the test to the process
+    that counts the outcomes)."""
+    report = yield
+    report.bugsvc_engine = item.stash.get(_ENGINE, None)
+    return report
 
 
 def pytest_runtest_logreport(report):
     config = _CONFIG.get("config")
     if config is None:
         return
-    backend = config.bugsvc_backend_of.get(report.nodeid)
+    backend = getattr(report, "bugsvc_engine", None)
     if backend is None:
         return
     if report.when == "call" or (report.when == "setup" and not report.passed):

@@ -68,7 +68,7 @@ class Cluster:
         self.bin = server_programs()
         self.folder = Path(tempfile.mkdtemp(prefix="bugsvc-pg-"))
         self.data = self.folder / "data"
-        self.port = _free_port()
+        self.port = None
         self._as_postgres = os.geteuid() == 0
         self._names = itertools.count(1)
         self._lock = threading.Lock()
@@ -78,9 +78,19 @@ class Cluster:
             self._run("initdb", "-D", str(self.data), "-U", "postgres", "-A", "trust",
                       "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")
             options = " ".join(f"-c {setting}" for setting in _SETTINGS)
-            self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "server.log"),
-                      "-w", "-t", "60", "-o", f"-p {self.port} -k {self.folder} {options}",
-                      "start")
+            # A free port can be taken by another process (a parallel test
+            # worker's cluster or server) before the server binds it: then
+            # another one is tried.
+            for attempt in range(5):
+                self.port = _free_port()
+                try:
+                    self._run("pg_ctl", "-D", str(self.data), "-l",
+                              str(self.folder / "server.log"), "-w", "-t", "60", "-o",
+                              f"-p {self.port} -k {self.folder} {options}", "start")
+                    break
+                except RuntimeError:
+                    if attempt == 4 or "already in use" not in self.log():
+                        raise
         except BaseException:
             shutil.rmtree(self.folder, ignore_errors=True)
             raise

@@ -207,8 +207,10 @@ def test_no_server_error_and_answers_match_the_description(live, label):
     call()
 
 
-def test_fuzzing_reached_the_success_path_of_many_operations():
+def test_fuzzing_reached_the_success_path_of_many_operations(live):
     # Guards against a fuzzer that only ever meets errors (say, keys that stopped working).
+    # It asks for the module's server so that it runs after the fuzzing, in
+    # the same process (one pytest-xdist worker runs the module's tests).
     if len(_run["ran"]) < 10:
         pytest.skip("too few operations were fuzzed to judge")
     reached = len(_run["success"]) / len(_run["ran"])
