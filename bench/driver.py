@@ -38,11 +38,14 @@ def load_requests(path):
 
 
 class Client(threading.Thread):
-    """One connection sending random prepared requests until the deadline."""
+    """One connection sending random prepared requests, one at a time: the
+    first whenever it starts, then more until the deadline; the request in
+    flight at the deadline is awaited and counted (see bench.run.drive)."""
 
-    def __init__(self, host, port, prepared, deadline, seed):
+    def __init__(self, host, port, prepared, deadline, seed, timeout):
         super().__init__(daemon=True)
         self.host, self.port, self.prepared, self.deadline = host, port, prepared, deadline
+        self.timeout = timeout
         self.rng = random.Random(seed)
         self.latencies = []
         self.status_errors = 0
@@ -51,10 +54,12 @@ class Client(threading.Thread):
 
     def run(self):
         conn = None
-        while time.perf_counter() < self.deadline:
+        first = True
+        while first or time.perf_counter() < self.deadline:
+            first = False
             method, target, headers, body = self.rng.choice(self.prepared)
             if conn is None:
-                conn = http.client.HTTPConnection(self.host, self.port, timeout=10)
+                conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
             started = time.perf_counter()
             try:
                 conn.request(method, target, body=body, headers=headers)
@@ -86,12 +91,14 @@ def percentile(ordered, share):
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def drive(url, prepared, concurrency, duration):
-    """Run the load; returns the figures dict (the JSON line's fields)."""
+def drive(url, prepared, concurrency, duration, timeout=10.0):
+    """Run the load for `duration` seconds and until every client's last
+    request has answered (or failed after `timeout` seconds); returns the
+    figures dict (the JSON line's fields)."""
     parts = urlsplit(url)
     started = time.perf_counter()
     deadline = started + duration
-    clients = [Client(parts.hostname, parts.port, prepared, deadline, seed)
+    clients = [Client(parts.hostname, parts.port, prepared, deadline, seed, timeout)
                for seed in range(concurrency)]
     for client in clients:
         client.start()
@@ -123,8 +130,11 @@ def main(argv=None):
     parser.add_argument("--requests", required=True, help="request file (see bench/requests.lua)")
     parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--duration", type=float, default=10.0, help="seconds")
+    parser.add_argument("--timeout", type=float, default=10.0,
+                        help="seconds a request may take before it counts as an error")
     args = parser.parse_args(argv)
-    figures = drive(args.url, load_requests(args.requests), args.concurrency, args.duration)
+    figures = drive(args.url, load_requests(args.requests), args.concurrency, args.duration,
+                    args.timeout)
     print(json.dumps(figures), flush=True)
     return 0
 

@@ -21,6 +21,7 @@ DATE-bugsN-wW-pg.
 
 import argparse
 import json
+import math
 import os
 import platform
 import random
@@ -45,6 +46,8 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 LUA_SCRIPT = Path(__file__).resolve().parent / "requests.lua"
 START_TIMEOUT = 60.0
+# Seconds a request may take before the drivers count it as an error.
+REQUEST_TIMEOUT = 10
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -147,16 +150,26 @@ def wrk_available():
 
 
 def drive(driver, url, request_file, concurrency, duration):
-    """Run one measurement; returns the figures dict of requests.lua / bench.driver."""
+    """Run one measurement; returns the figures dict of requests.lua / bench.driver.
+
+    With either driver a round ends when `duration` seconds have passed and
+    every connection's last request has been answered: each connection sends
+    at least one request, and the round counts every request it started (a
+    request slower than the round still counts, over the longer time). A
+    request unanswered after REQUEST_TIMEOUT seconds is an error.
+    """
     if driver == "wrk":
-        command = ["wrk", "-t", "1", "-c", str(concurrency), "-d", f"{max(1, round(duration))}s",
-                   "--timeout", "10s", "-s", str(LUA_SCRIPT), url, "--", str(request_file)]
+        # wrk's -d only bounds a request that never answers; requests.lua ends the round.
+        limit = math.ceil(duration) + REQUEST_TIMEOUT + 5
+        command = ["wrk", "-t", "1", "-c", str(concurrency), "-d", f"{limit}s",
+                   "--timeout", f"{REQUEST_TIMEOUT}s", "-s", str(LUA_SCRIPT), url, "--",
+                   str(request_file), str(duration), str(concurrency)]
     else:
         command = [sys.executable, "-m", "bench.driver", "--url", url, "--requests",
                    str(request_file), "--concurrency", str(concurrency),
-                   "--duration", str(duration)]
+                   "--duration", str(duration), "--timeout", str(REQUEST_TIMEOUT)]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
-                          timeout=duration + 120)
+                          timeout=duration + REQUEST_TIMEOUT + 120)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or not lines:
         raise RuntimeError(f"{driver} failed ({done.returncode}): {done.stderr.strip()[-500:]}")

@@ -6,7 +6,6 @@ driver or axe-core the tests are skipped with the reason, and in CI
 
 import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -64,16 +63,52 @@ def new_driver(download_dir=None):
     return driver
 
 
-def wait_for(condition, what, seconds=WAIT_SECONDS):
-    """Poll `condition()` until it is true (returned), with a deadline."""
-    deadline = time.monotonic() + seconds
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting for {what}")
-        time.sleep(0.05)
+def wait_for(driver, condition, what, seconds=WAIT_SECONDS):
+    """Wait until `condition(driver)` is true (returned) or fail after
+    `seconds` naming `what`; errors of a page that is being replaced (a
+    script run while its document unloads, an element gone stale) count as
+    not yet."""
+    from selenium.common.exceptions import (JavascriptException, NoSuchElementException,
+                                            StaleElementReferenceException)
+    from selenium.webdriver.support.ui import WebDriverWait
+    waiting = WebDriverWait(driver, seconds, poll_frequency=0.05, ignored_exceptions=(
+        JavascriptException, NoSuchElementException, StaleElementReferenceException))
+    return waiting.until(condition, f"gave up waiting for {what}")
+
+
+def page_is_whole(driver):
+    """True once the browser shows a whole page of the site: its document
+    loaded (readyState complete) and holding the layout's main element."""
+    return driver.execute_script("return document.readyState === 'complete'"
+                                 " && document.getElementById('main') !== null")
+
+
+def wait_for_page(driver, what, shows=None):
+    """Wait until the browser shows a whole page of the site holding the
+    text `shows` (if given)."""
+    wait_for(driver, lambda d: page_is_whole(d) and (shows is None or shows in d.page_source),
+             what)
+
+
+def open_page(driver, url, shows=None):
+    """Go to `url` and wait until its page is whole (and holds `shows`)."""
+    driver.get(url)
+    wait_for_page(driver, url, shows)
+
+
+def navigate(driver, action, what, shows=None):
+    """Do `action()` (a click on a link or a form's button, a key that
+    submits) and wait for the page it leads to: the page shown before gone
+    (its document stale), then the new one whole and holding `shows`. Every
+    navigation a test starts goes through here, so the next step never
+    meets a page still loading (an empty page source, a half-parsed one, or
+    the one before)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    before = driver.find_element(By.TAG_NAME, "html")
+    action()
+    wait_for(driver, expected_conditions.staleness_of(before), f"the page to leave for {what}")
+    wait_for_page(driver, what, shows)
 
 
 def axe_violations(driver):

@@ -13,6 +13,7 @@ end counts the outcomes of each engine's runs.
 """
 
 import collections
+import copy
 import dataclasses
 import os
 import shutil
@@ -77,7 +78,8 @@ def pytest_configure(config):
     config.bugsvc_outcomes = collections.defaultdict(collections.Counter)
     config.addinivalue_line("markers", "engine(*names): the test is about these database "
                                        "engines only (sqlite, postgresql): it runs on them alone")
-    config.bugsvc_backend_of = {}
+    config.addinivalue_line("markers", "xdist_group(name): pytest-xdist runs the tests of one "
+                                       "group on one worker (set by pytest_collection_modifyitems)")
 
 
 def pytest_generate_tests(metafunc):
@@ -91,10 +93,16 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("backend", backends)
 
 
+_ENGINE = pytest.StashKey[str]()
+
+
 def pytest_collection_modifyitems(config, items):
     """Mark every test that starts a real server `slow` (pytest -m 'not slow'
-    leaves them out of the everyday loop; CI runs everything), and note
-    which engine each test runs on."""
+    leaves them out of the everyday loop; CI runs everything), note which
+    engine each test runs on, and keep the tests of a module that share a
+    module-scoped fixture of that module (a server, a browser, a seeded
+    database) on one pytest-xdist worker (`--dist loadgroup`), which then
+    sets the fixture up once."""
     for item in items:
         if _SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
@@ -104,14 +112,47 @@ def pytest_collection_modifyitems(config, items):
         if callspec is not None and isinstance(callspec.params.get("backend"), str):
             marker = item.get_closest_marker("engine")
             suffix = " only" if marker is not None and len(marker.args) == 1 else ""
-            config.bugsvc_backend_of[item.nodeid] = callspec.params["backend"] + suffix
+            item.stash[_ENGINE] = callspec.params["backend"] + suffix
+        if _shares_a_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
+def _shares_a_module_fixture(item):
+    """Whether `item` asks (itself or through the fixtures it asks for) for a
+    module-scoped fixture defined in its own module (an autouse one it does
+    not ask for, such as a module's tally, does not count)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None or getattr(item, "module", None) is None:
+        return False
+    module_path = item.nodeid.split("::")[0]
+    asked, seen = list(info.argnames), set()
+    while asked:
+        name = asked.pop()
+        if name in seen or name not in info.name2fixturedefs:
+            continue
+        seen.add(name)
+        definition = info.name2fixturedefs[name][-1]
+        if definition.scope == "module" and definition.baseid == module_path:
+            return True
+        asked.extend(definition.argnames)
+    return False
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Each report names the engine its test ran on (an attribute, which
+    pytest-xdist carries from the worker that ran the test to the process
+    that counts the outcomes)."""
+    report = yield
+    report.bugsvc_engine = item.stash.get(_ENGINE, None)
+    return report
 
 
 def pytest_runtest_logreport(report):
     config = _CONFIG.get("config")
     if config is None:
         return
-    backend = config.bugsvc_backend_of.get(report.nodeid)
+    backend = getattr(report, "bugsvc_engine", None)
     if backend is None:
         return
     if report.when == "call" or (report.when == "setup" and not report.passed):
@@ -185,14 +226,86 @@ class _Null:
 @pytest.fixture
 def db_path(backend, tmp_path, request):
     """The test's own installed database: an SQLite file's path, or a
-    PostgreSQL database's URL."""
+    PostgreSQL database's URL. It holds the default installation, or, for a
+    test that asks for a world (see `world_fixture`), that world."""
+    world = _world_of(request)
+    if world is not None:
+        template, value = _built_world(request, backend, world)
+        request.node.stash[_WORLD_VALUE] = value
     if backend == "sqlite":
         path = tmp_path / "bugsvc.sqlite"
-        shutil.copyfile(request.getfixturevalue("template_db"), path)
+        shutil.copyfile(template if world else request.getfixturevalue("template_db"), path)
         yield path
         return
     cluster = request.getfixturevalue("postgresql")
-    yield cluster.work_database(request.getfixturevalue("postgresql_template"))
+    yield cluster.work_database(template if world else
+                                request.getfixturevalue("postgresql_template"))
+
+
+# Worlds: data many tests start from, built once per engine ---------------------------
+
+def world_fixture(builder):
+    """Make `builder(services) -> value` a fixture of its name, whose value
+    is what the builder returned (a fresh copy for each test), the test's
+    database holding what it made.
+
+    The builder runs once per engine and session (per pytest-xdist worker),
+    through the Services of a database of its own, which then becomes the
+    template that the databases of the tests asking for it (directly or
+    through other fixtures) are made from, as the default installation's
+    template is: the same rows as building it anew for each test, without
+    the hundreds of calls. A builder takes nothing but `services` and makes
+    the same data whenever it runs (times come from the clock when it runs,
+    so a test must not expect them to be its own "now"); its value holds
+    plain data (ids, names), never the Services.
+    """
+    def fixture(db_path, request):
+        return copy.deepcopy(request.node.stash[_WORLD_VALUE])
+    fixture.bugsvc_world = builder
+    fixture.__doc__ = builder.__doc__
+    return pytest.fixture(name=builder.__name__)(fixture)
+
+
+_WORLD_VALUE = pytest.StashKey[object]()
+_WORLDS = {}             # (engine, builder) -> (template, value)
+
+
+def _world_of(request):
+    """The builder of the world the test asks for, or None."""
+    info = request.node._fixtureinfo
+    builders = {definitions[-1].func.bugsvc_world for definitions in
+                info.name2fixturedefs.values()
+                if hasattr(definitions[-1].func, "bugsvc_world")}
+    if len(builders) > 1:
+        raise pytest.UsageError(f"{request.node.nodeid} asks for more than one world")
+    return builders.pop() if builders else None
+
+
+def _built_world(request, backend, builder):
+    """(template, value) of `builder`'s world on `backend`: an SQLite file,
+    or the name of a PostgreSQL database, built on first use."""
+    key = (backend, builder)
+    if key not in _WORLDS:
+        if backend == "sqlite":
+            folder = request.getfixturevalue("tmp_path_factory").mktemp("world")
+            template = folder / "world.sqlite"
+            shutil.copyfile(request.getfixturevalue("template_db"), template)
+            location = str(template)
+        else:
+            cluster = request.getfixturevalue("postgresql")
+            template = cluster.create_database(request.getfixturevalue("postgresql_template"))
+            location = cluster.url(template)
+        config = Config(database=location, admin_email=ADMIN_EMAIL,
+                        admin_password=ADMIN_PASSWORD, password_cost=FAST_COST)
+        database = open_database(config.database)
+        try:
+            value = builder(Services(database, config))
+            if backend == "sqlite":
+                database.connection().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            database.close()
+        _WORLDS[key] = (template, value)
+    return _WORLDS[key]
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ client for load tests, and the `start` fixture that stops what it started."""
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -38,18 +39,19 @@ needs_second_loopback = pytest.mark.skipif(not _other_client_can_connect(),
                                            reason=f"{OTHER_ADDRESS} is not a loopback address here")
 
 
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+# The start-up line of `python bugsvc.py`, naming the port it listens on.
+_SERVING = re.compile(r" serving http://127\.0\.0\.1:(\d+)/rest ")
 
 
 class Server:
-    """One server process; its stdout and stderr go to files in `workdir`."""
+    """One server process; its stdout and stderr go to files in `workdir`.
+    It listens on a port the system picks (--port 0) and names in its
+    start-up line, so servers started at once (pytest-xdist's workers) never
+    race for a port."""
 
     def __init__(self, command, db_path, workdir, env_extra=None, name="server"):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.port = None
+        self.url = None
         self.out_path = workdir / f"{name}.out"
         self.err_path = workdir / f"{name}.err"
         env = {key: value for key, value in os.environ.items() if not key.startswith("BUGSVC_")}
@@ -57,18 +59,26 @@ class Server:
         env["PYTHONUNBUFFERED"] = "1"
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.process = subprocess.Popen(
-                command + ["--port", str(self.port), "--db", str(db_path)],
+                command + ["--port", "0", "--db", str(db_path)],
                 cwd=workdir, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
         self.requests = 0
         self._wait_until_listening()
 
     def _wait_until_listening(self):
-        # A bare TCP connection, not an HTTP request: it leaves no access line.
+        """Wait for the start-up line naming the port, then for a bare TCP
+        connection (not an HTTP request: it leaves no access line)."""
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise AssertionError(f"server exited with {self.process.returncode}:\n"
                                      + self.err_path.read_text())
+            if self.port is None:
+                serving = _SERVING.search(self.out_path.read_text(errors="replace"))
+                if serving is None:
+                    time.sleep(0.05)
+                    continue
+                self.port = int(serving.group(1))
+                self.url = f"http://127.0.0.1:{self.port}"
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
                 return

@@ -47,10 +47,18 @@ class SmtpSink:
         from aiosmtpd.controller import Controller
         self.mails = []
         self.refuse = None
-        self.port = free_port()
         self._lock = threading.Lock()
-        self.controller = Controller(self, hostname="127.0.0.1", port=self.port)
-        self.controller.start()
+        # A free port can be taken by another process (a parallel test
+        # worker) before the sink binds it: then another one is tried.
+        for attempt in range(5):
+            self.port = free_port()
+            self.controller = Controller(self, hostname="127.0.0.1", port=self.port)
+            try:
+                self.controller.start()
+                break
+            except OSError:
+                if attempt == 4:
+                    raise
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         if self.refuse:

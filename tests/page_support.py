@@ -104,7 +104,6 @@ class World:
         from bugsvc.services import attachment, comment
         from bug_support import NA, SHOWN, add_bug_group, control, file_bug, set_param
         from accounts import ADMIN
-        self.services = services
         services.add_user(PLAIN, password=PASSWORDS[PLAIN], real_name="Pat Plain")
         services.add_user(INSIDER, password=PASSWORDS[INSIDER], real_name="Ida Insider")
         add_bug_group(services, "staff", members=[INSIDER])

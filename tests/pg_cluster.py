@@ -5,10 +5,11 @@ folder), stopped and removed at the end of the session. Debian's
 /usr/lib/postgresql/<version>/bin; they refuse to run as root, so as root
 they run as the `postgres` account (which then owns the folder).
 
-Every test that asks gets the installed schema and default data: one work
-database, copied once from a template database (CREATE DATABASE ...
-TEMPLATE), is put back to the template's rows before each test by one
-function call inside it (every table emptied and refilled from a snapshot,
+Every test that asks gets the installed schema and default data (or a
+world built from them, tests/conftest.py): one work database per template,
+copied once from the template database (CREATE DATABASE ... TEMPLATE), is
+put back to the template's rows before each test by one function call
+inside it (every table a test changed emptied and refilled from a snapshot,
 the id sequences reset), which is several times faster than a new database
 per test and keeps the server's caches warm. A test that needs a database of
 its own (an empty one, or one it may break) gets a new one, dropped
@@ -67,7 +68,7 @@ class Cluster:
         self.bin = server_programs()
         self.folder = Path(tempfile.mkdtemp(prefix="bugsvc-pg-"))
         self.data = self.folder / "data"
-        self.port = _free_port()
+        self.port = None
         self._as_postgres = os.geteuid() == 0
         self._names = itertools.count(1)
         self._lock = threading.Lock()
@@ -77,13 +78,23 @@ class Cluster:
             self._run("initdb", "-D", str(self.data), "-U", "postgres", "-A", "trust",
                       "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")
             options = " ".join(f"-c {setting}" for setting in _SETTINGS)
-            self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "server.log"),
-                      "-w", "-t", "60", "-o", f"-p {self.port} -k {self.folder} {options}",
-                      "start")
+            # A free port can be taken by another process (a parallel test
+            # worker's cluster or server) before the server binds it: then
+            # another one is tried.
+            for attempt in range(5):
+                self.port = _free_port()
+                try:
+                    self._run("pg_ctl", "-D", str(self.data), "-l",
+                              str(self.folder / "server.log"), "-w", "-t", "60", "-o",
+                              f"-p {self.port} -k {self.folder} {options}", "start")
+                    break
+                except RuntimeError:
+                    if attempt == 4 or "already in use" not in self.log():
+                        raise
         except BaseException:
             shutil.rmtree(self.folder, ignore_errors=True)
             raise
-        self.template = None
+        self._work = {}               # template database -> its work database
 
     def _run(self, program, *args):
         command = [str(self.bin / program), *args]
@@ -120,10 +131,11 @@ class Cluster:
         self.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
     def work_database(self, template):
-        """The URL of the work database, holding exactly what `template`
-        holds (see the module's docstring)."""
+        """The URL of `template`'s work database, holding exactly what
+        `template` holds (see the module's docstring; each template has a
+        work database of its own)."""
         import psycopg
-        name = getattr(self, "_work", None)
+        name = self._work.get(template)
         if name is not None:
             try:
                 with psycopg.connect(self.url(name), autocommit=True) as conn:
@@ -137,7 +149,7 @@ class Cluster:
             except psycopg.Error:
                 pass
             self.drop_database(name)
-        name = self._work = self.create_database(template)
+        name = self._work[template] = self.create_database(template)
         with psycopg.connect(self.url(name), autocommit=True) as conn:
             _snapshot(conn)
         return self.url(name)
@@ -152,16 +164,30 @@ class Cluster:
 def _snapshot(conn):
     """Keep a copy of every table of `conn`'s database in the schema
     bugsvc_snapshot, with the function bugsvc_snapshot.restore() that puts
-    them back (true when the database then has no other table)."""
+    them back (true when the database then has no other table).
+
+    restore() puts back only the tables changed since it last ran: those
+    whose number of rows differs from the copy's, or holding a row written
+    by a later transaction than its own (an insert or update, committed;
+    a delete changes the count, or leaves a newer row when others replaced
+    what it removed). The sequences are always set back."""
     tables = [row[0] for row in conn.execute(
         "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")]
     conn.execute("CREATE SCHEMA bugsvc_snapshot")
+    # The transaction id (its low 32 bits, what a row's xmin holds) of the
+    # last restore; a throwaway cluster never wraps around.
+    conn.execute("CREATE TABLE bugsvc_snapshot.restored (xid bigint NOT NULL)")
     body = ["PERFORM set_config('session_replication_role', 'replica', true);",
-            "DROP SCHEMA IF EXISTS recorder CASCADE;"]
+            "DROP SCHEMA IF EXISTS recorder CASCADE;",
+            "SELECT xid INTO last FROM bugsvc_snapshot.restored;"]
     for table in tables:
         conn.execute(f"CREATE TABLE bugsvc_snapshot.{table} AS TABLE public.{table}")
-        body.append(f"DELETE FROM public.{table};"
-                    f" INSERT INTO public.{table} SELECT * FROM bugsvc_snapshot.{table};")
+        rows = conn.execute(f"SELECT COUNT(*) FROM bugsvc_snapshot.{table}").fetchone()[0]
+        body.append(f"IF (SELECT COUNT(*) FROM public.{table}) <> {rows} OR EXISTS (SELECT 1"
+                    f" FROM public.{table} WHERE CAST(CAST(xmin AS TEXT) AS BIGINT) > last)"
+                    f" THEN DELETE FROM public.{table};"
+                    f" INSERT INTO public.{table} SELECT * FROM bugsvc_snapshot.{table};"
+                    f" END IF;")
     sequences = conn.execute(
         "SELECT pg_get_serial_sequence('public.' || c.table_name, c.column_name)"
         " FROM information_schema.columns c WHERE c.table_schema = 'public'"
@@ -169,7 +195,10 @@ def _snapshot(conn):
     for (sequence,) in sequences:
         value, called = conn.execute(f"SELECT last_value, is_called FROM {sequence}").fetchone()
         body.append(f"PERFORM setval('{sequence}', {value}, {'true' if called else 'false'});")
+    current = "CAST(CAST(pg_current_xact_id() AS TEXT) AS BIGINT) % 4294967296"
+    body.append(f"UPDATE bugsvc_snapshot.restored SET xid = {current};")
     body.append(f"RETURN (SELECT COUNT(*) FROM pg_tables WHERE schemaname = 'public') = "
                 f"{len(tables)};")
+    conn.execute(f"INSERT INTO bugsvc_snapshot.restored (xid) VALUES ({current})")
     conn.execute("CREATE FUNCTION bugsvc_snapshot.restore() RETURNS boolean LANGUAGE plpgsql"
-                 " AS $$ BEGIN " + " ".join(body) + " END $$")
+                 " AS $$ DECLARE last bigint; BEGIN " + " ".join(body) + " END $$")

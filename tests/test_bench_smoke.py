@@ -3,6 +3,7 @@ seeded database, one scenario, the ceiling, the real server as a separate
 process and a real load generator (wrk when installed, else the fallback
 Python driver, which runs as its own process too)."""
 
+import http.server
 import json
 import os
 import shutil
@@ -10,11 +11,12 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
 
-from bench import seed as seeding
+from bench import run as bench_run, seed as seeding
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = [pytest.mark.slow,
@@ -82,6 +84,52 @@ def test_fallback_driver_and_write_scenario(tmp_path, tiny_db):
         conn.close()
     # Every request the driver counted (plus the probe's) stored one comment.
     assert added >= figures["requests"]
+
+
+class _SlowFirstAnswer(http.server.BaseHTTPRequestHandler):
+    """Answers every request at once but the very first, which it holds for
+    HELD seconds (a cold first page render on a slow machine)."""
+
+    HELD = 1.5
+    protocol_version = "HTTP/1.1"
+    first = threading.Lock()
+
+    def do_GET(self):
+        if self.first.acquire(blocking=False):
+            # The answer is slower than the round, which is what is tested.
+            threading.Event().wait(self.HELD)
+        body = b'{"version": "5.2"}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.mark.parametrize("driver", ["wrk", "python"])
+def test_a_round_counts_the_request_it_started_however_slow(tmp_path, driver):
+    if driver == "wrk" and not bench_run.wrk_available():
+        pytest.skip("wrk is not installed")
+    handler = type("Handler", (_SlowFirstAnswer,), {"first": threading.Lock()})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    request_file = tmp_path / "requests.txt"
+    request_file.write_text("GET\t/rest/version\t\t\n")
+    try:
+        figures = bench_run.drive(driver, f"http://127.0.0.1:{server.server_port}",
+                                  request_file, 1, 0.5)
+    finally:
+        server.shutdown()
+        server.server_close()
+    # The one connection's first answer came after the round's 0.5 s: the
+    # round waited for it and counted it, over the time it really took.
+    assert figures["requests"] == 1 and figures["errors"] == 0
+    assert figures["raw"]["duration_us"] >= _SlowFirstAnswer.HELD * 1e6 * 0.95
+    assert figures["raw"]["max_us"] >= _SlowFirstAnswer.HELD * 1e6 * 0.95
 
 
 def test_paired_run_reports_every_ratio_with_its_rounds(tmp_path, tiny_db):

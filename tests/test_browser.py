@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from browser_support import axe_violations, new_driver, require_browser, wait_for
+from browser_support import (axe_violations, navigate, new_driver, open_page, require_browser,
+                             wait_for)
 from live_server import Server, api_key_for, ROOT
 
 pytestmark = pytest.mark.slow
@@ -93,16 +94,22 @@ def all_of(driver, css):
 
 def sign_in(driver, site, who):
     driver.delete_all_cookies()
-    driver.get(site.url + "/login")
+    open_page(driver, site.url + "/login")
     by(driver, "#Bugzilla_login").send_keys(who)
     by(driver, "#Bugzilla_password").send_keys(PASSWORDS[who])
-    by(driver, "form.stacked button[type=submit]").click()
-    wait_for(lambda: "My work" in driver.page_source, f"{who}'s home page")
+    click_and_wait(driver, "form.stacked button[type=submit]", f"{who}'s home page", "My work")
 
 
 def sign_out(driver, site):
     driver.delete_all_cookies()
-    driver.get(site.url + "/")
+    open_page(driver, site.url + "/")
+
+
+def click_and_wait(driver, css, what, shows=None):
+    """Click the button (or link) `css` and wait for the page it leads to
+    (showing `shows`, if given)."""
+    button = by(driver, css)
+    navigate(driver, button.click, what, shows)
 
 
 def choose(driver, css, text):
@@ -116,8 +123,8 @@ def bug_of(site, bug_id):
 
 def test_sign_in_file_a_bug_with_an_attachment_comment_and_resolve_it(site, driver, tmp_path):
     sign_in(driver, site, PLAIN)
-    by(driver, 'nav a[href="/enter_bug.cgi"]').click()
-    wait_for(lambda: "File a bug in TestProduct" in driver.page_source, "the new bug form")
+    click_and_wait(driver, 'nav a[href="/enter_bug.cgi"]', "the new bug form",
+                   "File a bug in TestProduct")
     by(driver, "#summary").send_keys("Export loses the last row")
     by(driver, "#description").send_keys("Export 10 rows; the file has 9.")
     choose(driver, "#severity", "major")
@@ -125,8 +132,8 @@ def test_sign_in_file_a_bug_with_an_attachment_comment_and_resolve_it(site, driv
     log.write_text("row 10 dropped\n")
     by(driver, "#data").send_keys(str(log))
     by(driver, "#attachment_description").send_keys("The export log")
-    by(driver, "form.form-grid button[type=submit]").click()
-    wait_for(lambda: "The bug has been filed." in driver.page_source, "the new bug's page")
+    click_and_wait(driver, "form.form-grid button[type=submit]", "the new bug's page",
+                   "The bug has been filed.")
     bug_id = int(by(driver, "h1 .bug-id").text.split()[1])
     bug = bug_of(site, bug_id)
     assert (bug["summary"], bug["severity"], bug["creator"]) == (
@@ -136,15 +143,14 @@ def test_sign_in_file_a_bug_with_an_attachment_comment_and_resolve_it(site, driv
     assert [a["file_name"] for a in attachment["bugs"][str(bug_id)]] == ["export.log"]
     # A comment, then the status as the administrator (a plain reporter may only close it).
     by(driver, "#comment").send_keys("Still happens on 2.1.")
-    by(driver, "#bottom button[type=submit]").click()
-    wait_for(lambda: "Still happens on 2.1." in driver.page_source, "the comment")
+    click_and_wait(driver, "#bottom button[type=submit]", "the comment", "Still happens on 2.1.")
     sign_in(driver, site, ADMIN)
-    driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+    open_page(driver, f"{site.url}/show_bug.cgi?id={bug_id}")
     choose(driver, "#bug_status", "RESOLVED")
     choose(driver, "#resolution", "FIXED")
     by(driver, "#comment").send_keys("Fixed in 2.2.")
-    by(driver, "#bottom button[type=submit]").click()
-    wait_for(lambda: "Your changes have been saved." in driver.page_source, "the saved change")
+    click_and_wait(driver, "#bottom button[type=submit]", "the saved change",
+                   "Your changes have been saved.")
     bug = bug_of(site, bug_id)
     assert (bug["status"], bug["resolution"]) == ("RESOLVED", "FIXED")
 
@@ -152,16 +158,16 @@ def test_sign_in_file_a_bug_with_an_attachment_comment_and_resolve_it(site, driv
 def test_the_resolution_shows_only_for_a_closed_status_with_the_script(site, driver):
     bug_id = file_bug(site, "Script check")
     sign_in(driver, site, ADMIN)
-    driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+    open_page(driver, f"{site.url}/show_bug.cgi?id={bug_id}")
     assert not by(driver, "#resolution").is_displayed()
     choose(driver, "#bug_status", "RESOLVED")
-    assert by(driver, "#resolution").is_displayed()
+    wait_for(driver, lambda d: by(d, "#resolution").is_displayed(), "the resolution to show")
 
 
 def test_a_mid_air_collision_is_shown_then_submitted_anyway(site, driver):
     bug_id = file_bug(site, "Collision course")
     sign_in(driver, site, ADMIN)
-    driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+    open_page(driver, f"{site.url}/show_bug.cgi?id={bug_id}")
     # Someone else changes the bug while the page is open.
     site.rest("PUT", f"/bug/{bug_id}",
               {"priority": "Highest", "comment": {"body": "Meanwhile: raising it"}})
@@ -169,13 +175,12 @@ def test_a_mid_air_collision_is_shown_then_submitted_anyway(site, driver):
     summary.clear()
     summary.send_keys("Collision course, corrected")
     by(driver, "#comment").send_keys("My take")
-    by(driver, "#bottom button[type=submit]").click()
-    wait_for(lambda: "Mid-air collision" in driver.page_source, "the collision page")
+    click_and_wait(driver, "#bottom button[type=submit]", "the collision page", "Mid-air collision")
     page = driver.page_source
     assert "Meanwhile: raising it" in page and "Highest" in page
     assert bug_of(site, bug_id)["summary"] == "Collision course"
-    by(driver, "#midair button[type=submit]").click()
-    wait_for(lambda: "Your changes have been saved." in driver.page_source, "the saved change")
+    click_and_wait(driver, "#midair button[type=submit]", "the saved change",
+                   "Your changes have been saved.")
     bug = bug_of(site, bug_id)
     assert (bug["summary"], bug["priority"]) == ("Collision course, corrected", "Highest")
 
@@ -184,48 +189,46 @@ def test_a_search_is_saved_and_run_again(site, driver):
     for n in range(3):
         file_bug(site, f"Gadget {n} squeaks")
     sign_in(driver, site, PLAIN)
-    by(driver, 'nav a[href="/query.cgi"]').click()
+    click_and_wait(driver, 'nav a[href="/query.cgi"]', "the search form")
     by(driver, "#short_desc").send_keys("Gadget squeaks")
-    by(driver, "form.search-form button[type=submit]").click()
-    wait_for(lambda: "3 bugs found." in driver.page_source, "the bug list")
+    click_and_wait(driver, "form.search-form button[type=submit]", "the bug list", "3 bugs found.")
     by(driver, "#newqueryname").send_keys("Squeaky gadgets")
-    by(driver, "form.save-search button[type=submit]").click()
-    wait_for(lambda: "The search has been saved." in driver.page_source, "the saved search")
-    driver.get(site.url + "/")
-    by(driver, "nav.saved a").click()
-    wait_for(lambda: "3 bugs found." in driver.page_source, "the saved search's list")
+    click_and_wait(driver, "form.save-search button[type=submit]", "the saved search",
+                   "The search has been saved.")
+    open_page(driver, site.url + "/")
+    click_and_wait(driver, "nav.saved a", "the saved search's list", "3 bugs found.")
     assert "Gadget 2 squeaks" in driver.page_source
 
 
 def test_a_private_comment_is_seen_by_insiders_only(site, driver):
     bug_id = file_bug(site, "Customer escalation")
     sign_in(driver, site, INSIDER)
-    driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+    open_page(driver, f"{site.url}/show_bug.cgi?id={bug_id}")
     by(driver, "#comment").send_keys("The customer is ACME Corp.")
     by(driver, "#comment_is_private").click()
-    by(driver, "#bottom button[type=submit]").click()
-    wait_for(lambda: "Your changes have been saved." in driver.page_source, "the comment")
+    click_and_wait(driver, "#bottom button[type=submit]", "the comment",
+                   "Your changes have been saved.")
     assert "The customer is ACME Corp." in driver.page_source
     sign_in(driver, site, PLAIN)
-    driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+    open_page(driver, f"{site.url}/show_bug.cgi?id={bug_id}")
     assert "Customer escalation" in driver.page_source
     assert "ACME" not in driver.page_source
     sign_out(driver, site)
-    driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+    open_page(driver, f"{site.url}/show_bug.cgi?id={bug_id}")
     assert "ACME" not in driver.page_source
 
 
 def test_a_restricted_bug_cannot_be_reached_by_link(site, driver):
     bug_id = file_bug(site, "Password leak in the logs", groups=["secret"])
     sign_in(driver, site, PLAIN)
-    driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+    open_page(driver, f"{site.url}/show_bug.cgi?id={bug_id}")
     assert "Password leak" not in driver.page_source
     assert "You are not authorized to access bug" in driver.page_source
-    driver.get(f"{site.url}/buglist.cgi?quicksearch=Password+leak")
+    open_page(driver, f"{site.url}/buglist.cgi?quicksearch=Password+leak")
     assert "0 bugs found." in driver.page_source
     assert "Password leak in the logs" not in driver.page_source
     sign_in(driver, site, ADMIN)
-    driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+    open_page(driver, f"{site.url}/show_bug.cgi?id={bug_id}")
     assert "Password leak in the logs" in driver.page_source
 
 
@@ -236,7 +239,7 @@ def test_a_bug_is_filed_with_the_keyboard_alone(site, driver):
     def keys(*typed):
         ActionChains(driver).send_keys(*typed).perform()
     driver.delete_all_cookies()
-    driver.get(site.url + "/login")
+    open_page(driver, site.url + "/login")
     body = by(driver, "body")
     body.click()        # the page has the focus; from here on, only keys
 
@@ -255,11 +258,10 @@ def test_a_bug_is_filed_with_the_keyboard_alone(site, driver):
     tab_to("#Bugzilla_login")
     keys(PLAIN)
     tab_to("#Bugzilla_password")
-    keys(PLAIN_PASSWORD, Keys.ENTER)
-    wait_for(lambda: "My work" in driver.page_source, "the home page")
+    keys(PLAIN_PASSWORD)
+    navigate(driver, lambda: keys(Keys.ENTER), "the home page", "My work")
     tab_to('nav a[href="/enter_bug.cgi"]')
-    keys(Keys.ENTER)
-    wait_for(lambda: "File a bug in TestProduct" in driver.page_source, "the form")
+    navigate(driver, lambda: keys(Keys.ENTER), "the form", "File a bug in TestProduct")
     tab_to("#summary")
     keys("Typed without a mouse")
     tab_to("#description")
@@ -267,8 +269,7 @@ def test_a_bug_is_filed_with_the_keyboard_alone(site, driver):
     tab_to("#severity")
     keys("critical")        # typing picks the option, as in a select list
     tab_to("form.form-grid button[type=submit]")
-    keys(Keys.ENTER)
-    wait_for(lambda: "The bug has been filed." in driver.page_source, "the new bug")
+    navigate(driver, lambda: keys(Keys.ENTER), "the new bug", "The bug has been filed.")
     bug_id = int(by(driver, "h1 .bug-id").text.split()[1])
     bug = bug_of(site, bug_id)
     assert (bug["summary"], bug["severity"]) == ("Typed without a mouse", "critical")
@@ -347,36 +348,33 @@ def test_axe_finds_no_violation_on_any_page(site, driver):
     found = {}
     sign_out(driver, site)
     for path in anonymous:
-        driver.get(site.url + path)
+        open_page(driver, site.url + path)
         found["anonymous " + path] = axe_violations(driver)
         if "a=cfmpw" in path and "t=x" not in path:
             assert 'name="matchpassword"' in driver.page_source     # a working link's form
     # The answers to the forgotten-password and new-account forms.
-    driver.get(site.url + "/login")
+    open_page(driver, site.url + "/login")
     by(driver, "#loginname").send_keys(PLAIN)
-    by(driver, "#loginname").submit()
-    wait_for(lambda: "Check your mail" in driver.page_source, "the reset notice")
+    navigate(driver, by(driver, "#loginname").submit, "the reset notice", "Check your mail")
     found["anonymous reset mailed"] = axe_violations(driver)
-    driver.get(site.url + "/createaccount.cgi")
+    open_page(driver, site.url + "/createaccount.cgi")
     by(driver, "#login").send_keys("someone@example.com")
-    by(driver, "#login").submit()
-    wait_for(lambda: "Check your mail" in driver.page_source, "the sign-up notice")
+    navigate(driver, by(driver, "#login").submit, "the sign-up notice", "Check your mail")
     found["anonymous account offered"] = axe_violations(driver)
     sign_in(driver, site, ADMIN)
     for path in signed_in:
-        driver.get(site.url + path)
+        open_page(driver, site.url + path)
         found["admin " + path] = axe_violations(driver)
     # Pages reached by doing something: a mid-air collision, a refused form.
-    driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+    open_page(driver, f"{site.url}/show_bug.cgi?id={bug_id}")
     site.rest("PUT", f"/bug/{bug_id}", {"priority": "Low"})
     by(driver, "#comment").send_keys("late")
-    by(driver, "#bottom button[type=submit]").click()
-    wait_for(lambda: "Mid-air collision" in driver.page_source, "the collision page")
+    click_and_wait(driver, "#bottom button[type=submit]", "the collision page", "Mid-air collision")
     found["admin mid-air collision"] = axe_violations(driver)
     sign_in(driver, site, PLAIN)
-    driver.get(site.url + "/")
+    open_page(driver, site.url + "/")
     found["plain home with a request"] = axe_violations(driver)
-    driver.get(site.url + "/editparams.cgi")
+    open_page(driver, site.url + "/editparams.cgi")
     found["plain refused administration"] = axe_violations(driver)
     failures = {page: violations for page, violations in found.items() if violations}
     assert not failures, json.dumps(failures, indent=1)
@@ -388,16 +386,16 @@ def test_people_menus_work_with_the_keyboard_and_pass_axe(site, driver):
     try:
         bug_id = file_bug(site, "Menus of people")
         sign_in(driver, site, ADMIN)
-        driver.get(f"{site.url}/show_bug.cgi?id={bug_id}")
+        open_page(driver, f"{site.url}/show_bug.cgi?id={bug_id}")
         choose(driver, "#assigned_to", f"Pat Plain <{PLAIN}>")
-        by(driver, "#bottom button[type=submit]").click()
-        wait_for(lambda: "Your changes have been saved." in driver.page_source, "the saved bug")
+        click_and_wait(driver, "#bottom button[type=submit]", "the saved bug",
+                       "Your changes have been saved.")
         assert bug_of(site, bug_id)["assigned_to"] == PLAIN
         violations = {}
         for path in (f"/show_bug.cgi?id={bug_id}", "/enter_bug.cgi?product=TestProduct",
                      "/userprefs.cgi?tab=email",
                      "/editcomponents.cgi?product=TestProduct&component=TestComponent"):
-            driver.get(site.url + path)
+            open_page(driver, site.url + path)
             found = axe_violations(driver)
             if found:
                 violations[path] = found

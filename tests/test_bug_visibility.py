@@ -8,12 +8,13 @@ from bugsvc.errors import ServiceError
 from bugsvc.services import bug as bug_service
 from bug_support import (ADMIN, NA, SHOWN, add_bug_group, add_to_group, control, file_bug,
                          get_bug, history_of, set_param, update_bug)
+from conftest import world_fixture
 
 PLAIN, INSIDER, MEMBER = "plain@example.com", "insider@example.com", "member@example.com"
 SECRET_SUMMARY = "Secret vulnerability in login"
 
 
-@pytest.fixture
+@world_fixture
 def world(services):
     """{"secret": restricted bug, "public": bug depending on it and blocking it}."""
     for login in (PLAIN, INSIDER, MEMBER):

@@ -31,6 +31,7 @@ from bugsvc.web.rest.routes import ROUTES
 from bugsvc.api.operations import OPERATIONS
 
 import bug_rows
+from conftest import world_fixture
 
 pytestmark = pytest.mark.slow
 
@@ -129,12 +130,24 @@ class Prober:
 
     def _data_version(self):
         """Moves when another connection commits a write (SQLite's data
-        version; PostgreSQL's next transaction id, which only a transaction
-        that writes takes)."""
+        version; on PostgreSQL, the next transaction id, which a transaction
+        takes when it first writes, committed or not)."""
         if self._watch.dialect.name == "sqlite":
             return self._watch.execute("PRAGMA data_version").fetchone()[0]
-        return self._watch.execute("SELECT CAST(pg_snapshot_xmax(pg_current_snapshot())"
-                                   " AS TEXT)").fetchone()[0]
+        return int(self._watch.execute("SELECT CAST(pg_snapshot_xmax(pg_current_snapshot())"
+                                       " AS TEXT)").fetchone()[0])
+
+    def _committed_between(self, before, now):
+        """Whether a write may have been committed between two
+        _data_version()s. On PostgreSQL a refused call's transaction takes an
+        id too (its bookkeeping write is rolled back with it): only an id
+        taken since `before` that committed, or is still running, counts."""
+        if self._watch.dialect.name == "sqlite":
+            return True
+        return self._watch.execute(
+            "SELECT EXISTS (SELECT 1 FROM generate_series(CAST(? AS BIGINT), CAST(? AS BIGINT))"
+            " AS ids(id) WHERE pg_xact_status(CAST(CAST(id AS TEXT) AS xid8))"
+            " <> 'aborted')", (before, now - 1)).fetchone()[0]
 
     def snapshot(self):
         """Every stored row but the authentication bookkeeping."""
@@ -190,7 +203,10 @@ class Prober:
         version = self._data_version()
         if version == self._version:
             return
+        committed = self._committed_between(self._version, version)
         self._version = version
+        if not committed:
+            return
         current = self.snapshot()
         if refused:
             changed = [t for t in current if current[t] != self._snapshot.get(t)]
@@ -202,8 +218,8 @@ class Prober:
         self._database.close()
 
 
-@pytest.fixture
-def world(services, db_path):
+@world_fixture
+def world(services):
     """Bugs with comments, attachments and history, a plain user, a private bug."""
     services.add_user(PLAIN, password="plain password 1")
     ids = bug_rows.search_world(services)

@@ -224,7 +224,9 @@ def test_a_source_dripping_a_byte_at_a_time_is_stopped_at_the_requests_deadline(
         client.get("/bug/1")
     took = time.monotonic() - started
     assert "the source took more than 1 s to answer one request" in str(caught.value)
-    assert 0.9 <= took < 3.0
+    # Stopped at its deadline, not by the end of the drip (30 s); the upper
+    # bound leaves a loaded machine room.
+    assert 0.9 <= took < hostile_answers.DRIP_FOR / 3
 
 
 def test_waits_the_source_asks_for_are_bounded_one_by_one_and_in_all(scripted):

@@ -9,13 +9,14 @@ from bugsvc.errors import ServiceError
 from bugsvc.services import last_visit
 
 from bug_rows import ADMIN, add_bug, add_group
+from conftest import world_fixture
 
 USER = "user@example.com"
 OTHER = "other@example.com"
 MEMBER = "member@example.com"
 
 
-@pytest.fixture
+@world_fixture
 def bugs(services):
     services.add_user(USER)
     services.add_user(OTHER)

@@ -16,6 +16,7 @@ from bug_support import (ADMIN, MANDATORY, NA, SHOWN, add_bug_group, add_custom_
                          file_bug, set_param, update_bug)
 from bugsvc.services import attachment as attachment_service
 from catalog_support import add_product
+from conftest import world_fixture
 
 PLAIN = "plain@example.com"
 PARTIAL = "partial@example.com"      # member of "team", not of "vault"
@@ -30,7 +31,7 @@ HIDDEN_GROUP, MISSING_GROUP = "vault", "nosuchgroup"
 MISSING_LOGIN = "nobody@example.com"
 
 
-@pytest.fixture
+@world_fixture
 def world(services):
     """Bugs, comments, attachments, a product and a group hidden from PLAIN
     and PARTIAL; the administrator is in every group and an insider."""

@@ -10,11 +10,12 @@ import pytest
 
 from accounts import ADMIN, ADMIN_PASSWORD
 from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World, csp, text_of
+from conftest import world_fixture
 
 VISITORS = ("anonymous", PLAIN, INSIDER, ADMIN)
 
 
-@pytest.fixture
+@world_fixture
 def world(services):
     return World(services)
 

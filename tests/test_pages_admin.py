@@ -6,9 +6,10 @@ import pytest
 
 from accounts import ADMIN, ADMIN_PASSWORD
 from page_support import PASSWORDS, PLAIN, Browser, World
+from conftest import world_fixture
 
 
-@pytest.fixture
+@world_fixture
 def world(services):
     return World(services)
 

@@ -4,14 +4,13 @@ collisions, attachments; each change is the operation's, with its rules."""
 
 import re
 
-import pytest
-
 from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import add_flag_type, editbugs_only_for_members, file_bug, get_bug, update_bug
 from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World, text_of
+from conftest import world_fixture
 
 
-@pytest.fixture
+@world_fixture
 def world(services):
     return World(services)
 

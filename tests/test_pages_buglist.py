@@ -11,9 +11,10 @@ import pytest
 from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import file_bug, update_bug
 from page_support import PASSWORDS, PLAIN, Browser, World, text_of
+from conftest import world_fixture
 
 
-@pytest.fixture
+@world_fixture
 def world(services):
     return World(services)
 

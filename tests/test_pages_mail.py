@@ -12,9 +12,10 @@ import pytest
 from bugsvc.accounts import tokens
 from bug_support import set_param
 from page_support import PASSWORDS, PLAIN, Browser, World, text_of
+from conftest import world_fixture
 
 
-@pytest.fixture
+@world_fixture
 def world(services):
     return World(services)
 

@@ -13,9 +13,10 @@ from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import set_param
 from bugsvc.services import attachment as attachment_service
 from page_support import INSIDER, PASSWORDS, Browser, World, csp
+from conftest import world_fixture
 
 
-@pytest.fixture
+@world_fixture
 def world(services):
     return World(services)
 

@@ -4,13 +4,15 @@ form token on every form that changes something, and sessions that end
 elsewhere (logout, password change, expiry)."""
 
 import pytest
+from freezegun import freeze_time
 
 from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import set_param
 from page_support import PASSWORDS, PLAIN, Browser, World, text_of
+from conftest import world_fixture
 
 
-@pytest.fixture
+@world_fixture
 def world(services):
     return World(services)
 
@@ -110,18 +112,21 @@ def test_a_wrong_password_is_refused_and_counted(browser, world, services):
 
 
 def test_sign_ins_are_throttled_like_the_api(browser, world, client):
-    browser.get("/login")
-    for _ in range(5):
-        browser.post("/login", {"Bugzilla_login": PLAIN, "Bugzilla_password": "wrong"})
-    result = browser.post("/login", {"Bugzilla_login": PLAIN,
-                                     "Bugzilla_password": PASSWORDS[PLAIN]})
-    assert result.status_code == 401
-    assert "Too many failed sign-in attempts" in result.text
-    assert "bugsvc_session" not in browser.cookies
-    # The API answers alike: one count for both ways in.
-    api = client.simulate_get("/rest/login", params={"login": PLAIN,
-                                                     "password": PASSWORDS[PLAIN]})
-    assert api.json["code"] == 32000
+    # After five failures the login waits a second: the clock stands still
+    # so that a slow machine does not let that second pass.
+    with freeze_time("2026-05-01 09:00:00"):
+        browser.get("/login")
+        for _ in range(5):
+            browser.post("/login", {"Bugzilla_login": PLAIN, "Bugzilla_password": "wrong"})
+        result = browser.post("/login", {"Bugzilla_login": PLAIN,
+                                         "Bugzilla_password": PASSWORDS[PLAIN]})
+        assert result.status_code == 401
+        assert "Too many failed sign-in attempts" in result.text
+        assert "bugsvc_session" not in browser.cookies
+        # The API answers alike: one count for both ways in.
+        api = client.simulate_get("/rest/login", params={"login": PLAIN,
+                                                         "password": PASSWORDS[PLAIN]})
+        assert api.json["code"] == 32000
 
 
 def test_signing_out_ends_the_token(browser, world, services):

@@ -134,3 +134,56 @@ def test_backup_says_pg_dump_does_it(db_path, backend):
     assert done.returncode == 2
     assert "PostgreSQL database" in done.stderr and "pg_dump --format=custom" in done.stderr
     assert "://postgres:" not in done.stderr or ":***@" in done.stderr
+
+
+# The suite's own throwaway cluster (tests/pg_cluster.py) ---------------------------------
+
+def _contents(cluster, database):
+    """Every row of every table of `database`, and its id sequences' states."""
+    import psycopg
+    with psycopg.connect(cluster.url(database), autocommit=True) as conn:
+        tables = [row[0] for row in conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")]
+        rows = {table: sorted(repr(row) for row in conn.execute(f'SELECT * FROM "{table}"'))
+                for table in tables}
+        sequences = {name: conn.execute(f"SELECT last_value, is_called FROM {name}").fetchone()
+                     for (name,) in conn.execute(
+                         "SELECT sequencename FROM pg_sequences WHERE schemaname = 'public'")}
+    return rows, sequences
+
+
+@pytest.mark.engine("postgresql")
+def test_the_work_database_is_put_back_whatever_the_last_test_changed(
+        backend, postgresql, postgresql_template):
+    """What every PostgreSQL test relies on: the next test starts from the
+    template's rows, whichever way the last one changed them (restore()
+    puts back only the tables it finds changed)."""
+    import psycopg
+    url = postgresql.work_database(postgresql_template)
+    template = _contents(postgresql, postgresql_template)
+    work = url.rsplit("/", 1)[1]
+    assert _contents(postgresql, work) == template
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("INSERT INTO keywords (name, description) VALUES ('added', 'new row')")
+        conn.execute("UPDATE classifications SET description = 'changed' WHERE id = 1")
+        conn.execute("DELETE FROM status_workflow WHERE new_status_id = (SELECT"
+                     " MIN(new_status_id) FROM status_workflow)")
+        # The same number of rows as before, one of them new.
+        conn.execute("DELETE FROM params WHERE name = 'maintainer'")
+        conn.execute("INSERT INTO params (name, value) VALUES ('maintainer', 'replaced')")
+        with conn.transaction():
+            conn.execute("UPDATE field_values SET value = 'kept' WHERE id = (SELECT MIN(id)"
+                         " FROM field_values)")
+        try:
+            with conn.transaction():
+                conn.execute("UPDATE users SET real_name = 'rolled back'")
+                raise RuntimeError("rolled back")
+        except RuntimeError:
+            pass
+        conn.execute("SELECT setval(pg_get_serial_sequence('bugs', 'id'), 4242)")
+    assert _contents(postgresql, work) != template
+    assert postgresql.work_database(postgresql_template) == url
+    assert _contents(postgresql, work) == template
+    # And again, after a restore that found nothing changed.
+    assert postgresql.work_database(postgresql_template) == url
+    assert _contents(postgresql, work) == template

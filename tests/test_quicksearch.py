@@ -6,11 +6,12 @@ from bugsvc.errors import ServiceError
 from bugsvc.services import bug_search
 
 from bug_rows import add_flag, search_world
+from conftest import world_fixture
 
 BOB, CAROL, INSIDER = "bob@example.com", "carol@example.com", "insider@example.com"
 
 
-@pytest.fixture
+@world_fixture
 def bugs(services):
     return search_world(services)
 

@@ -12,13 +12,14 @@ from bugsvc.services import bug_search, last_visit
 
 from bug_rows import (ADMIN, add_custom_field, add_flag, add_history, add_personal_tag,
                       search_world, set_custom_value, set_param)
+from conftest import world_fixture
 
 ALICE, BOB, CAROL, DAVE, EVE, INSIDER = ("alice@example.com", "bob@example.com",
                                          "carol@example.com", "dave@example.com",
                                          "eve@example.com", "insider@example.com")
 
 
-@pytest.fixture
+@world_fixture
 def bugs(services):
     return search_world(services)
 

@@ -18,6 +18,7 @@ from bugsvc.services import field as field_service
 from bug_rows import (ADMIN, add_attachment, add_bug, add_comment, add_custom_field,
                       add_dependency, add_group, add_personal_tag, add_product,
                       add_tag, set_custom_value, set_param, user_id)
+from conftest import world_fixture
 
 MARK = "qzxmark"          # in every hidden text, in no visible one, in no pattern
 PAT = "pat@example.com"   # a plain account
@@ -25,7 +26,7 @@ STAFF = "staff@example.com"   # in every bug group and the insider group
 OTHER = "other@example.com"
 
 
-@pytest.fixture
+@world_fixture
 def world(services):
     """A visible bug (with a private comment, a private attachment and
     another account's tag holding MARK), a bug hidden by a per-bug group and
@@ -122,7 +123,10 @@ class PostgresRecorder(Recorder):
         "DROP OPERATOR IF EXISTS recorder.~* (text, text)",
         "CREATE OPERATOR recorder.~* (LEFTARG = text, RIGHTARG = text,"
         " FUNCTION = recorder.regexp)",
-        "SET search_path = recorder, pg_catalog, public",
+        # After public, so that the connection's current schema stays the
+        # installation's (where bugsvc looks its tables up), and before
+        # pg_catalog, so that these are found before the built-in ones.
+        "SET search_path = public, recorder, pg_catalog",
     )
 
     def __init__(self, conn):

@@ -12,12 +12,13 @@ from bugsvc.errors import ServiceError
 from bugsvc.services import bug as bug_service
 from bug_support import (ADMIN, MANDATORY, NA, SHOWN, add_bug_group, add_to_group, control,
                          editbugs_only_for_members, file_bug, get_bug, set_param, update_bug)
+from conftest import world_fixture
 
 OUTSIDER = "outsider@example.com"
 DEV = "dev@example.com"
 
 
-@pytest.fixture
+@world_fixture
 def world(services):
     """TestProduct editable only by members of 'devs' (the administrator and
     DEV); OUTSIDER can see it but may not edit its bugs."""

@@ -14,6 +14,7 @@ from bugsvc.store.location import open_database
 from accounts import ADMIN
 from bug_rows import add_bug, add_group, add_product
 from bug_support import file_bug, update_bug
+from conftest import world_fixture
 
 PAT, STAFF = "pat@example.com", "staff@example.com"
 
@@ -61,7 +62,7 @@ def expected_alias(needle):
                   if any(fold(needle) in fold(alias) for alias in aliases))
 
 
-@pytest.fixture
+@world_fixture
 def bugs(services):
     services.add_user(PAT)
     services.add_user(STAFF)

@@ -1,4 +1,4 @@
-"""A bounded write load through a real server (many client threads creating
+"""A write load through a real server (many client threads creating
 bugs, commenting on them and changing their summaries), a ledger of what
 the server acknowledged, and the checks of what a database holds after it.
 Used by the concurrency, crash-safety and backup tests.
@@ -10,6 +10,7 @@ or not, but never in part.
 """
 
 import http.client
+import itertools
 import random
 import sqlite3
 import threading
@@ -103,17 +104,32 @@ class Ledger:
                 "in flight at a failure": len(self.in_flight)}
 
 
+def kinds_of_writes(seed):
+    """The kinds ("bug", "comment", "update") of a writer's writes, endless:
+    a bug first (so that there is one to comment on and change), then 40%
+    bugs, 30% comments and 30% summary changes, drawn from `seed` alone, so
+    the same seed gives the same mix on any machine."""
+    rng = random.Random(seed)
+    yield "bug"
+    while True:
+        roll = rng.random()
+        yield "bug" if roll < 0.4 else "comment" if roll < 0.7 else "update"
+
+
 class WriteLoad:
     """Client threads writing through `server` (or a list of servers sharing
-    one database: thread i writes through server i modulo their number)
-    until stop() or `duration` seconds; `keys` are the API keys they use
-    (round robin)."""
+    one database: thread i writes through server i modulo their number);
+    `keys` are the API keys they use (round robin). The threads start their
+    writes together, then write until stop(), or run(writes) has each of
+    them do exactly that many."""
 
     def __init__(self, server, keys, threads=8, seed=7, ledger=None):
         self.servers = server if isinstance(server, list) else [server]
         self.keys = keys
         self.ledger = ledger or Ledger()
         self.stop_event = threading.Event()
+        self.writes = None
+        self.ready = threading.Barrier(threads)
         self.threads = [threading.Thread(target=self._write, args=(
             self.servers[i % len(self.servers)], keys[i % len(keys)], seed + i, f"t{seed}.{i}"),
             daemon=True) for i in range(threads)]
@@ -130,31 +146,52 @@ class WriteLoad:
         assert not any(thread.is_alive() for thread in self.threads), "a writer did not stop"
         return self.ledger
 
-    def run_for(self, seconds):
+    def run(self, writes, timeout=300):
+        """Each thread does `writes` writes (all of them at once, as many as
+        there are threads, at any moment); returns the ledger. Fails, with
+        the figures so far, when they are not all answered within `timeout`
+        seconds (a generous bound: the machine's speed decides nothing else)."""
+        self.writes = writes
         self.start()
-        time.sleep(seconds)       # real time: the load runs against a real server
-        return self.stop()
+        deadline = time.monotonic() + timeout
+        for thread in self.threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        if any(thread.is_alive() for thread in self.threads):
+            self.stop_event.set()
+            raise AssertionError(f"the writers did not finish {writes} writes each within "
+                                 f"{timeout} s: {self.ledger.figures()}")
+        return self.ledger
 
     def _write(self, server, key, seed, name):
         client = server.client(key, timeout=60)
         rng = random.Random(seed)
+        kinds = kinds_of_writes(seed)
+        if self.writes is not None:
+            kinds = itertools.islice(kinds, self.writes)
         ledger = self.ledger
         count = 0
-        while not self.stop_event.is_set():
+        try:
+            self.ready.wait(60)
+        except threading.BrokenBarrierError:
+            pass
+        for kind in kinds:
+            if self.stop_event.is_set():
+                break
             count += 1
             tag = f"{name}.{count}"
             bug_ids = ledger.bug_ids()
-            roll = rng.random()
-            if not bug_ids or roll < 0.4:
-                kind, bug_id = "bug", None
+            if not bug_ids:         # this writer's first bug was in flight when a server died
+                kind = "bug"
+            if kind == "bug":
+                bug_id = None
                 method, path = "POST", "/rest/bug"
                 body = {**NEW_BUG, "summary": f"load {tag}", "description": f"description {tag}"}
-            elif roll < 0.7:
-                kind, bug_id = "comment", rng.choice(bug_ids)
+            elif kind == "comment":
+                bug_id = rng.choice(bug_ids)
                 method, path = "POST", f"/rest/bug/{bug_id}/comment"
                 body = {"comment": f"comment {tag}"}
             else:
-                kind, bug_id = "update", rng.choice(bug_ids)
+                bug_id = rng.choice(bug_ids)
                 method, path = "PUT", f"/rest/bug/{bug_id}"
                 body = {"summary": f"load {tag} renamed"}
             try:
