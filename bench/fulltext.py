@@ -24,6 +24,7 @@ from bugsvc.compose import unit_of_work
 from bugsvc.config import Config
 from bugsvc.store.location import Location, open_database
 
+
 RESULTS = Path(__file__).resolve().parent / "results"
 # Words of the comment corpus (common and rarer), a word in no comment
 # (the worst case of a scan: every comment read), and two words together.

@@ -42,6 +42,7 @@ from pathlib import Path
 from bench import seed as bench_seed
 from bench.run import Server, load_average, machine
 
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 GOOD_ADDRESS = "127.0.0.2"
@@ -80,8 +81,8 @@ def _good_client(port, bugs, seconds, seed, out, key):
 
 def _good_clients(port, bugs, seconds, clients, key):
     """(median seconds, requests, errors) of `clients` well-behaved clients."""
-    import threading
     import queue
+    import threading
     results = queue.Queue()
     threads = [threading.Thread(target=_good_client, args=(port, bugs, seconds, n, results, key))
                for n in range(clients)]

@@ -25,6 +25,7 @@ from .paired import PairedRun, add_round_options, run_and_save
 from .report import HEADLINE_CONCURRENCY
 from .run import count_bugs, load_average, machine, measure, shown_path
 
+
 # The page at no less than this share of the rate of the REST call it shows.
 PAGE_TARGET = 0.5
 

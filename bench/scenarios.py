@@ -14,6 +14,7 @@ from bugsvc.store.location import open_database
 
 from . import corpus
 
+
 REQUESTS_PER_FILE = 10000
 # Reads are anonymous, as most traffic of a public tracker; writes use API keys
 # of accounts in editbugs; the home page is a signed-in one's (a session).

@@ -27,12 +27,13 @@ from pathlib import Path
 
 from bugsvc.accounts import membership
 from bugsvc.accounts.auth import ScryptCost
-from bugsvc.serving.server import prepare_database
 from bugsvc.config import Config
+from bugsvc.serving.server import prepare_database
 from bugsvc.store.schema import schema_sql, split_script
 
 from . import corpus
 from .progress import Progress
+
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 ADMIN_EMAIL = "admin@example.com"

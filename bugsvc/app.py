@@ -25,6 +25,7 @@ from .web.rpc.dispatch import Dispatcher
 from .web.rpc.jsonrpc import JsonRpcAdapter
 from .web.rpc.xmlrpc import XmlRpcAdapter
 
+
 log = logging.getLogger("bugsvc")
 
 

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from .accounts.auth import ScryptCost
 from .store.location import Location
 
+
 DEFAULT_ADMIN_EMAIL = "admin@example.com"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000

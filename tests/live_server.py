@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT = 60     # generous: CI machines can be slow to start Python
 OTHER_ADDRESS = "127.0.0.2"    # another client: Linux routes all of 127.0.0.0/8 to loopback

@@ -9,10 +9,10 @@ import urllib.parse
 
 import pytest
 
+from bug_support import set_param
 from bugsvc.web import http
 from bugsvc.web.http import redacted
 
-from bug_support import set_param
 
 SECRET = "s3cr3t-VALUE-9f8e7d"
 

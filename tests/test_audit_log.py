@@ -12,12 +12,13 @@ from freezegun import freeze_time
 
 from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import set_param
-from page_support import PASSWORDS, PLAIN, Browser, text_of
 from bugsvc.api.operations import OPERATIONS
 from bugsvc.catalogue import settings
 from bugsvc.cli import commands
 from bugsvc.errors import ServiceError
 from bugsvc.store import audit
+from page_support import PASSWORDS, PLAIN, Browser, text_of
+
 
 # Write operations that change no setting, account or catalogue object of
 # the installation (bugs, one's own session, tokens being asked for, mail

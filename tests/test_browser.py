@@ -10,9 +10,16 @@ import sys
 
 import pytest
 
-from browser_support import (axe_violations, navigate, new_driver, open_page, require_browser,
-                             wait_for)
-from live_server import Server, api_key_for, ROOT
+from browser_support import (
+    axe_violations,
+    navigate,
+    new_driver,
+    open_page,
+    require_browser,
+    wait_for,
+)
+from live_server import ROOT, Server, api_key_for
+
 
 pytestmark = pytest.mark.slow
 
@@ -333,6 +340,7 @@ def mailed_token(site, kind, user_id=None, login=None):
     it (the mails themselves are tested with a real SMTP server)."""
     import sqlite3
     from datetime import datetime, timezone
+
     from bugsvc.accounts import tokens
     conn = sqlite3.connect(site.db_path, timeout=30)
     try:

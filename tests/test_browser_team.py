@@ -9,8 +9,8 @@ import json
 import pytest
 
 from browser_support import axe_violations, wait_for
-from test_browser import (ADMIN, PLAIN, by, bug_of, choose, file_bug,
-                          sign_in, sign_out)
+from test_browser import ADMIN, PLAIN, bug_of, by, choose, file_bug, sign_in, sign_out
+
 
 pytestmark = pytest.mark.slow
 

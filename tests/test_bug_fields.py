@@ -9,17 +9,22 @@ from datetime import datetime, timezone
 import pytest
 from freezegun import freeze_time
 
+from accounts import ADMIN_PASSWORD
+from bug_rows import ADMIN, add_group, search_world, set_param
+from bug_support import comments_of, file_bug, get_bug, update_bug
 from bugsvc.catalogue import bug_fields, settings
 from bugsvc.catalogue.field_types import BUG_ID, INTEGER, MULTI_SELECT, SINGLE_SELECT
 from bugsvc.errors import ServiceError
-from bugsvc.services import (bug as bug_service, bug_search, comment as comment_service,
-                             field as field_service, webhook as webhook_service)
-
-from bug_rows import ADMIN, add_group, search_world, set_param
-from accounts import ADMIN_PASSWORD
-from bug_support import comments_of, file_bug, get_bug, update_bug
+from bugsvc.services import (
+    bug as bug_service,
+    bug_search,
+    comment as comment_service,
+    field as field_service,
+    webhook as webhook_service,
+)
 from notify_support import deliver, use_smtp
 from page_support import Browser
+
 
 INSIDER = "insider@example.com"
 

@@ -5,10 +5,20 @@ someone who may not see it."""
 
 import pytest
 
+from bug_support import (
+    MANDATORY,
+    NA,
+    SHOWN,
+    add_bug_group,
+    add_to_group,
+    control,
+    file_bug,
+    set_param,
+    update_bug,
+)
 from bugsvc.services import comment as comment_service, notification
-from bug_support import (add_bug_group, add_to_group, control, file_bug, set_param, update_bug,
-                         MANDATORY, NA, SHOWN)
 from notify_support import deliver, use_smtp
+
 
 ADMIN = "admin@example.com"
 
@@ -425,6 +435,7 @@ def test_text_that_is_not_ascii_is_encoded_and_reads_back(people, smtp):
 
 def test_a_new_attachment_is_mailed_and_a_private_one_only_to_insiders(matrix, smtp):
     import base64
+
     from bugsvc.services import attachment as attachment_service
     secret = matrix.query("SELECT id FROM groups WHERE name = 'secret'")[0][0]
     control(matrix, secret, NA, NA)

@@ -21,6 +21,7 @@ from bugsvc.notify.worker import Deliverer
 from bugsvc.services import chart
 from page_support import PASSWORDS, PLAIN, Browser, World, text_of
 
+
 DAY1, DAY2 = date(2026, 3, 1), date(2026, 3, 2)
 
 

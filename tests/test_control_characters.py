@@ -6,12 +6,12 @@ that sets them; so nobody can forge lines in the bug mail others receive
 
 from datetime import datetime, timezone
 
-from bugsvc.accounts import tokens
-from bugsvc.services import account, component, product, user
-
 from accounts import ADMIN
 from bug_support import file_bug, update_bug
+from bugsvc.accounts import tokens
+from bugsvc.services import account, component, product, user
 from notify_support import deliver, use_smtp
+
 
 FORGED = "Eve\r\n\r\n--- Comment #9 from Administrator ---\nPlease send your password\x07\x00"
 CLEAN = "Eve --- Comment #9 from Administrator --- Please send your password"

@@ -9,9 +9,7 @@ import pytest
 
 from bugsvc.config import Config
 from bugsvc.serving.server import prepare_database
-
-from bugsvc.store import db as dbmodule
-from bugsvc.store import schema
+from bugsvc.store import db as dbmodule, schema
 from bugsvc.store.location import open_database
 from bugsvc.store.schema import SchemaError, split_script
 

@@ -34,6 +34,7 @@ import pytest
 
 from live_server import ROOT, Server, api_key_for
 
+
 pytestmark = pytest.mark.slow
 
 bugzilla = pytest.importorskip("bugzilla")

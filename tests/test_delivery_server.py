@@ -16,6 +16,7 @@ from live_server import ROOT, run_cli
 from notify_support import Receiver, SmtpSink, wait_for
 from write_load import ADMIN, ADMIN_ENV, ADMIN_PASSWORD, open_read_only
 
+
 pytestmark = pytest.mark.slow
 
 

@@ -7,11 +7,12 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from bugsvc.notify import mailer
-from bugsvc.notify.worker import Deliverer, JITTER, KEEP
-from bugsvc.store import outbox
 from bug_support import file_bug, set_param, update_bug
+from bugsvc.notify import mailer
+from bugsvc.notify.worker import JITTER, KEEP, Deliverer
+from bugsvc.store import outbox
 from notify_support import deliver
+
 
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
 

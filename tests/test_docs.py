@@ -14,6 +14,7 @@ import pytest
 
 from live_server import ROOT
 
+
 DOCUMENTS = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
 TOP = ("bugsvc", "tests", "bench", "docs", ".ci")
 TOP_FILES = ("schema.sql", "bugsvc.py", "pyproject.toml", "README.md", "LICENSE")

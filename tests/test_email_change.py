@@ -14,6 +14,7 @@ from bug_support import set_param
 from notify_support import deliver, use_smtp
 from page_support import Browser, text_of
 
+
 OLD, NEW = "dana@example.com", "dana@new.example.com"
 PASSWORD = "dana password 1"
 

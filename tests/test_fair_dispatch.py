@@ -21,8 +21,8 @@ from bugsvc.cli.options import UsageError, build_parser, make_config
 from bugsvc.serving import connections, server as serving
 from bugsvc.serving.dispatch import AddressQueue, FairTaskDispatcher
 from bugsvc.web.client_address import parse_networks
-
 from live_server import OTHER_ADDRESS, needs_second_loopback
+
 
 WAIT = 10          # seconds: generous bounds on what happens at once when it works
 

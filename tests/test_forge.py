@@ -14,6 +14,7 @@ import pytest
 from bug_rows import ADMIN, add_bug, add_group
 from bug_support import editbugs_only_for_members
 
+
 DEV = "dev@example.com"
 BOT = "bot@example.com"
 SECRET = "It's a Secret to Everybody"

@@ -8,14 +8,14 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from falcon import testing
 
+from bug_support import set_param
 from bugsvc.app import create_app
+from bugsvc.compose import unit_of_work
 from bugsvc.notify.worker import Deliverer
 from bugsvc.store import outbox
-from bugsvc.compose import unit_of_work
 from bugsvc.store.location import open_database
 from bugsvc.store.schema import SCHEMA_VERSION
 
-from bug_support import set_param
 
 NOW = datetime(2026, 5, 1, 12, 0, 0, tzinfo=timezone.utc)
 WORDS = {"ok", "error", "failed", "unknown", "stopped", "stuck"}

@@ -22,16 +22,16 @@ from urllib.parse import quote, urlencode
 import pytest
 from falcon import testing
 
+import bug_rows
+from bugsvc.api.operations import OPERATIONS
 from bugsvc.app import create_app
 from bugsvc.config import Config
-from bugsvc.store.location import open_database
 from bugsvc.errors import http_status
+from bugsvc.store.location import open_database
 from bugsvc.web.http import MAX_PARAMETERS
 from bugsvc.web.rest.routes import ROUTES
-from bugsvc.api.operations import OPERATIONS
-
-import bug_rows
 from conftest import world_fixture
+
 
 pytestmark = pytest.mark.slow
 
@@ -463,10 +463,10 @@ def test_more_values_than_sqlite_takes_in_a_query_string(prober):
 
 
 def test_a_statement_beyond_sqlites_limits_is_a_user_error_and_rolls_back(config, db, services):
-    from bugsvc.errors import ServiceError
     from bugsvc.api.operation import Operation
     from bugsvc.api.runner import Runner
     from bugsvc.compose import unit_of_work
+    from bugsvc.errors import ServiceError
 
     def careless_service(ctx, params):
         ctx.conn.execute("INSERT INTO keywords (name, description) VALUES ('kept?', 'x')")
@@ -514,10 +514,10 @@ def test_forms_and_multipart_bodies(prober):
 # Integers beyond 64 bits: the general mechanism ----------------------------------
 
 def test_an_integer_beyond_64_bits_that_reaches_sql_is_54_and_rolls_back(config, db, services):
-    from bugsvc.errors import ServiceError
     from bugsvc.api.operation import Operation
     from bugsvc.api.runner import Runner
     from bugsvc.compose import unit_of_work
+    from bugsvc.errors import ServiceError
 
     def careless_service(ctx, params):
         ctx.conn.execute("INSERT INTO keywords (name, description) VALUES ('kept?', 'x')")
@@ -540,8 +540,8 @@ def test_an_integer_beyond_64_bits_that_reaches_sql_is_54_and_rolls_back(config,
     ("0" * 40 + "12", 12), (" 7 ", 7), ("+7", 7), (7.0, 7),
 ])
 def test_integer_parameters_at_their_edges(value, expected):
-    from bugsvc.errors import ServiceError
     from bugsvc.call.params import as_int
+    from bugsvc.errors import ServiceError
     if expected in (52, 54):
         with pytest.raises(ServiceError) as raised:
             as_int(value, "n")
@@ -922,7 +922,9 @@ def test_every_refusal_of_waitress_is_the_error_object(error, status, code):
     # Refusals a socket test cannot provoke reliably (the server resets a
     # connection whose unread headers it gave up on), answered by the task.
     from types import SimpleNamespace
+
     from waitress import utilities
+
     from bugsvc.serving.server_errors import JsonErrorTask, waitress_body_limit
 
     written = []

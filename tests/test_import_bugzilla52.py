@@ -26,6 +26,7 @@ from bugsvc.importer.run import run_import
 from bugsvc.importer.source import Source
 from fake_bugzilla import ADMIN_KEY, MANAGER_KEY, READER_KEY, FakeBugzilla
 
+
 READER, ADMIN = "reader@example.org", "admin@example.org"
 
 

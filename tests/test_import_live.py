@@ -17,6 +17,7 @@ from bugsvc.importer.run import run_import as import_now
 from import_support import ADMIN, INSIDER, MANAGER, OUTSIDER, PLAIN, READS, SAM, run_import
 from live_server import run_cli
 
+
 pytestmark = pytest.mark.slow
 
 

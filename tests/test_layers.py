@@ -34,6 +34,7 @@ from pathlib import Path
 
 import pytest
 
+
 PACKAGE = Path(__file__).resolve().parent.parent / "bugsvc"
 
 # Each top-level module or package of bugsvc, by layer, bottom to top.

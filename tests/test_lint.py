@@ -16,6 +16,7 @@ import pytest
 
 from live_server import ROOT
 
+
 CONFIG = ROOT / "pyproject.toml"
 PATHS = ["bugsvc", "tests", "bench", "bugsvc.py"]
 

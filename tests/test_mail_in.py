@@ -18,6 +18,7 @@ from bug_support import add_bug_group, file_bug, set_param
 from live_server import ROOT
 from notify_support import deliver, use_smtp
 
+
 DEV = "dev@example.com"
 MAILIN = "bugs@tracker.example"
 
@@ -178,6 +179,7 @@ def test_the_built_in_listener_takes_replies_over_smtp_and_lmtp(db_path, service
     import smtplib
     import socket
     import time
+
     from live_server import free_port
     bug_id, mail = mailed
     port = free_port()

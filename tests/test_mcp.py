@@ -15,14 +15,22 @@ import json
 import pytest
 
 from bug_rows import (
-    ADMIN, add_attachment, add_bug, add_comment, add_group, set_param, user_id,
+    ADMIN,
+    add_attachment,
+    add_bug,
+    add_comment,
+    add_group,
+    set_param,
+    user_id,
 )
 from live_server import access_lines
+
 
 mcp_client = pytest.importorskip("mcp.client.client")
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
+
 
 PLAIN = "plain@example.com"
 INSIDER = "insider@example.com"

@@ -5,11 +5,12 @@ both processes."""
 
 import dataclasses
 import re
-from datetime import datetime, timedelta, timezone
 import urllib.request
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from falcon import testing
+from prometheus_client import generate_latest
 
 from bugsvc.accounts import auth
 from bugsvc.api.limits import parse_rules
@@ -19,7 +20,6 @@ from bugsvc.notify.worker import Deliverer
 from bugsvc.store import outbox
 from bugsvc.web.client_address import parse_networks
 from bugsvc.web.metrics import Metrics
-from prometheus_client import generate_latest
 
 
 TOKEN = "a-metrics-token-of-some-length"

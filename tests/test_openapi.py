@@ -11,15 +11,16 @@ import jsonschema_rs
 import pytest
 import schemathesis
 
-from bugsvc.errors import http_status
 from bugsvc.api.docs import DOCS
-from bugsvc.api.schemas import SCHEMAS
-from bugsvc.web.rest.openapi import describe, missing_docs
 from bugsvc.api.operation import REQUIRED, Operation, Operations
 from bugsvc.api.operations import OPERATIONS
+from bugsvc.api.schemas import SCHEMAS
+from bugsvc.errors import http_status
 from bugsvc.services import instance
+from bugsvc.web.rest.openapi import describe, missing_docs
 from bugsvc.web.rest.routes import ROUTES
 from bugsvc.web.rest.routing import Route, id_list
+
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 DESCRIPTION = describe(ROUTES, OPERATIONS)

@@ -5,8 +5,8 @@ anything."""
 import pytest
 
 from accounts import ADMIN, ADMIN_PASSWORD
-from page_support import PASSWORDS, PLAIN, Browser, World
 from conftest import world_fixture
+from page_support import PASSWORDS, PLAIN, Browser, World
 
 
 @world_fixture

@@ -6,8 +6,8 @@ import re
 
 from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import add_flag_type, editbugs_only_for_members, file_bug, get_bug, update_bug
-from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World, text_of
 from conftest import world_fixture
+from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World, text_of
 
 
 @world_fixture
@@ -388,6 +388,7 @@ def test_attaching_without_a_file_is_refused(app, world):
 
 def test_flags_without_a_requestee_show_on_every_page(app, world, services):
     import base64
+
     from bugsvc.services import attachment
     add_flag_type(services, "approved", is_requesteeble=False)
     add_flag_type(services, "reviewed", target="a")

@@ -10,8 +10,8 @@ import pytest
 
 from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import file_bug, update_bug
-from page_support import PASSWORDS, PLAIN, Browser, World, text_of
 from conftest import world_fixture
+from page_support import PASSWORDS, PLAIN, Browser, World, text_of
 
 
 @world_fixture

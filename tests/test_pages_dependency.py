@@ -9,8 +9,8 @@ import pytest
 
 from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import file_bug, update_bug
-from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World, text_of
 from bugsvc.web.pages import dependency
+from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World, text_of
 
 
 @pytest.fixture

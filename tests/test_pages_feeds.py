@@ -11,6 +11,7 @@ from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import set_param
 from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World
 
+
 ATOM = "{http://www.w3.org/2005/Atom}"
 
 

@@ -6,9 +6,10 @@ for admin members only, a refusal shown on the form as typed."""
 
 import pytest
 
+from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import file_bug
 from page_support import Browser, text_of
-from accounts import ADMIN, ADMIN_PASSWORD
+
 
 PLAIN, PLAIN_PASSWORD = "plain@example.com", "plain-password-1"
 

@@ -10,6 +10,7 @@ import pytest
 from bug_support import file_bug, update_bug
 from page_support import Browser, text_of
 
+
 EDITOR, EDITOR_PASSWORD = "editor@example.com", "editor-password-1"
 PLAIN, PLAIN_PASSWORD = "plain@example.com", "plain-password-1"
 

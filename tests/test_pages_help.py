@@ -9,6 +9,7 @@ from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import set_param
 from page_support import HTML, Browser, text_of
 
+
 HELP_PAGES = ("quicksearch.html", "fields.html", "bug-writing.html")
 
 

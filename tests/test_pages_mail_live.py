@@ -16,6 +16,7 @@ import pytest
 from live_server import ROOT
 from notify_support import SmtpSink, wait_for
 
+
 pytestmark = pytest.mark.slow
 
 ADMIN, ADMIN_PASSWORD = "admin@example.com", "live admin password 1"

@@ -5,12 +5,11 @@ comments grows the process past the budgets."""
 
 import pytest
 
+from accounts import ADMIN
+from bug_support import file_bug
 from bugsvc.services import comment as comment_service
 from bugsvc.web.pages import render, site
 from bugsvc.web.pages.memo import BoundedMemo
-
-from accounts import ADMIN
-from bug_support import file_bug
 
 
 @pytest.fixture

@@ -10,9 +10,10 @@ import pytest
 
 from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import set_param
-from page_support import Browser, text_of
 from bugsvc.catalogue import settings
 from bugsvc.catalogue.setting_docs import SECTIONS
+from page_support import Browser, text_of
+
 
 TWEAKER, TWEAKER_PASSWORD = "tweaker@example.com", "tweaker-password-1"
 PLAIN, PLAIN_PASSWORD = "plain@example.com", "plain-password-1"

@@ -9,8 +9,8 @@ import pytest
 
 from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import add_flag_type, file_bug, update_bug
-from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World, text_of
 from bugsvc.services import attachment as attachment_service, bug as bug_service
+from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World, text_of
 
 
 @pytest.fixture

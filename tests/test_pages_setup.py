@@ -8,6 +8,7 @@ from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import set_param
 from page_support import Browser, text_of
 
+
 TWEAKER, PLAIN, PASSWORD = "tweaker@example.com", "plain@example.com", "some-password-1"
 
 

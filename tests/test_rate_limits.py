@@ -13,9 +13,9 @@ from falcon import testing
 from bugsvc.api.limits import Counter, Rule, parse_rules
 from bugsvc.app import create_app
 from bugsvc.cli.options import UsageError, build_parser, make_config
-
 from rpc_support import xmlrpc_call
 from write_load import ADMIN, ADMIN_ENV, ADMIN_PASSWORD
+
 
 START = datetime(2026, 5, 1, 12, 0, 10, tzinfo=timezone.utc)
 

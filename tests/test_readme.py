@@ -32,6 +32,7 @@ import pytest
 
 from live_server import ROOT, Client
 
+
 README = ROOT / "README.md"
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 LANGUAGES = {"sh", "python", "shell", "text", "yaml"}

@@ -12,8 +12,14 @@ from html import unescape
 import pytest
 
 from accounts import ADMIN, ADMIN_PASSWORD
-from bug_support import (add_custom_field, add_keyword, editbugs_only_for_members, file_bug,
-                         set_param, update_bug)
+from bug_support import (
+    add_custom_field,
+    add_keyword,
+    editbugs_only_for_members,
+    file_bug,
+    set_param,
+    update_bug,
+)
 from bugsvc.catalogue.field_types import MULTI_SELECT, SINGLE_SELECT
 from bugsvc.errors import ServiceError
 from bugsvc.services import report

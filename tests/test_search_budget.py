@@ -7,7 +7,6 @@ bug list page, for an anonymous caller (the attack needs no account)."""
 
 from bugsvc.bugs import search, search_sql
 from bugsvc.bugs.search_sql import Compiler
-
 from rpc_support import xmlrpc_call
 
 

@@ -6,9 +6,19 @@ import json
 
 import pytest
 
+from bug_support import (
+    ADMIN,
+    MANDATORY,
+    add_bug_group,
+    control,
+    editbugs_only_for_members,
+    file_bug,
+    get_bug,
+    set_param,
+    update_bug,
+)
 from bugsvc.errors import ServiceError
-from bug_support import (ADMIN, MANDATORY, add_bug_group, control, editbugs_only_for_members,
-                         file_bug, get_bug, set_param, update_bug)
+
 
 URLBASE = "https://bugs.example.com/"
 

@@ -10,13 +10,12 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from falcon import testing
 
-from bugsvc.accounts import tokens
+from bug_support import set_param
+from bugsvc.accounts import self_service, tokens
 from bugsvc.app import create_app
 from bugsvc.errors import ServiceError
-from bugsvc.accounts import self_service
 from bugsvc.services import account
 
-from bug_support import set_param
 
 START = datetime(2026, 5, 1, 12, 0, 0, tzinfo=timezone.utc)
 

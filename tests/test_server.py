@@ -18,6 +18,7 @@ import pytest
 
 from live_server import ROOT, START_TIMEOUT, access_lines, api_key_for
 
+
 pytestmark = pytest.mark.slow
 
 ADMIN_EMAIL = "server-admin@example.com"

@@ -13,6 +13,7 @@ import pytest
 from notify_support import wait_for
 from write_load import ADMIN, ADMIN_ENV, ADMIN_PASSWORD
 
+
 pytestmark = pytest.mark.slow
 
 PASSWORD = "a password of carol's"

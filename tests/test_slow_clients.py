@@ -16,8 +16,8 @@ from waitress import wasyncore
 
 from bugsvc.serving import connections
 from bugsvc.web.client_address import parse_networks
-
 from live_server import OTHER_ADDRESS, needs_second_loopback
+
 
 PARTIAL = b"GET /rest/version HTTP/1.1\r\nHost: bugsvc\r\nX-Slow: "
 

@@ -15,6 +15,7 @@ from bugsvc.errors import ServiceError
 from bugsvc.services import report
 from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World, text_of
 
+
 LONG_AGO = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 

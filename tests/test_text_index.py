@@ -6,15 +6,15 @@ and new summaries and whiteboards, hidden bugs left out."""
 
 import pytest
 
+from accounts import ADMIN
+from bug_rows import add_bug, add_group, add_product
+from bug_support import file_bug, update_bug
 from bugsvc.bugs import search_sql
 from bugsvc.services import bug_search
 from bugsvc.store import schema
 from bugsvc.store.location import open_database
-
-from accounts import ADMIN
-from bug_rows import add_bug, add_group, add_product
-from bug_support import file_bug, update_bug
 from conftest import world_fixture
+
 
 PAT, STAFF = "pat@example.com", "staff@example.com"
 
@@ -198,8 +198,8 @@ def test_migration_indexes_the_bugs_already_stored(services, bugs, db, db_path):
 def commented(services, bugs):
     """A public comment on "plain", a private one on "crash" (the staff group
     is the insidergroup), and a comment on a bug only staff may see."""
-    from bugsvc.services import comment
     from bug_support import set_param
+    from bugsvc.services import comment
     set_param(services, "insidergroup", "staff")
     services.call(comment.add, {"id": bugs["plain"], "comment": "Seen on the Zeppelin build"},
                   as_user=ADMIN)

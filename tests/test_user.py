@@ -5,9 +5,9 @@ import xmlrpc.client
 import pytest
 from freezegun import freeze_time
 
+from accounts import ADMIN
 from bugsvc.errors import ServiceError
 from bugsvc.services import user
-from accounts import ADMIN
 
 
 def error_code(services, function, params, as_user=None):

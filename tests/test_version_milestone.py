@@ -4,9 +4,16 @@ import pytest
 
 from bugsvc.errors import ServiceError
 from bugsvc.services import milestone, product, version
+from catalog_support import (
+    ADMIN,
+    MANDATORY,
+    add_bug,
+    add_bug_group,
+    add_product,
+    audit_rows,
+    control,
+)
 
-from catalog_support import ADMIN, MANDATORY, add_bug, add_bug_group, add_product, audit_rows, \
-    control
 
 KINDS = [(version, "versions", "/rest/version"), (milestone, "milestones", "/rest/milestone")]
 

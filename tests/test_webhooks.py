@@ -14,11 +14,23 @@ import time
 
 import pytest
 
-from bugsvc.services import (attachment as attachment_service, comment as comment_service,
-                             webhook as webhook_service)
-from bug_support import (add_bug_group, control, file_bug, set_param, update_bug, MANDATORY, NA,
-                         SHOWN)
+from bug_support import (
+    MANDATORY,
+    NA,
+    SHOWN,
+    add_bug_group,
+    control,
+    file_bug,
+    set_param,
+    update_bug,
+)
+from bugsvc.services import (
+    attachment as attachment_service,
+    comment as comment_service,
+    webhook as webhook_service,
+)
 from notify_support import deliver, use_smtp, wait_for
+
 
 ADMIN = "admin@example.com"
 
@@ -522,6 +534,7 @@ def test_the_readmes_receiver_accepts_signed_calls_and_refuses_forged_ones(hooks
     import sys
     import urllib.error
     import urllib.request
+
     from live_server import ROOT
     from notify_support import free_port
     text = (ROOT / "README.md").read_text(encoding="utf-8")

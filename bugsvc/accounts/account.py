@@ -11,19 +11,27 @@ of editusers see all.
 import re
 import string
 
-from . import auth, membership
-from ..bugs import visibility
-from .visibility import can_see_user, sees_every_user, visible_users_sql
-from ..store import audit
 from .. import dates
+from ..bugs import visibility
 from ..call.changes import note
 from ..call.params import clean_text
+from ..errors import (
+    ACCOUNT_EXISTS,
+    AUTH_FAILURE,
+    ILLEGAL_EMAIL_ADDRESS,
+    INVALID_GROUP_NAME,
+    OBJECT_DOES_NOT_EXIST,
+    PASSWORD_NOT_COMPLEX,
+    PASSWORD_TOO_SHORT,
+    ServiceError,
+)
+from ..store import audit
 from ..store.db import placeholders
+from . import auth, membership
 from .email import visible_email
-from ..errors import (ServiceError, ACCOUNT_EXISTS, AUTH_FAILURE, ILLEGAL_EMAIL_ADDRESS,
-                      INVALID_GROUP_NAME, OBJECT_DOES_NOT_EXIST, PASSWORD_NOT_COMPLEX,
-                      PASSWORD_TOO_SHORT)
 from .membership import GRANT_DIRECT
+from .visibility import can_see_user, sees_every_user, visible_users_sql
+
 
 PASSWORD_MIN_LENGTH = 6
 LOGIN_MAX_LENGTH = 127

@@ -5,11 +5,11 @@ The secret is shown once, when the key is made; only its hash is stored.
 Every change is audited under class User, on the key owner's account.
 """
 
-from ..store import audit
-from . import auth
 from .. import dates
 from ..call.changes import note
-from ..errors import ServiceError, require_group, require_login, OBJECT_DOES_NOT_EXIST
+from ..errors import OBJECT_DOES_NOT_EXIST, ServiceError, require_group, require_login
+from ..store import audit
+from . import auth
 
 
 def _owner_id(ctx, value):

@@ -38,9 +38,15 @@ from urllib.parse import unquote
 
 from .. import dates
 from ..catalogue import settings
+from ..errors import (
+    ACCOUNT_DISABLED,
+    API_KEY_NOT_VALID,
+    INVALID_LOGIN_OR_PASSWORD,
+    USER_ERROR,
+    ServiceError,
+)
 from .caller import ANONYMOUS, load_caller
-from ..errors import (ServiceError, API_KEY_NOT_VALID, ACCOUNT_DISABLED,
-                      INVALID_LOGIN_OR_PASSWORD, USER_ERROR)
+
 
 _ALNUM = string.ascii_letters + string.digits
 API_KEY_LENGTH = 40

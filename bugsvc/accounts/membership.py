@@ -9,6 +9,7 @@ import re
 
 from ..store.db import placeholders
 
+
 GRANT_DIRECT = 0
 GRANT_REGEXP = 2
 

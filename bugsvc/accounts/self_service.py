@@ -21,12 +21,13 @@ minutes succeeds and sends nothing, so nobody can fill a mailbox.
 import re
 
 from .. import dates
-from . import auth, membership, tokens
 from ..call.changes import note
 from ..call.params import clean_text
-from ..errors import ServiceError, ACCOUNT_EXISTS, ILLEGAL_EMAIL_ADDRESS, USER_ERROR
+from ..errors import ACCOUNT_EXISTS, ILLEGAL_EMAIL_ADDRESS, USER_ERROR, ServiceError
 from ..store import audit, outbox, request_counts
+from . import auth, membership, tokens
 from .account import check_login_name, check_password_rules
+
 
 # The links mailed for a change of e-mail address (either address's).
 EMAIL = "email"

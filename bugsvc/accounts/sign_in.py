@@ -2,8 +2,8 @@
 whether a call's credentials sign in as a given login (the checks of
 passwords, keys and tokens and their throttling are auth.py's)."""
 
-from . import auth
 from ..errors import require_login
+from . import auth
 
 
 def sign_in(ctx, login_name, password, bound_to_address):

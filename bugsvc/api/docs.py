@@ -14,9 +14,26 @@ operation's description, so the words stay where the code is.
 from dataclasses import dataclass, field
 
 from .schemas import (
-    BOOL, DATETIME, DATETIME_IN, ID_OR_NAME, INT, NUMBER, NULLABLE_DATETIME, STR,
-    arr, created, described, group_change_object, ints, list_change_object, obj,
-    one_or_many, ref, strs, updated, wrapped,
+    BOOL,
+    DATETIME,
+    DATETIME_IN,
+    ID_OR_NAME,
+    INT,
+    NULLABLE_DATETIME,
+    NUMBER,
+    STR,
+    arr,
+    created,
+    described,
+    group_change_object,
+    ints,
+    list_change_object,
+    obj,
+    one_or_many,
+    ref,
+    strs,
+    updated,
+    wrapped,
 )
 
 

@@ -30,8 +30,9 @@ import math
 import re
 import threading
 
-from ..errors import ServiceError, USER_ERROR
+from ..errors import USER_ERROR, ServiceError
 from ..store import request_counts
+
 
 PERIODS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
 SYNC_SECONDS = 1.0

@@ -10,9 +10,30 @@ from ..bugs.attachments import ATTACHMENT_SHAPES
 from ..bugs.comments import COMMENT_SHAPES
 from ..bugs.view import BUG_SHAPES
 from ..services import (
-    account, api_key, attachment, bug, bug_search, chart, classification, comment, component,
-    field, flagtype, forge_repository, group, instance, keyword, last_visit, milestone,
-    notification, product, report, saved_search, user, version, webhook,
+    account,
+    api_key,
+    attachment,
+    bug,
+    bug_search,
+    chart,
+    classification,
+    comment,
+    component,
+    field,
+    flagtype,
+    forge_repository,
+    group,
+    instance,
+    keyword,
+    last_visit,
+    milestone,
+    notification,
+    product,
+    report,
+    saved_search,
+    user,
+    version,
+    webhook,
 )
 from .operation import EXEMPT, OPTIONAL, REQUIRED, SELF, Operation, Operations
 

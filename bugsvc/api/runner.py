@@ -11,10 +11,11 @@ from contextlib import contextmanager
 from .. import errors
 from ..accounts.auth import CredentialsRefused, extract_credentials
 from ..accounts.caller import ANONYMOUS, load_caller
-from ..store.db import TextRefused
 from ..call import fields
 from ..call.fields import FieldFilter
+from ..store.db import TextRefused
 from .operation import EXEMPT, REQUIRED, SELF
+
 
 # Parameters that shape the call, not the service's work: the answer's
 # fields, and the reference's web-session token (a cookie's twin that only

@@ -5,10 +5,10 @@ an insider."""
 
 from dataclasses import replace
 
-from . import visibility
-from ..catalogue import flag_rules
 from ..accounts.caller import load_caller
-from ..errors import ServiceError, USER_ERROR
+from ..catalogue import flag_rules
+from ..errors import USER_ERROR, ServiceError
+from . import visibility
 from .flags import FlagEditor
 
 

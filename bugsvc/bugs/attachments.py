@@ -13,22 +13,29 @@ import binascii
 import copy
 import re
 
-from . import visibility
 from .. import dates
-from ..store.db import placeholders
 from ..accounts.email import visible_email
-from ..errors import (
-    ServiceError, AUTH_FAILURE, USER_ERROR, FILE_NOT_SPECIFIED, FILE_TOO_LARGE,
-    INVALID_CONTENT_TYPE, MISSING_DESCRIPTION, USER_NOT_INSIDER, ZERO_LENGTH_FILE,
-)
 from ..call.fields import Shape
-from ..catalogue import bug_fields
 from ..call.params import as_list, clean_text
-from . import activity, comments, flags as bug_flags, record
+from ..catalogue import bug_fields
+from ..errors import (
+    AUTH_FAILURE,
+    FILE_NOT_SPECIFIED,
+    FILE_TOO_LARGE,
+    INVALID_CONTENT_TYPE,
+    MISSING_DESCRIPTION,
+    USER_ERROR,
+    USER_NOT_INSIDER,
+    ZERO_LENGTH_FILE,
+    ServiceError,
+)
+from ..store.db import placeholders
+from . import activity, comments, flags as bug_flags, record, visibility
 from .attachment_flags import AttachmentFlagEditor
 from .lookup import visible_bug_id
 from .permissions import can_edit_product, require_product_edit
 from .store import diff
+
 
 MAX_FILE_NAME = 255
 

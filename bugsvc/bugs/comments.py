@@ -5,18 +5,27 @@ services/comment.py's)."""
 
 import re
 
-from . import visibility
 from .. import dates
-from ..store.db import placeholders
 from ..accounts.email import visible_email
-from ..errors import (ServiceError, require_login, AUTH_FAILURE, COMMENT_ID_INVALID,
-                      COMMENT_IS_PRIVATE, COMMENT_TAG_DISABLED, COMMENT_TAG_INVALID,
-                      COMMENT_TAG_TOO_LONG, COMMENT_TAG_TOO_SHORT, COMMENT_TOO_LONG,
-                      USER_NOT_INSIDER)
-from . import activity, values
+from ..call.fields import Shape
+from ..errors import (
+    AUTH_FAILURE,
+    COMMENT_ID_INVALID,
+    COMMENT_IS_PRIVATE,
+    COMMENT_TAG_DISABLED,
+    COMMENT_TAG_INVALID,
+    COMMENT_TAG_TOO_LONG,
+    COMMENT_TAG_TOO_SHORT,
+    COMMENT_TOO_LONG,
+    USER_NOT_INSIDER,
+    ServiceError,
+    require_login,
+)
+from ..store.db import placeholders
+from . import activity, values, visibility
 from .lookup import visible_bug_id
 from .permissions import require_product_edit
-from ..call.fields import Shape
+
 
 MAX_COMMENT_LENGTH = 65535
 MIN_TAG_LENGTH, MAX_TAG_LENGTH = 3, 24

@@ -2,22 +2,36 @@
 the parameters and the component, then the bug, its description (comment 0),
 its flags and its effects on the bugs it names are written."""
 
-from . import visibility
 from .. import dates
-from ..errors import (
-    ServiceError, PARAM_INVALID, USER_ERROR, INVALID_USERNAME, MISSING_RESOLUTION,
-    RESOLUTION_NOT_ALLOWED, USER_NOT_INSIDER,
-)
 from ..call.params import Params
 from ..catalogue import bug_fields
+from ..errors import (
+    INVALID_USERNAME,
+    MISSING_RESOLUTION,
+    PARAM_INVALID,
+    RESOLUTION_NOT_ALLOWED,
+    USER_ERROR,
+    USER_NOT_INSIDER,
+    ServiceError,
+)
 from . import (
-    activity, comments, custom_fields, dependencies, groups, isolation, see_also, store, values,
+    activity,
+    comments,
+    custom_fields,
+    dependencies,
+    groups,
+    isolation,
+    see_also,
+    store,
+    values,
+    visibility,
 )
 from .flags import FlagEditor, types_for
-from .permissions import has_editbugs, can_confirm
+from .permissions import can_confirm, has_editbugs
 from .record import BugRecord
 from .status import initial_status, workflow as status_workflow
 from .update import save_mirror
+
 
 # The parameters of the description (comment 0) by Bugzilla's names.
 _DESCRIPTION_NAMES = {"comment": "description", "commentprivacy": "comment_is_private"}

@@ -6,17 +6,29 @@ import re
 from datetime import date
 
 from .. import dates
-from ..store.db import placeholders
-from ..errors import (
-    ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR, ILLEGAL_DATE,
-    TEXT_TOO_LONG,
-)
 from ..catalogue import bug_fields
 from ..catalogue.field_types import (
-    BUG_ID, DATE, DATETIME, FREETEXT, INTEGER, MULTI_SELECT, SINGLE_SELECT, TEXTAREA,
+    BUG_ID,
+    DATE,
+    DATETIME,
+    FREETEXT,
+    INTEGER,
+    MULTI_SELECT,
+    SINGLE_SELECT,
+    TEXTAREA,
 )
-from .values import legal_values
+from ..errors import (
+    ILLEGAL_DATE,
+    OBJECT_DOES_NOT_EXIST,
+    OBJECT_NOT_SPECIFIED,
+    TEXT_TOO_LONG,
+    USER_ERROR,
+    ServiceError,
+)
+from ..store.db import placeholders
 from .lookup import visible_bug_id
+from .values import legal_values
+
 
 NUMBER_TOO_LARGE, NUMBER_TOO_SMALL = 54, 55
 MAX_FREETEXT = 255

@@ -2,9 +2,10 @@
 
 import re
 
-from . import visibility
 from ..store.db import placeholders
+from . import visibility
 from .status import ultimate_dupe
+
 
 MAX_RESULTS = 25
 _EDGE_PUNCTUATION = re.compile(r"^\W+|\W+$")

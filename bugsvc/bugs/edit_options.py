@@ -4,11 +4,11 @@ change, whether it may comment, and the resolutions it may choose. A form
 that offers exactly these never offers a change the update would refuse
 for want of a right (the values themselves are still checked then)."""
 
-from . import visibility
+from . import custom_fields, groups as bug_groups, values as bug_values, visibility
 from .permissions import TIME_FIELDS, can_edit_product
 from .status import StatusChanger, workflow as status_workflow
 from .update import BugUpdate
-from . import custom_fields, groups as bug_groups, values as bug_values
+
 
 # Fields a form may offer to change, under their API names.
 FIELDS = ("summary", "alias", "product", "component", "version", "target_milestone",

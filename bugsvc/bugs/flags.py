@@ -6,15 +6,23 @@ flags)."""
 
 from dataclasses import replace
 
-from . import visibility
+from ..accounts.caller import load_caller
 from ..accounts.visibility import can_see_user
 from ..catalogue import catalog, flag_rules
-from ..accounts.caller import load_caller
 from ..errors import (
-    ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR, FLAG_NOT_UNIQUE,
-    FLAG_REQUESTEE_DISABLED, FLAG_STATUS_INVALID, FLAG_TYPE_INACTIVE, FLAG_TYPE_NOT_UNIQUE,
+    FLAG_NOT_UNIQUE,
+    FLAG_REQUESTEE_DISABLED,
+    FLAG_STATUS_INVALID,
+    FLAG_TYPE_INACTIVE,
+    FLAG_TYPE_NOT_UNIQUE,
     FLAG_UPDATE_DENIED,
+    OBJECT_DOES_NOT_EXIST,
+    OBJECT_NOT_SPECIFIED,
+    USER_ERROR,
+    ServiceError,
 )
+from . import visibility
+
 
 STATUSES = ("X", "?", "+", "-")
 

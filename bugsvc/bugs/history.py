@@ -11,12 +11,13 @@ read (`visible_rows_sql`, `visible_value`), so a search never tells more of
 a bug's history than the history itself.
 """
 
-from . import visibility
 from .. import dates
 from ..accounts.email import visible_email
 from ..catalogue.field_types import BUG_ID
+from . import visibility
 from .lookup import visible_bug_id
 from .permissions import TIME_FIELDS
+
 
 _DEPENDENCY_FIELDS = ("depends_on", "blocks")
 

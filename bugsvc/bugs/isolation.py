@@ -21,12 +21,11 @@ Flag requestees are not covered: the reference does not check them either
 
 from dataclasses import replace
 
-from ..catalogue import group_control
-from ..accounts.visibility import can_see_user
 from ..accounts.caller import load_caller
-from ..catalogue import bug_fields
+from ..accounts.visibility import can_see_user
+from ..catalogue import bug_fields, group_control
+from ..errors import INVALID_USERNAME, USER_ERROR, ServiceError
 from ..store.db import placeholders
-from ..errors import ServiceError, INVALID_USERNAME, USER_ERROR
 from .permissions import can_edit_product
 
 

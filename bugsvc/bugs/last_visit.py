@@ -2,10 +2,11 @@
 involved in, and reading them (the calls are services/last_visit.py's)."""
 
 from .. import dates
-from .visibility import bug_visibility_sql
-from .lookup import bug_id_of, visible_bug_id
+from ..errors import USER_ERROR, ServiceError
 from ..store.db import placeholders
-from ..errors import ServiceError, USER_ERROR
+from .lookup import bug_id_of, visible_bug_id
+from .visibility import bug_visibility_sql
+
 
 RECENT_LIMIT = 20
 

@@ -6,8 +6,9 @@ except to a caller who can see every bug, who is told the truth (101); an
 alias of a hidden bug answers 100 like an unknown alias.
 """
 
+from ..errors import BUG_ACCESS_DENIED, BUG_DOES_NOT_EXIST, IMPROPER_BUG_ID, ServiceError
 from . import visibility
-from ..errors import ServiceError, BUG_ACCESS_DENIED, BUG_DOES_NOT_EXIST, IMPROPER_BUG_ID
+
 
 # No bug id reaches 2**63 (SQLite integers); longer numbers are never looked up.
 _MAX_ID = 2**63

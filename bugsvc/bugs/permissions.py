@@ -2,9 +2,10 @@
 members anything, assignee and QA contact most fields, the reporter fewer)."""
 
 from ..catalogue import bug_fields
-from . import visibility
+from ..errors import ILLEGAL_CHANGE, PRODUCT_EDIT_DENIED, ServiceError
 from ..store.db import placeholders
-from ..errors import ServiceError, ILLEGAL_CHANGE, PRODUCT_EDIT_DENIED
+from . import visibility
+
 
 # The time-tracking fields, by the names of their changes and history.
 TIME_FIELDS = tuple(field.history for field in bug_fields.STANDARD

@@ -16,8 +16,9 @@ import re
 from dataclasses import dataclass
 
 from ..catalogue import bug_fields
-from ..errors import ServiceError, BUGLIST_PARAMETERS_REQUIRED, USER_ERROR
+from ..errors import BUGLIST_PARAMETERS_REQUIRED, USER_ERROR, ServiceError
 from .search_sql import Clause, Condition
+
 
 # Short names of fields (the reference's quicksearch mappings), and the
 # fields reachable only through them (so that prefixes stay unambiguous).

@@ -20,6 +20,7 @@ from ..catalogue.field_types import FREETEXT, INTEGER, MULTI_SELECT, SINGLE_SELE
 from ..errors import INVALID_FIELD_NAME, USER_ERROR, ServiceError
 from . import search, visibility
 
+
 # The most cells (value combinations with at least one bug) one report
 # counts: a report past it is refused, so what any axes ask costs bounded
 # memory (a table that size is already more than anyone reads).

@@ -2,8 +2,9 @@
 from the flags by their requestee, on the bugs the caller may see and, on
 attachments, only where the caller may see the attachment."""
 
-from . import visibility
 from .. import dates
+from . import visibility
+
 
 REQUEST_LIMIT = 100
 

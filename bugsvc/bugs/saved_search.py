@@ -6,11 +6,17 @@ services/saved_search.py's).
 
 from urllib.parse import parse_qsl
 
+from ..errors import (
+    BUGLIST_PARAMETERS_REQUIRED,
+    OBJECT_DOES_NOT_EXIST,
+    OBJECT_NOT_SPECIFIED,
+    USER_ERROR,
+    ServiceError,
+)
+from ..store import audit
 from . import search
 from .search_sql import Compiler
-from ..errors import (ServiceError, BUGLIST_PARAMETERS_REQUIRED, OBJECT_DOES_NOT_EXIST,
-                      OBJECT_NOT_SPECIFIED, USER_ERROR)
-from ..store import audit
+
 
 NAME_MAX_LENGTH = 64
 QUERY_MAX_LENGTH = 65535

@@ -12,13 +12,19 @@ quicksearch; all of them are ANDed.
 import re
 from dataclasses import dataclass
 
-from ..store.regexp import RegexpInvalid, RegexpTooSlow, StatementTooSlow, regexp_budget
-from ..errors import (ServiceError, BUGLIST_PARAMETERS_REQUIRED, OBJECT_NOT_SPECIFIED,
-                      PARAM_MUST_BE_NUMERIC, USER_ERROR)
 from ..call.params import Params, as_bool
 from ..catalogue import bug_fields
+from ..errors import (
+    BUGLIST_PARAMETERS_REQUIRED,
+    OBJECT_NOT_SPECIFIED,
+    PARAM_MUST_BE_NUMERIC,
+    USER_ERROR,
+    ServiceError,
+)
+from ..store.regexp import RegexpInvalid, RegexpTooSlow, StatementTooSlow, regexp_budget
 from . import quicksearch
 from .search_sql import Clause, Compiler, Condition
+
 
 _DEFAULT_OPERATOR = {"short_desc": "allwordssubstr", "longdesc": "anywordssubstr",
                      "status_whiteboard": "allwordssubstr", "bug_file_loc": "allwordssubstr",

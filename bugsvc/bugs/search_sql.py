@@ -20,17 +20,15 @@ each condition sits in a CASE behind the rule that hides such rows (`_guarded`).
 import re
 import time
 from dataclasses import dataclass, field
-from re import _constants, _parser   # pattern structure, to refuse exponential regexps
+from re import _constants, _parser  # pattern structure, to refuse exponential regexps
 
-from . import visibility
-from ..store.db import placeholders
-from ..store.regexp import compile_regexp
-from ..errors import ServiceError, USER_ERROR, INVALID_FIELD_NAME
 from ..catalogue import bug_fields
 from ..catalogue.bug_fields import DATE_KIND, NUMBER, SELECT
 from ..catalogue.field_types import BUG_ID
-from . import history as bug_history
-from . import search_dates
+from ..errors import INVALID_FIELD_NAME, USER_ERROR, ServiceError
+from ..store.db import placeholders
+from ..store.regexp import compile_regexp
+from . import history as bug_history, search_dates, visibility
 
 
 # Seconds one search may spend building its SQL (looking names up included),

@@ -17,11 +17,12 @@ checked as a URL (112), as the reference does with every such value.
 """
 
 import re
-from urllib.parse import urlsplit, parse_qs, urlencode
+from urllib.parse import parse_qs, urlencode, urlsplit
 
+from ..errors import URL_INVALID, USER_ERROR, ServiceError
 from . import visibility
-from ..errors import ServiceError, USER_ERROR, URL_INVALID
 from .lookup import visible_bug_id
+
 
 MAX_LENGTH = 255
 LOCAL_PATH = "show_bug.cgi?id="

@@ -19,10 +19,16 @@ Closed"; under the product and each component, "All Open" and "All Closed".
 from datetime import date, timedelta
 from urllib.parse import parse_qs, urlencode
 
-from ..errors import (OBJECT_DOES_NOT_EXIST, OBJECT_NOT_SPECIFIED, USER_ERROR, ServiceError,
-                      require_login)
+from ..errors import (
+    OBJECT_DOES_NOT_EXIST,
+    OBJECT_NOT_SPECIFIED,
+    USER_ERROR,
+    ServiceError,
+    require_login,
+)
 from ..store import audit
 from . import search
+
 
 ALL = "-All-"
 MOST_NAME = 64

@@ -8,6 +8,7 @@ from ..store.db import placeholders
 from . import activity, custom_fields, flags as bug_flags
 from .record import COLUMNS
 
+
 # Column -> API name in `changes` and history.
 _API_NAMES = {"product_id": "product", "component_id": "component"}
 # Columns that are not written to history (the reference logs none of them).

@@ -1,7 +1,8 @@
 """Personal tags on bugs (the bug field `tags`): each account's own labels."""
 
-from ..errors import ServiceError, USER_ERROR
+from ..errors import USER_ERROR, ServiceError
 from .lookup import visible_bug_id
+
 
 MAX_TAG_LENGTH = 64
 

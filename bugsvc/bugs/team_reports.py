@@ -6,9 +6,10 @@ duplicates; hours only on bugs the caller may see, for the members of the
 time-tracking group only.
 """
 
-from ..errors import ServiceError, USER_ERROR
+from ..errors import USER_ERROR, ServiceError
 from ..store.db import placeholders
 from . import visibility
+
 
 MOST_ROWS = 1000
 MOST_BUGS = 1000

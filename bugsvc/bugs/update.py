@@ -2,24 +2,38 @@
 to an in-memory copy of the bug, in the reference's order, then the
 difference is written with its history and side effects on other bugs."""
 
-from . import visibility
-from ..catalogue import catalog
 from .. import dates
-from ..errors import (
-    ServiceError, OBJECT_NOT_SPECIFIED, PARAM_INVALID, USER_ERROR, COMMENT_NOT_ON_BUG,
-    USER_NOT_INSIDER,
-)
-from ..catalogue.field_types import BUG_ID
 from ..call.params import Params, as_bool
-from ..catalogue import bug_fields
+from ..catalogue import bug_fields, catalog
+from ..catalogue.field_types import BUG_ID
+from ..errors import (
+    COMMENT_NOT_ON_BUG,
+    OBJECT_NOT_SPECIFIED,
+    PARAM_INVALID,
+    USER_ERROR,
+    USER_NOT_INSIDER,
+    ServiceError,
+)
 from . import (
-    activity, comments, custom_fields, dependencies, groups, history, isolation, record,
-    see_also, store, token, values,
+    activity,
+    comments,
+    custom_fields,
+    dependencies,
+    groups,
+    history,
+    isolation,
+    record,
+    see_also,
+    store,
+    token,
+    values,
+    visibility,
 )
 from .flags import FlagEditor, retarget, types_for, user_can_see_bug
 from .lookup import visible_bug_id
 from .permissions import TIME_FIELDS, FieldRights, can_edit_product, require_product_edit
 from .status import StatusChanger, workflow as status_workflow
+
 
 # The Bugzilla names the reference's update also understands: those of the
 # fields it sets, but for the fields whose setter takes the API name only.

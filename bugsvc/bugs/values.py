@@ -5,14 +5,24 @@ documented error."""
 import re
 from datetime import date
 
-from ..catalogue import group_control
 from ..accounts.visibility import can_see_user
-from ..catalogue import catalog
+from ..catalogue import catalog, group_control
 from ..errors import (
-    ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_MUST_BE_NUMERIC,
-    NUMBER_TOO_LARGE, NUMBER_TOO_SMALL, ILLEGAL_DATE, USER_ERROR, ALIAS_ERROR, COMPONENT_INVALID,
-    PRODUCT_ACCESS_DENIED, SUMMARY_REQUIRED, TEXT_TOO_LONG,
+    ALIAS_ERROR,
+    COMPONENT_INVALID,
+    ILLEGAL_DATE,
+    NUMBER_TOO_LARGE,
+    NUMBER_TOO_SMALL,
+    OBJECT_DOES_NOT_EXIST,
+    OBJECT_NOT_SPECIFIED,
+    PARAM_MUST_BE_NUMERIC,
+    PRODUCT_ACCESS_DENIED,
+    SUMMARY_REQUIRED,
+    TEXT_TOO_LONG,
+    USER_ERROR,
+    ServiceError,
 )
+
 
 MAX_SUMMARY = 255
 MAX_ALIAS = 40

@@ -9,14 +9,14 @@ here.
 
 import orjson
 
-from . import visibility
 from .. import dates
-from ..store.db import placeholders
 from ..call.fields import Shape
 from ..catalogue.field_types import BUG_ID
-from . import custom_fields
+from ..store.db import placeholders
+from . import custom_fields, visibility
 from .status import workflow as status_workflow
 from .token import update_tokens
+
 
 USER_FIELDS = ("assigned_to", "creator", "qa_contact", "cc")
 # include/exclude shape of a bug object: `tags` and `duplicates` only when

@@ -15,6 +15,7 @@ from ..store import cache
 from ..store.dialect import Connection
 from .fields import FieldFilter
 
+
 T = TypeVar("T")
 
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
+
 _SPLIT = re.compile(r"[,\s+]+")
 DEFAULT = ("default",)
 # Decisions depend on nothing but the include and exclude names, so filters

@@ -10,8 +10,15 @@ import re
 from collections.abc import Container, Iterable, Mapping
 from typing import Any, overload
 
-from ..errors import (ServiceError, OBJECT_NOT_SPECIFIED, PARAM_MUST_BE_NUMERIC, PARAM_INVALID,
-                      NUMBER_TOO_LARGE, NUMBER_TOO_SMALL)
+from ..errors import (
+    NUMBER_TOO_LARGE,
+    NUMBER_TOO_SMALL,
+    OBJECT_NOT_SPECIFIED,
+    PARAM_INVALID,
+    PARAM_MUST_BE_NUMERIC,
+    ServiceError,
+)
+
 
 _FALSE_STRINGS = {"", "0", "false", "no", "off"}
 _INT64_MAX = 2**63 - 1

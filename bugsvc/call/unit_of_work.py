@@ -30,6 +30,7 @@ from ..store.dialect import Connection
 from .context import Caller, Context, Journal
 from .fields import FieldFilter
 
+
 T = TypeVar("T")
 
 LOCAL = "127.0.0.1"

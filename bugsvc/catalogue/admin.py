@@ -2,12 +2,16 @@
 milestones, keywords, classifications, groups, flag types, fields): which
 product a caller administers, and how a name or description is checked."""
 
-from . import group_control
-from . import catalog
-from ..errors import (
-    ServiceError, OBJECT_NOT_SPECIFIED, PARAM_INVALID, USER_ERROR, PRODUCT_ACCESS_DENIED,
-)
 from ..call.params import clean_text
+from ..errors import (
+    OBJECT_NOT_SPECIFIED,
+    PARAM_INVALID,
+    PRODUCT_ACCESS_DENIED,
+    USER_ERROR,
+    ServiceError,
+)
+from . import catalog, group_control
+
 
 NAME_MAX_LENGTH = 64              # products, components, versions, milestones, ...
 SMALLINT_MIN, SMALLINT_MAX = -32768, 32767    # sort keys

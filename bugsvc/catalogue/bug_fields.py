@@ -25,9 +25,19 @@ This module is data: it reads nothing and imports only the type codes.
 from dataclasses import dataclass
 
 from .field_types import (
-    BUG_ID, BUG_URLS, DATE, DATETIME, FREETEXT, INTEGER, KEYWORDS, MULTI_SELECT, SINGLE_SELECT,
-    TEXTAREA, UNKNOWN,
+    BUG_ID,
+    BUG_URLS,
+    DATE,
+    DATETIME,
+    FREETEXT,
+    INTEGER,
+    KEYWORDS,
+    MULTI_SELECT,
+    SINGLE_SELECT,
+    TEXTAREA,
+    UNKNOWN,
 )
+
 
 # How search compares a field's values: as text, as a number, as a moment,
 # as an account's login, or as a legal value of a select field (matched

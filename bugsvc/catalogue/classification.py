@@ -2,11 +2,11 @@
 may search, creating and changing them (a bugsvc extension in the
 reference's style). Products join one through their own `classification`."""
 
+from ..call.changes import note
+from ..errors import OBJECT_DOES_NOT_EXIST, USER_ERROR, ServiceError
+from ..store import audit
 from . import catalog, group_control
 from .admin import checked_name
-from ..call.changes import note
-from ..errors import ServiceError, OBJECT_DOES_NOT_EXIST, USER_ERROR
-from ..store import audit
 
 
 def _find(ctx, ids, names):

@@ -1,17 +1,24 @@
 """Components of products: creating them as Bugzilla 5.2 does, changing
 and deleting them as its development branch does."""
 
-from . import catalog, group_control
-from .admin import checked_text, administered_product
 from ..accounts.visibility import can_see_user
 from ..call.changes import note
 from ..call.params import Params, as_list
 from ..errors import (
-    ServiceError, OBJECT_DOES_NOT_EXIST, PARAM_INVALID, INVALID_USERNAME, USER_ERROR,
-    COMPONENT_EXISTS, COMPONENT_HAS_BUGS, COMPONENT_IS_LAST, COMPONENT_RENAME_NOT_UNIQUE,
+    COMPONENT_EXISTS,
+    COMPONENT_HAS_BUGS,
     COMPONENT_INVALID,
+    COMPONENT_IS_LAST,
+    COMPONENT_RENAME_NOT_UNIQUE,
+    INVALID_USERNAME,
+    OBJECT_DOES_NOT_EXIST,
+    PARAM_INVALID,
+    USER_ERROR,
+    ServiceError,
 )
 from ..store import audit
+from . import catalog, group_control
+from .admin import administered_product, checked_text
 
 
 # Checks --------------------------------------------------------------------------------

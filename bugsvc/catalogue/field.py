@@ -11,16 +11,21 @@ are ids of rows of the controlling field's value source.
 
 import re
 
-from . import group_control
-from ..store import audit
-from . import bug_fields, catalog
 from ..call.changes import note
-from ..errors import (
-    ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_INVALID,
-    NUMBER_TOO_SMALL, USER_ERROR, INVALID_FIELD_NAME, PRODUCT_ACCESS_DENIED,
-)
-from .admin import checked_text
 from ..call.params import Params
+from ..errors import (
+    INVALID_FIELD_NAME,
+    NUMBER_TOO_SMALL,
+    OBJECT_DOES_NOT_EXIST,
+    OBJECT_NOT_SPECIFIED,
+    PARAM_INVALID,
+    PRODUCT_ACCESS_DENIED,
+    USER_ERROR,
+    ServiceError,
+)
+from ..store import audit
+from . import bug_fields, catalog, group_control
+from .admin import checked_text
 
 
 SELECT_TYPES = tuple(code for code, kind in bug_fields.CUSTOM_KINDS.items() if kind.is_select)

@@ -11,16 +11,24 @@ reference writes it.
 
 import re
 
-from . import catalog, flag_rules, group_control
-from .admin import checked_text
 from ..call.changes import note
 from ..errors import (
-    ServiceError, OBJECT_DOES_NOT_EXIST, OBJECT_NOT_SPECIFIED, PARAM_INVALID,
-    ILLEGAL_EMAIL_ADDRESS, USER_ERROR, INTERNAL_ERROR, FLAG_TYPE_CC_LIST_INVALID,
+    FLAG_TYPE_CC_LIST_INVALID,
     FLAG_TYPE_DESCRIPTION_INVALID,
-    FLAG_TYPE_NAME_INVALID, FLAG_TYPE_SORTKEY_INVALID, PRODUCT_ACCESS_DENIED,
+    FLAG_TYPE_NAME_INVALID,
+    FLAG_TYPE_SORTKEY_INVALID,
+    ILLEGAL_EMAIL_ADDRESS,
+    INTERNAL_ERROR,
+    OBJECT_DOES_NOT_EXIST,
+    OBJECT_NOT_SPECIFIED,
+    PARAM_INVALID,
+    PRODUCT_ACCESS_DENIED,
+    USER_ERROR,
+    ServiceError,
 )
 from ..store import audit
+from . import catalog, flag_rules, group_control
+from .admin import checked_text
 
 
 ANY = "__Any__"

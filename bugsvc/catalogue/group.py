@@ -8,16 +8,25 @@ is accounts/membership.py's.
 
 import re
 
-from ..store import audit
 from ..accounts import membership
-from . import settings
-from ..call.changes import note
-from ..store.db import placeholders
 from ..accounts.email import visible_email
-from ..errors import (ServiceError, OBJECT_DOES_NOT_EXIST, EMPTY_GROUP_NAME, GROUP_EXISTS,
-                      EMPTY_GROUP_DESCRIPTION, INVALID_REGEXP, INVALID_GROUP_NAME,
-                      GROUP_CANNOT_VIEW, USER_ERROR)
+from ..call.changes import note
+from ..errors import (
+    EMPTY_GROUP_DESCRIPTION,
+    EMPTY_GROUP_NAME,
+    GROUP_CANNOT_VIEW,
+    GROUP_EXISTS,
+    INVALID_GROUP_NAME,
+    INVALID_REGEXP,
+    OBJECT_DOES_NOT_EXIST,
+    USER_ERROR,
+    ServiceError,
+)
+from ..store import audit
+from ..store.db import placeholders
+from . import settings
 from .admin import checked_text
+
 
 NAME_MAX_LENGTH = 255
 

@@ -7,10 +7,11 @@ product's bugs is bugs/groups.py's).
 membercontrol / othercontrol values: 0 NA, 1 Shown, 2 Default, 3 Mandatory.
 """
 
-from . import catalog
 from ..accounts.membership import not_member_sql
-from ..errors import ServiceError, OBJECT_DOES_NOT_EXIST, USER_ERROR
+from ..errors import OBJECT_DOES_NOT_EXIST, USER_ERROR, ServiceError
 from ..store.db import placeholders
+from . import catalog
+
 
 NA, SHOWN, DEFAULT, MANDATORY = 0, 1, 2, 3
 CONTROL_NAMES = {NA: "NA", SHOWN: "Shown", DEFAULT: "Default", MANDATORY: "Mandatory"}

@@ -10,6 +10,7 @@ from ..accounts.membership import GRANT_DIRECT, refresh_for_user
 from ..store import server_secrets
 from . import bug_fields, settings
 
+
 # The statuses (open or closed), the other selects' values and the status
 # workflow of a new installation; its fields are bug_fields.STANDARD.
 STATUSES = [("UNCONFIRMED", 1), ("CONFIRMED", 1), ("IN_PROGRESS", 1), ("RESOLVED", 0),

@@ -3,11 +3,12 @@ reference's style). Keywords in use are deactivated, never deleted."""
 
 import re
 
+from ..call.changes import note
+from ..errors import OBJECT_DOES_NOT_EXIST, USER_ERROR, ServiceError
 from ..store import audit
 from . import catalog
-from .admin import checked_text, checked_name
-from ..call.changes import note
-from ..errors import ServiceError, OBJECT_DOES_NOT_EXIST, USER_ERROR
+from .admin import checked_name, checked_text
+
 
 _SEPARATORS = re.compile(r"[\s,]")
 

@@ -3,20 +3,27 @@ them with their first version and milestone (and, with makeproductgroups,
 their bug group), and changing them, their group controls included (which
 products a caller may search or file bugs in is group_control.py's)."""
 
-from ..store import audit
+from ..accounts import membership
+from ..accounts.email import visible_email
 from ..bugs import groups as bug_groups
-from . import catalog, flag_rules, group_control
-from .admin import checked_text, NAME_MAX_LENGTH, administered_product
 from ..call.changes import note
 from ..call.fields import Shape
 from ..call.params import Params
-from ..accounts.email import visible_email
 from ..errors import (
-    ServiceError, OBJECT_DOES_NOT_EXIST, USER_ERROR, PRODUCT_BLANK_NAME, PRODUCT_NAME_IN_USE,
-    PRODUCT_NAME_TOO_LONG, PRODUCT_NEEDS_DEFAULT_MILESTONE, PRODUCT_NEEDS_DESCRIPTION,
+    OBJECT_DOES_NOT_EXIST,
+    PRODUCT_BLANK_NAME,
+    PRODUCT_NAME_IN_USE,
+    PRODUCT_NAME_TOO_LONG,
+    PRODUCT_NEEDS_DEFAULT_MILESTONE,
+    PRODUCT_NEEDS_DESCRIPTION,
     PRODUCT_NEEDS_VERSION,
+    USER_ERROR,
+    ServiceError,
 )
-from ..accounts import membership
+from ..store import audit
+from . import catalog, flag_rules, group_control
+from .admin import NAME_MAX_LENGTH, administered_product, checked_text
+
 
 UNCLASSIFIED_ID = 1
 

@@ -20,10 +20,11 @@ answer and audit record carries a mask instead of the value.
 import re
 
 from .. import dates
-from ..errors import ServiceError, OBJECT_DOES_NOT_EXIST, USER_ERROR
+from ..errors import OBJECT_DOES_NOT_EXIST, USER_ERROR, ServiceError
 from ..store import audit
 from ..store.db import placeholders
 from .setting_docs import DESCRIPTIONS, SECTIONS
+
 
 BOOL = "bool"
 INT = "int"

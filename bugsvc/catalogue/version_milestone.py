@@ -5,11 +5,11 @@ false), never deleted."""
 
 from dataclasses import dataclass
 
+from ..call.changes import note
+from ..errors import OBJECT_DOES_NOT_EXIST, USER_ERROR, ServiceError
+from ..store import audit
 from . import catalog, group_control
 from .admin import administered_product, checked_name
-from ..call.changes import note
-from ..errors import ServiceError, OBJECT_DOES_NOT_EXIST, USER_ERROR
-from ..store import audit
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,15 @@ import sys
 from ..serving import startup
 from ..serving.server import serve
 from ..store.schema import SchemaError
-from .commands import (collect_stats, convert_database, create_api_key, deliver, make_backup,
-                       manage_parameters, reset_failed_logins)
+from .commands import (
+    collect_stats,
+    convert_database,
+    create_api_key,
+    deliver,
+    make_backup,
+    manage_parameters,
+    reset_failed_logins,
+)
 from .importing import import_bugzilla
 from .mail_in import mail_in
 from .mail_listener import listen

@@ -181,6 +181,7 @@ def collect_stats(config, day=None, out=sys.stdout, err=sys.stderr):
     status: 0, or 2 for a day that is no date. Errors: StartError when
     there is no database at config.database."""
     from datetime import date, datetime, timezone
+
     from ..bugs import series
     try:
         wanted = date.fromisoformat(day) if day else datetime.now(timezone.utc).date()

@@ -29,6 +29,7 @@ from ..notify import reply
 from ..serving import startup
 from ..serving.server import prepare_database
 
+
 TAKEN, DATA_ERROR, NO_USER, NO_PERMISSION = 0, 65, 67, 77
 # The `@field value` lines a reply may hold: Bug.update's parameters.
 FIELDS = ("status", "resolution", "dupe_of", "assigned_to", "priority", "severity", "summary",

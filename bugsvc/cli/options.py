@@ -8,14 +8,23 @@ import argparse
 import re
 
 from .. import __version__
-from ..config import (Config, DEFAULT_ADMIN_EMAIL, DEFAULT_CONNECTION_LIMIT,
-                      DEFAULT_CONNECTIONS_PER_ADDRESS, DEFAULT_DB, DEFAULT_HOST,
-                      DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_REQUESTS_PER_ADDRESS,
-                      DEFAULT_THREADS)
 from ..api.limits import parse_rules
 from ..api.operations import OPERATIONS
+from ..config import (
+    DEFAULT_ADMIN_EMAIL,
+    DEFAULT_CONNECTION_LIMIT,
+    DEFAULT_CONNECTIONS_PER_ADDRESS,
+    DEFAULT_DB,
+    DEFAULT_HOST,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_PORT,
+    DEFAULT_REQUESTS_PER_ADDRESS,
+    DEFAULT_THREADS,
+    Config,
+)
 from ..web import metrics
 from ..web.client_address import parse_networks
+
 
 MIN_PASSWORD_LENGTH = 8          # the reference's minimum length of a password
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")

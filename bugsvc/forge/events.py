@@ -19,6 +19,7 @@ import hmac
 import re
 from dataclasses import dataclass, field
 
+
 # A push names at most this many commits, and a text at most this many bugs,
 # that are acted on (a forge sends at most 20 commits a push by default).
 MAX_COMMITS = 100

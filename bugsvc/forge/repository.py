@@ -11,10 +11,15 @@ and never shown again."""
 import re
 
 from .. import dates
-from ..store import audit
 from ..errors import (
-    AUTH_FAILURE, OBJECT_DOES_NOT_EXIST, OBJECT_NOT_SPECIFIED, USER_ERROR, ServiceError,
+    AUTH_FAILURE,
+    OBJECT_DOES_NOT_EXIST,
+    OBJECT_NOT_SPECIFIED,
+    USER_ERROR,
+    ServiceError,
 )
+from ..store import audit
+
 
 FORGES = ("github", "gitlab", "gitea")
 _NAME = re.compile(r"[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+")

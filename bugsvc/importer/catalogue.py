@@ -13,12 +13,13 @@ of the standard select fields that the source does not have are removed
 
 import re
 
-from ..catalogue.group_control import CONTROL_VALUES
 from ..accounts.membership import refresh_for_group
 from ..catalogue import settings
+from ..catalogue.group_control import CONTROL_VALUES
 from ..store.db import ids_written, placeholders
 from . import forms
-from .target import SELECT_FIELDS, IMPORTED
+from .target import IMPORTED, SELECT_FIELDS
+
 
 # Parameters carried when the source shows them: those that shape what the
 # data means or who may see it. Not carried: urlbase (the new address is

@@ -27,6 +27,7 @@ from datetime import datetime, timedelta, timezone
 
 from ..catalogue import bug_fields
 
+
 _DATETIME = re.compile(
     r"^\s*(\d{4})-?(\d{2})-?(\d{2})(?:[T ](\d{2}):?(\d{2})(?::?(\d{2})(?:\.\d+)?)?)?"
     r"\s*(Z|UTC|[+-]\d{2}:?\d{2})?\s*$")

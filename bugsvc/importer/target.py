@@ -18,6 +18,7 @@ from ..accounts.membership import GRANT_DIRECT, refresh_for_user, regexp_matches
 from ..catalogue import bug_fields
 from ..store.db import ids_written, placeholders
 
+
 UNCLASSIFIED = "Unclassified"
 # Standard select fields whose values live in field_values.
 SELECT_FIELDS = tuple(field.name for field in bug_fields.SELECTS)

@@ -28,12 +28,12 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
-from ..bugs import visibility
 from ..accounts.membership import GRANT_REGEXP, regexp_matches
 from ..api.operations import OPERATIONS
 from ..api.runner import Runner
+from ..bugs import visibility
 from ..compose import unit_of_work
-from ..config import Config, DEFAULT_ADMIN_EMAIL
+from ..config import DEFAULT_ADMIN_EMAIL, Config
 from ..store.db import placeholders
 from ..store.location import open_database
 from . import forms, state
@@ -44,6 +44,7 @@ from .client import rest_base
 from .progress import Progress
 from .run import ImportRefused, make_client
 from .source import Source
+
 
 _BUG_KEYS = ("summary", "status", "resolution", "product", "component", "classification",
              "version", "target_milestone", "platform", "op_sys", "priority", "severity", "url",

@@ -23,6 +23,7 @@ from ..catalogue.field_types import BUG_ID, DATE, DATETIME, MULTI_SELECT, SINGLE
 from ..store.db import ids_written, placeholders
 from . import forms
 
+
 _CHUNK = 400
 
 

@@ -16,13 +16,12 @@ included).
 
 from datetime import datetime, timezone
 
-from . import mail_settings as ms
-from ..bugs import visibility
-from ..bugs import comments as stored_comments, events as bug_events, history, view
+from ..bugs import comments as stored_comments, events as bug_events, history, view, visibility
 from ..catalogue import bug_fields
 from ..store import outbox
-from . import message, reply
+from . import mail_settings as ms, message, reply
 from .message import Drop
+
 
 # Changes of these fields are these events; any other field is EVT_OTHER.
 _FIELD_EVENTS = {

@@ -5,9 +5,10 @@ worker that delivers it is worker.py."""
 
 from .. import dates
 from ..catalogue import catalog
-from ..errors import ServiceError, PARAM_INVALID
+from ..errors import PARAM_INVALID, ServiceError
 from ..store import outbox
 from ..store.db import placeholders
+
 
 MAX_LIST = 1000
 

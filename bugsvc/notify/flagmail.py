@@ -12,13 +12,12 @@ for").
 
 from datetime import datetime, timezone
 
-from . import mail_settings as ms
-from ..bugs import visibility
-from ..bugs import events as bug_events
+from ..bugs import events as bug_events, visibility
 from ..store import outbox
-from . import bugmail, message
+from . import bugmail, mail_settings as ms, message
 from .message import Drop
 from .recipients import flag_addressee
+
 
 _DONE = {"+": "granted", "-": "denied", "X": "canceled"}
 

@@ -18,9 +18,16 @@ from ..bugs import visibility
 from ..bugs.lookup import visible_bug_id
 from ..call.params import Params, as_bool
 from ..catalogue import catalog
-from ..errors import (ServiceError, require_login, AUTH_FAILURE, OBJECT_DOES_NOT_EXIST,
-                      PARAM_INVALID, USER_ERROR)
+from ..errors import (
+    AUTH_FAILURE,
+    OBJECT_DOES_NOT_EXIST,
+    PARAM_INVALID,
+    USER_ERROR,
+    ServiceError,
+    require_login,
+)
 from ..store.db import placeholders
+
 
 REL_ASSIGNEE, REL_QA, REL_REPORTER, REL_CC, REL_GLOBAL_WATCHER, REL_ANY = 0, 1, 2, 3, 5, 100
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from .. import dates
 from ..store import server_secrets
 
+
 # How much of a reply is read: its text, and its attached files.
 MAX_TEXT_CHARS = 65_535
 MAX_FILES = 10

@@ -21,13 +21,20 @@ import functools
 from datetime import timedelta
 
 from .. import dates
-from ..catalogue import catalog, group_control
 from ..call.params import Params
-from ..errors import (ServiceError, AUTH_FAILURE, OBJECT_DOES_NOT_EXIST, OBJECT_NOT_SPECIFIED,
-                      PRODUCT_ACCESS_DENIED, USER_ERROR)
+from ..catalogue import catalog, group_control
+from ..errors import (
+    AUTH_FAILURE,
+    OBJECT_DOES_NOT_EXIST,
+    OBJECT_NOT_SPECIFIED,
+    PRODUCT_ACCESS_DENIED,
+    USER_ERROR,
+    ServiceError,
+)
+from ..store import audit, outbox
 from . import addresses, signature
 from .recipients import WEBHOOK_EVENTS
-from ..store import audit, outbox
+
 
 ANY = "Any"
 MAX_NAME = 64

@@ -17,14 +17,13 @@ bug) as ids alone, without changes. Changes are those the bug's history
 shows the owner.
 """
 
-from ..bugs import visibility
-from ..catalogue import group_control
 from .. import dates
-from ..bugs import attachments as stored_attachments, history, view
-from ..catalogue import bug_fields
+from ..bugs import attachments as stored_attachments, history, view, visibility
+from ..catalogue import bug_fields, group_control
 from ..store import outbox
 from .bugmail import visible_comments
 from .message import Drop
+
 
 # History names bugzilla.mozilla.org uses differently in its changes.
 _RENAMES = {field.history: field.webhook_change for field in bug_fields.STANDARD

@@ -32,9 +32,19 @@ import orjson
 from ..bugs import series
 from ..catalogue import settings
 from ..store import outbox
-from . import (account_mail, addresses, bugmail, flagmail, mailer, recipients, signature,
-               webhook_http, webhook_payload)
+from . import (
+    account_mail,
+    addresses,
+    bugmail,
+    flagmail,
+    mailer,
+    recipients,
+    signature,
+    webhook_http,
+    webhook_payload,
+)
 from .message import Drop, envelope_sender
+
 
 log = logging.getLogger("bugsvc.delivery")
 

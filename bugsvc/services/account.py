@@ -5,7 +5,8 @@ behaviour lives)."""
 
 from ..accounts import self_service, tokens
 from ..call.params import Params
-from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED
+from ..errors import OBJECT_NOT_SPECIFIED, ServiceError, require_login
+
 
 # The parameter naming each kind of mailed link's token.
 _TOKEN_PARAMS = (("reset_token", tokens.PASSWORD), ("account_token", tokens.ACCOUNT),

@@ -4,7 +4,8 @@ The behaviour lives in bugsvc/accounts/api_key.py."""
 from ..accounts import api_key
 from ..call.fields import Shape
 from ..call.params import Params
-from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED
+from ..errors import OBJECT_NOT_SPECIFIED, ServiceError, require_login
+
 
 # include/exclude shape of an API key.
 API_KEY_SHAPES = {"api_keys": Shape()}

@@ -2,8 +2,9 @@
 bugsvc/bugs/attachments.py."""
 
 from ..bugs import attachments as bug_attachments
-from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED
 from ..call.params import Params
+from ..errors import OBJECT_NOT_SPECIFIED, ServiceError, require_login
+
 
 # Update parameters read as text; the other fields are booleans.
 _TEXTS = ("summary", "file_name", "content_type")

@@ -2,16 +2,21 @@
 lives in bugsvc.bugs."""
 
 from .. import dates
-from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED, USER_ERROR
-from ..call.params import Params
 from ..bugs import create as bug_create, tags, update as bug_update, view
-from ..bugs.duplicates import possible_duplicates as find_duplicates, MAX_RESULTS
+from ..bugs.duplicates import MAX_RESULTS, possible_duplicates as find_duplicates
 from ..bugs.edit_options import edit_options as bug_edit_options
-from ..bugs.requests import (QUEUE_LIMIT, QUEUE_STATUSES, REQUEST_LIMIT, request_queue as
-                             queue_of_requests, requests_of_caller)
 from ..bugs.history import histories
 from ..bugs.lookup import visible_bug_id
+from ..bugs.requests import (
+    QUEUE_LIMIT,
+    QUEUE_STATUSES,
+    REQUEST_LIMIT,
+    request_queue as queue_of_requests,
+    requests_of_caller,
+)
 from ..bugs.values import enterable_product
+from ..call.params import Params
+from ..errors import OBJECT_NOT_SPECIFIED, USER_ERROR, ServiceError, require_login
 
 
 def get(ctx, params):

@@ -6,7 +6,7 @@ from datetime import date
 
 from ..bugs import series
 from ..call.params import Params
-from ..errors import ServiceError, ILLEGAL_DATE, OBJECT_NOT_SPECIFIED
+from ..errors import ILLEGAL_DATE, OBJECT_NOT_SPECIFIED, ServiceError
 
 
 def get(ctx, params):

@@ -5,8 +5,15 @@ from ..call.fields import Shape
 from ..call.params import Params, bounded_int, reject_unknown_keys, required_str
 from ..catalogue import classification
 from ..catalogue.admin import SMALLINT_MAX
-from ..errors import (ServiceError, require_group, OBJECT_NOT_SPECIFIED, PARAM_INVALID,
-                      CLASSIFICATIONS_DISABLED, UNKNOWN_METHOD)
+from ..errors import (
+    CLASSIFICATIONS_DISABLED,
+    OBJECT_NOT_SPECIFIED,
+    PARAM_INVALID,
+    UNKNOWN_METHOD,
+    ServiceError,
+    require_group,
+)
+
 
 # include/exclude shape of a classification and its products.
 CLASSIFICATION_SHAPES = {"classifications": Shape(children={"products": Shape()})}

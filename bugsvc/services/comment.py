@@ -3,9 +3,9 @@ lives in bugsvc/bugs/comments.py."""
 
 from .. import dates
 from ..bugs import comments as bug_comments
-from ..errors import (ServiceError, require_login, OBJECT_NOT_SPECIFIED,
-                      PARAM_MUST_BE_NUMERIC)
 from ..call.params import Params
+from ..errors import OBJECT_NOT_SPECIFIED, PARAM_MUST_BE_NUMERIC, ServiceError, require_login
+
 
 DEFAULT_TAG_LIMIT = 10
 

@@ -3,8 +3,13 @@ The behaviour lives in bugsvc/catalogue/component.py."""
 
 from ..call.params import Params, reject_unknown_keys
 from ..catalogue import component
-from ..errors import (ServiceError, require_group, OBJECT_NOT_SPECIFIED, PARAM_INVALID,
-                      UNKNOWN_METHOD)
+from ..errors import (
+    OBJECT_NOT_SPECIFIED,
+    PARAM_INVALID,
+    UNKNOWN_METHOD,
+    ServiceError,
+    require_group,
+)
 
 
 # python-bugzilla's names (addcomponent/editcomponent) and the reference's is_active.

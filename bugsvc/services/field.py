@@ -6,6 +6,7 @@ from ..call.fields import Shape
 from ..catalogue import field
 from ..errors import require_group
 
+
 # include/exclude shape of a field definition.
 FIELD_SHAPES = {"fields": Shape()}
 

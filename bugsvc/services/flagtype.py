@@ -12,7 +12,8 @@ The behaviour lives in bugsvc/catalogue/flag_type.py.
 
 from ..call.params import Params
 from ..catalogue import flag_type
-from ..errors import ServiceError, require_group, OBJECT_NOT_SPECIFIED, UNKNOWN_METHOD
+from ..errors import OBJECT_NOT_SPECIFIED, UNKNOWN_METHOD, ServiceError, require_group
+
 
 # Update parameters that name the flag types rather than change them.
 _NOT_VALUES = {"ids", "names"}

@@ -5,6 +5,7 @@ from ..call.params import Params
 from ..errors import OBJECT_NOT_SPECIFIED, ServiceError
 from ..forge import repository
 
+
 _CHANGEABLE = ("repository", "secret", "branches", "bot_account", "hash_references")
 
 

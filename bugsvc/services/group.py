@@ -4,8 +4,14 @@ behaviour lives in bugsvc/catalogue/group.py."""
 from ..call.fields import Shape
 from ..call.params import Params
 from ..catalogue import group
-from ..errors import (ServiceError, require_group, require_login, OBJECT_NOT_SPECIFIED,
-                      GROUP_CANNOT_VIEW)
+from ..errors import (
+    GROUP_CANNOT_VIEW,
+    OBJECT_NOT_SPECIFIED,
+    ServiceError,
+    require_group,
+    require_login,
+)
+
 
 # include/exclude shape of a group and its members.
 GROUP_SHAPES = {"groups": Shape(children={"membership": Shape()})}

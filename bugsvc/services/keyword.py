@@ -5,8 +5,14 @@ behaviour lives in bugsvc/catalogue/keyword.py."""
 from ..call.fields import Shape
 from ..call.params import Params, reject_unknown_keys, required_str
 from ..catalogue import keyword
-from ..errors import (ServiceError, require_group, OBJECT_NOT_SPECIFIED, PARAM_INVALID,
-                      UNKNOWN_METHOD)
+from ..errors import (
+    OBJECT_NOT_SPECIFIED,
+    PARAM_INVALID,
+    UNKNOWN_METHOD,
+    ServiceError,
+    require_group,
+)
+
 
 # include/exclude shape of a keyword.
 KEYWORD_SHAPES = {"keywords": Shape()}

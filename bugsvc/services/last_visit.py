@@ -4,7 +4,8 @@ behaviour lives in bugsvc/bugs/last_visit.py."""
 from ..bugs import last_visit
 from ..call.fields import Shape
 from ..call.params import Params
-from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED
+from ..errors import OBJECT_NOT_SPECIFIED, ServiceError, require_login
+
 
 # include/exclude shape of the answer: a list of last visits.
 LAST_VISIT_SHAPES = {"*": Shape()}

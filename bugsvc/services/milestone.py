@@ -6,8 +6,14 @@ from ..call.params import Params, bounded_int, reject_unknown_keys, required_str
 from ..catalogue import version_milestone
 from ..catalogue.admin import SMALLINT_MAX, SMALLINT_MIN
 from ..catalogue.version_milestone import MILESTONE
-from ..errors import (ServiceError, require_group, OBJECT_NOT_SPECIFIED, PARAM_INVALID,
-                      UNKNOWN_METHOD)
+from ..errors import (
+    OBJECT_NOT_SPECIFIED,
+    PARAM_INVALID,
+    UNKNOWN_METHOD,
+    ServiceError,
+    require_group,
+)
+
 
 _CREATE_KEYS = frozenset({"product", "name", "sort_key", "is_active"})
 _UPDATE_KEYS = frozenset({"ids", "name", "sort_key", "is_active"})

@@ -6,7 +6,7 @@ again).
 The behaviour lives in bugsvc/notify/mail_settings.py and delivery_queue.py."""
 
 from ..call.params import Params
-from ..errors import ServiceError, require_group, OBJECT_NOT_SPECIFIED
+from ..errors import OBJECT_NOT_SPECIFIED, ServiceError, require_group
 from ..notify import delivery_queue, mail_settings
 
 

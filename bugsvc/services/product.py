@@ -4,8 +4,8 @@ The behaviour lives in bugsvc/catalogue/product.py and group_control.py."""
 
 from ..call.params import Params, reject_unknown_keys
 from ..catalogue import group_control, product
-from ..errors import (ServiceError, require_group, OBJECT_NOT_SPECIFIED, USER_ERROR,
-                      UNKNOWN_METHOD)
+from ..errors import OBJECT_NOT_SPECIFIED, UNKNOWN_METHOD, USER_ERROR, ServiceError, require_group
+
 
 # include/exclude shape of a product: group_controls only on request.
 PRODUCT_SHAPES = {"products": product.PRODUCT_SHAPE}

@@ -7,7 +7,8 @@ from datetime import date, timedelta
 from ..bugs import report, team_reports, visibility
 from ..call.params import Params
 from ..dates import to_db
-from ..errors import ILLEGAL_DATE, ServiceError, USER_ERROR, require_login
+from ..errors import ILLEGAL_DATE, USER_ERROR, ServiceError, require_login
+
 
 AXES = ("x_axis_field", "y_axis_field", "z_axis_field")
 # Parameters of Bug.search that say how to show a list, not which bugs.

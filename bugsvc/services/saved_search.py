@@ -7,7 +7,8 @@ The behaviour lives in bugsvc/bugs/saved_search.py.
 from ..bugs import saved_search
 from ..call.fields import Shape
 from ..call.params import Params
-from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED
+from ..errors import OBJECT_NOT_SPECIFIED, ServiceError, require_login
+
 
 SAVED_SEARCH_SHAPES = {"saved_searches": Shape()}
 

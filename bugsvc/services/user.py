@@ -5,9 +5,17 @@ bugsvc.accounts (account.py, sign_in.py)."""
 from ..accounts import account, sign_in
 from ..call.fields import Shape
 from ..call.params import Params
-from ..errors import (ServiceError, require_group, require_login, AUTH_FAILURE,
-                      OBJECT_NOT_SPECIFIED, PARAM_INVALID, PARAM_MUST_BE_NUMERIC,
-                      USER_ACCESS_DENIED)
+from ..errors import (
+    AUTH_FAILURE,
+    OBJECT_NOT_SPECIFIED,
+    PARAM_INVALID,
+    PARAM_MUST_BE_NUMERIC,
+    USER_ACCESS_DENIED,
+    ServiceError,
+    require_group,
+    require_login,
+)
+
 
 # include/exclude shape of a user.
 USER_SHAPES = {"users": Shape()}

@@ -5,7 +5,7 @@ behaviour lives in bugsvc/notify/webhook.py, which says what a webhook
 calls and who may register one."""
 
 from ..call.params import Params
-from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED
+from ..errors import OBJECT_NOT_SPECIFIED, ServiceError, require_login
 from ..notify import webhook
 
 

@@ -42,6 +42,7 @@ from ..web.client_address import client_address
 from .dispatch import FairTaskDispatcher
 from .server_errors import JsonErrorChannel
 
+
 REFUSED = (b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 10\r\nContent-Length: 0\r\n"
            b"Connection: close\r\n\r\n")
 

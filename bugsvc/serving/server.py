@@ -12,8 +12,8 @@ from datetime import datetime, timezone
 
 from .. import __version__
 from ..accounts import auth
-from ..config import DEFAULT_ADMIN_EMAIL
 from ..catalogue import install
+from ..config import DEFAULT_ADMIN_EMAIL
 from ..store.location import open_database
 from . import connections, server_errors, startup, workers
 
@@ -161,6 +161,7 @@ def _shared_metrics():
     Returns (the directory, what to call with a dead worker's pid: its
     values of things kept alive go)."""
     import tempfile
+
     from prometheus_client import multiprocess, values
     directory = tempfile.mkdtemp(prefix="bugsvc-metrics-")
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = directory
@@ -171,8 +172,10 @@ def _shared_metrics():
 def _serve_workers(config, sock, out):
     """Serve with config.workers processes on the listening socket `sock`."""
     import tempfile
-    import waitress                    # noqa: F401 - imported once, before forking
-    from .. import app                 # noqa: F401
+
+    import waitress  # noqa: F401 - imported once, before forking
+
+    from .. import app  # noqa: F401
     lock_path = None
     if config.database.engine.writers_take_turns:     # on a lock file (store/sqlite.py)
         handle, lock_path = tempfile.mkstemp(prefix="bugsvc-writers-", suffix=".lock")

@@ -28,6 +28,7 @@ from waitress.utilities import BadRequest
 from .. import errors
 from ..web.rest import render
 
+
 access_log = logging.getLogger("bugsvc.access")
 
 

@@ -21,6 +21,7 @@ import socket
 import sys
 import time
 
+
 log = logging.getLogger("bugsvc")
 BACKLOG = 1024
 RESTART_WINDOW = 10.0            # seconds

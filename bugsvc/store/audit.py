@@ -3,8 +3,8 @@ way in (pages, REST, RPC, the command line), is written here inside the
 change's transaction. GET /rest/last_audit_time reads its latest time,
 GET /rest/audit_log and the audit log page read its entries."""
 
-from datetime import datetime
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, Protocol
 
 from .. import dates

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from .dialect import Connection
 
+
 T = TypeVar("T")
 
 

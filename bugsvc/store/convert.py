@@ -25,6 +25,7 @@ from .dialect import Connection
 from .location import Location, open_database
 from .schema import SCHEMA_VERSION, SchemaError, bring_up_to_date, schema_sql
 
+
 # The counter of catalogue changes (cache.py) is copied after every other
 # table, whose inserts move the target's own counter.
 _LAST = ("catalog_generation",)

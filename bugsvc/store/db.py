@@ -31,6 +31,7 @@ from typing import ClassVar, Generic, TypeVar
 from .dialect import Connection, Dialect
 from .schema import bring_up_to_date
 
+
 # A connection of one engine: the Connection protocol (dialect.py) for
 # code that takes any engine's, the engine's own class inside it.
 C = TypeVar("C", bound=Connection)

@@ -32,6 +32,7 @@ from .. import dates
 from .db import placeholders
 from .dialect import Connection, Row
 
+
 PENDING, SENT, DROPPED, PARKED = "pending", "sent", "dropped", "parked"
 STATES = (PENDING, SENT, DROPPED, PARKED)
 MAIL, WEBHOOK = "mail", "webhook"

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 
 import regex
 
+
 # Regular expressions of searches run on the `regex` engine: the syntax of
 # Python's `re` (lookarounds and backreferences included, as MySQL 8 and
 # PostgreSQL have them) plus POSIX classes such as [[:alpha:]], and, unlike

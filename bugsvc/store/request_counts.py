@@ -5,6 +5,7 @@ totals of all processes back."""
 
 from .dialect import Connection
 
+
 # (subject, rule, slot): a window of one rule's count for one subject.
 Window = tuple[str, str, int]
 

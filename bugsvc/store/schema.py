@@ -11,6 +11,7 @@ from pathlib import Path
 from . import audit
 from .dialect import Connection
 
+
 _PACKAGE = Path(__file__).resolve().parent.parent
 # Installed wheels carry the schema inside the package; a checkout has it at the top.
 SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")

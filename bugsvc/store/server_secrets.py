@@ -8,6 +8,7 @@ from typing import Any
 from .db import Database
 from .dialect import Connection
 
+
 UPDATE_TOKEN = "update_token"   # the key of bugs' update_token HMACs
 WEB_FORMS = "web_forms"         # the key of the web pages' form tokens and signed links
 MAIL_REPLY = "mail_reply"       # the key of the tokens in bug mail's Reply-To addresses

@@ -31,6 +31,7 @@ from .dialect import TEXT_INDEXED, TRIGRAM, Connection, Dialect
 from .regexp import sql_regexp
 from .schema import SchemaError, run_script, split_script
 
+
 # SQLite's messages for statements beyond its size limits.
 _SIZE_LIMITS = ("too many SQL variables", "Expression tree is too large",
                 "parser stack overflow", "too many terms in compound SELECT",

@@ -19,6 +19,7 @@ from ..store import outbox
 from ..store.schema import SCHEMA_VERSION
 from .http import json_bytes
 
+
 log = logging.getLogger("bugsvc")
 STUCK_SECONDS = 15 * 60
 

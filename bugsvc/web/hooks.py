@@ -33,6 +33,7 @@ from ..errors import ServiceError
 from ..forge import events, repository
 from .http import json_bytes, read_body, upper_headers
 
+
 log = logging.getLogger("bugsvc.forge")
 
 _REFUSED = "This delivery is not from a registered repository, or not signed with its secret."

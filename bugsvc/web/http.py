@@ -16,6 +16,7 @@ import orjson
 from ..errors import USER_ERROR, RequestTooLarge, ServiceError
 from .client_address import client_address
 
+
 access_log = logging.getLogger("bugsvc.access")
 
 JSONP_TYPE = "text/javascript; charset=UTF-8"

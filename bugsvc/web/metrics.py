@@ -27,6 +27,7 @@ from ..accounts.auth import throttled_subjects
 from ..store import outbox
 from .pages import render as page_render, site as page_site
 
+
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 

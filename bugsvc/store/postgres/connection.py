@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, cast
 
-from ..dialect import Params
-
 from .. import db
+from ..dialect import Params
 from ..regexp import current_regexp_budget
 from ..schema import SchemaError
 from .sql import psycopg_sql
+
 
 try:
     import psycopg

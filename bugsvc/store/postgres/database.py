@@ -12,9 +12,17 @@ from typing import TYPE_CHECKING, Any
 
 from .. import db
 from ..schema import SchemaError
-from .connection import PgConnection, _configure, _Cursor, _row_factory, pg_errors, psycopg, \
-    require_driver
+from .connection import (
+    PgConnection,
+    _configure,
+    _Cursor,
+    _row_factory,
+    pg_errors,
+    psycopg,
+    require_driver,
+)
 from .dialect import _UNICODE_COLLATION, PostgresDialect
+
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool

@@ -16,6 +16,7 @@ from ..regexp import RegexpBudget
 from ..schema import run_script
 from .sql import translate_script
 
+
 if TYPE_CHECKING:
     import psycopg
 

@@ -8,6 +8,7 @@ import re
 
 from ..schema import split_script
 
+
 # Statements of schema.sql between these lines are SQLite's alone ...
 SQLITE_ONLY = ("-- BEGIN sqlite only", "-- END sqlite only")
 # ... and lines starting with this are PostgreSQL's (comments to SQLite).

@@ -17,4 +17,5 @@ anonymously: the same rules, visibility and rate limits as REST.
 
 from .transport import McpResource
 
+
 __all__ = ["McpResource"]

@@ -5,6 +5,7 @@ fits. What was cut is said in the answer, so a model knows to ask for less
 
 from ..http import json_bytes
 
+
 # One text (a comment, a description) is cut past this many characters.
 MAX_TEXT_CHARS = 8_000
 # A whole answer, as JSON, stays under this many bytes.

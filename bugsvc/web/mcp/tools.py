@@ -15,6 +15,7 @@ from typing import Callable
 from ...api.operations import OPERATIONS
 from ...errors import USER_ERROR, ServiceError
 
+
 # How many bugs a search returns unless asked, and at most.
 SEARCH_LIMIT, MAX_SEARCH_LIMIT = 20, 100
 # How many comments get_bug returns unless asked, and at most.

@@ -20,12 +20,16 @@ from ...accounts.auth import CredentialsRefused
 from ...api import json_input
 from ...api.limits import RateLimited
 from ...errors import (
-    ACCOUNT_DISABLED, API_KEY_NOT_VALID, INVALID_LOGIN_OR_PASSWORD, LOGIN_REQUIRED,
+    ACCOUNT_DISABLED,
+    API_KEY_NOT_VALID,
+    INVALID_LOGIN_OR_PASSWORD,
+    LOGIN_REQUIRED,
     ServiceError,
 )
 from ..http import json_bytes, read_body, upper_headers
 from .bound import bounded
 from .tools import TOOLS, TOOLS_BY_NAME, ToolCall
+
 
 log = logging.getLogger("bugsvc.web.mcp")
 

@@ -8,8 +8,24 @@ import falcon
 
 from ..landing import wants_page
 from . import (
-    account, admin, admin_audit, admin_fields, admin_flagtypes, admin_params, attachment, bug,
-    buglist, chart, dependency, help, home, missing, prefs, report, request, team,
+    account,
+    admin,
+    admin_audit,
+    admin_fields,
+    admin_flagtypes,
+    admin_params,
+    attachment,
+    bug,
+    buglist,
+    chart,
+    dependency,
+    help,
+    home,
+    missing,
+    prefs,
+    report,
+    request,
+    team,
 )
 from .site import Site
 

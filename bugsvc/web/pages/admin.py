@@ -10,6 +10,7 @@ from ...errors import ServiceError
 from .base import Page, require_user, responder
 from .site import url
 
+
 ADMIN_AREAS = (
     ("editcomponents", "/editproducts.cgi", "Products",
      "Products with their components, versions and milestones."),

@@ -10,6 +10,7 @@ from .admin import require_area
 from .base import Page, responder
 from .site import url
 
+
 PAGE_SIZE = 100
 _FILTERS = ("object", "user", "class", "since", "until")
 

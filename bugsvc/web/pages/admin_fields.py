@@ -13,6 +13,7 @@ from .admin import require_area
 from .base import Page, responder
 from .site import url
 
+
 # The kinds of field the page creates (code, label), as Bugzilla's page offers them.
 KINDS = ((1, "Free text"), (4, "Large text box"), (2, "Drop down"), (3, "Multiple-selection box"),
          (5, "Date/time"), (9, "Date"), (6, "Bug ID"), (10, "Integer"))

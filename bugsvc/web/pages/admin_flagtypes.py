@@ -13,6 +13,7 @@ from .admin import require_area
 from .base import Page, responder
 from .site import url
 
+
 ANY = "__Any__"
 _BOOLEANS = ("is_active", "is_requestable", "is_specifically_requestable", "is_multiplicable")
 

@@ -14,6 +14,7 @@ from .admin import require_area
 from .base import Page, responder
 from .site import url
 
+
 _NAMED = re.compile(r"parameter '([A-Za-z0-9_]+)'")
 
 

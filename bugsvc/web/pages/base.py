@@ -11,6 +11,7 @@ from ... import errors
 from ...errors import ServiceError
 from .site import PageCall, PageRefused, url
 
+
 log = logging.getLogger("bugsvc")
 
 

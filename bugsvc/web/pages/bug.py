@@ -22,6 +22,7 @@ from .base import Page, require_user, responder, show_error
 from .render import field_label
 from .site import url
 
+
 # Fields of the form that are plain text or one value, under their API names.
 _SCALARS = ("summary", "product", "component", "version", "target_milestone", "platform",
             "op_sys", "priority", "severity", "assigned_to", "qa_contact", "url", "whiteboard",

@@ -12,13 +12,14 @@ import io
 from urllib.parse import urlencode
 
 from ... import errors
+from ...bugs.saved_search import query_params
 from ...catalogue import bug_fields
 from ...errors import ServiceError
-from ...bugs.saved_search import query_params
 from . import feeds
 from .base import Page, require_user, responder
 from .bulk import bulk_form
 from .site import url
+
 
 _COLUMN_FIELDS = sorted((field for field in bug_fields.STANDARD if field.list_column),
                         key=lambda field: field.list_column.order)

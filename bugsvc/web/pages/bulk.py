@@ -19,6 +19,7 @@ from ... import errors
 from ...errors import ServiceError
 from .base import require_user
 
+
 DONT_CHANGE = "--do_not_change--"
 # The most bugs one post changes (a bug list page shows more; a post
 # naming more is refused before anything changes).

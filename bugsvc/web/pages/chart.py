@@ -20,6 +20,7 @@ from .buglist import search_params
 from .report import HEIGHT, HEIGHT_RANGE, WIDTH, WIDTH_RANGE, csv_safe, picture_size, rasterize
 from .site import PageRefused, url
 
+
 _LINE = re.compile(r"^line(\d{1,9})$")
 MOST_LINES = 20
 

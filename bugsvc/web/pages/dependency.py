@@ -22,6 +22,7 @@ from ...errors import ServiceError
 from .base import Page, responder
 from .site import url
 
+
 # The most bugs a tree or a graph shows (a larger web is cut, and the page
 # says so), and the longest a drawing may take.
 MOST_BUGS = 300

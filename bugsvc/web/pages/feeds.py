@@ -19,6 +19,7 @@ from ... import COMPATIBLE_VERSION, errors
 from ...errors import ServiceError
 from .render import field_label
 
+
 XML_TYPE = "application/xml; charset=UTF-8"
 ATOM_TYPE = "application/atom+xml; charset=UTF-8"
 # Characters XML 1.0 cannot carry (the reference drops them too).

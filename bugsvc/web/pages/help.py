@@ -10,6 +10,7 @@ from ...catalogue import bug_fields
 from .base import Page, responder
 from .missing import not_found
 
+
 # page.cgi ids -> (template, title).
 PAGES = {
     "quicksearch.html": ("help_quicksearch.html", "Quick search help"),

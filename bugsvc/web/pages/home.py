@@ -8,6 +8,7 @@ from ..http import etag_matches
 from .base import Page, responder
 from .site import url
 
+
 # Columns of the home page's lists, and how many bugs each shows.
 _COLUMNS = ("id", "summary", "status", "resolution", "product", "component", "priority",
             "severity", "last_change_time", "is_open")

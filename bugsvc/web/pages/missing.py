@@ -14,6 +14,7 @@ from ..landing import wants_page
 from .base import Page, responder
 from .site import url
 
+
 # Every address except the interface's and the static files' (a sink with
 # this prefix is only asked when no page's route matched).
 ADDRESSES = re.compile(r"^/(?!(?:rest|rest\.cgi)(?:/|$)|(?:xmlrpc|jsonrpc)\.cgi(?:/|$)|static/)")

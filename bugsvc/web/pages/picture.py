@@ -17,6 +17,7 @@ import math
 
 from markupsafe import Markup
 
+
 # Okabe and Ito's palette, distinguishable with the common colour blindness.
 COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
            "#000000")

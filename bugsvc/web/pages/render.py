@@ -16,6 +16,7 @@ from ...catalogue import bug_fields
 from ...errors import ServiceError
 from .memo import BoundedMemo
 
+
 STATIC_TYPES = {"css": "text/css; charset=UTF-8", "js": "text/javascript; charset=UTF-8"}
 _FIELD_NAME = re.compile(r"^[\w.\-]+$")
 # What becomes a link in comment text, as the reference's quoteUrls does:

@@ -18,6 +18,7 @@ from .base import Page, responder
 from .buglist import CSV_FORMULA_STARTS, search_params
 from .site import PageRefused, url
 
+
 FORMATS = ("table", "bar", "line", "pie")
 AXES = ("x_axis_field", "y_axis_field", "z_axis_field")
 # Keys that say how to show a report, not which bugs it counts.

@@ -8,6 +8,7 @@ visitor may see."""
 from .base import Page, require_user, responder
 from .site import url
 
+
 # The reference's grouping choices (its `group` values) and their headings.
 GROUPS = {"requestee": "Requestee", "requester": "Requester", "type": "Flag",
           "category": "Product: Component"}

@@ -33,6 +33,7 @@ from ..http import parse_query, read_body
 from . import render
 from .memo import BoundedMemo
 
+
 HERE = Path(__file__).resolve().parent
 SESSION_COOKIE = "bugsvc_session"
 VISIT_COOKIE = "bugsvc_visit"

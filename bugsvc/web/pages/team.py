@@ -13,6 +13,7 @@ from .base import Page, responder
 from .report import csv_safe
 from .site import url
 
+
 DUPLICATE_COLUMNS = (("bug_id", "Bug"), ("dup_count", "Duplicates"), ("delta", "Change"),
                      ("product", "Product"), ("component", "Component"),
                      ("bug_severity", "Severity"), ("op_sys", "OS"),

@@ -14,6 +14,7 @@ from .. import landing
 from ..http import parse_query, raw_path, read_body, upper_headers, valid_callback
 from . import render
 
+
 _REST_PREFIX = re.compile(r"^/rest(?:\.cgi)?")
 _KEY = re.compile(r"^[\w.-]+$")
 _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")

@@ -7,7 +7,8 @@ Order matters only where two templates match the same path: the first
 route with the request's verb wins, so specific templates come first.
 """
 
-from .routing import Route, id_or_name, id_list, name_pair, scalars
+from .routing import Route, id_list, id_or_name, name_pair, scalars
+
 
 ROUTES = [
     # Instance information

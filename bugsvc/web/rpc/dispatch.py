@@ -5,6 +5,7 @@ import logging
 
 from ...errors import INTERNAL_ERROR, POST_ONLY, UNKNOWN_METHOD, ServiceError
 
+
 log = logging.getLogger("bugsvc.rpc")
 
 

@@ -26,10 +26,15 @@ from xml.parsers import expat
 
 from ... import dates
 from ...errors import (
-    INTERNAL_ERROR, POST_ONLY, USER_ERROR, XMLRPC_ILLEGAL_CONTENT_TYPE, XMLRPC_INVALID_VALUE,
+    INTERNAL_ERROR,
+    POST_ONLY,
+    USER_ERROR,
+    XMLRPC_ILLEGAL_CONTENT_TYPE,
+    XMLRPC_INVALID_VALUE,
     ServiceError,
 )
 from ..http import read_body, upper_headers
+
 
 log = logging.getLogger("bugsvc.rpc")
 
