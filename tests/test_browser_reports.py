@@ -13,7 +13,7 @@ import pytest
 
 from browser_support import axe_violations, wait_for
 from bugsvc.cli import main
-from test_browser import ADMIN, INSIDER, PLAIN, by, file_bug, sign_in, sign_out
+from test_browser import ADMIN, INSIDER, PLAIN, by, driver, file_bug, sign_in, sign_out, site
 
 
 pytestmark = pytest.mark.slow

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from browser_support import axe_violations, wait_for
-from test_browser import ADMIN, PLAIN, bug_of, by, choose, file_bug, sign_in, sign_out
+from test_browser import ADMIN, PLAIN, bug_of, by, choose, driver, file_bug, sign_in, sign_out, site
 
 
 pytestmark = pytest.mark.slow
