@@ -15,5 +15,6 @@ import sys
 
 from bugsvc.cli import main
 
+
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:], os.environ))

@@ -107,16 +107,20 @@ CREATE TABLE server_secrets (
     value  TEXT NOT NULL
 );
 
--- Every admin change; GET /rest/last_audit_time reads the latest at_time.
+-- Every admin change; GET /rest/last_audit_time reads the latest at_time,
+-- the audit log page (auditlog.cgi) reads and filters the entries. user_id
+-- is null for the operator's command line; object_name is the object's name
+-- (a parameter's name, an account's login) when the change was made.
 CREATE TABLE audit_log (
-    id         INTEGER PRIMARY KEY,
-    user_id    INTEGER,
-    class      TEXT NOT NULL,                  -- e.g. 'Bugzilla::Product'
-    object_id  INTEGER NOT NULL,
-    field      TEXT,
-    removed    TEXT,
-    added      TEXT,
-    at_time    TEXT NOT NULL
+    id          INTEGER PRIMARY KEY,
+    user_id     INTEGER,
+    class       TEXT NOT NULL,                  -- e.g. 'Bugzilla::Product'
+    object_id   INTEGER NOT NULL,
+    field       TEXT,
+    removed     TEXT,
+    added       TEXT,
+    at_time     TEXT NOT NULL,
+    object_name TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX audit_log_class_time_idx ON audit_log (class, at_time);
 CREATE INDEX audit_log_time_idx ON audit_log (at_time);
@@ -416,6 +420,22 @@ CREATE TABLE comments (
 );
 CREATE UNIQUE INDEX comments_bug_count_idx ON comments (bug_id, count);
 CREATE INDEX comments_author_idx ON comments (author_id);
+
+-- BEGIN comment text index
+-- Full-text searches of comments (quicksearch's words while
+-- quicksearch_fulltext is on, `content matches`) find their candidate bugs
+-- through a trigram index of the comments' text, as the bug text index does
+-- for summaries; the comparison, and whether the caller may read the
+-- comment, are still checked on each candidate.
+-- BEGIN sqlite only
+CREATE VIRTUAL TABLE comments_fts USING fts5(body, content='comments', content_rowid='id', tokenize='trigram case_sensitive 0');
+CREATE TRIGGER comments_fts_insert AFTER INSERT ON comments BEGIN INSERT INTO comments_fts (rowid, body) VALUES (new.id, new.body); END;
+CREATE TRIGGER comments_fts_delete AFTER DELETE ON comments BEGIN INSERT INTO comments_fts (comments_fts, rowid, body) VALUES ('delete', old.id, old.body); END;
+CREATE TRIGGER comments_fts_update AFTER UPDATE OF id, body ON comments BEGIN INSERT INTO comments_fts (comments_fts, rowid, body) VALUES ('delete', old.id, old.body); INSERT INTO comments_fts (rowid, body) VALUES (new.id, new.body); END;
+-- END sqlite only
+--postgresql: CREATE EXTENSION IF NOT EXISTS pg_trgm;
+--postgresql: CREATE INDEX comments_body_trgm_idx ON comments USING gin (body gin_trgm_ops);
+-- END comment text index
 CREATE INDEX comments_created_idx ON comments (created_at);
 
 CREATE TABLE comment_tags (
@@ -682,3 +702,94 @@ CREATE TABLE account_tokens (
 CREATE INDEX account_tokens_user_idx ON account_tokens (user_id, kind);
 CREATE INDEX account_tokens_login_idx ON account_tokens (lower(login), kind);
 -- END notifications
+
+-- BEGIN request counts
+-- Calls counted per subject ('key:<hash of an API key>', 'account:<id>',
+-- 'address:<ip>', 'signup-address:<ip>', 'signup-domain:<domain>') and rule
+-- in fixed windows (slot: seconds since 1970 divided by the rule's period;
+-- ends_at: when the window ends, in seconds since 1970), shared by every
+-- server process (bugsvc/api/limits.py).
+CREATE TABLE request_counts (
+    subject  TEXT NOT NULL,
+    rule     TEXT NOT NULL,
+    slot     INTEGER NOT NULL,
+    calls    INTEGER NOT NULL,
+    ends_at  INTEGER NOT NULL,
+    PRIMARY KEY (subject, rule, slot)
+);
+CREATE INDEX request_counts_ends_idx ON request_counts (ends_at);
+-- END request counts
+
+-- BEGIN series
+-- Charts over time (chart.cgi), as Bugzilla's series tables: a series is a
+-- saved search (query: a bug list's query string) counted every
+-- `frequency` days into series_data, one row a day at most (the primary
+-- key: several processes collecting the same day store one count). Public
+-- series are counted as an anonymous visitor sees the bugs, private ones
+-- as their creator sees them (creator_id NULL: made by the collection
+-- itself, always public).
+CREATE TABLE series_categories (
+    id    INTEGER PRIMARY KEY,
+    name  TEXT NOT NULL
+);
+CREATE UNIQUE INDEX series_categories_name_idx ON series_categories (name);
+CREATE TABLE series (
+    id           INTEGER PRIMARY KEY,
+    creator_id   INTEGER REFERENCES users (id),
+    category     INTEGER NOT NULL REFERENCES series_categories (id),
+    subcategory  INTEGER NOT NULL REFERENCES series_categories (id),
+    name         TEXT NOT NULL,
+    frequency    INTEGER NOT NULL DEFAULT 1,
+    query        TEXT NOT NULL,
+    is_public    INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX series_name_idx ON series (category, subcategory, name);
+CREATE TABLE series_data (
+    series_id     INTEGER NOT NULL REFERENCES series (id),
+    series_date   TEXT NOT NULL,
+    series_value  INTEGER NOT NULL,
+    PRIMARY KEY (series_id, series_date)
+);
+-- END series
+
+-- BEGIN forges
+-- Code forge repositories whose webhooks bugsvc receives at /hooks/<forge>
+-- (bugsvc/forge/): the repository's full name as its payloads give it
+-- (owner/name), the secret that signs its payloads (GitHub, Gitea) or is
+-- their token (GitLab), the branches on which "Fixes bug N" resolves a bug
+-- (comma-separated; empty: the repository's default branch), whether "#N"
+-- names a bug, and the account that acts when no account has the
+-- committer's address (NULL: none, and such commits are left alone).
+CREATE TABLE forge_repositories (
+    id               INTEGER PRIMARY KEY,
+    forge            TEXT NOT NULL,
+    repository       TEXT NOT NULL,
+    secret           TEXT NOT NULL,
+    branches         TEXT NOT NULL DEFAULT '',
+    hash_references  INTEGER NOT NULL DEFAULT 0,
+    bot_account_id   INTEGER REFERENCES users (id),
+    created_at       TEXT NOT NULL
+);
+CREATE UNIQUE INDEX forge_repositories_name_idx ON forge_repositories (forge, lower(repository));
+
+-- What a forge's events did to a bug, so that an event delivered again
+-- does nothing more: kind 'commit' (its comment), 'fix' (the bug resolved),
+-- 'request opened', 'request merged'; ref: the commit's id or the request's URL.
+CREATE TABLE forge_links (
+    repository_id  INTEGER NOT NULL REFERENCES forge_repositories (id),
+    kind           TEXT NOT NULL,
+    ref            TEXT NOT NULL,
+    bug_id         INTEGER NOT NULL REFERENCES bugs (id),
+    created_at     TEXT NOT NULL,
+    PRIMARY KEY (repository_id, kind, ref, bug_id)
+);
+-- END forges
+
+-- BEGIN mail in
+-- Messages `bugsvc mail-in` took (by Message-ID), so that a message
+-- delivered twice is taken once.
+CREATE TABLE mail_in_messages (
+    message_id   TEXT PRIMARY KEY,
+    received_at  TEXT NOT NULL
+);
+-- END mail in

@@ -1,3 +1,3 @@
 """The benchmark: a data generator (`python -m bench.seed`), a load run
 (`python -m bench.run`) and the ceiling app it compares against
-(`bench.ceiling`). See the README's "Benchmark" section."""
+(`bench.ceiling`). See docs/benchmark.md."""

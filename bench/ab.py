@@ -28,6 +28,7 @@ from .paired import PairedRun, add_round_options, run_and_save
 from .report import HEADLINE_CONCURRENCY
 from .run import ROOT, count_bugs, load_average, machine, measure, shown_path
 
+
 DEFAULT_SCENARIOS = "bug_get,search,comment_add"
 
 

@@ -12,8 +12,9 @@ import sys
 
 import falcon
 
-from bugsvc.serving import workers
 from bugsvc.config import DEFAULT_THREADS
+from bugsvc.serving import workers
+
 
 BODY = b'{"version":"5.2"}'
 

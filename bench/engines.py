@@ -105,7 +105,7 @@ def main(argv=None):
     out.with_suffix(".md").write_text(markdown(runs, args.title), encoding="utf-8")
     out.with_suffix(".json").write_text(json.dumps(
         {"title": args.title, "runs": [{"label": name, "file": path, "results": _stored(r)}
-                                       for (name, r), path in zip(runs, args.runs)]},
+                                       for (name, r), path in zip(runs, args.runs, strict=True)]},
         indent=2) + "\n", encoding="utf-8")
     print(f"Wrote {out.with_suffix('.md')} and {out.with_suffix('.json')}")
     return 0

@@ -33,6 +33,7 @@ from bugsvc.importer.source import Source
 from . import seed as seeding
 from .run import RESULTS_DIR, ROOT, Server
 
+
 KINDS = ("bugs", "comments", "history changes", "attachments", "attachment bytes", "flags",
          "accounts")
 

@@ -45,6 +45,7 @@ from . import corpus, scenarios
 from .run import ROOT, Server, drive, machine, wrk_available
 from .seed import default_db_path, seed
 
+
 RESULTS = ROOT / "bench" / "results"
 
 

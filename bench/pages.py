@@ -25,6 +25,7 @@ from .paired import PairedRun, add_round_options, run_and_save
 from .report import HEADLINE_CONCURRENCY
 from .run import count_bugs, load_average, machine, measure, shown_path
 
+
 # The page at no less than this share of the rate of the REST call it shows.
 PAGE_TARGET = 0.5
 
@@ -72,9 +73,10 @@ def run(args, log=print):
     for page, rest in scenarios.PAGE_PAIRS:
         if rest is None:
             continue
-        ratios = [p["rps"] / r["rps"] for p, r in zip(rounds[page], rounds[rest]) if r["rps"]]
+        pairs = list(zip(rounds[page], rounds[rest], strict=True))
+        ratios = [p["rps"] / r["rps"] for p, r in pairs if r["rps"]]
         cpu = [r.get("cpu_ms_per_request", 0) / p["cpu_ms_per_request"]
-               for p, r in zip(rounds[page], rounds[rest]) if p.get("cpu_ms_per_request")]
+               for p, r in pairs if p.get("cpu_ms_per_request")]
         results["ratios"][f"{page}/{rest}"] = {
             "rps": [round(value, 3) for value in ratios],
             "median": round(statistics.median(ratios), 3) if ratios else None,

@@ -30,9 +30,18 @@ from bugsvc.config import DEFAULT_THREADS
 
 from . import scenarios
 from .report import HEADLINE_CONCURRENCY
-from .run import (RESULTS_DIR, Server, count_bugs, load_average, machine, measure, shown_path,
-                  wrk_available)
+from .run import (
+    RESULTS_DIR,
+    Server,
+    count_bugs,
+    load_average,
+    machine,
+    measure,
+    shown_path,
+    wrk_available,
+)
 from .seed import default_db_path
+
 
 SHARE_TARGETS = {"bug_get": 0.50, "search": 0.15, "comment_add": 0.30}
 SCALING_SCENARIOS = ("bug_get", "search", "comments")

@@ -42,6 +42,7 @@ from bugsvc.store.location import open_database
 
 from . import seed as seeding
 
+
 DATABASE = "bugs"
 SETTINGS = {
     "listen_addresses": "127.0.0.1",

@@ -12,6 +12,7 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
+
 _FRAME_LINE = re.compile(r":\d+\)$")
 
 

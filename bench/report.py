@@ -13,6 +13,7 @@ from pathlib import Path
 
 from . import scenarios
 
+
 HEADLINE_CONCURRENCY = 8
 
 

@@ -42,6 +42,7 @@ from bugsvc.store.location import Location, open_database
 
 from . import postgres, profile, report, scenarios, seed as seeding
 
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 LUA_SCRIPT = Path(__file__).resolve().parent / "requests.lua"

@@ -14,6 +14,7 @@ from bugsvc.store.location import open_database
 
 from . import corpus
 
+
 REQUESTS_PER_FILE = 10000
 # Reads are anonymous, as most traffic of a public tracker; writes use API keys
 # of accounts in editbugs; the home page is a signed-in one's (a session).
@@ -188,6 +189,37 @@ def search_500(w, rng):
     return ("GET", f"/rest/bug?{query}", "", "")
 
 
+# Reports: bugs counted by two fields in one GROUP BY, over one product's
+# bugs or over every bug of the instance.
+REPORT_AXES = (("bug_status", "priority"), ("component", "bug_severity"),
+               ("assigned_to", "resolution"), ("keywords", "bug_status"))
+
+
+def report(w, rng):
+    x, y = rng.choice(REPORT_AXES)
+    query = urlencode({"product": rng.choice(w.products[:3]), "x_axis_field": x,
+                       "y_axis_field": y})
+    return ("GET", f"/rest/report?{query}", "", "")
+
+
+def report_all(w, rng):
+    x, y = rng.choice((("product", "bug_status"), ("bug_severity", "priority")))
+    return ("GET", f"/rest/report?{urlencode({'x_axis_field': x, 'y_axis_field': y})}", "", "")
+
+
+def page_report(w, rng):
+    x, y = rng.choice(REPORT_AXES)
+    query = urlencode({"product": rng.choice(w.products[:3]), "x_axis_field": x,
+                       "y_axis_field": y, "format": "table", "action": "wrap"})
+    return ("GET", f"/report.cgi?{query}", "", "")
+
+
+def page_report_bar(w, rng):
+    query = urlencode({"product": rng.choice(w.products[:3]), "x_axis_field": "bug_status",
+                       "y_axis_field": "priority", "format": "bar", "action": "wrap"})
+    return ("GET", f"/report.cgi?{query}", "", "")
+
+
 def page_home(w, rng):
     return ("GET", "/index.cgi", SESSION_PREFIX + rng.choice(w.sessions), "")
 
@@ -214,7 +246,7 @@ SCENARIOS = (
     Scenario("page_bug", "GET /show_bug.cgi?id={id} (random ids, anonymous)", "read", page_bug),
     Scenario("page_bug_1000", f"GET /show_bug.cgi of a bug with {BIG_BUG_COMMENTS:,} comments",
              "read", page_bug_1000),
-    Scenario("bug_get_1000", f"GET /rest/bug/{{id}} of that bug", "read", bug_get_1000),
+    Scenario("bug_get_1000", "GET /rest/bug/{id} of that bug", "read", bug_get_1000),
     Scenario("comments_1000", "GET /rest/bug/{id}/comment of that bug", "read", comments_1000),
     Scenario("page_list_500", f"GET /buglist.cgi, {LIST_SIZE} bugs of a product", "read",
              page_list_500),
@@ -222,6 +254,12 @@ SCENARIOS = (
              search_500),
     Scenario("page_home", "GET /index.cgi, a signed-in user's work (session cookie)", "read",
              page_home),
+    Scenario("report", "GET /rest/report, a product's bugs by two fields", "read", report),
+    Scenario("report_all", "GET /rest/report, every bug by two fields", "read", report_all),
+    Scenario("page_report", "GET /report.cgi, a product's bugs by two fields (table)", "read",
+             page_report),
+    Scenario("page_report_bar", "GET /report.cgi, a product's bugs as a bar chart (SVG)",
+             "read", page_report_bar),
 )
 # The pages and the REST calls they are compared with.
 PAGE_PAIRS = (("page_bug", "bug_get"), ("page_bug_1000", "bug_get_1000"),

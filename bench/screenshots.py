@@ -26,6 +26,7 @@ from pathlib import Path
 
 from . import seed as seeding
 
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = Path(__file__).resolve().parent / "screenshots"
 PASSWORD = "screenshot password 1"

@@ -27,12 +27,13 @@ from pathlib import Path
 
 from bugsvc.accounts import membership
 from bugsvc.accounts.auth import ScryptCost
-from bugsvc.serving.server import prepare_database
 from bugsvc.config import Config
+from bugsvc.serving.server import prepare_database
 from bugsvc.store.schema import schema_sql, split_script
 
 from . import corpus
 from .progress import Progress
+
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 ADMIN_EMAIL = "admin@example.com"
@@ -68,7 +69,7 @@ def weighted_table(items, weights, size=1024):
     so a uniform index draws from the weighted distribution."""
     total = float(sum(weights))
     table = []
-    for item, weight in zip(items, weights):
+    for item, weight in zip(items, weights, strict=True):
         table += [item] * max(1, round(size * weight / total))
     return table
 
@@ -348,7 +349,7 @@ def generate_chunk(cat, first_id, count, pools):
         # History: the changes that led to the current state.
         who_when = created + 300
 
-        def change(field, removed, added):
+        def change(field, removed, added, bug_id=bug_id, assignee=assignee):
             nonlocal who_when
             who_when += 60 + int(r() * 5 * DAY)
             activity.append((bug_id, None, user() if r() < 0.5 else assignee, clock(who_when),

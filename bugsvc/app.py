@@ -6,13 +6,16 @@ import logging
 import falcon
 
 from . import errors
+from .api import limits
 from .api.operations import OPERATIONS
 from .api.runner import Runner
 from .compose import unit_of_work
 from .errors import ServiceError
 from .store.location import open_database
-from .web import landing, pages
+from .web import health, landing, pages
+from .web.hooks import add_hooks
 from .web.http import AccessLog, BodyLimit, ClientAddress
+from .web.mcp import McpResource
 from .web.rest import render
 from .web.rest.adapter import RestAdapter
 from .web.rest.openapi import add_documentation
@@ -21,6 +24,7 @@ from .web.rest.routing import Router
 from .web.rpc.dispatch import Dispatcher
 from .web.rpc.jsonrpc import JsonRpcAdapter
 from .web.rpc.xmlrpc import XmlRpcAdapter
+
 
 log = logging.getLogger("bugsvc")
 
@@ -42,22 +46,38 @@ def _error_handler(req, resp, exc, params):
     callback = getattr(req.context, "callback", None)
     render.respond(req, resp, errors.error_body(code, message),
                    status or errors.http_status(code), callback)
+    if getattr(exc, "retry_after", None):
+        resp.set_header("Retry-After", str(exc.retry_after))
 
 
-def create_app(config, db=None, clock=None, on_events=None):
+def create_app(config, db=None, clock=None, on_events=None, deliverer=None):
     """Build the falcon App serving bugsvc for `config`.
 
     db: a Database to use (default: one at config.database, not opened yet).
     clock: a function returning the current aware UTC datetime (tests).
     on_events: called after a call committed outbox events (the delivery
     worker of the process starts at once).
+    deliverer: the process's Deliverer, whose threads the health check
+    watches (None: delivery runs elsewhere).
     """
     db = db or open_database(config.database, pool_size=config.threads + 2)
     units = unit_of_work(db, config, clock)
     units.on_events = on_events
     runner = Runner(units)
+    if config.rate_limits or config.anonymous_rate_limits:
+        runner.limiter = limits.Limiter(db, config.rate_limits, config.anonymous_rate_limits,
+                                        runner.clock)
     attachments = pages.AttachmentOriginLater()
-    app = falcon.App(middleware=[ClientAddress(config.trusted_proxies), AccessLog(),
+    measuring = []
+    if config.metrics_allow or config.metrics_token:
+        from .web.metrics import Metrics
+        measured = Metrics(config, db, runner.clock)
+        runner.on_transaction = measured.transaction
+        if deliverer is not None:
+            deliverer.on_outcome = measured.delivery
+        measuring.append(measured)
+    app = falcon.App(middleware=[ClientAddress(config.trusted_proxies), AccessLog(), *measuring,
+                                 health.Heartbeat(db, deliverer, clock),
                                  BodyLimit(config.max_body_bytes), attachments])
     app.req_options.strip_url_path_trailing_slash = False
     app.resp_options.secure_cookies_by_default = False
@@ -70,6 +90,10 @@ def create_app(config, db=None, clock=None, on_events=None):
     dispatcher = Dispatcher(runner, OPERATIONS)
     app.add_sink(JsonRpcAdapter(dispatcher, config.max_body_bytes), prefix=r"^/jsonrpc\.cgi$")
     app.add_sink(XmlRpcAdapter(dispatcher, config.max_body_bytes), prefix=r"^/xmlrpc\.cgi$")
+    # The MCP endpoint for AI assistants (a bugsvc extension).
+    app.add_route("/mcp", McpResource(runner, config.max_body_bytes))
+    # Code forges' webhooks (a bugsvc extension).
+    add_hooks(app, runner, config.max_body_bytes)
     app.add_error_handler(Exception, _error_handler)
     app.add_error_handler(falcon.HTTPError, _error_handler)
     return app

@@ -5,12 +5,16 @@ from dataclasses import dataclass, field
 from .accounts.auth import ScryptCost
 from .store.location import Location
 
+
 DEFAULT_ADMIN_EMAIL = "admin@example.com"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 DEFAULT_DB = "bugsvc.sqlite"
 DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024
 DEFAULT_THREADS = 8
+DEFAULT_CONNECTION_LIMIT = 500
+DEFAULT_CONNECTIONS_PER_ADDRESS = 64
+DEFAULT_REQUESTS_PER_ADDRESS = 2
 
 
 @dataclass
@@ -35,11 +39,28 @@ class Config:
     workers: int = 1                 # server processes sharing the listening socket
     threads: int = DEFAULT_THREADS   # request threads of each process
     pin_cores: bool = True           # each serving process on one core (bugsvc/workers.py)
+    # Connections each process holds, in all and per client address
+    # (bugsvc/serving/connections.py; 0 per address: no such limit).
+    connection_limit: int = DEFAULT_CONNECTION_LIMIT
+    connections_per_address: int = DEFAULT_CONNECTIONS_PER_ADDRESS
+    # Request threads of each process one client address may hold at once
+    # (bugsvc/serving/dispatch.py; 0: no limit).
+    requests_per_address: int = DEFAULT_REQUESTS_PER_ADDRESS
     # Proxies whose X-Forwarded-For is believed (bugsvc/web/client_address.py).
     trusted_proxies: tuple = ()
     # Delivery of bug mail and webhooks (bugsvc/notify/worker.py): threads of
     # each serving process (False: none, for set-ups running `bugsvc deliver`
     # apart), and seconds between attempts (empty: the worker's schedules).
+    # Rate limits (bugsvc/api/limits.py; none by default): limits.Rule tuples
+    # for callers with credentials and for anonymous ones.
+    rate_limits: tuple = ()
+    anonymous_rate_limits: tuple = ()
+    # Metrics at /metrics (bugsvc/web/metrics.py): networks allowed to read
+    # them, a bearer token that may, and the directory the serving processes
+    # share their values in (set by serving/server.py for --workers > 1).
+    metrics_allow: tuple = ()
+    metrics_token: str | None = None
+    metrics_dir: str | None = None
     deliver: bool = True
     delivery_threads: int = 2
     retry_delays: tuple = ()

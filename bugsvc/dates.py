@@ -1,9 +1,10 @@
 """Date and time in and out: UTC inside, `YYYY-MM-DDTHH:MM:SSZ` outside."""
 
 import re
-from datetime import datetime, timezone, timedelta
+from datetime import datetime, timedelta, timezone
 
-from .errors import ServiceError, ILLEGAL_DATE
+from .errors import ILLEGAL_DATE, ServiceError
+
 
 _DB_FORMAT = "%Y-%m-%d %H:%M:%S"
 _INPUT = re.compile(

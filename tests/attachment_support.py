@@ -6,11 +6,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from bugsvc.errors import ServiceError
+from bug_rows import ADMIN, add_bug, add_group, set_param
 from bugsvc.accounts.membership import refresh_for_user
+from bugsvc.errors import ServiceError
 from bugsvc.services import attachment, flagtype
 
-from bug_rows import ADMIN, add_bug, add_group, set_param
 
 PLAIN = "plain@example.com"        # logged in, nothing special
 ATTACHER = "attacher@example.com"  # attaches files, not an insider

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("BUGSVC_TEST_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("BUGSVC_TEST_CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -68,8 +69,11 @@ def wait_for(driver, condition, what, seconds=WAIT_SECONDS):
     `seconds` naming `what`; errors of a page that is being replaced (a
     script run while its document unloads, an element gone stale) count as
     not yet."""
-    from selenium.common.exceptions import (JavascriptException, NoSuchElementException,
-                                            StaleElementReferenceException)
+    from selenium.common.exceptions import (
+        JavascriptException,
+        NoSuchElementException,
+        StaleElementReferenceException,
+    )
     from selenium.webdriver.support.ui import WebDriverWait
     waiting = WebDriverWait(driver, seconds, poll_frequency=0.05, ignored_exceptions=(
         JavascriptException, NoSuchElementException, StaleElementReferenceException))

@@ -1,9 +1,10 @@
 """Builders for the bug tests: filing bugs through the service, and setting
 up the world (parameters, groups, rights) directly in the database."""
 
+from accounts import ADMIN
 from bugsvc.accounts.membership import refresh_for_user
 from bugsvc.services import bug as bug_service
-from accounts import ADMIN
+
 
 NA, SHOWN, DEFAULT, MANDATORY = 0, 1, 2, 3
 

@@ -3,6 +3,7 @@ each test sets up exactly the world it checks."""
 
 from accounts import ADMIN
 
+
 MANDATORY, DEFAULT, SHOWN, NA = 3, 2, 1, 0
 
 

@@ -22,21 +22,27 @@ from datetime import datetime, timezone
 import pytest
 from falcon import testing
 
-from bugsvc.accounts import auth
-from bugsvc.app import create_app
-from bugsvc.accounts.auth import ScryptCost
-
-from bugsvc.call.fields import FieldFilter
-from bugsvc.api.operations import OPERATIONS
-from bugsvc.api.runner import Runner
-from bugsvc.compose import unit_of_work
-from bugsvc.serving.server import prepare_database
-from bugsvc.config import Config
-from bugsvc.store.location import open_database
-from bugsvc.accounts.membership import refresh_for_user
-
 import pg_cluster
 from accounts import ADMIN as ADMIN_EMAIL, ADMIN_PASSWORD
+from bugsvc.accounts import auth
+from bugsvc.accounts.auth import ScryptCost
+from bugsvc.accounts.membership import refresh_for_user
+from bugsvc.api.operations import OPERATIONS
+from bugsvc.api.runner import Runner
+from bugsvc.app import create_app
+from bugsvc.call.fields import FieldFilter
+from bugsvc.compose import unit_of_work
+from bugsvc.config import Config
+from bugsvc.serving.server import prepare_database
+from bugsvc.store.location import open_database
+
+
+# The fixtures of these support modules (`start`: a real server; `smtp` and
+# `receiver`: a real SMTP server and webhook receiver) serve every test module,
+# which names them as parameters without importing them (an imported fixture
+# would be shadowed by the parameter, which pyflakes reports as F811).
+pytest_plugins = ["live_server", "notify_support"]
+
 FAST_COST = ScryptCost(n=16, r=1, p=1)   # tests only: hashing must not dominate
 _OPERATION_OF = {operation.service: operation for operation in OPERATIONS}
 # Fixtures that start a real server process: the tests using them are slow.

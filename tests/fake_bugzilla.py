@@ -44,6 +44,7 @@ from pathlib import Path
 
 import hostile_answers
 
+
 ANSWERS = Path(__file__).resolve().parent / "data" / "bugzilla-5.2" / "answers.json"
 DENIED = (401, 102, "You are not authorized to access bug #{}.")
 DOCS = "https://bugzilla.readthedocs.org/en/5.2/api/"

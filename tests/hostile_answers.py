@@ -18,6 +18,7 @@ import urllib.parse
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+
 KINDS = ("endless", "bomb", "deep", "retry_years", "drip", "huge_length")
 # How long a dripping answer goes on at most (the client must stop first).
 DRIP_FOR = 30.0

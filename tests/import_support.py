@@ -19,6 +19,7 @@ from bugsvc.importer.client import Client
 from bugsvc.store.location import open_database
 from live_server import ROOT, api_key_for
 
+
 ADMIN = "admin@example.com"
 ADMIN_PASSWORD = "source-admin-password"
 DEV, QA, PLAIN, INSIDER, OUTSIDER = ("dev@example.com", "qa@example.com", "plain@example.com",

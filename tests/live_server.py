@@ -18,8 +18,26 @@ from pathlib import Path
 
 import pytest
 
+
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT = 60     # generous: CI machines can be slow to start Python
+OTHER_ADDRESS = "127.0.0.2"    # another client: Linux routes all of 127.0.0.0/8 to loopback
+
+
+def _other_client_can_connect():
+    try:
+        with socket.create_connection(("127.0.0.1", 9), timeout=1,
+                                      source_address=(OTHER_ADDRESS, 0)):
+            pass
+    except ConnectionRefusedError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+needs_second_loopback = pytest.mark.skipif(not _other_client_can_connect(),
+                                           reason=f"{OTHER_ADDRESS} is not a loopback address here")
 
 
 # The start-up line of `python bugsvc.py`, naming the port it listens on.

@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 
 from falcon import testing
 
+
 HTML = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 _TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
 
@@ -101,9 +102,10 @@ class World:
 
     def __init__(self, services):
         import base64
-        from bugsvc.services import attachment, comment
-        from bug_support import NA, SHOWN, add_bug_group, control, file_bug, set_param
+
         from accounts import ADMIN
+        from bug_support import NA, SHOWN, add_bug_group, control, file_bug, set_param
+        from bugsvc.services import attachment, comment
         services.add_user(PLAIN, password=PASSWORDS[PLAIN], real_name="Pat Plain")
         services.add_user(INSIDER, password=PASSWORDS[INSIDER], real_name="Ida Insider")
         add_bug_group(services, "staff", members=[INSIDER])

@@ -26,6 +26,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+
 # The cluster trades durability for speed: it is thrown away anyway.
 _SETTINGS = ("fsync=off", "synchronous_commit=off", "full_page_writes=off",
              "max_connections=300", "shared_buffers=64MB", "listen_addresses=127.0.0.1")

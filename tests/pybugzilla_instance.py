@@ -28,6 +28,7 @@ import sys
 
 from live_server import ROOT, Server, api_key_for
 
+
 RELEASE = "3.3.0"   # the python-bugzilla release whose test instance this is
 OWNER = "andreas@hasenkopf.xyz"
 OWNER_NAME = "Andreas"

@@ -15,8 +15,9 @@ groups), and insidergroup = admin, so the administrator is the only insider.
 
 import sys
 
-from live_server import ROOT, Server, api_key_for
 from accounts import ADMIN
+from live_server import ROOT, Server, api_key_for
+
 
 ADMIN_PASSWORD = "admin-password-e2e"
 DEV = "dev@example.com"

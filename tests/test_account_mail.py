@@ -9,11 +9,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from bug_support import set_param
 from bugsvc.accounts import auth
 from bugsvc.errors import ServiceError
 from bugsvc.services import account
-from bug_support import set_param
-from notify_support import deliver, smtp, use_smtp  # noqa: F401 (fixture)
+from notify_support import deliver, use_smtp
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 reads it all back, the way a setup script would."""
 
 import pytest
+
 from accounts import ADMIN
 
 

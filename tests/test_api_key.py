@@ -5,9 +5,10 @@ import re
 import pytest
 from freezegun import freeze_time
 
+from accounts import ADMIN
 from bugsvc.errors import ServiceError
 from bugsvc.services import api_key
-from accounts import ADMIN
+
 
 KEY_FORM = re.compile(r"^[A-Za-z0-9]{40}$")
 

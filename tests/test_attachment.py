@@ -6,12 +6,27 @@ import base64
 import pytest
 from freezegun import freeze_time
 
+from attachment_support import (
+    ATTACHER,
+    INSIDER,
+    PLAIN,
+    T0,
+    T1,
+    attach,
+    b64,
+    bug,
+    change,
+    editbugs_only_for_admin,
+    error_code,
+    flag_type,
+    get_one,
+    listing,
+    people,
+    stored_state,
+)
+from bug_rows import ADMIN, add_bug, add_group, set_param
 from bugsvc.services import attachment, comment
 
-from attachment_support import (ATTACHER, INSIDER, PLAIN, T0, T1, attach, b64, bug, change,
-                                editbugs_only_for_admin, error_code, flag_type, get_one,
-                                listing, people, stored_state)
-from bug_rows import ADMIN, add_bug, add_group, set_param
 
 __all__ = ["bug", "people"]   # fixtures
 

@@ -12,8 +12,8 @@ import pytest
 
 from attachment_support import ATTACHER, INSIDER, PLAIN, attach, bug, change, people
 from bug_rows import set_param
-from bugsvc.services import bug as bug_service
-from bugsvc.services import bug_search
+from bugsvc.services import bug as bug_service, bug_search
+
 
 __all__ = ["bug", "people"]   # fixtures
 

@@ -6,13 +6,25 @@ the attacher (creator, not an insider), an insider and the administrator
 
 import pytest
 
-from bugsvc.services import attachment, bug_search, comment
-from bugsvc.services import bug as bug_service
-
-from attachment_support import (ATTACHER, INSIDER, PLAIN, attach, b64, bug, change,
-                                editbugs_only_for_admin, error_code, flag_type, get_one,
-                                listing, people, stored_state)
+from attachment_support import (
+    ATTACHER,
+    INSIDER,
+    PLAIN,
+    attach,
+    b64,
+    bug,
+    change,
+    editbugs_only_for_admin,
+    error_code,
+    flag_type,
+    get_one,
+    listing,
+    people,
+    stored_state,
+)
 from bug_rows import ADMIN, add_bug, add_group, set_param
+from bugsvc.services import attachment, bug as bug_service, bug_search, comment
+
 
 __all__ = ["bug", "people"]   # fixtures
 

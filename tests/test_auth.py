@@ -5,6 +5,7 @@ secret kept or echoed in clear."""
 import pytest
 from freezegun import freeze_time
 
+
 PASSWORD = "carols-password"
 
 

@@ -11,10 +11,20 @@ import pytest
 
 import bug_rows
 from bugsvc.store.backup import BackupError, backup
-from live_server import run_cli, start  # noqa: F401 (fixture)
-from write_load import (ADMIN_ENV, WriteLoad, check_acknowledged, check_summary_history,
-                        check_whole, history_reader, integrity, open_read_only, report,
-                        wait_for_writes, writer_keys)
+from live_server import run_cli
+from write_load import (
+    ADMIN_ENV,
+    WriteLoad,
+    check_acknowledged,
+    check_summary_history,
+    check_whole,
+    history_reader,
+    integrity,
+    open_read_only,
+    report,
+    wait_for_writes,
+    writer_keys,
+)
 
 
 # SQLite's backup API and its files; PostgreSQL's backups are pg_dump's

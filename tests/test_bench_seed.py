@@ -17,6 +17,7 @@ from bugsvc.config import Config
 from bugsvc.store.location import open_database
 from bugsvc.store.schema import SCHEMA_VERSION, schema_sql
 
+
 pytestmark = pytest.mark.slow   # the benchmark's data generator
 
 BUGS = 600

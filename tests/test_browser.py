@@ -10,9 +10,16 @@ import sys
 
 import pytest
 
-from browser_support import (axe_violations, navigate, new_driver, open_page, require_browser,
-                             wait_for)
-from live_server import Server, api_key_for, ROOT
+from browser_support import (
+    axe_violations,
+    navigate,
+    new_driver,
+    open_page,
+    require_browser,
+    wait_for,
+)
+from live_server import ROOT, Server, api_key_for
+
 
 pytestmark = pytest.mark.slow
 
@@ -317,7 +324,14 @@ def _pages(site):
                  "/editusers.cgi?action=add", f"/editusers.cgi?action=edit&userid={user_id}",
                  "/editgroups.cgi", "/editgroups.cgi?action=add",
                  "/editgroups.cgi?action=changeform&group=1", "/editparams.cgi",
-                 "/editkeywords.cgi", "/editkeywords.cgi?action=edit&id=1"]
+                 "/editkeywords.cgi", "/editkeywords.cgi?action=edit&id=1",
+                 "/auditlog.cgi", "/auditlog.cgi?object=staff&since=last+week",
+                 "/editparams.cgi?section=mta", "/editflagtypes.cgi",
+                 "/editflagtypes.cgi?action=enter&target_type=attachment",
+                 "/editflagtypes.cgi?action=edit&id=1", "/editflagtypes.cgi?action=copy&id=1",
+                 "/editflagtypes.cgi?action=confirmdelete&id=1", "/editfields.cgi",
+                 "/editfields.cgi?action=add", "/editvalues.cgi?field=priority",
+                 "/editforges.cgi"]
     return bug_id, anonymous, signed_in
 
 
@@ -326,6 +340,7 @@ def mailed_token(site, kind, user_id=None, login=None):
     it (the mails themselves are tested with a real SMTP server)."""
     import sqlite3
     from datetime import datetime, timezone
+
     from bugsvc.accounts import tokens
     conn = sqlite3.connect(site.db_path, timeout=30)
     try:
@@ -395,3 +410,91 @@ def test_people_menus_work_with_the_keyboard_and_pass_axe(site, driver):
         assert not violations, json.dumps(violations, indent=1)
     finally:
         site.rest("PUT", "/parameters", {"usemenuforusers": "0"})
+
+
+def test_an_administrator_sets_up_an_installation_in_the_browser(site, driver):
+    """An installation set up in the browser alone: a product with a
+    component, a drop-down that appears only for that product, a review
+    flag type for that component, parameters; bugs filed afterwards over
+    REST follow those rules."""
+    from selenium.webdriver.support.ui import Select
+    sign_in(driver, site, ADMIN)
+
+    def submit(button_text):
+        button = [b for b in all_of(driver, "main button[type=submit]")
+                  if b.text.strip() == button_text][0]
+        button.click()
+        wait_for(lambda: 'role="status"' in driver.page_source
+                 or 'role="alert"' in driver.page_source, f"the answer to {button_text}")
+        assert 'role="alert"' not in driver.page_source, driver.page_source
+
+    driver.get(site.url + "/editproducts.cgi?action=add")
+    by(driver, "#name").send_keys("Router")
+    by(driver, "#description").send_keys("Home routers")
+    by(driver, "#version").clear()
+    by(driver, "#version").send_keys("1.0")
+    by(driver, "main button[type=submit]").click()
+    wait_for(lambda: "Product Router" in driver.page_source, "the new product")
+    driver.get(site.url + "/editcomponents.cgi?product=Router&action=add")
+    by(driver, "#name").send_keys("WiFi")
+    by(driver, "#description").send_keys("Wireless")
+    by(driver, "#default_assignee").send_keys(PLAIN)
+    submit("Save the component")
+    # A drop-down shown only for Router, with two values.
+    driver.get(site.url + "/editfields.cgi?action=add")
+    by(driver, "#name").clear()
+    by(driver, "#name").send_keys("cf_band")
+    by(driver, "#display_name").send_keys("Band")
+    Select(by(driver, "#type")).select_by_value("2")
+    by(driver, "#is_on_bug_entry").click()
+    Select(by(driver, "#visibility")).select_by_value("product:Router")
+    submit("Create the field")
+    for band in ("2.4 GHz", "5 GHz"):
+        driver.get(site.url + "/editvalues.cgi?field=cf_band")
+        by(driver, "#value").send_keys(band)
+        submit("Add the value")
+    # A review flag type for Router's WiFi component only.
+    driver.get(site.url + "/editflagtypes.cgi?action=enter&target_type=bug")
+    by(driver, "#name").send_keys("wifi-review")
+    by(driver, "#description").send_keys("Radio review")
+    inclusions = Select(by(driver, "#inclusions"))
+    inclusions.deselect_all()
+    inclusions.select_by_value("Router:WiFi")
+    Select(by(driver, "#grant_group")).select_by_value("editbugs")
+    submit("Create the flag type")
+    # Parameters: target milestones used, a comment needed to mark a duplicate.
+    driver.get(site.url + "/editparams.cgi?section=bugfields")
+    by(driver, "#param-usetargetmilestone-on").click()
+    submit("Save the parameters")
+    driver.get(site.url + "/editparams.cgi?section=bugchange")
+    by(driver, "#param-commentonduplicate-on").click()
+    submit("Save the parameters")
+    # Every change is in the audit log, under the administrator's name.
+    driver.get(site.url + "/auditlog.cgi?object=wifi")
+    assert "wifi-review" in driver.page_source and ADMIN in driver.page_source
+
+    # Bugs filed afterwards follow those rules over REST.
+    field = site.rest("GET", "/field/bug/cf_band")["fields"][0]
+    assert (field["visibility_field"], field["visibility_values"]) == ("product", ["Router"])
+    assert [v["name"] for v in field["values"]] == ["---", "2.4 GHz", "5 GHz"]
+    assert "wifi-review" in [t["name"] for t in site.rest("GET", "/flag_type/Router/WiFi")["bug"]]
+    assert "wifi-review" not in [t["name"] for t in
+                                 site.rest("GET", "/flag_type/TestProduct/TestComponent")["bug"]]
+    bug_id = file_bug(site, "Drops at night", product="Router", component="WiFi",
+                      version="1.0", cf_band="5 GHz",
+                      flags=[{"name": "wifi-review", "status": "?"}])
+    bug = bug_of(site, bug_id)
+    assert bug["cf_band"] == "5 GHz"
+    assert [(f["name"], f["status"]) for f in bug["flags"]] == [("wifi-review", "?")]
+    status, answer, _ = site.server.call(
+        "POST", "/rest/bug", {"Bugzilla_api_key": site.key},
+        {"product": "TestProduct", "component": "TestComponent", "version": "unspecified",
+         "summary": "No review here", "description": "x", "op_sys": "Linux", "platform": "PC",
+         "flags": [{"name": "wifi-review", "status": "?"}]})
+    assert status >= 400, answer
+    other = file_bug(site, "Another one")
+    status, answer, _ = site.server.call(
+        "PUT", f"/rest/bug/{other}", {"Bugzilla_api_key": site.key},
+        {"status": "RESOLVED", "resolution": "DUPLICATE", "dupe_of": bug_id})
+    assert status >= 400 and "comment" in str(answer).lower(), answer
+    assert site.rest("GET", "/parameters")["parameters"]["usetargetmilestone"] == "1"

@@ -5,11 +5,27 @@ from datetime import datetime, timezone
 import pytest
 from freezegun import freeze_time
 
+from bug_support import (
+    ADMIN,
+    DEFAULT,
+    MANDATORY,
+    NA,
+    SHOWN,
+    add_bug_group,
+    add_custom_field,
+    add_keyword,
+    add_to_group,
+    comments_of,
+    control,
+    editbugs_only_for_members,
+    file_bug,
+    get_bug,
+    history_of,
+    set_param,
+)
 from bugsvc.errors import ServiceError
 from bugsvc.services import bug as bug_service
-from bug_support import (ADMIN, DEFAULT, MANDATORY, NA, SHOWN, add_bug_group, add_custom_field,
-                         add_keyword, add_to_group, comments_of, control, editbugs_only_for_members,
-                         file_bug, get_bug, history_of, set_param)
+
 
 BASE = {"product": "TestProduct", "component": "TestComponent", "version": "unspecified",
         "summary": "A summary", "op_sys": "Linux", "platform": "PC"}

@@ -6,10 +6,22 @@ from datetime import datetime, timezone
 import pytest
 from freezegun import freeze_time
 
+from bug_support import (
+    ADMIN,
+    MANDATORY,
+    add_bug_group,
+    add_flag_type,
+    add_to_group,
+    control,
+    editbugs_only_for_members,
+    file_bug,
+    get_bug,
+    history_of,
+    update_bug,
+)
 from bugsvc.errors import ServiceError
 from bugsvc.services import bug as bug_service
-from bug_support import (ADMIN, MANDATORY, add_bug_group, add_flag_type, add_to_group, control,
-                         editbugs_only_for_members, file_bug, get_bug, history_of, update_bug)
+
 
 JAN = datetime(2026, 1, 1, tzinfo=timezone.utc)
 

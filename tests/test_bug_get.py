@@ -5,9 +5,18 @@ from datetime import datetime, timezone
 
 from freezegun import freeze_time
 
+from bug_support import (
+    ADMIN,
+    add_custom_field,
+    add_flag_type,
+    add_keyword,
+    editbugs_only_for_members,
+    file_bug,
+    get_bug,
+    set_param,
+    update_bug,
+)
 from bugsvc.services import bug as bug_service
-from bug_support import (ADMIN, add_custom_field, add_flag_type, add_keyword,
-                         editbugs_only_for_members, file_bug, get_bug, set_param, update_bug)
 
 
 def auth(key):

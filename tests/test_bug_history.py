@@ -5,10 +5,19 @@ from datetime import datetime, timezone
 import pytest
 from freezegun import freeze_time
 
+from bug_support import (
+    ADMIN,
+    MANDATORY,
+    add_bug_group,
+    control,
+    editbugs_only_for_members,
+    file_bug,
+    history_of,
+    set_param,
+    update_bug,
+)
 from bugsvc.errors import ServiceError
 from bugsvc.services import bug as bug_service
-from bug_support import (ADMIN, MANDATORY, add_bug_group, control, editbugs_only_for_members,
-                         file_bug, history_of, set_param, update_bug)
 
 
 def at(day, hour=0):

@@ -4,11 +4,23 @@ the group and the administrator."""
 
 import pytest
 
+from bug_support import (
+    ADMIN,
+    NA,
+    SHOWN,
+    add_bug_group,
+    add_to_group,
+    control,
+    file_bug,
+    get_bug,
+    history_of,
+    set_param,
+    update_bug,
+)
 from bugsvc.errors import ServiceError
 from bugsvc.services import bug as bug_service
-from bug_support import (ADMIN, NA, SHOWN, add_bug_group, add_to_group, control, file_bug,
-                         get_bug, history_of, set_param, update_bug)
 from conftest import world_fixture
+
 
 PLAIN, INSIDER, MEMBER = "plain@example.com", "insider@example.com", "member@example.com"
 SECRET_SUMMARY = "Secret vulnerability in login"

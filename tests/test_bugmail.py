@@ -5,10 +5,20 @@ someone who may not see it."""
 
 import pytest
 
+from bug_support import (
+    MANDATORY,
+    NA,
+    SHOWN,
+    add_bug_group,
+    add_to_group,
+    control,
+    file_bug,
+    set_param,
+    update_bug,
+)
 from bugsvc.services import comment as comment_service, notification
-from bug_support import (add_bug_group, add_to_group, control, file_bug, set_param, update_bug,
-                         MANDATORY, NA, SHOWN)
-from notify_support import deliver, smtp, use_smtp  # noqa: F401 (fixture)
+from notify_support import deliver, use_smtp
+
 
 ADMIN = "admin@example.com"
 
@@ -354,6 +364,37 @@ def test_the_queue_is_for_administrators(people, client, plain_key):
     assert client.simulate_get("/rest/notification").json["code"] == 410
 
 
+def test_the_queue_by_state_and_channel_names_a_webhooks_calls_by_the_webhook(people, smtp):
+    from bugsvc.errors import ServiceError
+    from bugsvc.services import webhook
+    set_param(people, "webhooks_enabled", "1")
+    people.call(webhook.create, {"name": "CI hook", "url": "https://hooks.example.com/x",
+                                 "events": ["create"], "product": "TestProduct"}, as_user=ADMIN)
+    file_bug(people, assigned_to="dev@example.com")
+    deliver(people)                 # the hook's host is never resolved: its call is parked
+    listed = people.call(notification.list_messages, {"state": ["parked", "sent"],
+                                                      "channel": "webhook"}, as_user=ADMIN)
+    [call] = listed["messages"]
+    assert (call["channel"], call["kind"], call["state"]) == ("webhook", "create", "parked")
+    assert call["recipient"] == "CI hook" and "next_attempt" not in call
+    assert "cannot be resolved" in call["last_error"]
+    assert listed["counts"]["parked"] == 1 and listed["counts"]["sent"] >= 1
+    sent = people.call(notification.list_messages, {"state": "sent", "channel": "mail"},
+                       as_user=ADMIN)["messages"]
+    assert "dev@example.com" in [m["recipient"] for m in sent]
+    assert {m["channel"] for m in sent} == {"mail"}
+    for params, code in (({"state": "lost"}, 53), ({"channel": "pigeon"}, 53),
+                         ({"limit": "many"}, 52)):
+        with pytest.raises(ServiceError) as caught:
+            people.call(notification.list_messages, params, as_user=ADMIN)
+        assert caught.value.code == code
+    with pytest.raises(ServiceError) as caught:
+        people.call(notification.resend, {}, as_user=ADMIN)
+    assert caught.value.code == 50
+    assert people.query("SELECT state FROM outbox_messages WHERE channel = 'webhook'") == [
+        ("parked",)]
+
+
 def test_closing_a_blocker_tells_the_people_of_the_bugs_that_depend_on_it(people, smtp):
     blocker = file_bug(people, summary="The blocker")
     dependent = file_bug(people, depends_on=[blocker], cc=["qa@example.com"])
@@ -394,6 +435,7 @@ def test_text_that_is_not_ascii_is_encoded_and_reads_back(people, smtp):
 
 def test_a_new_attachment_is_mailed_and_a_private_one_only_to_insiders(matrix, smtp):
     import base64
+
     from bugsvc.services import attachment as attachment_service
     secret = matrix.query("SELECT id FROM groups WHERE name = 'secret'")[0][0]
     control(matrix, secret, NA, NA)

@@ -12,6 +12,7 @@ import pytest
 
 from pybugzilla_support import ADMIN, DEV, PLAIN, PRODUCT, QA, seeded_server
 
+
 pytestmark = pytest.mark.slow
 
 pytest.importorskip("bugzilla")

@@ -4,14 +4,12 @@ was rolled back is never kept."""
 
 from datetime import datetime, timezone
 
-from bugsvc.store import cache
-from bugsvc.catalogue import settings
-from bugsvc.store import schema
+from bug_support import file_bug
 from bugsvc.accounts.caller import ANONYMOUS
 from bugsvc.call.context import Context
+from bugsvc.catalogue import settings
+from bugsvc.store import cache, schema
 from bugsvc.store.location import open_database
-
-from bug_support import file_bug
 
 
 def set_param_elsewhere(db_path, name, value):

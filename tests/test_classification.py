@@ -4,9 +4,15 @@ import pytest
 
 from bugsvc.errors import ServiceError
 from bugsvc.services import classification, product
-
-from catalog_support import ADMIN, MANDATORY, add_bug_group, add_product, audit_rows, control, \
-    set_param
+from catalog_support import (
+    ADMIN,
+    MANDATORY,
+    add_bug_group,
+    add_product,
+    audit_rows,
+    control,
+    set_param,
+)
 
 
 def error_code(services, function, params, as_user=ADMIN):

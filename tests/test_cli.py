@@ -11,9 +11,10 @@ from bugsvc.accounts import auth
 from bugsvc.app import create_app
 from bugsvc.cli import main
 from bugsvc.cli.options import UsageError, build_parser, make_config
-from bugsvc.serving.server import prepare_database
 from bugsvc.config import Config
+from bugsvc.serving.server import prepare_database
 from bugsvc.store import schema
+
 
 NO_ENV = {}
 

@@ -3,11 +3,10 @@
 import pytest
 from freezegun import freeze_time
 
+from bug_rows import ADMIN, add_attachment, add_bug, add_comment, add_group, set_param, user_id
 from bugsvc.errors import ServiceError
 from bugsvc.services import comment
 
-from bug_rows import (ADMIN, add_attachment, add_bug, add_comment, add_group, set_param,
-                      user_id)
 
 PLAIN = "plain@example.com"
 INSIDER = "insider@example.com"

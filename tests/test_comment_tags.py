@@ -2,10 +2,10 @@
 
 import pytest
 
+from bug_rows import ADMIN, add_bug, add_comment, add_group, add_tag, set_param
 from bugsvc.errors import ServiceError
 from bugsvc.services import comment
 
-from bug_rows import ADMIN, add_bug, add_comment, add_group, add_tag, set_param
 
 TAGGER = "tagger@example.com"
 NOBODY = "nobody@example.com"

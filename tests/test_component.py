@@ -4,7 +4,6 @@ import pytest
 
 from bugsvc.errors import ServiceError
 from bugsvc.services import component, product
-
 from catalog_support import ADMIN, add_bug, add_product, audit_rows, set_param
 
 

@@ -13,10 +13,20 @@ from collections import Counter
 
 import pytest
 
-from live_server import start  # noqa: F401 (fixture)
-from write_load import (ADMIN_ENV, WriteLoad, check_acknowledged, check_summary_history,
-                        check_whole, history_reader, integrity, kinds_of_writes, open_read_only,
-                        report, writer_keys)
+from write_load import (
+    ADMIN_ENV,
+    WriteLoad,
+    check_acknowledged,
+    check_summary_history,
+    check_whole,
+    history_reader,
+    integrity,
+    kinds_of_writes,
+    open_read_only,
+    report,
+    writer_keys,
+)
+
 
 pytestmark = pytest.mark.slow
 

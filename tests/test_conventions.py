@@ -9,10 +9,10 @@ import logging
 import pytest
 from falcon import testing
 
-from bugsvc.app import create_app
-from bugsvc.accounts import membership
-from bugsvc.services import group
 from accounts import ADMIN
+from bugsvc.accounts import membership
+from bugsvc.app import create_app
+from bugsvc.services import group
 
 
 def make_group(services, name, description=None):

@@ -15,6 +15,7 @@ from bugsvc.store.location import open_database
 from conftest import Services
 from live_server import run_cli
 
+
 pytestmark = pytest.mark.engine("postgresql")     # both engines take part in each test
 
 

@@ -11,10 +11,21 @@ Figures are recorded as test properties and printed (pytest -s shows them).
 
 import pytest
 
-from live_server import start  # noqa: F401 (fixture)
-from write_load import (ADMIN_ENV, Ledger, WriteLoad, check_acknowledged, check_summary_history,
-                        check_whole, history_reader, integrity, open_read_only, report,
-                        wait_for_writes, writer_keys)
+from write_load import (
+    ADMIN_ENV,
+    Ledger,
+    WriteLoad,
+    check_acknowledged,
+    check_summary_history,
+    check_whole,
+    history_reader,
+    integrity,
+    open_read_only,
+    report,
+    wait_for_writes,
+    writer_keys,
+)
+
 
 pytestmark = pytest.mark.slow
 

@@ -34,6 +34,7 @@ import pytest
 
 from live_server import ROOT, Server, api_key_for
 
+
 pytestmark = pytest.mark.slow
 
 bugzilla = pytest.importorskip("bugzilla")
@@ -339,11 +340,11 @@ def test_the_help_pages_clients_link_to_are_served(installation, page_id):
 
 def test_a_bugzilla_page_bugsvc_lacks_is_a_page_for_browsers_and_rest_keeps_its_errors(
         installation):
-    status, content_type, text = installation.page("/showdependencytree.cgi?id=1")
+    status, content_type, text = installation.page("/describecomponents.cgi?product=x")
     assert (status, content_type) == (404, "text/html; charset=UTF-8")
-    assert "No such page" in text and 'href="/show_bug.cgi?id=1"' in text
+    assert "No such page" in text and 'href="/enter_bug.cgi"' in text
     assert installation.rest("GET", "/no_such_call")[1]["code"] == 32614
-    status, answer, headers = installation.server.call("GET", "/showdependencytree.cgi")
+    status, answer, headers = installation.server.call("GET", "/votes.cgi")
     assert (status, answer["code"], headers["Content-Type"]) == (
         404, 32614, "application/json; charset=UTF-8")
 

@@ -12,9 +12,10 @@ import sys
 
 import pytest
 
-from live_server import ROOT, run_cli, start  # noqa: F401 (fixture)
+from live_server import ROOT, run_cli
 from notify_support import Receiver, SmtpSink, wait_for
 from write_load import ADMIN, ADMIN_ENV, ADMIN_PASSWORD, open_read_only
+
 
 pytestmark = pytest.mark.slow
 

@@ -7,11 +7,12 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from bugsvc.notify import mailer
-from bugsvc.notify.worker import Deliverer, JITTER, KEEP
-from bugsvc.store import outbox
 from bug_support import file_bug, set_param, update_bug
+from bugsvc.notify import mailer
+from bugsvc.notify.worker import JITTER, KEEP, Deliverer
+from bugsvc.store import outbox
 from notify_support import deliver
+
 
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
 
@@ -87,7 +88,7 @@ def test_failed_mail_is_retried_after_growing_jittered_delays_then_parked(servic
         due = datetime.strptime(due, "%Y-%m-%d %H:%M:%S.%f").replace(tzinfo=timezone.utc)
         waits.append((due - now[0]).total_seconds())
         now[0] = due
-    for wait, base in zip(waits, (60, 600, 6000)):
+    for wait, base in zip(waits, (60, 600, 6000), strict=True):
         assert base * (1 - JITTER) <= wait <= base * (1 + JITTER)
     assert waits[0] < waits[1] < waits[2]
 

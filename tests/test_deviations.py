@@ -7,6 +7,7 @@ import re
 
 from live_server import ROOT
 
+
 LIST = ROOT / "docs" / "deviations.md"
 _TEST = re.compile(r"`(tests/test_\w+\.py)::(test_\w+)`")
 _PARTS = ("**Bugzilla 5.2:**", "**bugsvc:**", "**Why:**", "**Tests:**")

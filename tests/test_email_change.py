@@ -11,8 +11,9 @@ import pytest
 
 from accounts import ADMIN
 from bug_support import set_param
-from notify_support import deliver, smtp, use_smtp  # noqa: F401 (fixture)
+from notify_support import deliver, use_smtp
 from page_support import Browser, text_of
+
 
 OLD, NEW = "dana@example.com", "dana@new.example.com"
 PASSWORD = "dana password 1"
@@ -185,11 +186,20 @@ def test_nobody_asks_for_anyone_elses_change(client, services, dana):
 
 def test_allowemailchange_off_refuses_the_request(client, services, dana):
     set_param(services, "allowemailchange", "0")
-    answer = rest(client, "request_email_change", {"new_email": NEW,
-                                                   "current_password": PASSWORD}, dana["key"])
-    assert (answer.status_code, answer.json["code"]) == (400, 32000)
-    assert "allowemailchange" in answer.json["message"]
+    for body in ({"new_email": NEW, "current_password": PASSWORD}, {}):
+        answer = rest(client, "request_email_change", body, dana["key"])
+        assert (answer.status_code, answer.json["code"]) == (400, 32000)
+        assert "allowemailchange" in answer.json["message"]
     assert services.query("SELECT COUNT(*) FROM outbox_messages") == [(0,)]
+
+
+def test_asking_for_ones_own_address_changes_and_mails_nothing(client, services, dana):
+    answer = rest(client, "request_email_change", {"new_email": OLD,
+                                                   "current_password": PASSWORD}, dana["key"])
+    assert (answer.status_code, answer.json) == (200, {"result": None})
+    assert services.query("SELECT COUNT(*) FROM outbox_messages") == [(0,)]
+    assert services.query("SELECT COUNT(*) FROM account_tokens") == [(0,)]
+    assert login_of(services, dana["id"]) == OLD
 
 
 def test_one_change_at_a_time(client, services, smtp, dana):

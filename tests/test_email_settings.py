@@ -4,8 +4,15 @@ account changes its own (editusers anyone's); bad input stores nothing."""
 
 import pytest
 
-from bug_support import (add_bug_group, control, editbugs_only_for_members, file_bug, set_param,
-                         MANDATORY)
+from bug_support import (
+    MANDATORY,
+    add_bug_group,
+    control,
+    editbugs_only_for_members,
+    file_bug,
+    set_param,
+)
+
 
 PATH = "/rest/email_settings"
 

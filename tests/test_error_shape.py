@@ -10,10 +10,11 @@ import re
 
 import pytest
 
-from bugsvc.errors import http_status
 from bugsvc.api.operation import EXEMPT, SELF
 from bugsvc.api.operations import OPERATIONS
+from bugsvc.errors import http_status
 from bugsvc.web.rest.routes import ROUTES
+
 
 _PLACEHOLDER = re.compile(r"\{\w+\}")
 _ALL_METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH")

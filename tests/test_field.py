@@ -4,9 +4,10 @@ fields")."""
 import pytest
 from freezegun import freeze_time
 
+from accounts import ADMIN
 from bugsvc.errors import ServiceError
 from bugsvc.services import field, instance
-from accounts import ADMIN
+
 
 STANDARD_MANDATORY = {"short_desc", "product", "version", "component"}
 VALUE_FIELDS = {"classification", "rep_platform", "op_sys", "bug_status", "resolution",

@@ -5,9 +5,10 @@ tests of bugsvc.call.fields, and through HTTP on groups."""
 
 import pytest
 
+from accounts import ADMIN
 from bugsvc.call.fields import FieldFilter, Shape, apply, filter_object
 from bugsvc.services import group
-from accounts import ADMIN
+
 
 DEFAULT, CUSTOM, EXTRA = ("default",), ("default", "custom"), ("extra",)
 

@@ -4,10 +4,11 @@ creating and updating them (interface "Flag types")."""
 import pytest
 from freezegun import freeze_time
 
+from accounts import ADMIN
 from bugsvc.catalogue import flag_rules
 from bugsvc.errors import ServiceError
 from bugsvc.services import flagtype, instance
-from accounts import ADMIN
+
 
 EVERY_VALUE = ["X", "?", "+", "-"]
 

@@ -26,23 +26,25 @@ import time
 import pytest
 import requests
 import schemathesis
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
-    content_type_conformance, response_schema_conformance, status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
 )
 from waitress.server import create_server
 
+from bugsvc.api.operations import OPERATIONS
 from bugsvc.app import create_app
+from bugsvc.catalogue.install import SYSTEM_GROUPS
 from bugsvc.config import Config
 from bugsvc.store.location import open_database
-from bugsvc.catalogue.install import SYSTEM_GROUPS
 from bugsvc.web.rest.openapi import describe
-from bugsvc.api.operations import OPERATIONS
 from bugsvc.web.rest.routes import ROUTES
 from conftest import ADMIN_EMAIL, ADMIN_PASSWORD, FAST_COST, Services
+
 
 pytestmark = pytest.mark.slow
 

@@ -4,9 +4,10 @@ from datetime import datetime, timezone
 
 import pytest
 
+from accounts import ADMIN
 from bugsvc.errors import ServiceError
 from bugsvc.services import group, instance
-from accounts import ADMIN
+
 
 SYSTEM_GROUP_COUNT = 14
 

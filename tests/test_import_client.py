@@ -14,8 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 import hostile_answers
-from bugsvc.importer.client import Client, Limits, SourceError, SourceMisbehaved, nesting, \
-    rest_base
+from bugsvc.importer.client import Client, Limits, SourceError, SourceMisbehaved, nesting, rest_base
 
 
 class Scripted:

@@ -6,11 +6,11 @@ import sqlite3
 
 import pytest
 
-from bugsvc.cli import main
 from bug_support import file_bug
+from bugsvc.cli import main
+from bugsvc.importer.run import run_import
 from fake_bugzilla import FakeBugzilla
 from import_support import dump, options
-from bugsvc.importer.run import run_import
 
 
 @pytest.fixture

@@ -89,6 +89,7 @@ class Terminal:
 
 def test_the_progress_bar_redraws_in_place_on_a_terminal_and_prints_lines_elsewhere():
     import io
+
     from bugsvc.importer.progress import Progress
     now = [0.0]
 

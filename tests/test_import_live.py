@@ -18,7 +18,8 @@ import import_support as support
 from bugsvc.importer.client import Client, Limits, SourceError
 from bugsvc.importer.run import run_import as import_now
 from import_support import ADMIN, INSIDER, MANAGER, OUTSIDER, PLAIN, READS, SAM, run_import
-from live_server import ROOT, Server, run_cli, start  # noqa: F401 (fixture)
+from live_server import ROOT, Server, run_cli
+
 
 pytestmark = pytest.mark.slow
 

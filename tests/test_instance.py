@@ -1,7 +1,5 @@
 """Instance information: version, extensions, timezone, time, parameters."""
 
-from datetime import datetime, timezone
-
 from freezegun import freeze_time
 
 from bugsvc import __version__

@@ -8,6 +8,7 @@ import logging
 import pytest
 from freezegun import freeze_time
 
+from accounts import ADMIN, ADMIN_PASSWORD
 from bugsvc.api.operation import REQUIRED, Operation, Operations
 from bugsvc.api.operations import OPERATIONS
 from bugsvc.api.runner import Runner
@@ -18,7 +19,6 @@ from bugsvc.web.http import redacted
 from bugsvc.web.rpc.dispatch import Dispatcher
 from bugsvc.web.rpc.jsonrpc import params_object
 from catalog_support import set_param
-from accounts import ADMIN, ADMIN_PASSWORD
 
 
 def rpc(client, method, params=None, request_id=1, headers=None, **envelope):

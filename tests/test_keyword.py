@@ -4,7 +4,6 @@ import pytest
 
 from bugsvc.errors import ServiceError
 from bugsvc.services import keyword
-
 from catalog_support import ADMIN, audit_rows
 
 

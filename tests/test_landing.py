@@ -11,6 +11,7 @@ import pytest
 
 from bugsvc.web import landing
 
+
 BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 
 

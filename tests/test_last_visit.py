@@ -5,11 +5,11 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from freezegun import freeze_time
 
+from bug_rows import ADMIN, add_bug, add_group
 from bugsvc.errors import ServiceError
 from bugsvc.services import last_visit
-
-from bug_rows import ADMIN, add_bug, add_group
 from conftest import world_fixture
+
 
 USER = "user@example.com"
 OTHER = "other@example.com"

@@ -4,7 +4,7 @@ imports (ast, so imports inside functions count too).
 Bottom to top: neutral modules (the version, errors, dates); store/, the
 ground (connections, transactions, schema, engines); call/, the call
 kernel (the Context, parameter coercion, answer shapes, change notes, the
-unit of work); the domain (accounts/, catalogue/, bugs/, notify/); services/,
+unit of work); the domain (accounts/, catalogue/, bugs/, notify/, forge/); services/,
 the API methods; api/, the operations, the Runner and the docs; and the ways
 in at the top (web/, cli/, serving/, importer/, the app, the Config and the
 composition root).
@@ -17,6 +17,15 @@ imports, through others, a module that imports it (an import loop). And
 which database engine is in use is store/'s business: no module outside it
 imports an engine's module or asks which engine it has; it asks the
 engine's capabilities instead (Location.is_file, Database.can_backup ...).
+
+Behaviour and its SQL live in the area packages, not in services/: a
+services module (the API methods: params read through call/params.py, a
+call into accounts/, catalogue/, bugs/ or notify/, the answer's shape)
+names no connection, executes nothing and imports nothing from store/.
+Everything in store/ is reached through a connection (SQL placeholders,
+the audit log, the outbox, the caches), and shaping an answer needs none
+of it (dates are bugsvc.dates', shapes call/fields.py's); so the rule has
+no exception for shaping.
 """
 
 import ast
@@ -25,6 +34,7 @@ from pathlib import Path
 
 import pytest
 
+
 PACKAGE = Path(__file__).resolve().parent.parent / "bugsvc"
 
 # Each top-level module or package of bugsvc, by layer, bottom to top.
@@ -32,7 +42,8 @@ LAYERS = (
     ("neutral", ("bugsvc", "bugsvc.errors", "bugsvc.dates")),
     ("store", ("bugsvc.store",)),
     ("call kernel", ("bugsvc.call",)),
-    ("domain", ("bugsvc.accounts", "bugsvc.catalogue", "bugsvc.bugs", "bugsvc.notify")),
+    ("domain", ("bugsvc.accounts", "bugsvc.catalogue", "bugsvc.bugs", "bugsvc.notify",
+                "bugsvc.forge")),
     ("services", ("bugsvc.services",)),
     ("api", ("bugsvc.api",)),
     ("ways in", ("bugsvc.web", "bugsvc.app", "bugsvc.serving", "bugsvc.cli", "bugsvc.importer",
@@ -41,6 +52,11 @@ LAYERS = (
 TRANSPORTS = ("bugsvc.web.rest", "bugsvc.web.rpc", "bugsvc.web.pages")
 WEB_LIBRARIES = ("falcon", "jinja2", "waitress")
 ENGINE_MODULES = ("bugsvc.store.sqlite", "bugsvc.store.postgres")
+# What a services module may not name: a connection and its statements.
+DATABASE_NAMES = ("conn", "execute", "executemany", "executescript")
+# Services modules whose behaviour has not moved out yet, each with the
+# reason; the check fails when one of them no longer needs its place here.
+SERVICES_WITH_SQL = {}
 ENGINE_NAMES = ("is_postgresql", "SqliteDatabase", "PostgresDatabase", "engine_name",
                 "POSTGRESQL_SCHEMES")
 
@@ -249,3 +265,54 @@ def test_the_check_finds_each_engine_question(tmp_path, source):
     path = tmp_path / "probe.py"
     path.write_text(source, encoding="utf-8")
     assert _engine_questions("bugsvc.bugs.probe", path)
+
+
+def _database_uses(module, path):
+    """Where `module` touches the database: imports of store/, and the
+    names of a connection or its statements (`conn`, `.execute` ...)."""
+    found = [f"{module}:{line} imports {imported}" for line, imported in _imports(module, path)
+             if _within(imported, "bugsvc.store")]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        name = node.id if isinstance(node, ast.Name) else \
+            node.attr if isinstance(node, ast.Attribute) else \
+            node.arg if isinstance(node, ast.arg) else None
+        if name in DATABASE_NAMES:
+            found.append(f"{module}:{node.lineno} names {name}")
+    return found
+
+
+def test_no_services_module_touches_the_database():
+    found = []
+    for module, path in _modules().items():
+        if _within(module, "bugsvc.services") and module not in SERVICES_WITH_SQL:
+            found.extend(_database_uses(module, path))
+    assert found == []
+
+
+def test_each_services_module_allowed_sql_still_needs_it():
+    modules = _modules()
+    done = [module for module in SERVICES_WITH_SQL
+            if module not in modules or not _database_uses(module, modules[module])]
+    assert done == [], "no longer touches the database: take it off SERVICES_WITH_SQL"
+
+
+@pytest.mark.parametrize("source", [
+    "from ..store import audit\n",
+    "from ..store.db import placeholders\n",
+    "rows = ctx.conn.execute('SELECT 1')\n",
+    "def f(conn):\n    return 1\n",
+    "cur.executemany('INSERT', rows)\n",
+])
+def test_the_services_check_finds_each_use_of_the_database(tmp_path, source):
+    path = tmp_path / "probe.py"
+    path.write_text(source, encoding="utf-8")
+    assert _database_uses("bugsvc.services.probe", path)
+
+
+def test_the_services_check_passes_a_thin_service(tmp_path):
+    path = tmp_path / "probe.py"
+    path.write_text("from ..call.params import Params\nfrom ..catalogue import keyword\n\n"
+                    "def get(ctx, params):\n"
+                    "    return {'keywords': keyword.find(ctx, Params(params).int_list('ids'),"
+                    " [])}\n", encoding="utf-8")
+    assert _database_uses("bugsvc.services.probe", path) == []

@@ -5,8 +5,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 from freezegun import freeze_time
+
 from accounts import ADMIN
 from rpc_support import xmlrpc_call as xml_call
+
 
 TOKEN_FORM = re.compile(r"^(\d+)-[A-Za-z0-9]{10}$")
 

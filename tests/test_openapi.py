@@ -11,15 +11,16 @@ import jsonschema_rs
 import pytest
 import schemathesis
 
-from bugsvc.errors import http_status
 from bugsvc.api.docs import DOCS
-from bugsvc.api.schemas import SCHEMAS
-from bugsvc.web.rest.openapi import describe, missing_docs
 from bugsvc.api.operation import REQUIRED, Operation, Operations
 from bugsvc.api.operations import OPERATIONS
+from bugsvc.api.schemas import SCHEMAS
+from bugsvc.errors import http_status
 from bugsvc.services import instance
+from bugsvc.web.rest.openapi import describe, missing_docs
 from bugsvc.web.rest.routes import ROUTES
 from bugsvc.web.rest.routing import Route, id_list
+
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 DESCRIPTION = describe(ROUTES, OPERATIONS)
@@ -174,8 +175,8 @@ def test_every_reference_resolves_and_every_schema_is_valid_json_schema():
     text = json.dumps(DESCRIPTION)
     for name in set(re.findall(r'"#/components/schemas/(\w+)"', text)):
         assert name in SCHEMAS, name
-    for path, item in DESCRIPTION["paths"].items():
-        for verb, operation in item.items():
+    for item in DESCRIPTION["paths"].values():
+        for operation in item.values():
             for status in operation["responses"]:
                 for content in operation["responses"][status]["content"].values():
                     jsonschema_rs.Draft202012Validator(

@@ -11,12 +11,25 @@ import xmlrpc.client
 
 import pytest
 
-from bug_support import (ADMIN, MANDATORY, NA, SHOWN, add_bug_group, add_custom_field,
-                         add_flag_type, add_to_group, control, editbugs_only_for_members,
-                         file_bug, set_param, update_bug)
+from bug_support import (
+    ADMIN,
+    MANDATORY,
+    NA,
+    SHOWN,
+    add_bug_group,
+    add_custom_field,
+    add_flag_type,
+    add_to_group,
+    control,
+    editbugs_only_for_members,
+    file_bug,
+    set_param,
+    update_bug,
+)
 from bugsvc.services import attachment as attachment_service
 from catalog_support import add_product
 from conftest import world_fixture
+
 
 PLAIN = "plain@example.com"
 PARTIAL = "partial@example.com"      # member of "team", not of "vault"

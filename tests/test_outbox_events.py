@@ -7,11 +7,14 @@ import base64
 
 import pytest
 
+from bug_support import NA, SHOWN, add_bug_group, control, file_bug, update_bug
 from bugsvc.bugs import events
 from bugsvc.errors import ServiceError
-from bugsvc.services import (attachment as attachment_service, comment as comment_service,
-                             flagtype as flagtype_service)
-from bug_support import add_bug_group, control, file_bug, update_bug, SHOWN, NA
+from bugsvc.services import (
+    attachment as attachment_service,
+    comment as comment_service,
+    flagtype as flagtype_service,
+)
 
 
 def outbox(services):

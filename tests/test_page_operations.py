@@ -7,12 +7,22 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from bug_support import (
+    ADMIN,
+    MANDATORY,
+    add_bug_group,
+    add_to_group,
+    control,
+    editbugs_only_for_members,
+    file_bug,
+    get_bug,
+    set_param,
+    update_bug,
+)
 from bugsvc.accounts.auth import CredentialsRefused
 from bugsvc.api.operations import OPERATIONS
 from bugsvc.errors import ServiceError
 from bugsvc.services import bug as bug_service, saved_search, user
-from bug_support import (ADMIN, MANDATORY, add_bug_group, add_to_group, control,
-                         editbugs_only_for_members, file_bug, get_bug, set_param, update_bug)
 
 
 def error_of(services, function, params, as_user):
@@ -321,7 +331,7 @@ def test_run_many_refuses_a_bad_token_and_counts_it(people):
 
 
 def test_groups_the_caller_may_restrict_a_bug_to_are_offered(people):
-    from bug_support import SHOWN, NA
+    from bug_support import NA, SHOWN
     staff = people.query("SELECT id FROM groups WHERE name = 'staff'")[0][0]
     control(people, staff, SHOWN, NA)
     bug_id = file_bug(people)
@@ -366,6 +376,7 @@ def test_bug_get_lists_the_visible_duplicates_when_asked(people):
 
 def test_flag_requests_lists_the_callers_visible_requests(people):
     import base64
+
     from bug_support import add_flag_type
     from bugsvc.services import attachment
     add_flag_type(people, "review")
@@ -399,3 +410,26 @@ def test_flag_requests_lists_the_callers_visible_requests(people):
     again = people.call(bug_service.flag_requests, {}, as_user="plain@example.com")["requests"]
     assert [(r["name"], r["attachment_id"]) for r in again] == [("feedback", private)]
     assert error_of(people, bug_service.flag_requests, {}, None) == 410
+
+
+def test_edit_options_lists_the_groups_a_bug_would_have_in_another_product(people):
+    from bug_support import NA, SHOWN
+    from catalog_support import add_product
+    add_product(people, "Gadgets")
+    bug_id = file_bug(people)
+    fixed = add_bug_group(people, "hardware-team", members=["plain@example.com"])
+    control(people, fixed, MANDATORY, MANDATORY, product="Gadgets")
+    optional = add_bug_group(people, "embargo", members=["plain@example.com"])
+    control(people, optional, SHOWN, NA, product="Gadgets")
+    params = {"ids": [bug_id], "product": "Gadgets"}
+    plain = people.call(bug_service.edit_options, params, as_user="plain@example.com")
+    assert plain["bugs"][0]["groups"] == [
+        {"name": "embargo", "description": "embargo group", "is_on": False, "can_change": True},
+        {"name": "hardware-team", "description": "hardware-team group", "is_on": True,
+         "can_change": False}]
+    # Someone outside "embargo" may not add it there.
+    people.add_user("other@example.com", password="other-password-1")
+    other = people.call(bug_service.edit_options, params, as_user="other@example.com")
+    assert [group["name"] for group in other["bugs"][0]["groups"]] == ["hardware-team"]
+    assert error_of(people, bug_service.edit_options, dict(params, product="Nowhere"),
+                    "plain@example.com") == 106

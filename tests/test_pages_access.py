@@ -9,8 +9,9 @@ import re
 import pytest
 
 from accounts import ADMIN, ADMIN_PASSWORD
-from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World, csp, text_of
 from conftest import world_fixture
+from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World, csp, text_of
+
 
 VISITORS = ("anonymous", PLAIN, INSIDER, ADMIN)
 

@@ -2,13 +2,11 @@
 for the members of its group, and refuse everyone else without changing
 anything."""
 
-import re
-
 import pytest
 
 from accounts import ADMIN, ADMIN_PASSWORD
-from page_support import PASSWORDS, PLAIN, Browser, World
 from conftest import world_fixture
+from page_support import PASSWORDS, PLAIN, Browser, World
 
 
 @world_fixture
@@ -94,23 +92,6 @@ def test_groups_are_created_and_changed(admin, services):
         ("qa", "Quality", "@example\\.com$", 0)]
 
 
-def test_parameters_are_saved_in_one_form_with_the_apis_checks(admin, services):
-    page = admin.get("/editparams.cgi")
-    fields = dict(re.findall(r'name="(param-[^"]+)" type="text" size="50" value="([^"]*)"',
-                             page.text))
-    assert "param-insidergroup" in fields and "param-login_token_max_age" in fields
-    admin.post("/editparams.cgi", dict(fields, **{"param-usestatuswhiteboard": "1",
-                                                  "param-maintainer": "admin@example.com"}))
-    stored = dict(services.query("SELECT name, value FROM params"))
-    assert stored["usestatuswhiteboard"] == "1" and stored["maintainer"] == "admin@example.com"
-    admin.get("/editparams.cgi")
-    before = services.query("SELECT name, value FROM params ORDER BY name")
-    page = admin.post("/editparams.cgi", dict(fields, **{"param-usetargetmilestone": "1",
-                                                         "param-urlbase": "ftp://nope"}))
-    assert page.status_code == 400 and "urlbase" in page.text
-    assert services.query("SELECT name, value FROM params ORDER BY name") == before
-
-
 def test_keywords_are_created_and_changed(admin, services):
     admin.get("/editkeywords.cgi")
     admin.post("/editkeywords.cgi", {"action": "new", "name": "regression",
@@ -140,3 +121,35 @@ def test_others_are_refused_and_nothing_changes(plain, services, path, fields):
     result = plain.post(path, fields)
     assert result.status_code == 401 and "Sorry" in result.text
     assert {table: services.query(f"SELECT * FROM {table}") for table in tables} == before
+
+
+def test_code_forge_repositories_are_registered_changed_and_removed(admin, services):
+    page = admin.get("/editforges.cgi")
+    assert "No repository is registered." in page.text
+    admin.post("/editforges.cgi", {"action": "new", "forge": "gitlab",
+                                   "repository": "group/project", "secret": "s3cret-token",
+                                   "branches": "main, release"})
+    rows = services.query("SELECT id, forge, repository, secret, branches, hash_references"
+                          " FROM forge_repositories")
+    assert [row[1:] for row in rows] == [("gitlab", "group/project", "s3cret-token",
+                                         "main,release", 0)]
+    page = admin.get("/editforges.cgi")
+    assert "group/project" in page.text and "s3cret-token" not in page.text
+    repository_id = rows[0][0]
+    admin.post("/editforges.cgi", {"action": "update", "id": repository_id, "secret": "",
+                                   "branches": "trunk", "hash_references": "1",
+                                   "bot_account": PLAIN})
+    assert services.query("SELECT secret, branches, hash_references FROM forge_repositories"
+                          ) == [("s3cret-token", "trunk", 1)]
+    admin.post("/editforges.cgi", {"action": "delete", "id": repository_id})
+    assert services.query("SELECT COUNT(*) FROM forge_repositories") == [(0,)]
+
+
+def test_others_may_not_register_code_forges(plain, services):
+    plain.get("/")
+    for action in ("new", "delete"):
+        result = plain.post("/editforges.cgi", {"action": action, "forge": "github", "id": 1,
+                                                "repository": "o/r", "secret": "12345678"})
+        assert result.status_code == 401 and "Sorry" in result.text
+    assert plain.get("/editforges.cgi").status_code == 401
+    assert services.query("SELECT COUNT(*) FROM forge_repositories") == [(0,)]

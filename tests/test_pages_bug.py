@@ -4,12 +4,10 @@ collisions, attachments; each change is the operation's, with its rules."""
 
 import re
 
-import pytest
-
 from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import add_flag_type, editbugs_only_for_members, file_bug, get_bug, update_bug
-from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World, text_of
 from conftest import world_fixture
+from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World, text_of
 
 
 @world_fixture
@@ -115,6 +113,71 @@ def test_a_refused_bug_keeps_what_was_typed(app, world, services):
 def test_a_product_nobody_may_file_in_is_refused(app, world):
     page = signed_in(app, PLAIN).get("/enter_bug.cgi?product=NoSuchProduct")
     assert page.status_code == 401 and "NoSuchProduct" in page.text
+
+
+def test_the_new_bug_form_is_filled_in_from_bugzillas_parameters(app, world, services):
+    from bug_support import add_keyword
+    add_keyword(services, "crash")
+    browser = signed_in(app, PLAIN)
+    page = browser.get(
+        "/enter_bug.cgi?product=TestProduct&component=TestComponent&short_desc=Prints%20twice"
+        "&comment=Steps%3A%20print%20once&bug_severity=critical&priority=Highest"
+        f"&rep_platform=PC&op_sys=Linux&keywords=crash&cc={INSIDER}&dependson={world.bug}"
+        "&bug_file_loc=https%3A%2F%2Fexample.com%2Fprint&version=unspecified")
+    assert page.status_code == 200
+    fields = dict(form_fields(page.text, "enter-bug"))
+    assert (fields["summary"], fields["description"], fields["severity"], fields["priority"],
+            fields["keywords"], fields["cc"], fields["depends_on"], fields["url"]) == (
+        "Prints twice", "Steps: print once", "critical", "Highest", "crash", INSIDER,
+        str(world.bug), "https://example.com/print")
+    filed = submit(browser, "/post_bug.cgi", form_fields(page.text, "enter-bug"))
+    bug_id = int(re.search(r"Bug (\d+)</span>", filed.text).group(1))
+    bug = get_bug(services, bug_id)
+    assert (bug["summary"], bug["severity"], bug["priority"], bug["keywords"], bug["cc"],
+            bug["depends_on"], bug["url"]) == (
+        "Prints twice", "critical", "Highest", ["crash"], [INSIDER], [world.bug],
+        "https://example.com/print")
+
+
+def test_clone_this_bug_fills_the_form_from_the_bug(app, world, services):
+    update_bug(services, world.bug, priority="High", cc={"add": [INSIDER]})
+    browser = signed_in(app, PLAIN)
+    shown = browser.get(f"/show_bug.cgi?id={world.bug}")
+    assert f'href="/enter_bug.cgi?cloned_bug_id={world.bug}">Clone this bug</a>' in shown.text
+    page = browser.get(f"/enter_bug.cgi?cloned_bug_id={world.bug}")
+    fields = form_fields(page.text, "enter-bug")
+    values = dict(fields)
+    assert (values["product"], values["summary"], values["priority"], values["depends_on"],
+            values["cloned_bug_id"]) == (
+        "TestProduct", "Public crash on start", "High", str(world.bug), str(world.bug))
+    assert values["description"] == (f"+++ This bug was initially created as a clone of Bug "
+                                     f"#{world.bug} +++\n\nIt crashes when it starts.")
+    assert values["cc"] == f"{ADMIN}, {INSIDER}"      # the reporter, then its CC list
+    filed = submit(browser, "/post_bug.cgi", fields)
+    clone = int(re.search(r"Bug (\d+)</span>", filed.text).group(1))
+    assert get_bug(services, clone)["depends_on"] == [world.bug]
+    assert get_bug(services, world.bug)["blocks"] == [clone]
+
+
+def test_a_clone_carries_a_private_description_to_insiders_only(app, world, services):
+    private_first = file_bug(services, summary="Private start", description="Customer ACME",
+                             comment_is_private=True)
+    insider = signed_in(app, INSIDER).get(f"/enter_bug.cgi?cloned_bug_id={private_first}")
+    assert "Customer ACME" in insider.text
+    assert re.search(r'name="comment_is_private" value="1" checked', insider.text)
+    plain = signed_in(app, PLAIN).get(f"/enter_bug.cgi?cloned_bug_id={private_first}")
+    assert plain.status_code == 200 and "Customer ACME" not in plain.text
+
+
+def test_a_bug_one_may_not_see_cannot_be_cloned(app, world, services):
+    for who in (PLAIN, INSIDER):
+        page = signed_in(app, who).get(f"/enter_bug.cgi?cloned_bug_id={world.secret}")
+        assert page.status_code == 401
+        assert "Secret hole" not in page.text
+    admin = signed_in(app, ADMIN).get(f"/enter_bug.cgi?cloned_bug_id={world.secret}")
+    assert "Secret hole in the login" in admin.text
+    anonymous = Browser(app).get(f"/enter_bug.cgi?cloned_bug_id={world.bug}")
+    assert anonymous.status_code == 401 and "Public crash" not in anonymous.text
 
 
 # The bug form -------------------------------------------------------------------------------
@@ -325,6 +388,7 @@ def test_attaching_without_a_file_is_refused(app, world):
 
 def test_flags_without_a_requestee_show_on_every_page(app, world, services):
     import base64
+
     from bugsvc.services import attachment
     add_flag_type(services, "approved", is_requesteeble=False)
     add_flag_type(services, "reviewed", target="a")
@@ -342,3 +406,106 @@ def test_flags_without_a_requestee_show_on_every_page(app, world, services):
         "/buglist.cgi?product=TestProduct&columnlist=flagtypes.name").text)
     page = browser.get(f"/show_bug.cgi?id={world.bug}")
     assert "reviewed-" in text_of(page.text)
+
+
+def test_custom_fields_are_shown_and_offered_as_their_type_says(app, services):
+    from bug_support import add_custom_field
+    for name, kind, values in (("cf_pick", 2, ("red", "blue")), ("cf_many", 3, ("a", "b")),
+                               ("cf_notes", 4, ()), ("cf_other", 6, ()), ("cf_links", 7, ())):
+        add_custom_field(services, name, kind, values)
+    other = file_bug(services, summary="The other bug")
+    bug_id = file_bug(services, cf_pick="red", cf_many=["a", "b"], cf_notes="some notes",
+                      cf_other=other, cf_links=["https://bugs.example.org/show_bug.cgi?id=9"])
+    seen = Browser(app).get(f"/show_bug.cgi?id={bug_id}").text
+    assert f'<a href="/show_bug.cgi?id={other}">bug {other}</a>' in seen
+    assert "https://bugs.example.org/show_bug.cgi?id=9" in text_of(seen)
+    assert "show_bug.cgi?id=https" not in seen and "a, b" in text_of(seen)
+    editing = signed_in(app, ADMIN).get(f"/show_bug.cgi?id={bug_id}").text
+    assert re.search(r'<select id="cf_pick" name="cf_pick">', editing)
+    assert re.search(r'<select id="cf_many" name="cf_many" multiple', editing)
+    assert '<textarea id="cf_notes" name="cf_notes"' in editing
+    assert re.search(r'<input id="cf_other" name="cf_other" type="text"[^>]*value="'
+                     f'{other}"', editing)
+
+
+# Moving a bug to another product ------------------------------------------------------------
+
+def _other_product(services, **kwargs):
+    from catalog_support import add_product
+    return add_product(services, "Gadgets", components=("Casing", "Firmware"),
+                       versions=("2.0", "unspecified"), **kwargs)
+
+
+def test_moving_a_bug_asks_for_the_new_products_component_and_keeps_the_rest(
+        app, world, services):
+    _other_product(services)
+    browser = signed_in(app, PLAIN)
+    page = browser.get(f"/show_bug.cgi?id={world.bug}")
+    verify = submit(browser, "/process_bug.cgi", form_fields(page.text), product="Gadgets",
+                    priority="Highest", comment="Belongs to the gadgets")
+    assert verify.status_code == 200
+    assert "Verify new product details" in verify.text
+    assert get_bug(services, world.bug)["product"] == "TestProduct"     # nothing yet
+    fields = form_fields(verify.text, "verify-product")
+    assert ("version", "unspecified") in fields        # the bug's version exists there
+    assert ("component", "") in fields                 # its component does not: choose
+    moved = submit(browser, "/process_bug.cgi", fields, component="Firmware")
+    assert moved.status_code == 200
+    bug = get_bug(services, world.bug)
+    assert (bug["product"], bug["component"], bug["version"], bug["priority"]) == (
+        "Gadgets", "Firmware", "unspecified", "Highest")
+    from bug_support import comments_of
+    assert comments_of(services, world.bug)[-1][2] == "Belongs to the gadgets"
+
+
+def test_a_move_without_a_component_is_refused_and_changes_nothing(app, world, services):
+    _other_product(services)
+    browser = signed_in(app, ADMIN)
+    page = browser.get(f"/show_bug.cgi?id={world.bug}")
+    verify = submit(browser, "/process_bug.cgi", form_fields(page.text), product="Gadgets",
+                    priority="Highest")
+    refused = submit(browser, "/process_bug.cgi", form_fields(verify.text, "verify-product"))
+    assert refused.status_code == 404           # the update's 105, on the bug's page
+    assert "component" in text_of(refused.text).split("Details")[0].lower()
+    bug = get_bug(services, world.bug)
+    assert (bug["product"], bug["priority"]) == ("TestProduct", "---")
+
+
+def test_the_new_products_groups_are_offered_and_its_mandatory_ones_kept(app, world, services):
+    from bug_support import MANDATORY, NA, SHOWN, add_bug_group, control
+    _other_product(services)
+    hidden = add_bug_group(services, "hardware-team", members=[PLAIN])
+    control(services, hidden, MANDATORY, MANDATORY, product="Gadgets")
+    optional = add_bug_group(services, "embargo", members=[PLAIN])
+    control(services, optional, SHOWN, NA, product="Gadgets")
+    control(services, world.secret_group, NA, NA, product="Gadgets")
+    browser = signed_in(app, PLAIN)
+    page = browser.get(f"/show_bug.cgi?id={world.bug}")
+    verify = submit(browser, "/process_bug.cgi", form_fields(page.text), product="Gadgets")
+    assert re.search(r'name="groups" value="hardware-team" checked disabled', verify.text)
+    assert re.search(r'name="groups" value="embargo">', verify.text)
+    assert 'value="secret"' not in verify.text
+    submit(browser, "/process_bug.cgi", form_fields(verify.text, "verify-product"),
+           component="Casing", groups=["embargo"])
+    assert sorted(get_bug(services, world.bug)["groups"]) == ["embargo", "hardware-team"]
+
+
+def test_a_move_to_a_product_the_visitor_may_not_file_in_is_refused(app, world, services):
+    from bug_support import MANDATORY, add_bug_group
+    gadgets = _other_product(services)
+    closed = add_bug_group(services, "gadget-makers", members=[])
+    with services.db.transaction(write=True) as conn:
+        conn.execute("INSERT INTO group_controls (group_id, product_id, entry, membercontrol,"
+                     " othercontrol, canedit) VALUES (?, ?, 1, ?, ?, 0)",
+                     (closed, gadgets["id"], MANDATORY, MANDATORY))
+    browser = signed_in(app, PLAIN)
+    page = browser.get(f"/show_bug.cgi?id={world.bug}")
+    refused = submit(browser, "/process_bug.cgi", form_fields(page.text), product="Gadgets")
+    assert refused.status_code == 401            # the API's 106
+    assert "access rights to enter bugs in it" in text_of(refused.text)
+    assert "Verify new product" not in refused.text
+    assert get_bug(services, world.bug)["product"] == "TestProduct"
+    # An anonymous visitor's post never reaches the page.
+    anonymous = Browser(app)
+    assert anonymous.post("/process_bug.cgi", {"id": world.bug, "product": "Gadgets"},
+                          token=False).status_code == 403

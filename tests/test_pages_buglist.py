@@ -10,8 +10,8 @@ import pytest
 
 from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import file_bug, update_bug
-from page_support import PASSWORDS, PLAIN, Browser, World, text_of
 from conftest import world_fixture
+from page_support import PASSWORDS, PLAIN, Browser, World, text_of
 
 
 @world_fixture
@@ -73,6 +73,41 @@ def test_a_csv_download_of_the_list(app, bugs, services):
     assert rows[0] == ["bug_id", "short_desc", "priority"]
     by_id = {int(row[0]): row for row in rows[1:]}
     assert by_id[bugs[1]][1] == "'=HYPERLINK(\"http://evil\")"    # never a formula
+
+
+def headings_of(page):
+    return re.findall(r'<th scope="col"><a href="[^"]*">([^<]+)</a></th>', page.text)
+
+
+def test_the_column_chooser_sends_each_ticked_box_and_all_are_shown(app, bugs):
+    browser = Browser(app)
+    page = browser.get("/buglist.cgi?short_desc=Widget&columnlist=priority")
+    chooser = page.text.split("<summary>Change columns</summary>", 1)[1].split("</form>", 1)[0]
+    hidden = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', chooser))
+    assert "columnlist" not in hidden
+    # The form as a browser sends it: one columnlist per ticked box.
+    chosen = browser.get("/buglist.cgi", **dict(hidden, columnlist=["priority", "bug_severity",
+                                                                    "short_desc"]))
+    assert headings_of(chosen) == ["Bug", "Priority", "Severity", "Summary"]
+    mixed = browser.get("/buglist.cgi?short_desc=Widget&columnlist=priority,bug_severity"
+                        "&columnlist=short_desc&columnlist=priority")
+    assert headings_of(mixed) == ["Bug", "Priority", "Severity", "Summary"]
+    download = browser.get("/buglist.cgi?short_desc=Widget&columnlist=priority"
+                           "&columnlist=short_desc&ctype=csv")
+    assert next(csv.reader(io.StringIO(download.text))) == ["bug_id", "priority", "short_desc"]
+    # Edit this search keeps every column.
+    edit = browser.get("/query.cgi?short_desc=Widget&columnlist=priority&columnlist=short_desc")
+    assert 'name="columnlist" value="priority,short_desc"' in edit.text
+
+
+def test_a_saved_search_keeps_every_chosen_column(app, bugs):
+    browser = Browser(app)
+    browser.login(PLAIN, PASSWORDS[PLAIN])
+    page = browser.get("/buglist.cgi?short_desc=Widget&columnlist=priority&columnlist=short_desc")
+    query = re.search(r'name="query" value="([^"]+)"', page.text).group(1).replace("&amp;", "&")
+    browser.post("/buglist.cgi", {"newqueryname": "Columns", "query": query})
+    again = browser.get("/buglist.cgi?cmdtype=runnamed&namedcmd=Columns")
+    assert headings_of(again) == ["Bug", "Priority", "Summary"]
 
 
 def test_quicksearch_of_a_number_opens_the_bug(app, bugs):

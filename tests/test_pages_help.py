@@ -9,6 +9,7 @@ from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import set_param
 from page_support import HTML, Browser, text_of
 
+
 HELP_PAGES = ("quicksearch.html", "fields.html", "bug-writing.html")
 
 
@@ -59,9 +60,9 @@ def test_an_unknown_help_page_is_the_not_found_page(app):
 
 
 @pytest.mark.parametrize("path, advice", [
-    ("/showdependencytree.cgi?id=7", "/show_bug.cgi?id=7"),
-    ("/report.cgi?x_axis_field=bug_status", "/query.cgi"),
-    ("/request.cgi?action=queue", None),
+    ("/reports.cgi?product=TestProduct", "/chart.cgi"),
+    ("/describecomponents.cgi?product=TestProduct", "/enter_bug.cgi"),
+    ("/votes.cgi?action=show_user", None),
     ("/no/such/place", None),
 ])
 def test_a_browser_at_an_address_that_is_no_page_gets_the_not_found_page(app, path, advice):
@@ -83,7 +84,7 @@ def test_the_not_found_page_escapes_the_address(app):
 @pytest.mark.parametrize("accept", [None, "*/*", "application/json"])
 def test_programs_at_an_address_that_is_no_page_keep_the_json_error(client, accept):
     headers = {"Accept": accept} if accept else {}
-    answer = client.simulate_get("/showdependencytree.cgi", params={"id": "1"}, headers=headers)
+    answer = client.simulate_get("/votes.cgi", params={"id": "1"}, headers=headers)
     assert answer.status_code == 404
     assert answer.json["code"] == 32614 and answer.json["error"] is True
 

@@ -9,10 +9,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from bugsvc.accounts import tokens
 from bug_support import set_param
-from page_support import PASSWORDS, PLAIN, Browser, World, text_of
+from bugsvc.accounts import tokens
 from conftest import world_fixture
+from page_support import PASSWORDS, PLAIN, Browser, World, text_of
 
 
 @world_fixture

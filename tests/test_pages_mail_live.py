@@ -13,8 +13,9 @@ from html import unescape
 
 import pytest
 
-from live_server import ROOT, start  # noqa: F401 (fixture)
+from live_server import ROOT
 from notify_support import SmtpSink, wait_for
+
 
 pytestmark = pytest.mark.slow
 

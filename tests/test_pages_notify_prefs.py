@@ -11,8 +11,8 @@ import pytest
 
 from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import editbugs_only_for_members, set_param
-from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World, text_of
 from conftest import world_fixture
+from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World, text_of
 
 
 @world_fixture

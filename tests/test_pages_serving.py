@@ -12,8 +12,8 @@ import pytest
 from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import set_param
 from bugsvc.services import attachment as attachment_service
-from page_support import INSIDER, PASSWORDS, Browser, World, csp
 from conftest import world_fixture
+from page_support import INSIDER, PASSWORDS, Browser, World, csp
 
 
 @world_fixture

@@ -8,8 +8,8 @@ from freezegun import freeze_time
 
 from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import set_param
-from page_support import PASSWORDS, PLAIN, Browser, World, text_of
 from conftest import world_fixture
+from page_support import PASSWORDS, PLAIN, Browser, World, text_of
 
 
 @world_fixture

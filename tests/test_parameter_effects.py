@@ -11,6 +11,7 @@ from bug_support import file_bug, get_bug, set_param
 from bugsvc.catalogue import settings
 from rpc_support import xmlrpc_call
 
+
 BASE = {"product": "TestProduct", "component": "TestComponent", "version": "unspecified",
         "summary": "A summary", "op_sys": "Linux", "platform": "PC"}
 LINK = "https://github.com/o/r/issues/7"

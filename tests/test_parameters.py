@@ -6,11 +6,11 @@ from datetime import datetime, timezone
 import pytest
 from freezegun import freeze_time
 
-from bugsvc.store import audit
+from accounts import ADMIN
 from bugsvc.catalogue import settings
 from bugsvc.errors import ServiceError
 from bugsvc.services import instance
-from accounts import ADMIN
+from bugsvc.store import audit
 
 
 @pytest.fixture

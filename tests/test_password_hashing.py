@@ -9,10 +9,11 @@ import pytest
 from falcon import testing
 
 from bugsvc.accounts import auth
-from bugsvc.app import create_app
 from bugsvc.accounts.auth import ScryptCost
+from bugsvc.app import create_app
 from bugsvc.config import Config
 from conftest import FAST_COST
+
 
 PASSWORD = "erins password"
 CONFIGURED = ScryptCost(n=64, r=2, p=1)

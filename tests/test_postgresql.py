@@ -84,7 +84,8 @@ def test_the_postgresql_schema_has_every_table_column_key_index_and_trigger_of_s
     engine_own = {"bugs_text_fts", "bugs_text_fts_insert", "bugs_text_fts_delete",
                   "bugs_text_fts_update", "bugs_text_trgm_idx", "bug_aliases_fts",
                   "bug_aliases_fts_insert", "bug_aliases_fts_delete", "bug_aliases_fts_update",
-                  "bug_aliases_trgm_idx"}
+                  "bug_aliases_trgm_idx", "comments_fts", "comments_fts_insert",
+                  "comments_fts_delete", "comments_fts_update", "comments_body_trgm_idx"}
 
     def shared(indexes):
         return {index for index in indexes if index[0] not in engine_own}

@@ -8,9 +8,19 @@ from freezegun import freeze_time
 
 from bugsvc.errors import ServiceError
 from bugsvc.services import classification, component, product, version
-
-from catalog_support import (ADMIN, DEFAULT, MANDATORY, NA, SHOWN, add_bug, add_bug_group,
-                             add_product, audit_rows, control, set_param)
+from catalog_support import (
+    ADMIN,
+    DEFAULT,
+    MANDATORY,
+    NA,
+    SHOWN,
+    add_bug,
+    add_bug_group,
+    add_product,
+    audit_rows,
+    control,
+    set_param,
+)
 
 
 def error_code(services, function, params, as_user=None):

@@ -23,6 +23,7 @@ import pytest
 
 from pybugzilla_instance import RELEASE, seeded_instance
 
+
 pytestmark = pytest.mark.slow
 
 SDIST_VARIABLE = "BUGSVC_TEST_PYBUGZILLA_SDIST"

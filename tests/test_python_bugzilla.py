@@ -11,6 +11,7 @@ import pytest
 
 from pybugzilla_support import ADMIN, ADMIN_PASSWORD, DEV, PLAIN, PRODUCT, QA, seeded_server
 
+
 pytestmark = pytest.mark.slow
 
 bugzilla = pytest.importorskip("bugzilla")

@@ -2,11 +2,11 @@
 
 import pytest
 
+from bug_rows import add_flag, search_world
 from bugsvc.errors import ServiceError
 from bugsvc.services import bug_search
-
-from bug_rows import add_flag, search_world
 from conftest import world_fixture
+
 
 BOB, CAROL, INSIDER = "bob@example.com", "carol@example.com", "insider@example.com"
 

@@ -1,11 +1,13 @@
-"""The README's examples run, in order, on a fresh installation, so they
-cannot rot.
+"""The examples of the README and of docs/*.md run, in order, on a fresh
+installation, so they cannot rot.
 
 A real server (`python bugsvc.py`) starts on a free loopback port with a new
 database in a new directory, which is also the examples' working directory.
 Then every block of README.md marked ```sh runs with bash, and the ```python
-block with Python, in the order they appear, in one bash script (so shell
-variables such as KEY carry over), with these substitutions:
+block with Python, in the order they appear, followed by the blocks of each
+document in docs/ (in the order of their names), the same way, in one bash
+script (so shell variables such as KEY, made by the README's First steps,
+carry over to the documents' examples), with these substitutions:
 
 - `127.0.0.1:8000` becomes the test server's address;
 - `'<password>'` becomes the administrator's password the server printed;
@@ -15,7 +17,8 @@ variables such as KEY carry over), with these substitutions:
 `curl` is a shell function around the real curl that records each answer's
 HTTP status and stops the script at the first error answer (status 400 and
 up, or an error object). Blocks marked ```shell (installing, testing,
-benchmarks) and ```text (sample output) are not run.
+benchmarks), ```text (sample output) and ```yaml (other programs' settings)
+are not run.
 """
 
 import os
@@ -27,9 +30,12 @@ import sys
 
 import pytest
 
-from live_server import ROOT, Client, start  # noqa: F401 (fixture)
+from live_server import ROOT, Client
+
 
 README = ROOT / "README.md"
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+LANGUAGES = {"sh", "python", "shell", "text", "yaml"}
 _BLOCK = re.compile(r"^```(\w*)\n(.*?)^```$", re.S | re.M)
 _PYTHON_BLOCK_END = "README_PYTHON_BLOCK"
 
@@ -66,14 +72,22 @@ def blocks(text):
     return [(match.group(1), match.group(2)) for match in _BLOCK.finditer(text)]
 
 
+def examples():
+    """(language, code) of every block of the README, then of each document
+    in docs/."""
+    return [block for path in [README] + DOCS
+            for block in blocks(path.read_text(encoding="utf-8"))]
+
+
 def curl_commands(code):
     """How many curl commands a block runs (one per line that starts one)."""
     return sum(1 for line in code.splitlines() if re.match(r"\s*curl\s", line))
 
 
-def script_for(text, port, password):
+def script_for(found, port, password):
+    """The bash script that runs the (language, code) blocks `found`."""
     parts = ["set -euo pipefail", CURL_WRAPPER]
-    for language, code in blocks(text):
+    for language, code in found:
         code = code.replace("127.0.0.1:8000", f"127.0.0.1:{port}")
         code = code.replace("python bugsvc.py",
                             f'"$PYTHON" {shlex.quote(str(ROOT / "bugsvc.py"))}')
@@ -86,11 +100,12 @@ def script_for(text, port, password):
     return "\n".join(parts) + "\n"
 
 
-def test_every_readme_example_runs_in_order_on_a_fresh_install(start, tmp_path):
-    text = README.read_text(encoding="utf-8")
-    languages = [language for language, _ in blocks(text)]
+def test_every_readme_and_docs_example_runs_in_order_on_a_fresh_install(start, tmp_path):
+    languages = [language for language, _ in blocks(README.read_text(encoding="utf-8"))]
     assert languages.count("sh") >= 10 and languages.count("python") == 1
-    assert set(languages) <= {"sh", "python", "shell", "text"}, "unknown block languages"
+    found = examples()
+    assert {language for language, _ in found} <= LANGUAGES, "unknown block languages"
+    assert len(found) > len(languages)                     # the documents' blocks are there
 
     server = start(tmp_path / "bugsvc.sqlite")
     printed = server.out_path.read_text()
@@ -100,7 +115,7 @@ def test_every_readme_example_runs_in_order_on_a_fresh_install(start, tmp_path):
     home.mkdir()
     calls = tmp_path / "calls.log"
     script = tmp_path / "readme.sh"
-    script.write_text(script_for(text, server.port, password))
+    script.write_text(script_for(found, server.port, password))
     env = {key: value for key, value in os.environ.items() if not key.startswith("BUGSVC_")}
     env.update(HOME=str(home), PYTHON=sys.executable, README_CALLS=str(calls),
                PATH=os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")]))
@@ -110,8 +125,7 @@ def test_every_readme_example_runs_in_order_on_a_fresh_install(start, tmp_path):
     assert done.returncode == 0, done.stderr[-4000:]
 
     made = calls.read_text().splitlines()
-    assert len(made) == sum(curl_commands(code) for language, code in blocks(text)
-                            if language == "sh")
+    assert len(made) == sum(curl_commands(code) for language, code in found if language == "sh")
     assert all(200 <= int(line.split()[0]) < 400 for line in made)
 
     # What the examples say they did, they did.

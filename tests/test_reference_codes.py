@@ -15,9 +15,8 @@ import xmlrpc.client
 
 import pytest
 
-from bugsvc.services import attachment, comment, flagtype
-from bugsvc.services import bug as bug_service
 from accounts import ADMIN
+from bugsvc.services import attachment, bug as bug_service, comment, flagtype
 
 
 def rest(client, method, path, key=None, query=None, body=None):

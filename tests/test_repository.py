@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 
 from live_server import ROOT
 
+
 # Written with escapes and classes so that this file does not match itself.
 POINTER = re.compile(
     r"\bsections? \d|\bdecisions? \d|\u00a7"     # numbered parts of a document

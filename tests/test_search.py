@@ -7,12 +7,20 @@ from datetime import datetime, timezone
 import pytest
 from freezegun import freeze_time
 
+from bug_rows import (
+    ADMIN,
+    add_custom_field,
+    add_flag,
+    add_history,
+    add_personal_tag,
+    search_world,
+    set_custom_value,
+    set_param,
+)
 from bugsvc.errors import ServiceError
 from bugsvc.services import bug_search, last_visit
-
-from bug_rows import (ADMIN, add_custom_field, add_flag, add_history, add_personal_tag,
-                      search_world, set_custom_value, set_param)
 from conftest import world_fixture
+
 
 ALICE, BOB, CAROL, DAVE, EVE, INSIDER = ("alice@example.com", "bob@example.com",
                                          "carol@example.com", "dave@example.com",

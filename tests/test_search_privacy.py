@@ -9,16 +9,26 @@ from datetime import datetime, timezone
 
 import pytest
 
-from bugsvc.store import regexp as bugsvc_regexp
+from bug_rows import (
+    ADMIN,
+    add_attachment,
+    add_bug,
+    add_comment,
+    add_custom_field,
+    add_dependency,
+    add_group,
+    add_personal_tag,
+    add_product,
+    add_tag,
+    set_custom_value,
+    set_param,
+    user_id,
+)
 from bugsvc.catalogue.field_types import BUG_ID
-from bugsvc.services import bug as bug_service
-from bugsvc.services import bug_search
-from bugsvc.services import field as field_service
-
-from bug_rows import (ADMIN, add_attachment, add_bug, add_comment, add_custom_field,
-                      add_dependency, add_group, add_personal_tag, add_product,
-                      add_tag, set_custom_value, set_param, user_id)
+from bugsvc.services import bug as bug_service, bug_search, field as field_service
+from bugsvc.store import regexp as bugsvc_regexp
 from conftest import world_fixture
+
 
 MARK = "qzxmark"          # in every hidden text, in no visible one, in no pattern
 PAT = "pat@example.com"   # a plain account

@@ -7,12 +7,11 @@ import threading
 
 import pytest
 
-from bugsvc.store import regexp as bugsvc_regexp
+from bug_rows import add_bug
 from bugsvc.errors import ServiceError
 from bugsvc.services import bug_search
+from bugsvc.store import regexp as bugsvc_regexp
 
-from bug_rows import add_bug
-from live_server import start  # noqa: F401 (fixture)
 
 # Exponential for a backtracking matcher on a long run of "a" followed by
 # another letter; it has no repetition inside a repetition, so only the

@@ -6,10 +6,19 @@ import json
 
 import pytest
 
+from bug_support import (
+    ADMIN,
+    MANDATORY,
+    add_bug_group,
+    control,
+    editbugs_only_for_members,
+    file_bug,
+    get_bug,
+    set_param,
+    update_bug,
+)
 from bugsvc.errors import ServiceError
-from bugsvc.services import bug as bug_service
-from bug_support import (ADMIN, MANDATORY, add_bug_group, control, editbugs_only_for_members,
-                         file_bug, get_bug, set_param, update_bug)
+
 
 URLBASE = "https://bugs.example.com/"
 

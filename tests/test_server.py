@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from live_server import ROOT, START_TIMEOUT, access_lines, api_key_for, start  # noqa: F401 (fixture)
+from live_server import ROOT, START_TIMEOUT, access_lines, api_key_for
+
 
 pytestmark = pytest.mark.slow
 

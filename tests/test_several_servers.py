@@ -10,9 +10,9 @@ import urllib.request
 
 import pytest
 
-from live_server import start  # noqa: F401 (fixture)
 from notify_support import wait_for
 from write_load import ADMIN, ADMIN_ENV, ADMIN_PASSWORD
+
 
 pytestmark = pytest.mark.slow
 

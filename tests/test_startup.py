@@ -19,9 +19,10 @@ from contextlib import contextmanager
 
 import pytest
 
-from bugsvc.serving.server import prepare_database
 from bugsvc.config import Config
-from live_server import ROOT, START_TIMEOUT, start  # noqa: F401 (fixture)
+from bugsvc.serving.server import prepare_database
+from live_server import ROOT, START_TIMEOUT
+
 
 pytestmark = pytest.mark.slow
 

@@ -8,11 +8,24 @@ import xmlrpc.client
 
 import pytest
 
+from bug_support import (
+    ADMIN,
+    MANDATORY,
+    NA,
+    SHOWN,
+    add_bug_group,
+    add_to_group,
+    control,
+    editbugs_only_for_members,
+    file_bug,
+    get_bug,
+    set_param,
+    update_bug,
+)
 from bugsvc.errors import ServiceError
 from bugsvc.services import bug as bug_service
-from bug_support import (ADMIN, MANDATORY, NA, SHOWN, add_bug_group, add_to_group, control,
-                         editbugs_only_for_members, file_bug, get_bug, set_param, update_bug)
 from conftest import world_fixture
+
 
 OUTSIDER = "outsider@example.com"
 DEV = "dev@example.com"

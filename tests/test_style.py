@@ -12,6 +12,7 @@ import pycodestyle
 
 from live_server import ROOT
 
+
 PATHS = ["bugsvc", "tests", "bench", "bugsvc.py"]
 EXCLUDE = ["bench/results"]
 MAX_LINE_LENGTH = 100

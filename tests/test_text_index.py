@@ -6,14 +6,15 @@ and new summaries and whiteboards, hidden bugs left out."""
 
 import pytest
 
+from accounts import ADMIN
+from bug_rows import add_bug, add_group, add_product
+from bug_support import file_bug, update_bug
 from bugsvc.bugs import search_sql
 from bugsvc.services import bug_search
 from bugsvc.store import schema
 from bugsvc.store.location import open_database
-
-from bug_rows import add_bug, add_group, add_product
-from bug_support import file_bug, update_bug
 from conftest import world_fixture
+
 
 PAT, STAFF = "pat@example.com", "staff@example.com"
 
@@ -189,3 +190,71 @@ def test_migration_indexes_the_bugs_already_stored(services, bugs, db, db_path):
     assert found(services, bugs, quicksearch="crashes") == ["crash", "upper"]
     assert found(services, bugs, **summary_or_whiteboard("crashy")) == ["plain"]
     assert found(services, bugs, quicksearch="first-alias") == ["crash"]
+
+
+# Comments (quicksearch_fulltext) ------------------------------------------------------------
+
+@pytest.fixture
+def commented(services, bugs):
+    """A public comment on "plain", a private one on "crash" (the staff group
+    is the insidergroup), and a comment on a bug only staff may see."""
+    from bug_support import set_param
+    from bugsvc.services import comment
+    set_param(services, "insidergroup", "staff")
+    services.call(comment.add, {"id": bugs["plain"], "comment": "Seen on the Zeppelin build"},
+                  as_user=ADMIN)
+    services.call(comment.add, {"id": bugs["crash"], "comment": "Customer Quasimodo reported it",
+                                "is_private": True}, as_user=STAFF)
+    secret = add_bug(services, summary="Locked away", groups=["staff"],
+                     description="The Zeppelin vault code")
+    return dict(bugs, secret=secret)
+
+
+@pytest.mark.parametrize("text, names", [
+    ("zeppelin", ["plain"]), ("ZEPPELIN", ["plain"]), ('"zeppelin build"', ["plain"]),
+    ('"build zeppelin"', []), ("#zeppelin", ["plain"]), ("zeppelin nothing", ["plain"]),
+    ("zeppelin crash", ["plain"]), ("zeppelin printing", []), ("quasimodo", []),
+    ("zep", ["plain"]), ("ze", ["plain"]),
+])
+def test_quicksearch_searches_the_comments_one_may_read(services, commented, scan_only, text,
+                                                        names):
+    indexed = found(services, commented, quicksearch=text)
+    scan_only()
+    assert indexed == found(services, commented, quicksearch=text) == names
+
+
+@pytest.mark.parametrize("who, sees", [(None, False), (PAT, False), (STAFF, True)])
+def test_private_comments_and_hidden_bugs_are_searched_only_by_those_who_see_them(
+        services, commented, who, sees):
+    assert found(services, commented, as_user=who, quicksearch="quasimodo") == (
+        ["crash"] if sees else [])
+    assert found(services, commented, as_user=who, quicksearch="zeppelin") == (
+        ["plain", "secret"] if sees else ["plain"])
+    counted = services.call(bug_search.search, {"quicksearch": "quasimodo", "count_only": True},
+                            as_user=who, write=False)
+    assert counted["bug_count"] == (1 if sees else 0)
+
+
+def test_migration_indexes_the_comments_already_stored(services, commented, db, db_path):
+    """A database from before the comment index (version 8) is moved
+    forward with its comments in the index."""
+    with db.transaction(write=True) as conn:
+        if conn.dialect.name == "sqlite":
+            for event in ("insert", "update", "delete"):
+                conn.execute(f"DROP TRIGGER comments_fts_{event}")
+            conn.execute("DROP TABLE comments_fts")
+        else:
+            conn.execute("DROP INDEX comments_body_trgm_idx")
+        assert not conn.dialect.has_comment_text_index(conn)
+        conn.dialect.set_schema_version(conn, 8)
+    db.close()
+    reopened = open_database(db_path)
+    try:
+        assert reopened.initialize() is False
+        with reopened.transaction() as conn:
+            assert conn.dialect.has_comment_text_index(conn)
+            assert conn.dialect.schema_version(conn) == schema.SCHEMA_VERSION
+    finally:
+        reopened.close()
+    assert found(services, commented, quicksearch="zeppelin") == ["plain"]
+    assert found(services, commented, as_user=STAFF, quicksearch="quasimodo") == ["crash"]

@@ -26,13 +26,13 @@ import pytest
 from falcon import testing
 from freezegun import freeze_time
 
+from accounts import ADMIN as ADMIN_EMAIL
 from bugsvc.accounts import auth
 from bugsvc.app import create_app
 from bugsvc.cli import main as cli_main
 from bugsvc.web.client_address import parse_networks
-from accounts import ADMIN as ADMIN_EMAIL
-from live_server import start  # noqa: F401 (fixture)
 from rpc_support import xmlrpc_call
+
 
 GUESSER = "203.0.113.9"
 NEIGHBOUR = "203.0.113.10"

@@ -5,9 +5,9 @@ import xmlrpc.client
 import pytest
 from freezegun import freeze_time
 
+from accounts import ADMIN
 from bugsvc.errors import ServiceError
 from bugsvc.services import user
-from accounts import ADMIN
 
 
 def error_code(services, function, params, as_user=None):
@@ -592,6 +592,13 @@ def test_groups_filter_works_for_a_blesser(services, crowd, blesser, teams):
     execute(services, "INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                       " VALUES (?, ?, 0, 0)", (crowd["ann"], teams["red"]))
     assert matched(services, blesser, match=["ann"], groups=["red"]) == ["ann@example.com"]
+
+
+def test_an_unknown_group_id_is_51_to_who_sees_every_group(services, crowd, teams):
+    assert error_code(services, user.get, {"match": ["ann"], "group_ids": [9999]}, ADMIN) == 51
+    assert error_code(services, user.get, {"match": ["ann"], "groups": ["no-such"]},
+                      ADMIN) == 804
+    assert matched(services, ADMIN, match=["  "]) == []
 
 
 # Visibility ------------------------------------------------------------------------

@@ -4,9 +4,16 @@ import pytest
 
 from bugsvc.errors import ServiceError
 from bugsvc.services import milestone, product, version
+from catalog_support import (
+    ADMIN,
+    MANDATORY,
+    add_bug,
+    add_bug_group,
+    add_product,
+    audit_rows,
+    control,
+)
 
-from catalog_support import ADMIN, MANDATORY, add_bug, add_bug_group, add_product, audit_rows, \
-    control
 
 KINDS = [(version, "versions", "/rest/version"), (milestone, "milestones", "/rest/milestone")]
 
@@ -90,7 +97,7 @@ def test_update_version_renames_on_bugs(client, services, admin_key):
 
 
 def test_update_milestone_renames_on_bugs_and_default(services):
-    other = add_product(services, "Other", milestones=("---",))
+    add_product(services, "Other", milestones=("---",))
     bug_id = add_bug(services, 1, 1, milestone="---")
     result = services.call(milestone.update, {"ids": [1], "name": "Future"}, as_user=ADMIN)
     assert result == {"milestones": [{"id": 1, "changes": {

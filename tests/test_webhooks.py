@@ -14,11 +14,23 @@ import time
 
 import pytest
 
-from bugsvc.services import (attachment as attachment_service, comment as comment_service,
-                             webhook as webhook_service)
-from bug_support import (add_bug_group, control, file_bug, set_param, update_bug, MANDATORY, NA,
-                         SHOWN)
-from notify_support import deliver, receiver, smtp, use_smtp, wait_for  # noqa: F401 (fixtures)
+from bug_support import (
+    MANDATORY,
+    NA,
+    SHOWN,
+    add_bug_group,
+    control,
+    file_bug,
+    set_param,
+    update_bug,
+)
+from bugsvc.services import (
+    attachment as attachment_service,
+    comment as comment_service,
+    webhook as webhook_service,
+)
+from notify_support import deliver, use_smtp, wait_for
+
 
 ADMIN = "admin@example.com"
 
@@ -162,6 +174,89 @@ def test_a_product_the_owner_cannot_see_answers_like_a_missing_one(hooks, receiv
             register(hooks, receiver.url, as_user="plain@example.com", product=product)
         assert caught.value.code == 106
         assert "does not exist, or you don't have access" in caught.value.message
+
+
+def test_changing_a_webhook_answers_each_change_and_a_new_product_resets_the_component(
+        services):
+    set_param(services, "webhooks_enabled", "1")
+    with services.db.transaction(write=True) as conn:
+        conn.execute("INSERT INTO products (name, classification_id, description)"
+                     " VALUES ('Other', 1, 'x')")
+    hook = register(services, "https://hooks.example.com/a", events=["create"],
+                    component="TestComponent")
+    answer = services.call(webhook_service.update, {
+        "ids": [hook["id"]], "name": "Renamed", "url": "https://hooks.example.com/b",
+        "event": "comment,create", "product": "Other"}, as_user=ADMIN)
+    assert answer == {"webhooks": [{"id": hook["id"], "changes": {
+        "name": {"removed": "hook", "added": "Renamed"},
+        "url": {"removed": "https://hooks.example.com/a", "added": "https://hooks.example.com/b"},
+        "event": {"removed": "create", "added": "create,comment"},
+        "product": {"removed": "TestProduct", "added": "Other"},
+        "component": {"removed": "TestComponent", "added": "Any"}}}]}
+    [listed] = services.call(webhook_service.list_webhooks, {}, as_user=ADMIN)["webhooks"]
+    assert (listed["name"], listed["url"], listed["event"], listed["product"],
+            listed["component"]) == ("Renamed", "https://hooks.example.com/b", "create,comment",
+                                     "Other", "Any")
+    again = services.call(webhook_service.update, {"ids": [hook["id"]], "name": "Renamed",
+                                                   "product": "Other"}, as_user=ADMIN)
+    assert again == {"webhooks": [{"id": hook["id"], "changes": {}}]}
+    assert services.query("SELECT COUNT(*) FROM audit_log WHERE class = 'Bugzilla::Webhook'"
+                          " AND field IS NOT NULL") == [(5,)]
+
+
+@pytest.mark.parametrize("fields, code", [
+    ({"events": ""}, 50), ({"events": 5}, 32000), ({"events": ["create", "nope"]}, 32000),
+    ({"name": ""}, 50), ({"name": "x" * 65}, 32000), ({"name": "a\x00b"}, 32000),
+    ({"url": ""}, 50), ({"url": "https://hooks.example.com/" + "x" * 2048}, 32000),
+    ({"product": ""}, 50), ({"component": "NoSuchComponent"}, 51),
+])
+def test_a_webhook_that_cannot_be_registered_is_refused_and_nothing_stored(services, fields,
+                                                                           code):
+    from bugsvc.errors import ServiceError
+    set_param(services, "webhooks_enabled", "1")
+    params = {"url": "https://hooks.example.com/x", **fields}
+    with pytest.raises(ServiceError) as caught:
+        register(services, params.pop("url"), **params)
+    assert caught.value.code == code
+    assert services.query("SELECT COUNT(*) FROM webhooks") == [(0,)]
+
+
+def test_names_are_unique_per_owner_and_a_change_needs_ids(services, plain_key):
+    from bugsvc.errors import ServiceError
+    set_param(services, "webhooks_enabled", "1")
+    register(services, "https://hooks.example.com/x")
+    register(services, "https://hooks.example.com/x", as_user="plain@example.com")
+    with pytest.raises(ServiceError) as caught:
+        register(services, "https://hooks.example.com/y")
+    assert (caught.value.code, caught.value.message) == (
+        32000, "You already have a webhook named 'hook'.")
+    for service in (webhook_service.update, webhook_service.delete):
+        with pytest.raises(ServiceError) as caught:
+            services.call(service, {"name": "other"}, as_user=ADMIN)
+        assert caught.value.code == 50
+    set_param(services, "webhooks_enabled", "0")
+    with pytest.raises(ServiceError) as caught:       # turned off comes first
+        services.call(webhook_service.update, {"name": "other"}, as_user=ADMIN)
+    assert caught.value.code == 32000
+    assert services.query("SELECT name FROM webhooks ORDER BY id") == [("hook",), ("hook",)]
+
+
+def test_an_administrator_lists_one_accounts_webhooks(services, plain_key):
+    from bugsvc.errors import ServiceError
+    set_param(services, "webhooks_enabled", "1")
+    register(services, "https://hooks.example.com/x", name="mine")
+    register(services, "https://hooks.example.com/x", as_user="plain@example.com",
+             name="theirs")
+    listed = services.call(webhook_service.list_webhooks, {"user": "plain@example.com"},
+                           as_user=ADMIN)
+    assert [(w["name"], w["creator"]) for w in listed["webhooks"]] == [
+        ("theirs", "plain@example.com")]
+    assert services.call(webhook_service.list_webhooks, {"user": "nobody@example.com"},
+                         as_user=ADMIN) == {"webhooks": []}
+    with pytest.raises(ServiceError) as caught:
+        services.call(webhook_service.list_webhooks, {"user": ADMIN},
+                      as_user="plain@example.com")
+    assert caught.value.code == 304
 
 
 # Payloads -------------------------------------------------------------------------------
@@ -439,6 +534,7 @@ def test_the_readmes_receiver_accepts_signed_calls_and_refuses_forged_ones(hooks
     import sys
     import urllib.error
     import urllib.request
+
     from live_server import ROOT
     from notify_support import free_port
     text = (ROOT / "README.md").read_text(encoding="utf-8")

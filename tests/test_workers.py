@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from bugsvc import cli
-from bugsvc.serving import server
-from bugsvc.serving import workers
 from bugsvc.cli.options import UsageError, build_parser, make_config
 from bugsvc.config import DEFAULT_THREADS
+from bugsvc.serving import server, workers
 from bugsvc.store.location import open_database
+
 
 pytestmark = pytest.mark.slow
 

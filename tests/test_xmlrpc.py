@@ -11,12 +11,12 @@ from datetime import datetime
 
 import pytest
 import waitress
-from waitress import wasyncore
 from freezegun import freeze_time
+from waitress import wasyncore
 
+from accounts import ADMIN, ADMIN_PASSWORD
 from bugsvc.errors import ServiceError
 from bugsvc.web.rpc.xmlrpc import call_params, parse_call, response_body, to_wire
-from accounts import ADMIN, ADMIN_PASSWORD
 
 
 def xcall(client, method, *params, content_type="text/xml", headers=None):

@@ -38,9 +38,15 @@ from urllib.parse import unquote
 
 from .. import dates
 from ..catalogue import settings
+from ..errors import (
+    ACCOUNT_DISABLED,
+    API_KEY_NOT_VALID,
+    INVALID_LOGIN_OR_PASSWORD,
+    USER_ERROR,
+    ServiceError,
+)
 from .caller import ANONYMOUS, load_caller
-from ..errors import (ServiceError, API_KEY_NOT_VALID, ACCOUNT_DISABLED,
-                      INVALID_LOGIN_OR_PASSWORD, USER_ERROR)
+
 
 _ALNUM = string.ascii_letters + string.digits
 API_KEY_LENGTH = 40
@@ -638,3 +644,17 @@ class Authenticator:
                 or row["last_used"] < dates.to_db(now - token_max_age(conn))):
             return None
         return row
+
+
+def throttled_subjects(conn, now):
+    """{"login": n, "address": n}: how many login names and client addresses
+    have more failed sign-ins than FREE_FAILURES counted in the last day
+    (their next attempts wait), for metrics."""
+    found = {"login": 0, "address": 0}
+    since = dates.to_db(now - FORGET_AFTER)
+    for subject, in conn.execute("SELECT subject FROM login_throttle WHERE failures > ?"
+                                 " AND last_failure > ?", (FREE_FAILURES, since)):
+        kind = subject.split(":", 1)[0]
+        if kind in found:
+            found[kind] += 1
+    return found

@@ -7,6 +7,9 @@ a user's login or a group's regexp changes.
 
 import re
 
+from ..store.db import placeholders
+
+
 GRANT_DIRECT = 0
 GRANT_REGEXP = 2
 
@@ -67,3 +70,12 @@ def refresh_for_group(conn, group_id):
             if compiled.search(login)]
     conn.executemany("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                      " VALUES (?, ?, 0, ?)", rows)
+
+
+def not_member_sql(caller, column):
+    """SQL condition true when the group id in `column` is one `caller` is
+    not a member of, and its arguments."""
+    groups = sorted(caller.group_ids)
+    if not groups:
+        return "1 = 1", []
+    return f"{column} NOT IN ({placeholders(groups)})", groups

@@ -18,6 +18,7 @@ from datetime import timedelta
 from .. import dates
 from .auth import new_secret, secret_hash
 
+
 PASSWORD, ACCOUNT = "password", "account"
 EMAIL_NEW, EMAIL_OLD, EMAIL_REQUEST = "emailnew", "emailold", "email_request"
 EMAIL_KINDS = (EMAIL_NEW, EMAIL_OLD, EMAIL_REQUEST)

@@ -14,9 +14,26 @@ operation's description, so the words stay where the code is.
 from dataclasses import dataclass, field
 
 from .schemas import (
-    BOOL, DATETIME, DATETIME_IN, ID_OR_NAME, INT, NUMBER, NULLABLE_DATETIME, STR,
-    arr, created, described, group_change_object, ints, list_change_object, obj,
-    one_or_many, ref, strs, updated, wrapped,
+    BOOL,
+    DATETIME,
+    DATETIME_IN,
+    ID_OR_NAME,
+    INT,
+    NULLABLE_DATETIME,
+    NUMBER,
+    STR,
+    arr,
+    created,
+    described,
+    group_change_object,
+    ints,
+    list_change_object,
+    obj,
+    one_or_many,
+    ref,
+    strs,
+    updated,
+    wrapped,
 )
 
 
@@ -53,6 +70,9 @@ TAGS = {
                                       "and webhooks (a bugsvc addition)."),
     "webhook": ("Webhooks", "Webhooks in bugzilla.mozilla.org's format, signed as the "
                             "Standard Webhooks specification says."),
+    "forge_repository": ("Code forges", "Repositories of GitHub, GitLab and Gitea/Forgejo "
+                                        "whose webhooks at /hooks/<forge> link commits and "
+                                        "pull requests to bugs (a bugsvc addition)."),
     "api_key": ("API keys", "API keys of accounts (a bugsvc addition: Bugzilla manages them "
                             "in its web pages)."),
     "group": ("Groups", "Groups and their members."),
@@ -66,6 +86,10 @@ TAGS = {
     "field": ("Bug fields", "Bug field definitions, custom fields and legal values."),
     "bug": ("Bugs", "Get, create, update, history, possible duplicates."),
     "bug_search": ("Bug search", "Searching bugs by field values, boolean charts or quick search."),
+    "report": ("Reports", "Bugs counted by the values of up to three fields, as Bugzilla's "
+                          "report.cgi (a bugsvc addition: Bugzilla has no such API)."),
+    "chart": ("Charts", "Series: saved searches counted every day, as Bugzilla's chart.cgi "
+                        "(a bugsvc addition)."),
     "comment": ("Comments", "Comments and comment tags."),
     "attachment": ("Attachments", "Attachments of bugs."),
     "last_visit": ("Last visits", "When the caller last visited bugs."),
@@ -136,10 +160,37 @@ DOCS = {
         "Change instance parameters (tweakparams); the body maps names to new values.",
         body_values={"type": ["string", "integer", "boolean"]},
         answer=obj({"parameters": ref("Changes")}), errors=(304, 51, 32000)),
+    "Bugzilla.parameter_definitions": Doc(
+        "bugsvc extension: every parameter as the parameters page offers it (tweakparams): "
+        "sections, descriptions, controls, values (secrets masked), defaults and choices.",
+        answer=obj({"sections": arr(obj({
+            "name": STR, "title": STR, "description": STR, "parameters": arr(obj({
+                "name": STR, "description": STR,
+                "control": described(STR, "bool, number, choice, secret, text or long_text"),
+                "value": STR, "default": STR, "choices": {"type": ["array", "null"],
+                                                          "items": STR},
+                "min": {"type": ["integer", "null"]}, "max": {"type": ["integer", "null"]}}))}))}),
+        errors=(304,)),
     "Bugzilla.last_audit_time": Doc(
         "When an audited object last changed.",
         params={"class": one_or_many(STR, "class names Bugzilla::X or Service::X")},
         answer=obj({"last_audit_time": NULLABLE_DATETIME}), errors=(53,)),
+    "Bugzilla.audit_log": Doc(
+        "bugsvc extension: the audit log's entries, newest first (admin): who changed which "
+        "setting, account or catalogue object, when, through any way in.",
+        params={"object": described(STR, "words that must all occur in the object's name"),
+                "user": described(STR, "login of who changed it; empty: no account (the "
+                                       "command line, a visitor's own sign-up)"),
+                "class": one_or_many(STR, "class names Bugzilla::X, Service::X or X"),
+                "since": DATETIME_IN, "until": DATETIME_IN,
+                "limit": described(INT, "at most this many (default 100, at most 1000)"),
+                "offset": described(INT, "skip this many")},
+        answer=obj({"entries": arr(obj({
+            "id": INT, "user": {"type": ["string", "null"]}, "class": STR, "object_id": INT,
+            "object_name": STR, "field": {"type": ["string", "null"]},
+            "removed": {"type": ["string", "null"]}, "added": {"type": ["string", "null"]},
+            "at_time": DATETIME})), "total_matches": INT, "classes": strs(None)}),
+        errors=(304, 53, 54, 55, 56)),
     # Users and login
     "User.login": Doc(
         "Log in with a login name and password; answers a token.",
@@ -324,6 +375,35 @@ DOCS = {
         "Remove webhooks; their waiting calls are dropped.",
         params={"ids": _IDS}, answer=obj({"webhooks": arr(obj({"id": INT}))}),
         errors=(50, 51, 52)),
+    # Code forge repositories
+    "ForgeRepository.get": Doc(
+        "The registered code forge repositories (administrators).",
+        answer=obj({"forge_repositories": arr(obj({
+            "id": INT, "forge": STR, "repository": STR, "branches": strs("branch names"),
+            "hash_references": BOOL, "bot_account": {"type": ["string", "null"]},
+            "hook": STR, "created": DATETIME}))}),
+        errors=(304,)),
+    "ForgeRepository.create": Doc(
+        "Register a repository whose webhook deliveries link commits and requests to bugs.",
+        params={"forge": {"type": "string", "enum": ["github", "gitlab", "gitea"]},
+                "repository": described(STR, "its full name, as its events give it"),
+                "secret": described(STR, "the webhook's secret (8 to 255 characters)"),
+                "branches": one_or_many(STR, "branches where Fixes bug N resolves it"),
+                "bot_account": described(STR, "login acting for unknown committers"),
+                "hash_references": described(BOOL, "#N names bug N")},
+        required=("forge", "repository", "secret"),
+        answer=obj({"id": INT}, required=["id"]), errors=(304, 50, 51, 32000)),
+    "ForgeRepository.update": Doc(
+        "Change registered repositories.",
+        params={"ids": _IDS, "repository": STR, "secret": STR,
+                "branches": one_or_many(STR, "branches"), "bot_account": STR,
+                "hash_references": BOOL},
+        answer=obj({"forge_repositories": arr(obj({"id": INT, "changes": ref("Changes")}))}),
+        errors=(304, 50, 51, 52, 32000)),
+    "ForgeRepository.delete": Doc(
+        "Remove registered repositories.",
+        params={"ids": _IDS}, answer=obj({"forge_repositories": arr(obj({"id": INT}))}),
+        errors=(304, 50, 51, 52)),
     # API keys
     "ApiKey.get": Doc("The caller's API keys (never their secrets).",
                       params={"user": described(ID_OR_NAME, "another account (editusers)")},
@@ -472,6 +552,22 @@ DOCS = {
                 "grant_group": STR, "request_group": STR},
         answer=obj({"flagtypes": arr(obj({"id": INT, "name": STR, "changes": ref("Changes")}))}),
         errors=(304, 50, 52, 51, 32000, -32601, 1101, 1102, 1103, 501, 1104, 106, 53)),
+    "FlagType.list_all": Doc(
+        "bugsvc extension: every flag type with everything its page edits (editcomponents).",
+        answer=obj({"flagtypes": arr(obj({
+            "id": INT, "name": STR, "description": STR, "target_type": STR, "sortkey": INT,
+            "cc_list": STR, "is_active": BOOL, "is_requestable": BOOL,
+            "is_specifically_requestable": BOOL, "is_multiplicable": BOOL,
+            "grant_group": {"type": ["string", "null"]},
+            "request_group": {"type": ["string", "null"]},
+            "inclusions": strs("Product:Component, __Any__ for every one"),
+            "exclusions": strs("Product:Component, __Any__ for every one"),
+            "flags": INT})), "groups": strs("group names a type may name")}), errors=(304,)),
+    "FlagType.delete": Doc(
+        "bugsvc extension: delete flag types with every flag of them (editcomponents).",
+        params={"ids": _IDS},
+        answer=obj({"flagtypes": arr(obj({"id": INT, "name": STR, "flags": INT}))}),
+        errors=(304, 50, 52, 51)),
     "Bug.fields": Doc(
         "Bug field definitions (all that are not obsolete, or those named).",
         params={"ids": _IDS, "names": _NAMES},
@@ -512,6 +608,67 @@ DOCS = {
         params=_SEARCH_PARAMS,
         answer=obj({"bugs": arr(ref("Bug")), "bug_count": INT}),
         errors=(50, 52, 56, 108, 1000, 32000)),
+    "Report.axes": Doc(
+        "The fields the caller may count bugs by.",
+        answer=obj({"fields": arr(obj({"name": STR, "display_name": STR}))})),
+    "Report.get": Doc(
+        "Count the bugs a search finds by the values of up to three fields (only bugs the "
+        "caller may see are counted).",
+        params={**_SEARCH_PARAMS,
+                "x_axis_field": described(STR, "the field along the horizontal axis"),
+                "y_axis_field": described(STR, "the field along the vertical axis"),
+                "z_axis_field": described(STR, "the field whose values make separate tables")},
+        answer=obj({"x_axis_field": STR, "y_axis_field": STR, "z_axis_field": STR,
+                    "x_labels": strs(None), "y_labels": strs(None), "z_labels": strs(None),
+                    "tables": arr(obj({"z": {"type": ["string", "null"]},
+                                       "rows": arr(ints(None)), "row_totals": ints(None),
+                                       "column_totals": ints(None), "total": INT})),
+                    "total": INT}),
+        errors=(56, 108, 1000, 32000)),
+    "Report.duplicates": Doc(
+        "The most duplicated bugs (duplicates.cgi), counting only duplicates and bugs the "
+        "caller may see.",
+        params={"product": strs("product names"), "bug_id": one_or_many(STR, "bug ids"),
+                "changedsince": described(INT, "days counted in delta (default 7)"),
+                "openonly": BOOL, "sortby": STR, "reverse": BOOL,
+                "maxrows": described(INT, "default 20, at most 1000")},
+        answer=obj({"bugs": arr(obj({
+            "id": INT, "count": INT, "delta": INT, "product": STR, "component": STR,
+            "severity": STR, "op_sys": STR, "target_milestone": STR, "summary": STR,
+            "status": STR, "resolution": STR})), "changedsince": INT}),
+        errors=(32000,)),
+    "Report.time_summary": Doc(
+        "Hours worked per bug and person (summarize_time.cgi), for the time-tracking group.",
+        params={"id": one_or_many(STR, "bug ids"), "do_depends": BOOL,
+                "start_date": described(STR, "YYYY-MM-DD"),
+                "end_date": described(STR, "YYYY-MM-DD")},
+        answer=obj({"bugs": ints(None), "hours": arr(obj({
+            "bug_id": INT, "summary": STR, "login": STR, "real_name": STR,
+            "hours": NUMBER})), "total": NUMBER}),
+        errors=(410, 56, 32000)),
+    "Series.get": Doc(
+        "The series the caller may see (public ones and one's own).",
+        answer=obj({"series": arr(obj({
+            "id": INT, "category": STR, "subcategory": STR, "name": STR, "frequency": INT,
+            "query": STR, "is_public": BOOL, "creator": {"type": ["string", "null"]}}))})),
+    "Series.data": Doc(
+        "The daily counts of series.",
+        params={"ids": _IDS, "datefrom": described(STR, "YYYY-MM-DD"),
+                "dateto": described(STR, "YYYY-MM-DD")},
+        answer=obj({"data": obj(values=arr(obj({"date": STR, "count": INT})),
+                                description="series id -> its counts, oldest first")}),
+        errors=(50, 51, 56, 32000)),
+    "Series.create": Doc(
+        "Save a search as a series counted every `frequency` days.",
+        params={"category": STR, "subcategory": STR, "name": STR,
+                "query": described(STR, "a bug list's query string"),
+                "frequency": described(INT, "days (default 1)"),
+                "is_public": described(BOOL, "administrators only")},
+        required=("category", "subcategory", "name", "query"), answer=created(),
+        errors=(410, 50, 108, 1000, 32000)),
+    "Series.delete": Doc(
+        "Delete a series and its counts.", params={"id": INT}, required=("id",),
+        answer=_ID_LIST_ANSWER, errors=(410, 50, 51, 32000)),
     "Bug.create": Doc(
         "File a bug; the caller is its reporter.",
         params={**_BUG_FIELDS, "description": STR, "comment_is_private": BOOL,
@@ -570,7 +727,9 @@ DOCS = {
         errors=(50, 56, 100, 101, 102)),
     "Bug.edit_options": Doc(
         "What the caller may change on bugs now: statuses, fields, comments.",
-        params={"ids": arr(ID_OR_NAME, "more bugs")},
+        params={"ids": arr(ID_OR_NAME, "more bugs"),
+                "product": described(STR, "a product the bugs would move to: groups are "
+                                          "then those they would have there")},
         answer=obj({"bugs": arr(obj({
             "id": INT, "can_comment": BOOL, "can_remove_cc": BOOL,
             "statuses": arr(obj({"name": STR, "is_open": BOOL, "comment_required": BOOL})),
@@ -578,7 +737,7 @@ DOCS = {
             "resolutions": strs("resolutions the caller may choose"),
             "groups": arr(obj({"name": STR, "description": STR, "is_on": BOOL,
                                "can_change": BOOL}))}))}),
-        errors=(50, 100, 101, 102)),
+        errors=(50, 100, 101, 102, 106)),
     "Bug.flag_requests": Doc(
         "The flags requested of the caller, newest first.",
         params={"limit": described(INT, "at most this many (default and most 100)")},
@@ -587,6 +746,22 @@ DOCS = {
             "attachment_id": {"type": ["integer", "null"]}, "setter": STR, "requestee": STR,
             "creation_date": DATETIME, "modification_date": DATETIME}))}),
         errors=(410, 52)),
+    "Bug.request_queue": Doc(
+        "The request queue: flags by requester, requestee, product, component, type, status.",
+        params={"requester": described(STR, "login the flags were set by"),
+                "requestee": described(STR, "login the flags were asked of"),
+                "do_union": described(BOOL, "flags of the requester or the requestee"),
+                "product": STR, "component": STR,
+                "type": described(STR, "a flag type's name; all or empty: any"),
+                "status": described(STR, "?, +, - or all (default ?)"),
+                "limit": described(INT, "at most this many (default and most 1000)")},
+        answer=obj({"requests": arr(obj({
+            "id": INT, "name": STR, "type_id": INT, "status": STR, "bug_id": INT,
+            "bug_summary": STR, "product": STR, "component": STR,
+            "attachment_id": {"type": ["integer", "null"]},
+            "attachment_summary": {"type": ["string", "null"]}, "requester": STR,
+            "requestee": STR, "creation_date": DATETIME, "modification_date": DATETIME}))}),
+        errors=(410, 52, 32000)),
     "Bug.possible_duplicates": Doc(
         "Bugs whose summaries resemble a summary.",
         params={"summary": STR, "products": strs("product names"),

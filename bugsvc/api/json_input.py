@@ -14,6 +14,7 @@ import json
 import math
 import re
 
+
 MAX_DEPTH = 64
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

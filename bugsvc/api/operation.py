@@ -6,6 +6,7 @@ them holds a rule of its own."""
 from dataclasses import dataclass, field
 from typing import Callable
 
+
 # Login rules of an operation.
 OPTIONAL = "optional"    # anonymous callers allowed (unless requirelogin is on)
 REQUIRED = "required"    # 410 when not logged in

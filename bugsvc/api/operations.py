@@ -10,9 +10,30 @@ from ..bugs.attachments import ATTACHMENT_SHAPES
 from ..bugs.comments import COMMENT_SHAPES
 from ..bugs.view import BUG_SHAPES
 from ..services import (
-    account, api_key, attachment, bug, bug_search, classification, comment, component, field,
-    flagtype, group, instance, keyword, last_visit, milestone, notification, product,
-    saved_search, user, version, webhook,
+    account,
+    api_key,
+    attachment,
+    bug,
+    bug_search,
+    chart,
+    classification,
+    comment,
+    component,
+    field,
+    flagtype,
+    forge_repository,
+    group,
+    instance,
+    keyword,
+    last_visit,
+    milestone,
+    notification,
+    product,
+    report,
+    saved_search,
+    user,
+    version,
+    webhook,
 )
 from .operation import EXEMPT, OPTIONAL, REQUIRED, SELF, Operation, Operations
 
@@ -36,7 +57,9 @@ OPERATIONS = Operations([
     _read("Bugzilla.time", instance.time),
     _read("Bugzilla.parameters", instance.parameters, login=EXEMPT),
     _write("Bugzilla.update_parameters", instance.update_parameters),
+    _read("Bugzilla.parameter_definitions", instance.parameter_definitions, login=REQUIRED),
     _read("Bugzilla.last_audit_time", instance.last_audit_time),
+    _read("Bugzilla.audit_log", instance.audit_log, login=REQUIRED),
     # Users and login. Login checks the password itself, inside a deferred
     # transaction (see services/user.py login), so it does not write here;
     # valid_login checks its token itself (false, not an error, when it is
@@ -86,6 +109,11 @@ OPERATIONS = Operations([
     _write("Webhooks.create", webhook.create),
     _write("Webhooks.update", webhook.update),
     _write("Webhooks.delete", webhook.delete),
+    # Code forge repositories whose webhooks are received (bugsvc addition, administrators)
+    _read("ForgeRepository.get", forge_repository.get, login=REQUIRED),
+    _write("ForgeRepository.create", forge_repository.create),
+    _write("ForgeRepository.update", forge_repository.update),
+    _write("ForgeRepository.delete", forge_repository.delete),
     # API keys (bugsvc addition)
     _read("ApiKey.get", api_key.get, login=REQUIRED, shapes=api_key.API_KEY_SHAPES),
     _write("ApiKey.create", api_key.create),
@@ -98,6 +126,8 @@ OPERATIONS = Operations([
     _read("FlagType.get", flagtype.get),
     _write("FlagType.create", flagtype.create),
     _write("FlagType.update", flagtype.update),
+    _read("FlagType.list_all", flagtype.list_all, login=REQUIRED),
+    _write("FlagType.delete", flagtype.delete),
     # Bug fields, and custom fields (bugsvc addition)
     _read("Bug.fields", field.fields, shapes=field.FIELD_SHAPES),
     _read("Bug.legal_values", field.legal_values),
@@ -132,9 +162,22 @@ OPERATIONS = Operations([
     _read("Bug.history", bug.history),
     _read("Bug.edit_options", bug.edit_options),
     _read("Bug.flag_requests", bug.flag_requests, login=REQUIRED),
+    _read("Bug.request_queue", bug.request_queue, login=REQUIRED),
     _read("Bug.possible_duplicates", bug.possible_duplicates, shapes=BUG_SHAPES),
     _write("Bug.update_see_also", bug.update_see_also),
     _write("Bug.update_tags", bug.update_tags),
+    # Reports: bugs counted by field values (a bugsvc addition: the
+    # reference draws them in report.cgi only)
+    _read("Report.axes", report.axes),
+    _read("Report.get", report.get),
+    _read("Report.duplicates", report.duplicates),
+    _read("Report.time_summary", report.time_summary, login=REQUIRED),
+    # Charts over time: saved series counted daily (a bugsvc addition: the
+    # reference keeps them in chart.cgi only)
+    _read("Series.get", chart.get),
+    _read("Series.data", chart.data),
+    _write("Series.create", chart.create),
+    _write("Series.delete", chart.delete),
     # Comments and comment tags
     _read("Bug.comments", comment.comments, shapes=COMMENT_SHAPES),
     _write("Bug.add_comment", comment.add),

@@ -5,13 +5,17 @@ the parameters, resolve the caller, run the service in a unit of work
 rule, trim the answer to the requested fields. Services never see
 credentials or field lists."""
 
+import time
+from contextlib import contextmanager
+
 from .. import errors
 from ..accounts.auth import CredentialsRefused, extract_credentials
 from ..accounts.caller import ANONYMOUS, load_caller
-from ..store.db import TextRefused
 from ..call import fields
 from ..call.fields import FieldFilter
+from ..store.db import TextRefused
 from .operation import EXEMPT, REQUIRED, SELF
+
 
 # Parameters that shape the call, not the service's work: the answer's
 # fields, and the reference's web-session token (a cookie's twin that only
@@ -31,6 +35,13 @@ class Runner:
         self.db = units.db
         self.config = units.config
         self.auth = units.auth
+        self.limiter = None             # limits.Limiter when rate limits are set
+        self.on_transaction = None      # told (writes, seconds) of each call's transaction
+
+    @property
+    def clock(self):
+        """The units' clock: the current aware UTC datetime."""
+        return self.units.clock
 
     def run(self, operation, params, headers, remote_ip):
         """Run `operation` as the caller the credentials name.
@@ -49,6 +60,9 @@ class Runner:
             return self._run(operation, params, headers, remote_ip)
         except TextRefused:
             raise _text_refused() from None
+        finally:
+            if self.limiter is not None:
+                self.limiter.after_call()
 
     def _run(self, operation, params, headers, remote_ip):
         creds = extract_credentials(params, headers, operation.keeps_credentials)
@@ -97,6 +111,9 @@ class Runner:
             return self._run_many(calls, headers, remote_ip)
         except TextRefused:
             raise _text_refused() from None
+        finally:
+            if self.limiter is not None:
+                self.limiter.after_call()
 
     def _run_many(self, calls, headers, remote_ip):
         creds = extract_credentials({}, headers)
@@ -122,11 +139,16 @@ class Runner:
             self.auth.record_failure(refused.subject, now)
             raise
         return [fields.apply(result, operation.shapes, flt)
-                for result, (operation, _, flt) in zip(results, prepared)]
+                for result, (operation, _, flt) in zip(results, prepared, strict=True)]
 
     def _run_many_in_transaction(self, prepared, given, creds, remote_ip, use_recorded=False):
+        names = tuple(operation.name for operation, _, _ in prepared)
+        counted = []
+
         def identify(conn):
-            return self._identify(conn, given, creds, remote_ip, False, use_recorded)
+            caller = self._identify(conn, given, creds, remote_ip, False, use_recorded)
+            self._count(conn, caller, creds, remote_ip, names, False, counted)
+            return caller
 
         def read_all(ctx):
             # One snapshot: the catalog generation, and what one call found
@@ -138,7 +160,8 @@ class Runner:
                 call.memo = memo
                 results.append(self._service(call, operation, params))
             return results
-        return self.units.run(read_all, caller=identify, remote_ip=remote_ip)
+        with self._timed(False):
+            return self.units.run(read_all, caller=identify, remote_ip=remote_ip)
 
     def call(self, operation, params, user_id=None, remote_ip="127.0.0.1", now=None):
         """Run `operation` as account `user_id` (None: anonymous), already
@@ -176,9 +199,14 @@ class Runner:
         in it; `presented`: the credentials an operation that checks its own
         gets in its context. Errors: as `run`, and _UseDue when a read
         call's API key or token use is to be recorded first."""
+        counted = []
+
         def identify(conn):
-            return self._identify(conn, caller, creds, remote_ip, forgiving, use_recorded,
-                                  may_write=operation.writes)
+            who = self._identify(conn, caller, creds, remote_ip, forgiving, use_recorded,
+                                 may_write=operation.writes)
+            self._count(conn, who, creds, remote_ip, (operation.name,), operation.writes,
+                        counted)
+            return who
         # Login checks the password on a connection of its own, which
         # records the outcome; the call's transaction must not have read
         # anything before (its snapshot would then be too old to write the
@@ -187,8 +215,29 @@ class Runner:
         def work(ctx):
             ctx.credentials = presented
             return self._service(ctx, operation, params)
-        return self.units.run(work, write=operation.writes, caller=identify, now=now,
-                              remote_ip=remote_ip, fields=flt, catalog=operation.login != SELF)
+        with self._timed(operation.writes):
+            return self.units.run(work, write=operation.writes, caller=identify, now=now,
+                                  remote_ip=remote_ip, fields=flt,
+                                  catalog=operation.login != SELF)
+
+    def _count(self, conn, caller, creds, remote_ip, names, writes, counted):
+        """Count the call against the rate limits, once however often its
+        transaction is tried (`counted`: a list, empty until it was).
+        Errors: 32000 (HTTP 429) past a limit (limits.Limiter.check)."""
+        if self.limiter is not None and not counted:
+            counted.append(True)
+            self.limiter.check(conn, caller, creds.api_key if creds else None, remote_ip,
+                               names, writes)
+
+    @contextmanager
+    def _timed(self, writes):
+        """Tell on_transaction how long the block's transaction took."""
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            if self.on_transaction is not None:
+                self.on_transaction(writes, time.perf_counter() - started)
 
     def _identify(self, conn, caller, creds, remote_ip, forgiving, use_recorded,
                   may_write=False):

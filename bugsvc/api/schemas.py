@@ -1,6 +1,6 @@
 """JSON Schema building blocks of the OpenAPI description: the interface's
 objects (Product, User, Comment ...) as named schemas, and small helpers that
-api_docs.py writes its entries with.
+docs.py writes its entries with.
 
 Answer schemas state types but require few keys and allow extra ones:
 include_fields/exclude_fields may drop any field, and an object may gain

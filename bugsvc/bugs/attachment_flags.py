@@ -5,10 +5,10 @@ an insider."""
 
 from dataclasses import replace
 
-from ..accounts import access
-from ..catalogue import flag_rules
 from ..accounts.caller import load_caller
-from ..errors import ServiceError, USER_ERROR
+from ..catalogue import flag_rules
+from ..errors import USER_ERROR, ServiceError
+from . import visibility
 from .flags import FlagEditor
 
 
@@ -29,7 +29,7 @@ class AttachmentFlagEditor(FlagEditor):
         user_id = super()._requestee(flag, flag_type, status, requestee, old_requestee)
         if user_id is not None and user_id != old_requestee and self.is_private:
             other = load_caller(self.ctx.conn, user_id)
-            if other is None or not access.is_insider(replace(self.ctx, caller=other)):
+            if other is None or not visibility.is_insider(replace(self.ctx, caller=other)):
                 raise ServiceError(USER_ERROR, f"'{requestee}' cannot be asked about this "
                                                "attachment: it is private and they are not an "
                                                "insider.")

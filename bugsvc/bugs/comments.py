@@ -1,15 +1,35 @@
 """Comments: storing (numbering, normalisation, limits),
-reading them as Comment objects (rendered system texts, tags), time worked."""
+reading them as Comment objects (rendered system texts, tags), time worked;
+reading and adding them as the caller may, and comment tags (the calls are
+services/comment.py's)."""
 
-from ..accounts import access
+import re
+
 from .. import dates
-from ..store.db import placeholders
 from ..accounts.email import visible_email
-from ..errors import ServiceError, COMMENT_TOO_LONG
-from . import activity
 from ..call.fields import Shape
+from ..errors import (
+    AUTH_FAILURE,
+    COMMENT_ID_INVALID,
+    COMMENT_IS_PRIVATE,
+    COMMENT_TAG_DISABLED,
+    COMMENT_TAG_INVALID,
+    COMMENT_TAG_TOO_LONG,
+    COMMENT_TAG_TOO_SHORT,
+    COMMENT_TOO_LONG,
+    USER_NOT_INSIDER,
+    ServiceError,
+    require_login,
+)
+from ..store.db import placeholders
+from . import activity, values, visibility
+from .lookup import visible_bug_id
+from .permissions import require_product_edit
+
 
 MAX_COMMENT_LENGTH = 65535
+MIN_TAG_LENGTH, MAX_TAG_LENGTH = 3, 24
+_TAG = re.compile(r"^[\w.\-]+$")
 
 # comments.kind values
 PLAIN, DUPE_OF, HAS_DUPE, ATTACHMENT_CREATED, ATTACHMENT_UPDATED = 0, 2, 3, 5, 6
@@ -100,7 +120,7 @@ def _attachment_summaries(ctx, attachment_ids):
     of a private attachment shows only to insiders and to its creator, the
     callers who see it in the bug's attachment list; everyone else reads the
     comment with that line empty."""
-    insider = access.is_insider(ctx)
+    insider = visibility.is_insider(ctx)
     return {row["id"]: row["summary"] for row in ctx.conn.execute(
         "SELECT id, summary, is_private, creator_id FROM attachments"
         f" WHERE id IN ({placeholders(attachment_ids)})", attachment_ids)
@@ -175,3 +195,165 @@ def record_work_time(ctx, bug_id, comment_id, hours):
         ctx.conn.execute("UPDATE bugs SET remaining_time = ? WHERE id = ?", (lowered, bug_id))
         activity.log(ctx, bug_id, "remaining_time", format_hours(remaining),
                      format_hours(lowered))
+
+
+# Reading and adding comments as the caller ------------------------------------
+
+def comments_of(ctx, bug_values, since=None):
+    """{"<bug id>": {"comments": [Comment, oldest first]}} of the bugs of
+    `bug_values` (ids or aliases), of those made after `since` when given;
+    private comments only for insiders. Errors: 100/101/102 a bug."""
+    bug_ids = []
+    for value in bug_values:
+        bug_id = visible_bug_id(ctx, value)
+        if bug_id not in bug_ids:
+            bug_ids.append(bug_id)
+    by_bug = {str(bug_id): {"comments": []} for bug_id in bug_ids}
+    if bug_ids:
+        where = f"c.bug_id IN ({placeholders(bug_ids)})"
+        args = list(bug_ids)
+        if since is not None:
+            where += " AND c.created_at > ?"
+            args.append(dates.to_db(since))
+        if not visibility.is_insider(ctx):
+            where += " AND c.is_private = 0"
+        for obj in comment_objects(ctx, select_rows(ctx, where, args)):
+            by_bug[str(obj["bug_id"])]["comments"].append(obj)
+    return by_bug
+
+
+def comments_by_id(ctx, comment_ids):
+    """{"<comment id>": Comment} of `comment_ids`. A comment the caller may
+    not see (its bug is hidden, or it is private and the caller no insider)
+    and a missing one answer alike: 110, except that a caller who sees every
+    comment is told 111 for a missing one."""
+    if not comment_ids:
+        return {}
+    rows = select_rows(ctx, f"c.id IN ({placeholders(comment_ids)})", comment_ids)
+    insider = visibility.is_insider(ctx)
+    visible_bugs = visibility.visible_bug_ids(ctx, {row["bug_id"] for row in rows})
+    found = {row["id"]: row for row in rows
+             if row["bug_id"] in visible_bugs and (insider or not row["is_private"])}
+    existing = {row["id"] for row in rows}
+    for comment_id in comment_ids:
+        if comment_id in found:
+            continue
+        if comment_id not in existing and _sees_every_comment(ctx, insider):
+            raise ServiceError(COMMENT_ID_INVALID, f"There is no comment with the id {comment_id}.")
+        raise _comment_denied(comment_id)
+    ordered = [found[comment_id] for comment_id in dict.fromkeys(comment_ids)]
+    return {str(obj["id"]): obj for obj in comment_objects(ctx, ordered)}
+
+
+def _comment_denied(comment_id):
+    return ServiceError(COMMENT_IS_PRIVATE,
+                        f"You are not authorized to access comment #{comment_id}.")
+
+
+def _sees_every_comment(ctx, insider):
+    """True when no comment is hidden from the caller: it sees every bug and
+    is an insider, or no comment is private."""
+    if not visibility.sees_every_bug(ctx):
+        return False
+    return insider or ctx.conn.execute(
+        "SELECT 1 FROM comments WHERE is_private = 1 LIMIT 1").fetchone() is None
+
+
+def post(ctx, bug_value, text, is_private=False, work_time=None):
+    """Add the caller's comment `text` to the bug of `bug_value` (an id or
+    alias); work_time (hours, as given) is booked only for time trackers
+    and subtracted from the remaining time, not below 0. Returns its id.
+    Errors: 100/101/102 the bug; 109 the caller may not edit the product's
+    bugs; 114 comment too long; 113 private without being an insider; 52/54
+    bad work_time.
+    """
+    bug_id = visible_bug_id(ctx, bug_value)
+    product = ctx.conn.execute("SELECT p.id, p.name FROM bugs b JOIN products p"
+                               " ON p.id = b.product_id WHERE b.id = ?", (bug_id,)).fetchone()
+    require_product_edit(ctx, product[0], product[1])
+    body = normalise(text)
+    if is_private and not visibility.is_insider(ctx):
+        raise ServiceError(USER_NOT_INSIDER, "You are not allowed to make comments private.")
+    hours = 0.0
+    if visibility.is_timetracker(ctx) and work_time is not None:
+        hours = values.time_value(work_time, "work_time", allow_negative=True)
+    comment_id = add(ctx, bug_id, body, is_private=is_private, work_time=hours)
+    if hours:
+        record_work_time(ctx, bug_id, comment_id, hours)
+    activity.touch(ctx.conn, bug_id, ctx.now)
+    return comment_id
+
+
+# Comment tags ---------------------------------------------------------------------
+
+def require_tagger(ctx, action):
+    """Errors: 410 logged out; 125 tagging disabled; 304 not in
+    comment_taggers_group (`action`: what the caller wanted to do)."""
+    require_login(ctx)
+    group = ctx.param("comment_taggers_group")
+    if not group:
+        raise ServiceError(COMMENT_TAG_DISABLED, "Comment tagging is disabled.")
+    if not ctx.caller.in_group(group):
+        raise ServiceError(AUTH_FAILURE, f"Sorry, you aren't a member of the '{group}' group, "
+                                         f"and only users with that membership may {action} "
+                                         "comment tags.")
+
+
+def search_tags(ctx, query, limit):
+    """At most `limit` comment tags containing `query` (case-insensitive),
+    most used first. Only tags of comments the caller can see count
+    (visible bugs; private comments only for insiders)."""
+    visible, args = visibility.bug_visibility_sql(ctx)
+    private = "" if visibility.is_insider(ctx) else " AND c.is_private = 0"
+    rows = ctx.conn.execute(
+        "SELECT MIN(t.tag), COUNT(*) AS uses FROM comment_tags t"
+        " JOIN comments c ON c.id = t.comment_id JOIN bugs b ON b.id = c.bug_id"
+        f" WHERE {ctx.conn.dialect.contains('lower(t.tag)', 'lower(?)')}{private} AND {visible}"
+        " GROUP BY lower(t.tag) ORDER BY uses DESC, lower(t.tag) LIMIT ?",
+        [query] + args + [limit]).fetchall()
+    return [row[0] for row in rows]
+
+
+def _checked_tag(value):
+    tag = str(value).strip() if not isinstance(value, bool) else ""
+    if len(tag) < MIN_TAG_LENGTH:
+        raise ServiceError(COMMENT_TAG_TOO_SHORT, f"The comment tag '{tag}' is too short: at least "
+                                                  f"{MIN_TAG_LENGTH} characters.")
+    if len(tag) > MAX_TAG_LENGTH:
+        raise ServiceError(COMMENT_TAG_TOO_LONG, f"The comment tag '{tag}' is too long: at most "
+                                                 f"{MAX_TAG_LENGTH} characters.")
+    if not _TAG.match(tag):
+        raise ServiceError(COMMENT_TAG_INVALID, f"The comment tag '{tag}' contains invalid "
+                                                "characters or spaces.")
+    return tag
+
+
+def update_tags(ctx, comment_id, add, remove):
+    """Add the tags of `add` to comment `comment_id` and remove those of
+    `remove` (add first, then remove; tags as given). A tag the comment
+    already has in another case is not added twice. Returns the comment's
+    tags, sorted; [] for an unknown comment and alike, so that nobody
+    learns what exists, for one the caller may not see (its bug hidden, or
+    private and the caller no insider): nothing changes then.
+    Errors: 126/127/128 invalid, too long, too short tag.
+    """
+    row = ctx.conn.execute("SELECT bug_id, is_private FROM comments WHERE id = ?",
+                           (comment_id,)).fetchone()
+    if (row is None or not visibility.visible_bug_ids(ctx, [row["bug_id"]])
+            or (row["is_private"] and not visibility.is_insider(ctx))):
+        return []
+    to_add = [_checked_tag(tag) for tag in add if tag is not None]
+    to_remove = [str(tag).strip() for tag in remove if tag is not None]
+    tags = tags_of(ctx.conn, [comment_id])[comment_id]
+    for tag in to_add:
+        if tag.lower() not in {t.lower() for t in tags}:
+            ctx.conn.execute("INSERT INTO comment_tags (comment_id, tag) VALUES (?, ?)",
+                             (comment_id, tag))
+            tags.append(tag)
+    for tag in to_remove:
+        match = next((t for t in tags if t.lower() == tag.lower()), None)
+        if match is not None:
+            ctx.conn.execute("DELETE FROM comment_tags WHERE comment_id = ? AND tag = ?",
+                             (comment_id, match))
+            tags.remove(match)
+    return sorted(tags)

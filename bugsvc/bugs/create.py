@@ -2,34 +2,46 @@
 the parameters and the component, then the bug, its description (comment 0),
 its flags and its effects on the bugs it names are written."""
 
-from ..accounts import access
 from .. import dates
-from ..errors import (
-    ServiceError, PARAM_INVALID, USER_ERROR, INVALID_USERNAME, MISSING_RESOLUTION,
-    RESOLUTION_NOT_ALLOWED, USER_NOT_INSIDER,
-)
 from ..call.params import Params
+from ..catalogue import bug_fields
+from ..errors import (
+    INVALID_USERNAME,
+    MISSING_RESOLUTION,
+    PARAM_INVALID,
+    RESOLUTION_NOT_ALLOWED,
+    USER_ERROR,
+    USER_NOT_INSIDER,
+    ServiceError,
+)
 from . import (
-    activity, comments, custom_fields, dependencies, groups, isolation, see_also, store, values,
+    activity,
+    comments,
+    custom_fields,
+    dependencies,
+    groups,
+    isolation,
+    see_also,
+    store,
+    values,
+    visibility,
 )
 from .flags import FlagEditor, types_for
-from .permissions import has_editbugs, can_confirm
+from .permissions import can_confirm, has_editbugs
 from .record import BugRecord
 from .status import initial_status, workflow as status_workflow
 from .update import save_mirror
 
-# Internal names accepted for bug-object names.
-_INTERNAL_NAMES = {"short_desc": "summary", "rep_platform": "platform",
-                   "bug_severity": "severity", "bug_status": "status", "dependson": "depends_on",
-                   "blocked": "blocks", "bug_file_loc": "url", "status_whiteboard": "whiteboard",
-                   "cclist_accessible": "is_cc_accessible",
-                   "reporter_accessible": "is_creator_accessible", "comment": "description",
-                   "commentprivacy": "comment_is_private", "reporter": "creator"}
-_KNOWN = {"product", "component", "summary", "version", "description", "comment_is_private",
-          "op_sys", "platform", "priority", "severity", "status", "resolution", "alias",
-          "assigned_to", "qa_contact", "cc", "groups", "keywords", "depends_on", "blocks",
-          "see_also", "target_milestone", "url", "whiteboard", "deadline", "estimated_time",
-          "remaining_time", "is_cc_accessible", "is_creator_accessible", "flags", "creator"}
+
+# The parameters of the description (comment 0) by Bugzilla's names.
+_DESCRIPTION_NAMES = {"comment": "description", "commentprivacy": "comment_is_private"}
+# The bug-object names of the fields filing sets and of the description's
+# parameters, and the Bugzilla names it takes for them (as the reference's
+# Bug.create maps them).
+_KNOWN = frozenset(field.bug_key for field in bug_fields.STANDARD if field.on_create) | set(
+    _DESCRIPTION_NAMES.values())
+_INTERNAL_NAMES = {name: field.api for field in bug_fields.STANDARD if field.on_create
+                   for name in field.bugzilla_names if name != field.api} | _DESCRIPTION_NAMES
 
 
 def _named(ctx, params):
@@ -54,7 +66,7 @@ def create(ctx, params):
     bug = _checked_record(ctx, p, custom)
     description = comments.normalise(values.text(p.get("description"), "description"))
     private = p.bool("comment_is_private")
-    if private and not access.is_insider(ctx):
+    if private and not visibility.is_insider(ctx):
         raise ServiceError(USER_NOT_INSIDER, "You are not allowed to make comments private.")
     see_also_targets = []
     for value in values.split(p.get("see_also")):
@@ -137,7 +149,7 @@ def _checked_record(ctx, p, custom):
     url = values.text(p.get("url"), "url").strip()
     bug.url = "" if url == "http://" else url
     bug.whiteboard = values.text(p.get("whiteboard"), "whiteboard").strip()
-    if access.is_timetracker(ctx):
+    if visibility.is_timetracker(ctx):
         bug.deadline = values.deadline(p.get("deadline"))
         bug.estimated_time = values.time_value(p.get("estimated_time"), "estimated_time")
         bug.remaining_time = bug.estimated_time

@@ -6,16 +6,29 @@ import re
 from datetime import date
 
 from .. import dates
-from ..store.db import placeholders
-from ..errors import (
-    ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR, ILLEGAL_DATE,
-    TEXT_TOO_LONG,
-)
+from ..catalogue import bug_fields
 from ..catalogue.field_types import (
-    BUG_ID, DATE, DATETIME, FREETEXT, INTEGER, MULTI_SELECT, SINGLE_SELECT, TEXTAREA,
+    BUG_ID,
+    DATE,
+    DATETIME,
+    FREETEXT,
+    INTEGER,
+    MULTI_SELECT,
+    SINGLE_SELECT,
+    TEXTAREA,
 )
-from .values import legal_values
+from ..errors import (
+    ILLEGAL_DATE,
+    OBJECT_DOES_NOT_EXIST,
+    OBJECT_NOT_SPECIFIED,
+    TEXT_TOO_LONG,
+    USER_ERROR,
+    ServiceError,
+)
+from ..store.db import placeholders
 from .lookup import visible_bug_id
+from .values import legal_values
+
 
 NUMBER_TOO_LARGE, NUMBER_TOO_SMALL = 54, 55
 MAX_FREETEXT = 255
@@ -24,8 +37,7 @@ _INT32 = 2**31
 _EMPTY_DATETIME = re.compile(r"^[\s0\W_]*$")
 _DATE = re.compile(r"^\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*$")
 # The bug record attribute holding each standard select field's value.
-_RECORD_ATTRIBUTE = {"bug_status": "status", "resolution": "resolution", "priority": "priority",
-                     "bug_severity": "severity", "rep_platform": "platform", "op_sys": "op_sys"}
+_RECORD_ATTRIBUTE = {field.name: field.api for field in bug_fields.SELECTS}
 
 
 def active_fields(ctx):

@@ -1,7 +1,7 @@
 """Dependencies between bugs (depends_on / blocks): naming them and refusing
 loops (code 116), on create and on update."""
 
-from ..errors import ServiceError, DEPENDENCY_LOOP
+from ..errors import DEPENDENCY_LOOP, ServiceError
 from .lookup import visible_bug_id
 
 

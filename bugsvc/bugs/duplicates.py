@@ -2,9 +2,10 @@
 
 import re
 
-from ..accounts import access
 from ..store.db import placeholders
+from . import visibility
 from .status import ultimate_dupe
+
 
 MAX_RESULTS = 25
 _EDGE_PUNCTUATION = re.compile(r"^\W+|\W+$")
@@ -49,5 +50,5 @@ def possible_duplicates(ctx, summary, product_ids, limit):
         target = ultimate_dupe(ctx.conn, -negative_id) if is_duplicate else -negative_id
         if target not in ordered:
             ordered.append(target)
-    visible = access.visible_bug_ids(ctx, ordered)
+    visible = visibility.visible_bug_ids(ctx, ordered)
     return [bug_id for bug_id in ordered if bug_id in visible][:limit]

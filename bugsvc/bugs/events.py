@@ -29,6 +29,7 @@ import orjson
 
 from .. import dates
 
+
 _FLAG_KEYS = ("status", "setter_id", "requestee_id")
 
 

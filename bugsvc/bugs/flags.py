@@ -6,14 +6,23 @@ flags)."""
 
 from dataclasses import replace
 
-from ..accounts import access
-from ..catalogue import catalog, flag_rules
 from ..accounts.caller import load_caller
+from ..accounts.visibility import can_see_user
+from ..catalogue import catalog, flag_rules
 from ..errors import (
-    ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR, FLAG_NOT_UNIQUE,
-    FLAG_REQUESTEE_DISABLED, FLAG_STATUS_INVALID, FLAG_TYPE_INACTIVE, FLAG_TYPE_NOT_UNIQUE,
+    FLAG_NOT_UNIQUE,
+    FLAG_REQUESTEE_DISABLED,
+    FLAG_STATUS_INVALID,
+    FLAG_TYPE_INACTIVE,
+    FLAG_TYPE_NOT_UNIQUE,
     FLAG_UPDATE_DENIED,
+    OBJECT_DOES_NOT_EXIST,
+    OBJECT_NOT_SPECIFIED,
+    USER_ERROR,
+    ServiceError,
 )
+from . import visibility
+
 
 STATUSES = ("X", "?", "+", "-")
 
@@ -26,7 +35,8 @@ def types_for(conn, product_id, component_id):
 def user_can_see_bug(ctx, user_id, bug_id):
     """True when account `user_id` may see bug `bug_id` as stored."""
     other = load_caller(ctx.conn, user_id)
-    return other is not None and bool(access.visible_bug_ids(replace(ctx, caller=other), [bug_id]))
+    return other is not None and bool(visibility.visible_bug_ids(replace(ctx, caller=other),
+                                                                 [bug_id]))
 
 
 class FlagEditor:
@@ -150,7 +160,7 @@ class FlagEditor:
         if status != "?" or requestee in (None, ""):
             return None
         account = catalog.user_by_login(self.ctx.conn, requestee)
-        if account is None or not access.can_see_user(self.ctx, account["id"]):
+        if account is None or not can_see_user(self.ctx, account["id"]):
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no user account '{requestee}'.")
         if account["id"] == old_requestee:
             return old_requestee

@@ -3,9 +3,9 @@ from the product's group controls (the reference's
 groups_available / groups_mandatory / group_is_settable / groups_valid)."""
 
 from ..catalogue import catalog
+from ..catalogue.group_control import DEFAULT, MANDATORY, NA, SHOWN
+from ..errors import GROUP_NOT_ALLOWED, ServiceError
 from . import activity
-from ..accounts.access import NA, SHOWN, DEFAULT, MANDATORY
-from ..errors import ServiceError, GROUP_NOT_ALLOWED
 
 
 def controls(conn, product_id):

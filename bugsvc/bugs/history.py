@@ -11,13 +11,28 @@ read (`visible_rows_sql`, `visible_value`), so a search never tells more of
 a bug's history than the history itself.
 """
 
-from ..accounts import access
 from .. import dates
 from ..accounts.email import visible_email
 from ..catalogue.field_types import BUG_ID
+from . import visibility
+from .lookup import visible_bug_id
 from .permissions import TIME_FIELDS
 
+
 _DEPENDENCY_FIELDS = ("depends_on", "blocks")
+
+
+def histories(ctx, bug_values, new_since=None):
+    """[{"id", "alias", "history"}] of the bugs of `bug_values` (ids or
+    aliases), each history as `history` gives it. Errors: 100/101/102."""
+    result = []
+    for value in bug_values:
+        bug_id = visible_bug_id(ctx, value)
+        aliases = [row[0] for row in ctx.conn.execute(
+            "SELECT alias FROM bug_aliases WHERE bug_id = ? ORDER BY id", (bug_id,))]
+        result.append({"id": bug_id, "alias": aliases,
+                       "history": history(ctx, bug_id, new_since)})
+    return result
 
 
 def history(ctx, bug_id, new_since=None):
@@ -36,8 +51,9 @@ def history(ctx, bug_id, new_since=None):
         args.append(dates.to_db(new_since))
     rows = ctx.conn.execute(sql + " ORDER BY a.changed_at, a.id", args).fetchall()
     id_fields = bug_id_fields(ctx)
-    visible = access.visible_bug_ids(ctx, {bug for row in rows if row["field"] in id_fields
-                                           for bug in _ids(row["removed"]) + _ids(row["added"])})
+    visible = visibility.visible_bug_ids(ctx, {
+        bug for row in rows if row["field"] in id_fields
+        for bug in _ids(row["removed"]) + _ids(row["added"])})
     entries = []
     for row in rows:
         change = {"field_name": row["field"], "removed": row["removed"], "added": row["added"]}
@@ -66,16 +82,16 @@ def visible_changes(ctx, changes):
     the rule of `history`, with the values of fields holding bug ids
     limited to the bugs the caller may see. The privacy of comments and
     attachments is read as it is now."""
-    insider = access.is_insider(ctx)
+    insider = visibility.is_insider(ctx)
     hidden_comments, hidden_attachments = set(), set()
     if not insider:
         hidden_comments = _private(ctx, "comments", {c.get("comment_id") for c in changes})
         hidden_attachments = _private(ctx, "attachments",
                                       {c.get("attachment_id") for c in changes})
-    timetracker = access.is_timetracker(ctx)
+    timetracker = visibility.is_timetracker(ctx)
     id_fields = bug_id_fields(ctx)
-    visible = access.visible_bug_ids(ctx, {bug for c in changes if c["field"] in id_fields
-                                           for bug in _ids(c["removed"]) + _ids(c["added"])})
+    visible = visibility.visible_bug_ids(ctx, {bug for c in changes if c["field"] in id_fields
+                                               for bug in _ids(c["removed"]) + _ids(c["added"])})
     shown = []
     for change in changes:
         if (change.get("comment_id") in hidden_comments
@@ -116,19 +132,19 @@ def visible_rows_sql(ctx, row="a"):
     time-tracking field, and a change of a field holding bug ids only when
     it names a bug the caller may see."""
     parts, args = [], []
-    if not access.is_insider(ctx):
+    if not visibility.is_insider(ctx):
         parts.append(f"NOT EXISTS (SELECT 1 FROM comments hc WHERE hc.id = {row}.comment_id"
                      " AND hc.is_private <> 0)")
         parts.append(f"NOT EXISTS (SELECT 1 FROM attachments ha WHERE ha.id = {row}.attachment_id"
                      " AND ha.is_private <> 0)")
-    if not access.is_timetracker(ctx):
+    if not visibility.is_timetracker(ctx):
         parts.append(f"{row}.field NOT IN ({', '.join('?' for _ in TIME_FIELDS)})")
         args += list(TIME_FIELDS)
     id_fields = bug_id_fields(ctx)
     # The ids of a change: values are ids joined by ", ".
     ids = (f"{row}.removed || CASE WHEN {row}.removed <> '' AND {row}.added <> ''"
            f" THEN ', ' ELSE '' END || {row}.added")
-    visible, visible_args = access.bug_visibility_sql(ctx, "hb")
+    visible, visible_args = visibility.bug_visibility_sql(ctx, "hb")
     parts.append(f"({row}.field NOT IN ({', '.join('?' for _ in id_fields)}) OR EXISTS"
                  f" (SELECT 1 FROM {ctx.conn.dialect.numbers_in(ids, 'hj')}"
                  f" JOIN bugs hb ON hb.id = hj.value WHERE {visible}))")
@@ -143,7 +159,7 @@ def visible_value(ctx, field, text):
     if field not in bug_id_fields(ctx):
         return text
     ids = _ids(text)
-    return _only_visible(text, access.visible_bug_ids(ctx, ids))
+    return _only_visible(text, visibility.visible_bug_ids(ctx, ids))
 
 
 def _ids(text):

@@ -21,13 +21,12 @@ Flag requestees are not covered: the reference does not check them either
 
 from dataclasses import replace
 
-from ..accounts import access
 from ..accounts.caller import load_caller
+from ..accounts.visibility import can_see_user
+from ..catalogue import bug_fields, group_control
+from ..errors import INVALID_USERNAME, USER_ERROR, ServiceError
 from ..store.db import placeholders
-from ..errors import ServiceError, INVALID_USERNAME, USER_ERROR
 from .permissions import can_edit_product
-
-_FIELD_LABELS = {"depends_on": "Depends on", "blocks": "Blocks"}
 
 
 def is_on(ctx):
@@ -45,10 +44,10 @@ def check_people(ctx, product, user_ids, bug_id=None, must_see=False):
         other = load_caller(ctx.conn, user_id)
         as_other = replace(ctx, caller=other)
         if not can_edit_product(as_other, product["id"]) or (
-                must_see and not access.can_see_product(as_other, product["id"])):
+                must_see and not group_control.can_see_product(as_other, product["id"])):
             # An account the caller may not see (a component's default CC or
             # assignee, with usevisibilitygroups on) is counted, not named.
-            if access.can_see_user(ctx, user_id):
+            if can_see_user(ctx, user_id):
                 refused.append(other.login)
             else:
                 unnamed += 1
@@ -76,8 +75,9 @@ def check_dependencies(ctx, field, bug_ids):
     ids = sorted(set(bug_ids))
     product_ids = {row[0] for row in ctx.conn.execute(
         f"SELECT DISTINCT product_id FROM bugs WHERE id IN ({placeholders(ids)})", ids)}
+    label = bug_fields.BY_API_NAME[field].label
     for product_id in sorted(product_ids):
         if not can_edit_product(ctx, product_id):
-            raise ServiceError(USER_ERROR, f"You tried to change the {_FIELD_LABELS[field]} "
-                                           "field but only a user allowed to edit both related "
-                                           "bugs may change that field.")
+            raise ServiceError(USER_ERROR, f"You tried to change the {label} field but only a "
+                                           "user allowed to edit both related bugs may change "
+                                           "that field.")

@@ -6,8 +6,9 @@ except to a caller who can see every bug, who is told the truth (101); an
 alias of a hidden bug answers 100 like an unknown alias.
 """
 
-from ..accounts import access
-from ..errors import ServiceError, BUG_ACCESS_DENIED, BUG_DOES_NOT_EXIST, IMPROPER_BUG_ID
+from ..errors import BUG_ACCESS_DENIED, BUG_DOES_NOT_EXIST, IMPROPER_BUG_ID, ServiceError
+from . import visibility
+
 
 # No bug id reaches 2**63 (SQLite integers); longer numbers are never looked up.
 _MAX_ID = 2**63
@@ -41,7 +42,7 @@ def _visibility(ctx, bug_id):
     exists hidden, None when there is no such bug (one query)."""
     if bug_id >= _MAX_ID:
         return None
-    condition, args = access.bug_visibility_sql(ctx)
+    condition, args = visibility.bug_visibility_sql(ctx)
     row = ctx.conn.execute(f"SELECT {condition} FROM bugs b WHERE b.id = ?",
                            args + [bug_id]).fetchone()
     return None if row is None else bool(row[0])
@@ -105,7 +106,7 @@ def visible_bug_id(ctx, value):
     number = numeric_bug_id(text)
     if number is None:
         bug_id = _alias_target(ctx, text) if text else None
-        if bug_id is None or not access.visible_bug_ids(ctx, [bug_id]):
+        if bug_id is None or not visibility.visible_bug_ids(ctx, [bug_id]):
             raise _unknown_alias(text)
         if memo is not None:
             memo[("visible bug", text)] = bug_id
@@ -117,6 +118,6 @@ def visible_bug_id(ctx, value):
         return number
     if visible is not None:
         raise _denied(ctx, number)
-    if access.sees_every_bug(ctx):
+    if visibility.sees_every_bug(ctx):
         raise ServiceError(BUG_DOES_NOT_EXIST, f"Bug #{text[:40]} does not exist.")
     raise _denied(ctx, text)

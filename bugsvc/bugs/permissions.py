@@ -1,11 +1,15 @@
 """Who may change what on a bug: the reference's field permissions (editbugs
 members anything, assignee and QA contact most fields, the reporter fewer)."""
 
-from ..accounts import access
+from ..catalogue import bug_fields
+from ..errors import ILLEGAL_CHANGE, PRODUCT_EDIT_DENIED, ServiceError
 from ..store.db import placeholders
-from ..errors import ServiceError, ILLEGAL_CHANGE, PRODUCT_EDIT_DENIED
+from . import visibility
 
-TIME_FIELDS = ("estimated_time", "remaining_time", "work_time", "deadline")
+
+# The time-tracking fields, by the names of their changes and history.
+TIME_FIELDS = tuple(field.history for field in bug_fields.STANDARD
+                    if field.timetracking and field.history)
 # Fields the reporter may not change (unless also assignee or QA contact).
 _NOT_FOR_REPORTER = ("assigned_to", "qa_contact", "target_milestone", "is_confirmed")
 
@@ -63,7 +67,7 @@ class FieldRights:
         if field in ("comment", "flagtypes.name"):
             return True
         ctx, caller = self.ctx, self.ctx.caller
-        if field in TIME_FIELDS and not access.is_timetracker(ctx):
+        if field in TIME_FIELDS and not visibility.is_timetracker(ctx):
             return False
         if has_editbugs(ctx):
             return True

@@ -6,7 +6,8 @@ negates a word; "double quotes" keep a phrase together. A word is
 `field:value` (also =, !=, <, <=, >, >=), a special form (#summary,
 :product-or-component, @assignee, [summary-or-whiteboard, !keyword, P1-P3,
 flag?requestee) or a plain word (product, component, keyword, alias,
-summary, whiteboard; URL-like words also the URL). The first word may choose
+summary, whiteboard, and the comments the caller may read; URL-like words
+also the URL). The first word may choose
 statuses/resolutions (OPEN, ALL, or upper-case prefixes such as FIXED or
 CONF,IN_PROG); otherwise only open bugs are searched.
 """
@@ -14,27 +15,15 @@ CONF,IN_PROG); otherwise only open bugs are searched.
 import re
 from dataclasses import dataclass
 
-from ..errors import ServiceError, BUGLIST_PARAMETERS_REQUIRED, USER_ERROR
+from ..catalogue import bug_fields
+from ..errors import BUGLIST_PARAMETERS_REQUIRED, USER_ERROR, ServiceError
 from .search_sql import Clause, Condition
 
-# Short names of fields (the reference's quicksearch mappings).
-MAPPINGS = {
-    "status": "bug_status", "platform": "rep_platform", "os": "op_sys",
-    "severity": "bug_severity", "assignee": "assigned_to", "owner": "assigned_to",
-    "reporter": "reporter", "qa": "qa_contact", "qacontact": "qa_contact", "cc": "cc",
-    "milestone": "target_milestone", "version": "version", "product": "product",
-    "component": "component", "summary": "short_desc", "description": "longdesc",
-    "comment": "longdesc", "url": "bug_file_loc", "whiteboard": "status_whiteboard",
-    "sw": "status_whiteboard", "kw": "keywords", "group": "bug_group",
-    "flag": "flagtypes.name", "requestee": "requestees.login_name",
-    "setter": "setters.login_name", "attachment": "attachments.description",
-    "attachmentdesc": "attachments.description", "attachdesc": "attachments.description",
-    "attachmentdata": "attach_data.thedata", "attachdata": "attach_data.thedata",
-    "attachmentmimetype": "attachments.mimetype", "attachmimetype": "attachments.mimetype",
-}
-# Fields reachable only through MAPPINGS (so that prefixes stay unambiguous).
-_HIDDEN = {"rep_platform", "bug_status", "bug_file_loc", "bug_group", "bug_severity",
-           "status_whiteboard", "cclist_accessible", "reporter_accessible"}
+
+# Short names of fields (the reference's quicksearch mappings), and the
+# fields reachable only through them (so that prefixes stay unambiguous).
+MAPPINGS = {short: field.name for field in bug_fields.STANDARD for short in field.quicksearch}
+_HIDDEN = frozenset(field.name for field in bug_fields.STANDARD if not field.quicksearch_by_name)
 _FIELD_OPERATOR = {"content": "matches", "owner_idle_time": "greaterthan"}
 _SYMBOLS = [("!=", "notequals"), (">=", "greaterthaneq"), ("<=", "lessthaneq"),
             (":", "substring"), ("=", "equals"), (">", "greaterthan"), ("<", "lessthan")]
@@ -197,6 +186,7 @@ class _Parser:
         subwords = [w for w in base.split(",") if w]
         if first == "#":
             clause.add(Condition("short_desc", "substring", base))
+            clause.add(_comment_text(base))
         elif first == ":":
             for word in subwords:
                 clause.add(Condition("product", "substring", word))
@@ -281,6 +271,7 @@ class _Parser:
             clause.add(Condition("keywords", "substring", word))
         for field in ("alias", "status_whiteboard"):
             clause.add(Condition(field, "substring", word))
+        clause.add(_comment_text(word))
 
     def _keyword_names(self):
         if self._keywords is None:
@@ -317,6 +308,14 @@ class _Parser:
             return cf_targets.pop()
         self.unknown.append(name)
         return None
+
+
+def _comment_text(text):
+    """The condition that `text` is in a comment the caller may read (or
+    the summary): quicksearch_fulltext, which the reference has on unless
+    a user turns it off (bugsvc has no such per-user setting: it is always
+    on). The comment text index finds the candidate bugs."""
+    return Condition("content", "matches", f'"{text}"')
 
 
 def _unquoted(value):

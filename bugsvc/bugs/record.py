@@ -6,6 +6,7 @@ difference between the old and the new record."""
 import copy
 from dataclasses import dataclass, field
 
+
 # The bugs columns a record carries, in table order (id excluded).
 COLUMNS = ("product_id", "component_id", "version", "target_milestone", "summary", "status",
            "resolution", "is_confirmed", "priority", "severity", "platform", "op_sys",

@@ -2,8 +2,9 @@
 from the flags by their requestee, on the bugs the caller may see and, on
 attachments, only where the caller may see the attachment."""
 
-from ..accounts import access
 from .. import dates
+from . import visibility
+
 
 REQUEST_LIMIT = 100
 
@@ -15,8 +16,8 @@ def requests_of_caller(ctx, limit=REQUEST_LIMIT):
     `limit`."""
     if not ctx.caller.is_logged_in:
         return []
-    visible, args = access.bug_visibility_sql(ctx, "b")
-    private = "" if access.is_insider(ctx) else (
+    visible, args = visibility.bug_visibility_sql(ctx, "b")
+    private = "" if visibility.is_insider(ctx) else (
         " AND NOT EXISTS (SELECT 1 FROM attachments a WHERE a.id = f.attachment_id"
         " AND a.is_private <> 0)")
     rows = ctx.conn.execute(
@@ -31,5 +32,61 @@ def requests_of_caller(ctx, limit=REQUEST_LIMIT):
              "status": row["status"], "bug_id": row["bug_id"],
              "attachment_id": row["attachment_id"], "setter": row["setter"],
              "requestee": ctx.caller.login,
+             "creation_date": dates.from_db(row["created_at"]),
+             "modification_date": dates.from_db(row["modified_at"])} for row in rows]
+
+
+QUEUE_LIMIT = 1000
+QUEUE_STATUSES = ("?", "+", "-")
+
+
+def request_queue(ctx, requester=None, requestee=None, either=False, product=None,
+                  component=None, type_name=None, status="?", limit=QUEUE_LIMIT):
+    """The flags of the reference's request queue (request.cgi), on the bugs
+    the caller may see and, on attachments, only where the caller may see
+    the attachment: [{"id", "name", "type_id", "status", "bug_id",
+    "bug_summary", "product", "component", "attachment_id",
+    "attachment_summary", "requester", "requestee", "creation_date",
+    "modification_date"}], by product, component, bug and flag, at most
+    `limit`. requester / requestee: logins (exact, any case) the flags
+    were set by / asked of; either: a flag of one or the other. product,
+    component, type_name: names. status: "?", "+", "-" or None for any."""
+    visible, args = visibility.bug_visibility_sql(ctx, "b")
+    where, where_args = [visible], list(args)
+    if not visibility.is_insider(ctx):
+        where.append("NOT EXISTS (SELECT 1 FROM attachments pa WHERE pa.id = f.attachment_id"
+                     " AND pa.is_private <> 0)")
+    people = []
+    if requester:
+        people.append(("lower(us.login) = lower(?)", requester))
+    if requestee:
+        people.append(("lower(ur.login) = lower(?)", requestee))
+    if people:
+        joiner = " OR " if either else " AND "
+        where.append("(" + joiner.join(sql for sql, _ in people) + ")")
+        where_args += [value for _, value in people]
+    for sql, value in (("p.name = ?", product), ("c.name = ?", component),
+                       ("t.name = ?", type_name), ("f.status = ?", status)):
+        if value:
+            where.append(sql)
+            where_args.append(value)
+    rows = ctx.conn.execute(
+        "SELECT f.id, f.type_id, t.name, f.status, f.bug_id, b.summary, p.name AS product,"
+        " c.name AS component, f.attachment_id, a.summary AS attachment_summary,"
+        " us.login AS requester, ur.login AS requestee, f.created_at, f.modified_at"
+        " FROM flags f JOIN flag_types t ON t.id = f.type_id"
+        " JOIN users us ON us.id = f.setter_id LEFT JOIN users ur ON ur.id = f.requestee_id"
+        " JOIN bugs b ON b.id = f.bug_id JOIN products p ON p.id = b.product_id"
+        " JOIN components c ON c.id = b.component_id"
+        " LEFT JOIN attachments a ON a.id = f.attachment_id"
+        f" WHERE {' AND '.join(where)}"
+        " ORDER BY p.name, c.name, f.bug_id, f.id LIMIT ?",
+        where_args + [limit]).fetchall()
+    return [{"id": row["id"], "name": row["name"], "type_id": row["type_id"],
+             "status": row["status"], "bug_id": row["bug_id"], "bug_summary": row["summary"],
+             "product": row["product"], "component": row["component"],
+             "attachment_id": row["attachment_id"],
+             "attachment_summary": row["attachment_summary"],
+             "requester": row["requester"], "requestee": row["requestee"] or "",
              "creation_date": dates.from_db(row["created_at"]),
              "modification_date": dates.from_db(row["modified_at"])} for row in rows]

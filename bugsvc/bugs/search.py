@@ -12,22 +12,20 @@ quicksearch; all of them are ANDed.
 import re
 from dataclasses import dataclass
 
-from ..store.regexp import RegexpInvalid, RegexpTooSlow, StatementTooSlow, regexp_budget
-from ..errors import (ServiceError, BUGLIST_PARAMETERS_REQUIRED, OBJECT_NOT_SPECIFIED,
-                      PARAM_MUST_BE_NUMERIC, USER_ERROR)
 from ..call.params import Params, as_bool
+from ..catalogue import bug_fields
+from ..errors import (
+    BUGLIST_PARAMETERS_REQUIRED,
+    OBJECT_NOT_SPECIFIED,
+    PARAM_MUST_BE_NUMERIC,
+    USER_ERROR,
+    ServiceError,
+)
+from ..store.regexp import RegexpInvalid, RegexpTooSlow, StatementTooSlow, regexp_budget
 from . import quicksearch
-from .search_sql import ALIASES, Clause, Compiler, Condition
+from .search_sql import Clause, Compiler, Condition
 
-# Bug-object names of the simple parameters (the reference's map_fields).
-_PARAM_NAMES = {"id": "bug_id", "summary": "short_desc", "status": "bug_status",
-                "severity": "bug_severity", "platform": "rep_platform", "url": "bug_file_loc",
-                "whiteboard": "status_whiteboard", "creator": "reporter",
-                "creation_time": "creation_ts", "last_change_time": "delta_ts",
-                "depends_on": "dependson", "blocks": "blocked", "is_confirmed": "everconfirmed",
-                "is_cc_accessible": "cclist_accessible",
-                "is_creator_accessible": "reporter_accessible", "comment_count": "longdescs.count",
-                "tags": "tag", "long_desc": "longdesc", "groups": "bug_group"}
+
 _DEFAULT_OPERATOR = {"short_desc": "allwordssubstr", "longdesc": "anywordssubstr",
                      "status_whiteboard": "allwordssubstr", "bug_file_loc": "allwordssubstr",
                      "keywords": "allwords", "assigned_to": "anywordssubstr",
@@ -36,7 +34,14 @@ _DEFAULT_OPERATOR = {"short_desc": "allwordssubstr", "longdesc": "anywordssubstr
 _ROLES = ("assigned_to", "reporter", "qa_contact", "longdesc", "cc")
 _EMAIL_ROLES = ("assigned_to", "reporter", "cc", "qa_contact")
 
+# The budget of one search's criteria, checked before anything is compiled:
+# conditions and groups in all (a search of Bugzilla's forms has a few dozen
+# at most), and groups inside groups (OP ... CP) of the custom search.
+MAX_TERMS = 200
+MAX_DEPTH = 20
+
 _CUSTOM_F = re.compile(r"^f(\d+)$")
+_EMAIL_KEY = re.compile(r"email(\d+)")
 _CHART = re.compile(r"^field(-?\d+)-(\d+)-(\d+)$")
 
 # Sort columns: internal name -> SQL over bug alias b (a fixed whitelist).
@@ -79,7 +84,7 @@ _ORDER = {
     "deadline": "b.deadline",
     "work_time": "(SELECT SUM(wc.work_time) FROM comments wc WHERE wc.bug_id = b.id)",
 }
-_TIMETRACKING_ORDER = ("estimated_time", "remaining_time", "deadline", "work_time")
+_TIMETRACKING = frozenset(field.name for field in bug_fields.STANDARD if field.timetracking)
 
 
 @dataclass
@@ -102,6 +107,29 @@ def find(ctx, params, count_only=False):
     """
     compiler = Compiler(ctx)
     query = parse(ctx, compiler, params)
+    where, args = _where(ctx, compiler, query)
+    if count_only:
+        sql = f"SELECT COUNT(*) FROM bugs b WHERE {where}"
+    else:
+        sql = f"SELECT b.id FROM bugs b WHERE {where} ORDER BY {query.order}"
+        if query.limit is not None:
+            sql += " LIMIT ? OFFSET ?"
+            args = args + [query.limit, query.offset]
+    rows = run(ctx, sql, args)
+    if count_only:
+        return rows[0][0]
+    return [row[0] for row in rows]
+
+
+def visible_where(ctx, params):
+    """(SQL, args) of the WHERE over bug alias b that selects the bugs the
+    search `params` finds among those the caller may see (what reports
+    and charts count). Errors: as `find`."""
+    compiler = Compiler(ctx)
+    return _where(ctx, compiler, parse(ctx, compiler, params))
+
+
+def _where(ctx, compiler, query):
     # A criterion is a condition that was compiled: parameters that name no
     # search field, empty values, limit, offset, order, count_only and the
     # field lists are none (as the reference: it refuses a search whose
@@ -110,16 +138,16 @@ def find(ctx, params, count_only=False):
     if not criteria and not ctx.param_is_on("search_allow_no_criteria"):
         raise ServiceError(BUGLIST_PARAMETERS_REQUIRED, "You may not search, or create saved "
                                                         "searches, without any search terms.")
-    if count_only:
-        sql = f"SELECT COUNT(*) FROM bugs b WHERE {where}"
-    else:
-        sql = f"SELECT b.id FROM bugs b WHERE {where} ORDER BY {query.order}"
-        if query.limit is not None:
-            sql += " LIMIT ? OFFSET ?"
-            args = args + [query.limit, query.offset]
+    return where, args
+
+
+def run(ctx, sql, args):
+    """The rows of search statement `sql`, within the budget of regular
+    expressions and statements. Errors: 32000 a regular expression or a
+    statement that takes too long, or an invalid regular expression."""
     try:
         with regexp_budget():
-            rows = ctx.conn.execute(sql, args).fetchall()
+            return ctx.conn.execute(sql, args).fetchall()
     except RegexpTooSlow as slow:
         raise ServiceError(USER_ERROR, f"The regular expression '{slow.pattern}' takes too "
                                        "long to match; make it simpler.") from None
@@ -129,9 +157,6 @@ def find(ctx, params, count_only=False):
     except RegexpInvalid as invalid:
         raise ServiceError(USER_ERROR, f"The regular expression '{invalid.pattern}' is not "
                                        "valid or too complex.") from None
-    if count_only:
-        return rows[0][0]
-    return [row[0] for row in rows]
 
 
 def parse(ctx, compiler, params):
@@ -153,6 +178,9 @@ def parse(ctx, compiler, params):
         if found.order:
             order_text = found.order
         criteria.add(found.criteria)
+    # The custom search is where a search grows largest: built (and refused
+    # past the budget) before anything else is made of the parameters.
+    custom = _custom_search(raw)
     simple = _simple_params(raw)
     for field_name, value in (("delta_ts", simple.pop("delta_ts", None)),
                               ("creation_ts", simple.pop("creation_ts", None))):
@@ -171,8 +199,30 @@ def parse(ctx, compiler, params):
     if compiler.timetracker:
         criteria.add(_deadline(raw))
     criteria.add(_boolean_charts(raw))
-    criteria.add(_custom_search(raw))
+    criteria.add(custom)
+    _check_budget(criteria)
     return Query(criteria, _order(compiler, order_text), limit, offset)
+
+
+def _check_budget(criteria):
+    """Errors: 32000 when the criteria hold more than MAX_TERMS terms:
+    conditions, and groups joining two or more (their SQL and its planning
+    grow faster than they do)."""
+    terms, stack = 0, [criteria]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Clause):
+            stack.extend(node.children)
+            if len(node.children) < 2:
+                continue
+        terms += 1
+        if terms > MAX_TERMS:
+            raise _too_many_terms()
+
+
+def _too_many_terms():
+    return ServiceError(USER_ERROR, f"The search has more than {MAX_TERMS} terms (conditions "
+                                    "and groups); split it into smaller searches.")
 
 
 def _single(value):
@@ -198,7 +248,7 @@ def _simple_params(raw):
     """The parameters with bug-object names translated to internal ones."""
     simple = {}
     for key, value in raw.items():
-        name = _PARAM_NAMES.get(key, key)
+        name = bug_fields.PARAM_NAMES.get(key, key)
         simple[name] = value
     return simple
 
@@ -225,7 +275,7 @@ def _basic_fields(compiler, simple, raw):
 
 
 def _type_by_api_name(raw, name):
-    for api_name, internal in _PARAM_NAMES.items():
+    for api_name, internal in bug_fields.PARAM_NAMES.items():
         if internal == name and f"{api_name}_type" in raw:
             return raw[f"{api_name}_type"]
     return None
@@ -255,11 +305,9 @@ def _expand_statuses(compiler, values):
 
 def _email(raw):
     clause = Clause()
-    for key in sorted(raw, key=_number_suffix):
-        match = re.fullmatch(r"email(\d+)", key)
-        if not match:
-            continue
-        n = match.group(1)
+    numbered = ((match.group(1), match.group(0))
+                for match in map(_EMAIL_KEY.fullmatch, raw) if match)
+    for n, key in sorted(numbered, key=lambda pair: (int(pair[0]), pair[1])):
         value = _single(raw[key])
         if value is None or not str(value).strip():
             continue
@@ -273,11 +321,6 @@ def _email(raw):
             either.add(Condition("commenter", operator, str(value).strip()))
         clause.add(either)
     return clause
-
-
-def _number_suffix(key):
-    digits = re.search(r"(-?\d+)$", key)
-    return (int(digits.group(1)) if digits else 0, key)
 
 
 def _chfield(raw):
@@ -344,16 +387,24 @@ def _boolean_charts(raw):
 
 
 def _custom_search(raw):
-    """f<n>/o<n>/v<n>/n<n>, OP/CP groups with j<n>, top joiner j_top."""
-    ids = sorted(int(m.group(1)) for m in (_CUSTOM_F.match(k) for k in raw) if m)
+    """f<n>/o<n>/v<n>/n<n>, OP/CP groups with j<n>, top joiner j_top.
+
+    Errors: 32000 for a group closed that was never opened, groups nested
+    more than MAX_DEPTH deep, or more than MAX_TERMS conditions (the search
+    as a whole would be refused for them; refused here, nothing more is
+    built)."""
+    ids = sorted(int(m.group(1)) for m in map(_CUSTOM_F.match, raw) if m)
     if not ids:
         return None
     top = Clause(_joiner(raw.get("j_top")))
-    current, stack = top, []
+    current, stack, conditions = top, [], 0
     for n in ids:
         name = _single(raw.get(f"f{n}"))
         negate = as_bool(raw.get(f"n{n}", False))
         if name == "OP":
+            if len(stack) >= MAX_DEPTH:
+                raise ServiceError(USER_ERROR, f"f{n} opens a group (OP) more than {MAX_DEPTH} "
+                                               "groups deep; nest fewer groups.")
             group = Clause(_joiner(raw.get(f"j{n}")), negate=negate)
             current.add(group)
             stack.append(current)
@@ -364,6 +415,9 @@ def _custom_search(raw):
                                                "opened (OP).")
             current = stack.pop()
         else:
+            conditions += 1
+            if conditions > MAX_TERMS:
+                raise _too_many_terms()
             current.add(Condition(name, _single(raw.get(f"o{n}")), raw.get(f"v{n}"), negate))
     return top
 
@@ -383,7 +437,7 @@ def _order(compiler, text):
             words = piece.split()
             if not words:
                 continue
-            name = ALIASES.get(words[0], words[0])
+            name = bug_fields.bugzilla_name(words[0])
             direction = "DESC" if len(words) > 1 and words[1].upper() == "DESC" else "ASC"
             sql = _order_sql(compiler, name)
             if sql is None:
@@ -398,7 +452,7 @@ def _order(compiler, text):
 
 
 def _order_sql(compiler, name):
-    if name in _TIMETRACKING_ORDER and not compiler.timetracker:
+    if name in _TIMETRACKING and not compiler.timetracker:
         return None
     if name in _ORDER:
         return _ORDER[name]

@@ -6,7 +6,8 @@ import re
 from datetime import datetime, timedelta, timezone
 
 from .. import dates
-from ..errors import ServiceError, ILLEGAL_DATE
+from ..errors import ILLEGAL_DATE, ServiceError
+
 
 _RELATIVE = re.compile(r"^([-+])?(\d+)([hdwmy])(s?)$", re.IGNORECASE)
 _FORMAT = "%Y-%m-%d %H:%M:%S"

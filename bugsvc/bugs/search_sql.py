@@ -1,8 +1,9 @@
 """Search criteria to SQL: the searchable fields, the
 operators, and the tree of conditions they form.
 
-Nothing from the request ever becomes SQL text: field names and operators
-are looked up in the fixed tables below, values travel as placeholders.
+Nothing from the request ever becomes SQL text: field names are looked up
+in the list of bug fields (catalogue/bug_fields.py) and operators in the
+fixed tables below, values travel as placeholders.
 Conditions on a bug's own columns are plain comparisons; conditions on
 fields with several values per bug (CC, keywords, comments, flags ...) are
 EXISTS subqueries, whose negative operators mean "no value matches".
@@ -17,19 +18,23 @@ each condition sits in a CASE behind the rule that hides such rows (`_guarded`).
 """
 
 import re
+import time
 from dataclasses import dataclass, field
-from re import _constants, _parser   # pattern structure, to refuse exponential regexps
+from re import _constants, _parser  # pattern structure, to refuse exponential regexps
 
-from ..accounts import access
+from ..catalogue import bug_fields
+from ..catalogue.bug_fields import DATE_KIND, NUMBER, SELECT
+from ..catalogue.field_types import BUG_ID
+from ..errors import INVALID_FIELD_NAME, USER_ERROR, ServiceError
 from ..store.db import placeholders
 from ..store.regexp import compile_regexp
-from ..errors import ServiceError, USER_ERROR, INVALID_FIELD_NAME
-from ..catalogue.field_types import MULTI_SELECT, DATETIME, DATE, BUG_ID, INTEGER
-from . import history as bug_history
-from . import search_dates
+from . import history as bug_history, search_dates, visibility
 
 
-TEXT, NUMBER, DATE_KIND, USER, SELECT = "text", "number", "date", "user", "select"
+# Seconds one search may spend building its SQL (looking names up included),
+# within the term budget of search.py; the statement has a budget of its own.
+BUILD_SECONDS = 1.0
+_clock = time.monotonic
 _USERS = "SELECT id FROM users WHERE lower(login)"
 
 
@@ -62,120 +67,90 @@ class FieldDef:
     needs: tuple = ()
 
 
-def _user(column, source=None, coalesce=False, history=None):
+def _user(column, source=None, coalesce=False):
     login = f"(SELECT u.login FROM users u WHERE u.id = {column})"
-    return FieldDef(USER, f"COALESCE({login}, '')" if coalesce else login, source=source,
-                    lookup=(column, _USERS), user_id=column, history=history)
+    return dict(expr=f"COALESCE({login}, '')" if coalesce else login, source=source,
+                lookup=(column, _USERS), user_id=column)
 
 
 def _real_name(column):
-    return FieldDef(TEXT, f"COALESCE((SELECT u.real_name FROM users u WHERE u.id = {column}), '')")
+    return dict(expr=f"COALESCE((SELECT u.real_name FROM users u WHERE u.id = {column}), '')")
 
 
-# The standard fields by internal name (the reference's field names).
-FIELDS = {
-    "bug_id": FieldDef(NUMBER, "b.id"),
-    "short_desc": FieldDef(TEXT, "b.summary", history="summary"),
-    "classification": FieldDef(
-        TEXT, "(SELECT cl.name FROM products p JOIN classifications cl ON cl.id ="
-              " p.classification_id WHERE p.id = b.product_id)",
+# How search reads the fields that are not a column of the bugs table as it
+# is (bug_fields.BugField.column): joined, computed, or with any number of
+# values per bug. Their kinds, history names and who may search them are
+# the registry's.
+_READS = {
+    "classification": dict(
+        expr="(SELECT cl.name FROM products p JOIN classifications cl ON cl.id ="
+             " p.classification_id WHERE p.id = b.product_id)",
         lookup=("b.product_id", "SELECT p.id FROM products p JOIN classifications cl"
                                 " ON cl.id = p.classification_id WHERE lower(cl.name)")),
-    "product": FieldDef(TEXT, "(SELECT p.name FROM products p WHERE p.id = b.product_id)",
-                        lookup=("b.product_id", "SELECT id FROM products WHERE lower(name)"),
-                        history="product"),
-    "component": FieldDef(TEXT, "(SELECT co.name FROM components co WHERE co.id = b.component_id)",
-                          lookup=("b.component_id", "SELECT id FROM components WHERE lower(name)"),
-                          history="component"),
-    "version": FieldDef(TEXT, "b.version", history="version"),
-    "target_milestone": FieldDef(TEXT, "b.target_milestone", history="target_milestone"),
-    "rep_platform": FieldDef(SELECT, "b.platform", history="platform"),
-    "op_sys": FieldDef(SELECT, "b.op_sys", history="op_sys"),
-    "bug_status": FieldDef(SELECT, "b.status", history="status"),
-    "resolution": FieldDef(SELECT, "b.resolution", history="resolution"),
-    "bug_severity": FieldDef(SELECT, "b.severity", history="severity"),
-    "priority": FieldDef(SELECT, "b.priority", history="priority"),
-    "bug_file_loc": FieldDef(TEXT, "b.url", history="url"),
-    "status_whiteboard": FieldDef(TEXT, "b.whiteboard", history="whiteboard"),
-    "assigned_to": _user("b.assigned_to", history="assigned_to"),
-    "reporter": _user("b.reporter", history="reporter"),
-    "qa_contact": _user("b.qa_contact", coalesce=True, history="qa_contact"),
+    "product": dict(expr="(SELECT p.name FROM products p WHERE p.id = b.product_id)",
+                    lookup=("b.product_id", "SELECT id FROM products WHERE lower(name)")),
+    "component": dict(expr="(SELECT co.name FROM components co WHERE co.id = b.component_id)",
+                      lookup=("b.component_id", "SELECT id FROM components WHERE lower(name)")),
+    "assigned_to": _user("b.assigned_to"),
+    "reporter": _user("b.reporter"),
+    "qa_contact": _user("b.qa_contact", coalesce=True),
     "assigned_to_realname": _real_name("b.assigned_to"),
     "reporter_realname": _real_name("b.reporter"),
     "qa_contact_realname": _real_name("b.qa_contact"),
-    "creation_ts": FieldDef(DATE_KIND, "b.creation_time"),
-    "delta_ts": FieldDef(DATE_KIND, "b.last_change_time"),
-    "everconfirmed": FieldDef(NUMBER, "b.is_confirmed", history="is_confirmed"),
-    # The bug a duplicate duplicates (a bug page lists the duplicates of its bug).
-    "dupe_of": FieldDef(NUMBER, "b.dupe_of"),
-    "reporter_accessible": FieldDef(NUMBER, "b.is_creator_accessible",
-                                    history="is_creator_accessible"),
-    "cclist_accessible": FieldDef(NUMBER, "b.is_cc_accessible", history="is_cc_accessible"),
-    "estimated_time": FieldDef(NUMBER, "b.estimated_time", timetracking=True),
-    "remaining_time": FieldDef(NUMBER, "b.remaining_time", timetracking=True),
-    "deadline": FieldDef(DATE_KIND, "(b.deadline || ' 00:00:00')", timetracking=True),
-    "work_time": FieldDef(NUMBER, "(SELECT COALESCE(SUM(wc.work_time), 0) FROM comments wc"
-                                  " WHERE wc.bug_id = b.id)", timetracking=True),
-    "percentage_complete": FieldDef(
-        NUMBER, "(SELECT CASE WHEN SUM(pc.work_time) + b.remaining_time = 0 THEN 0 ELSE"
-                " 100 * SUM(pc.work_time) / (SUM(pc.work_time) + b.remaining_time) END"
-                " FROM comments pc WHERE pc.bug_id = b.id)", timetracking=True),
-    "longdescs.count": FieldDef(NUMBER, "(SELECT COUNT(*) FROM comments lc WHERE lc.bug_id = b.id"
-                                        "{private_lc})"),
+    "deadline": dict(expr="(b.deadline || ' 00:00:00')"),
+    "work_time": dict(expr="(SELECT COALESCE(SUM(wc.work_time), 0) FROM comments wc"
+                           " WHERE wc.bug_id = b.id)"),
+    "percentage_complete": dict(
+        expr="(SELECT CASE WHEN SUM(pc.work_time) + b.remaining_time = 0 THEN 0 ELSE"
+             " 100 * SUM(pc.work_time) / (SUM(pc.work_time) + b.remaining_time) END"
+             " FROM comments pc WHERE pc.bug_id = b.id)"),
+    "longdescs.count": dict(expr="(SELECT COUNT(*) FROM comments lc WHERE lc.bug_id = b.id"
+                                 "{private_lc})"),
     # Day counts are spelled by the dialect ({days:...} is the later time's
     # placeholder and the earlier time's SQL).
-    "days_elapsed": FieldDef(NUMBER, "{days:b.last_change_time}", needs=("now",)),
-    "owner_idle_time": FieldDef(
-        NUMBER, "{days:COALESCE((SELECT MAX(oa.changed_at) FROM bug_activity oa"
-                " WHERE oa.bug_id = b.id AND oa.who = b.assigned_to AND {history_oa}),"
-                " b.creation_time)}", needs=("now", "history")),
-    "last_visit_ts": FieldDef(DATE_KIND, "(SELECT lv.last_visit_ts FROM bug_user_last_visit lv"
-                                         " WHERE lv.bug_id = b.id AND lv.user_id = ?)",
-                              needs=("caller",)),
-    "content": FieldDef(TEXT, "b.summary"),
+    "days_elapsed": dict(expr="{days:b.last_change_time}", needs=("now",)),
+    "owner_idle_time": dict(
+        expr="{days:COALESCE((SELECT MAX(oa.changed_at) FROM bug_activity oa"
+             " WHERE oa.bug_id = b.id AND oa.who = b.assigned_to AND {history_oa}),"
+             " b.creation_time)}", needs=("now", "history")),
+    "last_visit_ts": dict(expr="(SELECT lv.last_visit_ts FROM bug_user_last_visit lv"
+                               " WHERE lv.bug_id = b.id AND lv.user_id = ?)", needs=("caller",)),
+    "content": dict(expr="b.summary"),
     # Fields with any number of values per bug.
-    "alias": FieldDef(TEXT, "ba.alias", source="alias", history="alias"),
-    "keywords": FieldDef(TEXT, "k.name", source="keywords", words_exact=True,
-                         lookup=("bk.keyword_id", "SELECT id FROM keywords WHERE lower(name)"),
-                         history="keywords"),
-    "cc": _user("cc.user_id", source="cc", history="cc"),
-    "dependson": FieldDef(NUMBER, "dep.depends_on", source="dependson", history="depends_on"),
-    "blocked": FieldDef(NUMBER, "dep.blocked", source="blocked", history="blocks"),
-    "see_also": FieldDef(TEXT, "sa.url", source="see_also", history="see_also"),
-    "bug_group": FieldDef(TEXT, "g.name", source="groups", history="groups"),
-    "tag": FieldDef(TEXT, "pt.name", source="tags"),
-    "longdesc": FieldDef(TEXT, "c.body", source="comments"),
-    "longdescs.isprivate": FieldDef(NUMBER, "c.is_private", source="comments"),
+    "alias": dict(expr="ba.alias", source="alias"),
+    "keywords": dict(expr="k.name", source="keywords", words_exact=True,
+                     lookup=("bk.keyword_id", "SELECT id FROM keywords WHERE lower(name)")),
+    "cc": _user("cc.user_id", source="cc"),
+    "dependson": dict(expr="dep.depends_on", source="dependson"),
+    "blocked": dict(expr="dep.blocked", source="blocked"),
+    "see_also": dict(expr="sa.url", source="see_also"),
+    "bug_group": dict(expr="g.name", source="groups"),
+    "tag": dict(expr="pt.name", source="tags"),
+    "longdesc": dict(expr="c.body", source="comments"),
+    "longdescs.isprivate": dict(expr="c.is_private", source="comments"),
     "commenter": _user("c.author_id", source="comments"),
-    "comment_tag": FieldDef(TEXT, "ct.tag", source="comment_tags"),
-    "attachments.description": FieldDef(TEXT, "att.summary", source="attachments"),
-    "attachments.filename": FieldDef(TEXT, "att.file_name", source="attachments"),
-    "attachments.mimetype": FieldDef(TEXT, "att.content_type", source="attachments"),
-    "attachments.ispatch": FieldDef(NUMBER, "att.is_patch", source="attachments"),
-    "attachments.isobsolete": FieldDef(NUMBER, "att.is_obsolete", source="attachments"),
-    "attachments.isprivate": FieldDef(NUMBER, "att.is_private", source="attachments"),
+    "comment_tag": dict(expr="ct.tag", source="comment_tags"),
+    "attachments.description": dict(expr="att.summary", source="attachments"),
+    "attachments.filename": dict(expr="att.file_name", source="attachments"),
+    "attachments.mimetype": dict(expr="att.content_type", source="attachments"),
+    "attachments.ispatch": dict(expr="att.is_patch", source="attachments"),
+    "attachments.isobsolete": dict(expr="att.is_obsolete", source="attachments"),
+    "attachments.isprivate": dict(expr="att.is_private", source="attachments"),
     "attachments.submitter": _user("att.creator_id", source="attachments"),
-    "attach_data.thedata": FieldDef(TEXT, "{blob:adt.data}", source="attach_data"),
-    "flagtypes.name": FieldDef(TEXT, "(ft.name || fl.status)", source="flags",
-                               history="flagtypes.name"),
+    "attach_data.thedata": dict(expr="{blob:adt.data}", source="attach_data"),
+    "flagtypes.name": dict(expr="(ft.name || fl.status)", source="flags"),
     "requestees.login_name": _user("fl.requestee_id", source="flags"),
     "setters.login_name": _user("fl.setter_id", source="flags"),
 }
 
-# Names accepted for the fields besides their own: the bug object's names
-# (as the reference's Bug.search maps them) and old names the reference
-# still accepts.
-ALIASES = {
-    "id": "bug_id", "summary": "short_desc", "status": "bug_status", "severity": "bug_severity",
-    "platform": "rep_platform", "url": "bug_file_loc", "whiteboard": "status_whiteboard",
-    "creator": "reporter", "creation_time": "creation_ts", "last_change_time": "delta_ts",
-    "depends_on": "dependson", "blocks": "blocked", "is_confirmed": "everconfirmed",
-    "is_cc_accessible": "cclist_accessible", "is_creator_accessible": "reporter_accessible",
-    "comment_count": "longdescs.count", "tags": "tag", "groups": "bug_group",
-    "actual_time": "work_time", "long_desc": "longdesc", "changedin": "days_elapsed",
-    "attachments.thedata": "attach_data.thedata", "opendate": "creation_ts",
-    "changeddate": "delta_ts", "dup_id": "dupe_of",
-}
+
+def _definition(field):
+    read = _READS.get(field.name) or dict(expr=f"b.{field.column}")
+    return FieldDef(field.search, history=field.history, timetracking=field.timetracking, **read)
+
+
+# The standard fields by their Bugzilla names, in the registry's order.
+FIELDS = {field.name: _definition(field) for field in bug_fields.STANDARD}
 
 _NO_VALUE = ("isempty", "isnotempty")
 _NEGATIVE = {"notequals": "equals", "notsubstring": "substring", "nowordssubstr": "anywordssubstr",
@@ -323,10 +298,12 @@ class Compiler:
     def __init__(self, ctx):
         self.ctx = ctx
         self.dialect = ctx.conn.dialect
-        self.insider = access.is_insider(ctx)
-        self.timetracker = access.is_timetracker(ctx)
+        self.insider = visibility.is_insider(ctx)
+        self.timetracker = visibility.is_timetracker(ctx)
         self._custom = None
         self._legal = {}
+        self._compiled = {}           # id(node) -> compiled, each node compiled once
+        self._deadline = _clock() + BUILD_SECONDS
 
     def where(self, criteria):
         """(SQL, args, has criteria) of a search's WHERE over bug alias b: the
@@ -341,7 +318,7 @@ class Compiler:
         a superset of the bugs the criteria select, which the criteria and
         the visibility rule in the CASE then narrow exactly.
         """
-        visible, visible_args = access.bug_visibility_sql(self.ctx)
+        visible, visible_args = visibility.bug_visibility_sql(self.ctx)
         plain, guarded, narrowed = [], [], []
         for node, (sql, args) in self._and_terms(criteria):
             if _PLAIN.fullmatch(sql):
@@ -389,6 +366,7 @@ class Compiler:
         """
         if node.negate:
             return None
+        self._check_time()
         if isinstance(node, Condition):
             return self._condition_candidates(node)
         found = []
@@ -424,11 +402,15 @@ class Compiler:
         field_name, operator = cond.field, cond.operator
         if not isinstance(field_name, str) or not isinstance(operator, str):
             return None
+        if field_name.strip() == "content":
+            if operator.strip() != "matches" or _is_empty(cond.value):
+                return None
+            return self._content_candidates(_one_text(cond.value))
         if operator.strip() not in ("substring", "substr", "casesubstring"):
             return None
         if _is_empty(cond.value):
             return None
-        name = ALIASES.get(field_name.strip(), field_name.strip())
+        name = bug_fields.bugzilla_name(field_name.strip())
         text = _one_text(cond.value)
         match = self.dialect.contains
         if name in _TEXT_INDEXED:
@@ -465,7 +447,7 @@ class Compiler:
         """(internal name, FieldDef) of field `name`. Errors: 108 unknown
         field (time-tracking fields are unknown to others)."""
         text = name.strip() if isinstance(name, str) else ""
-        text = ALIASES.get(text, text)
+        text = bug_fields.bugzilla_name(text)
         definition = FIELDS.get(text)
         if definition is None and text in self.custom_fields():
             definition = self._custom_def(text)
@@ -475,11 +457,10 @@ class Compiler:
 
     def _custom_def(self, name):
         field_id, field_type = self.custom_fields()[name]
-        kind = {INTEGER: NUMBER, BUG_ID: NUMBER, DATETIME: DATE_KIND, DATE: DATE_KIND}.get(
-            field_type, TEXT)
-        expr = self.dialect.whole_number("cv.value") if kind == NUMBER else "cv.value"
-        return FieldDef(kind, expr, source=f"custom:{field_id}", history=name,
-                        words_exact=field_type == MULTI_SELECT)
+        kind = bug_fields.custom_kind(field_type)
+        expr = self.dialect.whole_number("cv.value") if kind.search == NUMBER else "cv.value"
+        return FieldDef(kind.search, expr, source=f"custom:{field_id}", history=name,
+                        words_exact=kind.words_exact)
 
     def _source(self, key):
         """The _Rows of a multi-valued source."""
@@ -492,14 +473,14 @@ class Compiler:
                              " AND cv.field_id = ?", [field_id])
             # A Bug ID field names a bug only to those who may see it (as
             # depends_on does).
-            visible, args = access.bug_visibility_sql(self.ctx, "ob")
+            visible, args = visibility.bug_visibility_sql(self.ctx, "ob")
             return _Rows("FROM bug_custom_values cv JOIN bugs ob"
                          f" ON ob.id = {self.dialect.whole_number('cv.value')}"
                          " WHERE cv.bug_id = b.id AND cv.field_id = ?", [field_id], visible, args)
         if key in ("dependson", "blocked"):
             other, this = ("depends_on", "blocked") if key == "dependson" else ("blocked",
                                                                                 "depends_on")
-            visible, args = access.bug_visibility_sql(self.ctx, "ob")
+            visible, args = visibility.bug_visibility_sql(self.ctx, "ob")
             return _Rows(f"FROM dependencies dep JOIN bugs ob ON ob.id = dep.{other}"
                          f" WHERE dep.{this} = b.id", [], visible, args)
         if key == "tags":
@@ -561,7 +542,24 @@ class Compiler:
     # Tree ------------------------------------------------------------------------
 
     def compile(self, node):
-        """(SQL, args) of a Condition or Clause; None when it has no criteria."""
+        """(SQL, args) of a Condition or Clause; None when it has no criteria.
+        Each node is compiled once (candidates asks again for every clause).
+
+        Errors: those of `condition`; 32000 when building the search took
+        more than BUILD_SECONDS.
+        """
+        key = id(node)
+        if key not in self._compiled:
+            self._check_time()
+            self._compiled[key] = (node, self._compile(node))
+        return self._compiled[key][1]
+
+    def _check_time(self):
+        if _clock() > self._deadline:
+            raise ServiceError(USER_ERROR, "The search takes too long to build; make it simpler "
+                                           "(fewer terms or groups).")
+
+    def _compile(self, node):
         if isinstance(node, Condition):
             term = self.condition(node)
             if term is None:
@@ -817,13 +815,25 @@ class Compiler:
                        _Rows("FROM bug_activity a WHERE a.bug_id = b.id AND a.field = ?",
                              [history], guard, guard_args), row, args)
 
+    def _content_candidates(self, text):
+        """The candidates of `content matches text`: for each of its words,
+        the bugs whose summary or one of whose comments may hold it (the
+        bug and comment text indexes); None when a word is too short for
+        them."""
+        per_word = []
+        for word in _content_words(text):
+            found = [self.dialect.text_candidates(column, word)
+                     for column in ("summary", "comment")]
+            if None in found:
+                return None
+            per_word.append(_Candidates("OR", found))
+        if not per_word:
+            return None
+        return per_word[0] if len(per_word) == 1 else _Candidates("AND", per_word)
+
     def _content(self, text, negative):
         """Full text: every word in the summary or in a comment the caller may see."""
-        stripped = text.strip()
-        if len(stripped) > 1 and stripped.startswith('"') and stripped.endswith('"'):
-            words = [stripped[1:-1]]
-        else:
-            words = stripped.split()
+        words = _content_words(text)
         if not words:
             return None
         comments = self._source("comments")
@@ -838,6 +848,15 @@ class Compiler:
             args.extend([word] + match_args)
         sql = "(" + " AND ".join(parts) + ")"
         return (f"({sql} IS NOT TRUE)" if negative else sql), args
+
+
+def _content_words(text):
+    """The words a `content matches` text asks for: a text in double quotes
+    is one phrase, any other is split on spaces."""
+    stripped = text.strip()
+    if len(stripped) > 1 and stripped.startswith('"') and stripped.endswith('"'):
+        return [stripped[1:-1]]
+    return stripped.split()
 
 
 # Values ---------------------------------------------------------------------------------

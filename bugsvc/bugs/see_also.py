@@ -17,11 +17,12 @@ checked as a URL (112), as the reference does with every such value.
 """
 
 import re
-from urllib.parse import urlsplit, parse_qs, urlencode
+from urllib.parse import parse_qs, urlencode, urlsplit
 
-from ..accounts import access
-from ..errors import ServiceError, USER_ERROR, URL_INVALID
+from ..errors import URL_INVALID, USER_ERROR, ServiceError
+from . import visibility
 from .lookup import visible_bug_id
+
 
 MAX_LENGTH = 255
 LOCAL_PATH = "show_bug.cgi?id="
@@ -95,7 +96,7 @@ def _visible_alias_target(ctx, text):
         return None
     row = ctx.conn.execute("SELECT bug_id FROM bug_aliases WHERE lower(alias) = lower(?)",
                            (text,)).fetchone()
-    if row is None or not access.visible_bug_ids(ctx, [row[0]]):
+    if row is None or not visibility.visible_bug_ids(ctx, [row[0]]):
         return None
     return row[0]
 

@@ -3,11 +3,19 @@ the transitions allowed on update, and the reference's rules for resolutions
 and duplicates."""
 
 from ..errors import (
-    ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR, DUPE_ID_REQUIRED,
-    DUPE_LOOP, ILLEGAL_TRANSITION, MISSING_RESOLUTION, RESOLUTION_NOT_ALLOWED,
+    DUPE_ID_REQUIRED,
+    DUPE_LOOP,
+    ILLEGAL_TRANSITION,
+    MISSING_RESOLUTION,
+    OBJECT_DOES_NOT_EXIST,
+    OBJECT_NOT_SPECIFIED,
+    RESOLUTION_NOT_ALLOWED,
+    USER_ERROR,
+    ServiceError,
 )
 from . import values
 from .lookup import numeric_bug_id, visible_bug_id
+
 
 UNCONFIRMED = "UNCONFIRMED"
 DUPLICATE = "DUPLICATE"

@@ -8,6 +8,7 @@ from ..store.db import placeholders
 from . import activity, custom_fields, flags as bug_flags
 from .record import COLUMNS
 
+
 # Column -> API name in `changes` and history.
 _API_NAMES = {"product_id": "product", "component_id": "component"}
 # Columns that are not written to history (the reference logs none of them).
@@ -146,8 +147,8 @@ def _sync(conn, table, column, bug_id, old, new, changes, field, texts):
 
 
 def _sync_dependencies(conn, bug_id, old, new, changes):
-    for field, mine, other, other_field in (("depends_on", "blocked", "depends_on", "blocks"),
-                                            ("blocks", "depends_on", "blocked", "depends_on")):
+    for field, mine, other in (("depends_on", "blocked", "depends_on"),
+                               ("blocks", "depends_on", "blocked")):
         removed, added = diff(getattr(old, field), getattr(new, field))
         for other_id in removed:
             conn.execute(f"DELETE FROM dependencies WHERE {mine} = ? AND {other} = ?",

@@ -1,6 +1,8 @@
 """Personal tags on bugs (the bug field `tags`): each account's own labels."""
 
-from ..errors import ServiceError, USER_ERROR
+from ..errors import USER_ERROR, ServiceError
+from .lookup import visible_bug_id
+
 
 MAX_TAG_LENGTH = 64
 
@@ -40,3 +42,22 @@ def remove(conn, user_id, bug_id, value):
     conn.execute("DELETE FROM bug_tags WHERE bug_id = ? AND tag_id IN (SELECT id FROM"
                  " personal_tags WHERE user_id = ? AND lower(name) = lower(?))",
                  (bug_id, user_id, name))
+
+
+def change(ctx, bug_values, to_remove, to_add):
+    """Remove the caller's tags `to_remove`, then add `to_add` (names as
+    given), on the bugs of `bug_values` (ids or aliases). Returns {bug id: {"removed": [...],
+    "added": [...]}}. Errors: 100/101/102; 32000 empty or too long tag name.
+    """
+    changes = {}
+    for value in bug_values:
+        bug_id = visible_bug_id(ctx, value)
+        before = tags_of(ctx.conn, ctx.caller.id, bug_id)
+        for name in to_remove:
+            remove(ctx.conn, ctx.caller.id, bug_id, name)
+        for name in to_add:
+            add(ctx.conn, ctx.caller.id, bug_id, name)
+        after = tags_of(ctx.conn, ctx.caller.id, bug_id)
+        changes[bug_id] = {"removed": [t for t in before if t not in after],
+                           "added": [t for t in after if t not in before]}
+    return changes

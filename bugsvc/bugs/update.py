@@ -2,33 +2,44 @@
 to an in-memory copy of the bug, in the reference's order, then the
 difference is written with its history and side effects on other bugs."""
 
-from ..accounts import access
-from ..catalogue import catalog
 from .. import dates
-from ..errors import (
-    ServiceError, OBJECT_NOT_SPECIFIED, PARAM_INVALID, USER_ERROR, COMMENT_NOT_ON_BUG,
-    USER_NOT_INSIDER,
-)
-from ..catalogue.field_types import BUG_ID
 from ..call.params import Params, as_bool
+from ..catalogue import bug_fields, catalog
+from ..catalogue.field_types import BUG_ID
+from ..errors import (
+    COMMENT_NOT_ON_BUG,
+    OBJECT_NOT_SPECIFIED,
+    PARAM_INVALID,
+    USER_ERROR,
+    USER_NOT_INSIDER,
+    ServiceError,
+)
 from . import (
-    activity, comments, custom_fields, dependencies, groups, history, isolation, record,
-    see_also, store, token, values,
+    activity,
+    comments,
+    custom_fields,
+    dependencies,
+    groups,
+    history,
+    isolation,
+    record,
+    see_also,
+    store,
+    token,
+    values,
+    visibility,
 )
 from .flags import FlagEditor, retarget, types_for, user_can_see_bug
 from .lookup import visible_bug_id
 from .permissions import TIME_FIELDS, FieldRights, can_edit_product, require_product_edit
 from .status import StatusChanger, workflow as status_workflow
 
-_SELECTS = (("platform", "rep_platform"), ("op_sys", "op_sys"), ("priority", "priority"),
-            ("severity", "bug_severity"))
 
-
-# Internal names the reference's update also understands.
-_INTERNAL_NAMES = {"bug_status": "status", "dup_id": "dupe_of", "dependson": "depends_on",
-                   "blocked": "blocks", "status_whiteboard": "whiteboard",
-                   "cclist_accessible": "is_cc_accessible",
-                   "reporter_accessible": "is_creator_accessible"}
+# The Bugzilla names the reference's update also understands: those of the
+# fields it sets, but for the fields whose setter takes the API name only.
+_INTERNAL_NAMES = {name: field.api for field in bug_fields.STANDARD
+                   if field.on_update and not field.update_takes_api_name
+                   for name in field.bugzilla_names if name != field.api}
 
 
 def update(ctx, params):
@@ -64,7 +75,7 @@ def update(ctx, params):
         state.apply(p)
         all_changes.append((bug_id, state.save()))
     result = []
-    timetracker = access.is_timetracker(ctx)
+    timetracker = visibility.is_timetracker(ctx)
     id_fields = history.bug_id_fields(ctx)
     for bug_id, changes in all_changes:
         if not timetracker:
@@ -285,7 +296,7 @@ class BugUpdate:
             if "set" in spec:
                 # Dependencies the caller cannot see are kept: nobody can be
                 # expected to name what they are not shown.
-                visible = access.visible_bug_ids(ctx, current)
+                visible = visibility.visible_bug_ids(ctx, current)
                 hidden = [b for b in current if b not in visible]
                 chosen = dependencies.bug_ids(ctx, values.split(spec["set"]))
                 result[field] = chosen + [b for b in hidden if b not in chosen]
@@ -334,7 +345,7 @@ class BugUpdate:
             body = raw
         body = comments.normalise(values.text(body, "comment"))
         work_time = values.time_value(p.get("work_time"), "work_time", allow_negative=True)
-        if is_private and not access.is_insider(ctx):
+        if is_private and not visibility.is_insider(ctx):
             raise ServiceError(USER_NOT_INSIDER, "You are not allowed to make comments private.")
         if work_time:
             self._check("work_time", 0, work_time)
@@ -350,8 +361,9 @@ class BugUpdate:
             summary = values.summary(p.get("summary"))
             self._check("summary", bug.summary, summary)
             bug.summary = summary
-        for api_name, field in _SELECTS:
+        for api_name in ("platform", "op_sys", "priority", "severity"):
             if p.has(api_name):
+                field = bug_fields.BY_API_NAME[api_name].name
                 value = values.select(ctx, field, p.get(api_name), getattr(self.old, api_name),
                                       api_name)
                 self._check(api_name, getattr(bug, api_name), value)
@@ -399,12 +411,12 @@ class BugUpdate:
                                    " WHERE id = ? AND bug_id = ?",
                                    (str(key).strip(), self.new.id)).fetchone()
             # A private comment answers like a missing one to non-insiders.
-            if row is None or (row["is_private"] and not access.is_insider(ctx)):
+            if row is None or (row["is_private"] and not visibility.is_insider(ctx)):
                 raise ServiceError(COMMENT_NOT_ON_BUG, f"Comment {key} is not a comment of bug "
                                                        f"{self.new.id}.")
             wanted = as_bool(flag)
             if wanted != bool(row["is_private"]):
-                if not access.is_insider(ctx):
+                if not visibility.is_insider(ctx):
                     raise ServiceError(USER_NOT_INSIDER, "You are not allowed to change the "
                                                          "privacy of comments.")
                 self.privacy[row["id"]] = wanted
@@ -451,7 +463,7 @@ class BugUpdate:
     def _custom(self, field, raw):
         current = self.new.custom.get(field["name"], [])
         stored = custom_fields.check_value(self.ctx, field, raw, current)
-        if field["type"] == BUG_ID and not stored and current and not access.visible_bug_ids(
+        if field["type"] == BUG_ID and not stored and current and not visibility.visible_bug_ids(
                 self.ctx, [int(current[0])]):
             # Emptying a Bug ID field that names a bug the caller cannot see
             # (and is shown as empty) keeps it, as depends_on's `set` does.
@@ -585,7 +597,12 @@ def save_mirror(ctx, bug_id, mirror):
 def targets(ctx, p):
     """The bug ids an update names (path value, or body `ids`), each visible
     and editable. Errors: 50 none; 100/101/102; 109 product not editable."""
-    raw = p.list("ids")
+    return editable_bug_ids(ctx, p.list("ids"))
+
+
+def editable_bug_ids(ctx, raw):
+    """The ids of the bugs of `raw` (ids or aliases), each visible and
+    editable. Errors: 50 none; 100/101/102; 109 product not editable."""
     if not raw:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must name the bugs to update (ids).")
     result = []
@@ -597,3 +614,20 @@ def targets(ctx, p):
         if bug_id not in result:
             result.append(bug_id)
     return result
+
+
+def change_see_also(ctx, bug_values, remove, add):
+    """Remove, then add, See Also links (URLs, or bug numbers or aliases of
+    this installation; unknown ones to remove are ignored) of the bugs of
+    `bug_values`. Returns {bug id: {"removed": [...], "added": [...]}}.
+    Errors: 50 no bugs; 100 a word that is no visible bug's number or
+    alias; 101/102; 109; 112 invalid URL; 115 change not permitted.
+    """
+    changes = {}
+    for bug_id in editable_bug_ids(ctx, bug_values):
+        state = BugUpdate(ctx, status_workflow(ctx), bug_id)
+        state.apply_see_also(remove, add)
+        change = state.save().get("see_also", {"removed": "", "added": ""})
+        changes[bug_id] = {"removed": [url for url in change["removed"].split(", ") if url],
+                           "added": [url for url in change["added"].split(", ") if url]}
+    return changes

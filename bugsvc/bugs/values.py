@@ -5,13 +5,24 @@ documented error."""
 import re
 from datetime import date
 
-from ..accounts import access
-from ..catalogue import catalog
+from ..accounts.visibility import can_see_user
+from ..catalogue import catalog, group_control
 from ..errors import (
-    ServiceError, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_MUST_BE_NUMERIC,
-    NUMBER_TOO_LARGE, NUMBER_TOO_SMALL, ILLEGAL_DATE, USER_ERROR, ALIAS_ERROR, COMPONENT_INVALID,
-    PRODUCT_ACCESS_DENIED, SUMMARY_REQUIRED, TEXT_TOO_LONG,
+    ALIAS_ERROR,
+    COMPONENT_INVALID,
+    ILLEGAL_DATE,
+    NUMBER_TOO_LARGE,
+    NUMBER_TOO_SMALL,
+    OBJECT_DOES_NOT_EXIST,
+    OBJECT_NOT_SPECIFIED,
+    PARAM_MUST_BE_NUMERIC,
+    PRODUCT_ACCESS_DENIED,
+    SUMMARY_REQUIRED,
+    TEXT_TOO_LONG,
+    USER_ERROR,
+    ServiceError,
 )
+
 
 MAX_SUMMARY = 255
 MAX_ALIAS = 40
@@ -110,7 +121,7 @@ def enterable_product(ctx, value):
     if not name:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify a product.")
     product = catalog.product_by_name(ctx.conn, name)
-    if product is None or not access.can_enter_product(ctx, product["id"]):
+    if product is None or not group_control.can_enter_product(ctx, product["id"]):
         raise ServiceError(PRODUCT_ACCESS_DENIED,
                            f"Either the product '{name}' does not exist, or you don't have "
                            "access rights to enter bugs in it.")
@@ -162,7 +173,7 @@ def user(ctx, login, code=OBJECT_DOES_NOT_EXIST):
     hidden by usevisibilitygroups answers like a missing one)."""
     name = text(login, "user").strip()
     found = catalog.user_by_login(ctx.conn, name)
-    if found is None or not access.can_see_user(ctx, found["id"]):
+    if found is None or not can_see_user(ctx, found["id"]):
         raise ServiceError(code, f"There is no user account '{name}'.")
     return found
 

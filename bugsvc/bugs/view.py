@@ -9,14 +9,14 @@ here.
 
 import orjson
 
-from ..accounts import access
 from .. import dates
-from ..store.db import placeholders
 from ..call.fields import Shape
 from ..catalogue.field_types import BUG_ID
-from . import custom_fields
+from ..store.db import placeholders
+from . import custom_fields, visibility
 from .status import workflow as status_workflow
 from .token import update_tokens
+
 
 USER_FIELDS = ("assigned_to", "creator", "qa_contact", "cc")
 # include/exclude shape of a bug object: `tags` and `duplicates` only when
@@ -66,7 +66,7 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
         cursor = conn.execute(f"{select} WHERE b.id IN ({placeholders(chunk)})", args + chunk)
         names = [column[0] for column in cursor.description]
         for row in cursor:
-            bugs[row[0]] = dict(zip(names, row))
+            bugs[row[0]] = dict(zip(names, row, strict=True))
     ids = [bug_id for bug_id in ids if bug_id in bugs]
     if not ids:
         return []
@@ -80,7 +80,7 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
         login = email(login)
         return {"id": user_id, "real_name": real_name, "name": login, "email": login}
 
-    timetracker = access.is_timetracker(ctx)
+    timetracker = visibility.is_timetracker(ctx)
     actual_times = _actual_times(conn, ids) if timetracker and wants("actual_time") else {}
     tags = _tags(ctx, ids) if wants("tags") else None
     customs = {bug_id: _list(bugs[bug_id]["custom"]) for bug_id in ids} if custom else {}
@@ -228,12 +228,12 @@ def _select(ctx, wants, with_custom):
             columns.append(f"{dialect.json_list(values, source, order)} AS {name}")
     for name, values, source, order in _DEPENDENCY_COLUMNS:
         if wants(name):
-            condition, condition_args = access.bug_visibility_sql(ctx, "b2")
+            condition, condition_args = visibility.bug_visibility_sql(ctx, "b2")
             columns.append(f"{dialect.json_list(values, source.format(visible=condition), order)}"
                            f" AS {name}")
             args += condition_args
     if wants("duplicates"):
-        condition, condition_args = access.bug_visibility_sql(ctx, "d")
+        condition, condition_args = visibility.bug_visibility_sql(ctx, "d")
         values, source, order = _DUPLICATES_COLUMN
         columns.append(f"{dialect.json_list(values, source.format(visible=condition), order)}"
                        " AS duplicates")
@@ -252,7 +252,7 @@ def _shown_bug_id_values(ctx, custom, customs):
         return set()
     named = {int(value) for values in customs.values() for name, value in values
              if name in names and str(value).isdigit()}
-    return access.visible_bug_ids(ctx, named)
+    return visibility.visible_bug_ids(ctx, named)
 
 
 def _actual_times(conn, ids):

@@ -1,8 +1,11 @@
 """The `changes` answer of every update: per changed field, its `added` and
 `removed` values as strings."""
 
+# An update's answer: {field: {"added": text, "removed": text}}.
+Changes = dict[str, dict[str, str]]
 
-def as_change_text(value):
+
+def as_change_text(value: object) -> str:
     """How a value reads in `changes`: booleans "1"/"0", lists joined with
     ", ", None as ""."""
     if value is None:
@@ -14,7 +17,7 @@ def as_change_text(value):
     return str(value)
 
 
-def note(changes, field, old, new):
+def note(changes: Changes, field: str, old: object, new: object) -> bool:
     """Add `field` to the `changes` dict when `old` and `new` differ.
 
     Returns True when something changed.

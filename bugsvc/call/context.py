@@ -6,12 +6,35 @@ read (`load_parameters`) and the journal that collects the call's outbox
 events (`events`). This module imports nothing of the domain.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable
+from typing import Any, Protocol, TypeVar
 
 from ..store import cache
+from ..store.dialect import Connection
 from .fields import FieldFilter
+
+
+T = TypeVar("T")
+
+
+class Caller(Protocol):
+    """Who is calling, as far as the kernel reads it (the domain's
+    accounts/caller.py Caller has much more): the account's id, None for
+    an anonymous caller."""
+
+    @property
+    def id(self) -> int | None: ...
+
+
+class Journal(Protocol):
+    """The journal of a call's outbox events, as far as the kernel uses it
+    (the domain's bugs/events.py Journal)."""
+
+    def write(self, conn: Connection, changer_id: int | None, now: datetime) -> int:
+        """Store the events noted on `conn`; returns how many."""
+        ...
 
 
 @dataclass
@@ -30,12 +53,15 @@ class Context:
     credentials: what the call presented (accounts.auth.Credentials), for
     the operations that check it themselves (login rule SELF); None for
     the others, whose caller the Runner resolved.
+
+    config, auth and credentials are typed Any: their classes live above
+    the kernel (bugsvc/config.py, accounts/auth.py), which it does not import.
     """
-    conn: object
-    caller: object
+    conn: Connection
+    caller: Caller
     now: datetime
-    config: object = None
-    auth: object = None
+    config: Any = None
+    auth: Any = None
     remote_ip: str = ""
     fields: FieldFilter = field(default_factory=FieldFilter)
     catalog: cache.CatalogCache | None = None
@@ -43,13 +69,13 @@ class Context:
     writes: bool = True
     # Facts found out in this call's snapshot that other calls in the same
     # snapshot may reuse (Runner.run_many): None when the call runs alone.
-    memo: dict | None = None
-    events: object = None
-    load_parameters: Callable | None = None
-    credentials: object = None
-    _params: dict | None = None
+    memo: dict[Any, Any] | None = None
+    events: Journal | None = None
+    load_parameters: Callable[[Connection], dict[str, str]] | None = None
+    credentials: Any = None
+    _params: dict[str, str] | None = None
 
-    def cached(self, name, load):
+    def cached(self, name: str, load: Callable[[Connection], T]) -> T:
         """`load(conn)`, or the process's copy of it made at this call's
         catalog generation (see store/cache.py). The value is shared: never
         change it."""
@@ -59,16 +85,19 @@ class Context:
             return load(self.conn)      # this call changed the catalog: keep nothing
         return self.catalog.get(self.catalog_generation, name, lambda: load(self.conn))
 
-    def param(self, name):
-        """The current value (a string) of instance parameter `name`."""
+    def param(self, name: str) -> str:
+        """The current value (a string) of instance parameter `name`.
+        Errors: TypeError for a Context made without load_parameters."""
         if self._params is None:
+            if self.load_parameters is None:
+                raise TypeError("this Context reads no instance parameters")
             self._params = self.cached("params", self.load_parameters)
         return self._params[name]
 
-    def param_is_on(self, name):
+    def param_is_on(self, name: str) -> bool:
         """True when parameter `name` is set to a true value ("1", "on")."""
         return self.param(name) not in ("", "0", "off")
 
-    def forget_params(self):
+    def forget_params(self) -> None:
         """Drop the cached parameters after they were changed."""
         self._params = None

@@ -7,7 +7,10 @@ asked for; the REST adapter then trims every object the route declares with
 """
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
 
 _SPLIT = re.compile(r"[,\s+]+")
 DEFAULT = ("default",)
@@ -16,14 +19,20 @@ DEFAULT = ("default",)
 # no choice at all, a web page's fixed ones, a client's habitual ones). At
 # most this many choices are kept; others decide for themselves.
 _SHARED_CHOICES = 256
-_shared = {}
+# A field's types: ("default",), ("default", "custom"), ("extra",) ...
+Types: TypeAlias = Iterable[str]
+# What a filter decided: (field name, shape signature, prefix) -> wanted ...
+Answers: TypeAlias = dict[tuple[str, Any, str | None], bool]
+# ... and (shape signature, prefix) -> (names kept, names dropped).
+Decisions: TypeAlias = dict[tuple[Any, str | None], tuple[set[str], set[str]]]
+_shared: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[Answers, Decisions]] = {}
 
 
-def _names(value):
+def _names(value: object) -> list[str]:
     if value is None:
         return []
     items = value if isinstance(value, (list, tuple)) else [value]
-    names = []
+    names: list[str] = []
     for item in items:
         if isinstance(item, str):
             names.extend(part for part in _SPLIT.split(item) if part)
@@ -33,7 +42,7 @@ def _names(value):
 class FieldFilter:
     """The caller's include/exclude choice. Empty means "default fields"."""
 
-    def __init__(self, include=None, exclude=None):
+    def __init__(self, include: object = None, exclude: object = None) -> None:
         include_names, exclude_names = _names(include), _names(exclude)
         self.include, self.include_types = self._split(include_names)
         self.exclude, self.exclude_types = self._split(exclude_names)
@@ -51,12 +60,12 @@ class FieldFilter:
         self._answers, self._decisions = shared
 
     @staticmethod
-    def _split(names):
+    def _split(names: list[str]) -> tuple[set[str], set[str]]:
         plain = {n for n in names if not n.startswith("_")}
         types = {n[1:] for n in names if n.startswith("_")}
         return plain, types
 
-    def plan(self, shape, prefix):
+    def plan(self, shape: "Shape", prefix: str | None) -> tuple[set[str], set[str]]:
         """(keep, drop): the field names of objects of `shape` under `prefix`
         found so far to be kept or dropped (filled in by filter_object, so a
         field is decided once for all objects alike, and for all filters
@@ -67,7 +76,7 @@ class FieldFilter:
             found = self._decisions.setdefault(key, (set(), set()))
         return found
 
-    def wants(self, name, shape=None, prefix=None):
+    def wants(self, name: str, shape: "Shape | None" = None, prefix: str | None = None) -> bool:
         """True when field `name` (under subfield `prefix`) is to be returned.
 
         shape: the Shape of the object the field belongs to, which knows the
@@ -81,7 +90,7 @@ class FieldFilter:
             answer = self._answers[key] = self._decide(name, types, prefix)
         return answer
 
-    def _decide(self, name, types, prefix):
+    def _decide(self, name: str, types: Types, prefix: str | None) -> bool:
         path = f"{prefix}.{name}" if prefix else name
         if path in self.exclude:
             return False
@@ -113,23 +122,23 @@ class Shape:
     follows: field -> field whose decision it shares (assigned_to_detail ->
     assigned_to); its children use that field as prefix.
     """
-    types: dict = field(default_factory=dict)
+    types: dict[str, Types] = field(default_factory=dict)
     custom_prefix: str | None = None
-    children: dict = field(default_factory=dict)
-    follows: dict = field(default_factory=dict)
+    children: dict[str, "Shape"] = field(default_factory=dict)
+    follows: dict[str, str] = field(default_factory=dict)
 
     @property
-    def signature(self):
+    def signature(self) -> tuple[Any, ...]:
         """What decisions about this shape's fields depend on, hashable
         (filters share decisions between shapes alike)."""
-        found = self.__dict__.get("_signature")
+        found: tuple[Any, ...] | None = self.__dict__.get("_signature")
         if found is None:
             found = self.__dict__["_signature"] = (
                 tuple(sorted(self.types.items())), self.custom_prefix,
                 tuple(sorted(self.follows.items())))
         return found
 
-    def types_of(self, name):
+    def types_of(self, name: str) -> Types:
         if name in self.types:
             return self.types[name]
         if self.custom_prefix and name.startswith(self.custom_prefix):
@@ -137,7 +146,8 @@ class Shape:
         return DEFAULT
 
 
-def filter_object(obj, shape, flt, prefix=None):
+def filter_object(obj: dict[str, Any], shape: Shape, flt: FieldFilter,
+                  prefix: str | None = None) -> None:
     """Remove from dict `obj`, in place, the fields `flt` does not want."""
     keep, drop = flt.plan(shape, prefix)
     names = obj.keys()
@@ -154,7 +164,7 @@ def filter_object(obj, shape, flt, prefix=None):
                 filter_object(item, shape.children[name], flt, child_prefix)
 
 
-def _objects(value):
+def _objects(value: object) -> list[dict[str, Any]]:
     if isinstance(value, dict):
         return [value]
     if isinstance(value, list):
@@ -162,7 +172,7 @@ def _objects(value):
     return []
 
 
-def apply(result, targets, flt):
+def apply(result: Any, targets: Mapping[str, Shape], flt: FieldFilter) -> Any:
     """Filter the objects of `result` that `targets` names.
 
     targets: {path: Shape}; a path is dotted keys from the top of the result,
@@ -178,7 +188,7 @@ def apply(result, targets, flt):
     return result
 
 
-def _resolve(node, parts):
+def _resolve(node: Any, parts: list[str]) -> list[Any]:
     if not parts:
         return [node]
     head, rest = parts[0], parts[1:]

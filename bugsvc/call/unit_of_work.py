@@ -19,12 +19,19 @@ new_journal(enabled) -> an empty journal of events, whose
 write(conn, changer_id, now) stores them and answers how many.
 """
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from typing import Any, TypeVar
 
 from ..store import cache
-from .context import Context
+from ..store.db import Database
+from ..store.dialect import Connection
+from .context import Caller, Context, Journal
 from .fields import FieldFilter
+
+
+T = TypeVar("T")
 
 LOCAL = "127.0.0.1"
 
@@ -40,21 +47,25 @@ class UnitOfWork:
     (without arguments) after a unit committed outbox events.
     """
 
-    def __init__(self, db, config, auth, *, load_caller, load_parameters, new_journal,
-                 clock=None):
+    def __init__(self, db: Database[Any], config: Any, auth: Any, *,
+                 load_caller: Callable[[Connection, int | None], Caller],
+                 load_parameters: Callable[[Connection], dict[str, str]],
+                 new_journal: Callable[[bool], Journal],
+                 clock: Callable[[], datetime] | None = None) -> None:
         self.db = db
         self.config = config
         self.auth = auth
         self.clock = clock or (lambda: datetime.now(timezone.utc))
         self.catalog = cache.CatalogCache()
-        self.on_events = None
+        self.on_events: Callable[[], object] | None = None
         self._load_caller = load_caller
         self._load_parameters = load_parameters
         self._new_journal = new_journal
 
     @contextmanager
-    def context(self, user_id=None, write=False, remote_ip=LOCAL, now=None, fields=None,
-                events=True):
+    def context(self, user_id: int | None = None, write: bool = False, remote_ip: str = LOCAL,
+                now: datetime | None = None, fields: FieldFilter | None = None,
+                events: bool = True) -> Iterator[Context]:
         """A Context in one transaction of its own, tried once: committed
         when the block ends, rolled back when it raises (the operator's
         commands, the delivery worker's reading, imports, tests).
@@ -67,12 +78,14 @@ class UnitOfWork:
                                    remote_ip, fields, write, catalog=False, events=events)
             yield ctx
             if write:
-                written = ctx.events.write(conn, ctx.caller.id, ctx.now)
+                written = _write_events(ctx)
         if written:
             self._events_written()
 
-    def run(self, work, write=False, caller=None, now=None, remote_ip=LOCAL, fields=None,
-            events=True, catalog=True):
+    def run(self, work: Callable[[Context], T], write: bool = False,
+            caller: int | None | Callable[[Connection], Caller] = None,
+            now: datetime | None = None, remote_ip: str = LOCAL,
+            fields: FieldFilter | None = None, events: bool = True, catalog: bool = True) -> T:
         """work(ctx) in one transaction, run again from the start (in a new
         transaction, with a new Context) when it met a concurrent one it
         cannot be ordered with (Database.attempts); committed when it
@@ -97,13 +110,15 @@ class UnitOfWork:
                 if write:
                     # The work's events, in its own transaction: committed
                     # with the change or rolled back with it.
-                    written = ctx.events.write(conn, ctx.caller.id, ctx.now)
+                    written = _write_events(ctx)
         if written:
             self._events_written()
         return result
 
-    def new_context(self, conn, caller, now, remote_ip=LOCAL, fields=None, writes=False,
-                    catalog=True, generation=None, events=True):
+    def new_context(self, conn: Connection, caller: Caller, now: datetime,
+                    remote_ip: str = LOCAL, fields: FieldFilter | None = None,
+                    writes: bool = False, catalog: bool = True, generation: int | None = None,
+                    events: bool = True) -> Context:
         """The one place a Context is made, on `conn`, a transaction the
         caller opened and ends. catalog: use the process's copies of the
         catalogue at the transaction's generation (`generation`, when the
@@ -118,6 +133,14 @@ class UnitOfWork:
                        events=self._new_journal(events),
                        load_parameters=self._load_parameters)
 
-    def _events_written(self):
+    def _events_written(self) -> None:
         if self.on_events is not None:
             self.on_events()
+
+
+def _write_events(ctx: Context) -> int:
+    """Store the events of `ctx`'s journal in its transaction (every Context
+    a unit makes has a journal); returns how many."""
+    if ctx.events is None:
+        return 0
+    return ctx.events.write(ctx.conn, ctx.caller.id, ctx.now)

@@ -8,6 +8,7 @@ are (lower(name)).
 
 from ..store.db import placeholders
 
+
 _INT64_LIMIT = 2**63       # ids beyond SQLite's integers name nothing
 
 # Row to dict, one function per area -----------------------------------------

@@ -18,6 +18,7 @@ Other areas call `flag_types_for_component` (product objects),
 from ..accounts.caller import load_caller
 from ..store.db import placeholders
 
+
 TARGET_CODES = {"bug": "b", "attachment": "a"}
 TARGET_NAMES = {code: name for name, code in TARGET_CODES.items()}
 

@@ -1,14 +1,88 @@
-"""Per-product group controls over REST (a bugsvc extension): reading them as
-`{group name: {membercontrol, othercontrol, entry, canedit}}`, checking a
-requested change, and storing it (its effect on the product's bugs is
-bugs/groups.py's)."""
+"""Per-product group controls, the reference's: what they mean for who may
+search and file bugs in which product; reading them as `{group name:
+{membercontrol, othercontrol, entry, canedit}}` (a bugsvc extension over
+REST), checking a requested change, and storing it (its effect on the
+product's bugs is bugs/groups.py's).
 
+membercontrol / othercontrol values: 0 NA, 1 Shown, 2 Default, 3 Mandatory.
+"""
+
+from ..accounts.membership import not_member_sql
+from ..errors import OBJECT_DOES_NOT_EXIST, USER_ERROR, ServiceError
+from ..store.db import placeholders
 from . import catalog
-from ..accounts.access import NA, SHOWN, DEFAULT, MANDATORY, CONTROL_NAMES, CONTROL_VALUES
-from ..errors import ServiceError, OBJECT_DOES_NOT_EXIST, USER_ERROR
+
+
+NA, SHOWN, DEFAULT, MANDATORY = 0, 1, 2, 3
+CONTROL_NAMES = {NA: "NA", SHOWN: "Shown", DEFAULT: "Default", MANDATORY: "Mandatory"}
+CONTROL_VALUES = {name: value for value, name in CONTROL_NAMES.items()}
 
 _SETTINGS = ("membercontrol", "othercontrol", "entry", "canedit")
 _NONE = {"membercontrol": NA, "othercontrol": NA, "entry": 0, "canedit": 0}
+
+
+# Who may search and file bugs in which product -------------------------------
+
+def selectable_product_ids(ctx):
+    """Ids of the products the caller may search: those with no Mandatory
+    group control for a group the caller is not in."""
+    condition, args = not_member_sql(ctx.caller, "gc.group_id")
+    rows = ctx.conn.execute(
+        "SELECT p.id FROM products p WHERE NOT EXISTS (SELECT 1 FROM group_controls gc"
+        f" WHERE gc.product_id = p.id AND gc.membercontrol = {MANDATORY} AND {condition})"
+        " ORDER BY lower(p.name)", args)
+    return [row[0] for row in rows]
+
+
+def enterable_product_ids(ctx):
+    """Ids of the active products the caller may file bugs in: member of every
+    entry group, with at least one active component and one active version.
+
+    Searching is another right: a product with a Mandatory control for a
+    group the caller is not in, but no entry group it lacks, is enterable
+    without being selectable (the reference's "report a security bug here"
+    product). A bug filed there gets the group, and its reporter keeps
+    access to it through is_creator_accessible.
+    """
+    condition, args = not_member_sql(ctx.caller, "gc.group_id")
+    rows = ctx.conn.execute(
+        "SELECT p.id FROM products p WHERE p.is_active = 1"
+        " AND EXISTS (SELECT 1 FROM components c WHERE c.product_id = p.id AND c.is_active = 1)"
+        " AND EXISTS (SELECT 1 FROM versions v WHERE v.product_id = p.id AND v.is_active = 1)"
+        " AND NOT EXISTS (SELECT 1 FROM group_controls gc WHERE gc.product_id = p.id"
+        f" AND gc.entry <> 0 AND {condition})"
+        " ORDER BY lower(p.name)", args)
+    return [row[0] for row in rows]
+
+
+def accessible_product_ids(ctx):
+    """Ids of the products the caller may search or file bugs in, by name."""
+    selectable = selectable_product_ids(ctx)
+    enterable = set(enterable_product_ids(ctx)) - set(selectable)
+    ids = selectable + sorted(enterable)
+    if not enterable:
+        return ids
+    names = dict(ctx.conn.execute(f"SELECT id, lower(name) FROM products WHERE id IN"
+                                  f" ({placeholders(ids)})", ids).fetchall())
+    return sorted(ids, key=lambda pid: names[pid])
+
+
+def can_see_product(ctx, product_id):
+    """True when the caller may search product `product_id`."""
+    condition, args = not_member_sql(ctx.caller, "gc.group_id")
+    row = ctx.conn.execute(
+        "SELECT 1 FROM products p WHERE p.id = ? AND NOT EXISTS (SELECT 1 FROM group_controls gc"
+        f" WHERE gc.product_id = p.id AND gc.membercontrol = {MANDATORY} AND {condition})",
+        [product_id] + args).fetchone()
+    return row is not None
+
+
+def can_enter_product(ctx, product_id):
+    """True when the caller may file bugs in product `product_id` right now."""
+    return product_id in enterable_product_ids(ctx)
+
+
+# Reading and changing a product's controls ----------------------------------
 
 
 def controls_of(conn, product_id):

@@ -8,74 +8,11 @@ the importer) calls this after Database.initialize."""
 from .. import dates
 from ..accounts.membership import GRANT_DIRECT, refresh_for_user
 from ..store import server_secrets
-from . import settings
-from .field_types import BUG_URLS, DATETIME, KEYWORDS, SINGLE_SELECT, UNKNOWN
+from . import bug_fields, settings
 
 
-# (name, display name, type, is_mandatory) of the standard fields, in the
-# reference's order.
-STANDARD_FIELDS = [
-    ("bug_id", "Bug #", UNKNOWN, 0),
-    ("short_desc", "Summary", UNKNOWN, 1),
-    ("classification", "Classification", SINGLE_SELECT, 0),
-    ("product", "Product", SINGLE_SELECT, 1),
-    ("version", "Version", UNKNOWN, 1),
-    ("rep_platform", "Platform", SINGLE_SELECT, 0),
-    ("bug_file_loc", "URL", UNKNOWN, 0),
-    ("op_sys", "OS/Version", SINGLE_SELECT, 0),
-    ("bug_status", "Status", SINGLE_SELECT, 0),
-    ("status_whiteboard", "Status Whiteboard", UNKNOWN, 0),
-    ("keywords", "Keywords", KEYWORDS, 0),
-    ("resolution", "Resolution", SINGLE_SELECT, 0),
-    ("bug_severity", "Severity", SINGLE_SELECT, 0),
-    ("priority", "Priority", SINGLE_SELECT, 0),
-    ("component", "Component", SINGLE_SELECT, 1),
-    ("assigned_to", "AssignedTo", UNKNOWN, 0),
-    ("reporter", "ReportedBy", UNKNOWN, 0),
-    ("qa_contact", "QAContact", UNKNOWN, 0),
-    ("assigned_to_realname", "AssignedToName", UNKNOWN, 0),
-    ("reporter_realname", "ReportedByName", UNKNOWN, 0),
-    ("qa_contact_realname", "QAContactName", UNKNOWN, 0),
-    ("cc", "CC", UNKNOWN, 0),
-    ("dependson", "Depends on", UNKNOWN, 0),
-    ("blocked", "Blocks", UNKNOWN, 0),
-    ("attachments.description", "Attachment description", UNKNOWN, 0),
-    ("attachments.filename", "Attachment filename", UNKNOWN, 0),
-    ("attachments.mimetype", "Attachment mime type", UNKNOWN, 0),
-    ("attachments.ispatch", "Attachment is patch", UNKNOWN, 0),
-    ("attachments.isobsolete", "Attachment is obsolete", UNKNOWN, 0),
-    ("attachments.isprivate", "Attachment is private", UNKNOWN, 0),
-    ("attachments.submitter", "Attachment creator", UNKNOWN, 0),
-    ("target_milestone", "Target Milestone", UNKNOWN, 0),
-    ("creation_ts", "Creation date", UNKNOWN, 0),
-    ("delta_ts", "Last changed date", UNKNOWN, 0),
-    ("longdesc", "Comment", UNKNOWN, 0),
-    ("longdescs.isprivate", "Comment is private", UNKNOWN, 0),
-    ("longdescs.count", "Number of Comments", UNKNOWN, 0),
-    ("alias", "Alias", UNKNOWN, 0),
-    ("everconfirmed", "Ever Confirmed", UNKNOWN, 0),
-    ("reporter_accessible", "Reporter Accessible", UNKNOWN, 0),
-    ("cclist_accessible", "CC Accessible", UNKNOWN, 0),
-    ("bug_group", "Group", UNKNOWN, 0),
-    ("estimated_time", "Estimated Hours", UNKNOWN, 0),
-    ("remaining_time", "Remaining Hours", UNKNOWN, 0),
-    ("deadline", "Deadline", DATETIME, 0),
-    ("commenter", "Commenter", UNKNOWN, 0),
-    ("flagtypes.name", "Flags", UNKNOWN, 0),
-    ("requestees.login_name", "Flag Requestee", UNKNOWN, 0),
-    ("setters.login_name", "Flag Setter", UNKNOWN, 0),
-    ("work_time", "Hours Worked", UNKNOWN, 0),
-    ("percentage_complete", "Percentage Complete", UNKNOWN, 0),
-    ("content", "Content", UNKNOWN, 0),
-    ("attach_data.thedata", "Attachment data", UNKNOWN, 0),
-    ("owner_idle_time", "Time Since Assignee Touched", UNKNOWN, 0),
-    ("see_also", "See Also", BUG_URLS, 0),
-    ("tag", "Personal Tags", KEYWORDS, 0),
-    ("last_visit_ts", "Last Visit", DATETIME, 0),
-    ("comment_tag", "Comment Tag", UNKNOWN, 0),
-    ("days_elapsed", "Days since bug changed", UNKNOWN, 0),
-]
-
+# The statuses (open or closed), the other selects' values and the status
+# workflow of a new installation; its fields are bug_fields.STANDARD.
 STATUSES = [("UNCONFIRMED", 1), ("CONFIRMED", 1), ("IN_PROGRESS", 1), ("RESOLVED", 0),
             ("VERIFIED", 0)]
 SELECT_VALUES = {
@@ -115,10 +52,13 @@ SYSTEM_GROUPS = [
 def install_defaults(conn):
     """Write fields, their values, the workflow, system groups, parameters,
     the Unclassified classification. Runs inside the caller's transaction."""
-    for sort_key, (name, display, ftype, mandatory) in enumerate(STANDARD_FIELDS, start=1):
+    rows = sorted((field for field in bug_fields.STANDARD if field.description),
+                  key=lambda field: field.sort_key)
+    for field in rows:
         conn.execute("INSERT INTO fields"
                      " (name, display_name, type, is_custom, is_mandatory, sort_key)"
-                     " VALUES (?, ?, ?, 0, ?, ?)", (name, display, ftype, mandatory, sort_key * 50))
+                     " VALUES (?, ?, ?, 0, ?, ?)", (field.name, field.description, field.type,
+                                                    int(field.mandatory), field.sort_key))
     field_id = {name: fid for fid, name in conn.execute("SELECT id, name FROM fields")}
     status_id = {}
     for position, (status, is_open) in enumerate(STATUSES, start=1):

@@ -1,5 +1,7 @@
 """Instance parameters: their defaults (those of the reference tracker),
-who may read them, and how a new value is checked.
+who may read them, how a new value is checked, and changing them; and when
+an audited object of the installation last changed (the calls are
+services/instance.py's).
 
 Values are stored and returned as strings, as the reference does.
 
@@ -16,6 +18,13 @@ answer and audit record carries a mask instead of the value.
 """
 
 import re
+
+from .. import dates
+from ..errors import OBJECT_DOES_NOT_EXIST, USER_ERROR, ServiceError
+from ..store import audit
+from ..store.db import placeholders
+from .setting_docs import DESCRIPTIONS, SECTIONS
+
 
 BOOL = "bool"
 INT = "int"
@@ -115,6 +124,38 @@ DEFINITIONS = {
     "webhooks_enabled": ("0", BOOL, None),
     "webhooks_group": ("editbugs", GROUP, None),
 }
+
+# Self-registration (bugsvc additions): addresses and e-mail domains (each
+# with its subdomains) that may not create their own account by mail,
+# separated by commas or spaces; shown to tweakparams members only.
+DEFINITIONS.update({
+    "blocked_email_domains": ("", TEXT, None),
+    "blocked_emails": ("", TEXT, None),
+})
+
+# The MCP endpoint at /mcp (bugsvc additions): whether it answers at all
+# (its tools read as the API does for the same caller), and whether its
+# tools that write (file, comment, update, flags) are offered to callers
+# with an API key. Shown to tweakparams members only, so the documented
+# answers of GET /rest/parameters to other callers stay as they are.
+DEFINITIONS.update({
+    "mcp_allow_write": ("0", BOOL, None),
+    "mcp_enabled": ("1", BOOL, None),
+})
+
+# Replying to bug mail (a bugsvc addition): the address `bugsvc mail-in`
+# receives mail at; when set, every bug mail's Reply-To is this address with
+# a token for its bug and recipient (user+token@domain), and a reply becomes
+# that recipient's comment. Shown to tweakparams members only.
+# mailin_new_bug_address: where mail files a new bug (its `@product` and
+# `@component` lines say where) as the account whose login is the sender's
+# address, as Bugzilla's email_in.pl trusts the From address: empty (off)
+# unless the MTA checks senders.
+DEFINITIONS.update({
+    "mailin_address": ("", EMAIL, None),
+    "mailin_new_bug_address": ("", EMAIL, None),
+})
+
 SECRET_MASK = "********"
 
 # Select-field parameters that may be empty (meaning: no default value).
@@ -258,3 +299,155 @@ def _origin(url):
 def _stored(conn, name):
     row = conn.execute("SELECT value FROM params WHERE name = ?", (name,)).fetchone()
     return row[0] if row is not None else DEFINITIONS[name][0]
+
+
+# How each parameter is offered for change --------------------------------------------
+
+def _choices(conn, name, kind, extra, current):
+    """The values parameter `name` may take, when they are a closed list
+    (None otherwise); the current value is always among them."""
+    if kind == GROUP:
+        found = [""] + [row[0] for row in conn.execute("SELECT name FROM groups ORDER BY name")]
+    elif kind == FIELD_VALUE:
+        found = ([""] if name in _MAY_BE_EMPTY else []) + [row[0] for row in conn.execute(
+            "SELECT v.value FROM field_values v JOIN fields f ON f.id = v.field_id"
+            " WHERE f.name = ? AND v.is_active = 1 ORDER BY v.sort_key, v.value", (extra,))]
+    elif kind == CLOSED_STATUS:
+        found = [row[0] for row in conn.execute(
+            "SELECT v.value FROM field_values v JOIN fields f ON f.id = v.field_id"
+            " WHERE f.name = 'bug_status' AND v.is_open = 0 AND v.is_active = 1"
+            " ORDER BY v.sort_key, v.value")]
+    elif kind == TEXT and isinstance(extra, tuple):
+        found = list(extra)
+    else:
+        return None
+    if current not in found:
+        found.append(current)
+    return found
+
+
+def _control(name, kind):
+    """The kind of form control that edits parameter `name`."""
+    if kind == BOOL:
+        return "bool"
+    if kind == INT:
+        return "number"
+    if kind == SECRET:
+        return "secret"
+    if name == "emailregexpdesc":
+        return "long_text"
+    return "text"
+
+
+def described(ctx):
+    """Every parameter as its page offers it, in the reference's sections:
+    [{"name", "title", "description", "parameters": [{"name", "description",
+    "control" ("bool", "number", "choice", "secret", "text", "long_text"),
+    "value" (as shown: a secret masked), "default", "choices" (a list, or
+    None), "min", "max" (numbers only)}]}]."""
+    conn = ctx.conn
+    values = load(conn)
+    sections = []
+    for key, title, about, names in SECTIONS:
+        shown_params = []
+        for name in names:
+            default, kind, extra = DEFINITIONS[name]
+            choices = _choices(conn, name, kind, extra, values[name])
+            bounds = extra if kind == INT and isinstance(extra, tuple) else (0, None)
+            shown_params.append({
+                "name": name, "description": DESCRIPTIONS[name],
+                "control": "choice" if choices is not None else _control(name, kind),
+                "value": shown(name, values[name]), "default": shown(name, default),
+                "choices": choices, "min": bounds[0] if kind == INT else None,
+                "max": bounds[1] if kind == INT else None})
+        sections.append({"name": key, "title": title, "description": about,
+                         "parameters": shown_params})
+    return sections
+
+
+# What the installation tells a caller, and changes ---------------------------------
+
+# The reference accepts ^Bugzilla(::\w+)*$; Service:: is our neutral twin.
+_CLASS_NAME = re.compile(r"(?:Bugzilla|Service)((?:::[A-Za-z0-9_]+)*)", re.ASCII)
+_REFERENCE_ROOT = audit.CLASS_PREFIX.rstrip(":")
+
+
+def visible(ctx):
+    """{name: value as shown} of the parameters the caller may read:
+    logged-out callers maintainer and requirelogin, logged-in callers the
+    documented set, tweakparams members every parameter."""
+    values = load(ctx.conn)
+    if ctx.caller.in_group("tweakparams"):
+        names = sorted(values)
+    elif ctx.caller.is_logged_in:
+        names = LOGGED_IN
+    else:
+        names = PUBLIC
+    return {name: shown(name, values[name]) for name in names}
+
+
+def change(ctx, values):
+    """Validate and store `values` ({name: new value}), auditing each change
+    as class Param. No permission check: callers do that (the command line
+    needs none). Returns {name: {"added", "removed"}} of the changed ones.
+    A secret parameter's values are masked in the answer and the audit log,
+    and its mask as the new value leaves it unchanged.
+    Errors: 51 unknown parameter; 32000 invalid value (nothing stored).
+    """
+    current = load(ctx.conn)
+    updates = {}
+    for name, value in values.items():
+        if name not in DEFINITIONS:
+            raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no parameter named '{name}'.")
+        if value == SECRET_MASK and shown(name, "x") == SECRET_MASK:
+            continue
+        try:
+            updates[name] = normalise(ctx.conn, name, value)
+        except ValueError as exc:
+            raise ServiceError(USER_ERROR,
+                               f"Invalid value for parameter '{name}': {exc}.") from None
+    changes = {}
+    for name, value in updates.items():
+        if value == current[name]:
+            continue
+        cur = ctx.conn.execute("UPDATE params SET value = ? WHERE name = ?", (value, name))
+        if cur.rowcount == 0:
+            ctx.conn.execute("INSERT INTO params (name, value) VALUES (?, ?)", (name, value))
+        added, removed = shown(name, value), shown(name, current[name])
+        changes[name] = {"added": added, "removed": removed}
+        audit.record(ctx, "Param", 0, name, removed, added)
+    ctx.forget_params()
+    return changes
+
+
+def last_audit_time(ctx, class_names):
+    """When an audited object of one of `class_names` (names 'Service::X'
+    or 'Bugzilla::X'; others are ignored, and when none is left every class
+    counts) last changed; None when nothing matching was audited."""
+    classes = []
+    for name in class_names:
+        match = _CLASS_NAME.fullmatch(name)
+        class_name = match and _REFERENCE_ROOT + match.group(1)
+        if class_name and class_name not in classes:
+            classes.append(class_name)
+    sql = "SELECT MAX(at_time) FROM audit_log"
+    if classes:
+        sql += f" WHERE class IN ({placeholders(classes)})"
+    return dates.from_db(ctx.conn.execute(sql, classes).fetchone()[0])
+
+
+# The most entries one reading of the audit log answers.
+AUDIT_LOG_MAX = audit.MAX_ENTRIES
+
+
+def audit_log(ctx, words, who, class_names, since, until, limit, offset):
+    """The audit log's entries (store/audit.py's `entries`), newest first,
+    with the total that match and every class the log holds. class_names:
+    'Bugzilla::X', 'Service::X' or 'X'. No permission check: callers do
+    that. Returns (entries, total, classes)."""
+    classes = []
+    for name in class_names:
+        short = name.split("::", 1)[1] if name.startswith(("Bugzilla::", "Service::")) else name
+        classes.append(audit.CLASS_PREFIX + short)
+    found, total = audit.entries(ctx.conn, words, who, classes, since, until, limit, offset)
+    return found, total, audit.classes(ctx.conn)

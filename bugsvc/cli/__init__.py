@@ -13,10 +13,18 @@ import sys
 from ..serving import startup
 from ..serving.server import serve
 from ..store.schema import SchemaError
-from .commands import (convert_database, create_api_key, deliver, make_backup,
-                       manage_parameters,
-                       reset_failed_logins)
+from .commands import (
+    collect_stats,
+    convert_database,
+    create_api_key,
+    deliver,
+    make_backup,
+    manage_parameters,
+    reset_failed_logins,
+)
 from .importing import import_bugzilla
+from .mail_in import mail_in
+from .mail_listener import listen
 from .options import UsageError, build_parser, make_config
 
 
@@ -48,6 +56,12 @@ def main(argv, environ, out=None, err=None):
             return import_bugzilla(config, args, environ, out, err)
         if args.command == "deliver":
             return deliver(config, args.once, out, err)
+        if args.command == "collectstats":
+            return collect_stats(config, args.date, out, err)
+        if args.command == "mail-in" and args.listen:
+            return listen(config, args.listen, args.lmtp, out, err)
+        if args.command == "mail-in":
+            return mail_in(config, None, out, err)
         return serve(config, out)
     except (UsageError, startup.StartError) as exc:
         print(f"bugsvc: {exc}", file=err)

@@ -9,7 +9,6 @@ import ipaddress
 import signal
 import sys
 import threading
-from datetime import datetime, timezone
 
 from ..accounts import auth
 from ..catalogue import settings
@@ -17,7 +16,6 @@ from ..compose import unit_of_work
 from ..errors import ServiceError
 from ..serving import startup
 from ..serving.server import prepare_database
-from ..services import instance
 from ..store import audit, backup, convert
 from ..store.location import Location
 
@@ -32,13 +30,15 @@ def create_api_key(config, email, description, out=sys.stdout, err=sys.stderr):
     startup.check_database(config.database, must_exist=True)
     db = prepare_database(config, err)
     try:
-        with db.transaction(write=True) as conn:
-            row = conn.execute("SELECT id FROM users WHERE lower(login) = lower(?)",
-                               (email,)).fetchone()
+        with unit_of_work(db, config).context(write=True) as ctx:
+            row = ctx.conn.execute("SELECT id FROM users WHERE lower(login) = lower(?)",
+                                   (email,)).fetchone()
             if row is None:
                 print(f"bugsvc: no account has the login '{email}'.", file=err)
                 return 1
-            _, key = auth.create_api_key(conn, row["id"], description, datetime.now(timezone.utc))
+            key_id, key = auth.create_api_key(ctx.conn, row["id"], description, ctx.now)
+            # Audited as POST /rest/api_key audits it: the key's id, never its secret.
+            audit.record(ctx, "User", row["id"], "api_key", "", str(key_id))
     finally:
         db.close()
     print(key, file=out, flush=True)
@@ -72,7 +72,7 @@ def manage_parameters(config, assignments, out=sys.stdout, err=sys.stderr):
             return 0
         try:
             with unit_of_work(db, config).context(write=True) as ctx:
-                changes = instance.change_parameters(ctx, values)
+                changes = settings.change(ctx, values)
         except ServiceError as exc:
             print(f"bugsvc: {exc.message} Nothing was changed.", file=err)
             return 1
@@ -172,6 +172,30 @@ def convert_database(config, target, out=sys.stdout, err=sys.stderr):
     print(f"Converted {config.database.shown} to {target.shown}: "
           f"{result.rows} rows in {len(result.tables)} tables, schema version "
           f"{result.schema_version}, row counts and checksums verified.", file=out, flush=True)
+    return 0
+
+
+def collect_stats(config, day=None, out=sys.stdout, err=sys.stderr):
+    """Count the chart series due on `day` (YYYY-MM-DD; default today,
+    UTC) and store the counts (bugsvc/bugs/series.py). Returns the exit
+    status: 0, or 2 for a day that is no date. Errors: StartError when
+    there is no database at config.database."""
+    from datetime import date, datetime, timezone
+
+    from ..bugs import series
+    try:
+        wanted = date.fromisoformat(day) if day else datetime.now(timezone.utc).date()
+    except ValueError:
+        print(f"bugsvc: --date {day!r} is not a date (YYYY-MM-DD).", file=err)
+        return 2
+    startup.check_database(config.database, must_exist=True)
+    db = prepare_database(config, err)
+    try:
+        stored = series.collect(unit_of_work(db, config), wanted)
+    finally:
+        db.close()
+    print(f"Counted the chart series for {wanted.isoformat()}: {stored} new counts stored.",
+          file=out, flush=True)
     return 0
 
 

@@ -4,8 +4,7 @@ exit status (bugsvc/importer/ does the work)."""
 import sys
 from datetime import timedelta
 
-from ..importer import run as importer_run
-from ..importer import forms, verify
+from ..importer import forms, run as importer_run, verify
 from ..importer.client import Limits, SourceError, SourceMisbehaved
 from .options import UsageError
 

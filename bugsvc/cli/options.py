@@ -8,9 +8,23 @@ import argparse
 import re
 
 from .. import __version__
-from ..config import (Config, DEFAULT_ADMIN_EMAIL, DEFAULT_DB, DEFAULT_HOST,
-                      DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_THREADS)
+from ..api.limits import parse_rules
+from ..api.operations import OPERATIONS
+from ..config import (
+    DEFAULT_ADMIN_EMAIL,
+    DEFAULT_CONNECTION_LIMIT,
+    DEFAULT_CONNECTIONS_PER_ADDRESS,
+    DEFAULT_DB,
+    DEFAULT_HOST,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_PORT,
+    DEFAULT_REQUESTS_PER_ADDRESS,
+    DEFAULT_THREADS,
+    Config,
+)
+from ..web import metrics
 from ..web.client_address import parse_networks
+
 
 MIN_PASSWORD_LENGTH = 8          # the reference's minimum length of a password
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
@@ -78,6 +92,44 @@ def _add_serve_options(parser, inherited):
                         help="deliver bug mail and webhook calls from the serving processes "
                              "(env BUGSVC_DELIVER, default yes); no where `bugsvc deliver` "
                              "runs apart")
+    parser.add_argument("--connection-limit", default=argparse.SUPPRESS if inherited else None,
+                        help="connections each server process holds open at once; idle ones "
+                             "give way to new ones (env BUGSVC_CONNECTION_LIMIT, default "
+                             f"{DEFAULT_CONNECTION_LIMIT})")
+    parser.add_argument("--connections-per-address",
+                        default=argparse.SUPPRESS if inherited else None,
+                        help="connections one client address may hold open in each server "
+                             "process, 0 for no limit; trusted proxies are exempt (env "
+                             "BUGSVC_CONNECTIONS_PER_ADDRESS, default "
+                             f"{DEFAULT_CONNECTIONS_PER_ADDRESS})")
+    parser.add_argument("--requests-per-address",
+                        default=argparse.SUPPRESS if inherited else None,
+                        help="request threads of each server process one client address may "
+                             "hold at once, 0 for no limit; its further requests wait their "
+                             "turn (env BUGSVC_REQUESTS_PER_ADDRESS, default "
+                             f"{DEFAULT_REQUESTS_PER_ADDRESS})")
+    parser.add_argument("--rate-limit", default=argparse.SUPPRESS if inherited else None,
+                        metavar="RATES",
+                        help="calls allowed per API key or account, e.g. 600/minute or "
+                             "600/minute,write=60/minute,Bug.search=120/minute (per second, "
+                             "minute, hour or day; of every call, read or write calls, or one "
+                             "operation); more are answered 429 (env BUGSVC_RATE_LIMIT, "
+                             "default none)")
+    parser.add_argument("--rate-limit-anonymous", default=argparse.SUPPRESS if inherited else None,
+                        metavar="RATES",
+                        help="calls allowed per client address without credentials, as "
+                             "--rate-limit (env BUGSVC_RATE_LIMIT_ANONYMOUS, default none)")
+    parser.add_argument("--metrics-allow", default=argparse.SUPPRESS if inherited else None,
+                        metavar="NETWORKS",
+                        help="addresses or networks (comma-separated) that may read the "
+                             "metrics at /metrics; loopback is not allowed unless named "
+                             "(env BUGSVC_METRICS_ALLOW, default none; needs the metrics "
+                             "extra)")
+    parser.add_argument("--metrics-token", default=argparse.SUPPRESS if inherited else None,
+                        metavar="TOKEN",
+                        help="a token that reads /metrics from anywhere as "
+                             "'Authorization: Bearer TOKEN' (prefer env BUGSVC_METRICS_TOKEN: "
+                             "flags show in the process list)")
     _add_retry_option(parser, inherited)
     parser.add_argument("--trusted-proxies", default=argparse.SUPPRESS if inherited else None,
                         metavar="ADDRESSES",
@@ -130,7 +182,7 @@ def build_parser():
     convert = commands.add_parser(
         "convert-db", help="copy the whole database (--db) into a new, empty one on another "
         "engine, e.g. --to postgresql://user:password@host/bugsvc, or back to an SQLite file; "
-        "every table is verified before it says done (see README, PostgreSQL)")
+        "every table is verified before it says done (see docs/postgresql.md)")
     convert.add_argument("--to", required=True, metavar="TARGET",
                          help="the new database: a postgresql:// URL or an SQLite file's path")
     _add_database_option(convert, inherited=True)
@@ -141,6 +193,22 @@ def build_parser():
                          help="deliver what is due now, then exit")
     _add_retry_option(deliver, inherited=True)
     _add_database_option(deliver, inherited=True)
+    collect = commands.add_parser(
+        "collectstats", help="count today's chart series (chart.cgi) as Bugzilla's "
+        "collectstats.pl does; the delivery worker also does it once a day, and a day's count "
+        "is stored once however often it runs")
+    collect.add_argument("--date", default=None, metavar="YYYY-MM-DD",
+                         help="the day to count for (default: today, UTC)")
+    _add_database_option(collect, inherited=True)
+    mail = commands.add_parser("mail-in", help="take one reply to a bug mail (an RFC 5322 "
+                               "message on standard input, for an MTA's pipe) as a comment "
+                               "by the account it was mailed to (see README, Replying to "
+                               "bug mail)")
+    mail.add_argument("--listen", default=None, metavar="HOST:PORT",
+                      help="instead of one message on standard input, take every message "
+                           "delivered over SMTP to HOST:PORT until stopped (needs aiosmtpd)")
+    mail.add_argument("--lmtp", action="store_true", help="with --listen: speak LMTP")
+    _add_database_option(mail, inherited=True)
     _add_import_parser(commands)
     return parser
 
@@ -150,7 +218,7 @@ def _add_import_parser(commands):
     carry = commands.add_parser(
         "import", help="fill a new database from a Bugzilla (5.0 to 5.2, bugzilla.mozilla.org, "
         "or a bugsvc) over its REST interface, keeping bug, comment and attachment ids; run it "
-        "again to bring what changed since (see README, Moving from Bugzilla)")
+        "again to bring what changed since (see docs/moving-from-bugzilla.md)")
     carry.add_argument("url", metavar="URL", help="the source, e.g. https://bugzilla.example.com")
     carry.add_argument("--api-key", default=None,
                        help="an API key of the account to read as (env BUGSVC_IMPORT_API_KEY; "
@@ -232,21 +300,31 @@ def make_config(args, environ):
         workers=_count(args, environ, "workers", 64, 1),
         threads=_count(args, environ, "threads", 256, DEFAULT_THREADS),
         pin_cores=_yes_or_no(args, environ, "pin_cores", True),
+        connection_limit=_count(args, environ, "connection_limit", 100000,
+                                DEFAULT_CONNECTION_LIMIT),
+        connections_per_address=_count(args, environ, "connections_per_address", 100000,
+                                       DEFAULT_CONNECTIONS_PER_ADDRESS, least=0),
+        requests_per_address=_count(args, environ, "requests_per_address", 100000,
+                                    DEFAULT_REQUESTS_PER_ADDRESS, least=0),
         max_body_bytes=_max_body_bytes(args, environ),
         trusted_proxies=_trusted_proxies(args, environ),
+        **_metrics(args, environ),
+        rate_limits=_rate_limits(args, environ, "rate_limit"),
+        anonymous_rate_limits=_rate_limits(args, environ, "rate_limit_anonymous"),
         deliver=_yes_or_no(args, environ, "deliver", True),
         retry_delays=_retry_delays(args, environ),
     )
 
 
-def _count(args, environ, name, most, default):
-    """--NAME, else BUGSVC_NAME, else `default`: a number from 1 to `most`.
-    Errors: UsageError for anything else."""
+def _count(args, environ, name, most, default, least=1):
+    """--NAME, else BUGSVC_NAME, else `default`: a number from `least` to
+    `most`. Errors: UsageError for anything else."""
     text = _choose(getattr(args, name, None), environ, f"BUGSVC_{name.upper()}")
     if text is None:
         return default
-    if not str(text).strip().isdigit() or not 1 <= int(text) <= most:
-        raise UsageError(f"--{name} must be a number from 1 to {most}, not '{text}'")
+    if not str(text).strip().isdigit() or not least <= int(text) <= most:
+        raise UsageError(f"--{name.replace('_', '-')} must be a number from {least} to {most}, "
+                         f"not '{text}'")
     return int(text)
 
 
@@ -303,3 +381,31 @@ def _trusted_proxies(args, environ):
         return parse_networks(text or "")
     except ValueError as exc:
         raise UsageError(f"--trusted-proxies: {exc}") from None
+
+
+def _rate_limits(args, environ, name):
+    """--rate-limit(-anonymous), else its variable, else none.
+    Errors: UsageError for an item that is not a rate (limits.parse_rules)."""
+    text = _choose(getattr(args, name, None), environ, f"BUGSVC_{name.upper()}")
+    try:
+        return parse_rules(text or "", {operation.name for operation in OPERATIONS})
+    except ValueError as exc:
+        raise UsageError(f"--{name.replace('_', '-')}: {exc}") from None
+
+
+def _metrics(args, environ):
+    """{"metrics_allow", "metrics_token"} from --metrics-allow and
+    --metrics-token (else their variables). Errors: UsageError for an entry
+    that is not an address or network, a token shorter than 16 characters,
+    or either option without prometheus_client installed."""
+    text = _choose(getattr(args, "metrics_allow", None), environ, "BUGSVC_METRICS_ALLOW")
+    try:
+        allow = parse_networks(text or "")
+    except ValueError as exc:
+        raise UsageError(f"--metrics-allow: {exc}") from None
+    token = _choose(getattr(args, "metrics_token", None), environ, "BUGSVC_METRICS_TOKEN")
+    if token is not None and len(token.strip()) < 16:
+        raise UsageError("--metrics-token must have at least 16 characters")
+    if (allow or token) and not metrics.available():
+        raise UsageError("the metrics need prometheus_client: pip install 'bugsvc[metrics]'")
+    return {"metrics_allow": allow, "metrics_token": token.strip() if token else None}

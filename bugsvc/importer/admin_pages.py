@@ -20,6 +20,7 @@ OtherControl choices (NA, Shown, Default, Mandatory: 0 to 3), or
 from html.parser import HTMLParser
 from http.cookies import CookieError, SimpleCookie
 
+
 _PAGE = "editproducts.cgi"
 _BOXES = ("entry", "canedit", "editcomponents", "canconfirm", "editbugs")
 _CHOICES = ("membercontrol", "othercontrol")

@@ -13,12 +13,13 @@ of the standard select fields that the source does not have are removed
 
 import re
 
-from ..accounts.access import CONTROL_VALUES
 from ..accounts.membership import refresh_for_group
 from ..catalogue import settings
+from ..catalogue.group_control import CONTROL_VALUES
 from ..store.db import ids_written, placeholders
 from . import forms
-from .target import SELECT_FIELDS, IMPORTED
+from .target import IMPORTED, SELECT_FIELDS
+
 
 # Parameters carried when the source shows them: those that shape what the
 # data means or who may see it. Not carried: urlbase (the new address is
@@ -269,7 +270,7 @@ def carry_products(target, products, source, report):
         name = product.get("classification") or "Unclassified"
         if name.lower() not in classifications:
             classifications[name.lower()] = source.classification(name) if source else None
-    for key, found in classifications.items():
+    for found in classifications.values():
         if found is None:
             continue
         class_id = target.classification_id(found["name"])

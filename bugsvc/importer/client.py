@@ -45,6 +45,7 @@ from datetime import datetime, timezone
 
 from .. import __version__
 
+
 MAX_DELAY = 60.0
 DEFAULT_TIMEOUT = 120.0
 USER_AGENT = f"bugsvc-import/{__version__}"

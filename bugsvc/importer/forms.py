@@ -25,21 +25,18 @@ import binascii
 import re
 from datetime import datetime, timedelta, timezone
 
+from ..catalogue import bug_fields
+
+
 _DATETIME = re.compile(
     r"^\s*(\d{4})-?(\d{2})-?(\d{2})(?:[T ](\d{2}):?(\d{2})(?::?(\d{2})(?:\.\d+)?)?)?"
     r"\s*(Z|UTC|[+-]\d{2}:?\d{2})?\s*$")
 
 # Database names of bug fields (as an older reference's history names them)
-# to the API names bugsvc stores.
-HISTORY_NAMES = {
-    "short_desc": "summary", "bug_status": "status", "rep_platform": "platform",
-    "bug_severity": "severity", "bug_file_loc": "url", "status_whiteboard": "whiteboard",
-    "dependson": "depends_on", "blocked": "blocks", "dup_id": "dupe_of",
-    "everconfirmed": "is_confirmed", "cclist_accessible": "is_cc_accessible",
-    "reporter_accessible": "is_creator_accessible", "reporter": "creator",
-    "bug_group": "groups", "delta_ts": "last_change_time", "creation_ts": "creation_time",
-    "bug_id": "id",
-}
+# to the names bugsvc's history stores (a field's history name, else its
+# interface name).
+HISTORY_NAMES = {name: field.history or field.api for field in bug_fields.STANDARD
+                 for name in field.bugzilla_names if name != (field.history or field.api)}
 
 
 class FormError(ValueError):

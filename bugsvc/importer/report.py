@@ -4,6 +4,7 @@ address make one line with a few examples, not a thousand lines."""
 
 import threading
 
+
 # The kinds counted, in the order the report lists them.
 KINDS = ("classifications", "products", "components", "versions", "milestones", "keywords",
          "fields", "field values", "flag types", "groups", "group controls", "accounts",

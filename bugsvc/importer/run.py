@@ -39,9 +39,8 @@ from pathlib import Path
 from .. import dates
 from ..accounts import auth
 from ..accounts.auth import ScryptCost
-from ..catalogue import settings
+from ..catalogue import install, settings
 from ..config import DEFAULT_ADMIN_EMAIL
-from ..catalogue import install
 from ..store.convert import convert
 from ..store.location import Location, open_database
 from . import catalogue, forms, state, writer
@@ -52,6 +51,7 @@ from .progress import Progress
 from .report import Report
 from .source import Source
 from .target import Target
+
 
 DEFAULT_OVERLAP = timedelta(minutes=5)
 

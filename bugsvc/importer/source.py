@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from . import forms
 from .client import SourceError
 
+
 # Error codes that mean "this bug is not there for you" (invalid, missing, hidden).
 BUG_GONE = (100, 101, 102)
 # Error codes that mean "the source has no such call" or "not for you".

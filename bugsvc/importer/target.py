@@ -15,15 +15,13 @@ report says so.
 """
 
 from ..accounts.membership import GRANT_DIRECT, refresh_for_user, regexp_matches
-from ..catalogue.field_types import MULTI_SELECT, SINGLE_SELECT
+from ..catalogue import bug_fields
 from ..store.db import ids_written, placeholders
+
 
 UNCLASSIFIED = "Unclassified"
 # Standard select fields whose values live in field_values.
-SELECT_FIELDS = ("bug_status", "resolution", "priority", "bug_severity", "rep_platform", "op_sys")
-# Bug attribute -> the select field holding its legal values.
-SELECT_OF = {"status": "bug_status", "resolution": "resolution", "priority": "priority",
-             "severity": "bug_severity", "platform": "rep_platform", "op_sys": "op_sys"}
+SELECT_FIELDS = tuple(field.name for field in bug_fields.SELECTS)
 IMPORTED = "Imported from the source"
 
 
@@ -314,14 +312,6 @@ class Target:
     def custom_field(self, name):
         field = self.fields.get(name)
         return field if field is not None and field["is_custom"] else None
-
-
-def select_field_names():
-    return SELECT_FIELDS
-
-
-def is_select_type(kind):
-    return kind in (SINGLE_SELECT, MULTI_SELECT)
 
 
 def _disabled_text(details):

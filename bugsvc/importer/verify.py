@@ -28,12 +28,12 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
-from ..accounts import access
 from ..accounts.membership import GRANT_REGEXP, regexp_matches
 from ..api.operations import OPERATIONS
 from ..api.runner import Runner
+from ..bugs import visibility
 from ..compose import unit_of_work
-from ..config import Config, DEFAULT_ADMIN_EMAIL
+from ..config import DEFAULT_ADMIN_EMAIL, Config
 from ..store.db import placeholders
 from ..store.location import open_database
 from . import forms, state
@@ -44,6 +44,7 @@ from .client import rest_base
 from .progress import Progress
 from .run import ImportRefused, make_client
 from .source import Source
+
 
 _BUG_KEYS = ("summary", "status", "resolution", "product", "component", "classification",
              "version", "target_milestone", "platform", "op_sys", "priority", "severity", "url",
@@ -178,7 +179,7 @@ class _Verifier:
         size = max(1, self.options.batch_size)
         batches = [common[start:start + size] for start in range(0, len(common), size)]
         with ThreadPoolExecutor(max_workers=max(1, self.options.concurrency)) as pool:
-            for batch, result in zip(batches, pool.map(self._read_source, batches)):
+            for batch, result in zip(batches, pool.map(self._read_source, batches), strict=True):
                 self._compare(batch, *result)
                 self.progress.advance(len(batch))
         self.progress.finish()
@@ -292,7 +293,7 @@ class _Verifier:
         self.controls_unknown = [name for name in self.controls_unknown if name not in shown]
         with self.db.transaction() as conn:
             for product, controls in sorted(shown.items()):
-                stored = {row[0].lower(): dict(zip(_CONTROL_KEYS, row[1:])) for row in
+                stored = {row[0].lower(): dict(zip(_CONTROL_KEYS, row[1:], strict=True)) for row in
                           conn.execute("SELECT g.name, gc.entry, gc.membercontrol,"
                                        " gc.othercontrol, gc.canedit FROM group_controls gc"
                                        " JOIN groups g ON g.id = gc.group_id JOIN products p"
@@ -319,7 +320,7 @@ class _Verifier:
             ids = [row[0] for row in ctx.conn.execute("SELECT id FROM bugs ORDER BY id")]
             visible = set()
             for start in range(0, len(ids), 500):
-                visible |= access.visible_bug_ids(ctx, ids[start:start + 500])
+                visible |= visibility.visible_bug_ids(ctx, ids[start:start + 500])
         return sorted(visible)
 
     def _read_source(self, ids):

@@ -18,9 +18,11 @@ unmade and are reported at the end of the run.
 """
 
 from ..bugs import comments as comment_kinds
+from ..catalogue import bug_fields
 from ..catalogue.field_types import BUG_ID, DATE, DATETIME, MULTI_SELECT, SINGLE_SELECT
 from ..store.db import ids_written, placeholders
 from . import forms
+
 
 _CHUNK = 400
 
@@ -35,11 +37,9 @@ def write_bug(target, bug, comments, history, attachments, report):
     component_id = target.component_id(product_id, bug["component"])
     target.ensure_version(product_id, bug["version"])
     target.ensure_milestone(product_id, bug["target_milestone"] or "---")
-    for attribute, field in (("status", "bug_status"), ("resolution", "resolution"),
-                             ("priority", "priority"), ("severity", "bug_severity"),
-                             ("platform", "rep_platform"), ("op_sys", "op_sys")):
-        if bug[attribute] or attribute != "resolution":
-            target.ensure_value(field, bug[attribute])
+    for field in bug_fields.SELECTS:
+        if bug[field.api] or field.name != "resolution":
+            target.ensure_value(field.name, bug[field.api])
     user = target.user_id
     exists = conn.execute("SELECT 1 FROM bugs WHERE id = ?", (bug_id,)).fetchone() is not None
     dupe_of = bug["dupe_of"] if bug["dupe_of"] and _bug_exists(conn, bug["dupe_of"]) else None

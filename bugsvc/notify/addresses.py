@@ -8,6 +8,7 @@ import ipaddress
 import socket
 from urllib.parse import urlsplit
 
+
 _LOCAL_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback")
 
 

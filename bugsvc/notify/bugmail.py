@@ -16,12 +16,12 @@ included).
 
 from datetime import datetime, timezone
 
-from ..accounts import access, mail_settings as ms
-from ..bugs import comments as stored_comments, events as bug_events, history, view
-from ..bugs.search_sql import ALIASES
+from ..bugs import comments as stored_comments, events as bug_events, history, view, visibility
+from ..catalogue import bug_fields
 from ..store import outbox
-from . import message
+from . import mail_settings as ms, message, reply
 from .message import Drop
+
 
 # Changes of these fields are these events; any other field is EVT_OTHER.
 _FIELD_EVENTS = {
@@ -47,19 +47,9 @@ _WATCH_REASONS = {
     ms.REL_QA: "You watch the bug's QA contact.",
     ms.REL_CC: "You watch someone on the bug's CC list.",
 }
-# The fields of a new bug's mail: (label, bug object key), in order.
-_NEW_BUG_FIELDS = (
-    ("Bug ID", "id"), ("Summary", "summary"), ("Product", "product"), ("Version", "version"),
-    ("Hardware", "platform"), ("OS", "op_sys"), ("Status", "status"),
-    ("Resolution", "resolution"), ("Severity", "severity"), ("Priority", "priority"),
-    ("Component", "component"), ("Assignee", "assigned_to"), ("Reporter", "creator"),
-    ("QA Contact", "qa_contact"), ("CC", "cc"), ("Depends on", "depends_on"),
-    ("Blocks", "blocks"), ("URL", "url"), ("Keywords", "keywords"),
-    ("Whiteboard", "whiteboard"), ("Target Milestone", "target_milestone"),
-    ("Alias", "alias"), ("Estimated Hours", "estimated_time"), ("Deadline", "deadline"),
-)
-_NEW_BUG_PARAMS = {"qa_contact": "useqacontact", "whiteboard": "usestatuswhiteboard",
-                   "target_milestone": "usetargetmilestone"}
+# The fields of a new bug's mail, in order.
+_NEW_BUG_FIELDS = sorted((field for field in bug_fields.STANDARD if field.new_bugmail),
+                         key=lambda field: field.new_bugmail)
 
 
 def recipient(ctx, user_id):
@@ -78,7 +68,7 @@ def recipient(ctx, user_id):
 
 def visible_bug(ctx, bug_id):
     """The bug object as the context's caller sees it, or Drop."""
-    bugs = view.bug_objects(ctx, [bug_id]) if access.visible_bug_ids(ctx, [bug_id]) else []
+    bugs = view.bug_objects(ctx, [bug_id]) if visibility.visible_bug_ids(ctx, [bug_id]) else []
     if not bugs:
         raise Drop("the recipient cannot see the bug")
     return bugs[0]
@@ -91,7 +81,7 @@ def visible_comments(ctx, comment_ids):
     if not ids:
         return []
     where = f"c.id IN ({', '.join('?' for _ in ids)})"
-    if not access.is_insider(ctx):
+    if not visibility.is_insider(ctx):
         where += " AND c.is_private = 0"
     rows = stored_comments.select_rows(ctx, where, ids)
     objects = stored_comments.comment_objects(ctx, rows)
@@ -152,7 +142,7 @@ def _labels(ctx):
 
 
 def _internal(field):
-    return ALIASES.get(field, field)
+    return bug_fields.bugzilla_name(field)
 
 
 def _label(labels, change):
@@ -189,7 +179,7 @@ def render(ctx, message_row, event_row):
             change["comment_count"] = row[0] if row else None
     comments = visible_comments(ctx, event["comments"])
     blockers = [b for b in event.get("blockers", [])
-                if access.visible_bug_ids(ctx, [b["id"]])]
+                if visibility.visible_bug_ids(ctx, [b["id"]])]
     dep_only = bool(blockers) and not changes and not comments and not is_new
     if not (changes or comments or is_new or blockers):
         raise Drop("nothing the recipient may see")
@@ -220,14 +210,13 @@ def _compose(ctx, user, bug, event_row, message_row, data, changes, comments, bl
     lines = [message.bug_url(ctx, bug["id"]), ""]
     changed_fields = []
     if is_new:
-        for label, key in _NEW_BUG_FIELDS:
-            value = bug.get(key)
-            param = _NEW_BUG_PARAMS.get(key)
-            if key not in bug or _text(value) in ("", "0", "0.0") or (
-                    param and not ctx.param_is_on(param)):
+        for field in _NEW_BUG_FIELDS:
+            value = bug.get(field.bug_key)
+            if field.bug_key not in bug or _text(value) in ("", "0", "0.0") or (
+                    field.parameter and not ctx.param_is_on(field.parameter)):
                 continue
-            lines += message.field_line(label, _text(value))
-            changed_fields.append(_internal({"id": "bug_id", "creator": "reporter"}.get(key, key)))
+            lines += message.field_line(field.mail_label or field.label, _text(value))
+            changed_fields.append(field.name)
         if changes:
             lines.append("")
     if changes:
@@ -272,6 +261,9 @@ def _compose(ctx, user, bug, event_row, message_row, data, changes, comments, bl
     headers += common_headers(ctx, bug, changer["login"])
     headers.append(("X-Bugzilla-Changed-Fields", " ".join(dict.fromkeys(changed_fields))))
     headers += message.thread_headers(ctx, bug["id"], user["id"], is_new, message_row["id"])
+    if ctx.param("mailin_address"):
+        headers.append(("Reply-To", reply.reply_address(ctx.conn, ctx.param("mailin_address"),
+                                                        bug["id"], user["id"])))
     subject = f"[Bug {bug['id']}] {'New: ' if is_new else ''}{bug['summary']}"
     return message.new_mail(ctx, message.address_of(ctx, user["login"]), subject, when, headers,
                             "\n".join(lines).rstrip() + "\n")

@@ -12,12 +12,12 @@ for").
 
 from datetime import datetime, timezone
 
-from ..accounts import access, mail_settings as ms
-from ..bugs import events as bug_events
+from ..bugs import events as bug_events, visibility
 from ..store import outbox
-from . import bugmail, message
+from . import bugmail, mail_settings as ms, message
 from .message import Drop
 from .recipients import flag_addressee
+
 
 _DONE = {"+": "granted", "-": "denied", "X": "canceled"}
 
@@ -52,7 +52,7 @@ def render(ctx, message_row, event_row):
                                   (flag["attachment_id"],)).fetchone()
         if attachment is None:
             raise Drop("the attachment no longer exists")
-        if attachment["is_private"] and not access.is_insider(ctx):
+        if attachment["is_private"] and not visibility.is_insider(ctx):
             raise Drop("the recipient may not see the private attachment")
     type_name = conn.execute("SELECT name FROM flag_types WHERE id = ?",
                              (flag["type_id"],)).fetchone()[0]

@@ -18,6 +18,7 @@ import ssl
 import threading
 from pathlib import Path
 
+
 SMTP_TIMEOUT = 30
 TEST_FILE = "mailer.testfile"
 _append_lock = threading.Lock()

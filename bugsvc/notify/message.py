@@ -10,6 +10,7 @@ import textwrap
 from email.header import Header
 from email.mime.text import MIMEText
 
+
 _WIDTH = 76
 
 

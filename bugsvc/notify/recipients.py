@@ -19,9 +19,10 @@ then, against the state of that moment.
 import re
 import secrets
 
-from ..accounts import mail_settings as ms
 from ..bugs import events as bug_events, record
 from ..store import outbox
+from . import mail_settings as ms
+
 
 DIRECT, WATCHING = 1, 2
 # Webhook events (bugzilla.mozilla.org's names) and what they cover.

@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import secrets
 
+
 PREFIX = "whsec_"
 SECRET_BYTES = 32
 

@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 
 from . import addresses
 
+
 TIMEOUT = 15
 _READ_LIMIT = 64 * 1024
 USER_AGENT = "bugsvc-webhooks"

@@ -17,16 +17,17 @@ bug) as ids alone, without changes. Changes are those the bug's history
 shows the owner.
 """
 
-from ..accounts import access
 from .. import dates
-from ..bugs import attachments as stored_attachments, history, view
-from ..bugs.search_sql import ALIASES
+from ..bugs import attachments as stored_attachments, history, view, visibility
+from ..catalogue import bug_fields, group_control
 from ..store import outbox
 from .bugmail import visible_comments
 from .message import Drop
 
+
 # History names bugzilla.mozilla.org uses differently in its changes.
-_RENAMES = {"longdescs.isprivate": "longdescs.is_private"}
+_RENAMES = {field.history: field.webhook_change for field in bug_fields.STANDARD
+            if field.webhook_change}
 
 
 def _user(conn, user_id):
@@ -113,7 +114,7 @@ def changes_for(ctx, changes, target):
         if target == "attachment":
             field = field.removeprefix("attachments.").replace("isprivate", "is_private")
         removed, added = change["removed"], change["added"]
-        if ALIASES.get(field, field) in ("priority", "target_milestone"):
+        if bug_fields.bugzilla_name(field) in ("priority", "target_milestone"):
             removed, added = _select(removed), _select(added)
         if removed == "" and added == "":
             continue
@@ -133,8 +134,8 @@ def build(ctx, webhook, message_row, event_row):
     is_private = conn.execute("SELECT 1 FROM bug_groups WHERE bug_id = ? LIMIT 1",
                               (bug_id,)).fetchone() is not None
     product_id = conn.execute("SELECT product_id FROM bugs WHERE id = ?", (bug_id,)).fetchone()
-    visible = bool(access.visible_bug_ids(ctx, [bug_id])) and product_id is not None and \
-        access.can_see_product(ctx, product_id[0])
+    visible = bool(visibility.visible_bug_ids(ctx, [bug_id])) and product_id is not None and \
+        group_control.can_see_product(ctx, product_id[0])
     if not visible and not privacy_note:
         raise Drop("the webhook's owner cannot see the bug")
     event = {"action": item["action"], "target": target,
@@ -154,7 +155,7 @@ def build(ctx, webhook, message_row, event_row):
         if comment is None:
             raise Drop("the comment no longer exists")
         detail_private = bool(comment["is_private"])
-        if detail_private and not access.is_insider(ctx):
+        if detail_private and not visibility.is_insider(ctx):
             raise Drop("the comment is private and the webhook's owner is no insider")
         if not visible_comments(ctx, [comment["id"]]) and not detail_private:
             raise Drop("the webhook's owner cannot read the comment")
@@ -167,7 +168,7 @@ def build(ctx, webhook, message_row, event_row):
         if attachment is None:
             raise Drop("the attachment no longer exists")
         detail_private = attachment["is_private"]
-        if detail_private and not access.is_insider(ctx):
+        if detail_private and not visibility.is_insider(ctx):
             raise Drop("the attachment is private and the webhook's owner is no insider")
         [obj] = stored_attachments.attachment_objects(ctx, [attachment])
         detail = {"id": obj["id"], "content_type": obj["content_type"],

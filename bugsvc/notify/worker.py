@@ -29,11 +29,22 @@ from datetime import datetime, timedelta, timezone
 
 import orjson
 
+from ..bugs import series
 from ..catalogue import settings
 from ..store import outbox
-from . import (account_mail, addresses, bugmail, flagmail, mailer, recipients, signature,
-               webhook_http, webhook_payload)
+from . import (
+    account_mail,
+    addresses,
+    bugmail,
+    flagmail,
+    mailer,
+    recipients,
+    signature,
+    webhook_http,
+    webhook_payload,
+)
 from .message import Drop, envelope_sender
+
 
 log = logging.getLogger("bugsvc.delivery")
 
@@ -74,7 +85,12 @@ class Deliverer:
         self._wake = threading.Event()
         self._local = threading.local()
         self._purged_at = None
+        self._series_day = None
+        self._series_lock = threading.Lock()
         self._random = random.Random()
+        # Told each outcome of a message (channel, and sent, dropped, retry
+        # or parked), for metrics; None: nobody listens.
+        self.on_outcome = None
 
     # Running --------------------------------------------------------------------------
 
@@ -97,7 +113,24 @@ class Deliverer:
         done += self.send_mail()
         done += self.call_webhooks()
         self._purge()
+        self.collect_series()
         return done
+
+    def collect_series(self):
+        """Count the chart series once a day (UTC), in one thread of the
+        process at a time; several processes may: each day's count is
+        stored once (bugsvc/bugs/series.py)."""
+        today = self.clock().date()
+        if self._series_day == today or not self._series_lock.acquire(blocking=False):
+            return
+        try:
+            series.collect(self.units, today)
+            self._series_day = today
+        except Exception:                      # noqa: BLE001 - mail goes on
+            log.exception("collecting the chart series failed")
+            self._series_day = today           # tried today; `bugsvc collectstats` retries
+        finally:
+            self._series_lock.release()
 
     def run_until_idle(self, rounds=1000):
         """Rounds until one does nothing (what is due now is delivered)."""
@@ -129,7 +162,15 @@ class Deliverer:
     def start(self, threads=2):
         """Run `threads` delivery threads (daemons); returns a handle whose
         stop() ends them."""
-        return _Threads(self, threads)
+        self._threads = _Threads(self, threads)
+        return self._threads
+
+    def alive(self):
+        """True while the delivery threads started last all run (False
+        before any started, and once one ended)."""
+        handle = getattr(self, "_threads", None)
+        return bool(handle) and not handle.stopping.is_set() and all(
+            thread.is_alive() for thread in handle.threads)
 
     # Expanding events ---------------------------------------------------------------------
 
@@ -297,6 +338,8 @@ class Deliverer:
                 self._webhook_failed(row, webhook, str(failure),
                                      retry_after=failure.retry_after)
         else:
+            self._tell(row, outbox.SENT)
+
             def settle(conn):
                 if outbox.finish(conn, row["id"], self.owner(), outbox.SENT, self.clock()):
                     conn.execute("UPDATE webhooks SET last_attempt_at = ?, last_success_at = ?,"
@@ -330,7 +373,12 @@ class Deliverer:
 
     # Settling -----------------------------------------------------------------------------
 
+    def _tell(self, row, outcome):
+        if self.on_outcome is not None:
+            self.on_outcome(row["channel"], outcome)
+
     def _settle(self, row, state, reason=""):
+        self._tell(row, state)
         return self._queue(lambda conn: outbox.finish(conn, row["id"], self.owner(), state,
                                                       self.clock(), reason))
 
@@ -350,6 +398,7 @@ class Deliverer:
             self._settle(row, outbox.PARKED, error)
             log.warning("message %s parked after %d attempts: %s", row["id"], attempt, error)
             return True
+        self._tell(row, "retry")
         when = self.clock() + timedelta(seconds=self.delay(attempt, delays, retry_after))
         self._queue(lambda conn: outbox.retry_at(conn, row["id"], self.owner(), when, error))
         return False

@@ -1,64 +1,16 @@
-"""What mail makes possible for accounts: creating one's own account by
-mail (the reference's User.offer_account_by_email, for addresses that match
-the parameter createemailregexp), choosing a new password through a mailed
-link, and changing one's own e-mail address, confirmed from the new address
-(the reference's preferences page and token.cgi, while allowemailchange is
-on).
+"""Accounts by mail: self-registration, password reset and one's own
+e-mail address changed through mailed links (interface "Users and login";
+see the account of it in bugsvc/accounts/self_service.py, where the
+behaviour lives)."""
 
-Each sends a mail with a one-time link (made when the mail is sent, valid
-for three days, stored only as a hash) to `{urlbase}token.cgi?t=TOKEN&a=...`
-(the web pages' address for it): `a=request_new_account` to create the
-account, `a=cfmpw` to choose the password. The token is then given to
-create_account or reset_password.
-
-The answers never tell whether an account exists: asking for a password
-for an address without an account succeeds and sends nothing; offering an
-account to an address that has one succeeds and mails its owner a notice
-instead. A second request for the same account or address within ten
-minutes succeeds and sends nothing, so nobody can fill a mailbox.
-"""
-
-import re
-
-from .. import dates
-from ..accounts import auth, membership, tokens
-from ..call.changes import note
+from ..accounts import self_service, tokens
 from ..call.params import Params
-from ..errors import (ServiceError, require_login, ACCOUNT_EXISTS, ILLEGAL_EMAIL_ADDRESS,
-                      OBJECT_NOT_SPECIFIED, USER_ERROR)
-from ..store import audit, outbox
-from .user import check_login_name, check_password_rules
-
-_BAD_TOKEN = ("The token you submitted does not exist, has expired, or has been used "
-              "already.")
+from ..errors import OBJECT_NOT_SPECIFIED, ServiceError, require_login
 
 
-def _recently(ctx, kind, user_id=None, address=None):
-    """True when a mail of `kind` was asked for the account or address
-    within tokens.REQUEST_INTERVAL."""
-    since = dates.to_db(ctx.now - tokens.REQUEST_INTERVAL)
-    if user_id is not None:
-        row = ctx.conn.execute("SELECT 1 FROM outbox_messages WHERE kind = ? AND user_id = ?"
-                               " AND created_at > ? LIMIT 1", (kind, user_id, since)).fetchone()
-    else:
-        row = ctx.conn.execute("SELECT 1 FROM outbox_messages WHERE kind = ?"
-                               " AND lower(address) = lower(?) AND created_at > ? LIMIT 1",
-                               (kind, address, since)).fetchone()
-    return row is not None
-
-
-def _creation_allowed(ctx, address):
-    """Errors: 501 when self-registration is off (createemailregexp empty)
-    or the address does not match it, or is no acceptable login."""
-    pattern = ctx.param("createemailregexp")
-    try:
-        allowed = bool(pattern) and re.search(pattern, address) is not None
-    except re.error:
-        allowed = False
-    if not allowed:
-        raise ServiceError(ILLEGAL_EMAIL_ADDRESS, f"Accounts cannot be created for the address "
-                                                  f"'{address}' here (parameter "
-                                                  "createemailregexp).")
+# The parameter naming each kind of mailed link's token.
+_TOKEN_PARAMS = (("reset_token", tokens.PASSWORD), ("account_token", tokens.ACCOUNT),
+                 ("email_token", self_service.EMAIL))
 
 
 def offer_account_by_email(ctx, params):
@@ -68,24 +20,19 @@ def offer_account_by_email(ctx, params):
     Returns null. When an account already has this login, its owner gets a
     notice instead, and the answer is the same.
     Errors: 50 no email; 501 self-registration is off (createemailregexp
-    empty), or the address does not match createemailregexp or is no
-    acceptable login (as User.create checks it: emailregexp, length, ASCII).
+    empty), or the address does not match createemailregexp, is blocked
+    (blocked_emails, blocked_email_domains) or is no acceptable login (as
+    User.create checks it: emailregexp, length, ASCII); 32000 more than
+    ACCOUNT_REQUESTS_PER_ADDRESS requests from the client's address, or
+    ACCOUNT_REQUESTS_PER_DOMAIN for addresses of one domain, in an hour
+    (counting the requests that mail someone; see accounts/self_service.py).
     """
     p = Params(params)
     address = (p.str("email") or "").strip()
     if not address:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'User.offer_account_by_email' "
                                                  "requires 'email'.")
-    _creation_allowed(ctx, address)
-    existing = ctx.conn.execute("SELECT id FROM users WHERE lower(login) = lower(?)",
-                                (address,)).fetchone()
-    if existing is None:
-        check_login_name(ctx, address)
-        if not _recently(ctx, "new_account", address=address):
-            outbox.add_message(ctx.conn, outbox.MAIL, "new_account", ctx.now, address=address)
-    elif not _recently(ctx, "account_exists", user_id=existing["id"]):
-        outbox.add_message(ctx.conn, outbox.MAIL, "account_exists", ctx.now,
-                           user_id=existing["id"])
+    self_service.offer_account(ctx, address)
     return None
 
 
@@ -105,26 +52,9 @@ def create_account(ctx, params):
     if not secret or not password:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'User.create_account' requires "
                                                  "'account_token' and 'password'.")
-    row = tokens.find(ctx.conn, tokens.ACCOUNT, secret, ctx.now)
-    if row is None:
-        raise ServiceError(USER_ERROR, _BAD_TOKEN)
-    address = row["login"]
-    _creation_allowed(ctx, address)
-    if ctx.conn.execute("SELECT 1 FROM users WHERE lower(login) = lower(?)",
-                        (address,)).fetchone() is not None:
-        raise ServiceError(ACCOUNT_EXISTS, f"There is already an account with the login name "
-                                           f"'{address}'.")
-    check_login_name(ctx, address)
-    check_password_rules(ctx, password)
-    user_id = ctx.conn.execute(
-        "INSERT INTO users (login, real_name, password_hash, disabled_text, email_enabled,"
-        " created_at) VALUES (?, ?, ?, '', 1, ?) RETURNING id",
-        (address, (p.str("full_name") or "").strip(), ctx.auth.hash_password(password),
-         dates.to_db(ctx.now))).fetchone()[0]
-    membership.refresh_for_user(ctx.conn, user_id)
-    tokens.use(ctx.conn, row)
-    audit.record(ctx, "User", user_id)
-    return {"id": user_id, "login": address}
+    user_id, login = self_service.create_offered_account(ctx, secret, password,
+                                                         p.str("full_name"))
+    return {"id": user_id, "login": login}
 
 
 def request_password_reset(ctx, params):
@@ -139,12 +69,7 @@ def request_password_reset(ctx, params):
     if not login:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'User.request_password_reset' "
                                                  "requires 'login'.")
-    row = ctx.conn.execute("SELECT id, disabled_text FROM users WHERE lower(login) = lower(?)",
-                           (login,)).fetchone()
-    if row is not None and not row["disabled_text"] and not _recently(
-            ctx, "password_reset", user_id=row["id"]):
-        outbox.add_message(ctx.conn, outbox.MAIL, "password_reset", ctx.now, user_id=row["id"],
-                           data={"ip": ctx.remote_ip})
+    self_service.request_password_reset(ctx, login)
     return None
 
 
@@ -164,19 +89,18 @@ def reset_password(ctx, params):
     if not secret or not password:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'User.reset_password' requires "
                                                  "'reset_token' and 'password'.")
-    row = tokens.find(ctx.conn, tokens.PASSWORD, secret, ctx.now)
-    user = row and ctx.conn.execute("SELECT id, login, disabled_text FROM users WHERE id = ?",
-                                    (row["user_id"],)).fetchone()
-    if row is None or user is None or user["disabled_text"]:
-        raise ServiceError(USER_ERROR, _BAD_TOKEN)
-    check_password_rules(ctx, password)
-    ctx.conn.execute("UPDATE users SET password_hash = ? WHERE id = ?",
-                     (ctx.auth.hash_password(password), user["id"]))
-    tokens.use(ctx.conn, row)
-    auth.delete_user_tokens(ctx.conn, user["id"])
-    auth.reset_failed_logins(ctx.conn, user["login"])
-    audit.record(ctx, "User", user["id"], "password")
-    return {"id": user["id"], "login": user["login"]}
+    user_id, login = self_service.reset_password(ctx, secret, password)
+    return {"id": user_id, "login": login}
+
+
+def _token(params, order=_TOKEN_PARAMS):
+    """(kind, secret) of the first token parameter of `order` given; None
+    when none is."""
+    p = Params(params)
+    for name, kind in order:
+        if p.str(name):
+            return kind, p.str(name)
+    return None
 
 
 def check_token(ctx, params):
@@ -192,23 +116,10 @@ def check_token(ctx, params):
     Errors: 50 none given; 32000 a token that does not exist, expired or
     was used.
     """
-    p = Params(params)
-    if p.str("reset_token"):
-        row = tokens.find(ctx.conn, tokens.PASSWORD, p.str("reset_token"), ctx.now)
-        user = row and ctx.conn.execute("SELECT login, disabled_text FROM users WHERE id = ?",
-                                        (row["user_id"],)).fetchone()
-        if row is None or user is None or user["disabled_text"]:
-            raise ServiceError(USER_ERROR, _BAD_TOKEN)
-        return {"type": tokens.PASSWORD, "login": user["login"]}
-    if p.str("account_token"):
-        row = tokens.find(ctx.conn, tokens.ACCOUNT, p.str("account_token"), ctx.now)
-        if row is None:
-            raise ServiceError(USER_ERROR, _BAD_TOKEN)
-        return {"type": tokens.ACCOUNT, "login": row["login"]}
-    if p.str("email_token"):
-        row, user = _email_token(ctx, p.str("email_token"), (tokens.EMAIL_NEW, tokens.EMAIL_OLD))
-        return {"type": row["kind"], "login": user["login"], "email": row["login"]}
-    raise ServiceError(OBJECT_NOT_SPECIFIED, "Give reset_token, account_token or email_token.")
+    token = _token(params)
+    if token is None:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "Give reset_token, account_token or email_token.")
+    return self_service.token_purpose(ctx, *token)
 
 
 def cancel_token(ctx, params):
@@ -226,27 +137,11 @@ def cancel_token(ctx, params):
     Errors: 50 none given; 32000 a token that does not exist, expired or
     was used.
     """
-    p = Params(params)
-    if p.str("email_token"):
-        return _cancel_email_change(ctx, p.str("email_token"))
-    if p.str("reset_token"):
-        kind, secret = tokens.PASSWORD, p.str("reset_token")
-    elif p.str("account_token"):
-        kind, secret = tokens.ACCOUNT, p.str("account_token")
-    else:
+    token = _token(params, _TOKEN_PARAMS[2:] + _TOKEN_PARAMS[:2])
+    if token is None:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "Give reset_token, account_token or "
                                                  "email_token.")
-    row = tokens.find(ctx.conn, kind, secret, ctx.now)
-    if row is None:
-        raise ServiceError(USER_ERROR, _BAD_TOKEN)
-    if row["user_id"] is not None:
-        login = ctx.conn.execute("SELECT login FROM users WHERE id = ?",
-                                 (row["user_id"],)).fetchone()
-        login = login["login"] if login is not None else ""
-    else:
-        login = row["login"]
-    tokens.use(ctx.conn, row)
-    return {"type": kind, "login": login}
+    return self_service.cancel_token(ctx, *token)
 
 
 # Changing one's own e-mail address ---------------------------------------------------
@@ -273,31 +168,14 @@ def request_email_change(ctx, params):
     it.
     """
     require_login(ctx)
-    if not ctx.param_is_on("allowemailchange"):
-        raise ServiceError(USER_ERROR, "Changing your own e-mail address is turned off here "
-                                       "(parameter allowemailchange); ask an administrator.")
+    self_service.require_email_change_allowed(ctx)
     p = Params(params)
     new_email, password = (p.str("new_email") or "").strip(), p.str("current_password")
     if not new_email or password is None:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "To change your e-mail address, give the new "
                                                  "one (new_email) and your current password "
                                                  "(current_password).")
-    user = ctx.conn.execute("SELECT id, login FROM users WHERE id = ?",
-                            (ctx.caller.id,)).fetchone()
-    ctx.auth.check_current_password(ctx.conn, user["login"], password, ctx.now)
-    if new_email == user["login"]:
-        return None
-    if _email_change_under_way(ctx, user["id"]):
-        raise ServiceError(USER_ERROR, "A change of your e-mail address is under way already: "
-                                       "confirm it from the mail sent to the new address, or "
-                                       "cancel it from either mail.")
-    check_login_name(ctx, new_email, user["id"])
-    tokens.issue(ctx.conn, tokens.EMAIL_REQUEST, ctx.now, user_id=user["id"], login=new_email)
-    data = {"old": user["login"], "new": new_email}
-    outbox.add_message(ctx.conn, outbox.MAIL, "email_change_new", ctx.now, user_id=user["id"],
-                       address=new_email, data=data)
-    outbox.add_message(ctx.conn, outbox.MAIL, "email_change_old", ctx.now, user_id=user["id"],
-                       address=user["login"], data=data)
+    self_service.request_email_change(ctx, new_email, password)
     return None
 
 
@@ -321,55 +199,8 @@ def change_email(ctx, params):
     if not secret or password is None:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The function 'User.change_email' requires "
                                                  "'email_token' and 'password'.")
-    row, user = _email_token(ctx, secret, (tokens.EMAIL_NEW,))
-    ctx.auth.check_current_password(ctx.conn, user["login"], password, ctx.now)
-    new_email = row["login"]
-    check_login_name(ctx, new_email, user["id"])
-    _set_login(ctx, user, new_email)
-    tokens.end(ctx.conn, user["id"], (tokens.EMAIL_NEW, tokens.EMAIL_REQUEST))
-    return {"id": user["id"], "login": new_email}
-
-
-def _email_change_under_way(ctx, user_id):
-    return tokens.pending(ctx.conn, user_id, tokens.EMAIL_KINDS, ctx.now)
-
-
-def _email_token(ctx, secret, kinds):
-    """(token row, account row) of an e-mail change token of `kinds`.
-    Errors: 32000 no such token (expired, used, cancelled), or its account
-    is disabled or gone."""
-    row = tokens.find(ctx.conn, kinds, secret, ctx.now)
-    user = row and ctx.conn.execute("SELECT id, login, disabled_text FROM users WHERE id = ?",
-                                    (row["user_id"],)).fetchone()
-    if row is None or user is None or user["disabled_text"]:
-        raise ServiceError(USER_ERROR, _BAD_TOKEN)
-    return row, user
-
-
-def _cancel_email_change(ctx, secret):
-    row, user = _email_token(ctx, secret, (tokens.EMAIL_NEW, tokens.EMAIL_OLD))
-    login = user["login"]
-    if row["kind"] == tokens.EMAIL_OLD and login != row["login"]:
-        # The change was made: the old address comes back, unless another
-        # account took it meanwhile; every session of the account ends.
-        taken = ctx.conn.execute("SELECT 1 FROM users WHERE lower(login) = lower(?) AND id <> ?",
-                                 (row["login"], user["id"])).fetchone()
-        if taken is None:
-            _set_login(ctx, user, row["login"])
-            auth.delete_user_tokens(ctx.conn, user["id"])
-            login = row["login"]
-    tokens.end(ctx.conn, user["id"], tokens.EMAIL_KINDS)
-    return {"type": row["kind"], "login": login}
-
-
-def _set_login(ctx, user, login):
-    """Give account `user` the login `login` (groups by user_regexp follow),
-    audited as a change of its email."""
-    changes = {}
-    if note(changes, "email", user["login"], login):
-        ctx.conn.execute("UPDATE users SET login = ? WHERE id = ?", (login, user["id"]))
-        membership.refresh_for_user(ctx.conn, user["id"])
-        audit.record_changes(ctx, "User", user["id"], changes)
+    user_id, login = self_service.confirm_email_change(ctx, secret, password)
+    return {"id": user_id, "login": login}
 
 
 def can_create_account(ctx, params):
@@ -381,4 +212,4 @@ def can_create_account(ctx, params):
     Returns {"can_create_account": bool}.
     Errors: none.
     """
-    return {"can_create_account": bool(ctx.param("createemailregexp"))}
+    return {"can_create_account": self_service.self_registration_open(ctx)}

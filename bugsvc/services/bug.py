@@ -2,15 +2,21 @@
 lives in bugsvc.bugs."""
 
 from .. import dates
-from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED
-from ..call.params import Params
 from ..bugs import create as bug_create, tags, update as bug_update, view
-from ..bugs.duplicates import possible_duplicates as find_duplicates, MAX_RESULTS
+from ..bugs.duplicates import MAX_RESULTS, possible_duplicates as find_duplicates
 from ..bugs.edit_options import edit_options as bug_edit_options
-from ..bugs.requests import REQUEST_LIMIT, requests_of_caller
-from ..bugs.history import history as bug_history
+from ..bugs.history import histories
 from ..bugs.lookup import visible_bug_id
+from ..bugs.requests import (
+    QUEUE_LIMIT,
+    QUEUE_STATUSES,
+    REQUEST_LIMIT,
+    request_queue as queue_of_requests,
+    requests_of_caller,
+)
 from ..bugs.values import enterable_product
+from ..call.params import Params
+from ..errors import OBJECT_NOT_SPECIFIED, USER_ERROR, ServiceError, require_login
 
 
 def get(ctx, params):
@@ -120,14 +126,7 @@ def history(ctx, params):
     new_since = None
     if p.get("new_since") not in (None, ""):
         new_since = dates.parse_datetime(p.str("new_since"), "new_since")
-    result = []
-    for value in values:
-        bug_id = visible_bug_id(ctx, value)
-        aliases = [row[0] for row in ctx.conn.execute(
-            "SELECT alias FROM bug_aliases WHERE bug_id = ? ORDER BY id", (bug_id,))]
-        result.append({"id": bug_id, "alias": aliases,
-                       "history": bug_history(ctx, bug_id, new_since)})
-    return {"bugs": result}
+    return {"bugs": histories(ctx, values, new_since)}
 
 
 def possible_duplicates(ctx, params):
@@ -164,15 +163,9 @@ def update_see_also(ctx, params):
     p = Params(params)
     if not p.has("add") and not p.has("remove"):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify 'add' or 'remove'.")
-    changes = {}
-    for bug_id in bug_update.targets(ctx, p):
-        state = bug_update.BugUpdate(ctx, bug_update.status_workflow(ctx), bug_id)
-        state.apply_see_also(p.list("remove"), p.list("add"))
-        change = state.save().get("see_also", {"removed": "", "added": ""})
-        changes[str(bug_id)] = {"see_also": {
-            "removed": [url for url in change["removed"].split(", ") if url],
-            "added": [url for url in change["added"].split(", ") if url]}}
-    return {"changes": changes}
+    changes = bug_update.change_see_also(ctx, p.list("ids"), p.list("remove"), p.list("add"))
+    return {"changes": {str(bug_id): {"see_also": change}
+                        for bug_id, change in changes.items()}}
 
 
 def update_tags(ctx, params):
@@ -189,25 +182,16 @@ def update_tags(ctx, params):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the ids of the bugs.")
     if p.get("tags") is None:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the tags to change.")
-    spec = p.dict("tags")
-    changes = {}
-    for value in p.list("ids"):
-        bug_id = visible_bug_id(ctx, value)
-        before = tags.tags_of(ctx.conn, ctx.caller.id, bug_id)
-        for name in Params(spec).str_list("remove"):
-            tags.remove(ctx.conn, ctx.caller.id, bug_id, name)
-        for name in Params(spec).str_list("add"):
-            tags.add(ctx.conn, ctx.caller.id, bug_id, name)
-        after = tags.tags_of(ctx.conn, ctx.caller.id, bug_id)
-        changes[str(bug_id)] = {"tags": {"removed": [t for t in before if t not in after],
-                                         "added": [t for t in after if t not in before]}}
-    return {"changes": changes}
+    spec = Params(p.dict("tags"))
+    changes = tags.change(ctx, p.list("ids"), spec.str_list("remove"), spec.str_list("add"))
+    return {"changes": {str(bug_id): {"tags": change} for bug_id, change in changes.items()}}
 
 
 def edit_options(ctx, params):
     """What the caller may do to bugs now (a bugsvc addition, for forms).
 
-    params: ids (ids or aliases).
+    params: ids (ids or aliases); product (optional: a product the bugs
+    would move to; "groups" are then those the bugs would have there).
     Returns {"bugs": [{"id", "can_comment", "can_remove_cc" (others from the
     CC list), "statuses": [{"name", "is_open", "comment_required"}] (the
     current one first when it is not a transition of its own), "fields":
@@ -216,14 +200,47 @@ def edit_options(ctx, params):
     (the groups the bug is in or the caller may restrict it to)}]}.
     Logged-out callers, and callers who may not edit the bug's product,
     may change nothing: only the current status is listed.
-    Errors: 50 no ids; 100/101/102 bad, unknown or invisible bug.
+    Errors: 50 no ids; 100/101/102 bad, unknown or invisible bug; 106 a
+    product the caller may not file bugs in.
     """
     p = Params(params)
     values = p.list("ids")
     if not values:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the ids of the bugs.")
     bug_ids = list(dict.fromkeys(visible_bug_id(ctx, value) for value in values))
-    return {"bugs": [bug_edit_options(ctx, bug_id) for bug_id in bug_ids]}
+    product = p.str("product") if p.has("product") else None
+    return {"bugs": [bug_edit_options(ctx, bug_id, product) for bug_id in bug_ids]}
+
+
+def request_queue(ctx, params):
+    """The request queue: flags by whom they were asked of or set by, by
+    product, component, flag type and status (a bugsvc addition: the
+    reference's request.cgi?action=queue).
+
+    params: requester, requestee (logins); do_union (boolean: flags of the
+    requester or the requestee, rather than both); product, component;
+    type (a flag type's name; "all" or empty: any); status ("?" by
+    default, "+", "-", or "all"); limit (default and at most 1000).
+    Returns {"requests": [{"id", "name", "type_id", "status", "bug_id",
+    "bug_summary", "product", "component", "attachment_id",
+    "attachment_summary", "requester", "requestee", "creation_date",
+    "modification_date"}]}, by product, component and bug: only on bugs the
+    caller may see, and on attachments the caller may see.
+    Errors: 410 logged out; 52 a limit that is not a number; 32000 an
+    unknown status.
+    """
+    require_login(ctx)
+    p = Params(params)
+    status = p.str("status", "") or "?"
+    if status not in QUEUE_STATUSES + ("all",):
+        raise ServiceError(USER_ERROR, f"Unknown flag status '{status}': use ?, +, - or all.")
+    type_name = p.str("type", "")
+    limit = p.int("limit", QUEUE_LIMIT) or QUEUE_LIMIT
+    return {"requests": queue_of_requests(
+        ctx, requester=p.str("requester", "").strip(), requestee=p.str("requestee", "").strip(),
+        either=p.bool("do_union"), product=p.str("product"), component=p.str("component"),
+        type_name=None if type_name in ("", "all") else type_name,
+        status=None if status == "all" else status, limit=min(max(limit, 1), QUEUE_LIMIT))}
 
 
 def flag_requests(ctx, params):

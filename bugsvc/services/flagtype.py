@@ -6,49 +6,20 @@ component of each) and/or objects {product name: [component names]}, where
 an empty list of components means every component of that product. The
 name "__Any__" stands for every product (or every component), as the
 reference writes it.
+
+The behaviour lives in bugsvc/catalogue/flag_type.py.
 """
 
-import re
-
-from ..accounts import access
-from ..store import audit
-from ..catalogue import catalog, flag_rules
-from ..call.changes import note
-from ..errors import (
-    ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, PARAM_INVALID,
-    ILLEGAL_EMAIL_ADDRESS, USER_ERROR, INTERNAL_ERROR, FLAG_TYPE_CC_LIST_INVALID,
-    FLAG_TYPE_DESCRIPTION_INVALID, FLAG_TYPE_NAME_INVALID, FLAG_TYPE_SORTKEY_INVALID,
-    PRODUCT_ACCESS_DENIED, UNKNOWN_METHOD,
-)
-from ..catalogue.admin import checked_text
 from ..call.params import Params
+from ..catalogue import flag_type
+from ..errors import OBJECT_NOT_SPECIFIED, UNKNOWN_METHOD, ServiceError, require_group
 
 
-ANY = "__Any__"
-NAME_MAX_LENGTH = 50
-CC_LIST_MAX_LENGTH = 200
-SORTKEY_MAX = 32767
-_NAME_FORBIDDEN = re.compile(r"[\s,]")
-# An address as the reference accepts it for cc lists: no login needed.
-_ADDRESS = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+"
-                      r"@[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$")
-
-# Update parameter -> (column, key in `changes`). The keys are the
-# reference's column names.
-_UPDATABLE = {
-    "name": ("name", "name"),
-    "description": ("description", "description"),
-    "cc_list": ("cc_list", "cc_list"),
-    "sortkey": ("sort_key", "sortkey"),
-    "is_active": ("is_active", "is_active"),
-    "is_requestable": ("is_requestable", "is_requestable"),
-    "is_specifically_requestable": ("is_requesteeble", "is_requesteeble"),
-    "is_multiplicable": ("is_multiplicable", "is_multiplicable"),
-    "grant_group": ("grant_group_id", "grant_group_id"),
-    "request_group": ("request_group_id", "request_group_id"),
-}
-_CLUSIONS = {"inclusions": "flag_inclusions", "exclusions": "flag_exclusions"}
+# Update parameters that name the flag types rather than change them.
 _NOT_VALUES = {"ids", "names"}
+# Update parameters read as text, and as booleans; the others are checked as given.
+_TEXTS = ("name", "description")
+_BOOLEANS = ("is_active", "is_requestable", "is_specifically_requestable", "is_multiplicable")
 
 
 # Read ------------------------------------------------------------------------
@@ -70,84 +41,7 @@ def get(ctx, params):
     product_name = p.str("product")
     if not product_name:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The function FlagType.get requires a product.")
-    product = _accessible_product(ctx, product_name)
-    component_id = None
-    component_name = p.str("component")
-    if component_name:
-        component_id = _component_id(ctx, product, component_name)
-    types = flag_rules.matching_types(ctx.conn, product["id"], component_id)
-    ids = [t["id"] for t in types]
-    inclusions = flag_rules.clusions(ctx.conn, "flag_inclusions", ids)
-    exclusions = flag_rules.clusions(ctx.conn, "flag_exclusions", ids)
-    result = {"bug": [], "attachment": []}
-    for flag_type in types:
-        item = _flag_type_object(ctx, flag_type)
-        included = _limiting_components(ctx, inclusions[flag_type["id"]], product["id"])
-        excluded = _limiting_components(ctx, exclusions[flag_type["id"]], product["id"])
-        if included:
-            item["inclusions"] = included
-        elif excluded:
-            item["exclusions"] = excluded
-        result[flag_type["target"]].append(item)
-    return result
-
-
-def _flag_type_object(ctx, flag_type):
-    values = ["X"]
-    if flag_type["is_requestable"] and flag_rules.can_request_flag(ctx.caller, flag_type):
-        values.append("?")
-    if flag_rules.can_set_flag(ctx.caller, flag_type):
-        values += ["+", "-"]
-    return {
-        "id": flag_type["id"],
-        "name": flag_type["name"],
-        "description": flag_type["description"],
-        "type": flag_type["target"],
-        "values": values,
-        "is_active": flag_type["is_active"],
-        "is_requesteeble": flag_type["is_requesteeble"],
-        "is_multiplicable": flag_type["is_multiplicable"],
-    }
-
-
-def _limiting_components(ctx, rules, product_id):
-    """Names of the components of `product_id` that `rules` name one by one;
-    [] when a rule covers the whole product (or none names it)."""
-    component_ids = []
-    for rule_product, rule_component in rules:
-        if rule_product is not None and rule_product != product_id:
-            continue
-        if rule_component is None:
-            return []
-        component_ids.append(rule_component)
-    if not component_ids:
-        return []
-    marks = ", ".join("?" for _ in component_ids)
-    rows = ctx.conn.execute(f"SELECT name FROM components WHERE id IN ({marks})"
-                            " ORDER BY lower(name)", component_ids)
-    return [row[0] for row in rows]
-
-
-def _accessible_product(ctx, name):
-    product = catalog.product_by_name(ctx.conn, name)
-    if product is None or product["id"] not in access.accessible_product_ids(ctx):
-        raise _product_denied(name)
-    return product
-
-
-def _product_denied(name):
-    return ServiceError(PRODUCT_ACCESS_DENIED,
-                        f"Either the product '{name}' does not exist or you don't have access "
-                        f"to it.")
-
-
-def _component_id(ctx, product, name):
-    component = catalog.component_by_name(ctx.conn, product["id"], name)
-    if component is None:
-        raise ServiceError(OBJECT_DOES_NOT_EXIST,
-                           f"There is no component named '{name}' in the '{product['name']}' "
-                           f"product.")
-    return component["id"]
+    return flag_type.types_for(ctx, product_name, p.str("component"))
 
 
 # Create ----------------------------------------------------------------------
@@ -169,41 +63,19 @@ def create(ctx, params):
     inclusions/exclusions; 53 a malformed inclusion/exclusion; -32000
     target_type neither bug nor attachment.
     """
-    _require_editcomponents(ctx, "add")
+    require_group(ctx, "editcomponents", "add flag types")
     p = Params(params)
     if not p.get("name"):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The function FlagType.create requires a name.")
     if not p.get("description"):
         raise ServiceError(OBJECT_NOT_SPECIFIED,
                            "The function FlagType.create requires a description.")
-    values = {
-        "name": _check_name(p.str("name")),
-        "description": _check_description(p.str("description")),
-        "target_type": _check_target_type(p.str("target_type", "bug")),
-        "sort_key": _check_sortkey(p.get("sortkey")) if p.get("sortkey") is not None else 1,
-        "cc_list": _check_cc_list(p.get("cc_list")),
-        "is_active": p.bool("is_active", True),
-        "is_requestable": p.bool("is_requestable", True),
-        "is_requesteeble": p.bool("is_specifically_requestable", True),
-        "is_multiplicable": p.bool("is_multiplicable", True),
-        "grant_group_id": _check_group(ctx, p.get("grant_group")),
-        "request_group_id": _check_group(ctx, p.get("request_group")),
-    }
-    inclusions = [(None, None)]
-    if p.get("inclusions") is not None:
-        inclusions = _parse_clusions(ctx, p.get("inclusions"), "inclusions")
-    exclusions = []
-    if p.get("exclusions") is not None:
-        exclusions = _parse_clusions(ctx, p.get("exclusions"), "exclusions")
-    columns = list(values)
-    cur = ctx.conn.execute(
-        f"INSERT INTO flag_types ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
-        " RETURNING id",
-        [int(v) if isinstance(v, bool) else v for v in values.values()])
-    type_id = cur.fetchone()[0]
-    _store_clusions(ctx, type_id, "flag_inclusions", inclusions)
-    _store_clusions(ctx, type_id, "flag_exclusions", exclusions)
-    audit.record(ctx, "FlagType", type_id)
+    type_id = flag_type.create(
+        ctx, p.str("name"), p.str("description"), target_type=p.str("target_type", "bug"),
+        sortkey=p.get("sortkey"), cc_list=p.get("cc_list"),
+        **{name: p.bool(name, True) for name in _BOOLEANS},
+        grant_group=p.get("grant_group"), request_group=p.get("request_group"),
+        inclusions=p.get("inclusions"), exclusions=p.get("exclusions"))
     return {"id": type_id}
 
 
@@ -230,253 +102,52 @@ def update(ctx, params):
     name for several types; -32601 a parameter that is not a changeable
     field; the validation errors of create.
     """
-    _require_editcomponents(ctx, "edit")
+    require_group(ctx, "editcomponents", "edit flag types")
     p = Params(params)
     if p.get("ids") is None and p.get("names") is None:
         raise ServiceError(OBJECT_NOT_SPECIFIED,
                            "The function FlagType.update requires ids or names.")
-    unknown = sorted(set(params) - set(_UPDATABLE) - set(_CLUSIONS) - _NOT_VALUES)
+    unknown = sorted(set(params) - set(flag_type.UPDATABLE) - set(flag_type.CLUSIONS)
+                     - _NOT_VALUES)
     if unknown:
         raise ServiceError(UNKNOWN_METHOD,
                            f"'{unknown[0]}' is not a flag type field that can be changed.")
-    type_ids = _type_ids(ctx, p)
-    if p.has("name") and len(type_ids) > 1:
-        raise ServiceError(USER_ERROR, "You cannot give the same new name to several flag types "
-                                       "in one update.")
-    new_values = _new_values(ctx, p)
-    new_clusions = {param: _parse_clusions(ctx, p.get(param), param)
-                    for param in _CLUSIONS if p.get(param) is not None}
-    results = []
-    for flag_type in flag_rules.load_types(ctx.conn, type_ids):
-        changes = _apply_update(ctx, flag_type, new_values, new_clusions)
-        name = new_values.get("name", flag_type["name"])
-        audit.record_changes(ctx, "FlagType", flag_type["id"], changes)
-        results.append({"id": flag_type["id"], "name": name, "changes": changes})
-    order = {type_id: position for position, type_id in enumerate(type_ids)}
-    results.sort(key=lambda item: order[item["id"]])
-    return {"flagtypes": results}
+    ids, names = p.id_list("ids"), p.str_list("names")
+    given = {}
+    for name in list(flag_type.UPDATABLE) + list(flag_type.CLUSIONS):
+        if p.has(name):
+            given[name] = (p.str(name) if name in _TEXTS else p.bool(name) if name in _BOOLEANS
+                           else p.get(name))
+    return {"flagtypes": flag_type.update(ctx, ids, names, given)}
 
 
-def _type_ids(ctx, p):
-    """The ids named by `ids` (each must exist: 51) and `names` (every type
-    of each name; unknown names match nothing), without repeats."""
-    type_ids = []
-    for type_id in p.id_list("ids"):
-        if ctx.conn.execute("SELECT 1 FROM flag_types WHERE id = ?", (type_id,)).fetchone() is None:
-            raise ServiceError(OBJECT_DOES_NOT_EXIST,
-                               f"There is no flag type with the id '{type_id}'.")
-        if type_id not in type_ids:
-            type_ids.append(type_id)
-    for name in p.str_list("names"):
-        for (type_id,) in ctx.conn.execute(
-                "SELECT id FROM flag_types WHERE lower(name) = lower(?) ORDER BY id", (name,)):
-            if type_id not in type_ids:
-                type_ids.append(type_id)
-    return type_ids
+# Administration (bugsvc calls) -----------------------------------------------
+
+def list_all(ctx, params):
+    """Every flag type with everything its page edits (editcomponents; a
+    bugsvc call: Bugzilla 5.2 shows this only on editflagtypes.cgi).
+
+    Returns {"flagtypes": [{"id", "name", "description", "target_type",
+    "sortkey", "cc_list", "is_active", "is_requestable",
+    "is_specifically_requestable", "is_multiplicable", "grant_group",
+    "request_group", "inclusions", "exclusions", "flags"}]}: inclusions and
+    exclusions as "Product:Component" labels ("__Any__" for every one),
+    flags the number of flags of the type; and "groups": the names of the
+    groups a type may name as its grant or request group.
+    Errors: 410 logged out; 304 not in editcomponents.
+    """
+    require_group(ctx, "editcomponents", "edit flag types")
+    return {"flagtypes": flag_type.every_type(ctx), "groups": flag_type.group_choices(ctx)}
 
 
-def _new_values(ctx, p):
-    """{update parameter: checked new value} for the parameters given."""
-    checks = {
-        "name": lambda v: _check_name(p.str("name")),
-        "description": lambda v: _check_description(p.str("description")),
-        "cc_list": _check_cc_list,
-        "sortkey": _check_sortkey,
-        "grant_group": lambda v: _check_group(ctx, v),
-        "request_group": lambda v: _check_group(ctx, v),
-    }
-    values = {}
-    for param in _UPDATABLE:
-        if not p.has(param):
-            continue
-        if param in checks:
-            values[param] = checks[param](p.get(param))
-        else:
-            values[param] = p.bool(param)
-    return values
+def delete(ctx, params):
+    """Delete flag types and every flag of them (editcomponents; a bugsvc
+    call: Bugzilla 5.2 deletes them only on editflagtypes.cgi).
 
-
-def _apply_update(ctx, flag_type, new_values, new_clusions):
-    """Store the new values and clusions of one type; return its `changes`."""
-    changes = {}
-    assignments = {}
-    for param, value in new_values.items():
-        column, change_key = _UPDATABLE[param]
-        if note(changes, change_key, flag_type[column], value):
-            assignments[column] = int(value) if isinstance(value, bool) else value
-    if assignments:
-        sets = ", ".join(f"{column} = ?" for column in assignments)
-        ctx.conn.execute(f"UPDATE flag_types SET {sets} WHERE id = ?",
-                         list(assignments.values()) + [flag_type["id"]])
-    clusions_changed = False
-    for param, rules in new_clusions.items():
-        table = _CLUSIONS[param]
-        old_rules = flag_rules.clusions(ctx.conn, table, [flag_type["id"]])[flag_type["id"]]
-        if set(old_rules) == set(rules):
-            continue
-        old_labels, new_labels = _labels(ctx, old_rules), _labels(ctx, rules)
-        changes[param] = {"removed": ", ".join(sorted(old_labels - new_labels)),
-                          "added": ", ".join(sorted(new_labels - old_labels))}
-        ctx.conn.execute(f"DELETE FROM {table} WHERE type_id = ?", (flag_type["id"],))
-        _store_clusions(ctx, flag_type["id"], table, rules)
-        clusions_changed = True
-    if clusions_changed:
-        flag_rules.retarget_flags(ctx.conn, flag_type["id"])
-    if "is_requesteeble" in changes and not new_values["is_specifically_requestable"]:
-        ctx.conn.execute("UPDATE flags SET requestee_id = NULL WHERE type_id = ?",
-                         (flag_type["id"],))
-    return changes
-
-
-# Validation ------------------------------------------------------------------
-
-def _require_editcomponents(ctx, action):
-    require_group(ctx, "editcomponents", f"{action} flag types")
-
-
-def _check_name(name):
-    """The trimmed name. Errors: 1101 blank, with whitespace or a comma, or
-    longer than 50 characters."""
-    name = (name or "").strip()
-    if not name or _NAME_FORBIDDEN.search(name) or len(name) > NAME_MAX_LENGTH:
-        raise ServiceError(FLAG_TYPE_NAME_INVALID,
-                           f"The flag type name '{name}' is invalid: it must be 1 to "
-                           f"{NAME_MAX_LENGTH} characters long, without spaces or commas.")
-    return name
-
-
-def _check_description(description):
-    """The trimmed description. Errors: 1102 blank."""
-    return checked_text(description, "flag type", "description",
-                        blank_code=FLAG_TYPE_DESCRIPTION_INVALID, max_length=None)
-
-
-def _check_target_type(target):
-    """'b' or 'a'. Errors: -32000 neither 'bug' nor 'attachment' (the
-    reference raises an internal error here)."""
-    if target not in flag_rules.TARGET_CODES:
-        raise ServiceError(INTERNAL_ERROR, f"The target type '{target}' is invalid: it must be "
-                                           f"'bug' or 'attachment'.")
-    return flag_rules.TARGET_CODES[target]
-
-
-def _check_sortkey(value):
-    """The sort key as an int. Errors: 1104 not a whole number in 1..32767."""
-    text = ""
-    if isinstance(value, (int, str)) and not isinstance(value, bool):
-        text = str(value).strip()
-    if not text.isdigit() or not text.isascii() or not 1 <= int(text) <= SORTKEY_MAX:
-        raise ServiceError(FLAG_TYPE_SORTKEY_INVALID,
-                           f"The sort key '{value}' must be a number between 1 and {SORTKEY_MAX}.")
-    return int(text)
-
-
-def _check_cc_list(value):
-    """The CC list as one string ", "-joined ("" for none). Accepts an
-    array of addresses or a string of them separated by commas or spaces.
-    Errors: 501 a malformed address; 1103 longer than 200 characters."""
-    if value is None:
-        return ""
-    items = value if isinstance(value, list) else [value]
-    addresses = []
-    for item in items:
-        if not isinstance(item, str):
-            raise ServiceError(ILLEGAL_EMAIL_ADDRESS, f"'{item}' is not a valid e-mail address.")
-        addresses.extend(part for part in re.split(r"[,\s]+", item) if part)
-    for address in addresses:
-        if not _ADDRESS.match(address):
-            raise ServiceError(ILLEGAL_EMAIL_ADDRESS,
-                               f"The CC list entry '{address}' is not a valid e-mail address.")
-    cc_list = ", ".join(addresses)
-    if len(cc_list) > CC_LIST_MAX_LENGTH:
-        raise ServiceError(FLAG_TYPE_CC_LIST_INVALID,
-                           f"The CC list may have at most {CC_LIST_MAX_LENGTH} characters.")
-    return cc_list
-
-
-def _check_group(ctx, name):
-    """The id of the group called `name`; None for none (absent or "").
-    Errors: 51 unknown group."""
-    if name is None or name == "":
-        return None
-    if not isinstance(name, str):
-        raise ServiceError(PARAM_INVALID, "grant_group and request_group are group names.")
-    group = catalog.group_by_name(ctx.conn, name.strip())
-    if group is None:
-        raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no group named '{name}'.")
-    return group["id"]
-
-
-def _parse_clusions(ctx, value, param):
-    """[(product_id | None, component_id | None)] from the API form: an
-    array of product names and/or {product: [components]} objects (a bare
-    object is accepted too); an empty component list stands for every
-    component of that product. Errors: 106 unknown or hidden product; 51 unknown
-    component; 53 anything else."""
-    items = [value] if isinstance(value, dict) else value
-    if not isinstance(items, list):
-        raise ServiceError(PARAM_INVALID, f"The parameter '{param}' must be an array.")
-    rules = []
-    for item in items:
-        if isinstance(item, str):
-            rules.append((_clusion_product(ctx, item), None))
-        elif isinstance(item, dict):
-            for product_name, component_names in item.items():
-                product_id = _clusion_product(ctx, product_name)
-                names = component_names if isinstance(component_names, list) else [component_names]
-                if not names:
-                    # No component named: the whole product, like its bare name.
-                    rules.append((product_id, None))
-                for component_name in names:
-                    if not isinstance(component_name, str):
-                        raise ServiceError(PARAM_INVALID,
-                                           f"Invalid component '{component_name}' in '{param}'.")
-                    rules.append((product_id, _clusion_component(ctx, product_id, product_name,
-                                                                 component_name, param)))
-        else:
-            raise ServiceError(PARAM_INVALID, f"Invalid entry '{item}' in '{param}'.")
-    unique = []
-    for rule in rules:
-        if rule not in unique:
-            unique.append(rule)
-    return unique
-
-
-def _clusion_product(ctx, name):
-    if name == ANY:
-        return None
-    product = catalog.product_by_name(ctx.conn, name)
-    # A product hidden from the caller answers like a missing one.
-    if product is None or not access.can_see_product(ctx, product["id"]):
-        raise _product_denied(name)
-    return product["id"]
-
-
-def _clusion_component(ctx, product_id, product_name, name, param):
-    if name == ANY:
-        return None
-    if product_id is None:
-        raise ServiceError(PARAM_INVALID, f"In '{param}', a component needs a product, not {ANY}.")
-    return _component_id(ctx, {"id": product_id, "name": product_name}, name)
-
-
-def _store_clusions(ctx, type_id, table, rules):
-    ctx.conn.executemany(f"INSERT INTO {table} (type_id, product_id, component_id)"
-                         " VALUES (?, ?, ?)",
-                         [(type_id, product, component) for product, component in rules])
-
-
-def _labels(ctx, rules):
-    """{"Product:Component"} for rules, "__Any__" standing for every one."""
-    labels = set()
-    for product_id, component_id in rules:
-        product = ANY
-        component = ANY
-        if product_id is not None:
-            product = ctx.conn.execute("SELECT name FROM products WHERE id = ?",
-                                       (product_id,)).fetchone()[0]
-        if component_id is not None:
-            component = ctx.conn.execute("SELECT name FROM components WHERE id = ?",
-                                         (component_id,)).fetchone()[0]
-        labels.add(f"{product}:{component}")
-    return labels
+    params: ids (array of int). Returns {"flagtypes": [{"id", "name",
+    "flags"}]}: flags is how many flags were deleted with the type.
+    Errors: 410 logged out; 304 not in editcomponents; 50 no ids; 52 an id
+    that is not a whole number of 0 or more; 51 unknown id.
+    """
+    require_group(ctx, "editcomponents", "delete flag types")
+    return {"flagtypes": flag_type.delete(ctx, Params(params).id_list("ids"))}

@@ -1,79 +1,21 @@
-"""Groups: create, update and read user groups (interface "Groups").
+"""Groups: create, update and read user groups (interface "Groups"). The
+behaviour lives in bugsvc/catalogue/group.py."""
 
-A group is a bug group (is_bug_group true: bugs may be restricted to it) or
-one of the 14 system groups that carry permissions by name.
-"""
-
-import re
-
-from ..store import audit
-from ..accounts import membership
-from ..catalogue import settings
-from ..call.changes import note
-from ..store.db import placeholders
-from ..accounts.email import visible_email
-from ..errors import (ServiceError, require_group, require_login, OBJECT_NOT_SPECIFIED,
-                      OBJECT_DOES_NOT_EXIST, EMPTY_GROUP_NAME, GROUP_EXISTS,
-                      EMPTY_GROUP_DESCRIPTION, INVALID_REGEXP, INVALID_GROUP_NAME,
-                      GROUP_CANNOT_VIEW, USER_ERROR)
-from ..catalogue.admin import checked_text
-from ..call.params import Params
 from ..call.fields import Shape
+from ..call.params import Params
+from ..catalogue import group
+from ..errors import (
+    GROUP_CANNOT_VIEW,
+    OBJECT_NOT_SPECIFIED,
+    ServiceError,
+    require_group,
+    require_login,
+)
 
-NAME_MAX_LENGTH = 255
 
 # include/exclude shape of a group and its members.
 GROUP_SHAPES = {"groups": Shape(children={"membership": Shape()})}
-_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]+")
-_COLUMNS = "id, name, description, is_bug_group, user_regexp, is_active, icon_url"
-# Parameters whose value is a group name; they follow a rename (as the reference).
-_GROUP_PARAMS = tuple(name for name, (_, kind, _) in settings.DEFINITIONS.items()
-                      if kind == settings.GROUP)
-_MANDATORY = 3
 
-
-# Validation ------------------------------------------------------------------
-
-def _check_name(ctx, name, group_id=None):
-    """The trimmed new group name. Errors: 800 empty; 804 not a usable name
-    (a comma, only digits, control characters, too long); 801 taken by
-    another group (any case)."""
-    name = checked_text(name, "group", blank_code=EMPTY_GROUP_NAME, max_length=None)
-    if ("," in name or name.isdigit() or _CONTROL_CHARS.search(name)
-            or len(name) > NAME_MAX_LENGTH):
-        raise ServiceError(INVALID_GROUP_NAME,
-                           f"The group name '{name}' is not valid: it may not contain commas or "
-                           f"control characters, may not be only digits and may have at most "
-                           f"{NAME_MAX_LENGTH} characters.")
-    row = ctx.conn.execute("SELECT id FROM groups WHERE lower(name) = lower(?)", (name,)).fetchone()
-    if row is not None and row["id"] != group_id:
-        raise ServiceError(GROUP_EXISTS, f"The group '{name}' already exists.")
-    return name
-
-
-def _check_description(description):
-    """The trimmed description. Errors: 802 empty."""
-    return checked_text(description, "group", "description",
-                        blank_code=EMPTY_GROUP_DESCRIPTION, max_length=None)
-
-
-def _check_regexp(pattern):
-    """The trimmed regexp ("" for none). Errors: 803 not a valid expression."""
-    pattern = (pattern or "").strip()
-    try:
-        re.compile(pattern, re.IGNORECASE)
-    except (re.error, RecursionError, OverflowError):
-        raise ServiceError(INVALID_REGEXP,
-                           f"The regular expression '{pattern}' is not valid.") from None
-    return pattern
-
-
-def _clean_icon_url(url):
-    """The icon URL with control characters folded to spaces, trimmed."""
-    return _CONTROL_CHARS.sub(" ", url or "").strip()
-
-
-# Create ----------------------------------------------------------------------
 
 def create(ctx, params):
     """Create a bug group.
@@ -88,18 +30,11 @@ def create(ctx, params):
     """
     require_group(ctx, "creategroups", "add groups")
     p = Params(params)
-    name = _check_name(ctx, p.str("name", ""))
-    description = _check_description(p.str("description", ""))
-    user_regexp = _check_regexp(p.str("user_regexp", ""))
-    is_active = p.bool("is_active", False)
-    icon_url = _clean_icon_url(p.str("icon_url", ""))
-    group_id = membership.create_bug_group(ctx.conn, name, description, user_regexp, is_active,
-                                           icon_url)
-    audit.record(ctx, "Group", group_id)
+    group_id = group.create(ctx, p.str("name", ""), p.str("description", ""),
+                            p.str("user_regexp", ""), p.bool("is_active", False),
+                            p.str("icon_url", ""))
     return {"id": group_id}
 
-
-# Update ----------------------------------------------------------------------
 
 def update(ctx, params):
     """Change one or more groups.
@@ -116,76 +51,17 @@ def update(ctx, params):
     """
     require_group(ctx, "creategroups", "edit groups")
     p = Params(params)
-    if not p.list("ids") and not p.list("names"):
+    ids, names = p.int_list("ids"), p.str_list("names")
+    # Also when ids and names held only nulls or empty strings.
+    if not ids and not names:
         raise ServiceError(OBJECT_NOT_SPECIFIED,
                            "You must specify the groups to update with 'ids' or 'names'.")
-    groups = _find(ctx, p.int_list("ids"), p.str_list("names"))
-    if not groups:                  # ids/names held only nulls or empty strings
-        raise ServiceError(OBJECT_NOT_SPECIFIED,
-                           "You must specify the groups to update with 'ids' or 'names'.")
-    new = {}
-    if p.has("name"):
-        if len(groups) > 1:
-            raise ServiceError(GROUP_EXISTS, "Group names must be unique: you cannot give one "
-                                             "name to several groups.")
-        group = groups[0]
-        new["name"] = _check_name(ctx, p.str("name", ""), group["id"])
-        if new["name"] != group["name"] and not group["is_bug_group"]:
-            raise ServiceError(USER_ERROR, f"The group '{group['name']}' is a system group; "
-                                           f"its name cannot be changed.")
-    if p.has("description"):
-        new["description"] = _check_description(p.str("description", ""))
-    if p.has("user_regexp"):
-        new["user_regexp"] = _check_regexp(p.str("user_regexp", ""))
+    given = {name: p.str(name, "") for name in ("name", "description", "user_regexp", "icon_url")
+             if p.has(name)}
     if p.has("is_active"):
-        new["is_active"] = p.bool("is_active")
-    if p.has("icon_url"):
-        new["icon_url"] = _clean_icon_url(p.str("icon_url", ""))
-    return {"groups": [{"id": group["id"], "changes": _apply(ctx, group, new)}
-                       for group in groups]}
+        given["is_active"] = p.bool("is_active")
+    return {"groups": group.update(ctx, ids, names, given)}
 
-
-def _apply(ctx, group, new):
-    """Store the new values of one group; return its `changes`."""
-    changes = {}
-    for field, value in new.items():
-        old = bool(group[field]) if field == "is_active" else group[field]
-        if note(changes, field, old, value):
-            ctx.conn.execute(f"UPDATE groups SET {field} = ? WHERE id = ?",
-                             (int(value) if field == "is_active" else value, group["id"]))
-    if "name" in changes:
-        _rename_in_params(ctx, group["name"], new["name"])
-    if "user_regexp" in changes:
-        membership.refresh_for_group(ctx.conn, group["id"])
-    if changes.get("is_active", {}).get("added") == "1":
-        _enforce_mandatory(ctx, group["id"])
-    audit.record_changes(ctx, "Group", group["id"], changes)
-    return changes
-
-
-def _rename_in_params(ctx, old_name, new_name):
-    """Parameters naming the renamed group now name it by its new name."""
-    values = settings.load(ctx.conn)
-    for param in _GROUP_PARAMS:
-        if values[param] and values[param].lower() == old_name.lower():
-            ctx.conn.execute("DELETE FROM params WHERE name = ?", (param,))
-            ctx.conn.execute("INSERT INTO params (name, value) VALUES (?, ?)", (param, new_name))
-            audit.record(ctx, "Param", 0, param, values[param], new_name)
-    ctx.forget_params()
-
-
-def _enforce_mandatory(ctx, group_id):
-    """A group made active again restricts the bugs of the products where it is
-    Mandatory that were filed while it was inactive."""
-    ctx.conn.execute(
-        "INSERT INTO bug_groups (bug_id, group_id) SELECT b.id, gc.group_id FROM bugs b"
-        " JOIN group_controls gc ON gc.product_id = b.product_id"
-        " WHERE gc.group_id = ? AND gc.membercontrol = ? AND NOT EXISTS"
-        " (SELECT 1 FROM bug_groups bg WHERE bg.bug_id = b.id AND bg.group_id = gc.group_id)",
-        (group_id, _MANDATORY))
-
-
-# Get -------------------------------------------------------------------------
 
 def get(ctx, params):
     """Read groups.
@@ -208,78 +84,5 @@ def get(ctx, params):
     if not sees_all and not caller.can_bless_any:
         raise ServiceError(GROUP_CANNOT_VIEW, "You are not allowed to view groups.")
     p = Params(params)
-    ids, names = p.int_list("ids"), p.str_list("names")
-    if ids or names:
-        try:
-            groups = _find(ctx, ids, names)
-        except ServiceError:
-            if sees_all:
-                raise
-            raise ServiceError(GROUP_CANNOT_VIEW,
-                               "You are not allowed to view that group.") from None
-        if not sees_all and any(not caller.can_bless(g["id"]) for g in groups):
-            raise ServiceError(GROUP_CANNOT_VIEW, "You are not allowed to view that group.")
-    elif sees_all:
-        groups = _rows(ctx, "1 = 1", [])
-    else:
-        blessed = sorted(caller.bless_group_ids)
-        groups = _rows(ctx, f"id IN ({placeholders(blessed)})", blessed)
-    groups.sort(key=lambda g: (g["is_bug_group"], g["name"].lower()))
-    full = caller.in_group("creategroups")
-    with_members = p.bool("membership")
-    return {"groups": [_group_object(ctx, group, full, with_members) for group in groups]}
-
-
-def _group_object(ctx, group, full, with_members):
-    result = {"id": group["id"], "name": group["name"], "description": group["description"]}
-    if full:
-        result["is_active"] = bool(group["is_active"])
-        result["is_bug_group"] = bool(group["is_bug_group"])
-        result["user_regexp"] = group["user_regexp"]
-    if with_members:
-        result["membership"] = _members(ctx, group["id"])
-    return result
-
-
-def _members(ctx, group_id):
-    """The accounts in the group, directly or through its regexp, by login;
-    `email` is the login plus the emailsuffix parameter, as for users."""
-    suffix = ctx.param("emailsuffix")
-    rows = ctx.conn.execute(
-        "SELECT u.id, u.login, u.real_name, u.disabled_text, u.email_enabled FROM users u"
-        " WHERE EXISTS (SELECT 1 FROM user_groups ug WHERE ug.user_id = u.id"
-        " AND ug.group_id = ? AND ug.is_bless = 0) ORDER BY lower(u.login)", (group_id,))
-    return [{"id": row["id"], "real_name": row["real_name"], "name": row["login"],
-             "email": visible_email(ctx, row["login"] + suffix),
-             "can_login": row["disabled_text"] == "",
-             "email_enabled": bool(row["email_enabled"]),
-             "login_denied_text": row["disabled_text"]} for row in rows]
-
-
-# Lookup ----------------------------------------------------------------------
-
-def _rows(ctx, condition, args):
-    return [dict(row) for row in ctx.conn.execute(
-        f"SELECT {_COLUMNS} FROM groups WHERE {condition}", args)]
-
-
-def _find(ctx, ids, names):
-    """The groups named by `ids` and `names`, each once, in request order.
-    Errors: 51 when one does not exist."""
-    found, seen = [], set()
-    for group_id in ids:
-        rows = _rows(ctx, "id = ?", [group_id])
-        if not rows:
-            raise ServiceError(OBJECT_DOES_NOT_EXIST,
-                               f"There is no group with the id '{group_id}'.")
-        if rows[0]["id"] not in seen:
-            seen.add(rows[0]["id"])
-            found.append(rows[0])
-    for name in names:
-        rows = _rows(ctx, "lower(name) = lower(?)", [name])
-        if not rows:
-            raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no group named '{name}'.")
-        if rows[0]["id"] not in seen:
-            seen.add(rows[0]["id"])
-            found.append(rows[0])
-    return found
+    groups = group.visible(ctx, p.int_list("ids"), p.str_list("names"), p.bool("membership"))
+    return {"groups": groups}

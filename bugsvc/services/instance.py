@@ -1,18 +1,14 @@
 """Instance information: version, extensions, timezone, time, parameters,
-last audit time (interface "Instance information")."""
+last audit time (interface "Instance information"), and the audit log's
+entries. The parameters and the audit log's time are
+bugsvc/catalogue/settings.py's, its entries bugsvc/store/audit.py's."""
 
-import re
+from datetime import timedelta
 
 from .. import COMPATIBLE_VERSION, __version__, dates
-from ..store import audit
+from ..call.params import Params, bounded_int, reject_unknown_keys
 from ..catalogue import settings
-from ..store.db import placeholders
-from ..errors import ServiceError, require_group, OBJECT_DOES_NOT_EXIST, USER_ERROR
-from ..call.params import Params
-
-# The reference accepts ^Bugzilla(::\w+)*$; Service:: is our neutral twin.
-_CLASS_NAME = re.compile(r"(?:Bugzilla|Service)((?:::[A-Za-z0-9_]+)*)", re.ASCII)
-_REFERENCE_ROOT = audit.CLASS_PREFIX.rstrip(":")
+from ..errors import PARAM_INVALID, ServiceError, require_group
 
 
 def version(ctx, params):
@@ -43,14 +39,7 @@ def parameters(ctx, params):
     maintainer and requirelogin, logged-in callers the documented set,
     tweakparams members every parameter. include_fields/exclude_fields
     choose among the parameter names, as in the reference."""
-    values = settings.load(ctx.conn)
-    if ctx.caller.in_group("tweakparams"):
-        names = sorted(values)
-    elif ctx.caller.is_logged_in:
-        names = settings.LOGGED_IN
-    else:
-        names = settings.PUBLIC
-    return {"parameters": {name: settings.shown(name, values[name]) for name in names
+    return {"parameters": {name: value for name, value in settings.visible(ctx).items()
                            if ctx.fields.wants(name)}}
 
 
@@ -65,41 +54,22 @@ def update_parameters(ctx, params):
     every value is valid.
     """
     require_group(ctx, "tweakparams", "change parameters")
-    return {"parameters": change_parameters(ctx, params)}
+    return {"parameters": settings.change(ctx, params)}
 
 
-def change_parameters(ctx, values):
-    """Validate and store `values` ({name: new value}), auditing each change
-    as class Param. No permission check: callers do that (the command line
-    needs none). Returns {name: {"added", "removed"}} of the changed ones.
-    A secret parameter's values are masked in the answer and the audit log,
-    and its mask as the new value leaves it unchanged.
-    Errors: 51 unknown parameter; 32000 invalid value (nothing stored).
+def parameter_definitions(ctx, params):
+    """Every parameter as the parameters page offers it (tweakparams only; a
+    bugsvc call): its section, description, kind of control, value (a
+    secret masked), default, and the values it may take when they are a
+    closed list (groups, a field's values, a list of choices).
+
+    Returns {"sections": [{"name", "title", "description", "parameters":
+    [{"name", "description", "control", "value", "default", "choices",
+    "min", "max"}]}]}, in the sections of Bugzilla's parameters page.
+    Errors: 410 logged out; 304 not in tweakparams.
     """
-    current = settings.load(ctx.conn)
-    updates = {}
-    for name, value in values.items():
-        if name not in settings.DEFINITIONS:
-            raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no parameter named '{name}'.")
-        if value == settings.SECRET_MASK and settings.shown(name, "x") == settings.SECRET_MASK:
-            continue
-        try:
-            updates[name] = settings.normalise(ctx.conn, name, value)
-        except ValueError as exc:
-            raise ServiceError(USER_ERROR,
-                               f"Invalid value for parameter '{name}': {exc}.") from None
-    changes = {}
-    for name, value in updates.items():
-        if value == current[name]:
-            continue
-        cur = ctx.conn.execute("UPDATE params SET value = ? WHERE name = ?", (value, name))
-        if cur.rowcount == 0:
-            ctx.conn.execute("INSERT INTO params (name, value) VALUES (?, ?)", (name, value))
-        added, removed = settings.shown(name, value), settings.shown(name, current[name])
-        changes[name] = {"added": added, "removed": removed}
-        audit.record(ctx, "Param", 0, name, removed, added)
-    ctx.forget_params()
-    return changes
+    require_group(ctx, "tweakparams", "see how parameters are set")
+    return {"sections": settings.described(ctx)}
 
 
 def last_audit_time(ctx, params):
@@ -110,13 +80,48 @@ def last_audit_time(ctx, params):
     class counts). The value is null when nothing matching was audited.
     Errors: 53 when a class name is not a string.
     """
-    classes = []
-    for name in Params(params).str_list("class"):
-        match = _CLASS_NAME.fullmatch(name)
-        class_name = match and _REFERENCE_ROOT + match.group(1)
-        if class_name and class_name not in classes:
-            classes.append(class_name)
-    sql = "SELECT MAX(at_time) FROM audit_log"
-    if classes:
-        sql += f" WHERE class IN ({placeholders(classes)})"
-    return {"last_audit_time": dates.from_db(ctx.conn.execute(sql, classes).fetchone()[0])}
+    return {"last_audit_time": settings.last_audit_time(ctx, Params(params).str_list("class"))}
+
+
+_AUDIT_PARAMS = ("object", "user", "class", "since", "until", "limit", "offset")
+
+
+def audit_log(ctx, params):
+    """Read the audit log (admin only; a bugsvc call: Bugzilla 5.2 keeps
+    its audit_log without a way to read it).
+
+    params: object (words that must all occur in the changed object's name,
+    e.g. a product, a group, a parameter or an account's login), user (the
+    login of who made the changes; "" for changes made without an account:
+    the command line, a visitor's own sign-up), class (class names
+    Bugzilla::X, Service::X or X, any of them), since / until (dates or
+    datetimes, both included; a date alone as `until` counts its whole day),
+    limit (default 100, at most 1000), offset.
+    Returns {"entries": [{id, user, class, object_id, object_name, field,
+    removed, added, at_time}], "total_matches", "classes"} newest first;
+    `classes`: every class the log holds.
+    Errors: 410 logged out; 304 not in admin; 53 a parameter of the wrong
+    kind or unknown; 56 an unreadable date; 54/55 limit or offset out of
+    range.
+    """
+    require_group(ctx, "admin", "read the audit log")
+    p = Params(params)
+    reject_unknown_keys(params, _AUDIT_PARAMS, PARAM_INVALID)
+    words = (p.str("object") or "").split()
+    if len(words) > 20 or any(len(word) > 255 for word in words):
+        raise ServiceError(PARAM_INVALID, "The parameter 'object' takes at most 20 words "
+                                          "of at most 255 characters.")
+    who = p.str("user")
+    since = p.str("since") or None
+    until = p.str("until") or None
+    since = since and dates.parse_datetime(since, "since")
+    if until:
+        whole_day = len(until.strip()) == 10
+        until = dates.parse_datetime(until, "until")
+        if whole_day:
+            until += timedelta(days=1) - timedelta(seconds=1)
+    found, total, classes = settings.audit_log(
+        ctx, words, who, p.str_list("class"), since, until,
+        limit=bounded_int(p, "limit", 1, settings.AUDIT_LOG_MAX, 100),
+        offset=bounded_int(p, "offset", 0, 10**9, 0))
+    return {"entries": found, "total_matches": total, "classes": classes}

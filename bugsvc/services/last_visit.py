@@ -1,32 +1,14 @@
-"""When the caller last visited bugs (interface "Bug last visited")."""
+"""When the caller last visited bugs (interface "Bug last visited"). The
+behaviour lives in bugsvc/bugs/last_visit.py."""
 
-from .. import dates
-from ..accounts.access import bug_visibility_sql
-from ..bugs.lookup import bug_id_of, visible_bug_id
-from ..store.db import placeholders
-from ..errors import ServiceError, require_login, OBJECT_NOT_SPECIFIED, USER_ERROR
-from ..call.params import Params
+from ..bugs import last_visit
 from ..call.fields import Shape
+from ..call.params import Params
+from ..errors import OBJECT_NOT_SPECIFIED, ServiceError, require_login
 
-RECENT_LIMIT = 20
+
 # include/exclude shape of the answer: a list of last visits.
 LAST_VISIT_SHAPES = {"*": Shape()}
-
-
-def _record(bug_id, when):
-    return {"id": bug_id, "last_visit_ts": dates.from_db(when)}
-
-
-def _is_involved(ctx, bug_id):
-    """Reporter, assignee, QA contact (while useqacontact) or on the CC list."""
-    user_id = ctx.caller.id
-    qa = " OR b.qa_contact = ?" if ctx.param_is_on("useqacontact") else ""
-    args = [bug_id, user_id, user_id] + ([user_id] if qa else []) + [user_id]
-    row = ctx.conn.execute(
-        f"SELECT 1 FROM bugs b WHERE b.id = ? AND (b.reporter = ? OR b.assigned_to = ?{qa}"
-        " OR EXISTS (SELECT 1 FROM bug_cc cc WHERE cc.bug_id = b.id AND cc.user_id = ?))",
-        args).fetchone()
-    return row is not None
 
 
 def update(ctx, params):
@@ -43,21 +25,7 @@ def update(ctx, params):
     values = Params(params).list("ids")
     if not values:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'ids' is required.")
-    bug_ids = []
-    for value in values:
-        bug_id = visible_bug_id(ctx, value)
-        if not _is_involved(ctx, bug_id):
-            raise ServiceError(USER_ERROR, f"You are not involved in bug #{bug_id}, so its last "
-                                           "visit is not recorded.")
-        if bug_id not in bug_ids:
-            bug_ids.append(bug_id)
-    when = dates.to_db(ctx.now)
-    for bug_id in bug_ids:
-        ctx.conn.execute("DELETE FROM bug_user_last_visit WHERE user_id = ? AND bug_id = ?",
-                         (ctx.caller.id, bug_id))
-        ctx.conn.execute("INSERT INTO bug_user_last_visit (user_id, bug_id, last_visit_ts)"
-                         " VALUES (?, ?, ?)", (ctx.caller.id, bug_id, when))
-    return [_record(bug_id, when) for bug_id in bug_ids]
+    return last_visit.record_visits(ctx, values)
 
 
 def get(ctx, params):
@@ -71,32 +39,4 @@ def get(ctx, params):
     """
     require_login(ctx)
     p = Params(params)
-    visible, args = bug_visibility_sql(ctx)
-    sql = ("SELECT v.bug_id, v.last_visit_ts FROM bug_user_last_visit v"
-           f" JOIN bugs b ON b.id = v.bug_id WHERE v.user_id = ? AND {visible}")
-    args = [ctx.caller.id] + args
-    limit = ""
-    if p.has("ids") and p.get("ids") is not None:
-        bug_ids = _known_ids(ctx, p.list("ids"))
-        if not bug_ids:
-            return []
-        sql += f" AND v.bug_id IN ({placeholders(bug_ids)})"
-        args += bug_ids
-    else:
-        limit = f" LIMIT {RECENT_LIMIT}"
-    rows = ctx.conn.execute(sql + " ORDER BY v.last_visit_ts DESC, v.bug_id DESC" + limit,
-                            args).fetchall()
-    return [_record(row[0], row[1]) for row in rows]
-
-
-def _known_ids(ctx, values):
-    """Bug ids named by `values` (ids or aliases); unknown ones are skipped."""
-    bug_ids = []
-    for value in values:
-        try:
-            bug_id = bug_id_of(ctx, value)
-        except ServiceError:
-            continue
-        if bug_id not in bug_ids:
-            bug_ids.append(bug_id)
-    return bug_ids
+    return last_visit.visits(ctx, p.list("ids") if p.get("ids") is not None else None)

@@ -1,37 +1,14 @@
 """Products: the id lists, get, create and update (interface "Products")
-as the reference does them, and their group controls (a bugsvc extension)."""
+as the reference does them, and their group controls (a bugsvc extension).
+The behaviour lives in bugsvc/catalogue/product.py and group_control.py."""
 
-from ..accounts import access
-from ..store import audit
-from ..bugs import groups as bug_groups
-from ..catalogue import catalog, flag_rules, group_control
-from ..catalogue.admin import (checked_text, NAME_MAX_LENGTH, administered_product,
-                               reject_unknown_keys)
-from ..call.changes import note
-from ..accounts.email import visible_email
-from ..errors import (
-    ServiceError, require_group, OBJECT_NOT_SPECIFIED, OBJECT_DOES_NOT_EXIST, USER_ERROR,
-    PRODUCT_BLANK_NAME, PRODUCT_NAME_IN_USE, PRODUCT_NAME_TOO_LONG,
-    PRODUCT_NEEDS_DEFAULT_MILESTONE, PRODUCT_NEEDS_DESCRIPTION, PRODUCT_NEEDS_VERSION,
-    UNKNOWN_METHOD,
-)
-from ..accounts import membership
-from ..call.params import Params
-from ..call.fields import Shape
+from ..call.params import Params, reject_unknown_keys
+from ..catalogue import group_control, product
+from ..errors import OBJECT_NOT_SPECIFIED, UNKNOWN_METHOD, USER_ERROR, ServiceError, require_group
 
-UNCLASSIFIED_ID = 1
 
 # include/exclude shape of a product: group_controls only on request.
-PRODUCT_SHAPE = Shape(types={"group_controls": ("extra",)},
-                      children={"components": Shape(), "versions": Shape(),
-                                "milestones": Shape()})
-PRODUCT_SHAPES = {"products": PRODUCT_SHAPE}
-
-_TYPES = {
-    "accessible": access.accessible_product_ids,
-    "selectable": access.selectable_product_ids,
-    "enterable": access.enterable_product_ids,
-}
+PRODUCT_SHAPES = {"products": product.PRODUCT_SHAPE}
 _UPDATE_KEYS = frozenset({"ids", "names", "name", "description", "default_milestone",
                           "has_unconfirmed", "is_open", "classification", "group_controls"})
 
@@ -40,17 +17,17 @@ _UPDATE_KEYS = frozenset({"ids", "names", "name", "description", "default_milest
 
 def selectable(ctx, params):
     """Returns {"ids": [int]}: the products the caller may search."""
-    return {"ids": access.selectable_product_ids(ctx)}
+    return {"ids": group_control.selectable_product_ids(ctx)}
 
 
 def enterable(ctx, params):
     """Returns {"ids": [int]}: the products the caller may file bugs in."""
-    return {"ids": access.enterable_product_ids(ctx)}
+    return {"ids": group_control.enterable_product_ids(ctx)}
 
 
 def accessible(ctx, params):
     """Returns {"ids": [int]}: the products the caller may search or file bugs in."""
-    return {"ids": access.accessible_product_ids(ctx)}
+    return {"ids": group_control.accessible_product_ids(ctx)}
 
 
 # Get -------------------------------------------------------------------------------
@@ -74,111 +51,17 @@ def get(ctx, params):
     if not any(given.values()):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify one of 'ids', 'names' or "
                                                  "'type'.")
-    if given["type"]:
-        candidate_ids = set()
-        for kind in p.str_list("type"):
-            if kind not in _TYPES:
-                raise ServiceError(USER_ERROR, f"'{kind}' is not a valid product type; use "
-                                               "accessible, selectable or enterable.")
-            candidate_ids.update(_TYPES[kind](ctx))
-    else:
-        candidate_ids = set(access.accessible_product_ids(ctx))
-    candidates = sorted(catalog.products_by_ids(ctx.conn, candidate_ids).values(),
-                        key=lambda product: (product["name"].lower(), product["id"]))
-    if given["ids"] or given["names"]:
-        wanted_ids = set(p.int_list("ids"))
-        wanted_names = {name.lower() for name in p.str_list("names")}
-        chosen = [product for product in candidates if product["id"] in wanted_ids]
-        chosen += [product for product in candidates if product["name"].lower() in wanted_names
-                   and product["id"] not in wanted_ids]
-    else:
-        chosen = candidates
-    return {"products": [product_object(ctx, product) for product in chosen]}
-
-
-def product_object(ctx, product):
-    """The interface's Product object for catalog product dict `product`,
-    computing only the parts the caller's include/exclude choice wants."""
-    def wants(name):
-        return ctx.fields.wants(name, PRODUCT_SHAPE)
-    classification = catalog.classification_by_id(ctx.conn, product["classification_id"])
-    result = {
-        "id": product["id"], "name": product["name"], "description": product["description"],
-        "is_active": product["is_active"], "default_milestone": product["default_milestone"],
-        "has_unconfirmed": product["has_unconfirmed"],
-        "classification": classification["name"] if classification else "",
-    }
-    if wants("components"):
-        result["components"] = _components(ctx, product)
-    if wants("versions"):
-        result["versions"] = [{"id": v["id"], "name": v["name"], "sort_key": v["sort_key"],
-                               "is_active": v["is_active"]}
-                              for v in catalog.versions_of(ctx.conn, product["id"])]
-    if wants("milestones"):
-        result["milestones"] = [{"id": m["id"], "name": m["name"], "sort_key": m["sort_key"],
-                                 "is_active": m["is_active"]}
-                                for m in catalog.milestones_of(ctx.conn, product["id"])]
-    if ctx.caller.in_group("editcomponents") and wants("group_controls"):
-        result["group_controls"] = group_control.controls_of(ctx.conn, product["id"])
-    return result
-
-
-def _components(ctx, product):
-    components = catalog.components_of(ctx.conn, product["id"])
-    logins = catalog.logins_of(ctx.conn, {c["default_assignee"] for c in components}
-                               | {c["default_qa_contact"] for c in components})
-    with_flags = ctx.fields.wants("flag_types", prefix="components")
-    result = []
-    for component in components:
-        item = {
-            "id": component["id"], "name": component["name"],
-            "description": component["description"],
-            "default_assigned_to": visible_email(ctx, logins.get(component["default_assignee"],
-                                                                 "")),
-            "default_qa_contact": visible_email(ctx, logins.get(component["default_qa_contact"],
-                                                                "")),
-            "sort_key": 0,
-            "is_active": component["is_active"],
-        }
-        if with_flags:
-            item["flag_types"] = flag_rules.flag_types_for_component(ctx.conn, product["id"],
-                                                                     component["id"])
-        result.append(item)
-    return result
+    types = p.str_list("type") if given["type"] else []
+    for kind in types:
+        if kind not in product.TYPES:
+            raise ServiceError(USER_ERROR, f"'{kind}' is not a valid product type; use "
+                                           "accessible, selectable or enterable.")
+    if not given["ids"] and not given["names"]:
+        return {"products": product.find(ctx, types)}
+    return {"products": product.find(ctx, types, p.int_list("ids"), p.str_list("names"))}
 
 
 # Create ------------------------------------------------------------------------------
-
-def _check_name(ctx, name, product_id=None):
-    """The trimmed product name. Errors: 700 blank; 701 too long; 702 taken
-    by another product (any case)."""
-    name = checked_text(name, "product", blank_code=PRODUCT_BLANK_NAME,
-                        long_code=PRODUCT_NAME_TOO_LONG)
-    existing = catalog.product_by_name(ctx.conn, name)
-    if existing is not None and existing["id"] != product_id:
-        raise ServiceError(PRODUCT_NAME_IN_USE, f"The product name '{existing['name']}' is "
-                                                "already in use.")
-    return name
-
-
-def _check_description(description):
-    """The trimmed description. Errors: 703 blank."""
-    return checked_text(description, "product", "description",
-                        blank_code=PRODUCT_NEEDS_DESCRIPTION, max_length=None)
-
-
-def _classification_id(ctx, p, default):
-    """The classification named by `classification`, used only while
-    useclassification is on. Errors: 51 unknown classification."""
-    if not ctx.param_is_on("useclassification") or p.get("classification") in (None, ""):
-        return default
-    name = p.str("classification").strip()
-    classification = (catalog.classification_by_id(ctx.conn, int(name)) if name.isdigit()
-                      else catalog.classification_by_name(ctx.conn, name))
-    if classification is None:
-        raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no classification named '{name}'.")
-    return classification["id"]
-
 
 def create(ctx, params):
     """Create a product with its first version and milestone (editcomponents).
@@ -197,51 +80,11 @@ def create(ctx, params):
     """
     require_group(ctx, "editcomponents", "add products")
     p = Params(params)
-    name = _check_name(ctx, p.str("name", ""))
-    description = _check_description(p.str("description", ""))
-    version = (p.str("version", "") or "").strip()
-    if not version:
-        raise ServiceError(PRODUCT_NEEDS_VERSION, "You must enter a version for the product.")
-    milestone = "---"
-    if ctx.param_is_on("usetargetmilestone"):
-        milestone = (p.str("default_milestone", "") or "").strip() or "---"
-    for noun, value in (("version", version), ("milestone", milestone)):
-        if len(value) > NAME_MAX_LENGTH:
-            raise ServiceError(USER_ERROR, f"The {noun} name '{value}' is longer than "
-                                           f"{NAME_MAX_LENGTH} characters.")
-    classification_id = _classification_id(ctx, p, UNCLASSIFIED_ID)
-    p.bool("create_series", True)
-    cur = ctx.conn.execute(
-        "INSERT INTO products (name, classification_id, description, is_active, default_milestone,"
-        " has_unconfirmed) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-        (name, classification_id, description, int(p.bool("is_open", True)), milestone,
-         int(p.bool("has_unconfirmed", True))))
-    product_id = cur.fetchone()[0]
-    audit.record(ctx, "Product", product_id)
-    cur = ctx.conn.execute("INSERT INTO versions (product_id, name) VALUES (?, ?) RETURNING id",
-                           (product_id, version))
-    audit.record(ctx, "Version", cur.fetchone()[0])
-    cur = ctx.conn.execute("INSERT INTO milestones (product_id, name, sort_key) VALUES (?, ?, 0)"
-                           " RETURNING id", (product_id, milestone))
-    audit.record(ctx, "Milestone", cur.fetchone()[0])
-    if ctx.param_is_on("makeproductgroups"):
-        _create_product_group(ctx, product_id, name)
+    product_id = product.create(
+        ctx, p.str("name", ""), p.str("description", ""), p.str("version", ""),
+        p.get("default_milestone"), p.get("classification"), p.bool("is_open", True),
+        p.bool("has_unconfirmed", True))
     return {"id": product_id}
-
-
-def _create_product_group(ctx, product_id, product_name):
-    """The reference's makeproductgroups: a bug group named like the product
-    (with '_' appended while taken), Default for members, NA for others;
-    members of admin get membership and bless rights, as on group create."""
-    group_name = product_name
-    while catalog.group_by_name(ctx.conn, group_name) is not None:
-        group_name += "_"
-    group_id = membership.create_bug_group(ctx.conn, group_name,
-                                           f"Access to bugs in the {product_name} product")
-    ctx.conn.execute("INSERT INTO group_controls (group_id, product_id, entry, membercontrol,"
-                     " othercontrol, canedit) VALUES (?, ?, 0, ?, ?, 0)",
-                     (group_id, product_id, access.DEFAULT, access.NA))
-    audit.record(ctx, "Group", group_id)
 
 
 # Update -------------------------------------------------------------------------------
@@ -267,79 +110,13 @@ def update(ctx, params):
     require_group(ctx, "editcomponents", "edit products")
     reject_unknown_keys(params, _UPDATE_KEYS, UNKNOWN_METHOD)
     p = Params(params)
-    keys = [("id", value) for value in p.int_list("ids")]
-    keys += [("name", value) for value in p.str_list("names")]
-    if not keys:
+    ids, names = p.int_list("ids"), p.str_list("names")
+    if not ids and not names:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the products to update with "
                                                  "'ids' or 'names'.")
-    products = []
-    for kind, value in keys:
-        product = administered_product(ctx, value, by_name=kind == "name")
-        if all(product["id"] != known["id"] for known in products):
-            products.append(product)
-    new = {}
-    if p.has("name"):
-        if len(products) > 1:
-            raise ServiceError(PRODUCT_NAME_IN_USE, "Product names are unique: 'name' can only "
-                                                    "be set when updating one product.")
-        new["name"] = _check_name(ctx, p.str("name"), products[0]["id"])
-    if p.has("description"):
-        new["description"] = _check_description(p.str("description"))
-    for field, name in (("has_unconfirmed", "has_unconfirmed"), ("is_active", "is_open")):
-        if p.get(name) is not None:
-            new[field] = p.bool(name)
-    milestones = {}
-    if p.get("default_milestone") is not None and ctx.param_is_on("usetargetmilestone"):
-        wanted = (p.str("default_milestone") or "").strip()
-        for product in products:
-            milestone = catalog.milestone_by_name(ctx.conn, product["id"], wanted)
-            if milestone is None:
-                raise ServiceError(PRODUCT_NEEDS_DEFAULT_MILESTONE,
-                                   f"The milestone '{wanted}' is not defined for product "
-                                   f"'{product['name']}'; the default milestone must be one "
-                                   "of its milestones.")
-            milestones[product["id"]] = milestone["name"]
-    classification_id = _classification_id(ctx, p, None)
-    planned_controls = None
-    if p.get("group_controls") is not None:
-        planned_controls = group_control.plan(ctx.conn, p.get("group_controls"))
-    answers = []
-    for product in products:
-        changes = _store(ctx, product, new, milestones.get(product["id"]), classification_id)
-        if planned_controls:
-            mandatory, lifted = group_control.apply(ctx, product["id"], planned_controls,
-                                                    changes)
-            for group in mandatory:
-                bug_groups.restrict_product_bugs(ctx, product["id"], group)
-            for group in lifted:
-                bug_groups.lift_product_restriction(ctx, product["id"], group)
-        audit.record_changes(ctx, "Product", product["id"], changes)
-        answers.append({"id": product["id"], "changes": changes})
-    return {"products": answers}
-
-
-_COLUMNS = {"name": ("name", "name"), "description": ("description", "description"),
-            "default_milestone": ("default_milestone", "default_milestone"),
-            "has_unconfirmed": ("has_unconfirmed", "has_unconfirmed"),
-            "is_active": ("is_active", "is_open")}
-
-
-def _store(ctx, product, new, default_milestone, classification_id):
-    """Write the new plain values of one product; return its changes."""
-    values = dict(new)
-    if default_milestone is not None:
-        values["default_milestone"] = default_milestone
-    changes = {}
-    for field, (column, change_key) in _COLUMNS.items():
-        if field in values and note(changes, change_key, product[field], values[field]):
-            value = values[field]
-            ctx.conn.execute(f"UPDATE products SET {column} = ? WHERE id = ?",
-                             (int(value) if isinstance(value, bool) else value, product["id"]))
-    if classification_id is not None and classification_id != product["classification_id"]:
-        names = {cid: catalog.classification_by_id(ctx.conn, cid)["name"]
-                 for cid in (product["classification_id"], classification_id)}
-        note(changes, "classification", names[product["classification_id"]],
-             names[classification_id])
-        ctx.conn.execute("UPDATE products SET classification_id = ? WHERE id = ?",
-                         (classification_id, product["id"]))
-    return changes
+    given = {name: p.str(name) for name in ("name", "description") if p.has(name)}
+    given.update({name: p.bool(name) for name in ("has_unconfirmed", "is_open")
+                  if p.get(name) is not None})
+    given.update({name: p.get(name) for name in ("default_milestone", "classification",
+                                                 "group_controls")})
+    return {"products": product.update(ctx, ids, names, given)}

@@ -1,29 +1,16 @@
 """Saved searches (a bugsvc addition over REST; the reference keeps them,
 as "named queries", in its web pages): a name and the query string of a
 bug list, per account. User get shows one's own too (`saved_searches`).
+The behaviour lives in bugsvc/bugs/saved_search.py.
 """
 
-from urllib.parse import parse_qsl
-
-from ..bugs import search
-from ..bugs.search_sql import Compiler
-from ..errors import (ServiceError, require_login, BUGLIST_PARAMETERS_REQUIRED,
-                      OBJECT_DOES_NOT_EXIST, OBJECT_NOT_SPECIFIED, USER_ERROR)
-from ..call.params import Params
+from ..bugs import saved_search
 from ..call.fields import Shape
-from ..store import audit
+from ..call.params import Params
+from ..errors import OBJECT_NOT_SPECIFIED, ServiceError, require_login
+
 
 SAVED_SEARCH_SHAPES = {"saved_searches": Shape()}
-NAME_MAX_LENGTH = 64
-QUERY_MAX_LENGTH = 65535
-# Keys of a bug list's query string that say how to show it, not what to find.
-_DISPLAY_KEYS = ("columnlist", "order", "limit", "offset", "list_id", "query_format", "ctype",
-                 "format", "query_based_on", "known_name", "remaction", "cmdtype", "namedcmd",
-                 "newqueryname", "sharer_id")
-
-
-def _object(row):
-    return {"id": row["id"], "name": row["name"], "query": row["query"]}
 
 
 def get(ctx, params):
@@ -35,24 +22,7 @@ def get(ctx, params):
     Errors: 410 logged out.
     """
     require_login(ctx)
-    rows = ctx.conn.execute("SELECT id, name, query FROM saved_searches WHERE user_id = ?"
-                            " ORDER BY lower(name), id", (ctx.caller.id,))
-    return {"saved_searches": [_object(row) for row in rows]}
-
-
-def query_params(query):
-    """The search parameters of a bug list's query string (a repeated key
-    gives a list), without the keys that only say how to show the list."""
-    params = {}
-    for key, value in parse_qsl(query or "", keep_blank_values=True, errors="replace"):
-        if key in _DISPLAY_KEYS:
-            continue
-        if key in params:
-            existing = params[key]
-            params[key] = (existing if isinstance(existing, list) else [existing]) + [value]
-        else:
-            params[key] = value
-    return params
+    return {"saved_searches": saved_search.saved_searches(ctx)}
 
 
 def create(ctx, params):
@@ -70,37 +40,7 @@ def create(ctx, params):
     """
     require_login(ctx)
     p = Params(params)
-    name = (p.str("name") or "").strip()
-    query = (p.str("query") or "").strip().lstrip("?")
-    if not name:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must give the saved search a name.")
-    if len(name) > NAME_MAX_LENGTH or any(not c.isprintable() for c in name):
-        raise ServiceError(USER_ERROR, f"The name of a saved search must be printable and at "
-                                       f"most {NAME_MAX_LENGTH} characters long.")
-    if not query:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must give the query of the saved search.")
-    if len(query) > QUERY_MAX_LENGTH:
-        raise ServiceError(USER_ERROR, f"The query of a saved search must be at most "
-                                       f"{QUERY_MAX_LENGTH} characters long.")
-    compiler = Compiler(ctx)
-    parsed = search.parse(ctx, compiler, query_params(query))
-    _, _, criteria = compiler.where(parsed.criteria)
-    if not criteria and not ctx.param_is_on("search_allow_no_criteria"):
-        raise ServiceError(BUGLIST_PARAMETERS_REQUIRED, "You may not search, or create saved "
-                                                        "searches, without any search terms.")
-    row = ctx.conn.execute("SELECT id, query FROM saved_searches WHERE user_id = ?"
-                           " AND lower(name) = lower(?)", (ctx.caller.id, name)).fetchone()
-    if row is not None:
-        ctx.conn.execute("UPDATE saved_searches SET name = ?, query = ? WHERE id = ?",
-                         (name, query, row["id"]))
-        if row["query"] != query:
-            audit.record(ctx, "User", ctx.caller.id, "saved_search", row["query"], query)
-        return {"id": row["id"]}
-    search_id = ctx.conn.execute("INSERT INTO saved_searches (user_id, name, query)"
-                                 " VALUES (?, ?, ?) RETURNING id",
-                                 (ctx.caller.id, name, query)).fetchone()[0]
-    audit.record(ctx, "User", ctx.caller.id, "saved_search", "", name)
-    return {"id": search_id}
+    return {"id": saved_search.save(ctx, p.str("name"), p.str("query"))}
 
 
 def delete(ctx, params):
@@ -113,19 +53,7 @@ def delete(ctx, params):
     """
     require_login(ctx)
     p = Params(params)
-    wanted = [(value, "id = ?") for value in p.int_list("ids")]
-    wanted += [(value, "lower(name) = lower(?)") for value in p.str_list("names")]
-    if not wanted:
+    ids, names = p.int_list("ids"), p.str_list("names")
+    if not ids and not names:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must name the saved searches to forget.")
-    rows = []
-    for value, condition in wanted:
-        row = ctx.conn.execute(f"SELECT id, name FROM saved_searches WHERE user_id = ?"
-                               f" AND {condition}", (ctx.caller.id, value)).fetchone()
-        if row is None:
-            raise ServiceError(OBJECT_DOES_NOT_EXIST, f"You have no saved search '{value}'.")
-        if row["id"] not in [r["id"] for r in rows]:
-            rows.append(row)
-    for row in rows:
-        ctx.conn.execute("DELETE FROM saved_searches WHERE id = ?", (row["id"],))
-        audit.record(ctx, "User", ctx.caller.id, "saved_search", row["name"], "")
-    return {"ids": [row["id"] for row in rows]}
+    return {"ids": saved_search.forget(ctx, ids, names)}

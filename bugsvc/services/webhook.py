@@ -1,96 +1,12 @@
 """Webhooks (bugzilla.mozilla.org's design: `GET /rest/webhooks/list` and its
 fields; creating, changing and removing them over REST is a bugsvc
-addition, as bugzilla.mozilla.org offers that on a preferences page).
+addition, as bugzilla.mozilla.org offers that on a preferences page). The
+behaviour lives in bugsvc/notify/webhook.py, which says what a webhook
+calls and who may register one."""
 
-A webhook calls a URL for the changes of one product (or every product)
-and optionally one component: create (a new bug), change (a changed bug),
-comment, attachment (a new attachment) and attachment_change. Each call is
-signed (Standard Webhooks) with the webhook's secret, which is shown once,
-when the webhook is made or its secret replaced. Its owner's view of the
-bug decides what a call holds (bugsvc/notify/webhook_payload.py).
-
-Registering needs the parameter webhooks_enabled on and membership of the
-group webhooks_group; a webhook for every product needs
-webhooks_any_product_group. Administrators (group admin) see and change
-everyone's webhooks; to anyone else another account's webhook answers like
-one that does not exist.
-"""
-
-from datetime import timedelta
-
-from .. import dates
-from ..accounts import access
 from ..call.params import Params
-from ..catalogue import catalog
-from ..errors import (ServiceError, require_login, AUTH_FAILURE, OBJECT_DOES_NOT_EXIST,
-                      OBJECT_NOT_SPECIFIED, PRODUCT_ACCESS_DENIED, USER_ERROR)
-from ..notify import addresses, signature
-from ..notify.recipients import WEBHOOK_EVENTS
-from ..store import audit, outbox
-
-ANY = "Any"
-MAX_NAME = 64
-MAX_URL = 2048
-# How long a replaced secret still signs calls (both are sent meanwhile).
-ROTATION_HOURS = 24
-_COLUMNS = ("w.id, w.user_id, u.login AS creator, w.name, w.url, w.events, w.product_id,"
-            " w.component_id, p.name AS product, c.name AS component, w.enabled,"
-            " w.disabled_reason, w.previous_secret_until, w.created_at, w.last_attempt_at,"
-            " w.last_success_at, w.last_error")
-_FROM = (" FROM webhooks w JOIN users u ON u.id = w.user_id"
-         " LEFT JOIN products p ON p.id = w.product_id"
-         " LEFT JOIN components c ON c.id = w.component_id")
-
-
-def _require_enabled(ctx):
-    if not ctx.param_is_on("webhooks_enabled"):
-        raise ServiceError(USER_ERROR, "Webhooks are turned off on this installation "
-                                       "(parameter webhooks_enabled).")
-
-
-def _require_member(ctx):
-    group = ctx.param("webhooks_group")
-    if not group or not ctx.caller.in_group(group):
-        raise ServiceError(AUTH_FAILURE, f"Sorry, you aren't a member of the '{group or '-'}' "
-                                         "group, and only users with that membership may "
-                                         "register webhooks.")
-
-
-def _is_admin(ctx):
-    return ctx.caller.in_group("admin")
-
-
-def _time(stamp):
-    return dates.from_db(stamp[:19]) if stamp else None
-
-
-def _webhook_object(ctx, row, counts):
-    result = {"id": row["id"], "creator": row["creator"], "name": row["name"],
-              "url": row["url"], "event": row["events"], "product": row["product"] or ANY,
-              "component": row["component"] or ANY, "enabled": bool(row["enabled"]),
-              "errors": counts.get(row["id"], (0, 0))[0],
-              "pending": counts.get(row["id"], (0, 0))[1],
-              "disabled_reason": row["disabled_reason"],
-              "last_attempt": _time(row["last_attempt_at"]),
-              "last_success": _time(row["last_success_at"]),
-              "last_error": row["last_error"],
-              "previous_secret_valid_until": _time(row["previous_secret_until"])
-              if row["previous_secret_until"] and row["previous_secret_until"]
-              > outbox.stamp(ctx.now) else None}
-    return result
-
-
-def _counts(ctx, ids):
-    """{webhook id: (errors, pending)}: errors are its calls waiting after a
-    failure or parked (bugzilla.mozilla.org's backlog), pending all waiting."""
-    if not ids:
-        return {}
-    marks = ", ".join("?" for _ in ids)
-    return {row[0]: (row[1] or 0, row[2] or 0) for row in ctx.conn.execute(
-        f"SELECT webhook_id, SUM(CASE WHEN state = ? OR attempts > 0 THEN 1 ELSE 0 END),"
-        f" SUM(CASE WHEN state = ? THEN 1 ELSE 0 END) FROM outbox_messages"
-        f" WHERE webhook_id IN ({marks}) AND state IN (?, ?) GROUP BY webhook_id",
-        [outbox.PARKED, outbox.PENDING] + list(ids) + [outbox.PENDING, outbox.PARKED])}
+from ..errors import OBJECT_NOT_SPECIFIED, ServiceError, require_login
+from ..notify import webhook
 
 
 def list_webhooks(ctx, params):
@@ -107,97 +23,7 @@ def list_webhooks(ctx, params):
     """
     require_login(ctx)
     p = Params(params)
-    sql, args = f"SELECT {_COLUMNS}{_FROM}", []
-    if p.bool("all") or p.get("user") not in (None, ""):
-        if not _is_admin(ctx):
-            raise ServiceError(AUTH_FAILURE, "Only administrators see the webhooks of other "
-                                             "accounts.")
-        if not p.bool("all"):
-            user = catalog.user_by_login(ctx.conn, p.str("user"))
-            sql += " WHERE w.user_id = ?"
-            args.append(user["id"] if user else 0)
-    else:
-        sql += " WHERE w.user_id = ?"
-        args.append(ctx.caller.id)
-    rows = ctx.conn.execute(sql + " ORDER BY w.id", args).fetchall()
-    counts = _counts(ctx, [row["id"] for row in rows])
-    return {"webhooks": [_webhook_object(ctx, row, counts) for row in rows]}
-
-
-def _events(value):
-    """The events of a webhook, as stored. Errors: 50 none; 32000 unknown."""
-    names = value.split(",") if isinstance(value, str) else value
-    if not isinstance(names, list):
-        raise ServiceError(USER_ERROR, "The events are a list (or a comma-separated string).")
-    chosen = []
-    for name in names:
-        name = str(name).strip()
-        if name and name not in WEBHOOK_EVENTS:
-            raise ServiceError(USER_ERROR, f"'{name}' is not a webhook event; they are: "
-                                           f"{', '.join(WEBHOOK_EVENTS)}.")
-        if name and name not in chosen:
-            chosen.append(name)
-    if not chosen:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "Choose at least one event: "
-                                                 f"{', '.join(WEBHOOK_EVENTS)}.")
-    return ",".join(name for name in WEBHOOK_EVENTS if name in chosen)
-
-
-def _name(value):
-    name = value.strip() if isinstance(value, str) else ""
-    if not name:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "A webhook needs a name.")
-    if len(name) > MAX_NAME or any(not c.isprintable() for c in name):
-        raise ServiceError(USER_ERROR, f"A webhook's name is at most {MAX_NAME} printable "
-                                       "characters.")
-    return name
-
-
-def _url(ctx, value):
-    if not isinstance(value, str) or not value.strip():
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "A webhook needs a URL.")
-    url = value.strip()
-    if len(url) > MAX_URL:
-        raise ServiceError(USER_ERROR, f"A webhook's URL is at most {MAX_URL} characters.")
-    try:
-        addresses.check_url(url, ctx.param_is_on("webhooks_allow_private_addresses"))
-    except addresses.AddressRefused as refused:
-        raise ServiceError(USER_ERROR, f"This URL cannot be a webhook's: {refused}.") from None
-    return url
-
-
-def _scope(ctx, product_value, component_value):
-    """(product id, component id) of a webhook; None for Any. Errors: 304 Any
-    without webhooks_any_product_group; 106 a product the caller cannot see
-    (or that does not exist); 51 an unknown component."""
-    product_name = (product_value or "").strip() if isinstance(product_value, str) else ""
-    if not product_name:
-        raise ServiceError(OBJECT_NOT_SPECIFIED, "A webhook needs a product (or 'Any').")
-    if product_name.lower() == ANY.lower():
-        group = ctx.param("webhooks_any_product_group")
-        if not group or not ctx.caller.in_group(group):
-            raise ServiceError(AUTH_FAILURE, f"Only members of '{group or '-'}' may register a "
-                                             "webhook for every product.")
-        return None, None
-    product = catalog.product_by_name(ctx.conn, product_name)
-    if product is None or not access.can_see_product(ctx, product["id"]):
-        raise ServiceError(PRODUCT_ACCESS_DENIED, f"Either the product '{product_name}' does "
-                                                  "not exist, or you don't have access to it.")
-    name = (component_value or "").strip() if isinstance(component_value, str) else ""
-    if not name or name.lower() == ANY.lower():
-        return product["id"], None
-    component = catalog.component_by_name(ctx.conn, product["id"], name)
-    if component is None:
-        raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no component '{name}' in the "
-                                                  f"'{product['name']}' product.")
-    return product["id"], component["id"]
-
-
-def _unique_name(ctx, user_id, name, webhook_id=None):
-    row = ctx.conn.execute("SELECT id FROM webhooks WHERE user_id = ? AND lower(name) = lower(?)",
-                           (user_id, name)).fetchone()
-    if row is not None and row["id"] != webhook_id:
-        raise ServiceError(USER_ERROR, f"You already have a webhook named '{name}'.")
+    return {"webhooks": webhook.listed(ctx, p.bool("all"), p.get("user"))}
 
 
 def create(ctx, params):
@@ -216,34 +42,11 @@ def create(ctx, params):
     name in use or too long.
     """
     require_login(ctx)
-    _require_enabled(ctx)
-    _require_member(ctx)
     p = Params(params)
-    name = _name(p.get("name"))
-    url = _url(ctx, p.get("url"))
-    events = _events(p.get("events") if p.has("events") else p.get("event") or [])
-    product_id, component_id = _scope(ctx, p.get("product"), p.get("component"))
-    _unique_name(ctx, ctx.caller.id, name)
-    secret = signature.new_secret()
-    webhook_id = ctx.conn.execute(
-        "INSERT INTO webhooks (user_id, name, url, events, product_id, component_id, enabled,"
-        " disabled_reason, secret, created_at, last_error) VALUES (?, ?, ?, ?, ?, ?, 1, '', ?,"
-        " ?, '') RETURNING id", (ctx.caller.id, name, url, events, product_id, component_id,
-                                 secret, dates.to_db(ctx.now))).fetchone()[0]
-    audit.record(ctx, "Webhook", webhook_id)
+    events = p.get("events") if p.has("events") else p.get("event") or []
+    webhook_id, secret = webhook.create(ctx, p.get("name"), p.get("url"), events,
+                                        p.get("product"), p.get("component"))
     return {"id": webhook_id, "secret": secret}
-
-
-def _own_webhook(ctx, value):
-    """The webhook row `value` (an id) if the caller owns it or is an
-    administrator. Errors: 52 not a number; 51 unknown or someone else's."""
-    webhook_id = Params({"id": value}).id("id")
-    row = ctx.conn.execute(f"SELECT {_COLUMNS}, w.secret{_FROM} WHERE w.id = ?",
-                           (webhook_id,)).fetchone()
-    if row is None or (row["user_id"] != ctx.caller.id and not _is_admin(ctx)):
-        raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no webhook with the id "
-                                                  f"'{webhook_id}'.")
-    return row
 
 
 def update(ctx, params):
@@ -261,75 +64,24 @@ def update(ctx, params):
     bad id; 304, 106 and 32000 as in create (webhooks turned off as well).
     """
     require_login(ctx)
-    _require_enabled(ctx)
+    webhook.require_enabled(ctx)
     p = Params(params)
     ids = p.list("ids")
     if not ids:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must name the webhooks to change (ids).")
-    result, secret = [], None
-    for value in ids:
-        row = _own_webhook(ctx, value)
-        changes, sets, args = {}, [], []
-
-        def change(field, column, old, new, shown_old=None, shown_new=None):
-            if old != new:
-                changes[field] = {"removed": str(shown_old if shown_old is not None else old),
-                                  "added": str(shown_new if shown_new is not None else new)}
-                sets.append(f"{column} = ?")
-                args.append(new)
-        if p.has("name"):
-            name = _name(p.get("name"))
-            _unique_name(ctx, row["user_id"], name, row["id"])
-            change("name", "name", row["name"], name)
-        if p.has("url"):
-            change("url", "url", row["url"], _url(ctx, p.get("url")))
-        if p.has("events") or p.has("event"):
-            change("event", "events", row["events"],
-                   _events(p.get("events") if p.has("events") else p.get("event")))
-        if p.has("product") or p.has("component"):
-            product_id, component_id = _scope(
-                ctx, p.get("product") if p.has("product") else (row["product"] or ANY),
-                p.get("component") if p.has("component") else (
-                    row["component"] if not p.has("product") else None))
-            change("product", "product_id", row["product_id"], product_id,
-                   row["product"] or ANY, _product_name(ctx, product_id))
-            change("component", "component_id", row["component_id"], component_id,
-                   row["component"] or ANY, _component_name(ctx, component_id))
-        if p.has("enabled"):
-            enabled = p.bool("enabled")
-            if enabled != bool(row["enabled"]):
-                change("enabled", "enabled", int(bool(row["enabled"])), int(enabled))
-                if enabled:
-                    sets.append("disabled_reason = ''")
-        if p.bool("rotate_secret"):
-            secret = signature.new_secret()
-            sets += ["secret = ?", "previous_secret = ?", "previous_secret_until = ?"]
-            args += [secret, row["secret"],
-                     outbox.stamp(ctx.now + timedelta(hours=ROTATION_HOURS))]
-            changes["secret"] = {"removed": "", "added": "rotated"}
-        elif p.bool("drop_previous_secret") and row["previous_secret_until"]:
-            sets += ["previous_secret = NULL", "previous_secret_until = NULL"]
-            changes["secret"] = {"removed": "previous", "added": ""}
-        if sets:
-            ctx.conn.execute(f"UPDATE webhooks SET {', '.join(sets)} WHERE id = ?",
-                             args + [row["id"]])
-            audit.record_changes(ctx, "Webhook", row["id"], changes)
-        if "enabled" in changes and p.bool("enabled"):
-            outbox.resend_webhook(ctx.conn, row["id"], ctx.now)
-        result.append({"id": row["id"], "changes": changes})
-    answer = {"webhooks": result}
+    given = {name: p.get(name) for name in ("name", "url", "product", "component")
+             if p.has(name)}
+    if p.has("events") or p.has("event"):
+        given["events"] = p.get("events") if p.has("events") else p.get("event")
+    if p.has("enabled"):
+        given["enabled"] = p.bool("enabled")
+    given["rotate_secret"] = p.bool("rotate_secret")
+    given["drop_previous_secret"] = p.bool("drop_previous_secret")
+    changed, secret = webhook.update(ctx, ids, given)
+    answer = {"webhooks": changed}
     if secret is not None:
         answer["secret"] = secret
     return answer
-
-
-def _product_name(ctx, product_id):
-    return ANY if product_id is None else catalog.product_by_id(ctx.conn, product_id)["name"]
-
-
-def _component_name(ctx, component_id):
-    return ANY if component_id is None else \
-        catalog.component_by_id(ctx.conn, component_id)["name"]
 
 
 def delete(ctx, params):
@@ -342,18 +94,7 @@ def delete(ctx, params):
     account's; 52 a bad id.
     """
     require_login(ctx)
-    p = Params(params)
-    ids = p.list("ids")
+    ids = Params(params).list("ids")
     if not ids:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must name the webhooks to remove (ids).")
-    removed = []
-    for value in ids:
-        row = _own_webhook(ctx, value)
-        ctx.conn.execute("DELETE FROM outbox_messages WHERE webhook_id = ? AND state IN (?, ?)",
-                         (row["id"], outbox.PENDING, outbox.PARKED))
-        ctx.conn.execute("UPDATE outbox_messages SET webhook_id = NULL WHERE webhook_id = ?",
-                         (row["id"],))
-        ctx.conn.execute("DELETE FROM webhooks WHERE id = ?", (row["id"],))
-        audit.record(ctx, "Webhook", row["id"], "deleted")
-        removed.append({"id": row["id"]})
-    return {"webhooks": removed}
+    return {"webhooks": webhook.delete(ctx, ids)}

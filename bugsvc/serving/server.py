@@ -1,8 +1,10 @@
 """Serving: preparing the database at start, then waitress on the listening
 socket, in one process or several (workers.py), until SIGINT or SIGTERM."""
 
+import dataclasses
 import os
 import secrets
+import shutil
 import signal
 import sys
 import threading
@@ -10,10 +12,10 @@ from datetime import datetime, timezone
 
 from .. import __version__
 from ..accounts import auth
-from ..config import DEFAULT_ADMIN_EMAIL
 from ..catalogue import install
+from ..config import DEFAULT_ADMIN_EMAIL
 from ..store.location import open_database
-from . import server_errors, startup, workers
+from . import connections, server_errors, startup, workers
 
 
 def prepare_database(config, out=sys.stdout, now=None):
@@ -50,7 +52,6 @@ def _create_server(config, sock, writers_lock_path=None):
     """The waitress server of the app on the listening socket `sock`, with the
     delivery worker of the process (unless config.deliver is off).
     writers_lock_path: the lock file the worker processes' writers share."""
-    import waitress
     from ..app import create_app
     from ..compose import unit_of_work
     from ..notify.worker import Deliverer
@@ -61,12 +62,21 @@ def _create_server(config, sock, writers_lock_path=None):
     db = open_database(config.database, writers_lock_path,
                        pool_size=config.threads + 2 + delivery)
     deliverer = Deliverer(unit_of_work(db, config)) if config.deliver else None
-    app = create_app(config, db=db, on_events=deliverer.wake if deliverer else None)
-    server = waitress.create_server(app, map=listeners, threads=config.threads, ident="bugsvc",
-                                    max_request_body_size=server_errors.waitress_body_limit(
-                                        config.max_body_bytes), sockets=[sock])
-    server_errors.install(listeners)
+    app = create_app(config, db=db, on_events=deliverer.wake if deliverer else None,
+                     deliverer=deliverer)
+    server = connections.create_server(
+        app, sock, connection_rules(config), listeners, threads=config.threads, ident="bugsvc",
+        max_request_body_size=server_errors.waitress_body_limit(config.max_body_bytes))
     return _Serving(server, deliverer, config.delivery_threads)
+
+
+def connection_rules(config):
+    """The ConnectionRules of `config`: its limits; trusted proxies are
+    spared the per-address limits (every client comes through them)."""
+    return connections.ConnectionRules(limit=config.connection_limit,
+                                       per_address=config.connections_per_address,
+                                       exempt=tuple(config.trusted_proxies),
+                                       requests_per_address=config.requests_per_address)
 
 
 class _Serving:
@@ -144,23 +154,46 @@ def _print_serving(config, sock, out):
     print(f"Web pages: {base}/", file=out, flush=True)
 
 
+def _shared_metrics():
+    """prometheus_client's multiprocess mode for the worker processes, set
+    up before they start: a new directory where each writes its values (the
+    library finds it in PROMETHEUS_MULTIPROC_DIR, the one way it takes it).
+    Returns (the directory, what to call with a dead worker's pid: its
+    values of things kept alive go)."""
+    import tempfile
+
+    from prometheus_client import multiprocess, values
+    directory = tempfile.mkdtemp(prefix="bugsvc-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = directory
+    values.ValueClass = values.MultiProcessValue()
+    return directory, lambda pid: multiprocess.mark_process_dead(pid, directory)
+
+
 def _serve_workers(config, sock, out):
     """Serve with config.workers processes on the listening socket `sock`."""
     import tempfile
-    import waitress                    # noqa: F401 - imported once, before forking
-    from .. import app                 # noqa: F401
+
+    import waitress  # noqa: F401 - imported once, before forking
+
+    from .. import app  # noqa: F401
     lock_path = None
     if config.database.engine.writers_take_turns:     # on a lock file (store/sqlite.py)
         handle, lock_path = tempfile.mkstemp(prefix="bugsvc-writers-", suffix=".lock")
         os.close(handle)
+    metrics_dir, on_exit = None, None
+    if config.metrics_allow or config.metrics_token:
+        metrics_dir, on_exit = _shared_metrics()
+        config = dataclasses.replace(config, metrics_dir=metrics_dir)
     _print_serving(config, sock, out)
     try:
         status = workers.serve_forked(
             lambda shared: _create_server(config, shared, lock_path), sock,
-            config.workers, pin=config.pin_cores)
+            config.workers, pin=config.pin_cores, on_exit=on_exit)
     finally:
         sock.close()
         if lock_path is not None:
             os.unlink(lock_path)
+        if metrics_dir is not None:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
     print("bugsvc stopped.", file=out, flush=True)
     return status

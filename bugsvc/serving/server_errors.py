@@ -22,12 +22,12 @@ servers do: the client's TLS layer reports the answer as a protocol error
 import logging
 
 from waitress.channel import HTTPChannel
-from waitress.server import BaseWSGIServer
 from waitress.task import ErrorTask
 from waitress.utilities import BadRequest
 
 from .. import errors
 from ..web.rest import render
+
 
 access_log = logging.getLogger("bugsvc.access")
 
@@ -119,11 +119,3 @@ class JsonErrorChannel(HTTPChannel):
             if len(self.requests) == 1:
                 self.server.add_task(self)
         return True
-
-
-def install(server_map):
-    """Make every listening server in waitress's `server_map` (the `map`
-    given to waitress.create_server) answer refusals with the error object."""
-    for dispatcher in list(server_map.values()):
-        if isinstance(dispatcher, BaseWSGIServer):
-            dispatcher.channel_class = JsonErrorChannel

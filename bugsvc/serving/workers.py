@@ -21,6 +21,7 @@ import socket
 import sys
 import time
 
+
 log = logging.getLogger("bugsvc")
 BACKLOG = 1024
 RESTART_WINDOW = 10.0            # seconds
@@ -95,11 +96,12 @@ def bound_socket(host, port):
     return sock
 
 
-def serve_forked(make_server, sock, workers, pin=True):
+def serve_forked(make_server, sock, workers, pin=True, on_exit=None):
     """Run `workers` processes serving the listening `sock` until SIGTERM or
     SIGINT. `make_server(sock)` builds, inside each worker, the waitress
     server on that socket (waitress.create_server(app, sockets=[sock], ...)).
-    pin: keep each worker on a core of its own (pin_to_core).
+    pin: keep each worker on a core of its own (pin_to_core). on_exit:
+    called with the pid of each worker that ended.
     Returns the exit status: 0 after a requested stop, 1 when workers keep
     dying."""
     children = {}
@@ -130,6 +132,8 @@ def serve_forked(make_server, sock, workers, pin=True):
             except ChildProcessError:
                 break
             slot = children.pop(pid, 0)
+            if on_exit is not None:
+                on_exit(pid)
             if state["stopping"]:
                 continue
             now = time.monotonic()

@@ -31,14 +31,14 @@ class BackupResult:
     bugs: int
 
 
-def _same_file(a, b):
+def _same_file(a: Path, b: Path) -> bool:
     try:
         return b.exists() and os.path.samefile(a, b)
     except OSError:
         return False
 
 
-def _check_paths(source, target):
+def _check_paths(source: Path, target: Path) -> None:
     if not source.is_file():
         raise BackupError(f"there is no database at {source}.")
     for live in (source, Path(f"{source}-wal"), Path(f"{source}-shm"), Path(f"{source}-journal")):
@@ -51,7 +51,7 @@ def _check_paths(source, target):
         raise BackupError(f"the directory {target.parent} does not exist.")
 
 
-def _open_source(source):
+def _open_source(source: Path) -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(str(source), timeout=BUSY_TIMEOUT_MS / 1000)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -64,7 +64,7 @@ def _open_source(source):
     return conn
 
 
-def _sync(path):
+def _sync(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -72,7 +72,8 @@ def _sync(path):
         os.close(fd)
 
 
-def backup(db_path, target_path):
+def backup(db_path: str | os.PathLike[str],
+           target_path: str | os.PathLike[str]) -> BackupResult:
     """Copy the database at `db_path` to `target_path` (replaced if it exists).
 
     Returns a BackupResult. Errors: BackupError when the database is missing
@@ -84,7 +85,7 @@ def backup(db_path, target_path):
     _check_paths(source, target)
     partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
     src = _open_source(source)
-    dest = None
+    dest: sqlite3.Connection | None = None
     try:
         partial.unlink(missing_ok=True)
         dest = sqlite3.connect(str(partial))

@@ -11,9 +11,16 @@ later rolled back is ever kept (Context.cached).
 """
 
 import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from .dialect import Connection
 
 
-def generation(conn):
+T = TypeVar("T")
+
+
+def generation(conn: Connection) -> int:
     """The catalog generation the connection's transaction sees."""
     return conn.execute("SELECT value FROM catalog_generation WHERE id = 1").fetchone()[0]
 
@@ -21,12 +28,12 @@ def generation(conn):
 class CatalogCache:
     """The copies of one process, for the newest generation seen."""
 
-    def __init__(self):
-        self._generation = None
-        self._values = {}
+    def __init__(self) -> None:
+        self._generation: int | None = None
+        self._values: dict[str, Any] = {}
         self._lock = threading.Lock()
 
-    def get(self, at, name, load):
+    def get(self, at: int, name: str, load: Callable[[], T]) -> T:
         """The copy called `name` made at generation `at`; `load()` makes it
         when there is none (and it is kept, replacing older generations')."""
         if self._generation == at:

@@ -15,11 +15,16 @@ whole copy back, so the target is either a verified copy or untouched.
 import hashlib
 import os
 import sqlite3
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol, TextIO
 
+from .db import Database
+from .dialect import Connection
 from .location import Location, open_database
 from .schema import SCHEMA_VERSION, SchemaError, bring_up_to_date, schema_sql
+
 
 # The counter of catalogue changes (cache.py) is copied after every other
 # table, whose inserts move the target's own counter.
@@ -29,6 +34,22 @@ BATCH = 2000
 
 class ConvertError(Exception):
     """The copy could not be made; the target was left as it was."""
+
+
+class ConvertProgress(Protocol):
+    """What convert() tells of its progress (Progress, or a caller's own)."""
+
+    def start(self, tables: Mapping[str, int]) -> None:
+        """The copy begins: {table: rows} of what it copies."""
+
+    def advance(self, table: str, rows: int) -> None:
+        """`rows` more rows of `table` were copied."""
+
+    def verifying(self, table: str) -> None:
+        """The copy of `table` is being checked."""
+
+    def done(self) -> None:
+        """Every table was copied and checked."""
 
 
 @dataclass
@@ -43,20 +64,20 @@ class ConvertResult:
     source: str
     target: str
     schema_version: int
-    tables: list = field(default_factory=list)
+    tables: list[TableCopy] = field(default_factory=list)
 
     @property
-    def rows(self):
+    def rows(self) -> int:
         return sum(table.rows for table in self.tables)
 
 
-def declared_types():
+def declared_types() -> dict[str, dict[str, str]]:
     """{table: {column: 'INTEGER' | 'TEXT' | 'REAL' | 'BLOB'}} as schema.sql declares them."""
     from .sqlite import DIALECT, SqliteConnection
     conn = sqlite3.connect(":memory:", factory=SqliteConnection)
     try:
         conn.executescript(schema_sql())
-        types = {}
+        types: dict[str, dict[str, str]] = {}
         for table in DIALECT.tables(conn):
             types[table] = {row[1]: (row[2] or "BLOB").upper() for row in conn.execute(
                 "SELECT * FROM pragma_table_info(?) ORDER BY cid", (table,))}
@@ -65,10 +86,10 @@ def declared_types():
         conn.close()
 
 
-def _converter(kind, table, column):
+def _converter(kind: str, table: str, column: str) -> Callable[[Any], Any]:
     """A function giving a stored value as the declared type `kind` holds it
     (SQLite stores what it is given; PostgreSQL only the declared type)."""
-    def convert(value):
+    def convert(value: Any) -> Any:
         if value is None:
             return None
         if kind == "INTEGER":
@@ -111,20 +132,20 @@ class _Checksum:
 
     MODULUS = 2 ** 256
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.total = 0
         self.rows = 0
 
-    def add(self, row):
+    def add(self, row: tuple[Any, ...]) -> None:
         digest = hashlib.sha256(repr(row).encode("utf-8", "surrogatepass")).digest()
         self.total = (self.total + int.from_bytes(digest, "big")) % self.MODULUS
         self.rows += 1
 
-    def hexdigest(self):
+    def hexdigest(self) -> str:
         return f"{self.total:064x}"
 
 
-def _is_empty(conn):
+def _is_empty(conn: Connection) -> bool:
     """True when the target holds no table, or a bugsvc schema without rows."""
     dialect = conn.dialect
     if not dialect.has_tables(conn):
@@ -139,14 +160,18 @@ def _is_empty(conn):
     return True
 
 
-def _read(conn, table, columns, converters, batch):
+def _read(conn: Connection, table: str, columns: Sequence[str],
+          converters: Sequence[Callable[[Any], Any]],
+          batch: int) -> Iterator[list[tuple[Any, ...]]]:
     """The rows of `table` (converted to the declared types), in batches."""
     sql = f"SELECT {', '.join(columns)} FROM {table}"
     for rows in conn.dialect.stream(conn, sql, batch):
-        yield [tuple(convert(value) for convert, value in zip(converters, row)) for row in rows]
+        yield [tuple(convert(value) for convert, value in zip(converters, row, strict=True))
+               for row in rows]
 
 
-def convert(source_location, target_location, progress=None, batch=BATCH):
+def convert(source_location: object, target_location: object,
+            progress: ConvertProgress | None = None, batch: int = BATCH) -> ConvertResult:
     """Copy the database at `source_location` into the empty one at
     `target_location` (see the module's docstring). progress: an object
     with start(tables: {name: rows}), advance(table, rows), verifying(table)
@@ -158,15 +183,15 @@ def convert(source_location, target_location, progress=None, batch=BATCH):
     column, or the copy does not verify; SchemaError when a database
     cannot be opened. The target is left as it was on every error.
     """
-    source_location, target_location = Location.of(source_location), Location.of(target_location)
-    if source_location.text == target_location.text or (
-            source_location.is_file and target_location.is_file
-            and target_location.path.exists()
-            and os.path.samefile(source_location.path, target_location.path)):
+    source_at, target_at = Location.of(source_location), Location.of(target_location)
+    source_path, target_path = source_at.path, target_at.path     # None: not a file
+    if source_at.text == target_at.text or (
+            source_path is not None and target_path is not None and target_path.exists()
+            and os.path.samefile(source_path, target_path)):
         raise ConvertError("the target is the source database.")
-    source = open_database(source_location)
-    target_is_new_file = target_location.is_file and not target_location.path.exists()
-    target = open_database(target_location)
+    source = open_database(source_at)
+    target_is_new_file = target_path is not None and not target_path.exists()
+    target = open_database(target_at)
     try:
         try:
             return _convert(source, target, progress or _Silent(), batch)
@@ -181,19 +206,20 @@ def convert(source_location, target_location, progress=None, batch=BATCH):
         target.close()
         if target_is_new_file:
             for suffix in ("", "-wal", "-shm", "-journal"):
-                Path(f"{target_location.text}{suffix}").unlink(missing_ok=True)
+                Path(f"{target_at.text}{suffix}").unlink(missing_ok=True)
         raise
     finally:
         source.close()
         target.close()
 
 
-def _is_database_error(exc):
+def _is_database_error(exc: BaseException) -> bool:
     """True for an error of either engine's driver (the copy is refused)."""
     return isinstance(exc, sqlite3.Error) or type(exc).__module__.startswith("psycopg")
 
 
-def _convert(source, target, progress, batch):
+def _convert(source: Database[Any], target: Database[Any], progress: ConvertProgress,
+             batch: int) -> ConvertResult:
     types = declared_types()
     with source.transaction() as reading:
         version = reading.dialect.schema_version(reading)
@@ -250,16 +276,16 @@ def _convert(source, target, progress, batch):
 
 
 class _Silent:
-    def start(self, tables):
+    def start(self, tables: Mapping[str, int]) -> None:
         pass
 
-    def advance(self, table, rows):
+    def advance(self, table: str, rows: int) -> None:
         pass
 
-    def verifying(self, table):
+    def verifying(self, table: str) -> None:
         pass
 
-    def done(self):
+    def done(self) -> None:
         pass
 
 
@@ -270,21 +296,21 @@ class Progress:
 
     WIDTH = 30
 
-    def __init__(self, stream):
+    def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self.terminal = hasattr(stream, "isatty") and stream.isatty()
         self.total = 0
         self.copied = 0
-        self.table_rows = {}
-        self.table_done = {}
-        self._reported = {}
+        self.table_rows: dict[str, int] = {}
+        self.table_done: dict[str, int] = {}
+        self._reported: dict[str, int] = {}     # tenths reported, per table; "verifying"
 
-    def start(self, tables):
+    def start(self, tables: Mapping[str, int]) -> None:
         self.table_rows = dict(tables)
         self.total = sum(tables.values())
         self._line(f"Copying {self.total} rows of {len(tables)} tables.", final=True)
 
-    def advance(self, table, rows):
+    def advance(self, table: str, rows: int) -> None:
         self.copied += rows
         done = self.table_done[table] = self.table_done.get(table, 0) + rows
         if self.terminal:
@@ -300,17 +326,17 @@ class Progress:
             self._line(f"{table}: {done}/{of} rows" + (" copied" if done >= of else ""),
                        final=True)
 
-    def verifying(self, table):
+    def verifying(self, table: str) -> None:
         if self.terminal:
             self._line(f"Verifying {table} (row count and checksum)")
         elif not self._reported.get("verifying"):
-            self._reported["verifying"] = True
+            self._reported["verifying"] = 1
             self._line("Verifying every table's row count and checksum.")
 
-    def done(self):
+    def done(self) -> None:
         self._line(f"Copied and verified {self.copied} rows.", final=True)
 
-    def _line(self, text, final=False):
+    def _line(self, text: str, final: bool = False) -> None:
         if self.terminal:
             self.stream.write("\r\033[K" + text + ("\n" if final else ""))
         else:

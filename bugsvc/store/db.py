@@ -23,9 +23,18 @@ One transaction per service call: services never commit.
 import itertools
 import threading
 import time
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from types import TracebackType
+from typing import ClassVar, Generic, TypeVar
 
+from .dialect import Connection, Dialect
 from .schema import bring_up_to_date
+
+
+# A connection of one engine: the Connection protocol (dialect.py) for
+# code that takes any engine's, the engine's own class inside it.
+C = TypeVar("C", bound=Connection)
 
 BUSY_TIMEOUT_MS = 30000
 
@@ -40,7 +49,7 @@ class TextRefused(ValueError):
     character); nothing was written."""
 
 
-class Database:
+class Database(Generic[C]):
     """The contract both engines keep, and what they share: this thread's
     connection, transactions with their commit and rollback, tries of a
     transaction, installing the schema.
@@ -57,8 +66,8 @@ class Database:
     bulk_transaction() and statement_too_large().
     """
 
-    name = None                 # the engine's name, as messages say it
-    dialect = None
+    name: ClassVar[str]         # the engine's name, as messages say it
+    dialect: Dialect
     # Capabilities (see the module's docstring).
     is_file = False
     can_backup = False
@@ -70,34 +79,35 @@ class Database:
     TRIES = 1
     PATIENCE = 0.0
 
-    def __init__(self, location, writers_lock_path=None, pool_size=None):
+    def __init__(self, location: object, writers_lock_path: str | None = None,
+                 pool_size: int | None = None) -> None:
         self.location = str(location)
         self._local = threading.local()
 
     @classmethod
-    def shown(cls, location):
+    def shown(cls, location: object) -> str:
         """`location` as messages and logs show it (no password)."""
         return str(location)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.shown(self.location)
 
     # Connections -------------------------------------------------------------------
 
-    def connect(self):
+    def connect(self) -> C:
         """A new connection of its own, in autocommit mode (transactions are
         begun explicitly), the caller's to close."""
         raise NotImplementedError
 
-    def connection(self):
+    def connection(self) -> C:
         """This thread's own connection, opened on first use (a connection
         is never shared between threads)."""
-        conn = getattr(self._local, "conn", None)
+        conn: C | None = getattr(self._local, "conn", None)
         if conn is None:
             conn = self._local.conn = self.connect()
         return conn
 
-    def close_connection(self):
+    def close_connection(self) -> None:
         """Close this thread's own connection, if any (a thread that ends
         closes its own; the process's stay open)."""
         conn = getattr(self._local, "conn", None)
@@ -105,19 +115,19 @@ class Database:
             conn.close()
             self._local.conn = None
 
-    def close(self):
+    def close(self) -> None:
         """Close this thread's own connection and whatever else the engine
         holds for the process."""
         self.close_connection()
 
-    def in_transaction(self):
+    def in_transaction(self) -> bool:
         """True while this thread is inside a transaction of this database."""
         return getattr(self._local, "depth", 0) > 0
 
     # Transactions ------------------------------------------------------------------
 
     @contextmanager
-    def transaction(self, write=False, queue=False):
+    def transaction(self, write: bool = False, queue: bool = False) -> Iterator[C]:
         """Yield a connection inside one transaction (this thread's own, or
         one the engine lends). Commits when the block ends normally; rolls
         back on any exception. queue: a write transaction that claims or
@@ -128,7 +138,7 @@ class Database:
                 yield conn
 
     @contextmanager
-    def separate_transaction(self, write=False):
+    def separate_transaction(self, write: bool = False) -> Iterator[C]:
         """Yield a connection of its own inside one transaction, beside this
         thread's open one: for what must be stored whatever becomes of the
         transaction already open (a failed sign-in counted by a call that
@@ -144,7 +154,8 @@ class Database:
         finally:
             conn.close()
 
-    def attempts(self, write=False, separate=False, queue=False):
+    def attempts(self, write: bool = False, separate: bool = False,
+                 queue: bool = False) -> "Attempts[C]":
         """Tries of one transaction (see Attempts): run again from the start
         when it met a concurrent one it cannot be ordered with (only engines
         with many writers at once meet one)."""
@@ -155,35 +166,35 @@ class Database:
                         self.PATIENCE)
 
     @staticmethod
-    def statement_too_large(exc):
+    def statement_too_large(exc: BaseException) -> bool:
         """True when `exc` is the engine refusing a statement for its size
         (more values than one statement takes, an expression too deep ...)."""
         raise NotImplementedError
 
-    def _retryable(self, exc):
+    def _retryable(self, exc: BaseException) -> bool:
         """True when `exc` says the transaction met a concurrent one."""
         return False
 
-    def _transaction_connection(self):
+    def _transaction_connection(self) -> AbstractContextManager[C]:
         """A context manager giving the connection of a transaction."""
         return nullcontext(self.connection())
 
-    def _writer_turn(self, mode):
+    def _writer_turn(self, mode: str) -> AbstractContextManager[object]:
         """A context manager held around a transaction of `mode` (engines
         whose writers take turns wait for theirs)."""
         return nullcontext()
 
-    def _begin(self, conn, mode):
+    def _begin(self, conn: C, mode: str) -> None:
         raise NotImplementedError
 
-    def _commit(self, conn):
+    def _commit(self, conn: C) -> None:
         raise NotImplementedError
 
-    def _rollback(self, conn):
+    def _rollback(self, conn: C) -> None:
         raise NotImplementedError
 
     @contextmanager
-    def _transaction_on(self, conn, mode):
+    def _transaction_on(self, conn: C, mode: str) -> Iterator[C]:
         with self._writer_turn(mode):
             self._begin(conn, mode)
             self._local.depth = getattr(self._local, "depth", 0) + 1
@@ -198,19 +209,19 @@ class Database:
                 self._local.depth -= 1
 
     @contextmanager
-    def bulk_transaction(self):
+    def bulk_transaction(self) -> Iterator[C]:
         """One write transaction for copying whole tables in (convert.py):
         foreign keys are checked at its end, not row by row."""
         raise NotImplementedError
 
     # Schema ------------------------------------------------------------------------
 
-    def version(self):
+    def version(self) -> int:
         """The schema version stored in the database (0 for an empty one)."""
         with self.transaction() as conn:
             return self.dialect.schema_version(conn)
 
-    def initialize(self):
+    def initialize(self) -> bool:
         """Create or migrate the schema. Returns True when the database was
         empty.
 
@@ -227,14 +238,14 @@ class Database:
             created = bring_up_to_date(conn, str(self))
         return created
 
-    def _install_transaction(self):
+    def _install_transaction(self) -> AbstractContextManager[C]:
         """A context manager giving a connection inside the transaction that
         installs or migrates the schema, holding the engine's lock against
         other processes doing the same."""
         raise NotImplementedError
 
 
-class Attempts:
+class Attempts(Generic[C]):
     """`for attempt in db.attempts(write): with attempt as conn: ...`: the
     block runs in one transaction, and again from the start (in a new
     transaction) when the engine says it met a concurrent transaction it
@@ -246,32 +257,36 @@ class Attempts:
     keep its result in a variable. What escapes the block otherwise
     (ServiceError included) rolls it back and leaves the loop."""
 
-    def __init__(self, open_transaction, retryable, tries, patience=0.0):
+    def __init__(self, open_transaction: Callable[[], AbstractContextManager[C]],
+                 retryable: Callable[[BaseException], bool], tries: int,
+                 patience: float = 0.0) -> None:
         self._open = open_transaction
         self._retryable = retryable
         self._tries = tries
         self._give_up_at = time.monotonic() + patience
         self._done = False
-        self._manager = None
+        self._manager: AbstractContextManager[C] | None = None
         self.number = 0
 
-    def __iter__(self):
+    def __iter__(self) -> "Iterator[Attempts[C]]":
         for self.number in itertools.count(1):
             yield self
             if self._done:
                 return
             time.sleep(_backoff(self.number))
 
-    def _may_try_again(self, exc):
+    def _may_try_again(self, exc: BaseException) -> bool:
         return self._retryable(exc) and (self.number < self._tries
                                          or time.monotonic() < self._give_up_at)
 
-    def __enter__(self):
+    def __enter__(self) -> C:
         self._manager = self._open()
         return self._manager.__enter__()
 
-    def __exit__(self, kind, exc, tb):
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> bool:
         manager, self._manager = self._manager, None
+        assert manager is not None, "__exit__ without __enter__"
         try:
             if manager.__exit__(kind, exc, tb):
                 self._done = True
@@ -286,13 +301,13 @@ class Attempts:
         return self._may_try_again(exc)
 
 
-def _backoff(number):
+def _backoff(number: int) -> float:
     """Seconds to wait before try `number` + 1: random, growing, at most 0.2 s."""
     import random
     return random.uniform(0, min(0.2, 0.002 * 2 ** number))
 
 
-def ids_written(conn, table):
+def ids_written(conn: Connection, table: str) -> None:
     """Tell the store that rows of `table` were inserted with ids chosen by
     the writer (an import keeps the source's bug, comment and attachment
     ids), so the next row inserted without an id gets one above them.
@@ -301,6 +316,6 @@ def ids_written(conn, table):
     conn.dialect.reset_ids(conn, [table])
 
 
-def placeholders(values):
+def placeholders(values: Iterable[object]) -> str:
     """'?, ?, ?' for an IN list of `values` (at least one)."""
     return ", ".join("?" for _ in values)

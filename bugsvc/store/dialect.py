@@ -9,12 +9,75 @@ case-insensitive comparisons (both fold ASCII letters only: PostgreSQL's
 text columns use the "C" collation), `lower(x) LIKE lower(?) ESCAPE '\\'`
 for patterns, `<> 0` for flags stored as integers (PostgreSQL has no
 truthy integers), an alias for every subquery in FROM.
+
+The connection the dialect's SQL runs on is here too, as types (Connection,
+Cursor, Row: protocols that sqlite.py's SqliteConnection and
+postgres/connection.py's PgConnection keep): a connection says its dialect,
+a dialect runs SQL on a connection.
 """
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, ClassVar, Protocol, TypeAlias
+
+
+# The values of a statement's `?` placeholders, in order (psycopg and
+# sqlite3 also take a mapping for named ones, which bugsvc does not write).
+Params: TypeAlias = Sequence[Any] | Mapping[str, Any]
+
+
+class Row(Protocol):
+    """A result row: by position (`row[0]`) or by column name (`row["id"]`)."""
+
+    def __getitem__(self, key: Any, /) -> Any: ...
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+    def keys(self) -> list[str]: ...
+
+
+class Cursor(Protocol):
+    """What execute() answers: the statement's rows, read once, and the id
+    of the row an INSERT made (None for other statements)."""
+
+    @property
+    def lastrowid(self) -> int | None: ...
+
+    @property
+    def rowcount(self) -> int: ...
+
+    # The rows are Any: sqlite3's typeshed says so, and what each column holds
+    # is the query's to say.
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def fetchmany(self, size: int = ..., /) -> list[Any]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Connection(Protocol):
+    """A connection of one engine, running SQL written with `?` placeholders."""
+
+    @property
+    def dialect(self) -> Dialect: ...
+
+    def execute(self, sql: str, params: Params = ..., /) -> Cursor: ...
+
+    def executemany(self, sql: str, rows: Iterable[Params], /) -> Cursor: ...
+
+    def set_trace_callback(self, callback: Callable[[str], object] | None, /) -> None: ...
+
+    def close(self) -> None: ...
 
 
 # The columns the bug text index holds: the bugs' summary and whiteboard,
 # the aliases' alias.
-TEXT_INDEXED = ("summary", "whiteboard", "alias")
+TEXT_INDEXED = ("summary", "whiteboard", "alias", "comment")
 # Trigram indexes find no text shorter than a trigram.
 TRIGRAM = 3
 
@@ -22,18 +85,18 @@ TRIGRAM = 3
 class Dialect:
     """The interface; sqlite.py and postgres/dialect.py implement it."""
 
-    name = None                 # "sqlite" or "postgresql"
+    name: ClassVar[str]         # "sqlite" or "postgresql"
     # An ORDER BY term giving rows in the order they were stored (migrations only).
-    insertion_order = None
+    insertion_order: ClassVar[str]
 
     # Text ------------------------------------------------------------------------
 
-    def contains(self, haystack, needle):
+    def contains(self, haystack: str, needle: str) -> str:
         """SQL true when the text `needle` occurs in `haystack` (both SQL
         expressions), comparing characters exactly."""
         raise NotImplementedError
 
-    def regexp(self, expr, pattern):
+    def regexp(self, expr: str, pattern: str) -> tuple[str, list[Any]]:
         """(SQL, args): true when the checked search pattern `pattern`
         matches the text `expr` anywhere, ignoring case, within the time
         budget of regexp.regexp_budget."""
@@ -45,12 +108,13 @@ class Dialect:
     # id); or "condition", conditions over bug alias b, joined by OR and AND
     # (PostgreSQL estimates how many bugs each selects and picks its plan,
     # bitmaps of its indexes or the bugs in id order until the LIMIT).
-    candidates_form = None
+    candidates_form: ClassVar[str]
 
-    def text_candidates(self, column, needle):
+    def text_candidates(self, column: str, needle: str) -> tuple[str, list[Any]] | None:
         """(SQL, args), in the form of candidates_form, of the bugs whose
-        `column` (one of TEXT_INDEXED; for "alias", one of whose aliases)
-        may contain the text `needle` ignoring case,
+        `column` (one of TEXT_INDEXED; for "alias", one of whose aliases;
+        for "comment", one of whose comments, private ones too) may contain
+        the text `needle` ignoring case,
         found through the engine's trigram index (schema.sql's bug text
         index): every bug for which `contains(lower(column), lower(needle))`
         holds is among them, and a few others may be, so the exact comparison
@@ -58,44 +122,53 @@ class Dialect:
         characters than a trigram has): the caller compares every bug."""
         raise NotImplementedError
 
-    def among_ids(self, column, query):
+    def among_ids(self, column: str, query: str) -> str:
         """SQL true when `column` is among the ids `query` gives, a condition
         an OR of such conditions can find through indexes."""
         raise NotImplementedError
 
-    def has_text_index(self, conn):
+    def has_text_index(self, conn: Connection) -> bool:
         """True when the database has the bug text index."""
         raise NotImplementedError
 
-    def fill_text_index(self, conn):
+    def fill_text_index(self, conn: Connection) -> None:
         """Index the bugs already stored, right after the bug text index was
         made (a migration)."""
         raise NotImplementedError
 
-    def blob_text(self, expr):
+    def has_comment_text_index(self, conn: Connection) -> bool:
+        """True when the database has the comment text index."""
+        raise NotImplementedError
+
+    def fill_comment_text_index(self, conn: Connection) -> None:
+        """Index the comments already stored, right after the comment text
+        index was made (a migration)."""
+        raise NotImplementedError
+
+    def blob_text(self, expr: str) -> str:
         """The bytes `expr` as text that `contains` and lower() can search
         (attachment contents)."""
         raise NotImplementedError
 
-    def as_text(self, expr):
+    def as_text(self, expr: str) -> str:
         """The value `expr` as text (a number as its decimal digits)."""
         raise NotImplementedError
 
-    def whole_number(self, text):
+    def whole_number(self, text: str) -> str:
         """The whole number the text `text` starts with (0 when none), as
         SQLite's CAST(text AS INTEGER) reads it."""
         raise NotImplementedError
 
     # JSON lists ------------------------------------------------------------------
 
-    def json_list(self, values, source, order):
+    def json_list(self, values: Sequence[str], source: str, order: str) -> str:
         """A scalar subquery: the JSON array (as text; '[]' when there are
         no rows) of the rows of `source` ("FROM ... WHERE ..."), in the order
         `order` (an ORDER BY list), each the value of `values[0]` or, with
         several expressions, the array of their values."""
         raise NotImplementedError
 
-    def numbers_in(self, text, alias):
+    def numbers_in(self, text: str, alias: str) -> str:
         """A FROM item `alias` with one column `value`: the whole numbers
         listed in the text `text` (an SQL expression; numbers joined by
         commas and spaces, as bug id fields' history is)."""
@@ -103,7 +176,7 @@ class Dialect:
 
     # Queues (store/outbox.py) ---------------------------------------------------
 
-    def skip_locked(self, alias):
+    def skip_locked(self, alias: str) -> str:
         """The clause ending a SELECT that takes the rows it reads (of the
         table named `alias` in its FROM) for the current transaction,
         passing over rows another transaction holds: several workers
@@ -113,62 +186,63 @@ class Dialect:
 
     # Dates -----------------------------------------------------------------------
 
-    def whole_days_between(self, later, earlier):
+    def whole_days_between(self, later: str, earlier: str) -> str:
         """SQL for the whole days (rounded toward zero) from the stored time
         `earlier` to `later` (both 'YYYY-MM-DD HH:MM:SS' text expressions)."""
         raise NotImplementedError
 
     # Schema ----------------------------------------------------------------------
 
-    def script_statements(self, script):
+    def script_statements(self, script: str) -> list[str]:
         """The statements of `script` (schema.sql's SQL) as this engine runs them."""
         raise NotImplementedError
 
-    def install_schema(self, conn, script):
+    def install_schema(self, conn: Connection, script: str) -> None:
         """Create the schema of `script` (schema.sql) in an empty database."""
         raise NotImplementedError
 
-    def schema_version(self, conn):
+    def schema_version(self, conn: Connection) -> int:
         """The stored schema version (0 for an empty database)."""
         raise NotImplementedError
 
-    def set_schema_version(self, conn, version):
+    def set_schema_version(self, conn: Connection, version: int) -> None:
         raise NotImplementedError
 
-    def has_tables(self, conn):
+    def has_tables(self, conn: Connection) -> bool:
         """True when the database holds any table."""
         raise NotImplementedError
 
-    def table_exists(self, conn, table):
+    def table_exists(self, conn: Connection, table: str) -> bool:
         raise NotImplementedError
 
-    def column_exists(self, conn, table, column):
+    def column_exists(self, conn: Connection, table: str, column: str) -> bool:
         raise NotImplementedError
 
-    def index_names(self, conn, table):
+    def index_names(self, conn: Connection, table: str) -> list[str]:
         """The names of the indexes of `table` that DROP INDEX can drop."""
         raise NotImplementedError
 
-    def tables(self, conn):
+    def tables(self, conn: Connection) -> list[str]:
         """The names of the database's own tables (not the engine's, nor
         full-text indexes' shadow tables)."""
         raise NotImplementedError
 
-    def columns(self, conn, table):
+    def columns(self, conn: Connection, table: str) -> list[str]:
         """The column names of `table`, in order."""
         raise NotImplementedError
 
     # Copying whole tables (convert.py) ---------------------------------------------
 
-    def stream(self, conn, sql, batch):
+    def stream(self, conn: Connection, sql: str, batch: int) -> Iterator[list[Any]]:
         """The rows of query `sql`, in lists of at most `batch`, without
         holding them all in memory."""
         raise NotImplementedError
 
-    def bulk_insert(self, conn, table, columns, rows):
+    def bulk_insert(self, conn: Connection, table: str, columns: Sequence[str],
+                    rows: Iterable[Sequence[Any]]) -> None:
         """Insert `rows` (tuples in the order of `columns`) into `table`."""
         raise NotImplementedError
 
-    def reset_ids(self, conn, tables):
+    def reset_ids(self, conn: Connection, tables: Iterable[str]) -> None:
         """Make the next id of each of `tables` follow its highest one."""
         raise NotImplementedError

@@ -7,9 +7,16 @@ else asks the Location or its engine's capabilities (is_file, can_backup,
 writers_take_turns: db.py), never which engine it is.
 """
 
+from __future__ import annotations
+
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+
+if TYPE_CHECKING:
+    from .db import Database
 
 POSTGRESQL_SCHEMES = ("postgresql://", "postgres://")
 SQLITE, POSTGRESQL = "sqlite", "postgresql"
@@ -24,7 +31,7 @@ class Location:
     engine_name: str
 
     @classmethod
-    def of(cls, value):
+    def of(cls, value: object) -> Location:
         """`value` as a Location: a Location stays itself; a path or text is
         parsed (see the module's docstring)."""
         if isinstance(value, cls):
@@ -34,7 +41,7 @@ class Location:
         return cls(text, engine)
 
     @property
-    def engine(self):
+    def engine(self) -> type[Database[Any]]:
         """The Database class of the engine (db.py's subclass)."""
         if self.engine_name == POSTGRESQL:
             from .postgres.database import PostgresDatabase
@@ -43,25 +50,26 @@ class Location:
         return SqliteDatabase
 
     @property
-    def is_file(self):
+    def is_file(self) -> bool:
         """True when the database is a file of this host (`path`)."""
         return self.engine.is_file
 
     @property
-    def path(self):
+    def path(self) -> Path | None:
         """The database file's Path, or None when it is no file."""
         return Path(self.text) if self.is_file else None
 
     @property
-    def shown(self):
+    def shown(self) -> str:
         """The location as messages and logs show it (no password)."""
         return self.engine.shown(self.text)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.text
 
 
-def open_database(location, writers_lock_path=None, pool_size=None):
+def open_database(location: object, writers_lock_path: str | None = None,
+                  pool_size: int | None = None) -> Database[Any]:
     """The Database at `location` (a Location, or a path or URL to parse),
     of its engine. Nothing is opened until first use. writers_lock_path: the
     lock file the worker processes of one service take turns writing on

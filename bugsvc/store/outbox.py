@@ -22,10 +22,16 @@ and teaching set-ups come sooner than a second); they are compared as text
 in one format.
 """
 
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
+from typing import Any
+
 import orjson
 
 from .. import dates
 from .db import placeholders
+from .dialect import Connection, Row
+
 
 PENDING, SENT, DROPPED, PARKED = "pending", "sent", "dropped", "parked"
 STATES = (PENDING, SENT, DROPPED, PARKED)
@@ -35,13 +41,15 @@ _MESSAGE_COLUMNS = ("id, event_id, bug_id, channel, kind, user_id, address, webh
                     " created_at, done_at")
 
 
-def stamp(moment):
+def stamp(moment: datetime) -> str:
     """The stored form of a lease or attempt time (microseconds kept)."""
     return moment.strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
-def add_message(conn, channel, kind, now, event_id=None, bug_id=None, user_id=None,
-                address=None, webhook_id=None, data=None):
+def add_message(conn: Connection, channel: str, kind: str, now: datetime,
+                event_id: int | None = None, bug_id: int | None = None,
+                user_id: int | None = None, address: str | None = None,
+                webhook_id: int | None = None, data: dict[str, Any] | None = None) -> int:
     """Queue a message, due at once. Returns its id."""
     return conn.execute(
         "INSERT INTO outbox_messages (event_id, bug_id, channel, kind, user_id, address,"
@@ -51,14 +59,14 @@ def add_message(conn, channel, kind, now, event_id=None, bug_id=None, user_id=No
          orjson.dumps(data or {}).decode(), PENDING, stamp(now), dates.to_db(now))).fetchone()[0]
 
 
-def message_data(row):
+def message_data(row: Row) -> Any:
     """The data of a message row, as a dict."""
     return orjson.loads(row["data"])
 
 
 # Events --------------------------------------------------------------------------
 
-def hold_expansion(conn, owner):
+def hold_expansion(conn: Connection, owner: str) -> bool:
     """Take the 'expand' lock for the current (write) transaction: until it
     ends, no other worker expands events. Returns False, at once, when
     another worker holds it (PostgreSQL's row lock; on SQLite the write
@@ -72,18 +80,18 @@ def hold_expansion(conn, owner):
     return True
 
 
-def events_to_expand(conn, limit):
+def events_to_expand(conn: Connection, limit: int) -> list[Row]:
     """The oldest events whose messages are not made yet."""
     return conn.execute("SELECT id, bug_id, changer_id, created_at, data FROM outbox_events"
                         " WHERE expanded_at IS NULL ORDER BY id LIMIT ?", (limit,)).fetchall()
 
 
-def mark_expanded(conn, event_id, now):
+def mark_expanded(conn: Connection, event_id: int, now: datetime) -> None:
     conn.execute("UPDATE outbox_events SET expanded_at = ? WHERE id = ?",
                  (dates.to_db(now), event_id))
 
 
-def event(conn, event_id):
+def event(conn: Connection, event_id: int) -> Row | None:
     """The event row `event_id` (None when purged)."""
     return conn.execute("SELECT id, bug_id, changer_id, created_at, data FROM outbox_events"
                         " WHERE id = ?", (event_id,)).fetchone()
@@ -91,11 +99,12 @@ def event(conn, event_id):
 
 # Leases --------------------------------------------------------------------------
 
-def _free(now):
+def _free(now: datetime) -> tuple[str, list[Any]]:
     return "(lease_until IS NULL OR lease_until < ?)", [stamp(now)]
 
 
-def _take(conn, rows, owner, now, until):
+def _take(conn: Connection, rows: Iterable[Row], owner: str, now: datetime,
+          until: datetime) -> list[Row]:
     """Lease each of `rows` still free; returns those taken."""
     taken = []
     for row in rows:
@@ -108,7 +117,8 @@ def _take(conn, rows, owner, now, until):
     return taken
 
 
-def lease_mail(conn, owner, now, until, limit):
+def lease_mail(conn: Connection, owner: str, now: datetime, until: datetime,
+               limit: int) -> list[Row]:
     """Lease up to `limit` mail messages that are due, oldest first."""
     free, args = _free(now)
     rows = conn.execute(
@@ -119,7 +129,8 @@ def lease_mail(conn, owner, now, until, limit):
     return _take(conn, rows, owner, now, until)
 
 
-def lease_webhook(conn, owner, now, until, limit):
+def lease_webhook(conn: Connection, owner: str, now: datetime, until: datetime,
+                  limit: int) -> list[Row]:
     """Lease up to `limit` webhook calls that are due, each of another
     webhook: a call is due only when no earlier call of its webhook about
     the same bug is still waiting (pending or parked), and no call of its
@@ -141,7 +152,8 @@ def lease_webhook(conn, owner, now, until, limit):
         " ORDER BY m.id LIMIT ?" + conn.dialect.skip_locked("m"),
         [PENDING, WEBHOOK, moment] + args + [PENDING, PARKED, PENDING, moment, limit * 4]
     ).fetchall()
-    chosen, webhooks = [], set()
+    chosen: list[Row] = []
+    webhooks: set[int] = set()
     for row in rows:
         if row["webhook_id"] in webhooks or len(chosen) >= limit:
             continue
@@ -156,7 +168,8 @@ def lease_webhook(conn, owner, now, until, limit):
     return _take(conn, chosen, owner, now, until)
 
 
-def _settle(conn, message_id, owner, sets, args):
+def _settle(conn: Connection, message_id: int, owner: str, sets: str,
+            args: Sequence[Any]) -> bool:
     """Apply `sets` to a leased message if `owner` still holds its lease;
     returns True when it did (a worker whose lease ran out and was taken
     over changes nothing)."""
@@ -166,7 +179,8 @@ def _settle(conn, message_id, owner, sets, args):
     return cur.rowcount == 1
 
 
-def finish(conn, message_id, owner, state, now, error=""):
+def finish(conn: Connection, message_id: int, owner: str, state: str, now: datetime,
+           error: str = "") -> bool:
     """A leased message is done: SENT, DROPPED (with why) or PARKED (with
     the last error). Returns False when the lease was lost."""
     return _settle(conn, message_id, owner,
@@ -174,32 +188,34 @@ def finish(conn, message_id, owner, state, now, error=""):
                    (state, dates.to_db(now), error[:1000], 0 if state == DROPPED else 1))
 
 
-def retry_at(conn, message_id, owner, when, error):
+def retry_at(conn: Connection, message_id: int, owner: str, when: datetime,
+             error: str) -> bool:
     """A leased message failed and is tried again at `when`."""
     return _settle(conn, message_id, owner,
                    "attempts = attempts + 1, next_attempt_at = ?, last_error = ?",
                    (stamp(when), error[:1000]))
 
 
-def give_back(conn, message_id, owner):
+def give_back(conn: Connection, message_id: int, owner: str) -> bool:
     """Release a lease without an attempt (the message was not tried)."""
     return _settle(conn, message_id, owner, "state = state", ())
 
 
 # Administration ------------------------------------------------------------------
 
-def messages(conn, states, limit, channel=None, after_id=0):
+def messages(conn: Connection, states: Sequence[str], limit: int, channel: str | None = None,
+             after_id: int = 0) -> list[Row]:
     """Message rows in `states`, oldest first (id > after_id)."""
     sql = (f"SELECT {_MESSAGE_COLUMNS} FROM outbox_messages WHERE state IN"
            f" ({placeholders(states)}) AND id > ?")
-    args = list(states) + [after_id]
+    args: list[Any] = list(states) + [after_id]
     if channel is not None:
         sql += " AND channel = ?"
         args.append(channel)
     return conn.execute(sql + " ORDER BY id LIMIT ?", args + [limit]).fetchall()
 
 
-def resend(conn, message_ids, now):
+def resend(conn: Connection, message_ids: Iterable[int], now: datetime) -> list[int]:
     """Queue parked (or dropped) messages again, due at once, with their
     attempts counted afresh. Returns the ids queued."""
     queued = []
@@ -213,7 +229,7 @@ def resend(conn, message_ids, now):
     return queued
 
 
-def resend_webhook(conn, webhook_id, now):
+def resend_webhook(conn: Connection, webhook_id: int, now: datetime) -> int:
     """Queue the parked calls of webhook `webhook_id` again (it was enabled
     again). Returns how many."""
     ids = [row[0] for row in conn.execute(
@@ -222,7 +238,7 @@ def resend_webhook(conn, webhook_id, now):
     return len(resend(conn, ids, now))
 
 
-def purge(conn, before):
+def purge(conn: Connection, before: datetime) -> tuple[int, int]:
     """Forget messages done before `before` (sent or dropped) and events all
     of whose messages are gone. Returns (messages, events) deleted."""
     cutoff = dates.to_db(before)
@@ -234,3 +250,33 @@ def purge(conn, before):
         " (SELECT 1 FROM outbox_messages m WHERE m.event_id = outbox_events.id)",
         (cutoff,)).rowcount
     return messages_deleted, events_deleted
+
+
+# Health --------------------------------------------------------------------------
+
+def backlog(conn: Connection, now: datetime) -> dict[str, int | float]:
+    """How far the queue is behind at `now` (for health checks and metrics):
+    {"pending": messages to send, "parked": messages given up on, "due":
+    pending messages whose time has come, "oldest_due_seconds": how long the
+    longest-waiting of those has been due (0 when none), "unexpanded":
+    events whose messages are not made yet, "oldest_unexpanded_seconds"}."""
+    counts = dict.fromkeys((PENDING, PARKED), 0)
+    for state, count in conn.execute("SELECT state, COUNT(*) FROM outbox_messages"
+                                     " WHERE state IN (?, ?) GROUP BY state", (PENDING, PARKED)):
+        counts[state] = count
+    due, oldest = conn.execute("SELECT COUNT(*), MIN(next_attempt_at) FROM outbox_messages"
+                               " WHERE state = ? AND next_attempt_at <= ?",
+                               (PENDING, stamp(now))).fetchone()
+    events, first_event = conn.execute("SELECT COUNT(*), MIN(created_at) FROM outbox_events"
+                                       " WHERE expanded_at IS NULL").fetchone()
+    return {"pending": counts[PENDING], "parked": counts[PARKED], "due": due,
+            "oldest_due_seconds": _age(now, oldest), "unexpanded": events,
+            "oldest_unexpanded_seconds": _age(now, first_event)}
+
+
+def _age(now: datetime, stored: object) -> float:
+    """Seconds from a stored time to `now` (0 for none)."""
+    if not stored:
+        return 0.0
+    moment = datetime.strptime(str(stored)[:19], "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc)
+    return max(0.0, (now - moment).total_seconds())

@@ -7,9 +7,11 @@ expressions and cancels a statement that goes over its budget
 import functools
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 import regex
+
 
 # Regular expressions of searches run on the `regex` engine: the syntax of
 # Python's `re` (lookarounds and backreferences included, as MySQL 8 and
@@ -39,23 +41,24 @@ class RegexpTooSlow(Exception):
     pattern: the pattern being matched when the budget ran out.
     """
 
-    def __init__(self, pattern):
+    def __init__(self, pattern: str) -> None:
         super().__init__(f"matching {pattern!r} took too long")
         self.pattern = pattern
 
 
-class _RegexpBudget:
+class RegexpBudget:
     """The matching time left to the statements of one `regexp_budget` block."""
 
-    def __init__(self, seconds, per_value):
+    def __init__(self, seconds: float, per_value: float) -> None:
         self.seconds = seconds
         self.per_value = per_value
         self.spent = 0.0
         self.values = 0
-        self.exceeded = None        # the pattern that ran out of time
-        self.patterns = []          # patterns of statements the engine itself bounds
+        self.exceeded: str | None = None    # the pattern that ran out of time
+        self.patterns: list[str] = []       # patterns of statements the engine itself bounds
+        self.bounded = False                # the engine bounds the statement's time itself
 
-    def match(self, compiled, text):
+    def match(self, compiled: regex.Pattern[str], text: str) -> bool:
         """True when `compiled` matches `text`. Raises RegexpTooSlow."""
         self.values += 1
         left = self.seconds + self.values * self.per_value - self.spent
@@ -82,18 +85,19 @@ class RegexpInvalid(Exception):
     """The engine refused a search pattern as not valid in its syntax.
     pattern: the pattern (the first of the statement's, when it had several)."""
 
-    def __init__(self, pattern):
+    def __init__(self, pattern: str) -> None:
         super().__init__(f"{pattern!r} is not a valid regular expression here")
         self.pattern = pattern
 
 
-def current_regexp_budget():
+def current_regexp_budget() -> RegexpBudget | None:
     """The budget of the `regexp_budget` block this thread is in, or None."""
     return getattr(_regexp_state, "budget", None)
 
 
 @contextmanager
-def regexp_budget(seconds=None, per_value=None):
+def regexp_budget(seconds: float | None = None,
+                  per_value: float | None = None) -> Iterator[RegexpBudget]:
     """Bound the time REGEXP spends in the statements this thread runs
     within the block (all of them together): `seconds` (default
     REGEXP_SECONDS) plus `per_value` (default REGEXP_SECONDS_PER_VALUE) for
@@ -102,7 +106,7 @@ def regexp_budget(seconds=None, per_value=None):
     RegexpInvalid. Outside such a block each match has REGEXP_SECONDS on
     its own."""
     previous = getattr(_regexp_state, "budget", None)
-    budget = _regexp_state.budget = _RegexpBudget(
+    budget = _regexp_state.budget = RegexpBudget(
         REGEXP_SECONDS if seconds is None else seconds,
         REGEXP_SECONDS_PER_VALUE if per_value is None else per_value)
     try:
@@ -113,7 +117,7 @@ def regexp_budget(seconds=None, per_value=None):
         if budget.exceeded is not None:
             raise RegexpTooSlow(budget.exceeded) from None
         state = getattr(exc, "sqlstate", None)
-        if state == _CANCELLED and getattr(budget, "bounded", False):
+        if state == _CANCELLED and budget.bounded:
             if budget.patterns:
                 raise RegexpTooSlow(budget.patterns[0]) from None
             raise StatementTooSlow() from None
@@ -131,17 +135,17 @@ _INVALID_REGEXP = "2201B"
 
 
 @functools.lru_cache(maxsize=256)
-def _compiled(pattern):
+def _compiled(pattern: str) -> regex.Pattern[str]:
     return regex.compile(pattern, _REGEXP_FLAGS)
 
 
-def compile_regexp(pattern):
+def compile_regexp(pattern: str) -> regex.Pattern[str]:
     """The compiled form of `pattern` as REGEXP runs it. Errors: regex.error
     (and RecursionError, OverflowError for extreme nesting or counts)."""
     return _compiled(pattern)
 
 
-def sql_regexp(pattern, value):
+def sql_regexp(pattern: str | None, value: object) -> int | None:
     """SQL `value REGEXP pattern` (search operators regexp/notregexp/anywords):
     a case-insensitive search, as MySQL's REGEXP, within the time budget of
     `regexp_budget`. Patterns are checked by the caller; NULL matches
@@ -152,5 +156,5 @@ def sql_regexp(pattern, value):
         compiled = _compiled(pattern)
     except regex.error:
         return 0
-    budget = getattr(_regexp_state, "budget", None) or _RegexpBudget(REGEXP_SECONDS, 0.0)
+    budget = getattr(_regexp_state, "budget", None) or RegexpBudget(REGEXP_SECONDS, 0.0)
     return 1 if budget.match(compiled, value if isinstance(value, str) else str(value)) else 0

@@ -5,7 +5,12 @@ dialect. Database.initialize (db.py) applies it inside the engine's install
 lock."""
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+
+from . import audit
+from .dialect import Connection
+
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 # Installed wheels carry the schema inside the package; a checkout has it at the top.
@@ -16,14 +21,14 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 13
 
 
 class SchemaError(Exception):
     """The database cannot be used by this version of bugsvc."""
 
 
-def schema_sql():
+def schema_sql() -> str:
     """Return the text of schema.sql."""
     for path in SCHEMA_PATHS:
         if path.exists():
@@ -31,7 +36,7 @@ def schema_sql():
     raise FileNotFoundError("schema.sql not found next to the bugsvc package")
 
 
-def schema_section(name):
+def schema_section(name: str) -> str:
     """The statements of schema.sql between '-- BEGIN name' and '-- END name'
     (a migration that adds a part of the schema runs the very same text)."""
     text = schema_sql()
@@ -39,7 +44,7 @@ def schema_section(name):
     return text[start:text.index(f"-- END {name}\n", start)]
 
 
-def _login_throttle(conn):
+def _login_throttle(conn: Connection) -> None:
     """Version 3: failed sign-ins are counted per subject (bugsvc/auth.py)
     instead of logged per address. The failures logged so far are carried
     over, those of an account to its login name and the others to their
@@ -59,21 +64,21 @@ def _login_throttle(conn):
     conn.execute("DROP TABLE login_failures")
 
 
-def _import_state(conn):
+def _import_state(conn: Connection) -> None:
     """Version 4: where an import from a Bugzilla stands
     (bugsvc/importer/state.py). A step run twice leaves the tables as they are."""
     if not conn.dialect.table_exists(conn, "import_state"):
         run_script(conn, schema_section("import state"))
 
 
-def _notifications(conn):
+def _notifications(conn: Connection) -> None:
     """Version 5: mail preferences, user watching, the outbox of
     notifications, webhooks and the one-time tokens mailed to accounts."""
     if not conn.dialect.table_exists(conn, "outbox_events"):   # a step run twice leaves it
         run_script(conn, schema_section("notifications"))
 
 
-def _ordered_lists(conn):
+def _ordered_lists(conn: Connection) -> None:
     """Version 6: aliases and custom field values keep their order in an id
     column of their own (they were read in SQLite's hidden row order, which
     no other engine has). The rows are copied in that order, so every list
@@ -94,7 +99,7 @@ def _ordered_lists(conn):
         conn.execute(f"DROP TABLE {table}_before_ids")
 
 
-def _bug_text_index(conn):
+def _bug_text_index(conn: Connection) -> None:
     """Version 6: the trigram index of summaries and whiteboards that
     substring searches find their candidates with, built over the bugs
     already stored. A step run twice leaves the index as it is."""
@@ -105,7 +110,48 @@ def _bug_text_index(conn):
     dialect.fill_text_index(conn)
 
 
-MIGRATIONS = {
+def _request_counts(conn: Connection) -> None:
+    """Version 8: calls counted per subject for rate limits and the
+    throttling of account requests (bugsvc/api/limits.py). A step run twice
+    leaves the table as it is."""
+    if not conn.dialect.table_exists(conn, "request_counts"):
+        run_script(conn, schema_section("request counts"))
+
+
+def _series(conn: Connection) -> None:
+    """Version 9: the chart series (bugsvc/bugs/series.py). A step run
+    twice leaves the tables as they are."""
+    if not conn.dialect.table_exists(conn, "series"):
+        run_script(conn, schema_section("series"))
+
+
+def _comment_text_index(conn: Connection) -> None:
+    """Version 11: the trigram index of comments' text that full-text
+    searches (quicksearch's words, `content matches`) find their candidate
+    bugs with, built over the comments already stored. A step run twice
+    leaves the index as it is."""
+    dialect = conn.dialect
+    if dialect.has_comment_text_index(conn):
+        return
+    run_script(conn, schema_section("comment text index"))
+    dialect.fill_comment_text_index(conn)
+
+
+def _forges(conn: Connection) -> None:
+    """Version 12: code forge repositories and what their events did to bugs
+    (bugsvc/forge/). A step run twice leaves the tables as they are."""
+    if not conn.dialect.table_exists(conn, "forge_repositories"):
+        run_script(conn, schema_section("forges"))
+
+
+def _mail_in(conn: Connection) -> None:
+    """Version 13: the messages `bugsvc mail-in` took (bugsvc/cli/mail_in.py).
+    A step run twice leaves the table as it is."""
+    if not conn.dialect.table_exists(conn, "mail_in_messages"):
+        run_script(conn, schema_section("mail in"))
+
+
+MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
     3: _login_throttle,
@@ -113,10 +159,17 @@ MIGRATIONS = {
     5: _notifications,
     6: _ordered_lists,
     7: _bug_text_index,
+    8: _request_counts,
+    9: _series,
+    # 10: the audit log keeps each object's name (bugsvc/store/audit.py).
+    10: audit.name_old_entries,
+    11: _comment_text_index,
+    12: _forges,
+    13: _mail_in,
 }
 
 
-def bring_up_to_date(conn, label):
+def bring_up_to_date(conn: Connection, label: str) -> bool:
     """Install or migrate the schema on `conn`, inside the caller's
     transaction (which holds the engine's lock against other processes doing
     the same). Returns True when the database was empty. `label` names the
@@ -148,10 +201,11 @@ def bring_up_to_date(conn, label):
     return False
 
 
-def split_script(script):
+def split_script(script: str) -> list[str]:
     """The SQL statements of `script` (written as schema.sql is), each
     complete (sqlite3.complete_statement)."""
-    statements, buffer = [], ""
+    statements: list[str] = []
+    buffer = ""
     for line in script.splitlines(keepends=True):
         buffer += line
         if sqlite3.complete_statement(buffer):
@@ -162,7 +216,7 @@ def split_script(script):
     return statements
 
 
-def run_script(conn, script):
+def run_script(conn: Connection, script: str) -> None:
     """Execute every statement of `script` (written as schema.sql is) inside
     the caller's transaction, in the connection's dialect (sqlite3's
     executescript would commit first)."""

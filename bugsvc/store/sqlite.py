@@ -22,12 +22,15 @@ import os
 import sqlite3
 import threading
 import time
-from contextlib import contextmanager, nullcontext
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from typing import Any
 
 from . import db
-from .dialect import TEXT_INDEXED, TRIGRAM, Dialect
+from .dialect import TEXT_INDEXED, TRIGRAM, Connection, Dialect
 from .regexp import sql_regexp
 from .schema import SchemaError, run_script, split_script
+
 
 # SQLite's messages for statements beyond its size limits.
 _SIZE_LIMITS = ("too many SQL variables", "Expression tree is too large",
@@ -42,13 +45,13 @@ class SqliteDialect(Dialect):
     insertion_order = "rowid"
     candidates_form = "query"
 
-    def contains(self, haystack, needle):
+    def contains(self, haystack: str, needle: str) -> str:
         return f"instr({haystack}, {needle}) > 0"
 
-    def regexp(self, expr, pattern):
+    def regexp(self, expr: str, pattern: str) -> tuple[str, list[Any]]:
         return f"{expr} REGEXP ?", [pattern]
 
-    def text_candidates(self, column, needle):
+    def text_candidates(self, column: str, needle: str) -> tuple[str, list[Any]] | None:
         # FTS5's trigram tokenizer folds the case of every letter, as lower()
         # does for ASCII ones: its matches include every exact one. A phrase
         # in double quotes (doubled inside) is taken literally; its trigrams
@@ -59,29 +62,38 @@ class SqliteDialect(Dialect):
         if column == "alias":
             return ("SELECT ba.bug_id AS id FROM bug_aliases ba WHERE ba.id IN"
                     " (SELECT rowid FROM bug_aliases_fts WHERE bug_aliases_fts MATCH ?)", [phrase])
+        if column == "comment":
+            return ("SELECT c.bug_id AS id FROM comments c WHERE c.id IN"
+                    " (SELECT rowid FROM comments_fts WHERE comments_fts MATCH ?)", [phrase])
         return ("SELECT rowid AS id FROM bugs_text_fts WHERE bugs_text_fts MATCH ?",
                 [f"{column} : {phrase}"])
 
-    def among_ids(self, column, query):
+    def among_ids(self, column: str, query: str) -> str:
         return f"{column} IN ({query})"
 
-    def has_text_index(self, conn):
+    def has_text_index(self, conn: Connection) -> bool:
         return self.table_exists(conn, "bugs_text_fts")
 
-    def fill_text_index(self, conn):
+    def fill_text_index(self, conn: Connection) -> None:
         conn.execute("INSERT INTO bugs_text_fts (bugs_text_fts) VALUES ('rebuild')")
         conn.execute("INSERT INTO bug_aliases_fts (bug_aliases_fts) VALUES ('rebuild')")
 
-    def blob_text(self, expr):
+    def has_comment_text_index(self, conn: Connection) -> bool:
+        return self.table_exists(conn, "comments_fts")
+
+    def fill_comment_text_index(self, conn: Connection) -> None:
+        conn.execute("INSERT INTO comments_fts (comments_fts) VALUES ('rebuild')")
+
+    def blob_text(self, expr: str) -> str:
         return expr
 
-    def as_text(self, expr):
+    def as_text(self, expr: str) -> str:
         return expr             # SQLite's text functions read numbers as text
 
-    def whole_number(self, text):
+    def whole_number(self, text: str) -> str:
         return f"CAST({text} AS INTEGER)"
 
-    def json_list(self, values, source, order):
+    def json_list(self, values: Sequence[str], source: str, order: str) -> str:
         named = ", ".join(f"{value} AS j{n}" for n, value in enumerate(values))
         item = "j0" if len(values) == 1 else \
             "json_array(" + ", ".join(f"j{n}" for n in range(len(values))) + ")"
@@ -89,44 +101,45 @@ class SqliteDialect(Dialect):
         # never flattens such a subquery.
         return f"(SELECT json_group_array({item}) FROM (SELECT {named} {source} ORDER BY {order}))"
 
-    def numbers_in(self, text, alias):
+    def numbers_in(self, text: str, alias: str) -> str:
         listed = f"'[' || {text} || ']'"
         return f"json_each(CASE WHEN json_valid({listed}) THEN {listed} ELSE '[]' END) {alias}"
 
-    def skip_locked(self, alias):
+    def skip_locked(self, alias: str) -> str:
         return ""               # a write transaction holds the whole file
 
-    def whole_days_between(self, later, earlier):
+    def whole_days_between(self, later: str, earlier: str) -> str:
         return f"CAST(julianday({later}) - julianday({earlier}) AS INTEGER)"
 
-    def script_statements(self, script):
+    def script_statements(self, script: str) -> list[str]:
         return split_script(script)
 
-    def install_schema(self, conn, script):
+    def install_schema(self, conn: Connection, script: str) -> None:
         run_script(conn, script)
 
-    def schema_version(self, conn):
-        return conn.execute("PRAGMA user_version").fetchone()[0]
+    def schema_version(self, conn: Connection) -> int:
+        version: int = conn.execute("PRAGMA user_version").fetchone()[0]
+        return version
 
-    def set_schema_version(self, conn, version):
+    def set_schema_version(self, conn: Connection, version: int) -> None:
         conn.execute(f"PRAGMA user_version = {int(version)}")
 
-    def has_tables(self, conn):
-        return conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] > 0
+    def has_tables(self, conn: Connection) -> bool:
+        return bool(conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] > 0)
 
-    def table_exists(self, conn, table):
+    def table_exists(self, conn: Connection, table: str) -> bool:
         return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
                             (table,)).fetchone() is not None
 
-    def column_exists(self, conn, table, column):
+    def column_exists(self, conn: Connection, table: str, column: str) -> bool:
         return column in self.columns(conn, table)
 
-    def index_names(self, conn, table):
+    def index_names(self, conn: Connection, table: str) -> list[str]:
         return [row[0] for row in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?"
             " AND sql IS NOT NULL ORDER BY name", (table,))]
 
-    def tables(self, conn):
+    def tables(self, conn: Connection) -> list[str]:
         shadows = {row[0] + suffix for row in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL%'")
             for suffix in ("_data", "_idx", "_content", "_docsize", "_config")}
@@ -134,11 +147,11 @@ class SqliteDialect(Dialect):
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
             " AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name") if row[0] not in shadows]
 
-    def columns(self, conn, table):
+    def columns(self, conn: Connection, table: str) -> list[str]:
         return [row[1] for row in conn.execute(
             "SELECT * FROM pragma_table_info(?) ORDER BY cid", (table,))]
 
-    def stream(self, conn, sql, batch):
+    def stream(self, conn: Connection, sql: str, batch: int) -> Iterator[list[Any]]:
         cursor = conn.execute(sql)
         while True:
             rows = cursor.fetchmany(batch)
@@ -146,11 +159,12 @@ class SqliteDialect(Dialect):
                 return
             yield rows
 
-    def bulk_insert(self, conn, table, columns, rows):
+    def bulk_insert(self, conn: Connection, table: str, columns: Sequence[str],
+                    rows: Iterable[Sequence[Any]]) -> None:
         conn.executemany(f"INSERT INTO {table} ({', '.join(columns)})"
                          f" VALUES ({db.placeholders(columns)})", rows)
 
-    def reset_ids(self, conn, tables):
+    def reset_ids(self, conn: Connection, tables: Iterable[str]) -> None:
         pass                # an INTEGER PRIMARY KEY goes on from the highest id itself
 
 
@@ -162,7 +176,7 @@ class SqliteConnection(sqlite3.Connection):
     dialect = DIALECT
 
 
-class SqliteDatabase(db.Database):
+class SqliteDatabase(db.Database[SqliteConnection]):
     """The SQLite file behind the service.
 
     writers_lock_path: the lock file shared by the worker processes of one
@@ -176,14 +190,15 @@ class SqliteDatabase(db.Database):
     can_backup = True
     writers_take_turns = True
 
-    def __init__(self, location, writers_lock_path=None, pool_size=None):
+    def __init__(self, location: object, writers_lock_path: str | None = None,
+                 pool_size: int | None = None) -> None:
         super().__init__(location)
         self.path = self.location
         self._write_lock = threading.RLock()
         self._writers_file = _LockFile(writers_lock_path) if writers_lock_path else None
         self._write_depth = 0
 
-    def connect(self):
+    def connect(self) -> SqliteConnection:
         """Open and configure a new connection (autocommit mode; we issue BEGIN)."""
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
                                timeout=db.BUSY_TIMEOUT_MS / 1000, factory=SqliteConnection)
@@ -194,13 +209,13 @@ class SqliteDatabase(db.Database):
         conn.create_function("regexp", 2, sql_regexp, deterministic=True)
         return conn
 
-    def in_transaction(self):
+    def in_transaction(self) -> bool:
         """True while this thread's connection is inside a transaction."""
         conn = getattr(self._local, "conn", None)
         return conn is not None and conn.in_transaction
 
     @staticmethod
-    def statement_too_large(exc):
+    def statement_too_large(exc: BaseException) -> bool:
         """True when `exc` is SQLite refusing a statement for its size."""
         return (isinstance(exc, (sqlite3.OperationalError, sqlite3.DataError))
                 and str(exc).startswith(_SIZE_LIMITS))
@@ -209,20 +224,20 @@ class SqliteDatabase(db.Database):
     # holds the whole file) take their turn, then BEGIN IMMEDIATE; readers
     # BEGIN a snapshot.
 
-    def _writer_turn(self, mode):
+    def _writer_turn(self, mode: str) -> AbstractContextManager[object]:
         return nullcontext() if mode == db.READ else self._take_writers_turn()
 
-    def _begin(self, conn, mode):
+    def _begin(self, conn: SqliteConnection, mode: str) -> None:
         conn.execute("BEGIN" if mode == db.READ else "BEGIN IMMEDIATE")
 
-    def _commit(self, conn):
+    def _commit(self, conn: SqliteConnection) -> None:
         conn.execute("COMMIT")
 
-    def _rollback(self, conn):
+    def _rollback(self, conn: SqliteConnection) -> None:
         conn.execute("ROLLBACK")
 
     @contextmanager
-    def _take_writers_turn(self):
+    def _take_writers_turn(self) -> Iterator[None]:
         """Wait for this process's and this service's other writers."""
         with self._write_lock:
             shared = self._writers_file if self._write_depth == 0 else None
@@ -232,11 +247,11 @@ class SqliteDatabase(db.Database):
                 yield
             finally:
                 self._write_depth -= 1
-                if acquired:
+                if shared is not None and acquired:
                     shared.release()
 
     @contextmanager
-    def bulk_transaction(self):
+    def bulk_transaction(self) -> Iterator[SqliteConnection]:
         """One write transaction for copying whole tables in (convert.py):
         foreign keys are checked at its end, not row by row."""
         conn = self.connection()
@@ -249,7 +264,7 @@ class SqliteDatabase(db.Database):
             yield conn
 
     @contextmanager
-    def _install_transaction(self):
+    def _install_transaction(self) -> Iterator[SqliteConnection]:
         # Inside the write lock, so two processes starting on the same file
         # do not both install or migrate it.
         try:
@@ -275,12 +290,12 @@ class _LockFile:
 
     POLL_SECONDS = 0.0002
 
-    def __init__(self, path):
+    def __init__(self, path: str) -> None:
         self.path = path
-        self._fd = None
-        self._pid = None
+        self._fd = -1
+        self._pid: int | None = None
 
-    def acquire(self, timeout):
+    def acquire(self, timeout: float) -> bool:
         """True once held; False when unsupported or `timeout` seconds passed."""
         try:
             import fcntl
@@ -299,6 +314,6 @@ class _LockFile:
                     return False
                 time.sleep(self.POLL_SECONDS)
 
-    def release(self):
+    def release(self) -> None:
         import fcntl
         fcntl.flock(self._fd, fcntl.LOCK_UN)

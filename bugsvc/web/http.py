@@ -9,21 +9,32 @@ import json
 import logging
 import re
 import time
-from urllib.parse import parse_qsl, unquote_plus
+from urllib.parse import unquote, unquote_plus
 
 import orjson
 
-from ..errors import RequestTooLarge
+from ..errors import USER_ERROR, RequestTooLarge, ServiceError
 from .client_address import client_address
+
 
 access_log = logging.getLogger("bugsvc.access")
 
 JSONP_TYPE = "text/javascript; charset=UTF-8"
 _CALLBACK = re.compile(r"^[A-Za-z0-9_.\[\]]+$")
 # Query keys whose values never reach the log: every spelling of an API key,
-# password or token (Bugzilla_/Service_ prefixed or plain, any case, even
-# percent-encoded).
-_SECRET_KEY_ENDINGS = ("api_key", "password", "token")
+# password, token or secret (Bugzilla_/Service_ prefixed or plain, any case,
+# even percent-encoded), `t` (the token of a mailed token.cgi link, the
+# signature of an attachment link) and JSON-RPC's `params` (credentials
+# inside JSON).
+_SECRET_KEY_ENDINGS = ("api_key", "password", "token", "secret")
+_SECRET_KEYS = ("t", "params")
+# The parameters a query string or form body may hold. A real client's hold
+# a few hundred at most (a search of 200 terms, a form, a list of bug ids),
+# and Bugzilla's usual front server, Apache, refuses a request line over
+# 8,190 bytes (some 4,000 parameters); reading more would only cost time.
+MAX_PARAMETERS = 10_000
+# How much of a query string an access line shows; the rest is counted.
+LOGGED_QUERY_CHARS = 2048
 
 
 # Reading requests ---------------------------------------------------------------
@@ -40,17 +51,39 @@ def raw_path(req):
 
 
 def parse_query(query_string):
-    """{key: value} from a query string; a repeated key gives a list."""
+    """{key: value} from a query string or form body (as urllib's parse_qsl
+    with blank values kept and undecodable bytes replaced); a repeated key
+    gives a list.
+
+    Errors: 32000 for more than MAX_PARAMETERS parameters, refused before
+    any is read.
+    """
+    if not query_string:
+        return {}
+    if query_string.count("&") >= MAX_PARAMETERS:
+        raise ServiceError(USER_ERROR, f"The request has more than {MAX_PARAMETERS} "
+                                       "parameters; split it into smaller requests.")
     result = {}
-    for key, value in parse_qsl(query_string or "", keep_blank_values=True, errors="replace"):
-        if key in result:
-            existing = result[key]
-            if isinstance(existing, list):
-                existing.append(value)      # in place: a key repeated n times costs n, not n²
-            else:
-                result[key] = [existing, value]
-        else:
+    for part in query_string.split("&"):
+        if not part:
+            continue
+        key, _, value = part.partition("=")
+        # Decoded only where there is something to decode: most are plain.
+        if "+" in key:
+            key = key.replace("+", " ")
+        if "%" in key:
+            key = unquote(key, errors="replace")
+        if "+" in value:
+            value = value.replace("+", " ")
+        if "%" in value:
+            value = unquote(value, errors="replace")
+        existing = result.get(key)
+        if existing is None:
             result[key] = value
+        elif isinstance(existing, list):
+            existing.append(value)          # in place: a key repeated n times costs n, not n²
+        else:
+            result[key] = [existing, value]
     return result
 
 
@@ -136,15 +169,20 @@ def not_modified(req, resp, body, content_type):
 # Middleware ---------------------------------------------------------------------
 
 def redacted(query_string):
-    """The query string with the values of credential parameters hidden."""
+    """The query string as an access line shows it: the values of credential
+    parameters hidden, and past LOGGED_QUERY_CHARS characters (whole
+    parameters) only how many more there were."""
     if not query_string:
         return ""
-    parts = []
+    parts, shown = [], 0
     for part in query_string.split("&"):
+        if shown >= LOGGED_QUERY_CHARS:
+            parts.append(f"[{len(query_string) - shown} more characters]")
+            break
+        shown += len(part) + 1
         key = part.split("=", 1)[0]
         name = unquote_plus(key).strip().lower()
-        # JSON-RPC over GET carries its credentials inside the JSON `params`.
-        secret = name.endswith(_SECRET_KEY_ENDINGS) or name == "params"
+        secret = name.endswith(_SECRET_KEY_ENDINGS) or name in _SECRET_KEYS
         parts.append(key + "=[hidden]" if secret else part)
     return "?" + "&".join(parts)
 

@@ -19,6 +19,7 @@ import falcon
 from .. import __version__
 from .rest import render
 
+
 _STYLE = """
 body { font: 16px/1.5 system-ui, sans-serif; max-width: 44em; margin: 40px auto;
        padding: 0 16px; color: #1d1d1f; }

@@ -4,14 +4,20 @@ as sqlite3 raises), booleans and numeric results as SQLite gives them (0/1,
 int or float), rows read by position and by column name
 (case-insensitively, as sqlite3.Row), and `lastrowid` after an INSERT."""
 
+from __future__ import annotations
+
 import functools
 import re
+from collections.abc import Callable, Iterable
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any, cast
 
 from .. import db
+from ..dialect import Params
 from ..regexp import current_regexp_budget
 from ..schema import SchemaError
 from .sql import psycopg_sql
+
 
 try:
     import psycopg
@@ -19,12 +25,15 @@ try:
     from psycopg.adapt import Dumper, Loader
     from psycopg.types.numeric import Int8Dumper
 except ImportError:              # the extra is not installed: said when a URL is used
-    psycopg = None
+    psycopg = None               # type: ignore[assignment]  # tested by require_driver()
+
+if TYPE_CHECKING:
+    from .dialect import PostgresDialect
 
 _INT8 = (-2 ** 63, 2 ** 63 - 1)
 
 
-def require_driver():
+def require_driver() -> None:
     """Errors: SchemaError when psycopg is not installed."""
     if psycopg is None:
         raise SchemaError("PostgreSQL needs the optional packages psycopg and psycopg_pool: "
@@ -37,7 +46,7 @@ if psycopg is not None:
     class _BigintDumper(Int8Dumper):
         """Every whole number as bigint, as SQLite's INTEGER (64 bits)."""
 
-        def dump(self, obj):
+        def dump(self, obj: int) -> bytes | bytearray | memoryview | None:
             if not _INT8[0] <= obj <= _INT8[1]:
                 raise OverflowError("Python int too large to convert to SQLite INTEGER")
             return super().dump(obj)
@@ -46,34 +55,34 @@ if psycopg is not None:
         """True and False as 1 and 0, as sqlite3 stores them."""
         oid = psycopg.postgres.types["int8"].oid
 
-        def dump(self, obj):
+        def dump(self, obj: bool) -> bytes:
             return b"1" if obj else b"0"
 
     class _BoolLoader(Loader):
         """A boolean result as 1 or 0, as SQLite answers comparisons."""
 
-        def load(self, data):
+        def load(self, data: bytes | bytearray | memoryview) -> int:
             return 1 if bytes(data) == b"t" else 0
 
     class _NumericLoader(Loader):
         """numeric results (sums and averages of integers) as SQLite's:
         int when whole, else float."""
 
-        def load(self, data):
+        def load(self, data: bytes | bytearray | memoryview) -> int | float:
             value = Decimal(bytes(data).decode())
             if value == value.to_integral_value():
                 return int(value)
             return float(value)
 
 
-class Row(tuple):
+class Row(tuple[Any, ...]):
     """A result row read by position or by column name (case-insensitive),
     as sqlite3.Row."""
     __slots__ = ()
-    _index = {}
-    _names = ()
+    _index: dict[str, int] = {}
+    _names: tuple[str, ...] = ()
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> Any:
         if key.__class__ is str:
             index = self._index.get(key)
             if index is None:
@@ -83,12 +92,12 @@ class Row(tuple):
             return tuple.__getitem__(self, index)
         return tuple.__getitem__(self, key)
 
-    def keys(self):
+    def keys(self) -> list[str]:
         return list(self._names)
 
 
 @functools.lru_cache(maxsize=4096)
-def _row_class(names):
+def _row_class(names: tuple[str, ...]) -> type[Row]:
     index = {}
     for position in range(len(names) - 1, -1, -1):    # the first of equal names wins
         index[names[position]] = position
@@ -96,14 +105,14 @@ def _row_class(names):
     return type("Row", (Row,), {"__slots__": (), "_index": index, "_names": names})
 
 
-def _row_factory(cursor):
+def _row_factory(cursor: Any) -> Callable[[Iterable[Any]], tuple[Any, ...]]:
     description = cursor.description
     if description is None:
         return tuple
     return _row_class(tuple(column.name for column in description))
 
 
-def _configure(conn):
+def _configure(conn: psycopg.Connection[Any]) -> None:
     adapters = conn.adapters
     adapters.register_dumper(int, _BigintDumper)
     adapters.register_dumper(bool, _BoolDumper)
@@ -120,17 +129,17 @@ _RETURNING = re.compile(r"\bRETURNING\b", re.I)
 
 
 @functools.lru_cache(maxsize=4096)
-def _insert_table(sql):
+def _insert_table(sql: str) -> str | None:
     """The table an INSERT without RETURNING writes to, else None."""
     match = _INSERT.match(sql)
     return match.group(1).lower() if match and not _RETURNING.search(sql) else None
 
 
 if psycopg is not None:
-    class _Cursor(psycopg.Cursor):
+    class _Cursor(psycopg.Cursor[Any]):
         """psycopg's cursor with sqlite3's lastrowid: after an INSERT into a
         table with an id column, the new row's id; else None."""
-        lastrowid = None
+        lastrowid: int | None = None
 
 
 class PgConnection:
@@ -139,23 +148,23 @@ class PgConnection:
     `lastrowid` after an INSERT into a table with an id column (the new
     row's id, asked for with RETURNING id)."""
 
-    _trace = None
+    _trace: Callable[[str], object] | None = None
 
-    def __init__(self, raw, dialect):
+    def __init__(self, raw: psycopg.Connection[Any], dialect: PostgresDialect) -> None:
         self.raw = raw
         self.dialect = dialect
 
-    def set_trace_callback(self, callback):
+    def set_trace_callback(self, callback: Callable[[str], object] | None) -> None:
         """Call `callback(sql)` with every statement run (None: stop), as sqlite3 does."""
         self._trace = callback
 
-    def execute(self, sql, params=None):
+    def execute(self, sql: str, params: Params | None = None) -> _Cursor:
         if self._trace is not None:
             self._trace(sql)
-        cursor = self.raw.cursor()
+        cursor = cast(_Cursor, self.raw.cursor())      # the connection's cursor_factory
         budget = current_regexp_budget()
-        bounded = budget is not None and not getattr(budget, "bounded", False)
-        if bounded:
+        bounded = budget is not None and not budget.bounded
+        if budget is not None and bounded:
             self.dialect.bound_regexps(self, budget)
         table = _insert_table(sql)
         with_id = table is not None and self.dialect.has_id_column(self, table)
@@ -179,10 +188,10 @@ class PgConnection:
             cursor.lastrowid = row[0] if row is not None else None
         return cursor
 
-    def executemany(self, sql, rows):
+    def executemany(self, sql: str, rows: Iterable[Params]) -> _Cursor:
         if self._trace is not None:
             self._trace(sql)
-        cursor = self.raw.cursor()
+        cursor = cast(_Cursor, self.raw.cursor())      # the connection's cursor_factory
         try:
             cursor.executemany(psycopg_sql(sql), rows)
         except pg_errors.NumericValueOutOfRange as exc:
@@ -193,5 +202,5 @@ class PgConnection:
             raise
         return cursor
 
-    def close(self):
+    def close(self) -> None:
         self.raw.close()

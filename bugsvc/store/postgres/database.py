@@ -2,15 +2,30 @@
 transactions in the isolation each needs, tries of a write that met a
 concurrent one, installing the schema under an advisory lock."""
 
+from __future__ import annotations
+
 import re
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 from .. import db
 from ..schema import SchemaError
-from .connection import PgConnection, _configure, _Cursor, _row_factory, pg_errors, psycopg, \
-    require_driver
+from .connection import (
+    PgConnection,
+    _configure,
+    _Cursor,
+    _row_factory,
+    pg_errors,
+    psycopg,
+    require_driver,
+)
 from .dialect import _UNICODE_COLLATION, PostgresDialect
+
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
 
 # How each kind of transaction begins (see the package's docstring): reads
 # in one snapshot, writes serializable. Claiming and settling queue rows
@@ -29,7 +44,7 @@ _BEGINS = {db.READ: "BEGIN ISOLATION LEVEL REPEATABLE READ",
 _RETRYABLE = {"40001", "40P01", "23505"}
 
 
-class PostgresDatabase(db.Database):
+class PostgresDatabase(db.Database[PgConnection]):
     """A PostgreSQL database behind the service, at a `postgresql://` URL
     (libpq's: user, password, host, port, database name, and parameters such
     as `?sslmode=require`; the PG* environment variables fill in what the
@@ -43,7 +58,7 @@ class PostgresDatabase(db.Database):
     name = "PostgreSQL"
     backup_advice = ("which PostgreSQL's own tools back up while the server runs: pg_dump "
                      "--format=custom --file=bugsvc.dump '<the same URL>' (pg_restore puts it "
-                     "back; see the README, Backups)")
+                     "back; see docs/postgresql.md, Backups)")
     # A write is run again at least this many times, and for as long as
     # SQLite would wait for its lock (db.BUSY_TIMEOUT_MS): under heavy
     # contention a serializable transaction can be chosen as the one to
@@ -51,22 +66,26 @@ class PostgresDatabase(db.Database):
     TRIES = 30
     PATIENCE = db.BUSY_TIMEOUT_MS / 1000
 
-    def __init__(self, location, writers_lock_path=None, pool_size=None):
+    dialect: PostgresDialect
+
+    def __init__(self, location: object, writers_lock_path: str | None = None,
+                 pool_size: int | None = None) -> None:
         require_driver()
         super().__init__(location)
         self.url = self.location
         self.pool_size = max(2, int(pool_size if pool_size is not None else 10))
         self.dialect = PostgresDialect()
-        self._pool = None
+        self._dialect_known = False
+        self._pool: ConnectionPool[psycopg.Connection[Any]] | None = None
         self._pool_lock = threading.Lock()
 
     @classmethod
-    def shown(cls, location):
+    def shown(cls, location: object) -> str:
         return display_url(str(location))
 
     # Connections --------------------------------------------------------------------
 
-    def connect(self):
+    def connect(self) -> PgConnection:
         """A new connection of its own (not from the pool), in autocommit
         mode (we issue BEGIN). Errors: psycopg.OperationalError when the
         server cannot be reached or refuses us."""
@@ -76,21 +95,21 @@ class PostgresDatabase(db.Database):
         self._learn_dialect(raw)
         return PgConnection(raw, self.dialect)
 
-    def _learn_dialect(self, raw):
-        if getattr(self, "_dialect_known", False):
+    def _learn_dialect(self, raw: psycopg.Connection[Any]) -> None:
+        if self._dialect_known:
             return
         has_icu = raw.execute("SELECT 1 FROM pg_collation WHERE collname = %s",
                               (_UNICODE_COLLATION,)).fetchone() is not None
         self.dialect.unicode_regexps = has_icu
         self._dialect_known = True
 
-    def pool(self):
+    def pool(self) -> ConnectionPool[psycopg.Connection[Any]]:
         """This process's pool, opened on first use (so a forked worker opens its own)."""
         with self._pool_lock:
             if self._pool is None:
                 from psycopg_pool import ConnectionPool
 
-                def configure(raw):
+                def configure(raw: psycopg.Connection[Any]) -> None:
                     _configure(raw)
                     self._learn_dialect(raw)
                 self._pool = ConnectionPool(
@@ -100,7 +119,7 @@ class PostgresDatabase(db.Database):
                     configure=configure, timeout=db.BUSY_TIMEOUT_MS / 1000, name="bugsvc")
             return self._pool
 
-    def close(self):
+    def close(self) -> None:
         """Close this thread's own connection and the process's pool."""
         self.close_connection()
         with self._pool_lock:
@@ -111,7 +130,7 @@ class PostgresDatabase(db.Database):
     # Transactions (see the package's docstring for their isolation) ------------------
 
     @contextmanager
-    def _transaction_connection(self):
+    def _transaction_connection(self) -> Iterator[PgConnection]:
         # This thread's own connection when it has one and is not inside a
         # transaction on it; else one of the pool, for this transaction.
         pinned = getattr(self._local, "conn", None)
@@ -121,28 +140,29 @@ class PostgresDatabase(db.Database):
         with self.pool().connection() as raw:
             yield PgConnection(raw, self.dialect)
 
-    def _begin(self, conn, mode):
+    def _begin(self, conn: PgConnection, mode: str) -> None:
         conn.raw.execute(_BEGINS[mode])
 
-    def _commit(self, conn):
+    def _commit(self, conn: PgConnection) -> None:
         conn.raw.execute("COMMIT")
 
-    def _rollback(self, conn):
+    def _rollback(self, conn: PgConnection) -> None:
         if not conn.raw.closed:
             conn.raw.execute("ROLLBACK")
 
-    def _retryable(self, exc):
+    def _retryable(self, exc: BaseException) -> bool:
         return getattr(exc, "sqlstate", None) in _RETRYABLE
 
     @staticmethod
-    def statement_too_large(exc):
+    def statement_too_large(exc: BaseException) -> bool:
         """True when `exc` is PostgreSQL (or libpq) refusing a statement for its size."""
-        if getattr(exc, "sqlstate", None) and exc.sqlstate.startswith("54"):
+        state = getattr(exc, "sqlstate", None)
+        if state and state.startswith("54"):
             return True
         return isinstance(exc, psycopg.Error) and "number of parameters" in str(exc)
 
     @contextmanager
-    def bulk_transaction(self):
+    def bulk_transaction(self) -> Iterator[PgConnection]:
         """One write transaction for copying whole tables in (convert.py),
         holding the lock of installing processes; foreign keys are checked
         at its end, not row by row."""
@@ -158,7 +178,7 @@ class PostgresDatabase(db.Database):
     # Schema -------------------------------------------------------------------------
 
     @contextmanager
-    def _install_transaction(self):
+    def _install_transaction(self) -> Iterator[PgConnection]:
         # A connection of its own, in a transaction holding the advisory
         # lock that other bugsvc processes starting on the database wait for.
         try:
@@ -189,10 +209,10 @@ class PostgresDatabase(db.Database):
 _INSTALL_LOCK = 0x6275677376630001
 
 
-def _first_line(exc):
+def _first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
-def display_url(url):
+def display_url(url: str) -> str:
     """`url` with its password left out, for messages and logs."""
     return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)

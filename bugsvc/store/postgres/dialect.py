@@ -3,13 +3,35 @@ otherwise (dialect.py's interface), the schema's introspection and version
 table, regular expressions bounded in time, and copying whole tables in
 (COPY) and out (a server-side cursor)."""
 
+from __future__ import annotations
+
 import functools
 import re
 import threading
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from ..dialect import TEXT_INDEXED, TRIGRAM, Dialect
+from ..dialect import TEXT_INDEXED, TRIGRAM, Connection, Dialect
+from ..regexp import RegexpBudget
 from ..schema import run_script
 from .sql import translate_script
+
+
+if TYPE_CHECKING:
+    import psycopg
+
+
+class OnPsycopg(Protocol):
+    """A connection of this engine (connection.py's PgConnection, which
+    imports this module): its psycopg connection is `raw`."""
+
+    raw: psycopg.Connection[Any]
+
+
+def _pg(conn: Connection) -> OnPsycopg:
+    """`conn` as what it is wherever this dialect is used: a PgConnection."""
+    return cast(OnPsycopg, conn)
+
 
 SCHEMA_VERSION_TABLE = "bugsvc_schema_version"
 # The collation whose regular expressions fold case and know character
@@ -27,11 +49,11 @@ class PostgresDialect(Dialect):
     insertion_order = "ctid"
     candidates_form = "condition"
 
-    def __init__(self, unicode_regexps=True):
+    def __init__(self, unicode_regexps: bool = True) -> None:
         self.unicode_regexps = unicode_regexps
-        self._id_columns = {}
+        self._id_columns: dict[str, bool] = {}
 
-    def has_id_column(self, conn, table):
+    def has_id_column(self, conn: OnPsycopg, table: str) -> bool:
         """True when `table` has an id column (an INSERT into it gives lastrowid)."""
         known = self._id_columns.get(table)
         if known is None:
@@ -40,15 +62,15 @@ class PostgresDialect(Dialect):
                 " AND table_name = %s AND column_name = 'id'", (table,)).fetchone() is not None
         return known
 
-    def contains(self, haystack, needle):
+    def contains(self, haystack: str, needle: str) -> str:
         return f"strpos({haystack}, {needle}) > 0"
 
-    def regexp(self, expr, pattern):
+    def regexp(self, expr: str, pattern: str) -> tuple[str, list[Any]]:
         _patterns.pending = getattr(_patterns, "pending", [])[-20:] + [pattern]
         operand = f'({expr} COLLATE "{_UNICODE_COLLATION}")' if self.unicode_regexps else expr
         return f"{operand} ~* ?", [are_pattern(pattern)]
 
-    def bound_regexps(self, conn, budget):
+    def bound_regexps(self, conn: OnPsycopg, budget: RegexpBudget) -> None:
         """Limit the time of the statement of `budget`'s block (a search):
         what SQLite's budget allows for matching every summary and comment
         once with a regular expression. PostgreSQL cancels a statement that
@@ -57,15 +79,16 @@ class PostgresDialect(Dialect):
         budget.bounded = True
         budget.patterns = getattr(_patterns, "pending", [])
         _patterns.pending = []
-        rows = conn.raw.execute(
+        found = conn.raw.execute(
             "SELECT COALESCE(SUM(GREATEST(reltuples, 0)), 0) FROM pg_class"
             " WHERE relname IN ('bugs', 'comments') AND relnamespace ="
-            " (SELECT oid FROM pg_namespace WHERE nspname = current_schema())").fetchone()[0]
+            " (SELECT oid FROM pg_namespace WHERE nspname = current_schema())").fetchone()
+        rows = found[0] if found is not None else 0     # an aggregate: always one row
         milliseconds = int(1000 * (budget.seconds + budget.per_value * float(rows))) + 1
         conn.raw.execute("SELECT set_config('statement_timeout', %s, true)",
                          (str(milliseconds),))
 
-    def text_candidates(self, column, needle):
+    def text_candidates(self, column: str, needle: str) -> tuple[str, list[Any]] | None:
         # ILIKE on text in the "C" collation folds ASCII letters, as lower()
         # does, and pg_trgm's GIN index serves it. pg_trgm makes trigrams of
         # letters and digits only: a needle without a run of three of them
@@ -76,48 +99,57 @@ class PostgresDialect(Dialect):
         if column == "alias":
             return (self.among_ids("b.id", "SELECT bug_id FROM bug_aliases WHERE alias ILIKE ?"),
                     [f"%{escaped}%"])
+        if column == "comment":
+            return (self.among_ids("b.id", "SELECT bug_id FROM comments WHERE body ILIKE ?"),
+                    [f"%{escaped}%"])
         return f"b.{column} ILIKE ?", [f"%{escaped}%"]
 
-    def among_ids(self, column, query):
+    def among_ids(self, column: str, query: str) -> str:
         # An array made once (an InitPlan): an index scan can use it inside
         # an OR, which `IN (query)` there cannot.
         return f"{column} = ANY (ARRAY({query}))"
 
-    def has_text_index(self, conn):
+    def has_text_index(self, conn: Connection) -> bool:
         return "bugs_text_trgm_idx" in self.index_names(conn, "bugs")
 
-    def fill_text_index(self, conn):
+    def fill_text_index(self, conn: Connection) -> None:
         pass                # CREATE INDEX indexed the bugs already stored
 
-    def blob_text(self, expr):
+    def has_comment_text_index(self, conn: Connection) -> bool:
+        return "comments_body_trgm_idx" in self.index_names(conn, "comments")
+
+    def fill_comment_text_index(self, conn: Connection) -> None:
+        pass                # CREATE INDEX indexed the comments already stored
+
+    def blob_text(self, expr: str) -> str:
         # Every byte a character, as SQLite reads a blob as text.
         return f"convert_from({expr}, 'LATIN1')"
 
-    def as_text(self, expr):
+    def as_text(self, expr: str) -> str:
         return f"CAST({expr} AS TEXT)"
 
-    def whole_number(self, text):
+    def whole_number(self, text: str) -> str:
         leading = r"'^\s*[+-]?[0-9]{1,18}'"
         return (f"(CASE WHEN {text} ~ {leading} THEN CAST(substring({text} FROM {leading})"
                 " AS BIGINT) ELSE 0 END)")
 
-    def json_list(self, values, source, order):
+    def json_list(self, values: Sequence[str], source: str, order: str) -> str:
         item = values[0] if len(values) == 1 else f"json_build_array({', '.join(values)})"
         return f"(SELECT COALESCE(json_agg({item} ORDER BY {order})::text, '[]') {source})"
 
-    def numbers_in(self, text, alias):
+    def numbers_in(self, text: str, alias: str) -> str:
         return (f"(SELECT CAST(nv AS BIGINT) AS value FROM regexp_split_to_table({text},"
                 f" '[^0-9]+') AS ns(nv) WHERE nv <> '' AND length(nv) <= 18) {alias}")
 
-    def skip_locked(self, alias):
+    def skip_locked(self, alias: str) -> str:
         return f" FOR UPDATE OF {alias} SKIP LOCKED"
 
-    def whole_days_between(self, later, earlier):
+    def whole_days_between(self, later: str, earlier: str) -> str:
         return (f"CAST(trunc(extract(epoch FROM CAST({later} AS timestamp)"
                 f" - CAST({earlier} AS timestamp)) / 86400) AS BIGINT)")
 
-    def stream(self, conn, sql, batch):
-        with conn.raw.cursor(name="bugsvc_stream") as cursor:
+    def stream(self, conn: Connection, sql: str, batch: int) -> Iterator[list[Any]]:
+        with _pg(conn).raw.cursor(name="bugsvc_stream") as cursor:
             cursor.itersize = batch
             cursor.execute(sql)
             while True:
@@ -126,57 +158,58 @@ class PostgresDialect(Dialect):
                     return
                 yield rows
 
-    def bulk_insert(self, conn, table, columns, rows):
-        with conn.raw.cursor().copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+    def bulk_insert(self, conn: Connection, table: str, columns: Sequence[str],
+                    rows: Iterable[Sequence[Any]]) -> None:
+        with _pg(conn).raw.cursor().copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
             for row in rows:
                 copy.write_row(row)
 
-    def reset_ids(self, conn, tables):
+    def reset_ids(self, conn: Connection, tables: Iterable[str]) -> None:
         for table in tables:
-            if self.has_id_column(conn, table):
+            if self.has_id_column(_pg(conn), table):
                 conn.execute(f"SELECT setval(pg_get_serial_sequence(?, 'id'),"
                              f" COALESCE(MAX(id), 0) + 1, false) FROM {table}", (table,))
 
-    def script_statements(self, script):
+    def script_statements(self, script: str) -> list[str]:
         return translate_script(script)
 
-    def install_schema(self, conn, script):
+    def install_schema(self, conn: Connection, script: str) -> None:
         conn.execute(f"CREATE TABLE {SCHEMA_VERSION_TABLE} (version BIGINT NOT NULL)")
         conn.execute(f"INSERT INTO {SCHEMA_VERSION_TABLE} (version) VALUES (0)")
         run_script(conn, script)
 
-    def schema_version(self, conn):
+    def schema_version(self, conn: Connection) -> int:
         if not self.table_exists(conn, SCHEMA_VERSION_TABLE):
             return 0
         row = conn.execute(f"SELECT version FROM {SCHEMA_VERSION_TABLE}").fetchone()
         return 0 if row is None else row[0]
 
-    def set_schema_version(self, conn, version):
+    def set_schema_version(self, conn: Connection, version: int) -> None:
         conn.execute(f"UPDATE {SCHEMA_VERSION_TABLE} SET version = ?", (int(version),))
 
-    def has_tables(self, conn):
+    def has_tables(self, conn: Connection) -> bool:
         return conn.execute("SELECT COUNT(*) FROM pg_tables"
                             " WHERE schemaname = current_schema()").fetchone()[0] > 0
 
-    def table_exists(self, conn, table):
+    def table_exists(self, conn: Connection, table: str) -> bool:
         return conn.execute("SELECT 1 FROM pg_tables WHERE schemaname = current_schema()"
                             " AND tablename = ?", (table,)).fetchone() is not None
 
-    def column_exists(self, conn, table, column):
+    def column_exists(self, conn: Connection, table: str, column: str) -> bool:
         return column in self.columns(conn, table)
 
-    def index_names(self, conn, table):
+    def index_names(self, conn: Connection, table: str) -> list[str]:
         return [row[0] for row in conn.execute(
             "SELECT i.indexname FROM pg_indexes i WHERE i.schemaname = current_schema()"
             " AND i.tablename = ? AND NOT EXISTS (SELECT 1 FROM pg_constraint c"
             " WHERE c.conname = i.indexname) ORDER BY i.indexname", (table,))]
 
-    def tables(self, conn):
+    def tables(self, conn: Connection) -> list[str]:
         return [row[0] for row in conn.execute(
             "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
             " AND tablename <> ? ORDER BY tablename", (SCHEMA_VERSION_TABLE,))]
 
-    def columns(self, conn, table):
+    def columns(self, conn: Connection, table: str) -> list[str]:
         return [row[0] for row in conn.execute(
             "SELECT column_name FROM information_schema.columns"
             " WHERE table_schema = current_schema() AND table_name = ?"
@@ -191,12 +224,13 @@ _PROPERTY = re.compile(r"\\([pP])\{(\w+)\}")
 
 
 @functools.lru_cache(maxsize=256)
-def are_pattern(pattern):
+def are_pattern(pattern: str) -> str:
     """A search pattern, written in the `regex` engine's syntax (as on
     SQLite), as PostgreSQL's regular expressions spell it: \\b and \\B word
     boundaries become \\y and \\Y, \\p{L}-style classes POSIX classes. What
     PostgreSQL has no spelling for is refused by it as not valid."""
-    out, i, n, in_class = [], 0, len(pattern), False
+    out: list[str] = []
+    i, n, in_class = 0, len(pattern), False
     while i < n:
         c = pattern[i]
         if c == "\\" and i + 1 < n:

@@ -8,16 +8,18 @@ import re
 
 from ..schema import split_script
 
+
 # Statements of schema.sql between these lines are SQLite's alone ...
 SQLITE_ONLY = ("-- BEGIN sqlite only", "-- END sqlite only")
 # ... and lines starting with this are PostgreSQL's (comments to SQLite).
 POSTGRESQL_LINE = "--postgresql: "
 
 
-def _scan(sql):
+def _scan(sql: str) -> list[tuple[str, str]]:
     """(kind, text) pieces of `sql`: "code", "string" ('...'), "name" ("..."),
     "comment" (-- to the end of the line)."""
-    pieces, i, start, n = [], 0, 0, len(sql)
+    pieces: list[tuple[str, str]] = []
+    i, start, n = 0, 0, len(sql)
     while i < n:
         c = sql[i]
         if c in "'\"":
@@ -48,7 +50,7 @@ def _scan(sql):
 
 
 @functools.lru_cache(maxsize=8192)
-def psycopg_sql(sql):
+def psycopg_sql(sql: str) -> str:
     """`sql` with `?` placeholders as psycopg takes it: `%s` for each `?`
     outside quotes, `%%` for each `%`; `lower(?)` folds the value in the "C"
     collation, as lower() of the columns does (a value's own collation is
@@ -63,7 +65,7 @@ def psycopg_sql(sql):
     return "".join(out)
 
 
-def _without_comments(sql):
+def _without_comments(sql: str) -> str:
     return "".join(text for kind, text in _scan(sql) if kind != "comment").strip()
 
 
@@ -76,9 +78,11 @@ _CREATE_TABLE = re.compile(r"^CREATE TABLE (\w+) \((.*)\)\s*;?$", re.S | re.I)
 _ADD_COLUMN = re.compile(r"^(ALTER TABLE \w+ ADD COLUMN )(.*?);?$", re.S | re.I)
 
 
-def _split_top(text):
+def _split_top(text: str) -> list[str]:
     """`text` split at the commas outside parentheses and quotes."""
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for kind, piece in _scan(text):
         if kind != "code":
             current.append(piece)
@@ -97,7 +101,7 @@ def _split_top(text):
     return parts
 
 
-def _column(definition):
+def _column(definition: str) -> str:
     """One column definition of schema.sql in PostgreSQL's types."""
     match = _COLUMN.match(definition)
     if match is None:
@@ -112,7 +116,7 @@ def _column(definition):
     return f"{space}{name}{gap}{_TYPES[kind]}{rest}"
 
 
-def _trigger(match):
+def _trigger(match: re.Match[str]) -> list[str]:
     """A SQLite trigger as a PostgreSQL trigger function and its trigger."""
     name, when, event, table, body = match.groups()
     function = "bugsvc_trigger_" + hashlib.sha1(body.encode()).hexdigest()[:12]
@@ -122,7 +126,7 @@ def _trigger(match):
             f" EXECUTE FUNCTION {function}()"]
 
 
-def translate_statement(statement):
+def translate_statement(statement: str) -> list[str]:
     """The PostgreSQL statements doing what the schema.sql statement does."""
     statement = _without_comments(statement)
     if not statement:
@@ -141,11 +145,12 @@ def translate_statement(statement):
     return [statement.rstrip(";")]
 
 
-def translate_script(script):
+def translate_script(script: str) -> list[str]:
     """The statements of `script` (schema.sql's SQL) for PostgreSQL: those
     marked SQLite's left out, those marked PostgreSQL's taken in, each
     translated (translate_statement)."""
-    lines, skipping = [], False
+    lines: list[str] = []
+    skipping = False
     for line in script.splitlines(keepends=True):
         stripped = line.strip()
         if stripped == SQLITE_ONLY[0]:

@@ -7,7 +7,26 @@ keep working."""
 import falcon
 
 from ..landing import wants_page
-from . import account, admin, attachment, bug, buglist, help, home, missing, prefs
+from . import (
+    account,
+    admin,
+    admin_audit,
+    admin_fields,
+    admin_flagtypes,
+    admin_params,
+    attachment,
+    bug,
+    buglist,
+    chart,
+    dependency,
+    help,
+    home,
+    missing,
+    prefs,
+    report,
+    request,
+    team,
+)
 from .site import Site
 
 
@@ -53,9 +72,21 @@ def register(app, runner, config):
         "/editmilestones.cgi": admin.Milestones(site),
         "/editusers.cgi": admin.Users(site),
         "/editgroups.cgi": admin.Groups(site),
-        "/editparams.cgi": admin.Parameters(site),
+        "/editparams.cgi": admin_params.Parameters(site),
         "/editkeywords.cgi": admin.Keywords(site),
+        "/auditlog.cgi": admin_audit.AuditLog(site),
+        "/editflagtypes.cgi": admin_flagtypes.FlagTypes(site),
+        "/editfields.cgi": admin_fields.Fields(site),
+        "/editvalues.cgi": admin_fields.Values(site),
+        "/editforges.cgi": admin.Forges(site),
         "/page.cgi": help.Help(site),
+        "/report.cgi": report.Report(site),
+        "/chart.cgi": chart.Chart(site),
+        "/duplicates.cgi": team.Duplicates(site),
+        "/summarize_time.cgi": team.SummarizeTime(site),
+        "/showdependencytree.cgi": dependency.DependencyTree(site),
+        "/showdependencygraph.cgi": dependency.DependencyGraph(site),
+        "/request.cgi": request.RequestQueue(site),
     }
     for path, resource in routes.items():
         app.add_route(path, resource)

@@ -10,13 +10,23 @@ from ...errors import ServiceError
 from .base import Page, require_user, responder
 from .site import url
 
+
 ADMIN_AREAS = (
     ("editcomponents", "/editproducts.cgi", "Products",
      "Products with their components, versions and milestones."),
     ("editusers", "/editusers.cgi", "Users", "Accounts: create them, their groups, disable them."),
+    ("editcomponents", "/editflagtypes.cgi", "Flag types",
+     "Flags for review, approval and the like: where they apply, who may request and grant "
+     "them."),
+    ("admin", "/editfields.cgi", "Custom fields",
+     "Fields of your own on bugs, and the values of drop-down fields."),
     ("creategroups", "/editgroups.cgi", "Groups", "Groups that restrict bugs or give rights."),
     ("tweakparams", "/editparams.cgi", "Parameters", "How this installation behaves."),
     ("editkeywords", "/editkeywords.cgi", "Keywords", "Keywords bugs may carry."),
+    ("admin", "/auditlog.cgi", "Audit log",
+     "Who changed which setting, account or catalogue object, and when."),
+    ("admin", "/editforges.cgi", "Code forges",
+     "Repositories of GitHub, GitLab and Gitea whose commits and pull requests reach bugs."),
 )
 
 
@@ -288,43 +298,6 @@ class Groups(Page):
                       notice="saved")
 
 
-# Parameters -------------------------------------------------------------------------
-
-class Parameters(Page):
-    """GET /editparams.cgi: every parameter in one form; POST: save the
-    changed ones at once (Bugzilla.update_parameters checks them all, and
-    stores nothing when one is refused)."""
-
-    @responder
-    def on_get(self, call):
-        require_area(call, "tweakparams")
-        self._show(call)
-
-    def _show(self, call, status=200, error=None, values=None):
-        current = call.read_one("Bugzilla.parameters", {})["parameters"]
-        call.render("admin/params.html", status=status, title="Parameters",
-                    params=sorted((values or current).items()), error=error)
-
-    @responder
-    def on_post(self, call):
-        call.check_csrf()
-        require_area(call, "tweakparams")
-        current = call.read_one("Bugzilla.parameters", {})["parameters"]
-        changed = {}
-        for name, value in current.items():
-            if f"param-{name}" in call.form:
-                new = call.field(f"param-{name}")
-                if new.strip() != str(value).strip():
-                    changed[name] = new
-        if changed:
-            try:
-                call.write("Bugzilla.update_parameters", changed)
-            except ServiceError as error:
-                return self._show(call, status=errors.http_status(error.code),
-                                  error=error.message, values=dict(current, **changed))
-        call.redirect("/editparams.cgi", notice="saved")
-
-
 # Keywords ---------------------------------------------------------------------------
 
 class Keywords(Page):
@@ -358,3 +331,42 @@ class Keywords(Page):
         except ServiceError as error:
             return _failed(call, error, "/editkeywords.cgi")
         call.redirect("/editkeywords.cgi", notice="saved")
+
+
+# Code forge repositories (a bugsvc addition) ------------------------------------------
+
+class Forges(Page):
+    """GET /editforges.cgi: the registered code forge repositories, a form
+    to change or remove each and one for a new one; POST: create, change
+    (an empty secret keeps the old one) or remove one."""
+
+    @responder
+    def on_get(self, call):
+        require_area(call, "admin")
+        found = call.read_one("ForgeRepository.get", {})
+        call.render("admin/forges.html", title="Code forges",
+                    repositories=found["forge_repositories"])
+
+    @responder
+    def on_post(self, call):
+        call.check_csrf()
+        require_area(call, "admin")
+        action = call.field("action")
+        params = {"branches": call.field("branches") or "",
+                  "bot_account": call.field("bot_account") or "",
+                  "hash_references": _flag(call, "hash_references")}
+        if call.field("secret"):
+            params["secret"] = call.field("secret")
+        try:
+            if action == "new":
+                call.write("ForgeRepository.create",
+                           dict(params, forge=call.field("forge"),
+                                repository=call.field("repository"),
+                                secret=call.field("secret")))
+            elif action == "delete":
+                call.write("ForgeRepository.delete", {"ids": [call.field("id")]})
+            else:
+                call.write("ForgeRepository.update", dict(params, ids=[call.field("id")]))
+        except ServiceError as error:
+            return _failed(call, error, "/editforges.cgi")
+        call.redirect("/editforges.cgi", notice="saved")

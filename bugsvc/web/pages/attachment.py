@@ -25,6 +25,7 @@ from .base import Page, require_user, responder
 from .bug import attachment_params, existing_flag_changes, new_flag
 from .site import secure_page, url
 
+
 # Shown in the browser; anything else is downloaded.
 INLINE_TYPES = ("text/plain", "image/png", "image/jpeg", "image/gif", "image/webp",
                 "image/bmp", "image/avif")

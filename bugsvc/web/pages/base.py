@@ -11,6 +11,7 @@ from ... import errors
 from ...errors import ServiceError
 from .site import PageCall, PageRefused, url
 
+
 log = logging.getLogger("bugsvc")
 
 
@@ -34,7 +35,9 @@ def show_error(call, error, status=None):
     """Answer with the page for ServiceError `error`: the sign-in form when
     a sign-in would help (410; or a refusal to an anonymous visitor), else
     the error with its code."""
-    status = status or errors.http_status(error.code)
+    status = status or error.status
+    if getattr(error, "retry_after", None):
+        call.resp.set_header("Retry-After", str(error.retry_after))
     if error.code == errors.LOGIN_REQUIRED or (
             call.user is None and not call.token and status == 401
             and error.code not in (errors.INVALID_LOGIN_OR_PASSWORD, errors.ACCOUNT_DISABLED)):

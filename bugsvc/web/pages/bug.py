@@ -15,24 +15,26 @@ import mimetypes
 import re
 
 from ... import errors
+from ...catalogue import bug_fields
 from ...errors import ServiceError
+from . import bulk, feeds
 from .base import Page, require_user, responder, show_error
+from .render import field_label
 from .site import url
+
 
 # Fields of the form that are plain text or one value, under their API names.
 _SCALARS = ("summary", "product", "component", "version", "target_milestone", "platform",
             "op_sys", "priority", "severity", "assigned_to", "qa_contact", "url", "whiteboard",
             "deadline", "estimated_time", "remaining_time")
 _LISTS = ("alias", "keywords", "depends_on", "blocks")
-_STANDARD_SELECTS = ("bug_status", "resolution", "priority", "bug_severity", "rep_platform",
-                     "op_sys")
-# Custom field types (the API's codes): single select, multi select, text area, Bug ID.
-SINGLE_SELECT, MULTI_SELECT, TEXTAREA, BUG_ID = 2, 3, 4, 7
+_STANDARD_SELECTS = tuple(field.name for field in bug_fields.SELECTS)
 _SPLIT = re.compile(r"[\s,;]+")
 INLINE_SAFE_TYPES = ("text/plain",)
 # Fields the pages show and offer only while a parameter is on, as the
 # reference's pages do (its API, and so ours, takes them whatever it says).
-FIELD_PARAMETERS = {"whiteboard": "usestatuswhiteboard", "see_also": "use_see_also"}
+FIELD_PARAMETERS = {field.bug_key: field.parameter for field in bug_fields.STANDARD
+                    if field.parameter and field.pages_follow_parameter}
 
 
 def words(text):
@@ -132,52 +134,45 @@ class BugView:
                 None, "", [], 0, 0.0)
             rows.append((name, label, control, value, choices, more))
 
-        def text(name, label, value, hide_empty=True):
-            add(name, label, value, "text" if self.can(name) else None, hide_empty=hide_empty)
+        def text(name, value, hide_empty=True):
+            add(name, field_label(name), value, "text" if self.can(name) else None,
+                hide_empty=hide_empty)
 
-        def select(name, label, value, choices):
-            add(name, label, value, "select" if self.can(name) and choices else None,
+        def select(name, value, choices):
+            add(name, field_label(name), value, "select" if self.can(name) and choices else None,
                 choices=choices)
 
-        text("alias", "Alias", ", ".join(bug["alias"]))
-        select("product", "Product", bug["product"], self.products)
-        select("component", "Component", bug["component"],
-               self.product_values("components", bug["component"]))
-        select("version", "Version", bug["version"],
-               self.product_values("versions", bug["version"]))
+        text("alias", ", ".join(bug["alias"]))
+        select("product", bug["product"], self.products)
+        select("component", bug["component"], self.product_values("components", bug["component"]))
+        select("version", bug["version"], self.product_values("versions", bug["version"]))
         milestones = self.product_values("milestones", bug["target_milestone"])
         if len(milestones) > 1 or bug["target_milestone"] != "---":
-            select("target_milestone", "Target Milestone", bug["target_milestone"], milestones)
-        select("platform", "Hardware", bug["platform"], self.values("rep_platform",
-                                                                    bug["platform"]))
-        select("op_sys", "OS", bug["op_sys"], self.values("op_sys", bug["op_sys"]))
-        select("priority", "Priority", bug["priority"], self.values("priority",
-                                                                    bug["priority"]))
-        select("severity", "Severity", bug["severity"], self.values("bug_severity",
-                                                                    bug["severity"]))
-        text("keywords", "Keywords", ", ".join(bug["keywords"]))
+            select("target_milestone", bug["target_milestone"], milestones)
+        for name in ("platform", "op_sys", "priority", "severity"):
+            select(name, bug[name], self.values(bug_fields.BY_API_NAME[name].name, bug[name]))
+        text("keywords", ", ".join(bug["keywords"]))
         if self.shows("whiteboard"):
-            text("whiteboard", "Whiteboard", bug["whiteboard"])
+            text("whiteboard", bug["whiteboard"])
         if self.can("url"):
-            text("url", "URL", bug["url"])
+            text("url", bug["url"])
         elif bug["url"]:
-            add("url", "URL", bug["url"], "link")
+            add("url", field_label("url"), bug["url"], "link")
         if "deadline" in bug:
-            add("deadline", "Deadline", bug["deadline"] or "",
+            add("deadline", field_label("deadline"), bug["deadline"] or "",
                 "date" if self.can("deadline") else None, hide_empty=True)
             for name, label in (("estimated_time", "Orig. Est. (hours)"),
                                 ("remaining_time", "Hours left")):
                 add(name, label, bug[name], "text" if self.can(name) else None)
             add("actual_time", "Hours worked", bug.get("actual_time", 0))
         for name in self.custom_names:
-            info = self.fields.get(name) or {"display_name": name, "type": 1}
+            info = self.fields.get(name) or {"display_name": name, "type": None}
             value = bug[name]
-            kind = {SINGLE_SELECT: "select", MULTI_SELECT: "multi",
-                    TEXTAREA: "textarea"}.get(info["type"], "text")
+            kind = bug_fields.custom_kind(info["type"])
             if self.can(name):
-                add(name, info["display_name"], value, kind,
-                    choices=self.values(name, value if kind == "select" else None))
-            elif info["type"] == BUG_ID and value:
+                add(name, info["display_name"], value, kind.control,
+                    choices=self.values(name, value if kind.control == "select" else None))
+            elif kind.shown == "bug" and value:
                 add(name, info["display_name"], value, "bug")
             else:
                 add(name, info["display_name"], ", ".join(value) if isinstance(value, list)
@@ -209,7 +204,7 @@ class BugView:
         if not extra and self.options is None:
             # Everything the page of a visitor not signed in shows.
             same_as = [bug, self.comments, self.attachments, self.fields]
-        call.render("show_bug.html", status=status, same_as=same_as,
+        call.render("show_bug.html", status=status, same_as=same_as, reads=("id",),
                     title=f"Bug {bug['id']} – {bug['summary']}",
                     bug=bug, view=self, comments=self.comments, attachments=self.attachments,
                     history=self.history, duplicates=self.duplicates, options=self.options,
@@ -225,6 +220,8 @@ class ShowBug(Page):
 
     @responder
     def on_get(self, call):
+        if call.field("ctype") == "xml":
+            return feeds.bug_xml(call)
         reference = call.query.get("id")
         if isinstance(reference, list):
             reference = reference[0]
@@ -279,7 +276,7 @@ def form_changes(call, view):
         if not view.can(name) or (name not in form and f"defined_{name}" not in form):
             continue
         field = view.fields.get(name, {})
-        if field.get("type") == MULTI_SELECT:
+        if bug_fields.custom_kind(field.get("type")).control == "multi":
             new = [value for value in call.fields(name) if value]
             if sorted(new) != sorted(bug.get(name) or []):
                 changes[name] = new
@@ -393,6 +390,8 @@ class ProcessBug(Page):
     def on_post(self, call):
         call.check_csrf()
         require_user(call)
+        if bulk.is_bulk(call):
+            return bulk.change_several(call)
         view = BugView(call, call.field("id"))
         token = call.field("update_token")
         if call.field("midair") == "force":
@@ -405,6 +404,8 @@ class ProcessBug(Page):
         if not changes:
             call.redirect(url("/show_bug.cgi", id=view.id))
             return
+        if "product" in changes and not call.field("confirm_product_change"):
+            return verify_new_product(call, view, changes["product"])
         if token != view.bug.get("update_token"):
             return self._midair(call, BugView(call, view.id, with_history=True), changes)
         try:
@@ -442,6 +443,59 @@ class ProcessBug(Page):
                     bug=view.bug, since=since, new_comments=comments, mine=mine,
                     comment=comment.get("body", ""), comment_private=comment.get("is_private"),
                     changes_json=json.dumps(mine, sort_keys=True))
+
+
+# Fields the page that confirms a move to another product asks again; the
+# rest of the form travels through it as it was posted.
+_MOVE_ASKS = ("component", "version", "target_milestone", "groups", "groups_shown",
+              "confirm_product_change", "csrf_token")
+
+
+def verify_new_product(call, view, product_name):
+    """The reference's page between a product change and its update: choose
+    the new product's component, version and milestone (each preset to the
+    bug's when the new product has one of that name) and its groups; every
+    other change of the posted form is carried along and made with them.
+    Errors: 106 a product the visitor may not file bugs in."""
+    found, options = call.read(
+        ("Product.get", {"names": [product_name], "type": "enterable",
+                         "include_fields": "name,default_milestone,components.name,"
+                                           "components.is_active,versions.name,"
+                                           "versions.is_active,milestones.name,"
+                                           "milestones.is_active"}),
+        ("Bug.edit_options", {"ids": [view.id], "product": product_name}))
+    if not found["products"]:
+        raise ServiceError(errors.PRODUCT_ACCESS_DENIED,
+                           f"There is no product '{product_name}' you may move bugs to.")
+    product, bug = found["products"][0], view.bug
+
+    def active(kind):
+        return [item["name"] for item in product.get(kind, []) if item.get("is_active", True)]
+
+    def preset(names, current, fallback=None):
+        if current in names:
+            return current
+        if fallback in names:
+            return fallback
+        return names[0] if len(names) == 1 else None
+
+    components, versions, milestones = (active("components"), active("versions"),
+                                        active("milestones"))
+    carried = []
+    for name, value in call.form.items():
+        if name in _MOVE_ASKS:
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            carried.append((name, item))
+    call.render("verify_product.html", title=f"Verify new product details for bug {view.id}",
+                bug=bug, product=product, carried=carried,
+                components=components, versions=versions, milestones=milestones,
+                chosen={"component": preset(components, bug["component"]),
+                        "version": preset(versions, bug["version"]),
+                        "target_milestone": preset(milestones, bug["target_milestone"],
+                                                   product.get("default_milestone"))},
+                shows_milestone=view.shows("target_milestone") and view.can("target_milestone"),
+                groups=options["bugs"][0]["groups"] if view.can("groups") else [])
 
 
 def _forced_changes(call):
@@ -500,16 +554,99 @@ def guess(user_agent, table, legal, fallback):
     return fallback if fallback in legal else (legal[0] if legal else "")
 
 
+# The form's fields under the names the reference's enter_bug.cgi takes
+# in its address (a bookmarked form, a template link): its field names and
+# the interface's are both understood.
+_FILL_IN_NAMES = dict({field.name: field.api for field in bug_fields.STANDARD
+                       if field.api in _ENTRY_SHORT + _ENTRY_MORE},
+                      comment="description", **{name: name for name in _ENTRY_SHORT + _ENTRY_MORE})
+_FILL_IN_LISTS = ("cc", "keywords", "depends_on", "blocks", "see_also", "alias")
+CLONE_NOTE = "+++ This bug was initially created as a clone of Bug #{id} +++\n\n"
+
+
+def fill_ins(query):
+    """{form field: value} of the new-bug form the address fills in (the
+    reference's names or the interface's; cf_* custom fields as they are;
+    a repeated cc is one list)."""
+    values = {}
+    for key, value in query.items():
+        name = _FILL_IN_NAMES.get(key) or (key if key.startswith("cf_") else None)
+        if name is None:
+            continue
+        items = value if isinstance(value, list) else [value]
+        if name in _FILL_IN_LISTS:
+            values[name] = ", ".join(item for item in items if item)
+        else:
+            values[name] = items[0]
+    if query.get("comment_is_private"):
+        values["comment_is_private"] = True
+    return values
+
+
+def clone_values(call, reference):
+    """The new-bug form's values for a clone of bug `reference` (as the
+    reference's enter_bug.cgi fills them: its classification fields,
+    summary, URL, keywords, whiteboard, deadline and estimate, custom
+    fields, CC list with its reporter, depends on the bug and what it
+    depends on, blocks what it blocks, and its description when the visitor
+    may read it), and the bug. Errors: 100/101/102 as Bug.get."""
+    found, comments = call.read(
+        ("Bug.get", {"ids": [reference]}),
+        ("Bug.comments", {"ids": [reference], "include_fields": "count,text,is_private"}))
+    bug = found["bugs"][0]
+    first = [c for c in comments["bugs"][str(bug["id"])]["comments"] if c["count"] == 0]
+    values = {name: bug[name] for name in ("component", "priority", "severity", "platform",
+                                           "op_sys", "summary", "url", "whiteboard")
+              if bug.get(name) not in (None, "")}
+    values["keywords"] = ", ".join(bug["keywords"])
+    values["depends_on"] = ", ".join(str(n) for n in [bug["id"]] + bug["depends_on"])
+    values["blocks"] = ", ".join(str(n) for n in bug["blocks"])
+    cc = list(bug.get("cc", []))
+    reporter = bug.get("creator")
+    if reporter and reporter != (call.user or {}).get("login") and reporter not in cc:
+        cc.insert(0, reporter)
+    values["cc"] = cc
+    for name in ("deadline", "estimated_time"):
+        if bug.get(name):
+            values[name] = str(bug[name])
+    values.update((name, value) for name, value in bug.items()
+                  if name.startswith("cf_") and value not in (None, "", "---", []))
+    note = CLONE_NOTE.format(id=bug["id"])
+    values["description"] = note + (first[0]["text"] if first else "")
+    if first and first[0]["is_private"]:
+        values["comment_is_private"] = True
+    return values, bug
+
+
 class EnterBug(Page):
-    """GET /enter_bug.cgi: choose a product, then its short form."""
+    """GET /enter_bug.cgi: choose a product, then its short form, filled in
+    from the address (the reference's fill-in parameters) or, with
+    cloned_bug_id, from the bug to clone."""
 
     @responder
     def on_get(self, call):
         require_user(call)
         product = call.query.get("product")
+        if isinstance(product, list):
+            product = product[0]
+        values, cloned = {}, None
+        reference = call.query.get("cloned_bug_id")
+        if isinstance(reference, list):
+            reference = reference[0]
+        if reference and str(reference).strip():
+            values, cloned = clone_values(call, str(reference).strip())
+            product = product or cloned["product"]
+            if product == cloned["product"]:
+                values["version"] = cloned["version"]
+                values["target_milestone"] = cloned["target_milestone"]
+            if call.query.get("component"):
+                values["component"] = fill_ins(call.query)["component"]
+        else:
+            values = fill_ins(call.query)
         if not product:
             return self._choose(call)
-        EntryForm(call, product).render()
+        EntryForm(call, product).render(values=values,
+                                        cloned_bug_id=cloned["id"] if cloned else None)
 
     @staticmethod
     def _choose(call):
@@ -554,7 +691,7 @@ class EntryForm:
     def active(self, kind):
         return [item["name"] for item in self.product.get(kind, []) if item.get("is_active", True)]
 
-    def render(self, status=200, error=None, values=None):
+    def render(self, status=200, error=None, values=None, cloned_bug_id=None):
         call, params = self.call, self.params
         agent = call.req.get_header("User-Agent") or ""
         platforms, systems = self.values("rep_platform"), self.values("op_sys")
@@ -572,7 +709,7 @@ class EntryForm:
                   if field.get("is_custom") and field.get("is_on_bug_entry")]
         call.render("enter_bug.html", status=status, title=f"File a bug in {self.product['name']}",
                     product=self.product, form=values, error=error, entry=self, custom=custom,
-                    params=params,
+                    params=params, cloned_bug_id=cloned_bug_id,
                     components=[c for c in self.product.get("components", [])
                                 if c.get("is_active", True)])
 

@@ -12,31 +12,27 @@ import io
 from urllib.parse import urlencode
 
 from ... import errors
+from ...bugs.saved_search import query_params
+from ...catalogue import bug_fields
 from ...errors import ServiceError
-from ...services.saved_search import query_params
+from . import feeds
 from .base import Page, require_user, responder
+from .bulk import bulk_form
 from .site import url
 
-# Bug-list columns: the reference's column names -> the bug object's field.
-COLUMNS = {
-    "bug_id": "id", "alias": "alias", "short_desc": "summary", "bug_status": "status",
-    "resolution": "resolution", "product": "product", "component": "component",
-    "classification": "classification", "version": "version",
-    "target_milestone": "target_milestone", "rep_platform": "platform", "op_sys": "op_sys",
-    "priority": "priority", "bug_severity": "severity", "assigned_to": "assigned_to",
-    "assigned_to_realname": "assigned_to_detail", "reporter": "creator",
-    "reporter_realname": "creator_detail", "qa_contact": "qa_contact",
-    "bug_file_loc": "url", "status_whiteboard": "whiteboard", "keywords": "keywords",
-    "changeddate": "last_change_time", "opendate": "creation_time", "flagtypes.name": "flags",
-    "deadline": "deadline", "estimated_time": "estimated_time",
-    "remaining_time": "remaining_time", "actual_time": "actual_time",
-}
+
+_COLUMN_FIELDS = sorted((field for field in bug_fields.STANDARD if field.list_column),
+                        key=lambda field: field.list_column.order)
+# Bug-list columns, in the order the column chooser offers them: the
+# reference's column names -> the bug object's field.
+COLUMNS = {field.list_name: field.bug_key for field in _COLUMN_FIELDS}
 # The bug object's names are understood in columnlist too.
 _BY_FIELD = {field: column for column, field in COLUMNS.items()
              if not field.endswith("_detail")}
 # Columns the column chooser offers only while a parameter is on (a list
 # whose address names one still shows it, as the reference's).
-COLUMN_PARAMETERS = {"status_whiteboard": "usestatuswhiteboard"}
+COLUMN_PARAMETERS = {field.list_name: field.parameter for field in _COLUMN_FIELDS
+                     if field.parameter and field.pages_follow_parameter}
 DEFAULT_COLUMNS = ("product", "component", "assigned_to", "bug_status", "resolution",
                    "short_desc", "changeddate")
 DEFAULT_ORDER = "bug_status,priority,assigned_to,bug_id"
@@ -46,7 +42,8 @@ DEFAULT_ORDER = "bug_status,priority,assigned_to,bug_id"
 MOST_PER_PAGE = 10000
 # Query-string keys that show a list rather than choose its bugs, and keys
 # that are credentials: never passed to the search.
-_DISPLAY_KEYS = ("columnlist", "order", "limit", "offset", "ctype", "format", "cmdtype",
+_DISPLAY_KEYS = ("columnlist", "order", "limit", "offset", "ctype", "format", "cmdtype", "title",
+                 "tweak",
                  "namedcmd", "list_id", "query_format", "query_based_on", "known_name",
                  "remaction", "newqueryname", "sharer_id", "csrf_token")
 _CREDENTIAL_ENDINGS = ("api_key", "password", "token", "login", "restrictlogin")
@@ -59,11 +56,20 @@ def search_params(query):
             if key not in _DISPLAY_KEYS and not key.lower().endswith(_CREDENTIAL_ENDINGS)}
 
 
+def columnlist_text(value):
+    """One comma-separated `columnlist` of the query's: the column chooser
+    sends the key once per ticked box, a bookmark may carry one
+    comma-separated value; both (and a mix) are the same list."""
+    values = value if isinstance(value, list) else [value or ""]
+    return ",".join(item for item in values if item)
+
+
 def chosen_columns(value, custom):
-    """The reference's names of the columns a `columnlist` asks for (known
-    ones only, in order, each once); the default list when none is known."""
+    """The reference's names of the columns a `columnlist` asks for (a
+    text or the list of a repeated key; known ones only, in order, each
+    once); the default list when none is known."""
     names = []
-    for item in (value or "").replace(" ", ",").split(","):
+    for item in columnlist_text(value).replace(" ", ",").split(","):
         name = item.strip()
         name = _BY_FIELD.get(name, name)
         if (name in COLUMNS or name in custom) and name != "bug_id" and name not in names:
@@ -119,13 +125,23 @@ class BugList(Page):
             return
         params = search_params(query)
         custom = {}
-        columns = chosen_columns(_single(query.get("columnlist")), custom)
+        columns = chosen_columns(query.get("columnlist"), custom)
         order = _single(query.get("order")) or DEFAULT_ORDER
-        csv_wanted = _single(query.get("ctype")) == "csv"
+        ctype = _single(query.get("ctype"))
+        csv_wanted = ctype == "csv"
+        # The reference answers ctype=rss with its Atom feed.
+        feed_wanted = ctype in ("atom", "rss")
         limit = _number(query.get("limit"), _number(call.setting("default_search_limit"), 0),
                         least=0, most=MOST_PER_PAGE) or MOST_PER_PAGE
         offset = _number(query.get("offset"), 0)
+        tweak = bool(_single(query.get("tweak"))) and not csv_wanted and not feed_wanted
+        if tweak:
+            require_user(call)
         wanted = ["id", "is_open"] + [field_of(column) for column in columns]
+        if tweak:
+            wanted += ["product", "summary"]
+        if feed_wanted:
+            wanted += feeds.FEED_FIELDS
         search = dict(params, order=order, limit=limit, offset=offset,
                       include_fields=",".join(dict.fromkeys(wanted)))
         found, counted = call.read(("Bug.search", search),
@@ -133,8 +149,12 @@ class BugList(Page):
         bugs, total = found["bugs"], counted["bug_count"]
         if csv_wanted:
             return self._csv(call, bugs, columns)
+        if feed_wanted:
+            title = _single(query.get("title")) or "Bugzilla Bugs"
+            return feeds.atom(call, bugs, urlencode(_listed(query), doseq=True), title)
         base = {key: value for key, value in query.items()
                 if key not in ("offset", "order", "csrf_token")}
+        bulk = bulk_form(call, bugs) if tweak and bugs else None
         call.render(
             "buglist.html", title="Bug list", bugs=bugs, columns=columns, total=total,
             offset=offset, limit=limit, order=order,
@@ -144,11 +164,14 @@ class BugList(Page):
                                        **dict(base, order=order, offset=start)),
             csv_url=url("/buglist.cgi", **dict(query, ctype="csv")),
             edit_url=url("/query.cgi", **search_params(query)),
+            report_url=url("/report.cgi", **dict(search_params(query), action="menu")),
+            series_url=url("/chart.cgi", **dict(search_params(query), action="convert_search")),
             query_string=urlencode(_listed(query), doseq=True),
             hidden=_hidden(query, ("columnlist",)),
             all_columns=[c for c in COLUMNS if c != "bug_id" and (
                 c not in COLUMN_PARAMETERS or call.setting_is_on(COLUMN_PARAMETERS[c]))],
-            cell=cell_text)
+            cell=cell_text, bulk=bulk,
+            tweak_url=url("/buglist.cgi", **dict(_listed(query), tweak=1)))
 
     def _run_named(self, call, name):
         user = require_user(call)
@@ -254,7 +277,7 @@ class Query(Page):
         call.render("query.html", title="Search", products=[p["name"] for p in products],
                     components=union("components"), versions=union("versions"),
                     milestones=union("milestones"), values_of=values_of, custom=custom,
-                    chosen=chosen, columns=_single(call.query.get("columnlist")) or "",
+                    chosen=chosen, columns=columnlist_text(call.query.get("columnlist")),
                     order=_single(call.query.get("order")) or "")
 
 

@@ -6,8 +6,10 @@ to write a good bug report (bug-writing.html). The values shown are those
 the operations show the visitor (Bug.fields)."""
 
 from ...bugs.quicksearch import MAPPINGS
+from ...catalogue import bug_fields
 from .base import Page, responder
 from .missing import not_found
+
 
 # page.cgi ids -> (template, title).
 PAGES = {
@@ -16,7 +18,11 @@ PAGES = {
     "bug-writing.html": ("help_bug_writing.html", "Writing a good bug report"),
 }
 # The select fields whose values the pages list, by their internal names.
-_SELECTS = ("bug_status", "resolution", "bug_severity", "priority", "rep_platform", "op_sys")
+_SELECTS = tuple(field.name for field in bug_fields.SELECTS)
+# Each field's name over the interface (the bug object's key) where it is
+# not its own.
+_API_NAMES = {field.name: field.bug_key for field in bug_fields.STANDARD
+              if field.bug_key != field.name}
 
 
 class Help(Page):
@@ -43,5 +49,5 @@ class Help(Page):
                   for name in _SELECTS}
         call.render(template, title=title, values=values, fields=fields,
                     custom=[field for field in found["fields"] if field["is_custom"]],
-                    short_names=sorted(MAPPINGS.items()),
+                    short_names=sorted(MAPPINGS.items()), api_names=_API_NAMES,
                     same_as=[page_id, found])

@@ -8,6 +8,7 @@ from ..http import etag_matches
 from .base import Page, responder
 from .site import url
 
+
 # Columns of the home page's lists, and how many bugs each shows.
 _COLUMNS = ("id", "summary", "status", "resolution", "product", "component", "priority",
             "severity", "last_change_time", "is_open")
@@ -60,9 +61,38 @@ class Home(Page):
             return
         requests = results.pop()["requests"]
         sections = [self._section(entry, result["bugs"])
-                    for entry, result in zip(MY_LISTS, results)]
+                    for entry, result in zip(MY_LISTS, results, strict=True)]
         call.render("home.html", title="Home", sections=sections,
-                    requests=self._requests(call, requests))
+                    requests=self._requests(call, requests), setup=self._setup(call))
+
+    @staticmethod
+    def _setup(call):
+        """What an administrator of a fresh installation still has to set up
+        (urlbase, mail, an insider group, flag types), each a (text, links)
+        pair; only what the visitor's groups may change, only while undone."""
+        groups = set(call.whoami()["groups"])
+        steps = []
+        if "tweakparams" in groups:
+            values = call.read_one("Bugzilla.parameters", {})["parameters"]
+            if not values.get("urlbase"):
+                steps.append(("Set the address this installation is reached at (urlbase): "
+                              "links in mail point there.",
+                              [("Required settings", "/editparams.cgi?section=core")]))
+            if values.get("mail_delivery_method") == "None":
+                steps.append(("Set up mail: until then no bug mail, password reset or "
+                              "sign-up mail leaves.",
+                              [("Email settings", "/editparams.cgi?section=mta")]))
+            if not values.get("insidergroup"):
+                links = [("Choose the insider group", "/editparams.cgi?section=groupsecurity")]
+                if "creategroups" in groups:
+                    links.insert(0, ("Make a group", "/editgroups.cgi?action=add"))
+                steps.append(("Make an insider group: its members see and write private "
+                              "comments and attachments.", links))
+        if "editcomponents" in groups and not call.read_one("FlagType.list_all",
+                                                            {})["flagtypes"]:
+            steps.append(("Create flag types, such as review or approval.",
+                          [("New flag type", "/editflagtypes.cgi?action=enter&target_type=bug")]))
+        return steps
 
     @staticmethod
     def _section(entry, bugs):

@@ -14,6 +14,7 @@ from ..landing import wants_page
 from .base import Page, responder
 from .site import url
 
+
 # Every address except the interface's and the static files' (a sink with
 # this prefix is only asked when no page's route matched).
 ADDRESSES = re.compile(r"^/(?!(?:rest|rest\.cgi)(?:/|$)|(?:xmlrpc|jsonrpc)\.cgi(?:/|$)|static/)")
@@ -21,19 +22,7 @@ ADDRESSES = re.compile(r"^/(?!(?:rest|rest\.cgi)(?:/|$)|(?:xmlrpc|jsonrpc)\.cgi(
 # Bugzilla's pages that bugsvc does not have: what to use here instead.
 # (text, address; "{id}" stands for the bug number the link named.)
 INSTEAD = {
-    "showdependencytree.cgi": ("The bug's page lists the bugs it depends on and blocks.",
-                               "/show_bug.cgi?id={id}"),
-    "showdependencygraph.cgi": ("The bug's page lists the bugs it depends on and blocks.",
-                                "/show_bug.cgi?id={id}"),
-    "request.cgi": ("The flags requested of you are listed on your home page.", "/"),
-    "report.cgi": ("Reports and charts are not part of this tracker; a bug list can be "
-                   "downloaded as CSV and counted elsewhere.", "/query.cgi"),
-    "reports.cgi": ("Reports and charts are not part of this tracker; a bug list can be "
-                    "downloaded as CSV and counted elsewhere.", "/query.cgi"),
-    "chart.cgi": ("Reports and charts are not part of this tracker; a bug list can be "
-                  "downloaded as CSV and counted elsewhere.", "/query.cgi"),
-    "duplicates.cgi": ("Search for bugs with the resolution DUPLICATE instead.",
-                       "/buglist.cgi?resolution=DUPLICATE"),
+    "reports.cgi": ("Charts of bugs over time are on the charts page.", "/chart.cgi"),
     "colchange.cgi": ("Every bug list has “Change columns” below it.", "/query.cgi"),
     "describecomponents.cgi": ("The new-bug page lists each product's components.",
                                "/enter_bug.cgi"),
@@ -41,12 +30,6 @@ INSTEAD = {
     "votes.cgi": ("Votes are not part of this tracker.", "/"),
     "sanitycheck.cgi": ("The tracker keeps its data consistent itself; there is nothing to "
                         "check by hand.", "/admin.cgi"),
-    "editflagtypes.cgi": ("Flag types are managed over the REST interface (flag_type).",
-                          "/rest/docs"),
-    "editfields.cgi": ("Custom fields are managed over the REST interface (field).",
-                       "/rest/docs"),
-    "editvalues.cgi": ("Field values are managed over the REST interface (field).",
-                       "/rest/docs"),
     "editclassifications.cgi": ("Classifications are managed over the REST interface "
                                 "(classification).", "/rest/docs"),
 }

@@ -15,6 +15,7 @@ from ...errors import ServiceError
 from .base import Page, require_user, responder
 from .site import url
 
+
 TABS = (("account", "Account"), ("email", "Email"), ("webhooks", "Webhooks"),
         ("apikey", "API keys"), ("saved-searches", "Saved searches"))
 # How the preferences name the roles and events of User.get_email_settings,

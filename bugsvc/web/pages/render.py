@@ -2,17 +2,20 @@
 built only from escaped parts (comment text with its links), reading
 posted forms, and the types of the static files."""
 
-import functools
 import html
 import io
 import re
+import sys
 
 import falcon
 from falcon.media.multipart import MultipartFormHandler
 from markupsafe import Markup
 
 from ... import errors
+from ...catalogue import bug_fields
 from ...errors import ServiceError
+from .memo import BoundedMemo
+
 
 STATIC_TYPES = {"css": "text/css; charset=UTF-8", "js": "text/javascript; charset=UTF-8"}
 _FIELD_NAME = re.compile(r"^[\w.\-]+$")
@@ -76,13 +79,25 @@ def hours(value):
     return f"{float(value or 0):.1f}"
 
 
-@functools.lru_cache(maxsize=8192)
+# Comments as markup, by their text (a bug page with a thousand comments
+# would otherwise build them all for every visitor).
+COMMENTS = BoundedMemo(16 * 1024 * 1024)
+
+
 def comment_html(text, bug_id=None):
     """Comment text as markup: every character escaped, then web addresses,
     bug, comment and attachment references made links. (Built as one string
-    from escaped parts: a bug page with a thousand comments calls it a
-    thousand times.)"""
+    from escaped parts, and kept in COMMENTS.)"""
     text = str(text or "")
+    key = (text, bug_id)
+    markup = COMMENTS.get(key)
+    if markup is None:
+        markup = _comment_html(text, bug_id)
+        COMMENTS.put(key, markup, sys.getsizeof(text) + sys.getsizeof(markup))
+    return markup
+
+
+def _comment_html(text, bug_id):
     if not _MAY_LINK.search(text):
         return Markup(html.escape(text, quote=False))
     parts, last = [], 0
@@ -141,27 +156,18 @@ def comment_list(comments, bug_id, private_boxes):
     return Markup("".join(items))
 
 
-_LABELS = {
-    "id": "Bug", "bug_id": "Bug", "alias": "Alias", "summary": "Summary",
-    "short_desc": "Summary", "status": "Status", "bug_status": "Status",
-    "resolution": "Resolution", "product": "Product", "component": "Component",
-    "classification": "Classification", "version": "Version",
-    "target_milestone": "Target Milestone", "platform": "Hardware", "rep_platform": "Hardware",
-    "op_sys": "OS", "priority": "Priority", "severity": "Severity",
-    "bug_severity": "Severity", "assigned_to": "Assignee", "creator": "Reporter",
-    "reporter": "Reporter", "qa_contact": "QA Contact", "cc": "CC", "url": "URL",
-    "bug_file_loc": "URL", "whiteboard": "Whiteboard", "status_whiteboard": "Whiteboard",
-    "keywords": "Keywords", "depends_on": "Depends on", "dependson": "Depends on",
-    "blocks": "Blocks", "blocked": "Blocks", "see_also": "See Also",
-    "dupe_of": "Duplicate of", "groups": "Groups", "deadline": "Deadline",
-    "estimated_time": "Orig. Est.", "remaining_time": "Hours Left",
-    "actual_time": "Hours Worked", "work_time": "Hours Worked",
-    "last_change_time": "Changed", "changeddate": "Changed", "delta_ts": "Changed",
-    "creation_time": "Opened", "opendate": "Opened", "creation_ts": "Opened",
-    "is_confirmed": "Confirmed", "is_cc_accessible": "CC list accessible",
-    "is_creator_accessible": "Reporter accessible", "flagtypes.name": "Flags",
-    "comment_count": "Comments", "attachments.isprivate": "Attachment private",
-}
+def _labels():
+    """{name: label} of the standard fields, under each name a page may use:
+    Bugzilla's, the interface's, the bug object's key, the bug-list column's."""
+    labels = {}
+    for field in bug_fields.STANDARD:
+        if field.label:
+            labels.update((name, field.label) for name in (
+                field.name, field.api, field.bug_key, field.list_name) if name)
+    return labels
+
+
+_LABELS = _labels()
 
 
 def field_label(name, custom=None):

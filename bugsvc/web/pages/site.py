@@ -13,11 +13,9 @@ reaches the page escaped unless a filter of ours built it as markup from
 escaped parts (see render.py).
 """
 
-import collections
 import hashlib
 import hmac
 import secrets
-import threading
 import time
 from pathlib import Path
 from urllib.parse import quote, urlencode
@@ -33,6 +31,8 @@ from ...store import server_secrets
 from ..client_address import scheme as client_scheme
 from ..http import parse_query, read_body
 from . import render
+from .memo import BoundedMemo
+
 
 HERE = Path(__file__).resolve().parent
 SESSION_COOKIE = "bugsvc_session"
@@ -132,32 +132,11 @@ class Site:
 _SHARED = {}
 
 
-class _Rendered:
-    """Pages rendered for visitors who are not signed in, by everything
-    that decided them; the least recently used go first."""
-
-    def __init__(self, size):
-        self.size = size
-        self.pages = collections.OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key):
-        with self.lock:
-            data = self.pages.get(key)
-            if data is not None:
-                self.pages.move_to_end(key)
-            return data
-
-    def put(self, key, data):
-        with self.lock:
-            self.pages[key] = data
-            self.pages.move_to_end(key)
-            while len(self.pages) > self.size:
-                self.pages.popitem(last=False)
-
-
-# At most this many pages (a bug page is 5 to 20 KB).
-_RENDERED = _Rendered(1024)
+# Pages rendered for visitors who are not signed in, by a digest of
+# everything that decided them (a bug page is 5 to 20 KB, one with a
+# thousand comments about 1.5 MB).
+RENDERED = BoundedMemo(32 * 1024 * 1024)
+_KEY_BYTES = 200           # a key's digest and the entry's bookkeeping, roughly
 
 
 def _templates():
@@ -198,7 +177,7 @@ class PageCall:
         self.user = None
         self._known = False
         self.notice = None
-        self.query = parse_query(req.query_string)
+        self._query = None
         self._settings = None
         self._user_menu = False
         self._form = None
@@ -392,6 +371,15 @@ class PageCall:
             self._read_form()
         return self._files
 
+    @property
+    def query(self):
+        """The query string's parameters (read when first asked for, so a
+        refusal of them is answered as a page). Errors: 32000 for too many
+        (parse_query)."""
+        if self._query is None:
+            self._query = parse_query(self.req.query_string)
+        return self._query
+
     def _read_form(self):
         self._form, self._files = {}, {}
         if self.req.method != "POST":
@@ -421,33 +409,40 @@ class PageCall:
 
     # Answers -------------------------------------------------------------------------------
 
-    def render(self, template, status=200, same_as=None, **values):
+    def render(self, template, status=200, same_as=None, reads=(), **values):
         """Answer with `template` rendered for this visitor.
 
         same_as: for a visitor who is not signed in, data that (with the
-        template, this page's address and the notice) decides the whole
-        page: a page rendered for the same is served again, as it was (a
-        popular bug's page is not rendered anew for every visitor)."""
+        template, the notice and the query parameters named in `reads`,
+        the only ones the page reads) decides the whole page: a page
+        rendered for the same is served again, as it was (a popular bug's
+        page is not rendered anew for every visitor), whatever else the
+        address carries, and the page links back to its address without
+        the rest."""
         values.setdefault("title", "")
-        key = None
+        key, here = None, self.here()
         if same_as is not None and self.token is None and self.user is None:
+            read = {name: self.query[name] for name in reads
+                    if isinstance(self.query.get(name), str)}
+            here = self.req.path + url("", **read)
             # The settings decide the page too (kept as a digest: the key
             # holds no parameter's value, the SMTP password among them).
             settings = hashlib.sha256(orjson.dumps(self.settings(),
                                                    option=orjson.OPT_SORT_KEYS)).hexdigest()
-            key = orjson.dumps([template, status, self.here(), self.notice, same_as, settings],
-                               option=orjson.OPT_NON_STR_KEYS)
-            data = _RENDERED.get(key)
+            key = hashlib.sha256(orjson.dumps([template, status, here, self.notice, same_as,
+                                               settings],
+                                              option=orjson.OPT_NON_STR_KEYS)).digest()
+            data = RENDERED.get(key)
             if data is not None:
                 return self._answer(status, data)
         page = self.site.env.get_template(template).render(
             user=self.user, notice=self.notice, csrf_token=self.csrf_token,
             quicksearch=values.pop("quicksearch_text", ""), path=self.req.path,
-            here=self.here(), setting=self.setting, setting_is_on=self.setting_is_on,
+            here=here, setting=self.setting, setting_is_on=self.setting_is_on,
             user_menu=self.user_menu, **values)
         data = page.encode("utf-8")
         if key is not None:
-            _RENDERED.put(key, data)
+            RENDERED.put(key, data, len(data) + _KEY_BYTES)
         self._answer(status, data)
 
     def _answer(self, status, data):

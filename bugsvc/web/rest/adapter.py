@@ -14,6 +14,7 @@ from .. import landing
 from ..http import parse_query, raw_path, read_body, upper_headers, valid_callback
 from . import render
 
+
 _REST_PREFIX = re.compile(r"^/rest(?:\.cgi)?")
 _KEY = re.compile(r"^[\w.-]+$")
 _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
@@ -150,6 +151,7 @@ class RestAdapter:
                 return landing.answer(resp)
             raise ServiceError(errors.INVALID_RESOURCE,
                                f"A REST API resource was not found for '{method} {path}'.")
+        req.context.operation = operation.name
         body = {} if method == "GET" else parse_body(req, self.max_body_bytes)
         params = merge_params(method, path_params, query, body)
         params.pop("callback", None)

@@ -13,11 +13,12 @@ import threading
 from importlib import resources
 
 from ... import __version__
+from ...api.docs import DOCS, TAGS, Doc
+from ...api.operation import EXEMPT, REQUIRED, SELF
+from ...api.schemas import SCHEMAS, STR, obj, ref, strs
 from ...errors import INVALID_CALLBACK, USER_ERROR, http_status
 from . import render
-from ...api.docs import DOCS, TAGS, Doc
-from ...api.schemas import SCHEMAS, STR, obj, ref, strs
-from ...api.operation import EXEMPT, REQUIRED, SELF
+
 
 OPENAPI_VERSION = "3.1.0"
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")

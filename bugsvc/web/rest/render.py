@@ -6,6 +6,7 @@ import json
 
 from ..http import json_bytes, jsonp, not_modified
 
+
 JSON = "application/json"
 JAVASCRIPT = "application/javascript"
 TEXT_JAVASCRIPT = "text/javascript"

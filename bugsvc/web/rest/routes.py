@@ -7,7 +7,8 @@ Order matters only where two templates match the same path: the first
 route with the request's verb wins, so specific templates come first.
 """
 
-from .routing import Route, id_or_name, id_list, name_pair, scalars
+from .routing import Route, id_list, id_or_name, name_pair, scalars
+
 
 ROUTES = [
     # Instance information
@@ -17,7 +18,9 @@ ROUTES = [
     Route("GET", "/time", "Bugzilla.time"),
     Route("GET", "/parameters", "Bugzilla.parameters"),
     Route("PUT", "/parameters", "Bugzilla.update_parameters"),
+    Route("GET", "/parameter_definitions", "Bugzilla.parameter_definitions"),
     Route("GET", "/last_audit_time", "Bugzilla.last_audit_time"),
+    Route("GET", "/audit_log", "Bugzilla.audit_log"),
     # Groups
     Route("POST", "/group", "Group.create", status=201),
     Route("PUT", "/group/{group}", "Group.update", path_params=id_or_name("group")),
@@ -29,6 +32,8 @@ ROUTES = [
     Route("GET", "/flag_type/{product}", "FlagType.get", path_params=scalars(product="product")),
     Route("POST", "/flag_type", "FlagType.create", status=201),
     Route("PUT", "/flag_type/{flag_type}", "FlagType.update", path_params=id_or_name("flag_type")),
+    Route("GET", "/flag_type", "FlagType.list_all"),
+    Route("DELETE", "/flag_type/{flag_type}", "FlagType.delete", path_params=id_list("flag_type")),
     # Bug fields (and custom fields, a bugsvc extension)
     Route("GET", "/field/bug", "Bug.fields"),
     Route("GET", "/field/bug/{field}", "Bug.fields", path_params=id_or_name("field")),
@@ -85,6 +90,13 @@ ROUTES = [
     Route("GET", "/user/can_create_account", "User.can_create_account"),
     Route("GET", "/email_settings", "User.get_email_settings"),
     Route("PUT", "/email_settings", "User.update_email_settings"),
+    # Code forge repositories (bugsvc addition)
+    Route("GET", "/forge_repository", "ForgeRepository.get"),
+    Route("POST", "/forge_repository", "ForgeRepository.create", status=201),
+    Route("PUT", "/forge_repository/{forge_repository}", "ForgeRepository.update",
+          path_params=id_list("forge_repository")),
+    Route("DELETE", "/forge_repository/{forge_repository}", "ForgeRepository.delete",
+          path_params=id_list("forge_repository")),
     # Webhooks
     Route("GET", "/webhooks/list", "Webhooks.list"),
     Route("POST", "/webhooks", "Webhooks.create", status=201),
@@ -110,6 +122,16 @@ ROUTES = [
     Route("PUT", "/api_key/{key}", "ApiKey.update", path_params=id_list("key")),
     # Bug search
     Route("GET", "/bug", "Bug.search"),
+    # Reports (a bugsvc addition)
+    Route("GET", "/report", "Report.get"),
+    Route("GET", "/report/axes", "Report.axes"),
+    Route("GET", "/report/duplicates", "Report.duplicates"),
+    Route("GET", "/report/time", "Report.time_summary"),
+    # Charts over time (a bugsvc addition)
+    Route("GET", "/series", "Series.get"),
+    Route("GET", "/series/data", "Series.data"),
+    Route("POST", "/series", "Series.create", status=201),
+    Route("DELETE", "/series/{id}", "Series.delete", path_params=scalars(id="id")),
     # Comments and comment tags (the id-free templates first)
     Route("GET", "/bug/comment/tags/{query}", "Bug.search_comment_tags",
           path_params=scalars(query="query")),
@@ -133,6 +155,7 @@ ROUTES = [
     # Bugs (possible_duplicates before /bug/{bug}, which would read it as an alias)
     Route("GET", "/bug/possible_duplicates", "Bug.possible_duplicates"),
     Route("GET", "/flag_requests", "Bug.flag_requests"),
+    Route("GET", "/request_queue", "Bug.request_queue"),
     Route("POST", "/bug", "Bug.create", status=201),
     Route("GET", "/bug/", "Bug.get"),
     Route("GET", "/bug/{bug}", "Bug.get", path_params=id_list("bug", strip_hash=True)),

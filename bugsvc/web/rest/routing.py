@@ -5,6 +5,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _ASCII_DIGITS = re.compile(r"[0-9]+")
 

@@ -5,6 +5,7 @@ import logging
 
 from ...errors import INTERNAL_ERROR, POST_ONLY, UNKNOWN_METHOD, ServiceError
 
+
 log = logging.getLogger("bugsvc.rpc")
 
 
@@ -48,4 +49,5 @@ class Dispatcher:
             raise
         except Exception:
             log.exception("unexpected error in RPC method %s", operation.name)
-            raise ServiceError(INTERNAL_ERROR, "An internal error occurred; it has been logged.")
+            raise ServiceError(INTERNAL_ERROR,
+                               "An internal error occurred; it has been logged.") from None

@@ -11,13 +11,24 @@ import re
 
 from ...api import json_input
 from ...errors import (
-    INTERNAL_ERROR, INVALID_CALLBACK, JSONRPC_ILLEGAL_CONTENT_TYPE, POST_ONLY, USER_ERROR,
+    INTERNAL_ERROR,
+    INVALID_CALLBACK,
+    JSONRPC_ILLEGAL_CONTENT_TYPE,
+    POST_ONLY,
+    USER_ERROR,
     ServiceError,
 )
 from ..http import (
-    JSONP_TYPE, json_bytes, jsonp, not_modified, parse_query, read_body, upper_headers,
+    JSONP_TYPE,
+    json_bytes,
+    jsonp,
+    not_modified,
+    parse_query,
+    read_body,
+    upper_headers,
     valid_callback,
 )
+
 
 log = logging.getLogger("bugsvc.rpc")
 
@@ -121,6 +132,7 @@ class JsonRpcAdapter:
                 raise ServiceError(POST_ONLY, "JSON-RPC calls are made with POST, or with GET "
                                               "for methods that only read.")
             operation = self.dispatcher.lookup(call.method, via_get=req.method == "GET")
+            req.context.operation = operation.name
             result = self.dispatcher.run(operation, call.params, upper_headers(req),
                                          req.context.client_address)
             payload = call.envelope.success(result)

@@ -26,10 +26,15 @@ from xml.parsers import expat
 
 from ... import dates
 from ...errors import (
-    INTERNAL_ERROR, POST_ONLY, USER_ERROR, XMLRPC_ILLEGAL_CONTENT_TYPE, XMLRPC_INVALID_VALUE,
+    INTERNAL_ERROR,
+    POST_ONLY,
+    USER_ERROR,
+    XMLRPC_ILLEGAL_CONTENT_TYPE,
+    XMLRPC_INVALID_VALUE,
     ServiceError,
 )
 from ..http import read_body, upper_headers
+
 
 log = logging.getLogger("bugsvc.rpc")
 
@@ -40,7 +45,7 @@ _ACCEPTED_TYPES = ("text/xml", "application/xml")
 DATETIME_KEYS = frozenset({
     "creation_time", "last_change_time", "time", "when", "last_visit_ts",
     "creation_date", "modification_date", "db_time", "web_time", "web_time_utc",
-    "last_audit_time", "last_seen_date",
+    "last_audit_time", "last_seen_date", "at_time",
 })
 _WIRE_DATETIME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}:\d{2}:\d{2})Z$")
 # Characters XML 1.0 cannot carry at all; they are sent as U+FFFD.
@@ -231,6 +236,7 @@ class XmlRpcAdapter:
                                    "'text/xml'.")
             method, params = parse_call(read_body(req, self.max_body_bytes))
             operation = self.dispatcher.lookup(method)
+            req.context.operation = operation.name
             named = call_params(params, operation.file_params)
             result = self.dispatcher.run(operation, named, upper_headers(req),
                                          req.context.client_address)

@@ -1,0 +1,62 @@
+"""Which bugs the caller may see, and which of their private parts: the
+bug groups a bug is restricted to, its reporter, assignee, QA contact and
+CC list (the reference's rule); private comments and attachments for the
+insidergroup, the time fields for the timetrackinggroup."""
+
+from ..accounts.membership import not_member_sql
+from ..store.db import placeholders
+
+
+def bug_visibility_sql(ctx, bug="b"):
+    """SQL condition (and its arguments) true for the rows of table alias
+    `bug` that the caller may see.
+
+    A bug is visible when the caller is in every group the bug is restricted
+    to, or is its reporter (while is_creator_accessible), on its CC list
+    (while is_cc_accessible), its assignee or its QA contact.
+    """
+    condition, args = not_member_sql(ctx.caller, "bg.group_id")
+    sql = f"(NOT EXISTS (SELECT 1 FROM bug_groups bg WHERE bg.bug_id = {bug}.id AND {condition})"
+    user_id = ctx.caller.id
+    if user_id is not None:
+        sql += (f" OR ({bug}.reporter = ? AND {bug}.is_creator_accessible = 1)"
+                f" OR {bug}.assigned_to = ? OR {bug}.qa_contact = ?"
+                f" OR ({bug}.is_cc_accessible = 1 AND EXISTS (SELECT 1 FROM bug_cc cc"
+                f" WHERE cc.bug_id = {bug}.id AND cc.user_id = ?))")
+        args = args + [user_id, user_id, user_id, user_id]
+    return sql + ")", args
+
+
+def visible_bug_ids(ctx, bug_ids):
+    """The subset of `bug_ids` (existing bugs) the caller may see."""
+    bug_ids = list(bug_ids)
+    if not bug_ids:
+        return set()
+    condition, args = bug_visibility_sql(ctx)
+    rows = ctx.conn.execute(f"SELECT b.id FROM bugs b WHERE b.id IN ({placeholders(bug_ids)})"
+                            f" AND {condition}", bug_ids + args)
+    return {row[0] for row in rows}
+
+
+def sees_every_bug(ctx):
+    """True when no bug is hidden from the caller: it is in every group some
+    bug is restricted to. Only such a caller is told that a bug id does not
+    exist (hidden and missing bugs answer alike to everyone else)."""
+    condition, args = not_member_sql(ctx.caller, "g.id")
+    row = ctx.conn.execute(f"SELECT 1 FROM groups g WHERE {condition} AND EXISTS"
+                           " (SELECT 1 FROM bug_groups bg WHERE bg.group_id = g.id) LIMIT 1",
+                           args).fetchone()
+    return row is None
+
+
+def is_insider(ctx):
+    """True when the caller is in the insidergroup (sees private comments and
+    attachments); nobody is when the parameter is empty."""
+    group = ctx.param("insidergroup")
+    return bool(group) and ctx.caller.in_group(group)
+
+
+def is_timetracker(ctx):
+    """True when the caller is in the timetrackinggroup."""
+    group = ctx.param("timetrackinggroup")
+    return bool(group) and ctx.caller.in_group(group)

@@ -1,0 +1,173 @@
+"""Request threads shared fairly between client addresses.
+
+waitress hands complete requests to its request threads first come, first
+served, from one queue: a client sending expensive requests over many
+connections, back to back, kept every thread busy with its own, and the
+requests of everybody else waited behind them. Here each client address
+may hold at most `per_address` request threads at once; its further
+complete requests wait in a queue of their own, and the threads take the
+queues of the addresses in turn (round-robin), so one address's backlog
+never comes before another address's first request.
+
+How many at once matters more than which share of the threads: a serving
+process runs its Python threads on one core, one at a time under the
+interpreter's lock, and every request thread of one address that has work
+to do competes for that lock with the others' requests, each of which
+waits for it again after every database call. Measured (bench/misbehave.py,
+8 threads, 4 well-behaved clients beside 8 connections of refused searches
+from one address; bench/results/2026-11-27-production-searches-*): with 4
+of that address's requests running at once the others' median latency was
+about 4 times the quiet one, with 2 at once 1.3 to 1.7 times, with 1 at
+once no better than 2. Two is the default (--requests-per-address): a
+client may still overlap two requests (a page and a form it posts, a
+script's two connections), and the address's requests beyond them wait.
+
+The address is the client's (after --trusted-proxies resolution, read from
+the request's X-Forwarded-For when a trusted proxy sent it), so clients
+behind a proxy are told apart; requests whose address is a trusted proxy's
+own are not limited (every client would share it). The limit holds per
+serving process.
+"""
+
+import collections
+
+from waitress.task import ThreadedTaskDispatcher
+
+
+class AddressQueue:
+    """Tasks waiting for a request thread, a queue per client address.
+
+    per_address: tasks of one address running at once (0: no limit);
+    unlimited: a function of an address, true for addresses that are not
+    limited. Not thread-safe: the dispatcher holds its lock around every call.
+    """
+
+    def __init__(self, per_address, unlimited=lambda address: False):
+        self.per_address = per_address
+        self.unlimited = unlimited
+        self.waiting = {}                   # address -> deque of tasks, never empty
+        self.running = {}                   # address -> tasks running, never 0
+        self.turns = collections.deque()    # addresses with a task waiting and room to run it
+
+    def __len__(self):
+        """Tasks waiting, whether their address has room or not."""
+        return sum(len(tasks) for tasks in self.waiting.values())
+
+    def ready(self):
+        """True when a task can be taken."""
+        return bool(self.turns)
+
+    def ready_count(self):
+        """Tasks that could be taken now (each waiting address's, up to its room)."""
+        return sum(min(len(self.waiting[address]), self._free(address))
+                   for address in self.turns)
+
+    def put(self, task, address):
+        """Queue `task` of client `address`."""
+        tasks = self.waiting.get(address)
+        if tasks is None:
+            tasks = self.waiting[address] = collections.deque()
+            if self._room(address):
+                self.turns.append(address)
+        tasks.append(task)
+
+    def take(self):
+        """(task, address): the next task of the next address in turn, now
+        counted as running. Errors: IndexError when none is ready."""
+        address = self.turns.popleft()
+        tasks = self.waiting[address]
+        task = tasks.popleft()
+        self.running[address] = self.running.get(address, 0) + 1
+        if not tasks:
+            del self.waiting[address]
+        elif self._room(address):
+            self.turns.append(address)          # its next one after the others' turns
+        return task, address
+
+    def done(self, address):
+        """A task of `address` taken before has finished."""
+        had_room = self._room(address)
+        count = self.running[address] - 1
+        if count:
+            self.running[address] = count
+        else:
+            del self.running[address]
+        if not had_room and address in self.waiting:
+            self.turns.append(address)
+
+    def drain(self):
+        """Every waiting task (they leave the queue)."""
+        tasks = [task for waiting in self.waiting.values() for task in waiting]
+        self.waiting.clear()
+        self.turns.clear()
+        return tasks
+
+    def _room(self, address):
+        return self._free(address) > 0
+
+    def _free(self, address):
+        """How many more tasks of `address` may run now."""
+        if not self.per_address or self.unlimited(address):
+            return float("inf")
+        return self.per_address - self.running.get(address, 0)
+
+
+class FairTaskDispatcher(ThreadedTaskDispatcher):
+    """waitress's thread pool taking tasks from an AddressQueue: `add_task`
+    takes the client address of the task too."""
+
+    def __init__(self, per_address, unlimited=lambda address: False):
+        super().__init__()
+        self.queue = AddressQueue(per_address, unlimited)
+
+    def add_task(self, task, address=""):
+        with self.lock:
+            self.queue.put(task, address)
+            if not self.queue.ready():
+                return
+            self.queue_cv.notify()
+            backlog = self.queue.ready_count() - (len(self.threads) - self.stop_count
+                                                  - self.active_count)
+        if backlog > 0:
+            self.queue_logger.warning("Task queue depth is %d", backlog)
+
+    def handler_thread(self, thread_no):
+        """A request thread: run tasks in turn until told to stop (waitress's
+        loop, with the address of each task counted while it runs)."""
+        while True:
+            with self.lock:
+                while not self.queue.ready() and self.stop_count == 0:
+                    self.active_count -= 1
+                    self.queue_cv.wait()
+                    self.active_count += 1
+                if self.stop_count > 0:
+                    self.active_count -= 1
+                    self.stop_count -= 1
+                    self.threads.discard(thread_no)
+                    self.thread_exit_cv.notify()
+                    break
+                task, address = self.queue.take()
+            try:
+                task.service()
+            except BaseException:
+                self.logger.exception("Exception when servicing %r", task)
+            finally:
+                with self.lock:
+                    self.queue.done(address)
+                    if self.queue.ready():
+                        self.queue_cv.notify()
+
+    def shutdown(self, cancel_pending=True, timeout=5):
+        """Stop the threads (waiting up to `timeout` seconds); cancel the
+        tasks still waiting when `cancel_pending`. True when they were."""
+        stopped = super().shutdown(cancel_pending=False, timeout=timeout)
+        if not cancel_pending:
+            return stopped
+        with self.lock:
+            pending = self.queue.drain()
+            if pending:
+                self.logger.warning("Canceling %d pending task(s)", len(pending))
+            for task in pending:
+                task.cancel()
+            self.queue_cv.notify_all()
+        return True
