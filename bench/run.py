@@ -331,7 +331,8 @@ def run(args, log=print):
                              "--db FILE, or --db postgresql://... without --postgresql")
         cluster = postgres.Cluster(tempfile.mkdtemp(prefix="bench-pg-")).start()
         try:
-            log("PostgreSQL: copying the seeded database into a cluster of its own ...")
+            log(f"PostgreSQL: copying the seeded database into a cluster of its own"
+                f" ({cluster.folder}) ...")
             url, _ = postgres.load(cluster, postgres.sqlite_source(args.bugs, args.db))
             return _run(args, url, log)
         finally:

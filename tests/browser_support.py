@@ -108,11 +108,26 @@ def navigate(driver, action, what, shows=None):
     meets a page still loading (an empty page source, a half-parsed one, or
     the one before)."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions
     before = driver.find_element(By.TAG_NAME, "html")
     action()
-    wait_for(driver, expected_conditions.staleness_of(before), f"the page to leave for {what}")
+    wait_for(driver, lambda _: gone(before), f"the page to leave for {what}")
     wait_for_page(driver, what, shows)
+
+
+def gone(element):
+    """True once `element`'s document has been replaced: the element is
+    stale, or (chromedriver's answer while the old document is being
+    replaced) its node no longer belongs to the document."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+    try:
+        element.is_enabled()
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as exc:
+        if "does not belong to the document" in (exc.msg or ""):
+            return True
+        raise
+    return False
 
 
 def axe_violations(driver):

@@ -6,11 +6,11 @@ Python driver, which runs as its own process too)."""
 import http.server
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import threading
 from pathlib import Path
 
@@ -40,6 +40,7 @@ def tiny_db(tmp_path_factory):
 
 
 def run_bench(tmp_path, db, *options):
+    """(results, table, what it printed) of a one-second bench.run."""
     command = [sys.executable, "-m", "bench.run", "--db", str(db), "--duration", "1",
                "--warmup", "0", "--concurrency", "2", "--out", str(tmp_path / "results"),
                "--name", "smoke", "--log-dir", str(tmp_path / "logs"), *options]
@@ -47,11 +48,11 @@ def run_bench(tmp_path, db, *options):
     assert done.returncode == 0, done.stdout + done.stderr
     results = json.loads((tmp_path / "results" / "smoke.json").read_text())
     table = (tmp_path / "results" / "smoke.md").read_text()
-    return results, table
+    return results, table, done.stdout
 
 
 def test_smoke_run_measures_a_scenario_against_the_ceiling(tmp_path, tiny_db):
-    results, table = run_bench(tmp_path, tiny_db, "--scenarios", "bug_get")
+    results, table, _ = run_bench(tmp_path, tiny_db, "--scenarios", "bug_get")
     assert results["driver"] == ("wrk" if shutil.which("wrk") else "python")
     figures = results["scenarios"]["bug_get"]["2"]
     ceiling = results["ceiling"]["2"]
@@ -71,8 +72,8 @@ def test_smoke_run_measures_a_scenario_against_the_ceiling(tmp_path, tiny_db):
 def test_fallback_driver_and_write_scenario(tmp_path, tiny_db):
     copy = tmp_path / "copy.sqlite"
     shutil.copyfile(tiny_db, copy)
-    results, _ = run_bench(tmp_path, copy, "--driver", "python", "--no-ceiling",
-                           "--scenarios", "comment_add")
+    results, _, _ = run_bench(tmp_path, copy, "--driver", "python", "--no-ceiling",
+                              "--scenarios", "comment_add")
     figures = results["scenarios"]["comment_add"]["2"]
     assert results["driver"] == "python" and results["ceiling"] == {}
     assert figures["requests"] > 0 and figures["errors"] == 0
@@ -210,8 +211,8 @@ def test_postgresql_run_serves_the_seeded_bugs_from_a_cluster_of_its_own(tmp_pat
     postgresql_or_skip()
     copy = tmp_path / "copy.sqlite"
     shutil.copyfile(tiny_db, copy)
-    results, table = run_bench(tmp_path, copy, "--postgresql", "--no-ceiling",
-                               "--scenarios", "bug_get,quicksearch,comment_add")
+    results, table, printed = run_bench(tmp_path, copy, "--postgresql", "--no-ceiling",
+                                        "--scenarios", "bug_get,quicksearch,comment_add")
     assert results["engine"] == "postgresql" and results["bugs"] == 300
     assert results["postgresql"]["fsync"] == "on"
     assert results["postgresql"]["server_version"]
@@ -220,7 +221,8 @@ def test_postgresql_run_serves_the_seeded_bugs_from_a_cluster_of_its_own(tmp_pat
         assert figures["requests"] > 0 and figures["errors"] == 0, name
     assert "- database engine: PostgreSQL " in table
     # The cluster is gone: its server stopped and its folder removed.
-    assert not list(Path(tempfile.gettempdir()).glob("bench-pg-*/data/postmaster.pid"))
+    folder = re.search(r"a cluster of its own \((.+?)\)", printed).group(1)
+    assert Path(folder).name.startswith("bench-pg-") and not Path(folder).exists()
 
 
 def test_engines_report_puts_runs_side_by_side(tmp_path, tiny_db):

@@ -5,8 +5,11 @@ needs to break the source, or through tests/hostile_answers.py's Proxy,
 which closes kept-alive connections as Apache does and misbehaves on
 request), then --verify compares."""
 
+import copy
 import io
+import shutil
 import sqlite3
+import sys
 
 import pytest
 
@@ -15,18 +18,44 @@ import import_support as support
 from bugsvc.importer.client import Client, Limits, SourceError
 from bugsvc.importer.run import run_import as import_now
 from import_support import ADMIN, INSIDER, MANAGER, OUTSIDER, PLAIN, READS, SAM, run_import
-from live_server import run_cli
+from live_server import ROOT, Server, run_cli
 
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def source(start, tmp_path):
-    server, db_path, admin = support.start_source(start, tmp_path)
-    data = support.seed(server, db_path, admin)
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory):
+    """(database file, what seed returned, the administrator's key) of a
+    source seeded once for the module, by a server stopped since."""
+    folder = tmp_path_factory.mktemp("seeded")
+    servers = []
+
+    def start_once(db_path, env_extra=None, name="server"):
+        servers.append(Server([sys.executable, str(ROOT / "bugsvc.py")], db_path, folder,
+                              env_extra, name))
+        return servers[-1]
+    try:
+        server, db_path, admin = support.start_source(start_once, folder)
+        data = support.seed(server, db_path, admin)
+    finally:
+        for server in servers:
+            server.stop()
     support.age(db_path)
-    data.update(server=server, db_path=db_path, admin=admin, url=server.url)
+    return db_path, data, admin.key
+
+
+@pytest.fixture
+def source(seeded, start, tmp_path):
+    """The seeded source, a copy of its own served for the test (what the
+    test changes there, another test never sees)."""
+    seeded_path, data, admin_key = seeded
+    db_path = tmp_path / "source.sqlite"
+    shutil.copyfile(seeded_path, db_path)
+    server = start(db_path, env_extra={"BUGSVC_PIN_CORES": "no"}, name="source")
+    data = copy.deepcopy(data)
+    data.update(server=server, db_path=db_path, admin=support.Api(server, admin_key),
+                url=server.url)
     return data
 
 
