@@ -8,9 +8,11 @@ them through `Params`, so "1", 1 and true mean the same everywhere.
 import builtins
 import re
 from collections.abc import Container, Iterable, Mapping
+from datetime import date
 from typing import Any, overload
 
 from ..errors import (
+    ILLEGAL_DATE,
     NUMBER_TOO_LARGE,
     NUMBER_TOO_SMALL,
     OBJECT_NOT_SPECIFIED,
@@ -33,6 +35,17 @@ def clean_text(value: str | None) -> str:
     spaces go. A real name or a product's name can then not forge lines in
     the mail others receive."""
     return _CONTROL.sub(" ", value or "").strip()
+
+
+def as_day(text: str | None) -> str | None:
+    """A YYYY-MM-DD date (its first ten characters, trimmed) as that text;
+    None when empty. Errors: 56 not a date."""
+    if not text or not text.strip():
+        return None
+    try:
+        return date.fromisoformat(text.strip()[:10]).isoformat()
+    except ValueError:
+        raise ServiceError(ILLEGAL_DATE, f"'{text}' is not a date (YYYY-MM-DD).") from None
 
 
 def as_bool(value: object) -> bool:

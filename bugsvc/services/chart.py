@@ -2,11 +2,10 @@
 addition to the interface; Bugzilla keeps them in its web pages). The
 behaviour lives in bugsvc/bugs/series.py."""
 
-from datetime import date
 
 from ..bugs import series
-from ..call.params import Params
-from ..errors import ILLEGAL_DATE, OBJECT_NOT_SPECIFIED, ServiceError
+from ..call.params import Params, as_day
+from ..errors import OBJECT_NOT_SPECIFIED, ServiceError
 
 
 def get(ctx, params):
@@ -31,7 +30,7 @@ def data(ctx, params):
     ids = p.int_list("ids")
     if not ids:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "Name the series to chart (ids).")
-    first, last = (_day(p.str(name)) for name in ("datefrom", "dateto"))
+    first, last = (as_day(p.str(name)) for name in ("datefrom", "dateto"))
     found = series.data(ctx, ids, first, last)
     return {"data": {str(series_id): [{"date": day, "count": value} for day, value in rows]
                      for series_id, rows in found.items()}}
@@ -67,13 +66,3 @@ def delete(ctx, params):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "Name the series to delete (id).")
     series.delete(ctx, series_id)
     return {"ids": [series_id]}
-
-
-def _day(text):
-    """A YYYY-MM-DD date (None: none). Errors: 56 not a date."""
-    if not text or not text.strip():
-        return None
-    try:
-        return date.fromisoformat(text.strip()[:10]).isoformat()
-    except ValueError:
-        raise ServiceError(ILLEGAL_DATE, f"'{text}' is not a date (YYYY-MM-DD).") from None

@@ -2,12 +2,12 @@
 to the interface; Bugzilla draws them in its web pages only). The counting
 lives in bugsvc/bugs/report.py."""
 
-from datetime import date, timedelta
+from datetime import timedelta
 
 from ..bugs import report, team_reports, visibility
-from ..call.params import Params
+from ..call.params import Params, as_day
 from ..dates import to_db
-from ..errors import ILLEGAL_DATE, USER_ERROR, ServiceError, require_login
+from ..errors import USER_ERROR, ServiceError, require_login
 
 
 AXES = ("x_axis_field", "y_axis_field", "z_axis_field")
@@ -141,7 +141,7 @@ def time_summary(ctx, params):
                                        f"{team_reports.MOST_BUGS} bugs.")
     if p.bool("do_depends"):
         ids = team_reports.with_dependencies(ctx, ids)
-    start, end = _day(p.str("start_date")), _day(p.str("end_date"))
+    start, end = as_day(p.str("start_date")), as_day(p.str("end_date"))
     hours = team_reports.hours_worked(ctx, ids, start and f"{start} 00:00:00",
                                       end and f"{end} 23:59:59")
     return {"bugs": sorted({row["bug_id"] for row in hours}), "hours": hours,
@@ -156,13 +156,3 @@ def bounded(p, name, default, least, most):
     if not value.isdigit() or not least <= int(value) <= most:
         raise ServiceError(USER_ERROR, f"{name} must be a whole number from {least} to {most}.")
     return int(value)
-
-
-def _day(text):
-    """A YYYY-MM-DD date (None: none). Errors: 56 not a date."""
-    if not text or not text.strip():
-        return None
-    try:
-        return date.fromisoformat(text.strip()[:10]).isoformat()
-    except ValueError:
-        raise ServiceError(ILLEGAL_DATE, f"'{text}' is not a date (YYYY-MM-DD).") from None

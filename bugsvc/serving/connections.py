@@ -31,14 +31,13 @@ The limits hold per serving process (each of --workers N has its own).
 
 import dataclasses
 import functools
-import ipaddress
 import socket
 import time
 
 from waitress.adjustments import Adjustments
 from waitress.server import TcpWSGIServer
 
-from ..web.client_address import client_address
+from ..web.client_address import client_address, in_networks
 from .dispatch import FairTaskDispatcher
 from .server_errors import JsonErrorChannel
 
@@ -180,7 +179,7 @@ class GuardedServer(TcpWSGIServer):
         self.task_dispatcher.add_task(channel, self.client_of(channel))
 
     def _exempt(self, address):
-        return _in_networks(address, self.rules.exempt)
+        return in_networks(address, self.rules.exempt)
 
     # Accepting -----------------------------------------------------------------------
 
@@ -232,20 +231,6 @@ class GuardedServer(TcpWSGIServer):
                 channel.will_close = True
 
 
-def _in_networks(address, networks):
-    """True when `address` (text; an IPv4-mapped IPv6 one as its IPv4) is
-    in one of `networks`."""
-    if not networks:
-        return False
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return False
-    if ip.version == 6 and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return any(ip in network for network in networks)
-
-
 def _refuse(conn):
     """Answer 503 to a connection over its address's limit, and close it;
     never waits for the client."""
@@ -268,7 +253,7 @@ def create_server(application, sock, rules, map, **adjustments):
         connection_limit=rules.limit, channel_timeout=max(1, int(rules.idle_seconds)),
         cleanup_interval=1, asyncore_use_poll=True, sockets=[sock], **adjustments)
     dispatcher = FairTaskDispatcher(rules.requests_per_address,
-                                    unlimited=functools.partial(_in_networks,
+                                    unlimited=functools.partial(in_networks,
                                                                 networks=rules.exempt))
     dispatcher.set_thread_count(adj.threads)
     return GuardedServer(application, rules, map=map, _sock=sock, dispatcher=dispatcher, adj=adj,

@@ -39,7 +39,14 @@ def _address(text):
         return None
 
 
-def _trusted(address, networks):
+def in_networks(address, networks):
+    """True when `address` (text or an ip_address; an IPv4-mapped IPv6 one
+    counts as its IPv4) is in one of `networks` (parse_networks); False for
+    text that is no address."""
+    if not networks:
+        return False
+    if isinstance(address, str):
+        address = _address(address)
     if address is None:
         return False
     if address.version == 6 and address.ipv4_mapped is not None:
@@ -55,7 +62,7 @@ def client_address(remote_addr, forwarded_for, trusted):
     trusted: the trusted proxies' networks (parse_networks).
     """
     remote_addr = remote_addr or ""
-    if not trusted or not forwarded_for or not _trusted(_address(remote_addr), trusted):
+    if not trusted or not forwarded_for or not in_networks(_address(remote_addr), trusted):
         return remote_addr
     client = remote_addr
     for hop in reversed(forwarded_for.split(",")):
@@ -63,7 +70,7 @@ def client_address(remote_addr, forwarded_for, trusted):
         if address is None:
             break                        # not an address: believe nothing further left
         client = str(address)
-        if not _trusted(address, trusted):
+        if not in_networks(address, trusted):
             break
     return client
 
@@ -72,7 +79,7 @@ def scheme(url_scheme, remote_addr, forwarded_proto, trusted):
     """The scheme the client used: the socket's (`url_scheme`), or what a
     trusted proxy forwarded in X-Forwarded-Proto (its first value); the
     header of anyone else is not believed."""
-    if forwarded_proto and trusted and _trusted(_address(remote_addr or ""), trusted):
+    if forwarded_proto and trusted and in_networks(_address(remote_addr or ""), trusted):
         value = forwarded_proto.split(",")[0].strip().lower()
         if value in ("http", "https"):
             return value

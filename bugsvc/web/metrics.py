@@ -20,11 +20,11 @@ sizes of what is kept are summed over the processes alive.
 """
 
 import hmac
-import ipaddress
 import time
 
 from ..accounts.auth import throttled_subjects
 from ..store import outbox
+from .client_address import in_networks
 from .pages import render as page_render, site as page_site
 
 
@@ -136,13 +136,7 @@ class Metrics:
                     given[7:].strip().encode(), self.token.encode()):
                 return True
         address = getattr(req.context, "client_address", None) or req.remote_addr or ""
-        try:
-            ip = ipaddress.ip_address(address)
-        except ValueError:
-            return False
-        if ip.version == 6 and ip.ipv4_mapped is not None:
-            ip = ip.ipv4_mapped
-        return any(ip in network for network in self.allow)
+        return in_networks(address, self.allow)
 
 
 def _page_of(req):
