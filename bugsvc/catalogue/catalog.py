@@ -3,9 +3,11 @@ classifications, keywords) and of groups and users by name, shared by every
 area. Each lookup returns a plain dict or None; it checks no permission.
 
 Names are matched case-insensitively, as the unique indexes of schema.sql
-are (lower(name)).
+are (lower(name)). named() and each_once() gather what a call names by ids
+and names.
 """
 
+from ..errors import OBJECT_DOES_NOT_EXIST, ServiceError
 from ..store.db import placeholders
 
 
@@ -274,3 +276,34 @@ def logins_of(conn, user_ids):
         return {}
     return dict(conn.execute(f"SELECT id, login FROM users WHERE id IN ({placeholders(user_ids)})",
                              user_ids).fetchall())
+
+
+# What a call names by ids and names ------------------------------------------------
+
+def named(conn, ids, names, by_id, by_name, noun):
+    """The objects `ids` and `names` name, found with by_id(conn, id) and
+    by_name(conn, name), each once, in the order given.
+    Errors: 51 an unknown id or name (the message names the `noun`)."""
+    found = []
+    for object_id in ids:
+        found_one = by_id(conn, object_id)
+        if found_one is None:
+            raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no {noun} with the id "
+                                                      f"'{object_id}'.")
+        found.append(found_one)
+    for name in names:
+        found_one = by_name(conn, name)
+        if found_one is None:
+            raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no {noun} named '{name}'.")
+        found.append(found_one)
+    return each_once(found)
+
+
+def each_once(items, key=lambda item: item["id"]):
+    """`items` without repeats (by `key`, the id), in their order."""
+    unique, seen = [], set()
+    for item in items:
+        if key(item) not in seen:
+            seen.add(key(item))
+            unique.append(item)
+    return unique

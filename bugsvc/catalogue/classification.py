@@ -3,7 +3,7 @@ may search, creating and changing them (a bugsvc extension in the
 reference's style). Products join one through their own `classification`."""
 
 from ..call.changes import note
-from ..errors import OBJECT_DOES_NOT_EXIST, USER_ERROR, ServiceError
+from ..errors import USER_ERROR, ServiceError
 from ..store import audit
 from . import catalog, group_control
 from .admin import checked_name
@@ -12,25 +12,8 @@ from .admin import checked_name
 def _find(ctx, ids, names):
     """The classifications named by `ids` and `names`, each once, in the
     order given. Errors: 51 unknown id or name."""
-    found = []
-    for classification_id in ids:
-        classification = catalog.classification_by_id(ctx.conn, classification_id)
-        if classification is None:
-            raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no classification with the id "
-                                                      f"'{classification_id}'.")
-        found.append(classification)
-    for name in names:
-        classification = catalog.classification_by_name(ctx.conn, name)
-        if classification is None:
-            raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no classification named "
-                                                      f"'{name}'.")
-        found.append(classification)
-    unique, seen = [], set()
-    for classification in found:
-        if classification["id"] not in seen:
-            seen.add(classification["id"])
-            unique.append(classification)
-    return unique
+    return catalog.named(ctx.conn, ids, names, catalog.classification_by_id,
+                         catalog.classification_by_name, "classification")
 
 
 def with_products(ctx, ids, names):

@@ -139,12 +139,7 @@ def _components(ctx, ids, names):
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"The product '{product['name']}' has no "
                                                       f"component named '{component_name}'.")
         found.append((product, component))
-    unique, seen = [], set()
-    for product, component in found:
-        if component["id"] not in seen:
-            seen.add(component["id"])
-            unique.append((product, component))
-    return unique
+    return catalog.each_once(found, key=lambda pair: pair[1]["id"])
 
 
 # Update -------------------------------------------------------------------------------

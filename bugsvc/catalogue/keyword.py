@@ -4,7 +4,7 @@ reference's style). Keywords in use are deactivated, never deleted."""
 import re
 
 from ..call.changes import note
-from ..errors import OBJECT_DOES_NOT_EXIST, USER_ERROR, ServiceError
+from ..errors import USER_ERROR, ServiceError
 from ..store import audit
 from . import catalog
 from .admin import checked_name, checked_text
@@ -15,24 +15,8 @@ _SEPARATORS = re.compile(r"[\s,]")
 
 def _named(ctx, ids, names):
     """The keywords named by `ids` and `names`, each once. Errors: 51 unknown."""
-    found = []
-    for keyword_id in ids:
-        keyword = catalog.keyword_by_id(ctx.conn, keyword_id)
-        if keyword is None:
-            raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no keyword with the id "
-                                                      f"'{keyword_id}'.")
-        found.append(keyword)
-    for name in names:
-        keyword = catalog.keyword_by_name(ctx.conn, name)
-        if keyword is None:
-            raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no keyword named '{name}'.")
-        found.append(keyword)
-    unique, seen = [], set()
-    for keyword in found:
-        if keyword["id"] not in seen:
-            seen.add(keyword["id"])
-            unique.append(keyword)
-    return unique
+    return catalog.named(ctx.conn, ids, names, catalog.keyword_by_id, catalog.keyword_by_name,
+                         "keyword")
 
 
 def find(ctx, ids, names):
