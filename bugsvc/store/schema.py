@@ -64,20 +64,6 @@ def _login_throttle(conn: Connection) -> None:
     conn.execute("DROP TABLE login_failures")
 
 
-def _import_state(conn: Connection) -> None:
-    """Version 4: where an import from a Bugzilla stands
-    (bugsvc/importer/state.py). A step run twice leaves the tables as they are."""
-    if not conn.dialect.table_exists(conn, "import_state"):
-        run_script(conn, schema_section("import state"))
-
-
-def _notifications(conn: Connection) -> None:
-    """Version 5: mail preferences, user watching, the outbox of
-    notifications, webhooks and the one-time tokens mailed to accounts."""
-    if not conn.dialect.table_exists(conn, "outbox_events"):   # a step run twice leaves it
-        run_script(conn, schema_section("notifications"))
-
-
 def _ordered_lists(conn: Connection) -> None:
     """Version 6: aliases and custom field values keep their order in an id
     column of their own (they were read in SQLite's hidden row order, which
@@ -110,21 +96,6 @@ def _bug_text_index(conn: Connection) -> None:
     dialect.fill_text_index(conn)
 
 
-def _request_counts(conn: Connection) -> None:
-    """Version 8: calls counted per subject for rate limits and the
-    throttling of account requests (bugsvc/api/limits.py). A step run twice
-    leaves the table as it is."""
-    if not conn.dialect.table_exists(conn, "request_counts"):
-        run_script(conn, schema_section("request counts"))
-
-
-def _series(conn: Connection) -> None:
-    """Version 9: the chart series (bugsvc/bugs/series.py). A step run
-    twice leaves the tables as they are."""
-    if not conn.dialect.table_exists(conn, "series"):
-        run_script(conn, schema_section("series"))
-
-
 def _comment_text_index(conn: Connection) -> None:
     """Version 11: the trigram index of comments' text that full-text
     searches (quicksearch's words, `content matches`) find their candidate
@@ -137,35 +108,38 @@ def _comment_text_index(conn: Connection) -> None:
     dialect.fill_comment_text_index(conn)
 
 
-def _forges(conn: Connection) -> None:
-    """Version 12: code forge repositories and what their events did to bugs
-    (bugsvc/forge/). A step run twice leaves the tables as they are."""
-    if not conn.dialect.table_exists(conn, "forge_repositories"):
-        run_script(conn, schema_section("forges"))
-
-
-def _mail_in(conn: Connection) -> None:
-    """Version 13: the messages `bugsvc mail-in` took (bugsvc/cli/mail_in.py).
-    A step run twice leaves the table as it is."""
-    if not conn.dialect.table_exists(conn, "mail_in_messages"):
-        run_script(conn, schema_section("mail in"))
+def _new_tables(section: str, table: str) -> Callable[[Connection], None]:
+    """A step that makes schema.sql's `section` unless its table `table`
+    exists already (a step run twice leaves the tables as they are)."""
+    def step(conn: Connection) -> None:
+        if not conn.dialect.table_exists(conn, table):
+            run_script(conn, schema_section(section))
+    return step
 
 
 MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
     3: _login_throttle,
-    4: _import_state,
-    5: _notifications,
+    # 4: where an import from a Bugzilla stands (bugsvc/importer/state.py).
+    4: _new_tables("import state", "import_state"),
+    # 5: mail preferences, user watching, the outbox of notifications,
+    # webhooks and the one-time tokens mailed to accounts.
+    5: _new_tables("notifications", "outbox_events"),
     6: _ordered_lists,
     7: _bug_text_index,
-    8: _request_counts,
-    9: _series,
+    # 8: calls counted per subject for rate limits and the throttling of
+    # account requests (bugsvc/api/limits.py).
+    8: _new_tables("request counts", "request_counts"),
+    # 9: the chart series (bugsvc/bugs/series.py).
+    9: _new_tables("series", "series"),
     # 10: the audit log keeps each object's name (bugsvc/store/audit.py).
     10: audit.name_old_entries,
     11: _comment_text_index,
-    12: _forges,
-    13: _mail_in,
+    # 12: code forge repositories and what their events did to bugs (bugsvc/forge/).
+    12: _new_tables("forges", "forge_repositories"),
+    # 13: the messages `bugsvc mail-in` took (bugsvc/cli/mail_in.py).
+    13: _new_tables("mail in", "mail_in_messages"),
 }
 
 
