@@ -423,25 +423,24 @@ def test_an_administrator_sets_up_an_installation_in_the_browser(site, driver):
     def submit(button_text):
         button = [b for b in all_of(driver, "main button[type=submit]")
                   if b.text.strip() == button_text][0]
-        button.click()
-        wait_for(lambda: 'role="status"' in driver.page_source
-                 or 'role="alert"' in driver.page_source, f"the answer to {button_text}")
+        navigate(driver, button.click, f"the answer to {button_text}")
         assert 'role="alert"' not in driver.page_source, driver.page_source
+        assert 'role="status"' in driver.page_source, driver.page_source
 
-    driver.get(site.url + "/editproducts.cgi?action=add")
+    open_page(driver, site.url + "/editproducts.cgi?action=add")
     by(driver, "#name").send_keys("Router")
     by(driver, "#description").send_keys("Home routers")
     by(driver, "#version").clear()
     by(driver, "#version").send_keys("1.0")
-    by(driver, "main button[type=submit]").click()
-    wait_for(lambda: "Product Router" in driver.page_source, "the new product")
-    driver.get(site.url + "/editcomponents.cgi?product=Router&action=add")
+    navigate(driver, by(driver, "main button[type=submit]").click, "the new product",
+             shows="Product Router")
+    open_page(driver, site.url + "/editcomponents.cgi?product=Router&action=add")
     by(driver, "#name").send_keys("WiFi")
     by(driver, "#description").send_keys("Wireless")
     by(driver, "#default_assignee").send_keys(PLAIN)
     submit("Save the component")
     # A drop-down shown only for Router, with two values.
-    driver.get(site.url + "/editfields.cgi?action=add")
+    open_page(driver, site.url + "/editfields.cgi?action=add")
     by(driver, "#name").clear()
     by(driver, "#name").send_keys("cf_band")
     by(driver, "#display_name").send_keys("Band")
@@ -450,11 +449,11 @@ def test_an_administrator_sets_up_an_installation_in_the_browser(site, driver):
     Select(by(driver, "#visibility")).select_by_value("product:Router")
     submit("Create the field")
     for band in ("2.4 GHz", "5 GHz"):
-        driver.get(site.url + "/editvalues.cgi?field=cf_band")
+        open_page(driver, site.url + "/editvalues.cgi?field=cf_band")
         by(driver, "#value").send_keys(band)
         submit("Add the value")
     # A review flag type for Router's WiFi component only.
-    driver.get(site.url + "/editflagtypes.cgi?action=enter&target_type=bug")
+    open_page(driver, site.url + "/editflagtypes.cgi?action=enter&target_type=bug")
     by(driver, "#name").send_keys("wifi-review")
     by(driver, "#description").send_keys("Radio review")
     inclusions = Select(by(driver, "#inclusions"))
@@ -463,14 +462,14 @@ def test_an_administrator_sets_up_an_installation_in_the_browser(site, driver):
     Select(by(driver, "#grant_group")).select_by_value("editbugs")
     submit("Create the flag type")
     # Parameters: target milestones used, a comment needed to mark a duplicate.
-    driver.get(site.url + "/editparams.cgi?section=bugfields")
+    open_page(driver, site.url + "/editparams.cgi?section=bugfields")
     by(driver, "#param-usetargetmilestone-on").click()
     submit("Save the parameters")
-    driver.get(site.url + "/editparams.cgi?section=bugchange")
+    open_page(driver, site.url + "/editparams.cgi?section=bugchange")
     by(driver, "#param-commentonduplicate-on").click()
     submit("Save the parameters")
     # Every change is in the audit log, under the administrator's name.
-    driver.get(site.url + "/auditlog.cgi?object=wifi")
+    open_page(driver, site.url + "/auditlog.cgi?object=wifi")
     assert "wifi-review" in driver.page_source and ADMIN in driver.page_source
 
     # Bugs filed afterwards follow those rules over REST.

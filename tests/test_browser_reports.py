@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from browser_support import axe_violations, wait_for
+from browser_support import axe_violations, navigate, open_page, wait_for_page
 from bugsvc.cli import main
 from test_browser import ADMIN, INSIDER, PLAIN, by, driver, file_bug, sign_in, sign_out, site
 
@@ -44,7 +44,7 @@ def chart_pages(site):
 
 
 def counted(driver):
-    wait_for(lambda: re.search(r"(\d+) bugs? counted", driver.page_source), "the report")
+    wait_for_page(driver, "the report", shows="counted")
     return int(re.search(r"(\d+) bugs? counted", driver.page_source).group(1))
 
 
@@ -56,7 +56,7 @@ def test_axe_finds_no_violation_on_the_report_pages(site, driver, bugs):
         else:
             sign_out(driver, site)
         for path in PAGES + chart_pages(site):
-            driver.get(site.url + path)
+            open_page(driver, site.url + path)
             found[f"{who or 'anonymous'} {path}"] = axe_violations(driver)
     failures = {page: violations for page, violations in found.items() if violations}
     assert not failures, json.dumps(failures, indent=1)
@@ -70,7 +70,7 @@ def test_a_restricted_bug_counts_only_for_those_who_may_see_it(site, driver, bug
             sign_in(driver, site, who)
         else:
             sign_out(driver, site)
-        driver.get(site.url + path)
+        open_page(driver, site.url + path)
         totals[who] = counted(driver)
     assert totals == {None: 3, PLAIN: 3, INSIDER: 3, ADMIN: 4}
 
@@ -78,28 +78,27 @@ def test_a_restricted_bug_counts_only_for_those_who_may_see_it(site, driver, bug
 def test_a_report_is_chosen_with_the_keyboard_alone(site, driver, bugs):
     from selenium.webdriver.common.keys import Keys
     sign_out(driver, site)
-    driver.get(site.url + "/report.cgi")
+    open_page(driver, site.url + "/report.cgi")
     by(driver, "#x_axis_field").send_keys("Priority")
     by(driver, "#format-bar").send_keys(Keys.SPACE)
-    by(driver, "#quicksearch-words").send_keys("Report", Keys.ENTER)
-    wait_for(lambda: "Bugs by Priority" in driver.page_source, "the bar chart")
+    navigate(driver, lambda: by(driver, "#quicksearch-words").send_keys("Report", Keys.ENTER),
+             "the bar chart", shows="Bugs by Priority")
     assert "<svg" in driver.page_source and counted(driver) == 3
     # The first count is a link the keyboard reaches and follows.
     link = by(driver, "table.report td.n a")
-    link.send_keys(Keys.ENTER)
-    wait_for(lambda: "found" in driver.page_source, "the bug list of a count")
+    navigate(driver, lambda: link.send_keys(Keys.ENTER), "the bug list of a count", shows="found")
     assert "Bug list" in driver.title
 
 
 def test_a_series_is_charted_with_the_keyboard_alone(site, driver, bugs):
     from selenium.webdriver.common.keys import Keys
     sign_out(driver, site)
-    driver.get(site.url + "/chart.cgi")
+    open_page(driver, site.url + "/chart.cgi")
     box = by(driver, "fieldset input[type=checkbox]")
     box.send_keys(Keys.SPACE)
     assert box.is_selected()
-    by(driver, "#dateto").send_keys("2026-03-02", Keys.ENTER)
-    wait_for(lambda: "Bugs each day" in driver.page_source, "the chart")
+    navigate(driver, lambda: by(driver, "#dateto").send_keys("2026-03-02", Keys.ENTER),
+             "the chart", shows="Bugs each day")
     assert "<svg" in driver.page_source and "2026-03-01" in driver.page_source
 
 
@@ -120,7 +119,7 @@ def test_axe_on_the_duplicates_and_time_summary_pages(site, driver, bugs):
         else:
             sign_out(driver, site)
         for path in paths:
-            driver.get(site.url + path)
+            open_page(driver, site.url + path)
             found[f"{who or 'anonymous'} {path}"] = axe_violations(driver)
     assert "1.5 hours worked" in driver.page_source
     failures = {page: violations for page, violations in found.items() if violations}

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from browser_support import axe_violations, wait_for
+from browser_support import axe_violations, navigate, open_page
 from test_browser import ADMIN, PLAIN, bug_of, by, choose, driver, file_bug, sign_in, sign_out, site
 
 
@@ -30,7 +30,7 @@ def test_the_team_pages_pass_axe_and_change_bugs_with_the_keyboard(site, driver)
     sign_out(driver, site)
     for path in (f"/showdependencytree.cgi?id={second}", f"/showdependencygraph.cgi?id={second}",
                  f"/showdependencygraph.cgi?id={second}&display=web"):
-        driver.get(site.url + path)
+        open_page(driver, site.url + path)
         found["anonymous " + path] = axe_violations(driver)
     assert "<svg" in driver.page_source
     sign_in(driver, site, ADMIN)
@@ -38,34 +38,34 @@ def test_the_team_pages_pass_axe_and_change_bugs_with_the_keyboard(site, driver)
                  f"/request.cgi?action=queue&requestee={PLAIN}",
                  f"/enter_bug.cgi?cloned_bug_id={second}",
                  f"/showdependencytree.cgi?id={first}&hide_resolved=1&maxdepth=2"):
-        driver.get(site.url + path)
+        open_page(driver, site.url + path)
         found["admin " + path] = axe_violations(driver)
     # Several bugs at once: tick two boxes and choose a priority, by keyboard.
-    driver.get(site.url + "/buglist.cgi?product=TestProduct&tweak=1")
+    open_page(driver, site.url + "/buglist.cgi?product=TestProduct&tweak=1")
     for bug_id in (first, second):
         by(driver, f"#id_{bug_id}").send_keys(Keys.SPACE)
     choose(driver, "#bulk-priority", "Highest")
     by(driver, "#bulk-comment").send_keys("Both at once")
-    by(driver, "#bulk button[type=submit]").send_keys(Keys.ENTER)
-    wait_for(lambda: "2 bugs changed, 0 refused." in driver.page_source, "the bulk result")
+    navigate(driver, lambda: by(driver, "#bulk button[type=submit]").send_keys(Keys.ENTER),
+             "the bulk result", shows="2 bugs changed, 0 refused.")
     found["admin bulk result"] = axe_violations(driver)
     assert [bug_of(site, n)["priority"] for n in (first, second)] == ["Highest", "Highest"]
     # Moving a bug to another product asks for its component.
-    driver.get(f"{site.url}/show_bug.cgi?id={first}")
+    open_page(driver, f"{site.url}/show_bug.cgi?id={first}")
     choose(driver, "#product", "Gadgets")
-    by(driver, "#bottom button[type=submit]").send_keys(Keys.ENTER)
-    wait_for(lambda: "Verify new product details" in driver.page_source, "the verify page")
+    navigate(driver, lambda: by(driver, "#bottom button[type=submit]").send_keys(Keys.ENTER),
+             "the verify page", shows="Verify new product details")
     found["admin verify new product"] = axe_violations(driver)
     choose(driver, "#component", "Casing")
     choose(driver, "#version", "1.0")
-    by(driver, "#verify-product button[type=submit]").send_keys(Keys.ENTER)
-    wait_for(lambda: 'class="bug-head"' in driver.page_source, "the moved bug")
+    navigate(driver, lambda: by(driver, "#verify-product button[type=submit]").send_keys(
+        Keys.ENTER), "the moved bug", shows='class="bug-head"')
     assert (bug_of(site, first)["product"], bug_of(site, first)["component"]) == (
         "Gadgets", "Casing")
     sign_in(driver, site, PLAIN)
-    driver.get(site.url + "/")
-    by(driver, 'a[href^="/request.cgi?action=queue"]').send_keys(Keys.ENTER)
-    wait_for(lambda: "Team sample two" in driver.page_source, "my requests")
+    open_page(driver, site.url + "/")
+    navigate(driver, lambda: by(driver, 'a[href^="/request.cgi?action=queue"]').send_keys(
+        Keys.ENTER), "my requests", shows="Team sample two")
     found["plain my requests"] = axe_violations(driver)
     failures = {page: violations for page, violations in found.items() if violations}
     assert not failures, json.dumps(failures, indent=1)
