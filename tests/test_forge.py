@@ -177,6 +177,19 @@ def test_wrong_proofs_and_unknown_repositories_change_nothing(client, services, 
                                 headers=headers).status_code == 400
 
 
+def test_github_is_checked_by_its_sha256_signature_only(client, services, admin_key, bugs):
+    """A delivery carrying only GitHub's older SHA-1 signature, correct as
+    it is, is refused: the SHA-256 one is the proof (docs/decisions.md)."""
+    register(client, admin_key, "github")
+    headers, body = signed("github", *push("github", f"Fixes bug {bugs['public']}"))
+    del headers["X-Hub-Signature-256"]
+    headers["X-Hub-Signature"] = "sha1=" + hmac.new(SECRET.encode(), body, hashlib.sha1
+                                                    ).hexdigest()
+    answer = client.simulate_post("/hooks/github", body=body, headers=headers)
+    assert answer.status_code == 403 and answer.json["code"] == 304
+    assert state(services, bugs["public"]) == ("CONFIRMED", "")
+
+
 def test_only_configured_branches_resolve(client, services, admin_key, bugs):
     register(client, admin_key, "github", branches=["release"])
     deliver(client, "github", push("github", f"Fixes bug {bugs['public']}", branch="main"))
