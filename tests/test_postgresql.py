@@ -187,3 +187,37 @@ def test_the_work_database_is_put_back_whatever_the_last_test_changed(
     # And again, after a restore that found nothing changed.
     assert postgresql.work_database(postgresql_template) == url
     assert _contents(postgresql, work) == template
+
+
+@pytest.mark.slow
+@pytest.mark.engine("postgresql")
+def test_a_killed_sessions_cluster_is_removed_by_the_next(backend, tmp_path):
+    """A test session killed outright (a cancelled CI job) leaves its
+    cluster running; the next session's first cluster stops and removes it,
+    and leaves the clusters of living sessions alone."""
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import pg_cluster
+    script = ("import sys, time, pg_cluster\n"
+              "cluster = pg_cluster.Cluster()\n"
+              "print(cluster.folder, cluster.port, flush=True)\n"
+              "time.sleep(600)\n")
+    owner = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                             cwd=Path(pg_cluster.__file__).parent)
+    try:
+        folder, port = owner.stdout.readline().split()
+        assert (Path(folder) / "data" / "postmaster.pid").exists()
+        pg_cluster.remove_abandoned(pg_cluster.server_programs())      # still owned
+        assert Path(folder).exists()
+    finally:
+        owner.send_signal(signal.SIGKILL)
+        owner.wait()
+    # (another session's sweep may be the one that removes it)
+    pg_cluster.remove_abandoned(pg_cluster.server_programs())
+    assert not Path(folder).exists()
+    import socket
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", int(port)), timeout=2).close()
