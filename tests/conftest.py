@@ -38,10 +38,11 @@ from bugsvc.store.location import open_database
 
 
 # The fixtures of these support modules (`start`: a real server; `smtp` and
-# `receiver`: a real SMTP server and webhook receiver) serve every test module,
+# `receiver`: a real SMTP server and webhook receiver; `site` and `driver`: the
+# browser tests' server and Chromium) serve every test module,
 # which names them as parameters without importing them (an imported fixture
 # would be shadowed by the parameter, which pyflakes reports as F811).
-pytest_plugins = ["live_server", "notify_support"]
+pytest_plugins = ["live_server", "notify_support", "browser_site"]
 
 FAST_COST = ScryptCost(n=16, r=1, p=1)   # tests only: hashing must not dominate
 _OPERATION_OF = {operation.service: operation for operation in OPERATIONS}
@@ -118,12 +119,13 @@ def pytest_collection_modifyitems(config, items):
 
 def _shares_a_module_fixture(item):
     """Whether `item` asks (itself or through the fixtures it asks for) for a
-    module-scoped fixture defined in its own module (an autouse one it does
-    not ask for, such as a module's tally, does not count)."""
+    module-scoped fixture, which pytest sets up once per module wherever it
+    is defined: in the module or in a plugin such as browser_site (an
+    autouse one it does not ask for, such as a module's tally, does not
+    count)."""
     info = getattr(item, "_fixtureinfo", None)
     if info is None or getattr(item, "module", None) is None:
         return False
-    module_path = item.nodeid.split("::")[0]
     asked, seen = list(info.argnames), set()
     while asked:
         name = asked.pop()
@@ -131,7 +133,7 @@ def _shares_a_module_fixture(item):
             continue
         seen.add(name)
         definition = info.name2fixturedefs[name][-1]
-        if definition.scope == "module" and definition.baseid == module_path:
+        if definition.scope == "module":
             return True
         asked.extend(definition.argnames)
     return False

@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 
-PACKAGE = Path(__file__).resolve().parent.parent / "bugsvc"
+PACKAGE = Path(__file__).resolve().parents[2] / "bugsvc"
 
 # Each top-level module or package of bugsvc, by layer, bottom to top.
 LAYERS = (

@@ -28,7 +28,7 @@ from write_load import (
 
 
 # SQLite's backup API and its files; PostgreSQL's backups are pg_dump's
-# (tests/test_postgresql.py).
+# (tests/store/test_postgresql.py).
 pytestmark = pytest.mark.engine("sqlite")
 
 
