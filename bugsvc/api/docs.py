@@ -2,7 +2,7 @@
 answer and its error codes, keyed by the operation's name. The OpenAPI
 description joins this with the route table (paths, verbs, statuses, path
 parameters) and the operations' rules, so a route added to routes.py appears
-in the description by itself; tests/test_openapi.py fails while an operation
+in the description by itself; tests/api/test_openapi.py fails while an operation
 has no entry here.
 
 An entry's `params` are the call's parameters: query parameters for GET,

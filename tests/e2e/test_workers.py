@@ -25,7 +25,7 @@ from bugsvc.store.location import open_database
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="reads worker processes from /proc")
 

@@ -19,7 +19,7 @@ import pytest
 from bench import run as bench_run, seed as seeding
 
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(sys.platform == "win32", reason="the load run needs a POSIX host")]
 

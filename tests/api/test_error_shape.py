@@ -49,7 +49,7 @@ def test_the_route_table_is_not_empty():
 
 
 # Calls exempt from login (version, timezone, parameters) run anonymously
-# with a refused key instead (tests/test_auth.py).
+# with a refused key instead (tests/accounts/test_auth.py).
 CHECKING_ROUTES = [r for r in ROUTES if OPERATIONS[r.operation].login not in (SELF, EXEMPT)]
 
 

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
+from browser_site import ADMIN, PLAIN, bug_of, by, choose, file_bug, sign_in, sign_out
 from browser_support import axe_violations, navigate, open_page
-from test_browser import ADMIN, PLAIN, bug_of, by, choose, driver, file_bug, sign_in, sign_out, site
 
 
 pytestmark = pytest.mark.slow

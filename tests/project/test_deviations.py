@@ -9,7 +9,7 @@ from live_server import ROOT
 
 
 LIST = ROOT / "docs" / "deviations.md"
-_TEST = re.compile(r"`(tests/test_\w+\.py)::(test_\w+)`")
+_TEST = re.compile(r"`(tests/\w+/test_\w+\.py)::(test_\w+)`")
 _PARTS = ("**Bugzilla 5.2:**", "**bugsvc:**", "**Why:**", "**Tests:**")
 
 

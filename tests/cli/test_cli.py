@@ -1,5 +1,5 @@
 """The command line, run in-process: options, first start, the api-key command.
-(tests/test_server.py runs the real server as a separate process.)"""
+(tests/e2e/test_server.py runs the real server as a separate process.)"""
 
 import io
 import sqlite3

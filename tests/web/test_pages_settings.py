@@ -1,7 +1,7 @@
 """What the installation's parameters change on the web pages: the fields
 the pages show and offer (usestatuswhiteboard, use_see_also,
 letsubmitterchoosemilestone), while the API takes those fields whatever
-they say (tests/test_parameter_effects.py)."""
+they say (tests/bugs/test_parameter_effects.py)."""
 
 import pytest
 

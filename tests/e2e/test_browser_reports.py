@@ -11,9 +11,9 @@ import re
 
 import pytest
 
+from browser_site import ADMIN, INSIDER, PLAIN, by, file_bug, sign_in, sign_out
 from browser_support import axe_violations, navigate, open_page, wait_for_page
 from bugsvc.cli import main
-from test_browser import ADMIN, INSIDER, PLAIN, by, driver, file_bug, sign_in, sign_out, site
 
 
 pytestmark = pytest.mark.slow

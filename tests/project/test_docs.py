@@ -1,11 +1,11 @@
 """What README.md and docs/*.md name exists: every path of the repository
-(`bugsvc/store/db.py`, `tests/test_layers.py`, `bench/results/`), every path
+(`bugsvc/store/db.py`, `tests/project/test_layers.py`, `bench/results/`), every path
 given short within a package (`api/docs.py`, `postgres/`), every file named by
 itself (`visibility.py`), every module (`bench.seed`, `bugsvc.store.convert`,
 with the name it points at inside, `bugsvc.call.params.Params`), and every
 link between the documents (files and the headings they point at).
 
-The examples of docs/*.md run with the README's (tests/test_readme.py).
+The examples of docs/*.md run with the README's (tests/e2e/test_readme.py).
 """
 
 import re

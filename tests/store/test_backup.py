@@ -28,7 +28,7 @@ from write_load import (
 
 
 # SQLite's backup API and its files; PostgreSQL's backups are pg_dump's
-# (tests/test_postgresql.py).
+# (tests/store/test_postgresql.py).
 pytestmark = pytest.mark.engine("sqlite")
 
 
@@ -78,7 +78,7 @@ def test_backup_refuses_and_leaves_the_target_alone(db_path, tmp_path, case):
     elif case == "target is the database":
         target = db_path
     elif case == "target is its wal file":
-        target = tmp_path / (db_path.name + "-wal")
+        target = db_path.parent / (db_path.name + "-wal")
     elif case == "target is a directory":
         target = tmp_path
     elif case == "missing directory":
@@ -90,12 +90,14 @@ def test_backup_refuses_and_leaves_the_target_alone(db_path, tmp_path, case):
     elif case == "not a database":
         source = tmp_path / "text.sqlite"
         source.write_text("hello, this is not a database" * 100)
-    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    # The database (in a folder of its own) and everything in tmp_path.
+    folders = (tmp_path, db_path.parent)
+    before = {p: p.read_bytes() for folder in folders for p in folder.iterdir() if p.is_file()}
 
     with pytest.raises(BackupError):
         backup(source, target)
 
-    after = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    after = {p: p.read_bytes() for folder in folders for p in folder.iterdir() if p.is_file()}
     assert after == before
     assert not (tmp_path / "nothing.sqlite").exists()
     assert rows(db_path, "PRAGMA integrity_check") == [("ok",)]

@@ -40,7 +40,7 @@ def jsonrpc_call(client, method, params):
 
 # The API takes the status whiteboard and See Also whatever
 # usestatuswhiteboard and use_see_also say, as the reference's does: the
-# parameters only hide the fields on the web pages (tests/test_pages_bug.py).
+# parameters only hide the fields on the web pages (tests/web/test_pages_bug.py).
 
 @pytest.mark.parametrize("use_see_also", ["1", "0"])
 def test_see_also_is_taken_over_rest_whatever_use_see_also_says(client, admin_key, services,
@@ -125,7 +125,7 @@ def milestones(services):
 def test_the_milestone_asked_for_is_taken_over_rest_whatever_letsubmitterchoosemilestone_says(
         client, admin_key, services, milestones, choose):
     # The reference's API never reads the parameter: it only hides the field
-    # on the new-bug page (tests/test_pages_bug.py).
+    # on the new-bug page (tests/web/test_pages_bug.py).
     set_param(services, "letsubmitterchoosemilestone", choose)
     answer = rest_create(client, admin_key, target_milestone="M2")
     assert answer.status_code == 201

@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 
-PACKAGE = Path(__file__).resolve().parent.parent / "bugsvc"
+PACKAGE = Path(__file__).resolve().parents[2] / "bugsvc"
 
 # Each top-level module or package of bugsvc, by layer, bottom to top.
 LAYERS = (
@@ -73,13 +73,19 @@ def _modules():
     return {_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
+@functools.lru_cache(maxsize=None)
+def _nodes(path):
+    """Every node of the module at `path`, parsed once for all the checks."""
+    return tuple(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+
+
 def _imports(module, path):
     """(line, imported module) of every import in `module`; `from X import Y`
     gives X.Y when X.Y is a module of bugsvc, else X."""
     known = _modules()
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _nodes(path):
         if isinstance(node, ast.Import):
             found.update((node.lineno, alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -108,6 +114,7 @@ def _layer(module):
     return None if best is None else best[0]
 
 
+@functools.lru_cache(maxsize=1)
 def _arrows():
     return [(module, line, imported) for module, path in _modules().items()
             for line, imported in _imports(module, path)]
@@ -156,7 +163,7 @@ def _engine_questions(module, path):
     PostgreSQL URL's scheme."""
     found = [f"{module}:{line} imports {imported}" for line, imported in _imports(module, path)
              if any(_within(imported, engine) for engine in ENGINE_MODULES)]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _nodes(path):
         name = node.id if isinstance(node, ast.Name) else \
             node.attr if isinstance(node, ast.Attribute) else None
         if name in ENGINE_NAMES:
@@ -272,7 +279,7 @@ def _database_uses(module, path):
     names of a connection or its statements (`conn`, `.execute` ...)."""
     found = [f"{module}:{line} imports {imported}" for line, imported in _imports(module, path)
              if _within(imported, "bugsvc.store")]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _nodes(path):
         name = node.id if isinstance(node, ast.Name) else \
             node.attr if isinstance(node, ast.Attribute) else \
             node.arg if isinstance(node, ast.arg) else None

@@ -49,7 +49,7 @@ from conftest import ADMIN_EMAIL, ADMIN_PASSWORD, FAST_COST, Services
 pytestmark = pytest.mark.slow
 
 # A deeper run by hand, with new random inputs each time:
-# BUGSVC_FUZZ_EXAMPLES=500 BUGSVC_FUZZ_SECONDS=3600 python -m pytest tests/test_fuzz.py
+# BUGSVC_FUZZ_EXAMPLES=500 BUGSVC_FUZZ_SECONDS=3600 python -m pytest tests/e2e/test_fuzz.py
 DEEP_RUN = "BUGSVC_FUZZ_EXAMPLES" in os.environ
 EXAMPLES_PER_OPERATION = int(os.environ.get("BUGSVC_FUZZ_EXAMPLES", "8"))
 TIME_BUDGET_SECONDS = float(os.environ.get("BUGSVC_FUZZ_SECONDS", "inf"))
