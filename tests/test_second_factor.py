@@ -1,0 +1,274 @@
+"""The second factor (TOTP, issue 27 items 3 and 4): every way that signs
+in with a password asks an enrolled account for its code, refuses a
+missing or wrong one, accepts the right one once, and answers an unknown
+login or a wrong password as it always did; API keys and login tokens need
+no code; codes are throttled like passwords and never work twice."""
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from freezegun import freeze_time
+
+from accounts import ADMIN
+from bugsvc.accounts import second_factor
+from rpc_support import xmlrpc_call
+
+
+START = datetime(2026, 3, 2, 10, 0, 5, tzinfo=timezone.utc)
+PASSWORD = "carol-secret-1"
+
+
+def enrol(services, user_id, now):
+    """Enrol `user_id` as the pages do (the secret confirmed with a first
+    code at `now`); returns (secret, recovery codes)."""
+    with services.db.transaction(write=True) as conn:
+        secret = second_factor.begin_enrolment(conn, user_id, now)
+        codes = second_factor.confirm_enrolment(
+            conn, user_id, second_factor.current_code(secret, now), now)
+    assert codes is not None
+    return secret, codes
+
+
+@pytest.fixture
+def carol(services):
+    """An account with a second factor enrolled at START - 5 minutes (its
+    enrolment code's step is long past)."""
+    user_id = services.add_user("carol@example.com", password=PASSWORD, real_name="Carol")
+    secret, codes = enrol(services, user_id, START - timedelta(minutes=5))
+    return {"id": user_id, "secret": secret, "recovery": codes}
+
+
+@pytest.fixture
+def dave(services):
+    """An account without a second factor."""
+    return services.add_user("dave@example.com", password="dave-secret-1")
+
+
+def code_now(carol):
+    return second_factor.current_code(carol["secret"], START)
+
+
+def wrong_code(carol):
+    right = code_now(carol)
+    return f"{(int(right) + 1) % 1000000:06d}"
+
+
+# Each way that signs in with a password, as (status or fault, code) and
+# whether it signed in as the account. `totp` None: no code given.
+
+def _rest_code(resp):
+    return (resp.status_code, resp.json.get("code") if resp.status_code != 200 else None)
+
+
+def rest_login(client, login, password, totp):
+    params = {"login": login, "password": password}
+    if totp is not None:
+        params["totp"] = totp
+    resp = client.simulate_get("/rest/login", params=params)
+    return _rest_code(resp), resp.status_code == 200 and "token" in resp.json
+
+
+def rest_login_credential_names(client, login, password, totp):
+    params = {"Bugzilla_login": login, "Bugzilla_password": password}
+    if totp is not None:
+        params["Bugzilla_totp"] = totp
+    resp = client.simulate_get("/rest/login", params=params)
+    return _rest_code(resp), resp.status_code == 200 and "token" in resp.json
+
+
+def rest_query_credentials(client, login, password, totp):
+    params = {"Bugzilla_login": login, "Bugzilla_password": password}
+    if totp is not None:
+        params["Bugzilla_totp"] = totp
+    resp = client.simulate_get("/rest/whoami", params=params)
+    return _rest_code(resp), resp.status_code == 200 and resp.json["login"] == login
+
+
+def rest_body_credentials(client, login, password, totp):
+    body = {"Service_login": login, "Service_password": password, "full_name": "Renamed"}
+    if totp is not None:
+        body["Service_totp"] = totp
+    resp = client.simulate_put("/rest/whoami", body=json.dumps(body),
+                               headers={"Content-Type": "application/json"})
+    return _rest_code(resp), resp.status_code == 200
+
+
+def rest_headers(client, login, password, totp):
+    headers = {"X-BUGZILLA-LOGIN": login, "X-BUGZILLA-PASSWORD": password}
+    if totp is not None:
+        headers["X-BUGZILLA-TOTP"] = totp
+    resp = client.simulate_get("/rest/whoami", headers=headers)
+    return _rest_code(resp), resp.status_code == 200 and resp.json["login"] == login
+
+
+def rest_valid_login(client, login, password, totp):
+    params = {"login": login, "Bugzilla_login": login, "Bugzilla_password": password}
+    if totp is not None:
+        params["Bugzilla_totp"] = totp
+    resp = client.simulate_get("/rest/valid_login", params=params)
+    return _rest_code(resp), resp.status_code == 200 and resp.json["result"] is True
+
+
+def xmlrpc_login(client, login, password, totp):
+    params = {"login": login, "password": password}
+    if totp is not None:
+        params["totp"] = totp
+    result, fault = xmlrpc_call(client, "User.login", params)
+    return (200 if fault is None else "fault", fault), result is not None and "token" in result
+
+
+def xmlrpc_credentials(client, login, password, totp):
+    params = {"Bugzilla_login": login, "Bugzilla_password": password, "names": [login]}
+    if totp is not None:
+        params["Bugzilla_totp"] = totp
+    result, fault = xmlrpc_call(client, "User.get", params)
+    return ((200 if fault is None else "fault", fault),
+            result is not None and "saved_searches" in result["users"][0])
+
+
+def jsonrpc(client, method, params):
+    resp = client.simulate_post("/jsonrpc.cgi", json={"method": method, "params": [params],
+                                                      "id": 1})
+    body = resp.json
+    error = body.get("error")
+    return (200 if error is None else "fault", error["code"] if error else None), body["result"]
+
+
+def jsonrpc_login(client, login, password, totp):
+    params = {"login": login, "password": password}
+    if totp is not None:
+        params["Service_totp"] = totp
+    code, result = jsonrpc(client, "User.login", params)
+    return code, result is not None and "token" in result
+
+
+def jsonrpc_credentials(client, login, password, totp):
+    params = {"Bugzilla_login": login, "Bugzilla_password": password}
+    if totp is not None:
+        params["Bugzilla_totp"] = totp
+    code, result = jsonrpc(client, "User.whoami", params)
+    return code, result is not None and result["login"] == login
+
+
+PATHS = [rest_login, rest_login_credential_names, rest_query_credentials, rest_body_credentials,
+         rest_headers, rest_valid_login, xmlrpc_login, xmlrpc_credentials, jsonrpc_login,
+         jsonrpc_credentials]
+
+
+def refused(outcome, code):
+    (status, error), signed_in = outcome
+    return error == code and not signed_in and status in (401, "fault")
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[path.__name__ for path in PATHS])
+def test_every_password_path_needs_the_right_code_once(client, services, carol, path):
+    with freeze_time(START):
+        assert refused(path(client, "carol@example.com", PASSWORD, None), 330)
+        assert refused(path(client, "carol@example.com", PASSWORD, wrong_code(carol)), 331)
+        assert refused(path(client, "carol@example.com", PASSWORD, "not a code"), 331)
+        (status, error), signed_in = path(client, "carol@example.com", PASSWORD, code_now(carol))
+        assert (status, error, signed_in) == (200, None, True)
+        # The same code again (replayed within its step) is refused.
+        assert refused(path(client, "carol@example.com", PASSWORD, code_now(carol)), 331)
+    # The next step's code works.
+    with freeze_time(START + timedelta(seconds=30)):
+        later = second_factor.current_code(carol["secret"], START + timedelta(seconds=30))
+        assert path(client, "carol@example.com", PASSWORD, later)[1]
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[path.__name__ for path in PATHS])
+def test_no_path_tells_which_accounts_have_a_second_factor(client, services, carol, dave, path):
+    """A wrong password, or an unknown login, answers 300 with or without a
+    code, for an account with a second factor as for one without: the
+    'code needed' answer comes only after the right password."""
+    with freeze_time(START):
+        answers = set()
+        for login in ("carol@example.com", "dave@example.com", "nobody@example.com"):
+            for totp in (None, code_now(carol)):
+                outcome = path(client, login, "wrong-password", totp)
+                assert refused(outcome, 300), (login, totp, outcome)
+                answers.add(outcome)
+        assert len(answers) == 1
+        # An account without a second factor signs in as before, a code or not.
+        assert path(client, "dave@example.com", "dave-secret-1", None)[1]
+
+
+def test_a_recovery_code_signs_in_once(client, carol):
+    with freeze_time(START):
+        first = carol["recovery"][0]
+        assert rest_login(client, "carol@example.com", PASSWORD, first.lower())[1]
+        assert refused(rest_login(client, "carol@example.com", PASSWORD, first), 331)
+        assert rest_login(client, "carol@example.com", PASSWORD,
+                          carol["recovery"][1].replace("-", " "))[1]
+
+
+def test_api_keys_and_login_tokens_need_no_code(client, services, carol):
+    key = services.api_key("carol@example.com")
+    resp = client.simulate_get("/rest/whoami", params={"Bugzilla_api_key": key})
+    assert resp.status_code == 200 and resp.json["login"] == "carol@example.com"
+    with freeze_time(START):
+        token = client.simulate_get("/rest/login", params={
+            "login": "carol@example.com", "password": PASSWORD,
+            "totp": code_now(carol)}).json["token"]
+        resp = client.simulate_get("/rest/whoami", params={"Bugzilla_token": token})
+    assert resp.status_code == 200 and resp.json["login"] == "carol@example.com"
+
+
+def test_a_password_reset_keeps_the_second_factor(client, services, carol):
+    """Resetting a forgotten password (by its mailed link) changes the
+    password only: signing in with the new one still asks the code."""
+    from bugsvc.accounts import tokens
+    with services.db.transaction(write=True) as conn:
+        secret = tokens.issue(conn, tokens.PASSWORD, START, user_id=carol["id"])
+    with freeze_time(START):
+        resp = client.simulate_post("/rest/user/reset_password", json={
+            "reset_token": secret, "password": "carol-new-secret-2"})
+        assert resp.status_code == 200, resp.json
+        assert refused(rest_login(client, "carol@example.com", "carol-new-secret-2", None), 330)
+        assert rest_login(client, "carol@example.com", "carol-new-secret-2", code_now(carol))[1]
+
+
+def test_wrong_codes_are_throttled_like_passwords(client, carol):
+    """A guesser who knows the password is throttled on the codes: the
+    right password does not clear the count until the code is right too."""
+    with freeze_time(START) as frozen:
+        for _ in range(5):
+            assert refused(rest_login(client, "carol@example.com", PASSWORD, wrong_code(carol)),
+                           331)
+        # The sixth attempt waits: not checked, even with the right code.
+        (status, error), signed_in = rest_login(client, "carol@example.com", PASSWORD,
+                                                code_now(carol))
+        assert (status, error, signed_in) == (400, 32000, False)
+        frozen.tick(timedelta(seconds=31))
+        later = second_factor.current_code(carol["secret"], START + timedelta(seconds=31))
+        assert rest_login(client, "carol@example.com", PASSWORD, later)[1]
+        # A right sign-in cleared the count.
+        frozen.tick(timedelta(seconds=30))
+        assert refused(rest_login(client, "carol@example.com", PASSWORD, "000000"), 331)
+
+
+def test_the_secret_is_in_no_answer(client, services, carol):
+    key = services.api_key("carol@example.com")
+    for path in ("/rest/whoami", f"/rest/user/{carol['id']}"):
+        resp = client.simulate_get(path, params={"Bugzilla_api_key": key})
+        assert resp.status_code == 200
+        assert carol["secret"] not in resp.text
+    admin_key = services.api_key(ADMIN)
+    resp = client.simulate_get(f"/rest/user/{carol['id']}", params={"Bugzilla_api_key": admin_key})
+    assert carol["secret"] not in resp.text
+
+
+def test_mfa_group_members_without_one_cannot_sign_in_with_a_password_over_the_api(
+        client, services, dave):
+    from bug_support import add_to_group, set_param
+    set_param(services, "mfa_group", "editbugs")
+    add_to_group(services, "dave@example.com", "editbugs")
+    outcome = rest_login(client, "dave@example.com", "dave-secret-1", None)
+    assert refused(outcome, 332)
+    # A wrong password is still 300 (no telling who is in the group).
+    assert refused(rest_login(client, "dave@example.com", "wrong", None), 300)
+    # API keys keep working (the way for scripts).
+    key = services.api_key("dave@example.com")
+    resp = client.simulate_get("/rest/whoami", params={"Bugzilla_api_key": key})
+    assert resp.status_code == 200
