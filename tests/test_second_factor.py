@@ -5,6 +5,7 @@ login or a wrong password as it always did; API keys and login tokens need
 no code; codes are throttled like passwords and never work twice."""
 
 import json
+import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -12,6 +13,7 @@ from freezegun import freeze_time
 
 from accounts import ADMIN
 from bugsvc.accounts import second_factor
+from page_support import Browser
 from rpc_support import xmlrpc_call
 
 
@@ -272,3 +274,149 @@ def test_mfa_group_members_without_one_cannot_sign_in_with_a_password_over_the_a
     key = services.api_key("dave@example.com")
     resp = client.simulate_get("/rest/whoami", params={"Bugzilla_api_key": key})
     assert resp.status_code == 200
+
+
+# The web pages ----------------------------------------------------------------------------
+
+_SECRET = re.compile(r'<code id="totp-secret"[^>]*>([A-Z2-7]+)</code>')
+_PENDING = re.compile(r'name="pending" value="([^"]+)"')
+
+
+@pytest.fixture
+def browser(app):
+    return Browser(app)
+
+
+def sign_in_password(browser, login, password, target="/"):
+    browser.get("/login")
+    return browser.post("/login", {"Bugzilla_login": login, "Bugzilla_password": password,
+                                   "target": target})
+
+
+def test_the_sign_in_page_asks_the_code_on_a_second_page(browser, services, carol):
+    with freeze_time(START):
+        page = sign_in_password(browser, "carol@example.com", PASSWORD, "/query.cgi")
+        assert page.status_code == 200 and "Two-factor sign-in" in page.text
+        # No session yet: the pending sign-in lives on the server only.
+        assert "bugsvc_session" not in browser.cookies
+        assert services.query("SELECT COUNT(*) FROM login_tokens") == [(0,)]
+        pending = _PENDING.search(page.text).group(1)
+        stored = services.query("SELECT token_hash FROM pending_sign_ins")
+        assert len(stored) == 1 and pending not in stored[0][0]
+        wrong = browser.post("/login", {"step": "code", "pending": pending,
+                                        "code": wrong_code(carol), "target": "/query.cgi"})
+        assert wrong.status_code == 401 and "wrong, expired or used" in wrong.text
+        assert "bugsvc_session" not in browser.cookies
+        done = browser.post("/login", {"step": "code", "pending": pending,
+                                       "code": code_now(carol), "target": "/query.cgi"},
+                            follow=False)
+        assert done.status_code == 303 and done.headers["Location"] == "/query.cgi"
+        assert "bugsvc_session" in browser.cookies
+        # The pending sign-in was used up.
+        assert services.query("SELECT COUNT(*) FROM pending_sign_ins") == [(0,)]
+
+
+def test_a_pending_sign_in_cannot_be_forged_reused_or_kept(browser, services, carol):
+    with freeze_time(START) as frozen:
+        page = sign_in_password(browser, "carol@example.com", PASSWORD)
+        pending = _PENDING.search(page.text).group(1)
+        forged = browser.post("/login", {"step": "code", "pending": "x" * 32,
+                                         "code": code_now(carol)})
+        assert forged.status_code == 400 and "expired" in forged.text
+        assert "bugsvc_session" not in browser.cookies
+        frozen.tick(timedelta(minutes=11))
+        later = second_factor.current_code(carol["secret"], START + timedelta(minutes=11))
+        late = browser.post("/login", {"step": "code", "pending": pending, "code": later})
+        assert late.status_code == 400 and "bugsvc_session" not in browser.cookies
+
+
+def test_a_wrong_password_on_the_page_answers_as_for_any_account(browser, carol, dave):
+    with freeze_time(START):
+        pages = [sign_in_password(browser, login, "wrong-password")
+                 for login in ("carol@example.com", "dave@example.com", "nobody@example.com")]
+    assert {page.status_code for page in pages} == {401}
+    assert all("username or password you entered is not valid" in page.text for page in pages)
+    assert not any("Two-factor" in page.text for page in pages)
+
+
+def test_enrolment_recovery_codes_and_disabling_in_the_preferences(browser, services, dave):
+    with freeze_time(START) as frozen:
+        browser.login("dave@example.com", "dave-secret-1")
+        page = browser.get("/userprefs.cgi", tab="mfa")
+        assert "Two-factor sign-in is off" in page.text
+        page = browser.post("/userprefs.cgi", {"tab": "mfa", "action": "begin"})
+        secret = _SECRET.search(page.text).group(1)
+        assert "otpauth://totp/" in page.text and "<svg" in page.text
+        wrong = browser.post("/userprefs.cgi", {"tab": "mfa", "action": "confirm",
+                                                "code": "000000"})
+        assert wrong.status_code == 401 and secret in wrong.text      # the same secret again
+        page = browser.post("/userprefs.cgi", {"tab": "mfa", "action": "confirm",
+                                               "code": second_factor.current_code(secret, START)})
+        codes = re.findall(r"<li><code>([A-Z0-9-]{19})</code></li>", page.text)
+        assert len(codes) == 10
+        stored = {row[0] for row in services.query("SELECT code_hash FROM recovery_codes")}
+        assert len(stored) == 10 and not any(code.replace("-", "") in stored for code in codes)
+        # Never shown again.
+        page = browser.get("/userprefs.cgi", tab="mfa")
+        assert secret not in page.text and codes[0] not in page.text
+        assert "10 unused recovery codes" in page.text
+        # Turning it off needs a current code or the password.
+        refused = browser.post("/userprefs.cgi", {"tab": "mfa", "action": "disable",
+                                                  "password": "wrong"})
+        assert refused.status_code == 401
+        frozen.tick(timedelta(seconds=30))
+        later = second_factor.current_code(secret, START + timedelta(seconds=30))
+        browser.post("/userprefs.cgi", {"tab": "mfa", "action": "disable", "code": later})
+        assert services.query("SELECT COUNT(*) FROM second_factors") == [(0,)]
+        assert services.query("SELECT COUNT(*) FROM recovery_codes") == [(0,)]
+
+
+def test_mfa_group_members_enrol_before_anything_else(browser, services, dave):
+    from bug_support import add_to_group, set_param
+    set_param(services, "mfa_group", "editbugs")
+    add_to_group(services, "dave@example.com", "editbugs")
+    with freeze_time(START):
+        page = sign_in_password(browser, "dave@example.com", "dave-secret-1", "/query.cgi")
+        assert "Set up two-factor sign-in" in page.text
+        assert "bugsvc_session" not in browser.cookies
+        secret = _SECRET.search(page.text).group(1)
+        pending = _PENDING.search(page.text).group(1)
+        wrong = browser.post("/login", {"step": "enrol", "pending": pending, "code": "000000",
+                                        "target": "/query.cgi"})
+        assert wrong.status_code == 401 and "bugsvc_session" not in browser.cookies
+        done = browser.post("/login", {"step": "enrol", "pending": pending, "target": "/query.cgi",
+                                       "code": second_factor.current_code(secret, START)})
+        assert len(re.findall(r"<li><code>", done.text)) == 10
+        assert "bugsvc_session" in browser.cookies
+        page = browser.get("/userprefs.cgi", tab="mfa")
+        assert "cannot be turned off" in page.text
+
+
+def test_an_administrator_resets_a_second_factor_and_the_audit_log_says_so(
+        browser, services, carol):
+    from accounts import ADMIN_PASSWORD
+    browser.login(ADMIN, ADMIN_PASSWORD)
+    page = browser.get("/editusers.cgi", action="edit", userid=carol["id"])
+    assert "Reset two-factor sign-in" in page.text
+    page = browser.post("/editusers.cgi", {"action": "reset_second_factor",
+                                           "userid": carol["id"]})
+    assert "has been reset" in page.text
+    assert services.query("SELECT COUNT(*) FROM second_factors") == [(0,)]
+    assert services.query("SELECT class, object_id, field FROM audit_log"
+                          " WHERE field = 'second_factor'") == [
+        ("Bugzilla::User", carol["id"], "second_factor")]
+    # Carol signs in with her password alone now.
+    assert rest_login(browser.client, "carol@example.com", PASSWORD, None)[1]
+
+
+def test_only_editusers_may_reset_or_read_another_accounts_second_factor(services, carol, dave):
+    from bugsvc.errors import ServiceError
+    from bugsvc.services import second_factor as service
+    for as_user in ("dave@example.com", None):
+        for function, params in ((service.reset, {"user_id": carol["id"]}),
+                                 (service.get, {"user_id": carol["id"]})):
+            with pytest.raises(ServiceError) as caught:
+                services.call(function, params, as_user=as_user)
+            assert caught.value.code in (304, 410)
+    assert services.query("SELECT COUNT(*) FROM second_factors") == [(1,)]
+    assert services.call(service.get, {"user_id": carol["id"]}, as_user=ADMIN)["enabled"]

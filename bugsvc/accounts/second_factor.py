@@ -117,12 +117,15 @@ def is_enrolled(conn, user_id):
 def must_enrol(conn, user_id, mfa_group):
     """True when account `user_id` is a member of group `mfa_group` (a
     name; "" for none) and has no second factor yet."""
-    if not mfa_group:
-        return False
-    member = conn.execute("SELECT 1 FROM user_groups ug JOIN groups g ON g.id = ug.group_id"
-                          " WHERE ug.user_id = ? AND g.name = ? AND ug.is_bless = 0",
-                          (user_id, mfa_group)).fetchone()
-    return member is not None and not is_enrolled(conn, user_id)
+    return _member(conn, user_id, mfa_group) and not is_enrolled(conn, user_id)
+
+
+def _member(conn, user_id, group):
+    """True when account `user_id` is a member of the group named `group`
+    ("" names none)."""
+    return bool(group) and conn.execute(
+        "SELECT 1 FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = ?"
+        " AND g.name = ? AND ug.is_bless = 0", (user_id, group)).fetchone() is not None
 
 
 def begin_enrolment(conn, user_id, now):
@@ -306,14 +309,24 @@ def enrolment_link(conn, secret, login):
     return {"secret": secret, "uri": uri, "qr_code": qr_code_svg(uri)}
 
 
-def status(ctx):
-    """The caller's second factor: {"enabled", "recovery_codes_left",
-    "required" (a member of mfa_group)}."""
-    user_id = ctx.caller.id
-    group = mfa_group(ctx.conn)
+def status(ctx, user_id=None):
+    """The second factor of the caller, or (editusers) of account
+    `user_id`: {"enabled", "recovery_codes_left", "required" (a member of
+    mfa_group)}; never its secret.
+    Errors: 304 another account's, outside editusers."""
+    if user_id is not None and user_id != ctx.caller.id:
+        _require_editusers(ctx, "see another account's second factor")
+    else:
+        user_id = ctx.caller.id
     return {"enabled": is_enrolled(ctx.conn, user_id),
             "recovery_codes_left": recovery_codes_left(ctx.conn, user_id),
-            "required": bool(group) and ctx.caller.in_group(group)}
+            "required": _member(ctx.conn, user_id, mfa_group(ctx.conn))}
+
+
+def _require_editusers(ctx, what):
+    if not ctx.caller.in_group("editusers"):
+        raise ServiceError(AUTH_FAILURE, "Sorry, you aren't a member of the 'editusers' group, "
+                                         f"and only users with that membership may {what}.")
 
 
 def start(ctx):
@@ -364,10 +377,7 @@ def reset(ctx, user_id):
     factor (a lost phone), recorded in the audit log. Returns whether it
     had one.
     Errors: 304 not in editusers; 51 no such account."""
-    if not ctx.caller.in_group("editusers"):
-        raise ServiceError(AUTH_FAILURE, "Sorry, you aren't a member of the 'editusers' group, "
-                                         "and only users with that membership may reset "
-                                         "another account's second factor.")
+    _require_editusers(ctx, "reset another account's second factor")
     if ctx.conn.execute("SELECT 1 FROM users WHERE id = ?", (user_id,)).fetchone() is None:
         raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no account with the id {user_id}.")
     had = remove(ctx.conn, user_id)

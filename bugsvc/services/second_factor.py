@@ -66,11 +66,13 @@ def enrol_at_sign_in(ctx, params):
 # One's own second factor, and an administrator's reset -----------------------------------
 
 def get(ctx, params):
-    """The caller's second factor.
+    """The caller's second factor, or (editusers) another account's.
 
-    Returns {"enabled", "recovery_codes_left", "required"}; never its secret.
+    params: user_id (optional). Returns {"enabled", "recovery_codes_left",
+    "required"}; never its secret.
+    Errors: 304 another account's, outside editusers.
     """
-    return second_factor.status(ctx)
+    return second_factor.status(ctx, Params(params).int("user_id"))
 
 
 def begin(ctx, params):

@@ -67,6 +67,9 @@ NOTICES = {
     "search_saved": "The search has been saved.",
     "search_forgotten": "The saved search has been forgotten.",
     "key_revoked": "The API key has been revoked.",
+    "second_factor_off": "Two-factor sign-in is off: your password alone signs you in.",
+    "second_factor_reset": "The account's two-factor sign-in has been reset.",
+    "second_factor_none": "The account had no two-factor sign-in to reset.",
     "key_restored": "The API key can be used again.",
     "saved": "Saved.",
     "password_reset": "Your new password is set and every session of your account has ended. "
