@@ -1,4 +1,4 @@
-"""The second factor (TOTP, issue 27 items 3 and 4): every way that signs
+"""The second factor (TOTP): every way that signs
 in with a password asks an enrolled account for its code, refuses a
 missing or wrong one, accepts the right one once, and answers an unknown
 login or a wrong password as it always did; API keys and login tokens need
