@@ -420,3 +420,66 @@ def test_only_editusers_may_reset_or_read_another_accounts_second_factor(service
             assert caught.value.code in (304, 410)
     assert services.query("SELECT COUNT(*) FROM second_factors") == [(1,)]
     assert services.call(service.get, {"user_id": carol["id"]}, as_user=ADMIN)["enabled"]
+
+
+def test_the_pages_own_operations_are_served_by_no_api(client, carol):
+    """The sign-in steps and the second factor's set-up are the pages'
+    alone: REST, XML-RPC and JSON-RPC do not know them."""
+    for method in ("SignIn.begin", "SignIn.finish", "SignIn.enrolment", "SecondFactor.get",
+                   "SecondFactor.begin", "SecondFactor.reset"):
+        assert xmlrpc_call(client, method, {"login": "carol@example.com",
+                                            "password": PASSWORD})[1] == -32601
+        assert jsonrpc(client, method, {})[0] == ("fault", -32601)
+    for path in ("/rest/second_factor", "/rest/signin"):
+        assert client.simulate_get(path).status_code == 404
+
+
+def test_a_pending_sign_in_works_only_from_its_address_and_once(services, carol):
+    with services.db.transaction(write=True) as conn:
+        pending = second_factor.begin_pending(conn, carol["id"], "192.0.2.1", False, False,
+                                              False, START)
+    with services.db.transaction() as conn:
+        assert second_factor.find_pending(conn, pending, "192.0.2.2", START) is None
+        assert second_factor.find_pending(conn, pending + "x", "192.0.2.1", START) is None
+        assert second_factor.find_pending(conn, pending, "192.0.2.1", START)["user_id"] == (
+            carol["id"])
+    with services.db.transaction(write=True) as conn:
+        second_factor.end_pending(conn, pending)
+    with services.db.transaction() as conn:
+        assert second_factor.find_pending(conn, pending, "192.0.2.1", START) is None
+
+
+def test_the_second_step_keeps_the_restriction_to_the_address(browser, services, carol):
+    with freeze_time(START):
+        browser.get("/login")
+        page = browser.post("/login", {"Bugzilla_login": "carol@example.com",
+                                       "Bugzilla_password": PASSWORD,
+                                       "Bugzilla_restrictlogin": "1", "target": "/"})
+        pending = _PENDING.search(page.text).group(1)
+        browser.post("/login", {"step": "code", "pending": pending, "code": code_now(carol)})
+    assert services.query("SELECT ip_address FROM login_tokens") == [("127.0.0.1",)]
+
+
+def test_a_plain_user_cannot_reset_anothers_second_factor_on_the_page(
+        browser, carol, dave, services):
+    browser.login("dave@example.com", "dave-secret-1")
+    browser.get("/")
+    page = browser.post("/editusers.cgi", {"action": "reset_second_factor",
+                                           "userid": carol["id"]})
+    assert page.status_code in (401, 403)
+    assert services.query("SELECT COUNT(*) FROM second_factors WHERE confirmed_at IS NOT NULL"
+                          ) == [(1,)]
+    assert services.query("SELECT COUNT(*) FROM audit_log WHERE field = 'second_factor'"
+                          ) == [(0,)]
+
+
+def test_mfa_group_members_cannot_turn_it_off(services, carol):
+    from bug_support import add_to_group, set_param
+    from bugsvc.errors import ServiceError
+    from bugsvc.services import second_factor as service
+    set_param(services, "mfa_group", "editbugs")
+    add_to_group(services, "carol@example.com", "editbugs")
+    with pytest.raises(ServiceError) as caught:
+        services.call(service.disable, {"password": PASSWORD}, as_user="carol@example.com")
+    assert caught.value.code == 332
+    assert services.query("SELECT COUNT(*) FROM second_factors") == [(1,)]
