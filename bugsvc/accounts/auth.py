@@ -15,7 +15,9 @@ address. The first FREE_FAILURES failures of a subject cost nothing; after
 that its next attempt waits 1 second after the last failure, twice as long
 with each further failure, at most 30 minutes. An attempt made while its
 subject waits is answered with the throttled error (32000) without being
-checked or counted. A right password clears its login name's count; a
+checked or counted. A complete sign-in (the right password and, for an
+account with a second factor, its right code) clears its login name's
+count, so wrong codes are throttled as wrong passwords are; a
 subject idle for a day is forgotten; administrators clear counts by hand.
 Valid API keys and tokens always work, whatever their address's count: a
 guessed key or token is refused on its own and a guessed password only
