@@ -15,7 +15,7 @@ import pyotp
 import pytest
 
 from browser_support import axe_violations, navigate, open_page, wait_for
-from test_browser import by, driver, site
+from test_browser import ADMIN, by, driver, sign_in, site
 
 
 pytestmark = pytest.mark.slow
@@ -61,8 +61,8 @@ def sign_in_with_keys(browser, url):
 
 
 def test_set_up_sign_out_and_sign_in_with_a_wrong_code_first(site, driver):
-    site.rest("POST", "/user", {"email": LOGIN, "password": PASSWORD,
-                                "full_name": "Tove Factor"})
+    user_id = site.rest("POST", "/user", {"email": LOGIN, "password": PASSWORD,
+                                          "full_name": "Tove Factor"})["id"]
     found = {}
     driver.delete_all_cookies()
     open_page(driver, site.url + "/login")
@@ -106,4 +106,15 @@ def test_set_up_sign_out_and_sign_in_with_a_wrong_code_first(site, driver):
     keys(driver, pyotp.TOTP(secret).at(time.time() + 30))
     enter(driver, "the home page", "My work")
     assert LOGIN in driver.page_source
+
+    # An administrator resets it (a lost phone); the audit log says so.
+    sign_in(driver, site, ADMIN)
+    open_page(driver, site.url + f"/editusers.cgi?action=edit&userid={user_id}",
+              "Reset two-factor sign-in")
+    found["user page, two-factor on"] = axe_violations(driver)
+    navigate(driver, by(driver, "#second-factor ~ form button[type=submit]").click,
+             "the reset", "two-factor sign-in has been reset")
+    entries = site.rest("GET", "/audit_log", **{"class": "User", "object": LOGIN})["entries"]
+    assert any(entry.get("field") == "second_factor" and entry.get("object_id") == user_id
+               for entry in entries), entries
     assert {page: issues for page, issues in found.items() if issues} == {}
