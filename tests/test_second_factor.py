@@ -483,3 +483,25 @@ def test_mfa_group_members_cannot_turn_it_off(services, carol):
         services.call(service.disable, {"password": PASSWORD}, as_user="carol@example.com")
     assert caught.value.code == 332
     assert services.query("SELECT COUNT(*) FROM second_factors") == [(1,)]
+
+
+def test_sessions_from_before_the_group_required_it_end(browser, client, services, dave):
+    """A member of mfa_group without a second factor cannot go on with a
+    session or login token made before: its owner signs in again, which
+    sets one up first; API keys keep working."""
+    from bug_support import add_to_group, set_param
+    browser.login("dave@example.com", "dave-secret-1")
+    token = client.simulate_get("/rest/login", params={"login": "dave@example.com",
+                                                       "password": "dave-secret-1"}).json["token"]
+    key = services.api_key("dave@example.com")
+    set_param(services, "mfa_group", "editbugs")
+    add_to_group(services, "dave@example.com", "editbugs")
+    resp = client.simulate_get("/rest/whoami", params={"Bugzilla_token": token})
+    assert (resp.status_code, resp.json["code"]) == (400, 32000)
+    page = browser.get("/userprefs.cgi")
+    assert "Your session has ended" in page.text and "bugsvc_session" not in browser.cookies
+    resp = client.simulate_get("/rest/whoami", params={"Bugzilla_api_key": key})
+    assert resp.status_code == 200
+    with freeze_time(START):
+        page = sign_in_password(browser, "dave@example.com", "dave-secret-1")
+    assert "Set up two-factor sign-in" in page.text

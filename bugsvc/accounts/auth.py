@@ -772,7 +772,10 @@ class Authenticator:
         A malformed token is refused like an unknown one (a credential that
         is present but wrong is an error, never an anonymous call), where the
         reference would call anonymously. A token unused for token_max_age
-        has expired.
+        has expired. A token of a member of mfa_group without a second
+        factor (one made before the account joined the group, or before the
+        parameter named it) is not valid either: its owner signs in again,
+        which sets one up first.
         """
         match = _TOKEN_FORM.match(token or "")
         if not match:
@@ -782,7 +785,8 @@ class Authenticator:
                            " WHERE t.token_hash = ?", (secret_hash(token),)).fetchone()
         if (row is None or str(row["user_id"]) != match.group(1)
                 or (row["ip_address"] and row["ip_address"] != ip_address)
-                or row["last_used"] < dates.to_db(now - token_max_age(conn))):
+                or row["last_used"] < dates.to_db(now - token_max_age(conn))
+                or second_factor.must_enrol(conn, row["user_id"], second_factor.mfa_group(conn))):
             return None
         return row
 
