@@ -26,16 +26,31 @@ def sign_in(ctx, login_name, password, bound_to_address, code=None):
 
 
 def start_page_sign_in(ctx, login_name, password, restrict, remember):
-    """The first step of a sign-in on the pages: check the password. An
-    account with a second factor (or that must enrol one) gets a waiting
-    sign-in instead of a login token, to complete with finish_page_sign_in
-    (or enrol_at_sign_in) within second_factor.PENDING_MAX_AGE.
+    """The first step of a sign-in on the pages: check the password, then
+    go on as page_sign_in_after_first_factor says.
 
-    Returns {"id", "token"} when signed in, else {"pending": its secret,
-    "enrol": whether it waits for an enrolment}.
-    Errors: those of Authenticator.check_first_factor (300, 301, 32000).
+    Returns and errors: those of page_sign_in_after_first_factor, and of
+    Authenticator.check_first_factor (300, 301, 32000).
     """
     user_id, subject = ctx.auth.check_first_factor(login_name, password, ctx.remote_ip, ctx.now)
+    return page_sign_in_after_first_factor(ctx, user_id, subject, restrict, remember)
+
+
+def page_sign_in_after_first_factor(ctx, user_id, subject, restrict, remember):
+    """What a page sign-in of account `user_id` does once its first factor
+    (a password, or whatever else proved who signs in) was right: an
+    account with a second factor (or that must enrol one) gets a waiting
+    sign-in instead of a login token, to complete with finish_page_sign_in
+    (or enrol_at_sign_in) within second_factor.PENDING_MAX_AGE; any other
+    is signed in (Authenticator.complete_sign_in). Call it before anything
+    touches the call's own connection.
+
+    subject: the throttling subject of the account's sign-ins; restrict:
+    the token works only from the caller's address; remember: the visitor
+    asked to stay signed in.
+    Returns {"id", "token"} when signed in, else {"pending": its secret,
+    "enrol": whether it waits for an enrolment}.
+    """
     due = ctx.auth.second_factor_due(user_id)
     if due is None:
         ctx.auth.complete_sign_in(user_id, subject, None, ctx.now)
