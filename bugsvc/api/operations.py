@@ -31,6 +31,7 @@ from ..services import (
     product,
     report,
     saved_search,
+    second_factor,
     user,
     version,
     webhook,
@@ -191,4 +192,23 @@ OPERATIONS = Operations([
     _write("BugUserLastVisit.update", last_visit.update, shapes=last_visit.LAST_VISIT_SHAPES),
     _read("BugUserLastVisit.get", last_visit.get, login=REQUIRED,
           shapes=last_visit.LAST_VISIT_SHAPES),
+])
+
+
+# Operations only the web pages run (served by neither REST nor RPC, and not
+# in the interface's description): the sign-in page's steps, the second
+# factor in one's preferences, an administrator's reset of one. Bugzilla 5.2
+# has no second factor; API clients give User.login its `totp` parameter.
+PAGE_OPERATIONS = Operations([
+    # The sign-in steps check their credentials themselves, as User.login.
+    _read("SignIn.begin", second_factor.begin_sign_in, login=SELF, read_only=False,
+          keeps_credentials=True),
+    _read("SignIn.finish", second_factor.finish_sign_in, login=SELF, read_only=False),
+    _read("SignIn.enrolment", second_factor.sign_in_enrolment, login=SELF, read_only=False),
+    _read("SignIn.enrol", second_factor.enrol_at_sign_in, login=SELF, read_only=False),
+    _read("SecondFactor.get", second_factor.get, login=REQUIRED),
+    _write("SecondFactor.begin", second_factor.begin),
+    _write("SecondFactor.confirm", second_factor.confirm),
+    _write("SecondFactor.disable", second_factor.disable),
+    _write("SecondFactor.reset", second_factor.reset),
 ])

@@ -216,7 +216,7 @@ def _pages(site):
                  f"/attachment.cgi?id={attachment}&action=edit",
                  "/buglist.cgi?product=TestProduct&columnlist=priority,short_desc,keywords",
                  "/userprefs.cgi", "/userprefs.cgi?tab=apikey", "/userprefs.cgi?tab=email",
-                 "/userprefs.cgi?tab=webhooks",
+                 "/userprefs.cgi?tab=webhooks", "/userprefs.cgi?tab=mfa",
                  "/userprefs.cgi?tab=saved-searches", "/logout", "/admin.cgi",
                  "/editproducts.cgi", "/editproducts.cgi?product=TestProduct",
                  "/editproducts.cgi?action=add",

@@ -220,8 +220,10 @@ class Users(Page):
         if action == "edit":
             user_id = call.query.get("userid") or ""
             found, groups = call.read(("User.get", {"ids": [user_id]}), ("Group.get", {}))
-            call.render("admin/user.html", title="Edit user", account=found["users"][0],
-                        groups=groups["groups"])
+            account = found["users"][0]
+            second_factor = call.read_one("SecondFactor.get", {"user_id": account["id"]})
+            call.render("admin/user.html", title="Edit user", account=account,
+                        groups=groups["groups"], second_factor=second_factor)
             return
         text = (call.query.get("matchstr") or "").strip()
         found = call.read_one("User.get", {"match": [text or "*"], "include_disabled": True,
@@ -242,6 +244,12 @@ class Users(Page):
                               notice="saved")
                 return
             user_id = call.field("userid")
+            if action == "reset_second_factor":
+                answer = call.write("SecondFactor.reset", {"user_id": user_id})
+                call.redirect(url("/editusers.cgi", action="edit", userid=user_id),
+                              notice="second_factor_reset" if answer["reset"]
+                              else "second_factor_none")
+                return
             params = {"ids": [user_id], "full_name": call.field("name"),
                       "email": call.field("login"),
                       "login_denied_text": call.field("disabledtext"),
