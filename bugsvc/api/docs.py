@@ -593,6 +593,43 @@ DOCS = {
                 "visibility_values": strs(None), "value_field": {"type": ["string", "null"]},
                 "values": _SELECT_VALUES},
         answer=updated("fields"), errors=(304, 50, 52, 51, 53, 32000)),
+    "FieldValue.get": Doc(
+        "Every value of a select field, inactive ones too (admin).",
+        params={"field": STR}, required=("field",),
+        answer=obj({"field": STR, "values": arr(obj({
+            "id": INT, "name": STR, "sort_key": INT, "is_active": BOOL,
+            "is_open": {"type": ["boolean", "null"]},
+            "visibility_value": {"type": ["string", "null"]}, "bug_count": INT,
+            "is_default": BOOL, "is_static": BOOL}))}),
+        errors=(304, 50, 51, 32000)),
+    "FieldValue.create": Doc(
+        "Add a value to a select field (admin).",
+        params={"field": STR, "value": STR, "sort_key": INT, "is_open": BOOL,
+                "visibility_value": STR},
+        required=("field", "value"), answer=created(), errors=(304, 50, 51, 52, 53, 55, 32000)),
+    "FieldValue.update": Doc(
+        "Rename, move or (de)activate a value of a select field (admin).",
+        params={"field": STR, "value": STR, "name": STR, "sort_key": INT, "is_active": BOOL},
+        required=("field", "value"),
+        answer=obj({"id": INT, "changes": obj({})}, required=["id", "changes"]),
+        errors=(304, 50, 51, 52, 53, 55, 32000)),
+    "FieldValue.delete": Doc(
+        "Delete a value of a select field that no bug has (admin).",
+        params={"field": STR, "value": STR}, required=("field", "value"),
+        answer=obj({"id": INT}, required=["id"]), errors=(304, 50, 51, 53, 32000)),
+    "Workflow.get": Doc(
+        "The statuses and the moves allowed between them (admin).",
+        answer=obj({"statuses": arr(obj({"name": STR, "is_open": BOOL, "is_active": BOOL,
+                                         "sort_key": INT})),
+                    "transitions": arr(obj({"from": {"type": ["string", "null"]}, "to": STR,
+                                            "comment_required": BOOL}))}),
+        errors=(304,)),
+    "Workflow.update": Doc(
+        "Replace the status workflow (admin).",
+        params={"transitions": arr(obj({"from": {"type": ["string", "null"]}, "to": STR,
+                                        "comment_required": BOOL}))},
+        required=("transitions",), answer=obj({"transitions": obj({})}),
+        errors=(304, 50, 51, 53, 32000)),
     # Bugs
     "Bug.get": Doc(
         "Bugs by id or alias.",

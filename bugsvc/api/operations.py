@@ -20,6 +20,7 @@ from ..services import (
     comment,
     component,
     field,
+    field_value,
     flagtype,
     forge_repository,
     group,
@@ -34,6 +35,7 @@ from ..services import (
     user,
     version,
     webhook,
+    workflow,
 )
 from .operation import EXEMPT, OPTIONAL, REQUIRED, SELF, Operation, Operations
 
@@ -133,6 +135,14 @@ OPERATIONS = Operations([
     _read("Bug.legal_values", field.legal_values),
     _write("Field.create", field.create),
     _write("Field.update", field.update),
+    # Values of select fields and the status workflow (bugsvc additions over
+    # RPC: the reference edits them in editvalues.cgi and editworkflow.cgi)
+    _read("FieldValue.get", field_value.get, login=REQUIRED),
+    _write("FieldValue.create", field_value.create),
+    _write("FieldValue.update", field_value.update),
+    _write("FieldValue.delete", field_value.delete),
+    _read("Workflow.get", workflow.get, login=REQUIRED),
+    _write("Workflow.update", workflow.update),
     # Products, components, versions, milestones, classifications, keywords
     _read("Product.get_selectable_products", product.selectable),
     _read("Product.get_enterable_products", product.enterable),
