@@ -41,7 +41,8 @@ def test_an_administrator_makes_reopening_need_a_comment_in_the_browser(site, dr
     submit_with_enter(driver, "main form button[type=submit]", "the refusal")
     assert 'role="alert"' in driver.page_source and 'value="shipped"' in driver.page_source
     found["refused status"] = axe_violations(driver)
-    for path in ("/editvalues.cgi", "/editvalues.cgi?field=priority&action=edit&value=Low"):
+    for path in ("/editvalues.cgi", "/editvalues.cgi?field=priority&action=edit&value=Low",
+                 "/editproducts.cgi?action=editgroupcontrols&product=TestProduct"):
         open_page(driver, site.url + path)
         found[path] = axe_violations(driver)
     # RESOLVED may move to SHIPPED.

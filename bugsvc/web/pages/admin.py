@@ -7,6 +7,7 @@ what (a visitor outside the group gets their refusal).
 
 from ... import errors
 from ...errors import ServiceError
+from . import admin_groupcontrols
 from .base import Page, require_user, responder
 from .site import url
 
@@ -81,6 +82,8 @@ class Products(Page):
         if action == "add":
             call.render("admin/product_new.html", title="New product")
             return
+        if action == "editgroupcontrols" and name:
+            return admin_groupcontrols.show(call, name)
         if name:
             found = call.read_one("Product.get", {"names": [name]})
             if not found["products"]:
@@ -100,6 +103,8 @@ class Products(Page):
         require_area(call, "editcomponents")
         action = call.field("action")
         name = call.field("product")
+        if action == "updategroupcontrols":
+            return admin_groupcontrols.save(call)
         try:
             if action == "new":
                 call.write("Product.create", {
