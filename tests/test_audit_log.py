@@ -53,6 +53,8 @@ def admin_changes(services, plain_id):
         ("Classification.create", {"name": "Hardware"}, "Classification", "Hardware"),
         ("Classification.update", {"names": ["Hardware"], "description": "Boxes"},
          "Classification", "Hardware"),
+        ("Classification.create", {"name": "Empty"}, "Classification", "Empty"),
+        ("Classification.delete", {"names": ["Empty"]}, "Classification", "Empty"),
         ("Product.create", {"name": "Router", "description": "Routers", "version": "1.0"},
          "Product", "Router"),
         ("Product.update", {"names": ["Router"], "description": "Home routers"}, "Product",

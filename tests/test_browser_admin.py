@@ -45,6 +45,13 @@ def test_an_administrator_makes_reopening_need_a_comment_in_the_browser(site, dr
                  "/editproducts.cgi?action=editgroupcontrols&product=TestProduct"):
         open_page(driver, site.url + path)
         found[path] = axe_violations(driver)
+    site.rest("PUT", "/parameters", {"useclassification": "1"})
+    site.rest("POST", "/classification", {"name": "Hardware"})
+    for path in ("/editclassifications.cgi", "/editclassifications.cgi?action=add",
+                 "/editclassifications.cgi?action=edit&classification=Hardware",
+                 "/editclassifications.cgi?action=reclassify&classification=Hardware"):
+        open_page(driver, site.url + path)
+        found[path] = axe_violations(driver)
     # RESOLVED may move to SHIPPED.
     open_page(driver, site.url + "/editworkflow.cgi")
     found["workflow"] = axe_violations(driver)

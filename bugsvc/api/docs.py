@@ -514,6 +514,12 @@ DOCS = {
         "Change classifications (editclassifications).",
         params={"ids": _IDS, "names": _NAMES, "name": STR, "description": STR, "sort_key": INT},
         answer=updated("classifications"), errors=(304, -32601, 50, 51, 32000, 52, 54, 55)),
+    "Classification.delete": Doc(
+        "Delete classifications that hold no product (editclassifications).",
+        params={"ids": _IDS, "names": _NAMES},
+        answer=obj({"classifications": arr(obj({"id": INT}, required=["id"]))},
+                   required=["classifications"]),
+        errors=(304, 53, 50, 51, 32000)),
     "Keyword.get": Doc("Keywords: all, or those named.", params={"ids": _IDS, "names": _NAMES},
                        answer=obj({"keywords": arr(ref("Keyword"))}), errors=(51,)),
     "Keyword.create": Doc(

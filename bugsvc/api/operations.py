@@ -161,6 +161,7 @@ OPERATIONS = Operations([
           shapes=classification.CLASSIFICATION_SHAPES),
     _write("Classification.create", classification.create),
     _write("Classification.update", classification.update),
+    _write("Classification.delete", classification.delete),
     _read("Keyword.get", keyword.get, shapes=keyword.KEYWORD_SHAPES),
     _write("Keyword.create", keyword.create),
     _write("Keyword.update", keyword.update),

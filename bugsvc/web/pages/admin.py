@@ -15,6 +15,8 @@ from .site import url
 ADMIN_AREAS = (
     ("editcomponents", "/editproducts.cgi", "Products",
      "Products with their components, versions and milestones."),
+    ("editclassifications", "/editclassifications.cgi", "Classifications",
+     "Groups of products (while the parameter useclassification is on)."),
     ("editusers", "/editusers.cgi", "Users", "Accounts: create them, their groups, disable them."),
     ("editcomponents", "/editflagtypes.cgi", "Flag types",
      "Flags for review, approval and the like: where they apply, who may request and grant "

@@ -74,6 +74,8 @@ ROUTES = [
     Route("POST", "/classification", "Classification.create", status=201),
     Route("PUT", "/classification/{classification}", "Classification.update",
           path_params=id_or_name("classification")),
+    Route("DELETE", "/classification/{classification}", "Classification.delete",
+          path_params=id_or_name("classification")),
     # Users and login
     Route("GET", "/login", "User.login"),
     Route("GET", "/logout", "User.logout"),
