@@ -42,7 +42,9 @@ def test_an_administrator_makes_reopening_need_a_comment_in_the_browser(site, dr
     assert 'role="alert"' in driver.page_source and 'value="shipped"' in driver.page_source
     found["refused status"] = axe_violations(driver)
     for path in ("/editvalues.cgi", "/editvalues.cgi?field=priority&action=edit&value=Low",
-                 "/editproducts.cgi?action=editgroupcontrols&product=TestProduct"):
+                 "/editproducts.cgi?action=editgroupcontrols&product=TestProduct",
+                 "/editversions.cgi?product=TestProduct",
+                 "/editmilestones.cgi?product=TestProduct"):
         open_page(driver, site.url + path)
         found[path] = axe_violations(driver)
     site.rest("PUT", "/parameters", {"useclassification": "1"})

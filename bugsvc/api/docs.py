@@ -494,6 +494,10 @@ DOCS = {
         "Change versions (editcomponents).",
         params={"ids": _IDS, "name": STR, "sort_key": INT, "is_active": BOOL},
         answer=updated("versions"), errors=(304, -32601, 50, 51, 106, 32000, 52, 54, 55)),
+    "Version.delete": Doc(
+        "Delete versions that no bug has (editcomponents).", params={"ids": _IDS},
+        answer=obj({"versions": arr(obj({"id": INT}, required=["id"]))}, required=["versions"]),
+        errors=(304, 53, 50, 51, 32000)),
     "Milestone.create": Doc(
         "Add a milestone to a product (editcomponents).",
         params={"product": ID_OR_NAME, "name": STR, "sort_key": INT, "is_active": BOOL},
@@ -503,6 +507,10 @@ DOCS = {
         "Change milestones (editcomponents).",
         params={"ids": _IDS, "name": STR, "sort_key": INT, "is_active": BOOL},
         answer=updated("milestones"), errors=(304, -32601, 50, 51, 106, 32000, 52, 54, 55)),
+    "Milestone.delete": Doc(
+        "Delete milestones that no bug has (editcomponents).", params={"ids": _IDS},
+        answer=obj({"milestones": arr(obj({"id": INT}, required=["id"]))}, required=["milestones"]),
+        errors=(304, 53, 50, 51, 32000)),
     "Classification.get": Doc(
         "Classifications with their products.", params={"ids": _IDS, "names": _NAMES},
         answer=obj({"classifications": arr(ref("Classification"))}), errors=(900, 50, 51)),

@@ -181,37 +181,67 @@ class Components(Page):
 
 
 class Versions(Page):
-    """POST /editversions.cgi (and /editmilestones.cgi): add or change a
-    version (milestone) of a product; GET goes to the product."""
+    """GET /editversions.cgi?product=X (and /editmilestones.cgi): the
+    product's versions (milestones), each with a form to change it and a
+    button to delete it, and a form for a new one. POST action=new, update,
+    delete; a refusal comes back on the page as typed, with the reason."""
 
     kind = "Version"
+    path = "/editversions.cgi"
 
     @responder
     def on_get(self, call):
-        call.redirect(url("/editproducts.cgi", product=call.query.get("product")))
+        require_area(call, "editcomponents")
+        product = call.field("product")
+        if not product:
+            call.redirect("/editproducts.cgi")
+            return
+        self._show(call, product)
+
+    def _show(self, call, name, status=200, error=None, typed=None):
+        found = call.read_one("Product.get", {"names": [name]})
+        if not found["products"]:
+            raise ServiceError(errors.PRODUCT_ACCESS_DENIED,
+                               f"There is no product '{name}' you may see.")
+        product = found["products"][0]
+        noun = self.kind.lower()
+        items = product["versions" if self.kind == "Version" else "milestones"]
+        call.render("admin/versions.html", status=status,
+                    title=f"{self.kind}s of {product['name']}", product=product, kind=noun,
+                    items=items, action=self.path, error=error, typed=typed or {},
+                    default=product.get("default_milestone") if self.kind == "Milestone"
+                    else None)
 
     @responder
     def on_post(self, call):
         call.check_csrf()
         require_area(call, "editcomponents")
-        product = call.field("product")
-        back = url("/editproducts.cgi", product=product)
-        params = {"name": call.field("name")}
-        if call.field("sort_key").strip():
-            params["sort_key"] = call.field("sort_key").strip()
+        product, action = call.field("product"), call.field("action")
+        typed = {"action": action, "id": call.field("id"), "name": call.field("name"),
+                 "sort_key": call.field("sort_key").strip(),
+                 "is_active": _flag(call, "is_active")}
+        params = {"name": typed["name"]}
+        if typed["sort_key"]:
+            params["sort_key"] = typed["sort_key"]
         try:
-            if call.field("action") == "new":
+            if action == "new":
                 call.write(f"{self.kind}.create", dict(params, product=product))
+            elif action == "delete":
+                call.write(f"{self.kind}.delete", {"ids": [typed["id"]]})
             else:
-                call.write(f"{self.kind}.update", dict(params, ids=[call.field("id")],
-                                                       is_active=_flag(call, "is_active")))
+                call.write(f"{self.kind}.update", dict(params, ids=[typed["id"]],
+                                                       is_active=typed["is_active"]))
         except ServiceError as error:
-            return _failed(call, error, back)
-        call.redirect(back, notice="saved")
+            if error.code in (errors.AUTH_FAILURE, errors.LOGIN_REQUIRED):
+                raise
+            return self._show(call, product, status=errors.http_status(error.code),
+                              error=error.message, typed=typed)
+        call.redirect(url(self.path, product=product), notice="saved")
 
 
 class Milestones(Versions):
     kind = "Milestone"
+    path = "/editmilestones.cgi"
 
 
 # Users ------------------------------------------------------------------------------

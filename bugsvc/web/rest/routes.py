@@ -63,8 +63,11 @@ ROUTES = [
     # Versions, milestones, keywords, classifications (bugsvc extensions)
     Route("POST", "/version", "Version.create", status=201),
     Route("PUT", "/version/{version}", "Version.update", path_params=id_list("version")),
+    Route("DELETE", "/version/{version}", "Version.delete", path_params=id_list("version")),
     Route("POST", "/milestone", "Milestone.create", status=201),
     Route("PUT", "/milestone/{milestone}", "Milestone.update", path_params=id_list("milestone")),
+    Route("DELETE", "/milestone/{milestone}", "Milestone.delete",
+          path_params=id_list("milestone")),
     Route("GET", "/keyword", "Keyword.get"),
     Route("GET", "/keyword/{keyword}", "Keyword.get", path_params=id_or_name("keyword")),
     Route("POST", "/keyword", "Keyword.create", status=201),
