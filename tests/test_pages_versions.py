@@ -2,7 +2,8 @@
 editmilestones.cgi?product=X), for members of editcomponents: listed, added,
 changed, deleted while no bug has them (never the default milestone or a
 product's last one), a refusal shown on the page as typed; the delete calls
-over REST (Version.delete, Milestone.delete)."""
+over REST (Version.delete, Milestone.delete); a product deleted after the
+question (editproducts.cgi?action=del) only while it has no bug."""
 
 import pytest
 
@@ -103,3 +104,45 @@ def test_delete_over_rest(client, services, admin_key, plain_key):
     missing = client.simulate_delete("/rest/milestone/9999",
                                      params={"Bugzilla_api_key": admin_key})
     assert (missing.status_code, missing.json["code"]) == (404, 51)
+
+
+# Products ---------------------------------------------------------------------------
+
+def test_a_product_without_bugs_is_deleted_after_the_question(admin, services):
+    admin.get("/editproducts.cgi?action=add")
+    admin.post("/editproducts.cgi", {"action": "new", "name": "Spare", "description": "Spare",
+                                     "version": "1.0"})
+    admin.get("/editcomponents.cgi?product=Spare&action=add")
+    admin.post("/editcomponents.cgi", {"action": "new", "product": "Spare", "name": "Bits",
+                                       "description": "Bits", "default_assignee": ADMIN})
+    page = admin.get("/editproducts.cgi?action=del&product=Spare")
+    assert page.status_code == 200 and "1 component" in text_of(page.text)
+    admin.post("/editproducts.cgi", {"action": "delete", "product": "Spare"})
+    assert services.query("SELECT COUNT(*) FROM products WHERE name = 'Spare'") == [(0,)]
+    assert services.query("SELECT COUNT(*) FROM components WHERE name = 'Bits'") == [(0,)]
+    assert services.query("SELECT added FROM audit_log WHERE class = 'Bugzilla::Product'"
+                          " AND object_name = 'Spare' ORDER BY id DESC LIMIT 1") == [(None,)]
+
+
+def test_a_product_with_bugs_stays_and_the_refusal_is_on_the_page(app, admin, services,
+                                                                  client, admin_key):
+    file_bug(services)
+    admin.get("/editproducts.cgi?action=del&product=TestProduct")
+    page = admin.post("/editproducts.cgi", {"action": "delete", "product": "TestProduct"})
+    assert page.status_code == 400 and 'role="alert"' in page.text
+    assert "has 1 bug" in text_of(page.text)
+    refused = client.simulate_delete("/rest/product/TestProduct",
+                                     params={"Bugzilla_api_key": admin_key})
+    assert (refused.status_code, refused.json["code"]) == (400, 32000)
+    plain = Browser(app)
+    plain.login(PLAIN, PLAIN_PASSWORD)
+    assert plain.get("/editproducts.cgi?action=del&product=TestProduct").status_code == 401
+    plain.get("/")
+    assert plain.post("/editproducts.cgi", {"action": "delete",
+                                            "product": "TestProduct"}).status_code == 401
+    assert Browser(app).get("/editproducts.cgi?action=del&product=TestProduct"
+                            ).status_code == 401
+    admin.get("/editproducts.cgi?action=del&product=TestProduct")
+    assert admin.post("/editproducts.cgi", {"action": "delete", "product": "TestProduct"},
+                      token=False).status_code == 403
+    assert services.query("SELECT COUNT(*) FROM products WHERE name = 'TestProduct'") == [(1,)]

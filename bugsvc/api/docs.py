@@ -454,6 +454,11 @@ DOCS = {
                 "create_series": BOOL},
         required=("name", "description", "version"), answer=created(),
         errors=(304, 700, 701, 702, 703, 704, 51, 32000)),
+    "Product.delete": Doc(
+        "Delete products that have no bug (editcomponents).",
+        params={"ids": _IDS, "names": _NAMES},
+        answer=obj({"products": arr(obj({"id": INT}, required=["id"]))}, required=["products"]),
+        errors=(304, 53, 50, 106, 32000)),
     "Product.update": Doc(
         "Change products (editcomponents).",
         params={"ids": _IDS, "names": _NAMES, "name": STR, "description": STR,

@@ -150,6 +150,7 @@ OPERATIONS = Operations([
     _read("Product.get", product.get, shapes=product.PRODUCT_SHAPES),
     _write("Product.create", product.create),
     _write("Product.update", product.update),
+    _write("Product.delete", product.delete),
     _write("Component.create", component.create),
     _write("Component.update", component.update),
     _write("Component.delete", component.delete),

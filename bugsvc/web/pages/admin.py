@@ -75,7 +75,9 @@ class AdminIndex(Page):
 class Products(Page):
     """GET /editproducts.cgi: the products; ?action=add: the new product
     form; ?action=edit&product=X: one product with its components, versions
-    and milestones. POST: create or change a product."""
+    and milestones; ?action=del&product=X: the question before deleting it;
+    ?action=editgroupcontrols&product=X: its group controls. POST: create,
+    change or delete a product, or change its group controls."""
 
     @responder
     def on_get(self, call):
@@ -86,6 +88,8 @@ class Products(Page):
             return
         if action == "editgroupcontrols" and name:
             return admin_groupcontrols.show(call, name)
+        if action == "del" and name:
+            return self._confirm_delete(call, name)
         if name:
             found = call.read_one("Product.get", {"names": [name]})
             if not found["products"]:
@@ -99,6 +103,15 @@ class Products(Page):
                                                                 "components.name"})
         call.render("admin/products.html", title="Products", products=found["products"])
 
+    def _confirm_delete(self, call, name, status=200, error=None):
+        found = call.read_one("Product.get", {"names": [name]})
+        if not found["products"]:
+            raise ServiceError(errors.PRODUCT_ACCESS_DENIED,
+                               f"There is no product '{name}' you may see.")
+        call.render("admin/product_delete.html", status=status,
+                    title=f"Delete the product {found['products'][0]['name']}?",
+                    product=found["products"][0], error=error)
+
     @responder
     def on_post(self, call):
         call.check_csrf()
@@ -107,6 +120,16 @@ class Products(Page):
         name = call.field("product")
         if action == "updategroupcontrols":
             return admin_groupcontrols.save(call)
+        if action == "delete":
+            try:
+                call.write("Product.delete", {"names": [name]})
+            except ServiceError as error:
+                if error.code in (errors.AUTH_FAILURE, errors.LOGIN_REQUIRED):
+                    raise
+                return self._confirm_delete(call, name, status=errors.http_status(error.code),
+                                            error=error.message)
+            call.redirect("/editproducts.cgi", notice="saved")
+            return
         try:
             if action == "new":
                 call.write("Product.create", {

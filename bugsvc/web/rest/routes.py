@@ -51,6 +51,7 @@ ROUTES = [
     Route("GET", "/product/{product}", "Product.get", path_params=id_or_name("product")),
     Route("POST", "/product", "Product.create", status=201),
     Route("PUT", "/product/{product}", "Product.update", path_params=id_or_name("product")),
+    Route("DELETE", "/product/{product}", "Product.delete", path_params=id_or_name("product")),
     # Components
     Route("POST", "/component", "Component.create", status=201),
     Route("PUT", "/component/{component}", "Component.update", path_params=id_list("component")),
