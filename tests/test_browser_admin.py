@@ -44,7 +44,7 @@ def test_an_administrator_makes_reopening_need_a_comment_in_the_browser(site, dr
     for path in ("/editvalues.cgi", "/editvalues.cgi?field=priority&action=edit&value=Low",
                  "/editproducts.cgi?action=editgroupcontrols&product=TestProduct",
                  "/editversions.cgi?product=TestProduct",
-                 "/editmilestones.cgi?product=TestProduct"):
+                 "/editmilestones.cgi?product=TestProduct", "/sanitycheck.cgi"):
         open_page(driver, site.url + path)
         found[path] = axe_violations(driver)
     site.rest("PUT", "/parameters", {"useclassification": "1"})

@@ -649,6 +649,15 @@ DOCS = {
                                         "comment_required": BOOL}))},
         required=("transitions",), answer=obj({"transitions": obj({})}),
         errors=(304, 50, 51, 53, 32000)),
+    "SanityCheck.run": Doc(
+        "Run every sanity check, changing nothing (editcomponents).",
+        answer=obj({"checks": arr(obj({"name": STR, "title": STR, "count": INT,
+                                       "samples": arr(INT), "samples_are": STR,
+                                       "repairable": BOOL, "advice": STR}))}),
+        errors=(304,)),
+    "SanityCheck.repair": Doc(
+        "Repair what one sanity check finds (admin).", params={"check": STR},
+        required=("check",), answer=obj({"check": STR, "repaired": INT}), errors=(304, 51)),
     # Bugs
     "Bug.get": Doc(
         "Bugs by id or alias.",

@@ -31,6 +31,7 @@ from ..services import (
     notification,
     product,
     report,
+    sanity_check,
     saved_search,
     user,
     version,
@@ -143,6 +144,10 @@ OPERATIONS = Operations([
     _write("FieldValue.delete", field_value.delete),
     _read("Workflow.get", workflow.get, login=REQUIRED),
     _write("Workflow.update", workflow.update),
+    # The sanity check (a bugsvc addition over RPC: the reference's
+    # sanitycheck.cgi)
+    _read("SanityCheck.run", sanity_check.run, login=REQUIRED),
+    _write("SanityCheck.repair", sanity_check.repair),
     # Products, components, versions, milestones, classifications, keywords
     _read("Product.get_selectable_products", product.selectable),
     _read("Product.get_enterable_products", product.enterable),

@@ -30,6 +30,8 @@ ADMIN_AREAS = (
     ("creategroups", "/editgroups.cgi", "Groups", "Groups that restrict bugs or give rights."),
     ("tweakparams", "/editparams.cgi", "Parameters", "How this installation behaves."),
     ("editkeywords", "/editkeywords.cgi", "Keywords", "Keywords bugs may carry."),
+    ("editcomponents", "/sanitycheck.cgi", "Sanity check",
+     "Checks of the database, with repairs for administrators."),
     ("admin", "/auditlog.cgi", "Audit log",
      "Who changed which setting, account or catalogue object, and when."),
     ("admin", "/editforges.cgi", "Code forges",
