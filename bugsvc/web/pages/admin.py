@@ -56,6 +56,15 @@ def _flag(call, name):
     return bool(call.field(name))
 
 
+def _refused(error):
+    """(status, the reason with its code) of a refusal shown on the form;
+    a refusal of the visitor themself (signed out, not in the group) goes
+    to its own page."""
+    if error.code in (errors.AUTH_FAILURE, errors.LOGIN_REQUIRED):
+        raise error
+    return errors.http_status(error.code), f"{error.message} (error {error.code})"
+
+
 def _failed(call, error, back):
     call.render("error.html", status=errors.http_status(error.code), title="Not saved",
                 message=error.message, code=error.code, back=back)
@@ -132,25 +141,42 @@ class Products(Page):
                                             error=error.message)
             call.redirect("/editproducts.cgi", notice="saved")
             return
+        typed = {"name": call.field("name"), "description": call.field("description"),
+                 "version": call.field("version"), "is_active": _flag(call, "is_open"),
+                 "has_unconfirmed": _flag(call, "has_unconfirmed"),
+                 "default_milestone": call.field("default_milestone")}
         try:
             if action == "new":
                 call.write("Product.create", {
-                    "name": call.field("name"), "description": call.field("description"),
-                    "version": call.field("version") or "unspecified",
-                    "is_open": True, "has_unconfirmed": _flag(call, "has_unconfirmed")})
-                name = call.field("name")
+                    "name": typed["name"], "description": typed["description"],
+                    "version": typed["version"] or "unspecified",
+                    "is_open": True, "has_unconfirmed": typed["has_unconfirmed"]})
+                name = typed["name"]
             else:
-                params = {"names": [name], "name": call.field("name"),
-                          "description": call.field("description"),
-                          "is_open": _flag(call, "is_open"),
-                          "has_unconfirmed": _flag(call, "has_unconfirmed")}
-                if call.field("default_milestone"):
-                    params["default_milestone"] = call.field("default_milestone")
+                params = {"names": [name], "name": typed["name"],
+                          "description": typed["description"],
+                          "is_open": typed["is_active"],
+                          "has_unconfirmed": typed["has_unconfirmed"]}
+                if typed["default_milestone"]:
+                    params["default_milestone"] = typed["default_milestone"]
                 call.write("Product.update", params)
-                name = call.field("name") or name
+                name = typed["name"] or name
         except ServiceError as error:
-            return _failed(call, error, url("/editproducts.cgi", product=name or None,
-                                            action=None if name else "add"))
+            status, message = _refused(error)
+            if action == "new":
+                call.render("admin/product_new.html", status=status, title="New product",
+                            typed=typed, error=message)
+                return
+            found = call.read_one("Product.get", {"names": [name]})
+            if not found["products"]:
+                raise
+            call.render("admin/product.html", status=status, title=f"Product {name}",
+                        product=dict(found["products"][0], **{
+                            key: typed[key] for key in ("name", "description", "is_active",
+                                                        "has_unconfirmed",
+                                                        "default_milestone")}),
+                        old_name=name, error=message)
+            return
         call.redirect(url("/editproducts.cgi", product=name), notice="saved")
 
 
@@ -201,7 +227,24 @@ class Components(Page):
                     fields, names=[{"product": product, "component": call.field("component")}],
                     name=call.field("name"), is_open=_flag(call, "is_open")))
         except ServiceError as error:
-            return _failed(call, error, back)
+            status, message = _refused(error)
+            found = call.read_one("Product.get", {"names": [product]})
+            if not found["products"]:
+                raise
+            current = next((c for c in found["products"][0]["components"]
+                            if c["name"] == call.field("component")), None)
+            typed = None
+            if action != "delete":
+                typed = dict(current or {}, name=call.field("name"),
+                             description=fields["description"],
+                             default_assigned_to=fields["default_assignee"],
+                             default_qa_contact=fields["default_qa_contact"],
+                             default_cc=fields["default_cc"],
+                             is_active=_flag(call, "is_open"))
+            call.render("admin/component.html", status=status, title="Component",
+                        product=found["products"][0], component=current, typed=typed,
+                        error=message)
+            return
         call.redirect(back, notice="saved")
 
 
@@ -359,7 +402,14 @@ class Groups(Page):
                 group_id = call.field("group")
                 call.write("Group.update", dict(params, ids=[group_id]))
         except ServiceError as error:
-            return _failed(call, error, "/editgroups.cgi")
+            status, message = _refused(error)
+            group = None
+            if call.field("action") != "new":
+                group = {"id": call.field("group")}
+            call.render("admin/group.html", status=status,
+                        title="New group" if group is None else "Edit group", group=group,
+                        typed=dict(params, description=params["description"]), error=message)
+            return
         call.redirect(url("/editgroups.cgi", action="changeform", group=group_id),
                       notice="saved")
 
@@ -395,7 +445,17 @@ class Keywords(Page):
                 call.write("Keyword.update", dict(params, ids=[call.field("id")],
                                                   is_active=_flag(call, "is_active")))
         except ServiceError as error:
-            return _failed(call, error, "/editkeywords.cgi")
+            status, message = _refused(error)
+            typed = dict(params, is_active=_flag(call, "is_active"))
+            if call.field("action") == "new":
+                found = call.read_one("Keyword.get", {})
+                call.render("admin/keywords.html", status=status, title="Keywords",
+                            keywords=found["keywords"], may_edit=True, typed=typed,
+                            error=message)
+            else:
+                call.render("admin/keyword.html", status=status, title="Edit keyword",
+                            keyword=dict(typed, id=call.field("id")), error=message)
+            return
         call.redirect("/editkeywords.cgi", notice="saved")
 
 
