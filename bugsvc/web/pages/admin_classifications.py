@@ -27,8 +27,7 @@ def _require(call):
     Errors: 410, 304; 900 useclassification is off (Bugzilla's page is
     closed then too)."""
     require_area(call, "editclassifications")
-    parameters = call.read_one("Bugzilla.parameters", {})["parameters"]
-    if str(parameters.get("useclassification")) not in ("1", "True", "true"):
+    if not call.setting_is_on("useclassification"):
         raise ServiceError(errors.CLASSIFICATIONS_DISABLED,
                            "Classifications are not in use: turn the parameter "
                            "useclassification on first.")

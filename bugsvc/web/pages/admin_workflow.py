@@ -144,8 +144,7 @@ class Workflow(Page):
 
     def _show(self, call, workflow, moves, comments, status=200, error=None):
         statuses = workflow["statuses"]
-        closing = call.read_one("Bugzilla.parameters", {}).get(
-            "parameters", {}).get("duplicate_or_move_bug_status")
+        closing = call.setting("duplicate_or_move_bug_status")
         call.render("admin/workflow.html", status=status,
                     title=("Comments required on status changes" if comments
                            else "Status workflow"),
