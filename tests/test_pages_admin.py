@@ -192,3 +192,21 @@ def test_refusals_come_back_on_the_form_as_typed(admin, services):
              for table in ("products", "components", "groups")]
     assert after == before[:3]
     assert len(services.query("SELECT * FROM keywords")) == len(before[3]) + 1
+
+
+def test_a_refused_account_comes_back_on_the_form_as_typed(admin, services):
+    before = services.query("SELECT login, real_name FROM users ORDER BY id")
+    admin.get("/editusers.cgi?action=add")
+    page = admin.post("/editusers.cgi", {"action": "new", "login": "not-an-address",
+                                         "name": "Typed Name", "password": "long password 1"})
+    assert page.status_code == 400 and 'role="alert"' in page.text
+    assert 'value="not-an-address"' in page.text and 'value="Typed Name"' in page.text
+    assert "long password 1" not in page.text
+    admin_id = services.query("SELECT id FROM users WHERE login = ?", (ADMIN,))[0][0]
+    admin.get(f"/editusers.cgi?action=edit&userid={admin_id}")
+    page = admin.post("/editusers.cgi", {"action": "update", "userid": str(admin_id),
+                                         "login": "broken", "name": "Other Name",
+                                         "disabledtext": ""})
+    assert page.status_code == 400 and 'role="alert"' in page.text
+    assert 'value="broken"' in page.text and 'value="Other Name"' in page.text
+    assert services.query("SELECT login, real_name FROM users ORDER BY id") == before

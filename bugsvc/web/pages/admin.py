@@ -364,8 +364,22 @@ class Users(Page):
                                     "remove": [g for g in shown if g not in chosen]}
             call.write("User.update", params)
         except ServiceError as error:
-            return _failed(call, error, url("/editusers.cgi", action="edit" if action != "new"
-                                            else "add", userid=call.field("userid") or None))
+            status, message = _refused(error)
+            typed = {"login": call.field("login"), "name": call.field("name"),
+                     "disabledtext": call.field("disabledtext"),
+                     "email_enabled": _flag(call, "email_enabled")}
+            if action == "new":
+                call.render("admin/user_new.html", status=status, title="New user",
+                            typed=typed, error=message)
+                return
+            if call.fields("groups_shown"):
+                typed["groups"] = call.fields("groups")
+            found, groups = call.read(("User.get", {"ids": [call.field("userid")]}),
+                                      ("Group.get", {}))
+            call.render("admin/user.html", status=status, title="Edit user",
+                        account=found["users"][0], groups=groups["groups"], typed=typed,
+                        error=message)
+            return
         call.redirect(url("/editusers.cgi", action="edit", userid=user_id), notice="saved")
 
 
