@@ -34,10 +34,12 @@ NOT_ADMIN_CHANGES = {
 # Audited changes made through mailed tokens or by anyone for themselves;
 # their tests are beside their features (test_self_registration.py,
 # test_email_change.py, test_pages_mail.py, test_user.py,
-# test_chart.py).
+# test_chart.py, test_sanity_check.py: a repair is audited when it fixes
+# something).
 AUDITED_ELSEWHERE = {
     "User.create_account", "User.reset_password", "User.change_email", "User.update_self",
     "SavedSearch.create", "SavedSearch.delete", "Series.create", "Series.delete",
+    "SanityCheck.repair",
 }
 
 
@@ -53,10 +55,15 @@ def admin_changes(services, plain_id):
         ("Classification.create", {"name": "Hardware"}, "Classification", "Hardware"),
         ("Classification.update", {"names": ["Hardware"], "description": "Boxes"},
          "Classification", "Hardware"),
+        ("Classification.create", {"name": "Empty"}, "Classification", "Empty"),
+        ("Classification.delete", {"names": ["Empty"]}, "Classification", "Empty"),
         ("Product.create", {"name": "Router", "description": "Routers", "version": "1.0"},
          "Product", "Router"),
         ("Product.update", {"names": ["Router"], "description": "Home routers"}, "Product",
          "Router"),
+        ("Product.create", {"name": "Spare", "description": "Spare", "version": "1"},
+         "Product", "Spare"),
+        ("Product.delete", {"names": ["Spare"]}, "Product", "Spare"),
         ("Component.create", {"product": "Router", "name": "WiFi", "description": "Radio",
                               "default_assignee": ADMIN}, "Component", "WiFi"),
         ("Component.create", {"product": "Router", "name": "Old", "description": "Old",
@@ -69,6 +76,9 @@ def admin_changes(services, plain_id):
         ("Version.update", {"ids": ["LAST"], "name": "2.1"}, "Version", "2.1"),
         ("Milestone.create", {"product": "Router", "name": "M1"}, "Milestone", "M1"),
         ("Milestone.update", {"ids": ["LAST"], "sort_key": 5}, "Milestone", "M1"),
+        ("Milestone.delete", {"ids": ["LAST"]}, "Milestone", "M1"),
+        ("Version.create", {"product": "Router", "name": "spare"}, "Version", "spare"),
+        ("Version.delete", {"ids": ["LAST"]}, "Version", "spare"),
         ("Keyword.create", {"name": "regression", "description": "Worked before"}, "Keyword",
          "regression"),
         ("Keyword.update", {"names": ["regression"], "description": "It worked"}, "Keyword",
@@ -81,6 +91,16 @@ def admin_changes(services, plain_id):
                           "values": ["red"]}, "Field", "cf_colour"),
         ("Field.update", {"names": ["cf_colour"], "values": {"add": ["blue"]}}, "Field",
          "cf_colour"),
+        ("FieldValue.create", {"field": "priority", "value": "P1"}, "Field::Choice::priority",
+         "P1"),
+        ("FieldValue.update", {"field": "priority", "value": "P1", "name": "P0"},
+         "Field::Choice::priority", "P0"),
+        ("FieldValue.delete", {"field": "priority", "value": "P0"}, "Field::Choice::priority",
+         "P0"),
+        ("Workflow.update", {"transitions": [{"from": None, "to": "CONFIRMED"},
+                                             {"from": "CONFIRMED", "to": "RESOLVED",
+                                              "comment_required": True}]},
+         "Status", "CONFIRMED"),
         ("User.create", {"email": "new@example.com", "password": "new password 1"}, "User",
          "new@example.com"),
         ("User.update", {"names": [PLAIN], "full_name": "Pat"}, "User", PLAIN),

@@ -350,7 +350,7 @@ def test_an_administrator_sets_up_an_installation_in_the_browser(site, driver):
     Select(by(driver, "#visibility")).select_by_value("product:Router")
     submit("Create the field")
     for band in ("2.4 GHz", "5 GHz"):
-        open_page(driver, site.url + "/editvalues.cgi?field=cf_band")
+        open_page(driver, site.url + "/editvalues.cgi?field=cf_band&action=add")
         by(driver, "#value").send_keys(band)
         submit("Add the value")
     # A review flag type for Router's WiFi component only.

@@ -153,3 +153,60 @@ def test_others_may_not_register_code_forges(plain, services):
         assert result.status_code == 401 and "Sorry" in result.text
     assert plain.get("/editforges.cgi").status_code == 401
     assert services.query("SELECT COUNT(*) FROM forge_repositories") == [(0,)]
+
+
+def test_refusals_come_back_on_the_form_as_typed(admin, services):
+    """Products, components, groups and keywords: the form again, with what
+    was typed and the reason (role="alert"), nothing stored."""
+    before = [services.query(f"SELECT * FROM {table}")
+              for table in ("products", "components", "groups", "keywords")]
+    admin.get("/editproducts.cgi?action=add")
+    page = admin.post("/editproducts.cgi", {"action": "new", "name": "testproduct",
+                                            "description": "Typed text", "version": "7"})
+    assert page.status_code == 400 and 'role="alert"' in page.text
+    assert 'value="testproduct"' in page.text and "Typed text" in page.text
+    assert 'value="7"' in page.text
+    admin.get("/editproducts.cgi?product=TestProduct")
+    page = admin.post("/editproducts.cgi", {"action": "update", "product": "TestProduct",
+                                            "name": "", "description": "Kept words"})
+    assert page.status_code == 400 and 'role="alert"' in page.text and "Kept words" in page.text
+    assert 'name="product" value="TestProduct"' in page.text
+    admin.get("/editcomponents.cgi?product=TestProduct&action=add")
+    page = admin.post("/editcomponents.cgi", {"action": "new", "product": "TestProduct",
+                                              "name": "TestComponent",
+                                              "description": "Again", "default_assignee": ADMIN})
+    assert page.status_code == 400 and 'role="alert"' in page.text
+    assert 'value="TestComponent"' in page.text and "Again" in page.text
+    admin.get("/editgroups.cgi?action=add")
+    page = admin.post("/editgroups.cgi", {"action": "new", "name": "admin", "desc": "Mine",
+                                          "regexp": "@example\\.com$"})
+    assert page.status_code == 400 and 'role="alert"' in page.text
+    assert 'value="Mine"' in page.text and 'value="@example\\.com$"' in page.text
+    admin.get("/editkeywords.cgi")
+    admin.post("/editkeywords.cgi", {"action": "new", "name": "taken", "description": "x"})
+    page = admin.post("/editkeywords.cgi", {"action": "new", "name": "taken",
+                                            "description": "Second words"})
+    assert page.status_code == 400 and 'role="alert"' in page.text
+    assert "Second words" in page.text
+    after = [services.query(f"SELECT * FROM {table}")
+             for table in ("products", "components", "groups")]
+    assert after == before[:3]
+    assert len(services.query("SELECT * FROM keywords")) == len(before[3]) + 1
+
+
+def test_a_refused_account_comes_back_on_the_form_as_typed(admin, services):
+    before = services.query("SELECT login, real_name FROM users ORDER BY id")
+    admin.get("/editusers.cgi?action=add")
+    page = admin.post("/editusers.cgi", {"action": "new", "login": "not-an-address",
+                                         "name": "Typed Name", "password": "long password 1"})
+    assert page.status_code == 400 and 'role="alert"' in page.text
+    assert 'value="not-an-address"' in page.text and 'value="Typed Name"' in page.text
+    assert "long password 1" not in page.text
+    admin_id = services.query("SELECT id FROM users WHERE login = ?", (ADMIN,))[0][0]
+    admin.get(f"/editusers.cgi?action=edit&userid={admin_id}")
+    page = admin.post("/editusers.cgi", {"action": "update", "userid": str(admin_id),
+                                         "login": "broken", "name": "Other Name",
+                                         "disabledtext": ""})
+    assert page.status_code == 400 and 'role="alert"' in page.text
+    assert 'value="broken"' in page.text and 'value="Other Name"' in page.text
+    assert services.query("SELECT login, real_name FROM users ORDER BY id") == before
