@@ -34,6 +34,7 @@ from ..services import (
     user,
     version,
     webhook,
+    whine,
 )
 from .operation import EXEMPT, OPTIONAL, REQUIRED, SELF, Operation, Operations
 
@@ -178,6 +179,12 @@ OPERATIONS = Operations([
     _read("Series.data", chart.data),
     _write("Series.create", chart.create),
     _write("Series.delete", chart.delete),
+    # Scheduled searches mailed (whining: a bugsvc addition; the reference
+    # keeps them in editwhines.cgi only), for members of bz_canusewhines
+    _read("Whine.get", whine.get, login=REQUIRED),
+    _write("Whine.create_event", whine.create_event),
+    _write("Whine.update_event", whine.update_event),
+    _write("Whine.delete_event", whine.delete_event),
     # Comments and comment tags
     _read("Bug.comments", comment.comments, shapes=COMMENT_SHAPES),
     _write("Bug.add_comment", comment.add),
