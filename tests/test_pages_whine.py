@@ -128,3 +128,10 @@ def test_whining_at_others_on_the_form(app, world, services):
             f"mailto_type_{schedule}": "1", f"mailto_{schedule}": "staff", "update": "1"})
     assert services.query("SELECT mailto_type, run_next FROM whine_schedules") == [
         (1, "2026-03-02 09:00:00.000000")]                 # saved in its hour: due at once
+
+
+def test_the_home_page_links_to_it_for_members_only(app, world):
+    member = signed_in(app, WHINER, "whiner-password-1")
+    assert 'href="/editwhines.cgi"' in member.get("/").text
+    plain = signed_in(app, PLAIN, PASSWORDS[PLAIN])
+    assert 'href="/editwhines.cgi"' not in plain.get("/").text

@@ -95,6 +95,11 @@ def test_a_member_keeps_events_and_nobody_else_sees_or_changes_them(services, wo
     assert refused.value.code == 51
     services.call(whine_service.delete_event, {"id": event_id}, as_user=WHINER)
     assert services.query("SELECT COUNT(*) FROM whine_schedules") == [(0,)]
+    # Made, changed and deleted: each in the audit log, by the whiner.
+    assert services.query(
+        "SELECT u.login, a.removed, a.added FROM audit_log a JOIN users u ON u.id = a.user_id"
+        " WHERE a.field = 'whine_event' ORDER BY a.id") == [
+        (WHINER, "", str(event_id)), (WHINER, "", str(event_id)), (WHINER, str(event_id), "")]
 
 
 @pytest.mark.parametrize("mailto_type, mailto", [(0, PLAIN), (1, "staff")])
