@@ -763,7 +763,7 @@ DOCS = {
             "statuses": arr(obj({"name": STR, "is_open": BOOL, "comment_required": BOOL})),
             "fields": strs("fields the caller may change"),
             "resolutions": strs("resolutions the caller may choose"),
-            "groups": arr(obj({"name": STR, "description": STR, "is_on": BOOL,
+            "groups": arr(obj({"id": INT, "name": STR, "description": STR, "is_on": BOOL,
                                "can_change": BOOL}))}))}),
         errors=(50, 100, 101, 102, 106)),
     "Bug.flag_requests": Doc(

@@ -196,7 +196,7 @@ def edit_options(ctx, params):
     CC list), "statuses": [{"name", "is_open", "comment_required"}] (the
     current one first when it is not a transition of its own), "fields":
     [API names of the fields the caller may change], "resolutions":
-    [names], "groups": [{"name", "description", "is_on", "can_change"}]
+    [names], "groups": [{"id", "name", "description", "is_on", "can_change"}]
     (the groups the bug is in or the caller may restrict it to)}]}.
     Logged-out callers, and callers who may not edit the bug's product,
     may change nothing: only the current status is listed.
