@@ -777,11 +777,13 @@ DOCS = {
     "Bug.request_queue": Doc(
         "The request queue: flags by requester, requestee, product, component, type, status.",
         params={"requester": described(STR, "login the flags were set by"),
-                "requestee": described(STR, "login the flags were asked of"),
+                "requestee": described(STR, "login the flags were asked of; -: asked of "
+                                            "nobody in particular"),
                 "do_union": described(BOOL, "flags of the requester or the requestee"),
                 "product": STR, "component": STR,
                 "type": described(STR, "a flag type's name; all or empty: any"),
-                "status": described(STR, "?, +, - or all (default ?)"),
+                "status": described(STR, "?, +, -, +- (granted or denied) or all "
+                                         "(default ?)"),
                 "limit": described(INT, "at most this many (default and most 1000)")},
         answer=obj({"requests": arr(obj({
             "id": INT, "name": STR, "type_id": INT, "status": STR, "bug_id": INT,
@@ -790,6 +792,9 @@ DOCS = {
             "attachment_summary": {"type": ["string", "null"]}, "requester": STR,
             "requestee": STR, "creation_date": DATETIME, "modification_date": DATETIME}))}),
         errors=(410, 52, 32000)),
+    "Bug.request_types": Doc(
+        "The flag types the request queue may be filtered by: those some flag has.",
+        answer=obj({"types": strs("flag type names")}), errors=(410,)),
     "Bug.possible_duplicates": Doc(
         "Bugs whose summaries resemble a summary.",
         params={"summary": STR, "products": strs("product names"),

@@ -164,6 +164,7 @@ OPERATIONS = Operations([
     _read("Bug.edit_options", bug.edit_options),
     _read("Bug.flag_requests", bug.flag_requests, login=REQUIRED),
     _read("Bug.request_queue", bug.request_queue, login=REQUIRED),
+    _read("Bug.request_types", bug.request_types, login=REQUIRED),
     _read("Bug.possible_duplicates", bug.possible_duplicates, shapes=BUG_SHAPES),
     _write("Bug.update_see_also", bug.update_see_also),
     _write("Bug.update_tags", bug.update_tags),

@@ -160,6 +160,7 @@ ROUTES = [
     Route("GET", "/bug/possible_duplicates", "Bug.possible_duplicates"),
     Route("GET", "/flag_requests", "Bug.flag_requests"),
     Route("GET", "/request_queue", "Bug.request_queue"),
+    Route("GET", "/request_types", "Bug.request_types"),
     Route("POST", "/bug", "Bug.create", status=201),
     Route("GET", "/bug/", "Bug.get"),
     Route("GET", "/bug/{bug}", "Bug.get", path_params=id_list("bug", strip_hash=True)),
