@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 15
 
 
 class SchemaError(Exception):
@@ -143,6 +143,8 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 14: second factors (TOTP), their recovery codes and the sign-ins that
     # wait for one (bugsvc/accounts/second_factor.py).
     14: _new_tables("second factor", "second_factors"),
+    # 15: scheduled searches mailed (editwhines.cgi, bugsvc/bugs/whine.py).
+    15: _new_tables("whines", "whine_events"),
 }
 
 
