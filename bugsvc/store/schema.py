@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 
 
 class SchemaError(Exception):
@@ -140,6 +140,9 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     12: _new_tables("forges", "forge_repositories"),
     # 13: the messages `bugsvc mail-in` took (bugsvc/cli/mail_in.py).
     13: _new_tables("mail in", "mail_in_messages"),
+    # 14: the accounts that sign in through a directory or an OpenID provider
+    # (accounts/external.py).
+    14: _new_tables("external logins", "external_logins"),
 }
 
 
