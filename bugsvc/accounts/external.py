@@ -9,11 +9,10 @@ created without a password; it is recorded in the audit log like any
 account created.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
 from ..call.params import clean_text
-from ..catalogue import settings
 from ..errors import INTERNAL_ERROR, ServiceError
 from ..store import audit
 from . import membership, new_account
@@ -24,15 +23,14 @@ from .caller import ANONYMOUS, Caller
 class SignInChange:
     """What an account change made while signing in reads (the audit log's
     and the login checks' context): the connection, the time, the
-    parameters and who is changing (nobody is signed in yet)."""
+    parameters ({name: value}) and who is changing (nobody is signed in
+    yet)."""
     conn: object
     now: datetime
+    values: dict
     caller: Caller = ANONYMOUS
-    values: dict = field(default_factory=dict)
 
     def param(self, name):
-        if not self.values:
-            self.values = settings.load(self.conn)
         return self.values[name]
 
 
@@ -79,7 +77,7 @@ def account_for(ctx, source, subject, login, real_name, create=True):
         return user_id
     if linked is None:
         link(ctx.conn, source, subject, by_login)
-        return by_login
+        linked = by_login
     _follow(ctx, linked, login, real_name)
     return linked
 

@@ -2,7 +2,7 @@
 whether a call's credentials sign in as a given login (the checks of
 passwords, keys and tokens and their throttling are auth.py's)."""
 
-from ..errors import require_login
+from ..errors import ACCOUNT_DISABLED, ServiceError, require_login
 from . import auth
 
 
@@ -18,6 +18,16 @@ def sign_in(ctx, login_name, password, bound_to_address):
     user_id = ctx.auth.check_password(login_name, password, ctx.remote_ip, ctx.now)
     bound_to = ctx.remote_ip if bound_to_address else None
     return user_id, auth.create_token(ctx.conn, user_id, bound_to, ctx.now)
+
+
+def start(ctx, user_id):
+    """A login token for account `user_id`, whom another check (an OpenID
+    provider) signed in. Errors: 301 the account is disabled."""
+    row = ctx.conn.execute("SELECT disabled_text FROM users WHERE id = ?", (user_id,)).fetchone()
+    if row["disabled_text"]:
+        raise ServiceError(ACCOUNT_DISABLED,
+                           "Your account has been disabled: " + row["disabled_text"])
+    return auth.create_token(ctx.conn, user_id, None, ctx.now)
 
 
 def sign_out(ctx, token):

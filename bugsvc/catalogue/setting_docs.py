@@ -19,6 +19,9 @@ SECTIONS = (
                      "names LDAP).",
      ("LDAPserver", "LDAPstarttls", "LDAPbinddn", "LDAPBaseDN", "LDAPuidattribute",
       "LDAPmailattribute", "LDAPfilter")),
+    ("oidc", "Single sign-on (OpenID Connect)", "Signing in with OpenID Connect providers "
+                                                "(bugsvc's own; also on editoidc.cgi).",
+     ("oidc_providers", "oidc_create_accounts")),
     ("attachment", "Attachments", "Where attachments are served from and how large they "
                                   "may be.",
      ("attachment_base", "maxattachmentsize", "maxlocalattachment")),
@@ -52,6 +55,15 @@ SECTIONS = (
 )
 
 DESCRIPTIONS = {
+    "oidc_providers": "The OpenID Connect providers people may sign in with, as a JSON list of "
+                      "{\"name\", \"issuer\", \"client_id\", \"client_secret\"} (optionally "
+                      "\"group_claim\" and \"groups\": {claim value: group name}); the "
+                      "issuer is https:// (http:// on loopback only). Client secrets are never "
+                      "shown: ******** sent back keeps the stored one. The provider's redirect "
+                      "address is this site's /oidc/callback.",
+    "oidc_create_accounts": "A provider's verified e-mail address that no account has makes a "
+                            "new account (recorded in the audit log); off: only existing "
+                            "accounts sign in with a provider.",
     "user_verify_class": "Where passwords are checked, tried in the order given until one "
                          "accepts, separated by commas: DB (the password stored here), LDAP "
                          "(the directory of the LDAP settings), or both (LDAP,DB).",

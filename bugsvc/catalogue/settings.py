@@ -40,6 +40,7 @@ SECRET = "secret"        # any text, never shown (SECRET_MASK instead)
 COOKIE_PATH = "path"     # a URL path starting with a slash, fit for a cookie
 VERIFY_CLASSES = "verify"  # an ordered list of password checkers (DB, LDAP)
 LDAP_SERVERS = "ldap_servers"  # "" or LDAP servers separated by commas or spaces
+OIDC_PROVIDERS = "oidc"  # "" or a JSON list of OpenID providers (secrets never shown)
 
 # name -> (default, kind, extra). extra: allowed choices for TEXT when a
 # tuple; (least, most) for INT when a tuple; the select field for FIELD_VALUE.
@@ -175,6 +176,16 @@ DEFINITIONS.update({
     "LDAPfilter": ("", TEXT, None),
 })
 
+# Signing in with OpenID Connect providers (accounts/oidc.py; bugsvc
+# additions): the providers, as a JSON list of {name, issuer, client_id,
+# client_secret} (optionally group_claim and groups), their client secrets
+# never shown; whether a provider's verified address that no account has
+# makes a new account. Shown to tweakparams members only.
+DEFINITIONS.update({
+    "oidc_providers": ("", OIDC_PROVIDERS, None),
+    "oidc_create_accounts": ("0", BOOL, None),
+})
+
 SECRET_MASK = "********"
 # The password checkers user_verify_class may name (the reference also has
 # RADIUS, which bugsvc does not offer).
@@ -210,8 +221,12 @@ def defaults():
 def shown(name, value):
     """The value of parameter `name` as any reader is shown it: secrets are
     masked (SECRET_MASK when set, empty when not)."""
-    if DEFINITIONS.get(name, (None, None))[1] == SECRET:
+    kind = DEFINITIONS.get(name, (None, None))[1]
+    if kind == SECRET:
         return SECRET_MASK if value else ""
+    if kind == OIDC_PROVIDERS and value:
+        from ..accounts.oidc import shown_providers
+        return shown_providers(value)
     return value
 
 
@@ -309,6 +324,13 @@ def normalise(conn, name, value):
         return value if isinstance(value, str) else text
     if kind == VERIFY_CLASSES:
         return _verify_classes(text)
+    if kind == OIDC_PROVIDERS:
+        from ..accounts import oidc
+        kept = oidc.keep_secrets(text, _stored(conn, name))
+        if kept and not oidc.available():
+            raise ValueError("OpenID Connect needs Authlib: install bugsvc with its extra "
+                             "'oidc' (pip install 'bugsvc[oidc]')")
+        return kept
     if kind == LDAP_SERVERS:
         from ..accounts.directory import parse_servers
         parse_servers(text)
@@ -387,7 +409,7 @@ def _control(name, kind):
         return "number"
     if kind == SECRET:
         return "secret"
-    if name == "emailregexpdesc":
+    if name in ("emailregexpdesc", "oidc_providers"):
         return "long_text"
     return "text"
 

@@ -282,8 +282,10 @@ def _login_page(call, status=200, target="/", message=None, login="", reset_mess
     create an account while people may."""
     if can_create_account is None:
         can_create_account = _can_create_account(call)
+    providers = call.read_one("User.oidc_providers")["providers"]
     call.render("login.html", status=status, title="Sign in", target=target, message=message,
-                login=login, reset_message=reset_message, can_create_account=can_create_account)
+                login=login, reset_message=reset_message, can_create_account=can_create_account,
+                providers=providers)
 
 
 def login_url(target):

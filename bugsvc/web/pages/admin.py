@@ -22,6 +22,8 @@ ADMIN_AREAS = (
      "Fields of your own on bugs, and the values of drop-down fields."),
     ("creategroups", "/editgroups.cgi", "Groups", "Groups that restrict bugs or give rights."),
     ("tweakparams", "/editparams.cgi", "Parameters", "How this installation behaves."),
+    ("tweakparams", "/editoidc.cgi", "Single sign-on",
+     "OpenID Connect providers people may sign in with."),
     ("editkeywords", "/editkeywords.cgi", "Keywords", "Keywords bugs may carry."),
     ("admin", "/auditlog.cgi", "Audit log",
      "Who changed which setting, account or catalogue object, and when."),
