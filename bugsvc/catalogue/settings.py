@@ -13,8 +13,9 @@ they are not offered (a PUT naming one answers like any unknown name, 51).
 Values stored under such names by an earlier version stay in the params
 table and are ignored by `load`.
 
-Secret parameters (the SMTP password) are never shown: every reading,
-answer and audit record carries a mask instead of the value.
+Secret parameters (the SMTP password, LDAPbinddn, the client secrets in
+oidc_providers) are never shown: every reading, answer and audit record
+carries a mask instead of the value.
 """
 
 import re
