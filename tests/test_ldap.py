@@ -112,6 +112,14 @@ def test_an_account_with_the_directorys_address_is_linked(client, services, ldap
     assert login(client, "ada@example.com", "database-secret").json["id"] == existing
 
 
+def test_of_several_addresses_the_one_an_account_has_is_the_login(client, services, ldap):
+    modify(ldap, "dn: uid=bob,ou=people,dc=example,dc=com\nchangetype: modify\n"
+                 "add: mail\nmail: builder@example.com\n")
+    existing = services.add_user("builder@example.com")
+    assert login(client, "bob", "bob-secret").json["id"] == existing
+    assert account(services, "bob@example.com") is None
+
+
 def test_wrong_unknown_ambiguous_or_empty_is_300_and_stores_nothing(client, services, ldap):
     before = user_count(services)
     for name, password in (("ada", "wrong"), ("nobody", "x"), ("twin", "twin-secret"),

@@ -493,9 +493,10 @@ class Authenticator:
                     conn.execute("UPDATE users SET password_hash = ? WHERE id = ?"
                                  " AND password_hash = ?", (upgraded, row["id"], stored))
                 if verifier == "LDAP":
-                    from .external import SignInChange, account_for
+                    from .external import SignInChange, account_for, existing_login
+                    login_name = existing_login(conn, found.emails, found.login)
                     user_id = account_for(SignInChange(conn, now, values=params), "LDAP",
-                                          found.uid, found.login, found.real_name)
+                                          found.uid, login_name, found.real_name)
                     row = conn.execute("SELECT id, disabled_text FROM users WHERE id = ?",
                                        (user_id,)).fetchone()
         if row["disabled_text"]:

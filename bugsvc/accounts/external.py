@@ -47,6 +47,17 @@ def link(conn, source, subject, user_id):
                  (source, subject, user_id))
 
 
+def existing_login(conn, candidates, default):
+    """The first of `candidates` that is an account's login (any case), else
+    `default` (a directory entry with several addresses signs in as the
+    account one of them already is, as in the reference)."""
+    for candidate in candidates:
+        if conn.execute("SELECT 1 FROM users WHERE lower(login) = lower(?)",
+                        (candidate,)).fetchone() is not None:
+            return candidate
+    return default
+
+
 def account_for(ctx, source, subject, login, real_name, create=True):
     """The id of the account of the outside identity (source, subject),
     whose login is `login` and real name `real_name` there.
