@@ -70,7 +70,7 @@ class Start(Page):
         flow = {"provider": name, "state": answer["state"], "nonce": answer["nonce"],
                 "verifier": answer["code_verifier"], "target": target}
         # Lax: the provider sends the browser back with a top-level GET.
-        call.resp.set_cookie(FLOW_COOKIE, _pack(call, flow), path=CALLBACK, http_only=True,
+        call.resp.set_cookie(FLOW_COOKIE, _pack(call, flow), path=call.cookie_path, http_only=True,
                              secure=call.secure, same_site="Lax", max_age=FLOW_SECONDS)
         call.resp.status = 303
         call.resp.location = answer["url"]
@@ -83,7 +83,7 @@ class Callback(Page):
     @responder
     def on_get(self, call):
         flow = _unpack(call, call.req.cookies.get(FLOW_COOKIE))
-        call.resp.unset_cookie(FLOW_COOKIE, path=CALLBACK)
+        call.resp.unset_cookie(FLOW_COOKIE, path=call.cookie_path)
         state = call.query.get("state") or ""
         if flow is None or not hmac.compare_digest(state.encode(), flow["state"].encode()):
             return _failed(call, "This sign-in was not started from this browser, or it took "
