@@ -874,3 +874,16 @@ CREATE TABLE whine_queries (
 );
 CREATE INDEX whine_queries_event_idx ON whine_queries (event_id);
 -- END whines
+-- BEGIN external logins
+-- Accounts that sign in through someone else: a directory (source 'LDAP',
+-- subject the entry's LDAPuidattribute value) or an OpenID provider (source
+-- 'oidc:' and the provider's name, subject its `sub` claim). Such accounts
+-- have no stored password unless they are given one.
+CREATE TABLE external_logins (
+    source      TEXT NOT NULL,
+    subject     TEXT NOT NULL,
+    user_id     INTEGER NOT NULL REFERENCES users (id),
+    PRIMARY KEY (source, subject)
+);
+CREATE INDEX external_logins_user_idx ON external_logins (user_id);
+-- END external logins

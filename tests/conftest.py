@@ -29,7 +29,7 @@ from accounts import ADMIN as ADMIN_EMAIL, ADMIN_PASSWORD
 from bugsvc.accounts import auth
 from bugsvc.accounts.auth import ScryptCost
 from bugsvc.accounts.membership import refresh_for_user
-from bugsvc.api.operations import OPERATIONS
+from bugsvc.api.operations import OPERATIONS, PAGE_OPERATIONS
 from bugsvc.api.runner import Runner
 from bugsvc.app import create_app
 from bugsvc.call.fields import FieldFilter
@@ -47,7 +47,8 @@ from bugsvc.store.location import open_database
 pytest_plugins = ["live_server", "notify_support", "browser_site"]
 
 FAST_COST = ScryptCost(n=16, r=1, p=1)   # tests only: hashing must not dominate
-_OPERATION_OF = {operation.service: operation for operation in OPERATIONS}
+_OPERATION_OF = {operation.service: operation for operations in (OPERATIONS, PAGE_OPERATIONS)
+                 for operation in operations}
 # Fixtures that start a real server process: the tests using them are slow.
 _SERVER_FIXTURES = {"start", "site", "smtp", "receiver"}
 

@@ -8,17 +8,14 @@ account and the accounts that share a group membership with it, and members
 of editusers see all.
 """
 
-import re
 import string
 
-from .. import dates
 from ..bugs import visibility
 from ..call.changes import note
 from ..call.params import clean_text
 from ..errors import (
     ACCOUNT_EXISTS,
     AUTH_FAILURE,
-    ILLEGAL_EMAIL_ADDRESS,
     INVALID_GROUP_NAME,
     OBJECT_DOES_NOT_EXIST,
     PASSWORD_NOT_COMPLEX,
@@ -27,14 +24,14 @@ from ..errors import (
 )
 from ..store import audit
 from ..store.db import placeholders
-from . import auth, membership
+from . import auth, membership, new_account
 from .email import visible_email
 from .membership import GRANT_DIRECT
+from .new_account import check_login_name
 from .visibility import can_see_user, sees_every_user, visible_users_sql
 
 
 PASSWORD_MIN_LENGTH = 6
-LOGIN_MAX_LENGTH = 127
 _COLUMNS = "u.id, u.login, u.real_name, u.disabled_text, u.email_enabled"
 
 
@@ -214,28 +211,6 @@ def find(ctx, ids, names, matches, limit, include_disabled, group_ids, group_nam
 
 # Create ------------------------------------------------------------------------
 
-def check_login_name(ctx, login_name, user_id=None):
-    """Refuse a login (e-mail address) that is not valid or not free.
-
-    user_id: the account being renamed (its own login, in any case, is free).
-    Errors: 501 not an acceptable address (emailregexp, ASCII, at most 127
-    characters, no spaces); 500 another account has it (any case).
-    """
-    try:
-        acceptable = re.search(ctx.param("emailregexp"), login_name) is not None
-    except re.error:
-        acceptable = False
-    if (not acceptable or len(login_name) > LOGIN_MAX_LENGTH or not login_name.isascii()
-            or any(c.isspace() or not c.isprintable() for c in login_name)):
-        raise ServiceError(ILLEGAL_EMAIL_ADDRESS, f"The e-mail address '{login_name}' is not valid "
-                                                  f"here. {ctx.param('emailregexpdesc')}")
-    row = ctx.conn.execute("SELECT id FROM users WHERE lower(login) = lower(?)",
-                           (login_name,)).fetchone()
-    if row is not None and row["id"] != user_id:
-        raise ServiceError(ACCOUNT_EXISTS, f"There is already an account with the login name "
-                                           f"'{login_name}'.")
-
-
 def check_password_rules(ctx, password):
     """Refuse a password that is too short or not complex enough for the
     parameter password_complexity. Errors: 502 shorter than 6; 305 not complex."""
@@ -268,15 +243,8 @@ def create(ctx, login_name, real_name, password):
     check_login_name(ctx, login_name)
     if password:
         check_password_rules(ctx, password)
-    cur = ctx.conn.execute(
-        "INSERT INTO users (login, real_name, password_hash, disabled_text, email_enabled,"
-        " created_at) VALUES (?, ?, ?, '', 1, ?) RETURNING id",
-        (login_name, clean_text(real_name),
-         ctx.auth.hash_password(password) if password else None, dates.to_db(ctx.now)))
-    user_id = cur.fetchone()[0]
-    membership.refresh_for_user(ctx.conn, user_id)
-    audit.record(ctx, "User", user_id)
-    return user_id
+    return new_account.insert(ctx, login_name, real_name,
+                              ctx.auth.hash_password(password) if password else None)
 
 
 # Update ------------------------------------------------------------------------

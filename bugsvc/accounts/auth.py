@@ -471,9 +471,12 @@ class Authenticator:
         return user_id
 
     def check_first_factor(self, login, password, ip_address, now):
-        """Check a login and password; return (the account id, the
-        throttling subject of its sign-ins). A sign-in is not complete until
-        complete_sign_in says so.
+        """Check a login and password with the checkers user_verify_class
+        names, in order (_verify); return (the account id, the throttling
+        subject of its sign-ins). A sign-in is not complete until
+        complete_sign_in says so. An account the directory (LDAP) accepts is
+        created at its first sign-in, without a password, and its login and
+        real name follow the directory's.
 
         The attempt is counted as a failure of its login name before the
         password is checked, in the same write transaction as the throttle
@@ -486,7 +489,9 @@ class Authenticator:
         Errors: 300 wrong login or password (also for an account without a
         password, or an empty login); 301 disabled (after the right
         password; its count cleared); 32000 the login name waits after too
-        many failures (the password is not checked).
+        many failures (the password is not checked); -32000 a directory that
+        cannot be used or cannot tell; 500 / 501 a directory's e-mail address
+        that is taken or not acceptable here.
         """
         login = login or ""
         for attempt in self._sessions(write=True):
@@ -498,22 +503,30 @@ class Authenticator:
                 if wait:
                     raise throttled_error(wait, "for this login name")
                 count_failure(conn, subject, failures, now)
-        stored = row["password_hash"] if row is not None else None
-        # Without a stored hash, check against a throwaway one: the answer
-        # takes as long, so timing does not tell which logins exist.
-        if not verify_password(password or "", stored or self._throwaway_hash()) or not stored:
-            raise ServiceError(INVALID_LOGIN_OR_PASSWORD,
-                               "The username or password you entered is not valid.")
-        stored_cost = hash_cost(stored)
-        if not stored_cost.covers(self.cost):
-            upgraded = hash_password(password, ScryptCost(max(stored_cost.n, self.cost.n),
-                                                          max(stored_cost.r, self.cost.r),
-                                                          max(stored_cost.p, self.cost.p)))
+                params = settings.load(conn)
+        verifier, found = self._verify(params, login, password, row)
+        upgraded = stored = None
+        if verifier == "DB":
+            stored = row["password_hash"]
+            stored_cost = hash_cost(stored)
+            if not stored_cost.covers(self.cost):
+                upgraded = hash_password(password, ScryptCost(max(stored_cost.n, self.cost.n),
+                                                              max(stored_cost.r, self.cost.r),
+                                                              max(stored_cost.p, self.cost.p)))
+        if upgraded is not None or verifier == "LDAP":
             for attempt in self._sessions(write=True):
                 with attempt as conn:
-                    # Unless the password changed meanwhile.
-                    conn.execute("UPDATE users SET password_hash = ? WHERE id = ?"
-                                 " AND password_hash = ?", (upgraded, row["id"], stored))
+                    if upgraded is not None:
+                        # Unless the password changed meanwhile.
+                        conn.execute("UPDATE users SET password_hash = ? WHERE id = ?"
+                                     " AND password_hash = ?", (upgraded, row["id"], stored))
+                    if verifier == "LDAP":
+                        from .external import SignInChange, account_for, existing_login
+                        login_name = existing_login(conn, found.emails, found.login)
+                        user_id = account_for(SignInChange(conn, now, values=params), "LDAP",
+                                              found.uid, login_name, found.real_name)
+                        row = conn.execute("SELECT id, disabled_text FROM users WHERE id = ?",
+                                           (user_id,)).fetchone()
         if row["disabled_text"]:
             self.clear_failures(subject)
             raise ServiceError(ACCOUNT_DISABLED,
@@ -615,6 +628,40 @@ class Authenticator:
         for attempt in self._sessions(write=True):
             with attempt as conn:
                 _clear(conn, subject)
+
+    def _verify(self, params, login, password, row):
+        """Try the password checkers user_verify_class names, in order, until
+        one accepts `password` for `login` (the reference's stack of
+        verifiers). row: the account whose login is `login`, or None.
+
+        Returns ("DB", None) or ("LDAP", the directory's Person).
+        Errors: 300 none accepts; the last checker's own error when it could
+        not tell (an LDAP search that failed); -32000 a directory that cannot
+        be used (checkers after it are not tried, as in the reference).
+        """
+        from . import directory
+        undecided = None
+        for verifier in settings.verify_classes(params["user_verify_class"]) or ["DB"]:
+            undecided = None
+            if verifier == "DB":
+                stored = row["password_hash"] if row is not None else None
+                # Without a stored hash, check against a throwaway one: the
+                # answer takes as long, so timing does not tell which logins
+                # exist.
+                if (verify_password(password or "", stored or self._throwaway_hash())
+                        and stored):
+                    return "DB", None
+            elif verifier == "LDAP" and directory.available():
+                try:
+                    return "LDAP", directory.check(params, login, password)
+                except directory.NotInDirectory:
+                    pass
+                except directory.DirectoryLookupFailed as error:
+                    undecided = error
+        if undecided is not None:
+            raise undecided
+        raise ServiceError(INVALID_LOGIN_OR_PASSWORD,
+                           "The username or password you entered is not valid.")
 
     def check_current_password(self, conn, login, password, now):
         """Check the current password of account `login` inside a call's own

@@ -26,7 +26,8 @@ from ..call.params import clean_text
 from ..errors import ACCOUNT_EXISTS, ILLEGAL_EMAIL_ADDRESS, USER_ERROR, ServiceError
 from ..store import audit, outbox, request_counts
 from . import auth, membership, tokens
-from .account import check_login_name, check_password_rules
+from .account import check_password_rules
+from .new_account import check_login_name
 
 
 # The links mailed for a change of e-mail address (either address's).

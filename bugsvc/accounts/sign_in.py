@@ -4,7 +4,7 @@ or the enrolment of a second factor), signing out, and whether a call's
 credentials sign in as a given login (the checks of passwords, codes, keys
 and tokens and their throttling are auth.py's and second_factor.py's)."""
 
-from ..errors import require_login
+from ..errors import ACCOUNT_DISABLED, ServiceError, require_login
 from . import auth, second_factor
 
 
@@ -103,6 +103,30 @@ def _signed_in(ctx, row):
     bound_to = ctx.remote_ip if row["restrict_login"] else None
     return {"id": row["user_id"], "remember": bool(row["remember"]),
             "token": auth.create_token(ctx.conn, row["user_id"], bound_to, ctx.now)}
+
+
+def start_external_sign_in(ctx, user_id):
+    """A page sign-in of account `user_id`, whom another check (an OpenID
+    provider) proved, inside the call's own transaction: an account with a
+    second factor (or that must enrol one) still gives its code, exactly as
+    after a right password (page_sign_in_after_first_factor's answers).
+
+    Returns {"id", "token"} when signed in, else {"pending", "enrol"}.
+    Errors: 301 the account is disabled.
+    """
+    row = ctx.conn.execute("SELECT disabled_text FROM users WHERE id = ?", (user_id,)).fetchone()
+    if row["disabled_text"]:
+        raise ServiceError(ACCOUNT_DISABLED,
+                           "Your account has been disabled: " + row["disabled_text"])
+    if second_factor.is_enrolled(ctx.conn, user_id):
+        due = "code"
+    elif second_factor.must_enrol(ctx.conn, user_id, second_factor.mfa_group(ctx.conn)):
+        due = "enrol"
+    else:
+        return {"id": user_id, "token": auth.create_token(ctx.conn, user_id, None, ctx.now)}
+    pending = second_factor.begin_pending(ctx.conn, user_id, ctx.remote_ip, False, False,
+                                          due == "enrol", ctx.now)
+    return {"pending": pending, "enrol": due == "enrol"}
 
 
 def sign_out(ctx, token):

@@ -206,6 +206,28 @@ DOCS = {
         required=("login", "password"),
         answer=obj({"id": INT, "token": STR}, required=["id", "token"]),
         errors=(50, 300, 301, 32000)),
+    "User.oidc_providers": Doc(
+        "The OpenID Connect providers people may sign in with (bugsvc's own).",
+        answer=obj({"providers": {"type": "array", "items": obj({"name": STR})}},
+                   required=["providers"])),
+    "User.oidc_authorization": Doc(
+        "Start signing in with an OpenID Connect provider (bugsvc's own): the provider's "
+        "page to open, and the state, nonce and PKCE verifier to keep until it sends the "
+        "browser back.",
+        params={"provider": STR, "redirect_uri": STR}, required=("provider", "redirect_uri"),
+        answer=obj({"url": STR, "state": STR, "nonce": STR, "code_verifier": STR},
+                   required=["url", "state", "nonce", "code_verifier"]),
+        errors=(50, 51, -32000)),
+    "User.login_oidc": Doc(
+        "Finish signing in with an OpenID Connect provider (bugsvc's own): the code it sent "
+        "back is exchanged and its id_token checked; answers a token like login, or, for an "
+        "account with a second factor, the secret of a sign-in that waits for its code on "
+        "the sign-in page.",
+        params={"provider": STR, "code": STR, "redirect_uri": STR, "code_verifier": STR,
+                "nonce": STR},
+        required=("provider", "code", "redirect_uri", "code_verifier", "nonce"),
+        answer=obj({"id": INT, "token": STR, "pending": STR, "enrol": BOOL}),
+        errors=(50, 51, 301, 500, 501, 32000, -32000)),
     "User.logout": Doc("Invalidate a login token.", params={"token": STR},
                        answer=wrapped({"type": "null"})),
     "User.valid_login": Doc("Whether the credentials sign in as a login: the token given, "

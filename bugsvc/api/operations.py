@@ -73,6 +73,12 @@ OPERATIONS = Operations([
     # User create answers 304, not 410, to a logged-out caller.
     _read("User.login", user.login, login=SELF, read_only=False, keeps_credentials=True),
     _write("User.logout", user.logout, login=SELF, keeps_credentials=True),
+    # Signing in with an OpenID Connect provider (bugsvc's own): the provider
+    # is called before the transaction is written to, as login does.
+    _read("User.oidc_providers", user.oidc_providers, login=EXEMPT),
+    _read("User.oidc_authorization", user.oidc_authorization, login=EXEMPT,
+          read_only=False),
+    _read("User.login_oidc", user.login_oidc, login=SELF, read_only=False),
     _read("User.valid_login", user.valid_login, login=SELF, read_only=False,
           keeps_credentials=True),
     _write("User.create", user.create, login=OPTIONAL),

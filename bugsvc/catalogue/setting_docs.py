@@ -13,7 +13,15 @@ SECTIONS = (
     ("auth", "User authentication", "Signing in, sign-up and the addresses accounts may have.",
      ("requirelogin", "rememberlogin", "login_token_max_age", "webservice_email_filter",
       "emailregexp", "emailregexpdesc", "emailsuffix", "createemailregexp",
-      "blocked_emails", "blocked_email_domains", "password_complexity", "mfa_group")),
+      "blocked_emails", "blocked_email_domains", "password_complexity", "mfa_group",
+      "user_verify_class")),
+    ("ldap", "LDAP", "Checking passwords against an LDAP directory (while user_verify_class "
+                     "names LDAP).",
+     ("LDAPserver", "LDAPstarttls", "LDAPbinddn", "LDAPBaseDN", "LDAPuidattribute",
+      "LDAPmailattribute", "LDAPfilter")),
+    ("oidc", "Single sign-on (OpenID Connect)", "Signing in with OpenID Connect providers "
+                                                "(bugsvc's own; also on editoidc.cgi).",
+     ("oidc_providers", "oidc_create_accounts")),
     ("attachment", "Attachments", "Where attachments are served from and how large they "
                                   "may be.",
      ("attachment_base", "maxattachmentsize", "maxlocalattachment")),
@@ -47,6 +55,36 @@ SECTIONS = (
 )
 
 DESCRIPTIONS = {
+    "oidc_providers": "The OpenID Connect providers people may sign in with, as a JSON list of "
+                      "{\"name\", \"issuer\", \"client_id\", \"client_secret\"} (optionally "
+                      "\"group_claim\" and \"groups\": {claim value: group name}); the "
+                      "issuer is https:// (http:// on loopback only). Client secrets are never "
+                      "shown: ******** sent back keeps the stored one. The provider's redirect "
+                      "address is this site's /oidc/callback.",
+    "oidc_create_accounts": "A provider's verified e-mail address that no account has makes a "
+                            "new account (recorded in the audit log); off: only existing "
+                            "accounts sign in with a provider.",
+    "user_verify_class": "Where passwords are checked, tried in the order given until one "
+                         "accepts, separated by commas: DB (the password stored here), LDAP "
+                         "(the directory of the LDAP settings), or both (LDAP,DB).",
+    "LDAPserver": "The LDAP servers, tried in turn until one answers, separated by commas: "
+                  "host, host:port, ldap://host[:port] or ldaps://host[:port] (TLS from the "
+                  "start). Certificates are checked against the system's trusted "
+                  "authorities.",
+    "LDAPstarttls": "Start TLS on a plain connection (ldap://) before anything is sent; the "
+                    "server's certificate is checked.",
+    "LDAPbinddn": "The account that searches the directory and its password, as dn:password "
+                  "(cn=search,ou=services,dc=example,dc=com:secret); empty to search "
+                  "anonymously. Never shown once set.",
+    "LDAPBaseDN": "Where people are searched for in the directory (ou=people,dc=example,"
+                  "dc=com).",
+    "LDAPuidattribute": "The attribute of a person's entry that holds the name they sign in "
+                        "with.",
+    "LDAPmailattribute": "The attribute that holds a person's e-mail address, which becomes "
+                         "their login here; empty: the name they sign in with is their login "
+                         "(set emailsuffix then).",
+    "LDAPfilter": "An LDAP filter ANDed with the name search, to choose who may sign in "
+                  "((memberOf=cn=bugs,ou=groups,dc=example,dc=com)); empty for everyone.",
     "urlbase": "The address of this installation, ending with a slash "
                "(https://bugs.example.com/): links in mail and See Also links to local bugs "
                "start with it.",

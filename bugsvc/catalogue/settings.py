@@ -13,8 +13,9 @@ they are not offered (a PUT naming one answers like any unknown name, 51).
 Values stored under such names by an earlier version stay in the params
 table and are ignored by `load`.
 
-Secret parameters (the SMTP password) are never shown: every reading,
-answer and audit record carries a mask instead of the value.
+Secret parameters (the SMTP password, LDAPbinddn, the client secrets in
+oidc_providers) are never shown: every reading, answer and audit record
+carries a mask instead of the value.
 """
 
 import re
@@ -38,6 +39,9 @@ EMAIL = "email"          # "" or an e-mail address
 SMTP_SERVER = "smtp"     # "" or host[:port]
 SECRET = "secret"        # any text, never shown (SECRET_MASK instead)
 COOKIE_PATH = "path"     # a URL path starting with a slash, fit for a cookie
+VERIFY_CLASSES = "verify"  # an ordered list of password checkers (DB, LDAP)
+LDAP_SERVERS = "ldap_servers"  # "" or LDAP servers separated by commas or spaces
+OIDC_PROVIDERS = "oidc"  # "" or a JSON list of OpenID providers (secrets never shown)
 
 # name -> (default, kind, extra). extra: allowed choices for TEXT when a
 # tuple; (least, most) for INT when a tuple; the select field for FIELD_VALUE.
@@ -161,7 +165,37 @@ DEFINITIONS.update({
     "mailin_new_bug_address": ("", EMAIL, None),
 })
 
+# Signing in against an LDAP directory (accounts/directory.py), with the
+# reference's names and defaults: user_verify_class lists the password
+# checkers, tried in order until one accepts (DB: the stored password; LDAP:
+# the directory); LDAPbinddn holds a password ("dn:password"), so it is
+# never shown. Shown to tweakparams members only, as every parameter outside
+# the interface's documented lists.
+DEFINITIONS.update({
+    "user_verify_class": ("DB", VERIFY_CLASSES, None),
+    "LDAPserver": ("", LDAP_SERVERS, None),
+    "LDAPstarttls": ("0", BOOL, None),
+    "LDAPbinddn": ("", SECRET, None),
+    "LDAPBaseDN": ("", TEXT, None),
+    "LDAPuidattribute": ("uid", TEXT, None),
+    "LDAPmailattribute": ("mail", TEXT, None),
+    "LDAPfilter": ("", TEXT, None),
+})
+
+# Signing in with OpenID Connect providers (accounts/oidc.py; bugsvc
+# additions): the providers, as a JSON list of {name, issuer, client_id,
+# client_secret} (optionally group_claim and groups), their client secrets
+# never shown; whether a provider's verified address that no account has
+# makes a new account. Shown to tweakparams members only.
+DEFINITIONS.update({
+    "oidc_providers": ("", OIDC_PROVIDERS, None),
+    "oidc_create_accounts": ("0", BOOL, None),
+})
+
 SECRET_MASK = "********"
+# The password checkers user_verify_class may name (the reference also has
+# RADIUS, which bugsvc does not offer).
+VERIFIERS = ("DB", "LDAP")
 
 # Select-field parameters that may be empty (meaning: no default value).
 _MAY_BE_EMPTY = ("defaultopsys", "defaultplatform")
@@ -193,8 +227,12 @@ def defaults():
 def shown(name, value):
     """The value of parameter `name` as any reader is shown it: secrets are
     masked (SECRET_MASK when set, empty when not)."""
-    if DEFINITIONS.get(name, (None, None))[1] == SECRET:
+    kind = DEFINITIONS.get(name, (None, None))[1]
+    if kind == SECRET:
         return SECRET_MASK if value else ""
+    if kind == OIDC_PROVIDERS and value:
+        from ..accounts.oidc import shown_providers
+        return shown_providers(value)
     return value
 
 
@@ -290,9 +328,47 @@ def normalise(conn, name, value):
         return text
     if kind == SECRET:
         return value if isinstance(value, str) else text
+    if kind == VERIFY_CLASSES:
+        return _verify_classes(text)
+    if kind == OIDC_PROVIDERS:
+        from ..accounts import oidc
+        kept = oidc.keep_secrets(text, _stored(conn, name))
+        if kept and not oidc.available():
+            raise ValueError("OpenID Connect needs Authlib: install bugsvc with its extra "
+                             "'oidc' (pip install 'bugsvc[oidc]')")
+        return kept
+    if kind == LDAP_SERVERS:
+        from ..accounts.directory import parse_servers
+        parse_servers(text)
+        return text
     if isinstance(extra, tuple) and text not in extra:
         raise ValueError(f"'{name}' must be one of: {', '.join(extra)}")
     return text
+
+
+def verify_classes(text):
+    """The password checkers of a user_verify_class value, in order."""
+    return [name.strip() for name in re.split(r"[\s,]+", text or "") if name.strip()]
+
+
+def _verify_classes(text):
+    """The stored form of a user_verify_class value: checkers from
+    VERIFIERS, each once, separated by commas; LDAP only while its library
+    is installed."""
+    names = verify_classes(text)
+    if not names:
+        raise ValueError("'user_verify_class' must name at least one of: " + ", ".join(VERIFIERS))
+    for name in names:
+        if name not in VERIFIERS:
+            raise ValueError(f"'{name}' is not a password checker (choose from "
+                             f"{', '.join(VERIFIERS)})")
+    if len(set(names)) != len(names):
+        raise ValueError("'user_verify_class' names a checker twice")
+    from ..accounts.directory import available
+    if "LDAP" in names and not available():
+        raise ValueError("LDAP needs the ldap3 library: install bugsvc with its extra "
+                         "'ldap' (pip install 'bugsvc[ldap]')")
+    return ",".join(names)
 
 
 def _origin(url):
@@ -339,7 +415,7 @@ def _control(name, kind):
         return "number"
     if kind == SECRET:
         return "secret"
-    if name == "emailregexpdesc":
+    if name in ("emailregexpdesc", "oidc_providers"):
         return "long_text"
     return "text"
 

@@ -2,7 +2,7 @@
 accounts (interface "Users and login"). The behaviour lives in
 bugsvc.accounts (account.py, sign_in.py)."""
 
-from ..accounts import account, sign_in
+from ..accounts import account, oidc, sign_in
 from ..call.fields import Shape
 from ..call.params import Params
 from ..errors import (
@@ -51,6 +51,63 @@ def login(ctx, params):
     user_id, token = sign_in.sign_in(ctx, login_name, password, p.bool("restrict_login"),
                                      p.str("totp"))
     return {"id": user_id, "token": token}
+
+
+def oidc_providers(ctx, params):
+    """The OpenID Connect providers people may sign in with (bugsvc's own).
+    Returns {"providers": [{"name"}]} (none while the extra `oidc` is not
+    installed)."""
+    if not oidc.available():
+        return {"providers": []}
+    return {"providers": [{"name": provider["name"]} for provider in
+                          oidc.parse_providers(ctx.param("oidc_providers"))]}
+
+
+def _oidc_params(ctx, params, *names):
+    p = Params(params)
+    values = [p.str(name) for name in ("provider",) + names]
+    if any(not value for value in values):
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "This call requires the parameters "
+                           + ", ".join(f"'{n}'" for n in ("provider",) + names) + ".")
+    if not oidc.available():
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "Signing in with a provider is not installed.")
+    return [oidc.provider_named(ctx.param("oidc_providers"), values[0])] + values[1:]
+
+
+def oidc_authorization(ctx, params):
+    """Start signing in with an OpenID Connect provider (bugsvc's own).
+
+    params: provider (its name), redirect_uri (where it sends the browser
+    back: this site's /oidc/callback).
+    Returns {"url" (the provider's page to open), "state", "nonce",
+    "code_verifier"} (kept by the client until the provider sends it back).
+    Errors: 50 a parameter missing; 51 no such provider; -32000 the
+    provider could not be used.
+    """
+    provider, redirect_uri = _oidc_params(ctx, params, "redirect_uri")
+    return oidc.authorization(provider, redirect_uri)
+
+
+def login_oidc(ctx, params):
+    """Finish signing in with an OpenID Connect provider (bugsvc's own): the
+    authorization code is exchanged and its id_token checked before this
+    call's connection is touched.
+
+    params: provider, code, redirect_uri, code_verifier, nonce (those of
+    oidc_authorization's answer, and the code the provider sent back).
+    Returns {"id", "token"} like login; for an account with a second
+    factor (or a member of mfa_group without one), {"pending", "enrol"}
+    instead, which the sign-in page's second step completes with the code.
+    Errors: 50 a parameter missing; 51 no such provider; -32000 the
+    provider could not be used; 32000 an id_token that is not right, no
+    verified e-mail address, or no account while oidc_create_accounts is
+    off; 301 disabled; 500 / 501 the address is not acceptable here.
+    """
+    provider, code, redirect_uri, verifier, nonce = _oidc_params(
+        ctx, params, "code", "redirect_uri", "code_verifier", "nonce")
+    claims = oidc.verified_claims(provider, code, redirect_uri, verifier, nonce)
+    user_id = oidc.account_of(ctx, provider, claims, ctx.param_is_on("oidc_create_accounts"))
+    return sign_in.start_external_sign_in(ctx, user_id)
 
 
 def logout(ctx, params):

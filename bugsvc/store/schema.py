@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 
 
 class SchemaError(Exception):
@@ -145,6 +145,9 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     14: _new_tables("second factor", "second_factors"),
     # 15: scheduled searches mailed (editwhines.cgi, bugsvc/bugs/whine.py).
     15: _new_tables("whines", "whine_events"),
+    # 16: the accounts that sign in through a directory or an OpenID provider
+    # (accounts/external.py).
+    16: _new_tables("external logins", "external_logins"),
 }
 
 

@@ -53,11 +53,12 @@ class Login(Page):
             status = 401 if error.code != errors.OBJECT_NOT_SPECIFIED else 400
             _login_page(call, status=status, target=target, message=error.message, login=login)
             return
-        _after_password(call, answer, target, params["remember"])
+        after_first_factor(call, answer, target, params["remember"])
 
 
-def _after_password(call, answer, target, remember, notice="logged_in"):
-    """Go on from a right password: signed in, or the next step's page."""
+def after_first_factor(call, answer, target, remember, notice="logged_in"):
+    """Go on from a right first factor (a password, an OpenID provider's
+    answer): signed in, or the second step's page."""
     if "token" in answer:
         return _start_session(call, answer["token"], remember, target, notice)
     if answer["enrol"]:
@@ -271,7 +272,7 @@ class Token(Page):
         # Signed in with the password just chosen, as the reference does
         # (through the second factor's enrolment when a group needs one).
         answer = call.write("SignIn.begin", {"login": created["login"], "password": password})
-        _after_password(call, answer, "/", False, notice="account_created")
+        after_first_factor(call, answer, "/", False, notice="account_created")
 
 
 def _token_params(action, secret):
@@ -351,8 +352,10 @@ def _login_page(call, status=200, target="/", message=None, login="", reset_mess
     create an account while people may."""
     if can_create_account is None:
         can_create_account = _can_create_account(call)
+    providers = call.read_one("User.oidc_providers")["providers"]
     call.render("login.html", status=status, title="Sign in", target=target, message=message,
-                login=login, reset_message=reset_message, can_create_account=can_create_account)
+                login=login, reset_message=reset_message, can_create_account=can_create_account,
+                providers=providers)
 
 
 def login_url(target):

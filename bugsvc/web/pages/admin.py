@@ -29,6 +29,8 @@ ADMIN_AREAS = (
      "Which status a bug may move to from each, and the moves that need a comment."),
     ("creategroups", "/editgroups.cgi", "Groups", "Groups that restrict bugs or give rights."),
     ("tweakparams", "/editparams.cgi", "Parameters", "How this installation behaves."),
+    ("tweakparams", "/editoidc.cgi", "Single sign-on",
+     "OpenID Connect providers people may sign in with."),
     ("editkeywords", "/editkeywords.cgi", "Keywords", "Keywords bugs may carry."),
     ("editcomponents", "/sanitycheck.cgi", "Sanity check",
      "Checks of the database, with repairs for administrators."),
