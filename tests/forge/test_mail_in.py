@@ -149,6 +149,7 @@ def new_bug_mail(sender, text, subject="Fwd: The printer is on fire", message_id
     return message.as_bytes(policy=email.policy.SMTP)
 
 
+@pytest.mark.slow            # five runs of `bugsvc mail-in` as a process, as an MTA's pipe
 def test_a_new_bug_by_mail_only_where_configured(db_path, services):
     services.add_user(DEV, real_name="Dana Dev")
     text = ("@product TestProduct\n@component TestComponent\n@version unspecified\n"
