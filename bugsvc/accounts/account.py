@@ -20,11 +20,12 @@ from ..errors import (
     OBJECT_DOES_NOT_EXIST,
     PASSWORD_NOT_COMPLEX,
     PASSWORD_TOO_SHORT,
+    USER_ERROR,
     ServiceError,
 )
 from ..store import audit
 from ..store.db import placeholders
-from . import auth, membership, new_account
+from . import auth, external, membership, new_account
 from .email import visible_email
 from .membership import GRANT_DIRECT
 from .new_account import check_login_name
@@ -417,14 +418,17 @@ def update_own(ctx, full_name=None, password=None, current_password=None):
     value as it is. Returns the `changes` (the password never shows; that
     it changed is audited).
     Errors: 300 a wrong current password (counted like a failed sign-in);
-    32000 its sign-ins wait after too many failures; 502, 305 (see
-    check_password_rules). Nothing changes on an error.
+    32000 its sign-ins wait after too many failures, or a directory (LDAP)
+    keeps its password; 502, 305 (see check_password_rules). Nothing
+    changes on an error.
     """
     changes = {}
     row = ctx.conn.execute(f"SELECT {_COLUMNS} FROM users u WHERE u.id = ?",
                            (ctx.caller.id,)).fetchone()
     new_hash = None
     if password is not None:
+        if external.signs_in_through_directory(ctx.conn, row["id"]):
+            raise ServiceError(USER_ERROR, external.DIRECTORY_KEEPS_PASSWORD)
         ctx.auth.check_current_password(ctx.conn, row["login"], current_password, ctx.now)
         password = password.strip()
         check_password_rules(ctx, password)

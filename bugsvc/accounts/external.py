@@ -34,6 +34,19 @@ class SignInChange:
         return self.values[name]
 
 
+DIRECTORY_KEEPS_PASSWORD = ("The password of this account is kept by the directory (LDAP) it "
+                            "signs in with; change it there.")
+
+
+def signs_in_through_directory(conn, user_id):
+    """True when account `user_id` is linked to an LDAP directory, which
+    keeps its password: bugsvc neither sets nor resets one for it (as the
+    reference's LDAP checker cannot change passwords), so that an account
+    removed from the directory cannot sign in with a password set here."""
+    return conn.execute("SELECT 1 FROM external_logins WHERE user_id = ? AND source = 'LDAP'",
+                        (user_id,)).fetchone() is not None
+
+
 def linked_account(conn, source, subject):
     """The id of the account linked to (source, subject); None when none."""
     row = conn.execute("SELECT user_id FROM external_logins WHERE source = ? AND subject = ?",

@@ -25,7 +25,7 @@ from ..call.changes import note
 from ..call.params import clean_text
 from ..errors import ACCOUNT_EXISTS, ILLEGAL_EMAIL_ADDRESS, USER_ERROR, ServiceError
 from ..store import audit, outbox, request_counts
-from . import auth, membership, tokens
+from . import auth, external, membership, tokens
 from .account import check_password_rules
 from .new_account import check_login_name
 
@@ -166,10 +166,12 @@ def create_offered_account(ctx, secret, password, full_name):
 
 def request_password_reset(ctx, login):
     """Mail the account of `login` a link to choose a new password; nothing
-    is sent when no account has it, or it is disabled (nothing tells)."""
+    is sent when no account has it, it is disabled, or a directory (LDAP)
+    keeps its password (nothing tells)."""
     row = ctx.conn.execute("SELECT id, disabled_text FROM users WHERE lower(login) = lower(?)",
                            (login,)).fetchone()
-    if row is not None and not row["disabled_text"] and not _recently(
+    if row is not None and not row["disabled_text"] and not external.signs_in_through_directory(
+            ctx.conn, row["id"]) and not _recently(
             ctx, "password_reset", user_id=row["id"]):
         outbox.add_message(ctx.conn, outbox.MAIL, "password_reset", ctx.now, user_id=row["id"],
                            data={"ip": ctx.remote_ip})
@@ -181,13 +183,16 @@ def reset_password(ctx, secret, password):
     account's login tokens end. Audited like a password change.
     Returns (id, login).
     Errors: 32000 a token that does not exist, expired or was used (or
-    whose account was disabled); 502, 305 (check_password_rules).
+    whose account was disabled), or a directory (LDAP) keeps the account's
+    password; 502, 305 (check_password_rules).
     """
     row = tokens.find(ctx.conn, tokens.PASSWORD, secret, ctx.now)
     user = row and ctx.conn.execute("SELECT id, login, disabled_text FROM users WHERE id = ?",
                                     (row["user_id"],)).fetchone()
     if row is None or user is None or user["disabled_text"]:
         raise ServiceError(USER_ERROR, _BAD_TOKEN)
+    if external.signs_in_through_directory(ctx.conn, user["id"]):
+        raise ServiceError(USER_ERROR, external.DIRECTORY_KEEPS_PASSWORD)
     check_password_rules(ctx, password)
     ctx.conn.execute("UPDATE users SET password_hash = ? WHERE id = ?",
                      (ctx.auth.hash_password(password), user["id"]))

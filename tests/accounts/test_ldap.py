@@ -178,6 +178,36 @@ def test_directory_accounts_have_no_database_password(client, services, ldap):
         assert login(client, "ada@example.com", password).json["code"] == 300
 
 
+def test_no_password_is_set_or_reset_here_for_a_directory_account(client, services, ldap):
+    """The directory keeps the password: one set here would let someone
+    removed from the directory sign in with it (while DB is a checker)."""
+    from datetime import datetime, timezone
+
+    from bugsvc.accounts import tokens
+    from bugsvc.errors import ServiceError
+    from bugsvc.services import account as account_service, user as user_service
+    user_id = login(client, "ada", "ada-secret").json["id"]
+    with pytest.raises(ServiceError) as refused:
+        services.call(user_service.update_self, {"password": "a-new-secret-9",
+                                                 "current_password": "ada-secret"},
+                      as_user=user_id)
+    assert refused.value.code == 32000 and "directory" in refused.value.message
+    outbox_before = services.query("SELECT COUNT(*) FROM outbox_messages")
+    assert services.call(account_service.request_password_reset,
+                         {"login": "ada@example.com"}) is None
+    assert services.query("SELECT COUNT(*) FROM outbox_messages") == outbox_before    # nothing mailed
+    with services.db.transaction(write=True) as conn:      # a link mailed before it was linked
+        secret = tokens.issue(conn, tokens.PASSWORD, datetime.now(timezone.utc), user_id=user_id)
+    with pytest.raises(ServiceError) as refused:
+        services.call(account_service.reset_password, {"reset_token": secret,
+                                                       "password": "a-new-secret-9"})
+    assert refused.value.code == 32000 and "directory" in refused.value.message
+    assert account(services, "ada@example.com")[3] is None
+    # A database account still resets its password (the admin's, here).
+    services.call(account_service.request_password_reset, {"login": "admin@example.com"})
+    assert services.query("SELECT COUNT(*) FROM outbox_messages")[0][0] == outbox_before[0][0] + 1
+
+
 # Every way in, API keys, throttling ---------------------------------------------------
 
 def test_every_way_in_signs_in_through_the_directory(client, services, ldap):
