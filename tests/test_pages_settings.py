@@ -177,7 +177,7 @@ def test_people_fields_are_menus_of_the_enabled_accounts_while_usemenuforusers_i
     bug = get_bug(people, marked_bug)
     assert bug["assigned_to"] == DEV and sorted(bug["cc"]) == [DEV, PLAIN]
     page = browser.get("/enter_bug.cgi?product=TestProduct").text
-    assert menu(page, "assigned_to")[0] == ("", "", False)     # the component's default
+    assert menu(page, "assigned_to")[0] == ("", "the component's default", False)
     assert [value for value, _, _ in menu(page, "cc")] == [ADMIN, DEV, PLAIN]
     page = browser.get("/editcomponents.cgi?product=TestProduct&component=TestComponent").text
     assert (ADMIN, f"Administrator <{ADMIN}>", True) in menu(page, "default_assignee")

@@ -140,6 +140,8 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     12: _new_tables("forges", "forge_repositories"),
     # 13: the messages `bugsvc mail-in` took (bugsvc/cli/mail_in.py).
     13: _new_tables("mail in", "mail_in_messages"),
+    # 14: each account's choices of how the pages look (bugsvc/accounts/account.py).
+    14: _new_tables("user settings", "user_settings"),
 }
 
 

@@ -22,6 +22,7 @@ from . import (
     help,
     home,
     missing,
+    people,
     prefs,
     report,
     request,
@@ -87,6 +88,7 @@ def register(app, runner, config):
         "/showdependencytree.cgi": dependency.DependencyTree(site),
         "/showdependencygraph.cgi": dependency.DependencyGraph(site),
         "/request.cgi": request.RequestQueue(site),
+        "/user_match.cgi": people.UserMatch(site),
     }
     for path, resource in routes.items():
         app.add_route(path, resource)

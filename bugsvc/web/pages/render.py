@@ -14,6 +14,7 @@ from markupsafe import Markup
 from ... import errors
 from ...catalogue import bug_fields
 from ...errors import ServiceError
+from .media import inline_media
 from .memo import BoundedMemo
 
 
@@ -39,6 +40,7 @@ def install(env):
     env.filters.update(when=when, day=day, comment_html=comment_html, person=person,
                        size=size, hours=hours)
     env.globals.update(comment_list=comment_list)
+    env.globals.update(inline_media=inline_media)
     env.globals.update(field_label=field_label)
 
 
@@ -125,12 +127,15 @@ def _comment_html(text, bug_id):
     return Markup("".join(parts))
 
 
-def comment_list(comments, bug_id, private_boxes):
+def comment_list(comments, bug_id, private_boxes, media=None):
     """The items of a bug's comment list, as markup (the bug page's one
     loop that runs a thousand times on a long bug, so it is built here, from
     escaped parts, rather than by the template engine). private_boxes: add
-    each comment's private switch (for insiders, inside the bug's form)."""
+    each comment's private switch (for insiders, inside the bug's form).
+    media: {comment id: markup} shown after a comment's text (its inline
+    images and videos, see media.inline_media)."""
     items = []
+    media = media or {}
     escape = html.escape
     for comment in comments:
         count = int(comment["count"])
@@ -152,7 +157,8 @@ def comment_list(comments, bug_id, private_boxes):
             f'<li id="c{count}" class="comment{" private" if private else ""}">'
             f'<article aria-labelledby="c{count}-head"><header id="c{count}-head">'
             f'{"".join(head)}</header><pre class="comment-text">'
-            f'{comment_html(str(comment["text"] or ""), bug_id)}</pre></article></li>\n')
+            f'{comment_html(str(comment["text"] or ""), bug_id)}</pre>'
+            f'{media.get(comment["id"], "")}</article></li>\n')
     return Markup("".join(items))
 
 
