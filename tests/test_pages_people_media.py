@@ -12,10 +12,9 @@ import pytest
 from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import add_bug_group, editbugs_only_for_members, file_bug, set_param
 from bugsvc.errors import ServiceError
-from bugsvc.services import attachment as attachment_service
-from bugsvc.services import user as user_service
+from bugsvc.services import attachment as attachment_service, user as user_service
 from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World, csp
-from test_pages_settings import DEV, GONE, menu, people, plain  # noqa: F401 (fixtures)
+from test_pages_settings import DEV, menu, people, plain
 
 
 def signed_in(app, who):
@@ -270,3 +269,20 @@ def test_the_main_actions_have_access_keys_each_once(app, services):
     page = browser.get(f"/show_bug.cgi?id={world.bug}").text
     assert re.search(r'<textarea id="comment" name="comment"[^>]* accesskey="c"', page)
     assert re.search(r'<button type="submit" accesskey="s">Save changes</button>', page)
+
+
+def test_the_colour_scheme_over_rest(client, services):
+    World(services)
+    key = services.api_key(PLAIN)
+    answer = client.simulate_put("/rest/whoami", params={"Bugzilla_api_key": key},
+                                 json={"settings": {"color_scheme": "dark"}})
+    assert answer.status_code == 200, answer.json
+    assert answer.json["changes"] == {"color_scheme": {"removed": "system", "added": "dark"}}
+    whoami = client.simulate_get("/rest/whoami", params={"Bugzilla_api_key": key}).json
+    assert whoami["settings"] == {"color_scheme": "dark"}
+    refused = client.simulate_put("/rest/whoami", params={"Bugzilla_api_key": key},
+                                  json={"settings": {"color_scheme": "sepia"}})
+    assert refused.status_code == 400 and refused.json["code"] == 53
+    # Anonymous callers have no settings to change.
+    assert client.simulate_put("/rest/whoami", json={"settings": {"color_scheme": "dark"}}
+                               ).json["code"] == 410
