@@ -42,6 +42,7 @@ def install(env):
     env.globals.update(comment_list=comment_list)
     env.globals.update(inline_media=inline_media)
     env.globals.update(field_label=field_label)
+    env.filters.update(labelled=labelled)
 
 
 def when(value):
@@ -181,6 +182,13 @@ def field_label(name, custom=None):
     if custom and name in custom:
         return custom[name]
     return _LABELS.get(name, name.replace("_", " ").capitalize())
+
+
+def labelled(columns, custom=None):
+    """[(column, its label as markup)] of a list's `columns`, made once per
+    list (a 500-bug list labels every cell for narrow screens)."""
+    return [(column, Markup(html.escape(field_label(column, custom), quote=True)))
+            for column in columns]
 
 
 def parse_multipart(data, content_type):
