@@ -887,3 +887,14 @@ CREATE TABLE external_logins (
 );
 CREATE INDEX external_logins_user_idx ON external_logins (user_id);
 -- END external logins
+-- BEGIN user settings
+-- How each account chose the pages to look (the reference's profile
+-- settings); no row: the default. name: color_scheme (system, light or
+-- dark; bugsvc/accounts/account.py SETTINGS).
+CREATE TABLE user_settings (
+    user_id  INTEGER NOT NULL REFERENCES users (id),
+    name     TEXT NOT NULL,
+    value    TEXT NOT NULL,
+    PRIMARY KEY (user_id, name)
+);
+-- END user settings

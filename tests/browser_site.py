@@ -118,3 +118,72 @@ def choose(driver, css, text):
 
 def bug_of(site, bug_id):
     return site.rest("GET", f"/bug/{bug_id}")["bugs"][0]
+
+
+def every_page(site):
+    """Every page, as the visitor who may open it."""
+    bug_id = file_bug(site, "Accessibility sample", keywords=["regression"])
+    site.rest("PUT", f"/bug/{bug_id}", {"flags": [{"name": "review", "status": "?",
+                                                  "requestee": PLAIN}],
+                                        "cc": {"add": [PLAIN]}})
+    attachment = site.rest("POST", f"/bug/{bug_id}/attachment", {
+        "ids": [bug_id], "data": "aGVsbG8=", "file_name": "hello.txt", "summary": "Hello",
+        "content_type": "text/plain"})["ids"][0]
+    user_id = site.rest("GET", f"/user/{PLAIN}")["users"][0]["id"]
+    site.rest("PUT", "/parameters", {"webhooks_enabled": "1"})
+    site.rest("POST", "/webhooks", {"name": "ci", "url": "https://hooks.example.com/bugs",
+                                    "events": ["create", "comment"], "product": "Any"})
+    reset = mailed_token(site, "password", user_id=user_id)
+    offer = mailed_token(site, "account", login="newcomer@example.com")
+    new_address = mailed_token(site, "emailnew", user_id=user_id, login="pat@elsewhere.example")
+    old_address = mailed_token(site, "emailold", user_id=user_id, login=PLAIN)
+    anonymous = ["/", "/login", "/query.cgi", "/buglist.cgi?bug_status=__open__",
+                 f"/show_bug.cgi?id={bug_id}", f"/show_activity.cgi?id={bug_id}",
+                 "/show_bug.cgi", "/show_bug.cgi?id=999999", "/enter_bug.cgi",
+                 "/token.cgi?t=x&a=cfmpw", f"/attachment.cgi?id={attachment}&action=edit",
+                 f"/token.cgi?t={reset}&a=cfmpw", f"/token.cgi?t={reset}&a=cxlpw",
+                 f"/token.cgi?t={offer}&a=request_new_account",
+                 f"/token.cgi?t={offer}&a=cancel_new_account", "/createaccount.cgi",
+                 "/page.cgi?id=quicksearch.html", "/page.cgi?id=fields.html",
+                 "/page.cgi?id=bug-writing.html", f"/showdependencytree.cgi?id={bug_id}",
+                 f"/token.cgi?t={new_address}&a=cfmem", f"/token.cgi?t={new_address}&a=cxlem",
+                 f"/token.cgi?t={old_address}&a=cxlem"]
+    signed_in = ["/", f"/show_bug.cgi?id={bug_id}", "/enter_bug.cgi?product=TestProduct",
+                 f"/attachment.cgi?bugid={bug_id}&action=enter",
+                 f"/attachment.cgi?id={attachment}&action=edit",
+                 "/buglist.cgi?product=TestProduct&columnlist=priority,short_desc,keywords",
+                 "/userprefs.cgi", "/userprefs.cgi?tab=apikey", "/userprefs.cgi?tab=email",
+                 "/userprefs.cgi?tab=webhooks", "/userprefs.cgi?tab=mfa",
+                 "/userprefs.cgi?tab=saved-searches", "/logout", "/admin.cgi",
+                 "/editproducts.cgi", "/editproducts.cgi?product=TestProduct",
+                 "/editproducts.cgi?action=add",
+                 "/editcomponents.cgi?product=TestProduct&component=TestComponent",
+                 "/editcomponents.cgi?product=TestProduct&action=add", "/editusers.cgi",
+                 "/editusers.cgi?action=add", f"/editusers.cgi?action=edit&userid={user_id}",
+                 "/editgroups.cgi", "/editgroups.cgi?action=add",
+                 "/editgroups.cgi?action=changeform&group=1", "/editparams.cgi",
+                 "/editkeywords.cgi", "/editkeywords.cgi?action=edit&id=1",
+                 "/auditlog.cgi", "/auditlog.cgi?object=staff&since=last+week",
+                 "/editparams.cgi?section=mta", "/editflagtypes.cgi",
+                 "/editflagtypes.cgi?action=enter&target_type=attachment",
+                 "/editflagtypes.cgi?action=edit&id=1", "/editflagtypes.cgi?action=copy&id=1",
+                 "/editflagtypes.cgi?action=confirmdelete&id=1", "/editfields.cgi",
+                 "/editfields.cgi?action=add", "/editvalues.cgi?field=priority",
+                 "/editforges.cgi"]
+    return bug_id, anonymous, signed_in
+
+
+def mailed_token(site, kind, user_id=None, login=None):
+    """A token as a mailed link carries it, stored as the mail would store
+    it (the mails themselves are tested with a real SMTP server)."""
+    import sqlite3
+    from datetime import datetime, timezone
+
+    from bugsvc.accounts import tokens
+    conn = sqlite3.connect(site.db_path, timeout=30)
+    try:
+        with conn:
+            return tokens.issue(conn, kind, datetime.now(timezone.utc), user_id=user_id,
+                                login=login)
+    finally:
+        conn.close()

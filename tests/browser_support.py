@@ -50,18 +50,53 @@ def require_browser():
         pytest.skip(reason)
 
 
-def new_driver(download_dir=None):
+def new_driver(download_dir=None, javascript=True):
+    """A headless Chromium; with `javascript` false the pages' scripts never
+    run (the browser's own setting, as a visitor who turned them off), while
+    the test's execute_script (axe-core among them) still does."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in FLAGS:
         options.add_argument(flag)
+    prefs = {}
     if download_dir:
-        options.add_experimental_option("prefs", {"download.default_directory": str(download_dir)})
+        prefs["download.default_directory"] = str(download_dir)
+    if not javascript:
+        prefs["profile.managed_default_content_settings.javascript"] = 2
+    if prefs:
+        options.add_experimental_option("prefs", prefs)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(60)
+    driver.javascript = javascript
     return driver
+
+
+def emulate(driver, width=1280, height=1000, scheme="light", zoom=1):
+    """Show the next pages on a screen `width` x `height` CSS pixels (a
+    phone's when narrower than 600: its viewport meta tag followed) with
+    `zoom` device pixels to the CSS pixel (a 1280-pixel screen at 200% is
+    640 wide at zoom 2), preferring colour `scheme` ("light" or "dark"),
+    through Chromium's DevTools emulation."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": zoom, "mobile": width < 600})
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+        "features": [{"name": "prefers-color-scheme", "value": scheme}]})
+
+
+def overflow(driver):
+    """How many CSS pixels the page is wider than the window (0 when it fits
+    without sideways scrolling), and the widest element that sticks out."""
+    return driver.execute_script(
+        "var width = window.innerWidth, extra = document.documentElement.scrollWidth - width;"
+        "if (extra <= 0) { return [0, null]; }"
+        "var worst = null, right = width;"
+        "document.querySelectorAll('body *').forEach(function (e) {"
+        "  var r = e.getBoundingClientRect().right;"
+        "  if (r > right) { right = r; worst = e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')"
+        "    + (e.className && e.className.baseVal === undefined ? '.' + e.className : ''); } });"
+        "return [extra, worst];")
 
 
 def wait_for(driver, condition, what, seconds=WAIT_SECONDS):
@@ -134,6 +169,13 @@ def axe_violations(driver):
     """axe-core's violations on the page the driver shows (every rule of
     WCAG 2.0/2.1 A and AA and axe's best practices)."""
     if not driver.execute_script("return typeof window.axe !== 'undefined'"):
+        if not getattr(driver, "javascript", True):
+            # With JavaScript off the browser runs the test's own scripts but
+            # fires no timer: axe-core's waits run as soon as it yields.
+            driver.execute_script(
+                "window.setTimeout = function (f) { var a = [].slice.call(arguments, 2);"
+                " Promise.resolve().then(function () { f.apply(null, a); }); return 0; };"
+                "window.clearTimeout = function () {};")
         driver.execute_script(AXE.read_text(encoding="utf-8"))
     result = driver.execute_async_script(
         "var done = arguments[arguments.length - 1];"

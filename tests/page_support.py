@@ -7,6 +7,7 @@ import uuid
 from html import unescape
 from urllib.parse import urlencode
 
+import pytest
 from falcon import testing
 
 
@@ -137,3 +138,72 @@ def csp(result):
         if name:
             policy[name] = value.strip()
     return policy
+
+
+def form_fields(html, form_id="changeform"):
+    """The fields a browser would send from the form: inputs with their
+    value (checked boxes only), selected options, textareas."""
+    start = html.index(f'id="{form_id}"')
+    form = html[start:html.index("</form>", start)]
+    fields = []
+    for tag in re.findall(r"<input[^>]*>", form):
+        name = re.search(r'name="([^"]+)"', tag)
+        if not name:
+            continue
+        kind = (re.search(r'type="([^"]+)"', tag) or [None, "text"])[1]
+        if kind in ("checkbox", "radio") and " checked" not in tag:
+            continue
+        value = re.search(r'value="([^"]*)"', tag)
+        fields.append((name.group(1), unescape(value.group(1) if value else "")))
+    for name, body in re.findall(r'<select[^>]*name="([^"]+)"[^>]*>(.*?)</select>', form, re.S):
+        chosen = re.findall(r"<option([^>]*)>([^<]*)</option>", body)
+        picked = [(attrs, text) for attrs, text in chosen if " selected" in attrs] or chosen[:1]
+        for attrs, text in picked:
+            value = re.search(r'value="([^"]*)"', attrs)
+            fields.append((name, unescape(value.group(1) if value else text)))
+    for name, text in re.findall(r'<textarea[^>]*name="([^"]+)"[^>]*>(.*?)</textarea>', form,
+                                 re.S):
+        fields.append((name, unescape(text)))
+    return fields
+
+
+def submit(browser, path, fields, **changes):
+    """Post the form's fields with `changes` (None removes a field)."""
+    values = {}
+    for name, value in fields:
+        values.setdefault(name, []).append(value)
+    for name, value in changes.items():
+        if value is None:
+            values.pop(name, None)
+        else:
+            values[name] = value if isinstance(value, list) else [value]
+    return browser.post(path, values, token=False)
+
+
+def menu(page, name):
+    """The options of the <select> named `name`: [(value, label, selected)];
+    None when the field is no menu."""
+    found = re.search(rf'<select id="{re.escape(name)}" name="{re.escape(name)}"[^>]*>(.*?)'
+                      r'</select>', page, re.S)
+    if found is None:
+        return None
+    return [(unescape(value), unescape(label), " selected" in attrs) for value, attrs, label in
+            re.findall(r'<option value="([^"]*)"([^>]*)>([^<]*)</option>', found.group(1))]
+
+
+# The accounts of the people menus and pickers (usemenuforusers, user_match.cgi).
+DEV, GONE = "dev@example.com", "gone@example.com"
+
+
+@pytest.fixture
+def plain(services):
+    """The plain account, with its password (a fixture of this plugin)."""
+    return services.add_user(PLAIN, password=PASSWORDS[PLAIN], real_name="Pat Plain")
+
+
+@pytest.fixture
+def people(services, plain):
+    """The plain account, a developer and a disabled account."""
+    services.add_user(DEV, real_name="Dana Developer")
+    services.add_user(GONE, real_name="Gone Person", disabled_text="Left")
+    return services

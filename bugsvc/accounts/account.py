@@ -18,6 +18,7 @@ from ..errors import (
     AUTH_FAILURE,
     INVALID_GROUP_NAME,
     OBJECT_DOES_NOT_EXIST,
+    PARAM_INVALID,
     PASSWORD_NOT_COMPLEX,
     PASSWORD_TOO_SHORT,
     USER_ERROR,
@@ -34,6 +35,13 @@ from .visibility import can_see_user, sees_every_user, visible_users_sql
 
 PASSWORD_MIN_LENGTH = 6
 _COLUMNS = "u.id, u.login, u.real_name, u.disabled_text, u.email_enabled"
+# The settings each account chooses for itself: {name: (default, choices)}.
+# color_scheme: the pages' colours (system: as the browser prefers).
+SETTINGS = {"color_scheme": ("system", ("system", "light", "dark"))}
+# Each setting of the account read with its row (one query for the lot).
+_SETTING_COLUMNS = "".join(
+    f", (SELECT s.value FROM user_settings s WHERE s.user_id = u.id AND s.name = ?)"
+    f" AS setting_{name}" for name in SETTINGS)
 
 
 # Visibility --------------------------------------------------------------------
@@ -401,28 +409,63 @@ def update(ctx, ids, names, given, groups, bless_groups):
 def own_account(ctx):
     """The caller's own account: {"id", "real_name", "name", "login",
     "groups" (names), "is_insider", "is_timetracker", "saved_searches"}."""
-    row = ctx.conn.execute(f"SELECT {_COLUMNS} FROM users u WHERE u.id = ?",
-                           (ctx.caller.id,)).fetchone()
+    row = ctx.conn.execute(f"SELECT {_COLUMNS}{_SETTING_COLUMNS} FROM users u WHERE u.id = ?",
+                           (*SETTINGS, ctx.caller.id)).fetchone()
     return {"id": row["id"], "real_name": row["real_name"],
             "name": visible_email(ctx, row["login"]), "login": row["login"],
             "groups": sorted(ctx.caller.group_names, key=str.lower),
             "is_insider": visibility.is_insider(ctx),
             "is_timetracker": visibility.is_timetracker(ctx),
-            "saved_searches": _searches(ctx, "saved_searches", row["id"])}
+            "saved_searches": _searches(ctx, "saved_searches", row["id"]),
+            "settings": {name: row[f"setting_{name}"] or default
+                         for name, (default, _) in SETTINGS.items()}}
 
 
-def update_own(ctx, full_name=None, password=None, current_password=None):
-    """Change the caller's own real name, or its password (checked against
-    `current_password`, which must be given with it). A new password ends
-    every login token of the account; API keys stay valid. None leaves a
-    value as it is. Returns the `changes` (the password never shows; that
-    it changed is audited).
-    Errors: 300 a wrong current password (counted like a failed sign-in);
-    32000 its sign-ins wait after too many failures, or a directory (LDAP)
-    keeps its password; 502, 305 (see check_password_rules). Nothing
-    changes on an error.
+def check_settings(settings):
+    """Refuse settings (a {name: value} dict) that are not SETTINGS' names
+    and choices. Errors: 53 an unknown name or value."""
+    if not isinstance(settings, dict):
+        raise ServiceError(PARAM_INVALID, "The parameter 'settings' must be an object of "
+                                          "setting names and values.")
+    for name, value in settings.items():
+        if name not in SETTINGS:
+            raise ServiceError(PARAM_INVALID, f"There is no setting '{name}'; the settings "
+                                              f"are: {', '.join(SETTINGS)}.")
+        if value not in SETTINGS[name][1]:
+            raise ServiceError(PARAM_INVALID, f"The setting '{name}' is one of "
+                                              f"{', '.join(SETTINGS[name][1])}.")
+
+
+def _change_settings(ctx, user_id, settings, changes):
+    """Store `settings` (checked) for account `user_id`, noting each that
+    changes in `changes`; the default value is stored as no row."""
+    current = {row["name"]: row["value"] for row in ctx.conn.execute(
+        "SELECT name, value FROM user_settings WHERE user_id = ?", (user_id,))}
+    for name, value in sorted(settings.items()):
+        default = SETTINGS[name][0]
+        if not note(changes, name, current.get(name, default), value):
+            continue
+        ctx.conn.execute("DELETE FROM user_settings WHERE user_id = ? AND name = ?",
+                         (user_id, name))
+        if value != default:
+            ctx.conn.execute("INSERT INTO user_settings (user_id, name, value) VALUES (?, ?, ?)",
+                             (user_id, name, value))
+
+
+def update_own(ctx, full_name=None, password=None, current_password=None, settings=None):
+    """Change the caller's own real name, its password (checked against
+    `current_password`, which must be given with it), or its settings
+    ({name: value} of SETTINGS). A new password ends every login token of
+    the account; API keys stay valid. None leaves a value as it is. Returns
+    the `changes` (the password never shows; that it changed is audited).
+    Errors: 53 an unknown setting or value; 300 a wrong current password
+    (counted like a failed sign-in); 32000 its sign-ins wait after too many
+    failures, or a directory (LDAP) keeps its password; 502, 305 (see
+    check_password_rules). Nothing changes on an error.
     """
     changes = {}
+    if settings is not None:
+        check_settings(settings)
     row = ctx.conn.execute(f"SELECT {_COLUMNS} FROM users u WHERE u.id = ?",
                            (ctx.caller.id,)).fetchone()
     new_hash = None
@@ -438,6 +481,8 @@ def update_own(ctx, full_name=None, password=None, current_password=None):
         if note(changes, "full_name", row["real_name"], full_name):
             ctx.conn.execute("UPDATE users SET real_name = ? WHERE id = ?",
                              (full_name, row["id"]))
+    if settings:
+        _change_settings(ctx, row["id"], settings, changes)
     audit.record_changes(ctx, "User", row["id"], changes)
     if new_hash is not None:
         ctx.conn.execute("UPDATE users SET password_hash = ? WHERE id = ?",

@@ -282,7 +282,8 @@ def whoami(ctx, params):
     "groups" (names of the groups the account is a member of),
     "is_insider" (sees and sets private comments and attachments),
     "is_timetracker" (sees and changes the time fields),
-    "saved_searches" [{"id", "name", "query"}]}.
+    "saved_searches" [{"id", "name", "query"}],
+    "settings" {"color_scheme": "system", "light" or "dark"}}.
     Errors: 410 logged out.
     """
     require_login(ctx)
@@ -290,15 +291,17 @@ def whoami(ctx, params):
 
 
 def update_self(ctx, params):
-    """Change one's own real name or password (the reference's preferences
-    page; User.update needs editusers for these).
+    """Change one's own real name, password or settings (the reference's
+    preferences page; User.update needs editusers for these).
 
-    params: full_name; password (the new one) with current_password.
+    params: full_name; password (the new one) with current_password;
+    settings ({"color_scheme": "system", "light" or "dark"}).
     A new password ends every login token of the account, the one of this
     call included (its sessions end); API keys stay valid.
     Returns {"changes": {"full_name": {"removed", "added"}}} (the password
     never shows; that it changed is audited).
-    Errors: 410 logged out; 50 password without current_password; 300 a
+    Errors: 410 logged out; 53 an unknown setting or value; 50 password
+    without current_password; 300 a
     wrong current password (counted like a failed sign-in of the login);
     32000 its sign-ins wait after too many failures; 502 new password
     shorter than 6; 305 not complex enough. Nothing changes on an error.
@@ -314,4 +317,5 @@ def update_self(ctx, params):
                                                      "(current_password).")
         password = p.str("password")
     full_name = p.str("full_name") if p.get("full_name") is not None else None
-    return {"changes": account.update_own(ctx, full_name, password, current)}
+    return {"changes": account.update_own(ctx, full_name, password, current,
+                                          p.get("settings"))}

@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 16
+SCHEMA_VERSION = 17
 
 
 class SchemaError(Exception):
@@ -148,6 +148,8 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 16: the accounts that sign in through a directory or an OpenID provider
     # (accounts/external.py).
     16: _new_tables("external logins", "external_logins"),
+    # 17: each account's choices of how the pages look (bugsvc/accounts/account.py).
+    17: _new_tables("user settings", "user_settings"),
 }
 
 

@@ -195,7 +195,7 @@ def test_no_password_is_set_or_reset_here_for_a_directory_account(client, servic
     outbox_before = services.query("SELECT COUNT(*) FROM outbox_messages")
     assert services.call(account_service.request_password_reset,
                          {"login": "ada@example.com"}) is None
-    assert services.query("SELECT COUNT(*) FROM outbox_messages") == outbox_before    # nothing mailed
+    assert services.query("SELECT COUNT(*) FROM outbox_messages") == outbox_before  # none mailed
     with services.db.transaction(write=True) as conn:      # a link mailed before it was linked
         secret = tokens.issue(conn, tokens.PASSWORD, datetime.now(timezone.utc), user_id=user_id)
     with pytest.raises(ServiceError) as refused:

@@ -9,13 +9,12 @@ added, renamed, moved, deactivated and deleted by Bugzilla's rules."""
 import xmlrpc.client
 
 import pytest
-from test_pages_bug import form_fields, submit
 
 from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import file_bug, get_bug, set_param, update_bug
 from bugsvc.errors import ServiceError
 from bugsvc.services import field_value, workflow
-from page_support import Browser, text_of
+from page_support import Browser, form_fields, submit, text_of
 
 
 PLAIN, PLAIN_PASSWORD = "plain@example.com", "plain-password-1"

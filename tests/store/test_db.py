@@ -263,3 +263,24 @@ def test_attempts_leave_at_once_on_an_error_that_is_no_conflict():
             with attempt:
                 raise ZeroDivisionError
     assert len(opened) == 1
+
+
+def test_a_database_made_before_user_settings_gets_the_table(new_db):
+    # The step of MIGRATIONS that makes the table (wherever it is numbered).
+    version = next(number for number, step in schema.MIGRATIONS.items()
+                   if callable(step) and "user_settings" in [
+                       cell.cell_contents for cell in (step.__closure__ or ())])
+    path = new_db()
+    database = open_database(path)
+    database.initialize()
+    with database.transaction(write=True) as conn:
+        conn.execute("DROP TABLE user_settings")
+        conn.dialect.set_schema_version(conn, version - 1)
+    database.close()
+    reopened = open_database(path)
+    assert reopened.initialize() is False
+    with reopened.transaction() as conn:
+        assert "user_settings" in set(conn.dialect.tables(conn))
+        assert conn.execute("SELECT COUNT(*) FROM user_settings").fetchone()[0] == 0
+    reopened.close()
+    assert stored_version(path) == schema.SCHEMA_VERSION

@@ -7,7 +7,16 @@ import re
 from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import add_flag_type, editbugs_only_for_members, file_bug, get_bug, update_bug
 from conftest import world_fixture
-from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World, text_of
+from page_support import (
+    INSIDER,
+    PASSWORDS,
+    PLAIN,
+    Browser,
+    World,
+    form_fields,
+    submit,
+    text_of,
+)
 
 
 @world_fixture
@@ -19,51 +28,6 @@ def signed_in(app, who):
     browser = Browser(app)
     browser.login(who, ADMIN_PASSWORD if who == ADMIN else PASSWORDS[who])
     return browser
-
-
-def form_fields(html, form_id="changeform"):
-    """The fields a browser would send from the form: inputs with their
-    value (checked boxes only), selected options, textareas."""
-    start = html.index(f'id="{form_id}"')
-    form = html[start:html.index("</form>", start)]
-    fields = []
-    for tag in re.findall(r"<input[^>]*>", form):
-        name = re.search(r'name="([^"]+)"', tag)
-        if not name:
-            continue
-        kind = (re.search(r'type="([^"]+)"', tag) or [None, "text"])[1]
-        if kind in ("checkbox", "radio") and " checked" not in tag:
-            continue
-        value = re.search(r'value="([^"]*)"', tag)
-        fields.append((name.group(1), _unescape(value.group(1) if value else "")))
-    for name, body in re.findall(r'<select[^>]*name="([^"]+)"[^>]*>(.*?)</select>', form, re.S):
-        chosen = re.findall(r"<option([^>]*)>([^<]*)</option>", body)
-        picked = [(attrs, text) for attrs, text in chosen if " selected" in attrs] or chosen[:1]
-        for attrs, text in picked:
-            value = re.search(r'value="([^"]*)"', attrs)
-            fields.append((name, _unescape(value.group(1) if value else text)))
-    for name, text in re.findall(r'<textarea[^>]*name="([^"]+)"[^>]*>(.*?)</textarea>', form,
-                                 re.S):
-        fields.append((name, _unescape(text)))
-    return fields
-
-
-def _unescape(text):
-    from html import unescape
-    return unescape(text)
-
-
-def submit(browser, path, fields, **changes):
-    """Post the form's fields with `changes` (None removes a field)."""
-    values = {}
-    for name, value in fields:
-        values.setdefault(name, []).append(value)
-    for name, value in changes.items():
-        if value is None:
-            values.pop(name, None)
-        else:
-            values[name] = value if isinstance(value, list) else [value]
-    return browser.post(path, values, token=False)
 
 
 # Filing ---------------------------------------------------------------------------------

@@ -7,18 +7,13 @@ import pytest
 
 from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import file_bug, get_bug, set_param
-from page_support import PASSWORDS, PLAIN, Browser, text_of
+from page_support import DEV, GONE, PASSWORDS, PLAIN, Browser, menu, text_of
 
 
 def signed_in(app, who):
     browser = Browser(app)
     browser.login(who, ADMIN_PASSWORD if who == ADMIN else PASSWORDS[who])
     return browser
-
-
-@pytest.fixture
-def plain(services):
-    return services.add_user(PLAIN, password=PASSWORDS[PLAIN], real_name="Pat Plain")
 
 
 @pytest.fixture
@@ -129,28 +124,6 @@ def test_the_search_form_and_column_chooser_offer_the_whiteboard_only_while_it_i
 
 # usemenuforusers -------------------------------------------------------------------------
 
-DEV, GONE = "dev@example.com", "gone@example.com"
-
-
-@pytest.fixture
-def people(services, plain):
-    services.add_user(DEV, real_name="Dana Developer")
-    services.add_user(GONE, real_name="Gone Person", disabled_text="Left")
-    return services
-
-
-def menu(page, name):
-    """The options of the <select> named `name`: [(value, label, selected)];
-    None when the field is no menu."""
-    import re
-    found = re.search(rf'<select id="{re.escape(name)}" name="{re.escape(name)}"[^>]*>(.*?)'
-                      r'</select>', page, re.S)
-    if found is None:
-        return None
-    from html import unescape
-    return [(unescape(value), unescape(label), " selected" in attrs) for value, attrs, label in
-            re.findall(r'<option value="([^"]*)"([^>]*)>([^<]*)</option>', found.group(1))]
-
 
 def test_people_fields_are_text_boxes_while_usemenuforusers_is_off(app, people, marked_bug):
     page = signed_in(app, ADMIN).get(f"/show_bug.cgi?id={marked_bug}").text
@@ -177,7 +150,7 @@ def test_people_fields_are_menus_of_the_enabled_accounts_while_usemenuforusers_i
     bug = get_bug(people, marked_bug)
     assert bug["assigned_to"] == DEV and sorted(bug["cc"]) == [DEV, PLAIN]
     page = browser.get("/enter_bug.cgi?product=TestProduct").text
-    assert menu(page, "assigned_to")[0] == ("", "", False)     # the component's default
+    assert menu(page, "assigned_to")[0] == ("", "the component's default", False)
     assert [value for value, _, _ in menu(page, "cc")] == [ADMIN, DEV, PLAIN]
     page = browser.get("/editcomponents.cgi?product=TestProduct&component=TestComponent").text
     assert (ADMIN, f"Administrator <{ADMIN}>", True) in menu(page, "default_assignee")

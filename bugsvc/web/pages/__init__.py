@@ -26,6 +26,7 @@ from . import (
     home,
     missing,
     oidc,
+    people,
     prefs,
     report,
     request,
@@ -99,6 +100,7 @@ def register(app, runner, config):
         "/showdependencygraph.cgi": dependency.DependencyGraph(site),
         "/request.cgi": request.RequestQueue(site),
         "/editwhines.cgi": whine.EditWhines(site),
+        "/user_match.cgi": people.UserMatch(site),
     }
     for path, resource in routes.items():
         app.add_route(path, resource)

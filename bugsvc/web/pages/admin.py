@@ -329,12 +329,7 @@ class Users(Page):
             call.render("admin/user_new.html", title="New user")
             return
         if action == "edit":
-            user_id = call.query.get("userid") or ""
-            found, groups = call.read(("User.get", {"ids": [user_id]}), ("Group.get", {}))
-            account = found["users"][0]
-            second_factor = call.read_one("SecondFactor.get", {"user_id": account["id"]})
-            call.render("admin/user.html", title="Edit user", account=account,
-                        groups=groups["groups"], second_factor=second_factor)
+            _account_page(call, call.query.get("userid") or "")
             return
         text = (call.query.get("matchstr") or "").strip()
         found = call.read_one("User.get", {"match": [text or "*"], "include_disabled": True,
@@ -384,13 +379,19 @@ class Users(Page):
                 return
             if call.fields("groups_shown"):
                 typed["groups"] = call.fields("groups")
-            found, groups = call.read(("User.get", {"ids": [call.field("userid")]}),
-                                      ("Group.get", {}))
-            call.render("admin/user.html", status=status, title="Edit user",
-                        account=found["users"][0], groups=groups["groups"], typed=typed,
-                        error=message)
+            _account_page(call, call.field("userid"), status=status, typed=typed, error=message)
             return
         call.redirect(url("/editusers.cgi", action="edit", userid=user_id), notice="saved")
+
+
+def _account_page(call, user_id, status=200, typed=None, error=None):
+    """The page of account `user_id` (its fields, groups and second factor),
+    with the values `typed` and the refusal `error` when a change was refused."""
+    found, groups = call.read(("User.get", {"ids": [user_id]}), ("Group.get", {}))
+    account = found["users"][0]
+    second_factor = call.read_one("SecondFactor.get", {"user_id": account["id"]})
+    call.render("admin/user.html", status=status, title="Edit user", account=account,
+                groups=groups["groups"], second_factor=second_factor, typed=typed, error=error)
 
 
 # Groups -----------------------------------------------------------------------------

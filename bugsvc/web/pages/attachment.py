@@ -28,7 +28,7 @@ from .site import secure_page, url
 
 # Shown in the browser; anything else is downloaded.
 INLINE_TYPES = ("text/plain", "image/png", "image/jpeg", "image/gif", "image/webp",
-                "image/bmp", "image/avif")
+                "image/bmp", "image/avif", "video/mp4", "video/webm")
 # Text types shown as plain text (never interpreted).
 _TEXT_AS_PLAIN = ("text/x-", "text/csv", "text/markdown", "text/x-diff", "text/x-patch",
                   "text/x-log")
@@ -61,15 +61,20 @@ def disposition(inline, file_name):
     return f"{kind}; filename=\"{plain}\"; filename*=UTF-8''{quote(name, safe='')}"
 
 
-def serve(resp, attachment):
-    """Fill `resp` with an attachment's content, safely."""
+def serve(resp, attachment, embedded_elsewhere=False):
+    """Fill `resp` with an attachment's content, safely.
+
+    embedded_elsewhere: served on the attachment_base origin, where the
+    pages of this site (another origin) show its images and videos inline;
+    the link is signed for one visitor and expires in minutes."""
     content_type, inline = served_type(attachment["content_type"])
     resp.status = 200
     resp.content_type = content_type
     resp.set_header("Content-Disposition", disposition(inline, attachment["file_name"]))
     resp.set_header("X-Content-Type-Options", "nosniff")
     resp.set_header("Content-Security-Policy", CONTENT_POLICY)
-    resp.set_header("Cross-Origin-Resource-Policy", "same-origin")
+    resp.set_header("Cross-Origin-Resource-Policy",
+                    "cross-origin" if embedded_elsewhere else "same-origin")
     resp.set_header("Referrer-Policy", "no-referrer")
     resp.set_header("Cache-Control", "private, no-store")
     resp.data = base64.b64decode(attachment["data"])
@@ -255,7 +260,7 @@ class AttachmentHost:
                                           remote_ip=req.context.client_address)
         except ServiceError:
             return _not_found(resp)
-        serve(resp, found["attachments"][reference])
+        serve(resp, found["attachments"][reference], embedded_elsewhere=True)
 
 
 def _not_found(resp):

@@ -81,6 +81,8 @@ class Preferences(Page):
         try:
             if tab == "account":
                 return self._account(call, user)
+            if tab == "appearance":
+                return self._appearance(call, user)
             if tab == "apikey":
                 return self._api_keys(call)
             if tab == "email":
@@ -98,6 +100,13 @@ class Preferences(Page):
             return self._show(call, tab, status=errors.http_status(error.code),
                               error=error.message, form=form)
         call.redirect(url("/userprefs.cgi", tab=tab))
+
+    def _appearance(self, call, user):
+        """Save the account tab's appearance: the colours of the pages."""
+        chosen = call.field("color_scheme")
+        if chosen != user["settings"]["color_scheme"]:
+            call.write("User.update_self", {"settings": {"color_scheme": chosen}})
+        call.redirect(url("/userprefs.cgi", tab="account"), notice="prefs_saved")
 
     def _account(self, call, user):
         """Save the account tab: the real name, a new password, and (while

@@ -14,6 +14,7 @@ from markupsafe import Markup
 from ... import errors
 from ...catalogue import bug_fields
 from ...errors import ServiceError
+from .media import inline_media
 from .memo import BoundedMemo
 
 
@@ -39,7 +40,9 @@ def install(env):
     env.filters.update(when=when, day=day, comment_html=comment_html, person=person,
                        size=size, hours=hours)
     env.globals.update(comment_list=comment_list)
+    env.globals.update(inline_media=inline_media)
     env.globals.update(field_label=field_label)
+    env.filters.update(labelled=labelled)
 
 
 def when(value):
@@ -125,12 +128,15 @@ def _comment_html(text, bug_id):
     return Markup("".join(parts))
 
 
-def comment_list(comments, bug_id, private_boxes):
+def comment_list(comments, bug_id, private_boxes, media=None):
     """The items of a bug's comment list, as markup (the bug page's one
     loop that runs a thousand times on a long bug, so it is built here, from
     escaped parts, rather than by the template engine). private_boxes: add
-    each comment's private switch (for insiders, inside the bug's form)."""
+    each comment's private switch (for insiders, inside the bug's form).
+    media: {comment id: markup} shown after a comment's text (its inline
+    images and videos, see media.inline_media)."""
     items = []
+    media = media or {}
     escape = html.escape
     for comment in comments:
         count = int(comment["count"])
@@ -152,7 +158,8 @@ def comment_list(comments, bug_id, private_boxes):
             f'<li id="c{count}" class="comment{" private" if private else ""}">'
             f'<article aria-labelledby="c{count}-head"><header id="c{count}-head">'
             f'{"".join(head)}</header><pre class="comment-text">'
-            f'{comment_html(str(comment["text"] or ""), bug_id)}</pre></article></li>\n')
+            f'{comment_html(str(comment["text"] or ""), bug_id)}</pre>'
+            f'{media.get(comment["id"], "")}</article></li>\n')
     return Markup("".join(items))
 
 
@@ -175,6 +182,13 @@ def field_label(name, custom=None):
     if custom and name in custom:
         return custom[name]
     return _LABELS.get(name, name.replace("_", " ").capitalize())
+
+
+def labelled(columns, custom=None):
+    """[(column, its label as markup)] of a list's `columns`, made once per
+    list (a 500-bug list labels every cell for narrow screens)."""
+    return [(column, Markup(html.escape(field_label(column, custom), quote=True)))
+            for column in columns]
 
 
 def parse_multipart(data, content_type):

@@ -18,7 +18,7 @@ import hmac
 import secrets
 import time
 from pathlib import Path
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 import jinja2
 import orjson
@@ -46,8 +46,10 @@ ATTACHMENT_BASE_SECONDS = 5
 # expiry decides in the end.
 REMEMBER_SECONDS = 30 * 24 * 3600
 # The Content-Security-Policy of every page: no inline script or style, no
-# other origin, no framing.
-PAGE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+# other origin (but the attachment_base one, for the images and videos shown
+# inline), no framing.
+PAGE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; "
+               "img-src 'self' data:{media}; media-src 'self'{media}; connect-src 'self'; "
                "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 # Notices a page shows once after a redirect (the cookie carries only a key,
 # never text).
@@ -455,7 +457,8 @@ class PageCall:
         self.resp.status = status
         self.resp.content_type = "text/html; charset=UTF-8"
         self.resp.data = data
-        secure_page(self.resp, private=self.token is not None)
+        secure_page(self.resp, private=self.token is not None,
+                    attachment_base=self.site.attachment_base())
 
     def here(self):
         """This page's path and query, for returning to it after signing in."""
@@ -472,10 +475,28 @@ class PageCall:
         secure_page(self.resp, private=True)
 
 
-def secure_page(resp, private):
+def media_source(attachment_base):
+    """The Content-Security-Policy source of the attachment_base origin
+    (" scheme://host[:port]", the bug number in the host a wildcard), or ""
+    when attachments are served by this site."""
+    if not attachment_base:
+        return ""
+    parts = urlsplit(attachment_base)
+    host = parts.netloc.lower()
+    if "%bugid%" in host:
+        host = "*." + host.split(".", 1)[1] if "." in host else ""
+    if not parts.scheme or not host or any(c in host for c in " ;,'\"%"):
+        return ""
+    return f" {parts.scheme.lower()}://{host}"
+
+
+def secure_page(resp, private, attachment_base=""):
     """The headers every page carries; pages of a signed-in visitor are
-    never stored (a shared computer's cache keeps nothing of them)."""
-    resp.set_header("Content-Security-Policy", PAGE_POLICY)
+    never stored (a shared computer's cache keeps nothing of them).
+    attachment_base: the parameter, whose origin may serve the page's
+    images and videos."""
+    resp.set_header("Content-Security-Policy",
+                    PAGE_POLICY.format(media=media_source(attachment_base)))
     resp.set_header("X-Content-Type-Options", "nosniff")
     resp.set_header("X-Frame-Options", "DENY")
     resp.set_header("Referrer-Policy", "same-origin")
