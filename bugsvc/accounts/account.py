@@ -431,7 +431,8 @@ def update(ctx, ids, names, given, groups, bless_groups):
 
 def own_account(ctx):
     """The caller's own account: {"id", "real_name", "name", "login",
-    "groups" (names), "is_insider", "is_timetracker", "saved_searches"}."""
+    "groups" (names), "is_insider", "is_timetracker", "saved_searches",
+    "comment_markdown" (its comments start as Markdown)}."""
     row = ctx.conn.execute(f"SELECT {_COLUMNS} FROM users u WHERE u.id = ?",
                            (ctx.caller.id,)).fetchone()
     return {"id": row["id"], "real_name": row["real_name"],
@@ -439,11 +440,19 @@ def own_account(ctx):
             "groups": sorted(ctx.caller.group_names, key=str.lower),
             "is_insider": visibility.is_insider(ctx),
             "is_timetracker": visibility.is_timetracker(ctx),
-            "saved_searches": _searches(ctx, "saved_searches", row["id"])}
+            "saved_searches": _searches(ctx, "saved_searches", row["id"]),
+            "comment_markdown": _comment_markdown(ctx, row["id"])}
 
 
-def update_own(ctx, full_name=None, password=None, current_password=None):
-    """Change the caller's own real name, or its password (checked against
+def _comment_markdown(ctx, user_id):
+    return bool(ctx.conn.execute("SELECT comment_markdown FROM users WHERE id = ?",
+                                 (user_id,)).fetchone()[0])
+
+
+def update_own(ctx, full_name=None, password=None, current_password=None,
+               comment_markdown=None):
+    """Change the caller's own real name, whether its comments start as
+    Markdown (comment_markdown, a bool), or its password (checked against
     `current_password`, which must be given with it). A new password ends
     every login token of the account; API keys stay valid. None leaves a
     value as it is. Returns the `changes` (the password never shows; that
@@ -466,6 +475,13 @@ def update_own(ctx, full_name=None, password=None, current_password=None):
         if note(changes, "full_name", row["real_name"], full_name):
             ctx.conn.execute("UPDATE users SET real_name = ? WHERE id = ?",
                              (full_name, row["id"]))
+    if comment_markdown is not None:
+        was = _comment_markdown(ctx, row["id"])
+        if was != comment_markdown:
+            changes["comment_markdown"] = {"removed": str(int(was)),
+                                           "added": str(int(comment_markdown))}
+            ctx.conn.execute("UPDATE users SET comment_markdown = ? WHERE id = ?",
+                             (int(comment_markdown), row["id"]))
     audit.record_changes(ctx, "User", row["id"], changes)
     if new_hash is not None:
         ctx.conn.execute("UPDATE users SET password_hash = ? WHERE id = ?",

@@ -232,11 +232,13 @@ DOCS = {
                     "groups": strs("groups the account is a member of"),
                     "is_insider": described(BOOL, "sees private comments and attachments"),
                     "is_timetracker": described(BOOL, "sees the time fields"),
-                    "saved_searches": arr(_SAVED_SEARCH)}),
+                    "saved_searches": arr(_SAVED_SEARCH),
+                    "comment_markdown": described(BOOL, "comment forms start as Markdown")}),
         errors=(410,)),
     "User.update_self": Doc(
         "Change one's own real name or password (ends one's login tokens).",
         params={"full_name": STR, "password": described(STR, "the new password"),
+                "comment_markdown": described(BOOL, "comment forms start as Markdown"),
                 "current_password": described(STR, "needed with password")},
         answer=obj({"changes": ref("Changes")}), errors=(410, 50, 300, 32000, 502, 305)),
     # Saved searches
@@ -672,6 +674,7 @@ DOCS = {
     "Bug.create": Doc(
         "File a bug; the caller is its reporter.",
         params={**_BUG_FIELDS, "description": STR, "comment_is_private": BOOL,
+                "is_markdown": described(BOOL, "the description is Markdown"),
                 "alias": one_or_many(STR, "aliases"), "cc": one_or_many(STR, "logins"),
                 "groups": strs("group names"), "keywords": one_or_many(STR, "keywords"),
                 "depends_on": arr(ID_OR_NAME), "blocks": arr(ID_OR_NAME),
@@ -684,7 +687,7 @@ DOCS = {
         params={**_BUG_FIELDS, "ids": arr(ID_OR_NAME, "bugs (replace the path value)"),
                 "dupe_of": ID_OR_NAME, "reset_assigned_to": BOOL, "reset_qa_contact": BOOL,
                 "remaining_time": NUMBER, "work_time": NUMBER,
-                "comment": obj({"body": STR, "is_private": BOOL}),
+                "comment": obj({"body": STR, "is_private": BOOL, "is_markdown": BOOL}),
                 "comment_is_private": obj(values=BOOL, description="comment id -> private"),
                 "update_token": described(STR, "Bug.get's update_token: refused (32000) when "
                                                "the bug changed since"),
@@ -783,7 +786,8 @@ DOCS = {
         answer=_COMMENT_MAP, errors=(50, 100, 101, 102, 52, 111, 110, 56)),
     "Bug.add_comment": Doc(
         "Add a comment to a bug.",
-        params={"comment": STR, "is_private": BOOL, "work_time": NUMBER},
+        params={"comment": STR, "is_private": BOOL, "work_time": NUMBER,
+                "is_markdown": described(BOOL, "the comment is Markdown")},
         required=("comment",), answer=created("The new comment's id."),
         errors=(50, 100, 101, 102, 109, 114, 113, 52, 54)),
     # Attachments

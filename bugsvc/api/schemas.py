@@ -202,6 +202,8 @@ SCHEMAS = {
     "Comment": obj({
         "id": INT, "bug_id": INT, "attachment_id": NULLABLE_INT, "count": INT, "text": STR,
         "creator": STR, "time": DATETIME, "creation_time": DATETIME, "is_private": BOOL,
+        "is_markdown": described(BOOL, "the text is Markdown (bugzilla.mozilla.org's field)"),
+        "edits": described(INT, "how many times the text was edited"),
         "tags": strs(None)}),
     "LastVisit": obj({"id": described(INT, "the bug id"), "last_visit_ts": DATETIME}),
     "UserDetail": _USER_DETAIL,

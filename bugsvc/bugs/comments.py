@@ -52,27 +52,29 @@ def normalise(text):
 
 
 def insert(conn, bug_id, author_id, body, when, is_private=False, work_time=0.0, kind=PLAIN,
-           extra=None, attachment_id=None):
+           extra=None, attachment_id=None, is_markdown=False):
     """Store a comment as the bug's next one (count 0 is the description).
 
-    body: already normalised text. when: aware datetime. Returns the new id.
+    body: already normalised text. when: aware datetime. is_markdown: the
+    body is shown rendered as Markdown. Returns the new id.
     """
     count = conn.execute("SELECT COALESCE(MAX(count) + 1, 0) FROM comments WHERE bug_id = ?",
                          (bug_id,)).fetchone()[0]
     cur = conn.execute(
         "INSERT INTO comments (bug_id, count, author_id, created_at, body, is_private, work_time,"
-        " kind, extra, attachment_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        " kind, extra, attachment_id, is_markdown) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " RETURNING id",
         (bug_id, count, author_id, dates.to_db(when), body, 1 if is_private else 0, work_time or 0,
-         kind, extra, attachment_id))
+         kind, extra, attachment_id, 1 if is_markdown and kind == PLAIN else 0))
     return cur.fetchone()[0]
 
 
 def add(ctx, bug_id, body, is_private=False, work_time=0.0, kind=PLAIN, extra=None,
-        attachment_id=None):
+        attachment_id=None, is_markdown=False):
     """Store a comment of the caller at the call's time (see `insert`) and
     note it in the call's journal of events. Returns the new id."""
     comment_id = insert(ctx.conn, bug_id, ctx.caller.id, body, ctx.now, is_private, work_time,
-                        kind, extra, attachment_id)
+                        kind, extra, attachment_id, is_markdown)
     ctx.events.commented(bug_id, comment_id)
     return comment_id
 
@@ -80,7 +82,7 @@ def add(ctx, bug_id, body, is_private=False, work_time=0.0, kind=PLAIN, extra=No
 # Reading comments --------------------------------------------------------------
 
 _SELECT = ("SELECT c.id, c.bug_id, c.count, u.login AS creator, c.created_at, c.body,"
-           " c.is_private, c.kind, c.extra, c.attachment_id"
+           " c.is_private, c.kind, c.extra, c.attachment_id, c.is_markdown, c.edit_count"
            " FROM comments c JOIN users u ON u.id = c.author_id")
 
 
@@ -170,6 +172,8 @@ def comment_objects(ctx, rows):
             "time": when,
             "creation_time": when,
             "is_private": bool(row["is_private"]),
+            "is_markdown": bool(row["is_markdown"]),
+            "edits": row["edit_count"],
         }
         if tags is not None:
             obj["tags"] = tags[row["id"]]
@@ -259,10 +263,11 @@ def _sees_every_comment(ctx, insider):
         "SELECT 1 FROM comments WHERE is_private = 1 LIMIT 1").fetchone() is None
 
 
-def post(ctx, bug_value, text, is_private=False, work_time=None):
+def post(ctx, bug_value, text, is_private=False, work_time=None, is_markdown=False):
     """Add the caller's comment `text` to the bug of `bug_value` (an id or
-    alias); work_time (hours, as given) is booked only for time trackers
-    and subtracted from the remaining time, not below 0. Returns its id.
+    alias), Markdown when `is_markdown`; work_time (hours, as given) is
+    booked only for time trackers and subtracted from the remaining time,
+    not below 0. Returns its id.
     Errors: 100/101/102 the bug; 109 the caller may not edit the product's
     bugs; 114 comment too long; 113 private without being an insider; 52/54
     bad work_time.
@@ -277,7 +282,8 @@ def post(ctx, bug_value, text, is_private=False, work_time=None):
     hours = 0.0
     if visibility.is_timetracker(ctx) and work_time is not None:
         hours = values.time_value(work_time, "work_time", allow_negative=True)
-    comment_id = add(ctx, bug_id, body, is_private=is_private, work_time=hours)
+    comment_id = add(ctx, bug_id, body, is_private=is_private, work_time=hours,
+                     is_markdown=is_markdown)
     if hours:
         record_work_time(ctx, bug_id, comment_id, hours)
     activity.touch(ctx.conn, bug_id, ctx.now)

@@ -36,7 +36,8 @@ def add(ctx, params):
     """Add a comment to a bug.
 
     params: id (bug id or alias), comment (text), is_private (or legacy
-    private; insiders only), work_time (hours; ignored for callers outside
+    private; insiders only), is_markdown (the text is Markdown, as
+    bugzilla.mozilla.org takes it; default false), work_time (hours; ignored for callers outside
     the timetrackinggroup, otherwise booked and subtracted from the
     remaining time, not below 0).
     Returns {"id": new comment id}.
@@ -55,7 +56,8 @@ def add(ctx, params):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'comment' is required and must not "
                                                  "be empty.")
     is_private = p.bool("is_private") if p.has("is_private") else p.bool("private")
-    return {"id": bug_comments.post(ctx, p.get("id"), text, is_private, p.get("work_time"))}
+    return {"id": bug_comments.post(ctx, p.get("id"), text, is_private, p.get("work_time"),
+                                    p.bool("is_markdown"))}
 
 
 # Comment tags ---------------------------------------------------------------------

@@ -220,7 +220,8 @@ def whoami(ctx, params):
     "groups" (names of the groups the account is a member of),
     "is_insider" (sees and sets private comments and attachments),
     "is_timetracker" (sees and changes the time fields),
-    "saved_searches" [{"id", "name", "query"}]}.
+    "saved_searches" [{"id", "name", "query"}],
+    "comment_markdown" (its comment forms start with Markdown chosen)}.
     Errors: 410 logged out.
     """
     require_login(ctx)
@@ -231,7 +232,8 @@ def update_self(ctx, params):
     """Change one's own real name or password (the reference's preferences
     page; User.update needs editusers for these).
 
-    params: full_name; password (the new one) with current_password.
+    params: full_name; comment_markdown (bool: the comment forms start
+    with Markdown chosen); password (the new one) with current_password.
     A new password ends every login token of the account, the one of this
     call included (its sessions end); API keys stay valid.
     Returns {"changes": {"full_name": {"removed", "added"}}} (the password
@@ -252,4 +254,5 @@ def update_self(ctx, params):
                                                      "(current_password).")
         password = p.str("password")
     full_name = p.str("full_name") if p.get("full_name") is not None else None
-    return {"changes": account.update_own(ctx, full_name, password, current)}
+    markdown = p.bool("comment_markdown") if p.has("comment_markdown") else None
+    return {"changes": account.update_own(ctx, full_name, password, current, markdown)}

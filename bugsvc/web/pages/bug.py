@@ -294,6 +294,8 @@ def form_changes(call, view):
         comment = {"body": text}
         if call.field("comment_is_private") and (call.user or {}).get("is_insider"):
             comment["is_private"] = True
+        if call.field("comment_is_markdown"):
+            comment["is_markdown"] = True
         changes["comment"] = comment
     if (call.user or {}).get("is_timetracker") and call.field("work_time").strip():
         changes["work_time"] = call.field("work_time").strip()
@@ -393,6 +395,11 @@ class ProcessBug(Page):
         if bulk.is_bulk(call):
             return bulk.change_several(call)
         view = BugView(call, call.field("id"))
+        if call.field("preview"):
+            # The page again, the comment shown as it would be: nothing is stored.
+            draft = comment_draft(call)
+            return view.render(draft=draft, preview={"text": draft["comment"],
+                                                     "is_markdown": draft["markdown"]})
         token = call.field("update_token")
         if call.field("midair") == "force":
             changes = _forced_changes(call)
@@ -415,7 +422,7 @@ class ProcessBug(Page):
             if fresh.bug.get("update_token") != token:
                 return self._midair(call, fresh, changes)
             fresh.render(status=errors.http_status(error.code), error=error.message,
-                         draft={"comment": (changes.get("comment") or {}).get("body", "")})
+                         draft=comment_draft(call))
             return
         call.redirect(url("/show_bug.cgi", id=view.id) + "#bottom", notice="changed")
 
@@ -442,6 +449,7 @@ class ProcessBug(Page):
         call.render("midair.html", status=409, title=f"Mid-air collision on bug {view.id}",
                     bug=view.bug, since=since, new_comments=comments, mine=mine,
                     comment=comment.get("body", ""), comment_private=comment.get("is_private"),
+                    comment_markdown=comment.get("is_markdown"),
                     changes_json=json.dumps(mine, sort_keys=True))
 
 
@@ -515,7 +523,15 @@ def _forced_changes(call):
         changes["comment"] = {"body": text}
         if call.field("comment_is_private"):
             changes["comment"]["is_private"] = True
+        if call.field("comment_is_markdown"):
+            changes["comment"]["is_markdown"] = True
     return changes
+
+
+def comment_draft(call):
+    """The comment the visitor typed, as its form shows it again: its text
+    and whether it is Markdown."""
+    return {"comment": call.field("comment"), "markdown": bool(call.field("comment_is_markdown"))}
 
 
 class ShowActivity(Page):
@@ -691,7 +707,7 @@ class EntryForm:
     def active(self, kind):
         return [item["name"] for item in self.product.get(kind, []) if item.get("is_active", True)]
 
-    def render(self, status=200, error=None, values=None, cloned_bug_id=None):
+    def render(self, status=200, error=None, values=None, cloned_bug_id=None, preview=None):
         call, params = self.call, self.params
         agent = call.req.get_header("User-Agent") or ""
         platforms, systems = self.values("rep_platform"), self.values("op_sys")
@@ -709,7 +725,7 @@ class EntryForm:
                   if field.get("is_custom") and field.get("is_on_bug_entry")]
         call.render("enter_bug.html", status=status, title=f"File a bug in {self.product['name']}",
                     product=self.product, form=values, error=error, entry=self, custom=custom,
-                    params=params, cloned_bug_id=cloned_bug_id,
+                    params=params, cloned_bug_id=cloned_bug_id, preview=preview,
                     components=[c for c in self.product.get("components", [])
                                 if c.get("is_active", True)])
 
@@ -743,14 +759,20 @@ class PostBug(Page):
                     params[name] = chosen if len(chosen) > 1 else chosen[0]
         if call.field("comment_is_private") and user.get("is_insider"):
             params["comment_is_private"] = True
+        if call.field("comment_is_markdown"):
+            params["is_markdown"] = True
+        if call.field("preview"):
+            # The form again, the description shown as it would be: nothing is stored.
+            return EntryForm(call, product).render(values=_typed(call), preview={
+                "text": call.field("description"),
+                "is_markdown": bool(call.field("comment_is_markdown"))})
         upload = call.files.get("data")
         try:
             bug_id = call.write("Bug.create", params)["id"]
         except ServiceError as error:
             form = EntryForm(call, product)
             form.render(status=errors.http_status(error.code), error=error.message,
-                        values={key: call.field(key) for key in call.form
-                                if isinstance(call.form[key], str)})
+                        values=_typed(call))
             return
         notice = "filed"
         if upload is not None:
@@ -759,6 +781,11 @@ class PostBug(Page):
             except ServiceError:
                 notice = "attachment_failed"
         call.redirect(url("/show_bug.cgi", id=bug_id), notice=notice)
+
+
+def _typed(call):
+    """The new-bug form's values as the visitor typed them."""
+    return {key: call.field(key) for key in call.form if isinstance(call.form[key], str)}
 
 
 def attachment_params(call, bug_id, upload):

@@ -91,12 +91,17 @@ class Preferences(Page):
         call.redirect(url("/userprefs.cgi", tab=tab))
 
     def _account(self, call, user):
-        """Save the account tab: the real name, a new password, and (while
+        """Save the account tab: the real name, whether comments start as
+        Markdown, a new password, and (while
         allowemailchange is on) a new e-mail address, mailed to be
         confirmed."""
         params = {}
         if call.field("realname").strip() != (user.get("real_name") or ""):
             params["full_name"] = call.field("realname")
+        if call.field("comment_markdown_shown"):
+            markdown = bool(call.field("comment_markdown"))
+            if markdown != bool(user.get("comment_markdown")):
+                params["comment_markdown"] = markdown
         if call.field("new_password1") or call.field("new_password2"):
             if call.field("new_password1") != call.field("new_password2"):
                 return self._show(call, "account", status=400,
