@@ -790,6 +790,21 @@ DOCS = {
                 "is_markdown": described(BOOL, "the comment is Markdown")},
         required=("comment",), answer=created("The new comment's id."),
         errors=(50, 100, 101, 102, 109, 114, 113, 52, 54)),
+    "EditComments.update_comment": Doc(
+        "Replace the text of one's own comment (members of edit_comments_group); the text it "
+        "replaces is kept.",
+        params={"comment_id": INT, "new_comment": STR,
+                "is_markdown": described(BOOL, "the new text is Markdown (default: as it was)")},
+        required=("comment_id", "new_comment"),
+        answer=obj({"text": STR, "html": described(STR, "the text as the pages show it"),
+                    "is_markdown": BOOL, "count": described(INT, "earlier texts kept")}),
+        errors=(410, 50, 52, 304, 110, 111, 114, 32000)),
+    "EditComments.comment_revisions": Doc(
+        "The earlier texts of an edited comment (insiders and administrators).",
+        params={"comment_id": INT}, required=("comment_id",),
+        answer=obj({"comment": ref("Comment"), "revisions": arr(obj({
+            "time": DATETIME, "editor": STR, "text": STR, "is_markdown": BOOL}))}),
+        errors=(410, 50, 52, 110, 111, 304)),
     # Attachments
     "Bug.attachments": Doc(
         "Attachments of bugs, and attachments by id.",

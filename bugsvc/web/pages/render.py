@@ -94,13 +94,14 @@ def comment_text_html(comment, bug_id):
     return Markup(f'<pre class="comment-text">{text}</pre>')
 
 
-def comment_list(comments, bug_id, private_boxes, revisions=False):
+def comment_list(comments, bug_id, private_boxes, revisions=False, editor=None):
     """The items of a bug's comment list, as markup (the bug page's one
     loop that runs a thousand times on a long bug, so it is built here, from
     escaped parts, rather than by the template engine). private_boxes: add
     each comment's private switch (for insiders, inside the bug's form).
     revisions: an edited comment's mark links to its earlier texts (for
-    those who may read them)."""
+    those who may read them). editor: the name of the visitor, when it may
+    edit its own comments (each of them gets an Edit link)."""
     items = []
     escape = html.escape
     for comment in comments:
@@ -118,6 +119,9 @@ def comment_list(comments, bug_id, private_boxes, revisions=False):
                 mark = (f'<a href="/page.cgi?id=comment-revisions.html&amp;comment_id='
                         f'{int(comment["id"])}">Edited</a>')
             head.append(f'<span class="edited">{mark}</span>')
+        if editor is not None and comment["creator"] == editor:
+            head.append(f'<a href="/editcomment.cgi?comment_id={int(comment["id"])}">Edit'
+                        f'<span class="sr-only"> {label.lower()}</span></a>')
         if private_boxes:
             comment_id = int(comment["id"])
             head.append(f'<input type="hidden" name="comment_private_shown" value="{comment_id}">'
