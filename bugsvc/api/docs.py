@@ -355,7 +355,8 @@ DOCS = {
         "Register a webhook; its signing secret is answered this once.",
         params={"name": STR, "url": STR,
                 "events": one_or_many({"type": "string", "enum": [
-                    "create", "change", "comment", "attachment", "attachment_change"]},
+                    "create", "change", "comment", "attachment", "attachment_change",
+                    "mention"]},
                     "events: an array or a comma-separated string"),
                 "product": described(STR, "a product name, or Any"),
                 "component": described(STR, "a component name (optional)")},

@@ -154,7 +154,8 @@ SCHEMAS = {
         "user": STR, "email_enabled": BOOL, "global_watcher": BOOL,
         "flags": obj({"flag_requested": BOOL, "requested_flag": BOOL}),
         "relationships": obj(values=obj(values=BOOL), description=(
-            "assignee, reporter, cc, qa_contact (while useqacontact is on) -> event -> "
+            "assignee, reporter, cc, qa_contact (while useqacontact is on), mentioned (@mentioned "
+            "in a comment: comment, unconfirmed) -> event -> "
             "wanted; events: added_removed, bug_created, opened_closed, component, "
             "project_management, comment, attachment, attachment_data, keywords, cc, "
             "dependency, other, unconfirmed (also while UNCONFIRMED), changed_by_me (also my "

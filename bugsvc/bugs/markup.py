@@ -11,11 +11,12 @@ nothing from elsewhere). The HTML sanitizer then keeps only the elements and
 attributes Markdown makes, a second wall should the renderer ever let
 something through. The references (bug N, comment N, attachment N, web
 addresses) are made links in the text of a Markdown comment too, never
-inside its code.
+inside its code, and so are @mentions of the people the reader may see.
 """
 
 import html
 import re
+from urllib.parse import quote
 
 import nh3
 from markdown_it import MarkdownIt
@@ -35,6 +36,11 @@ _MAY_LINK = re.compile(r"https?://|[Bb]ug|[Cc]omment|[Aa]ttachment")
 # The schemes a Markdown link may have (an address without one is on this site).
 _SCHEMES = {"http", "https", "mailto"}
 _SCHEME = re.compile(r"^\s*([a-zA-Z][a-zA-Z0-9+.\-]*):")
+# An @mention: "@" after a space or the start, then a login or a name
+# without spaces (a trailing full stop is punctuation).
+_MENTION = re.compile(r"(?<![\w@.+\-])@([\w+\-]+(?:\.[\w+\-]+)*(?:@[\w\-]+(?:\.[\w\-]+)+)?)")
+# The mentions a comment counts (more are text).
+MAX_MENTIONS = 50
 # Markdown's nesting (quotes in lists in quotes...) deeper than this is text.
 MAX_NESTING = 20
 
@@ -42,17 +48,81 @@ MAX_NESTING = 20
 _TAGS = {"p", "br", "em", "strong", "del", "s", "code", "pre", "blockquote", "ul", "ol", "li",
          "h3", "hr", "a", "table", "thead", "tbody", "tr", "th", "td"}
 _ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}}
+_CLASSES = {"a": {"mention"}}
 
 
-def references_html(text, bug_id=None):
+def mention_names(text, is_markdown=False):
+    """The names @mentioned in a comment's `text`, lower-cased, in order,
+    each once, at most MAX_MENTIONS (in a Markdown comment, not those in
+    its code)."""
+    if "@" not in text:
+        return []
+    if is_markdown:
+        text = "\n".join(token.content for block in _MARKDOWN.parse(text)
+                         for token in block.children or () if token.type == "text")
+    names = []
+    for match in _MENTION.finditer(text):
+        name = match.group(1).lower()
+        if name not in names:
+            names.append(name)
+            if len(names) == MAX_MENTIONS:
+                break
+    return names
+
+
+def pick_mentioned(names, accounts):
+    """{name: account} of the lower-cased @`names` that mean exactly one of
+    `accounts` (dicts with "login"): its whole login, or the part of its
+    login before '@' when no other account's login starts so. (A real name
+    has spaces: the people picker puts the login of the person chosen.)"""
+    found, candidates = {}, {}
+    for account in accounts:
+        login = account["login"].lower()
+        for key in (login, login.split("@", 1)[0]):
+            candidates.setdefault(key, {})[login] = account
+    for name in names:
+        matches = candidates.get(name, {})
+        if name in matches:
+            found[name] = matches[name]
+        elif "@" not in name and len(matches) == 1:
+            found[name] = next(iter(matches.values()))
+    return found
+
+
+def _mentions_html(text, people):
+    """Escaped `text` with the @mentions of `people` ({name: (login, real
+    name)}) made links to their bugs."""
+    parts, last = [], 0
+    for match in _MENTION.finditer(text):
+        person = people.get(match.group(1).lower())
+        if person is None:
+            continue
+        login, real_name = person
+        parts.append(html.escape(text[last:match.start()], quote=False))
+        last = match.end()
+        target = html.escape(
+            "/buglist.cgi?emailassigned_to1=1&emailreporter1=1&emailcc1=1&emailqa_contact1=1"
+            f"&emailtype1=exact&email1={quote(login, safe='@')}", quote=True)
+        title = html.escape(f"{real_name} <{login}>" if real_name else login, quote=True)
+        parts.append(f'<a class="mention" href="{target}" title="{title}">'
+                     f'{html.escape(match.group(0), quote=False)}</a>')
+    parts.append(html.escape(text[last:], quote=False))
+    return "".join(parts)
+
+
+def references_html(text, bug_id=None, people=None):
     """`text` as HTML: every character escaped, then web addresses, bug,
     comment and attachment references made links (comment N of bug
-    `bug_id` when given, else of the page it is shown on)."""
+    `bug_id` when given, else of the page it is shown on), and the
+    @mentions of `people` ({lower-cased name: (login, real name)}: those the
+    reader may see)."""
+    escape = _mentions_html if people and "@" in text else (
+        lambda part, _: html.escape(part, quote=False))
     if not _MAY_LINK.search(text):
-        return html.escape(text, quote=False)
+        return escape(text, people)
     parts, last = [], 0
     for match in _LINKS.finditer(text):
-        parts.append(html.escape(text[last:match.start()], quote=False))
+        parts.append(escape(text[last:match.start()], people))
         last = match.end()
         shown = html.escape(match.group(0), quote=False)
         if match.group("url"):
@@ -71,7 +141,7 @@ def references_html(text, bug_id=None):
         else:
             target = f"/attachment.cgi?id={match.group('attachment_id')}&amp;action=edit"
             parts.append(f'<a href="{target}">{shown}</a>')
-    parts.append(html.escape(text[last:], quote=False))
+    parts.append(escape(text[last:], people))
     return "".join(parts)
 
 
@@ -86,7 +156,7 @@ def _text(self, tokens, idx, options, env):
     token = tokens[idx]
     if token.meta.get("in_link"):
         return html.escape(token.content, quote=False)
-    return references_html(token.content, env.get("bug_id"))
+    return references_html(token.content, env.get("bug_id"), env.get("people"))
 
 
 def _image(self, tokens, idx, options, env):
@@ -133,16 +203,20 @@ def _parser():
 
 
 _MARKDOWN = _parser()
-_CLEANER = nh3.Cleaner(tags=_TAGS, attributes=_ATTRIBUTES, url_schemes=_SCHEMES,
+_CLEANER = nh3.Cleaner(tags=_TAGS, attributes=_ATTRIBUTES, allowed_classes=_CLASSES,
+                       url_schemes=_SCHEMES,
                        link_rel="nofollow noopener noreferrer", strip_comments=True)
 
 
-def markdown_html(text, bug_id=None):
+def markdown_html(text, bug_id=None, people=None):
     """Markdown comment `text` as clean HTML (see the module's docstring)."""
-    return _CLEANER.clean(_MARKDOWN.render(text, {"bug_id": bug_id}))
+    return _CLEANER.clean(_MARKDOWN.render(text, {"bug_id": bug_id, "people": people}))
 
 
-def comment_html(text, is_markdown=False, bug_id=None):
+def comment_html(text, is_markdown=False, bug_id=None, people=None):
     """A comment's text as HTML: Markdown rendered, or plain text escaped
-    (either way with its references made links)."""
-    return markdown_html(text, bug_id) if is_markdown else references_html(text, bug_id)
+    (either way with its references, and the @mentions of `people`, made
+    links)."""
+    if is_markdown:
+        return markdown_html(text, bug_id, people)
+    return references_html(text, bug_id, people)

@@ -15,6 +15,7 @@ import mimetypes
 import re
 
 from ... import errors
+from ...bugs import markup
 from ...catalogue import bug_fields
 from ...errors import ServiceError
 from . import bulk, feeds
@@ -204,6 +205,10 @@ class BugView:
         if not extra and self.options is None:
             # Everything the page of a visitor not signed in shows.
             same_as = [bug, self.comments, self.attachments, self.fields]
+        texts = [(comment["text"] or "", comment.get("is_markdown")) for comment in self.comments]
+        if extra.get("preview"):
+            texts.append((extra["preview"]["text"], extra["preview"]["is_markdown"]))
+        people = mentioned_people(call, texts)
         call.render("show_bug.html", status=status, same_as=same_as, reads=("id",),
                     title=f"Bug {bug['id']} – {bug['summary']}",
                     bug=bug, view=self, comments=self.comments, attachments=self.attachments,
@@ -212,7 +217,31 @@ class BugView:
                     custom_labels={name: field["display_name"]
                                    for name, field in self.fields.items()},
                     words_of=lambda value: ", ".join(str(v) for v in value or []),
-                    error=extra.pop("error", None), draft=extra.pop("draft", {}), **extra)
+                    error=extra.pop("error", None), draft=extra.pop("draft", {}), people=people,
+                    **extra)
+
+
+def mentioned_people(call, texts):
+    """{name: (login, real name)} of the accounts @mentioned in `texts`
+    ([(text, is_markdown)]) that the visitor may see: User.get's match, as
+    the people pickers use it (nobody for a visitor not signed in, who may
+    not match accounts; at most markup.MAX_MENTIONS names)."""
+    if not call.token:
+        return {}
+    names = []
+    for text, is_markdown in texts:
+        names += [name for name in markup.mention_names(text, bool(is_markdown))
+                  if name not in names]
+        if len(names) >= markup.MAX_MENTIONS:
+            break
+    if not names:
+        return {}
+    found = call.read_one("User.get", {"match": names[:markup.MAX_MENTIONS], "limit": 20,
+                                       "include_fields": "name,real_name"})["users"]
+    accounts = [{"login": user["name"], "real_name": user.get("real_name") or ""}
+                for user in found]
+    return {name: (account["login"], account["real_name"])
+            for name, account in markup.pick_mentioned(names, accounts).items()}
 
 
 class ShowBug(Page):

@@ -20,7 +20,8 @@ TABS = (("account", "Account"), ("email", "Email"), ("webhooks", "Webhooks"),
         ("apikey", "API keys"), ("saved-searches", "Saved searches"))
 # How the preferences name the roles and events of User.get_email_settings,
 # in the reference's words.
-ROLES = {"assignee": "Assignee", "reporter": "Reporter", "cc": "CC", "qa_contact": "QA contact"}
+ROLES = {"assignee": "Assignee", "reporter": "Reporter", "cc": "CC", "qa_contact": "QA contact",
+         "mentioned": "Mentioned in a comment"}
 EVENTS = {
     "added_removed": "I'm added to or removed from this role",
     "bug_created": "A new bug is created",
@@ -39,7 +40,7 @@ EVENTS = {
 }
 FLAG_EVENTS = {"flag_requested": "Someone asks me to set a flag",
                "requested_flag": "Someone sets a flag I asked for"}
-WEBHOOK_EVENTS = ("create", "change", "comment", "attachment", "attachment_change")
+WEBHOOK_EVENTS = ("create", "change", "comment", "attachment", "attachment_change", "mention")
 _LIST_SPLIT = re.compile(r"[\s,]+")
 
 

@@ -72,36 +72,44 @@ def hours(value):
 COMMENTS = BoundedMemo(16 * 1024 * 1024)
 
 
-def comment_html(text, bug_id=None, is_markdown=False):
+def comment_html(text, bug_id=None, is_markdown=False, people=None):
     """Comment text as markup (bugs/markup.py): Markdown rendered and
     cleaned, or plain text escaped, with web addresses, bug, comment and
-    attachment references made links. (Kept in COMMENTS.)"""
+    attachment references made links, and the @mentions of `people` ({name:
+    (login, real name)}, those the visitor may see). (Kept in COMMENTS.)"""
     text = str(text or "")
-    key = (text, bug_id, bool(is_markdown))
+    mentioned = ()
+    if people and "@" in text:
+        mentioned = tuple(sorted((name, people[name]) for name in
+                                 markup.mention_names(text, bool(is_markdown)) if name in people))
+    key = (text, bug_id, bool(is_markdown), mentioned)
     html_text = COMMENTS.get(key)
     if html_text is None:
-        html_text = Markup(markup.comment_html(text, bool(is_markdown), bug_id))
+        html_text = Markup(markup.comment_html(text, bool(is_markdown), bug_id,
+                                               dict(mentioned)))
         COMMENTS.put(key, html_text, sys.getsizeof(text) + sys.getsizeof(html_text))
     return html_text
 
 
-def comment_text_html(comment, bug_id):
+def comment_text_html(comment, bug_id, people=None):
     """The text of comment object `comment` as the bug page shows it: a
-    Markdown comment's blocks, or plain text kept as typed."""
-    text = comment_html(str(comment["text"] or ""), bug_id, comment.get("is_markdown"))
+    Markdown comment's blocks, or plain text kept as typed (people: see
+    comment_html)."""
+    text = comment_html(str(comment["text"] or ""), bug_id, comment.get("is_markdown"), people)
     if comment.get("is_markdown"):
         return Markup(f'<div class="comment-text markdown">{text}</div>')
     return Markup(f'<pre class="comment-text">{text}</pre>')
 
 
-def comment_list(comments, bug_id, private_boxes, revisions=False, editor=None):
+def comment_list(comments, bug_id, private_boxes, revisions=False, editor=None, people=None):
     """The items of a bug's comment list, as markup (the bug page's one
     loop that runs a thousand times on a long bug, so it is built here, from
     escaped parts, rather than by the template engine). private_boxes: add
     each comment's private switch (for insiders, inside the bug's form).
     revisions: an edited comment's mark links to its earlier texts (for
     those who may read them). editor: the name of the visitor, when it may
-    edit its own comments (each of them gets an Edit link)."""
+    edit its own comments (each of them gets an Edit link). people: the
+    @mentioned accounts the visitor may see (see comment_html)."""
     items = []
     escape = html.escape
     for comment in comments:
@@ -132,7 +140,8 @@ def comment_list(comments, bug_id, private_boxes, revisions=False, editor=None):
         items.append(
             f'<li id="c{count}" class="comment{" private" if private else ""}">'
             f'<article aria-labelledby="c{count}-head"><header id="c{count}-head">'
-            f'{"".join(head)}</header>{comment_text_html(comment, bug_id)}</article></li>\n')
+            f'{"".join(head)}</header>{comment_text_html(comment, bug_id, people)}'
+            '</article></li>\n')
     return Markup("".join(items))
 
 
