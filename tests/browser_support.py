@@ -50,7 +50,11 @@ def require_browser():
         pytest.skip(reason)
 
 
-def new_driver(download_dir=None):
+def new_driver(download_dir=None, javascript=True):
+    """A headless Chromium; javascript=False turns the pages' scripts off, on
+    every page it opens (as a visitor who blocks them; the test's own
+    execute_script still runs, and axe_violations turns them on for axe
+    alone)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     options = webdriver.ChromeOptions()
@@ -61,7 +65,15 @@ def new_driver(download_dir=None):
         options.add_experimental_option("prefs", {"download.default_directory": str(download_dir)})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(60)
+    driver.scripts_off = not javascript
+    _page_scripts(driver, javascript)
     return driver
+
+
+def _page_scripts(driver, on):
+    """Let the pages' scripts run, or not (Chromium's DevTools switch; it
+    holds across navigations)."""
+    driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": not on})
 
 
 def wait_for(driver, condition, what, seconds=WAIT_SECONDS):
@@ -133,6 +145,18 @@ def gone(element):
 def axe_violations(driver):
     """axe-core's violations on the page the driver shows (every rule of
     WCAG 2.0/2.1 A and AA and axe's best practices)."""
+    if getattr(driver, "scripts_off", False):
+        # axe itself is a script: on for it alone (the page's scripts ran
+        # when it loaded, or not; they do not run again).
+        _page_scripts(driver, True)
+        try:
+            return _axe_violations(driver)
+        finally:
+            _page_scripts(driver, False)
+    return _axe_violations(driver)
+
+
+def _axe_violations(driver):
     if not driver.execute_script("return typeof window.axe !== 'undefined'"):
         driver.execute_script(AXE.read_text(encoding="utf-8"))
     result = driver.execute_async_script(

@@ -46,9 +46,10 @@ ATTACHMENT_BASE_SECONDS = 5
 # expiry decides in the end.
 REMEMBER_SECONDS = 30 * 24 * 3600
 # The Content-Security-Policy of every page: no inline script or style, no
-# other origin, no framing.
+# other origin, no framing (scripts may ask this site: the comment preview).
 PAGE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-               "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+               "connect-src 'self'; form-action 'self'; base-uri 'none'; "
+               "frame-ancestors 'none'")
 # Notices a page shows once after a redirect (the cookie carries only a key,
 # never text).
 NOTICES = {

@@ -25,8 +25,11 @@
         if (fresh) { shown.innerHTML = fresh.innerHTML; }
         shown.setAttribute("data-shown", "1");
       })
-      .catch(function () { form.requestSubmit(button); })
-      .then(function () { button.disabled = false; });
+      .then(function () { button.disabled = false; }, function () {
+        // No answer in the background: the same preview by the page's round trip.
+        button.disabled = false;
+        form.requestSubmit(button);
+      });
   }
   for (var i = 0; i < buttons.length; i++) {
     buttons[i].addEventListener("click", preview);
