@@ -319,3 +319,33 @@ def test_an_insider_sees_a_private_markdown_comment_rendered_others_do_not_see_i
     assert "<em>hush</em>" in signed_in(app, INSIDER).get(f"/show_bug.cgi?id={world.bug}").text
     assert "hush" not in signed_in(app, PLAIN).get(f"/show_bug.cgi?id={world.bug}").text
     assert "hush" not in Browser(app).get(f"/show_bug.cgi?id={world.bug}").text
+
+
+# Bug.render_comment ---------------------------------------------------------------------
+
+def test_render_comment_shows_a_text_as_a_comment_of_the_bug_and_stores_nothing(
+        services, client):
+    bug_id = file_bug(services)
+    before = services.query("SELECT COUNT(*) FROM comments")[0][0]
+    resp = client.simulate_post("/rest/bug/comment/render",
+                                json={"id": bug_id, "text": "*see* comment 1 <b>x</b>",
+                                      "is_markdown": True})
+    assert resp.status_code == 200
+    assert resp.json == {"html": f'<p><em>see</em> <a href="/show_bug.cgi?id={bug_id}#c1"'
+                                 ' rel="nofollow noopener noreferrer">comment 1</a>'
+                                 " &lt;b&gt;x&lt;/b&gt;</p>\n"}
+    plain = client.simulate_post("/rest/bug/comment/render", json={"text": "<b>x</b> bug 2"})
+    assert plain.json == {"html": '&lt;b&gt;x&lt;/b&gt; <a href="/show_bug.cgi?id=2">bug 2</a>'}
+    assert services.query("SELECT COUNT(*) FROM comments")[0][0] == before
+
+
+def test_render_comment_refuses_what_the_caller_may_not_see_and_bad_input(services, client):
+    """A hidden bug and a missing one answer alike (102) to an anonymous caller."""
+    from bug_support import NA, SHOWN, add_bug_group, control
+    group = add_bug_group(services, "secret")          # only the administrator
+    control(services, group, SHOWN, NA)
+    hidden = file_bug(services, groups=["secret"])
+    for body, code in (({"id": hidden, "text": "x"}, 102), ({"id": 99999, "text": "x"}, 102),
+                       ({"id": 1}, 50), ({"text": "x" * 70000}, 114)):
+        resp = client.simulate_post("/rest/bug/comment/render", json=body)
+        assert resp.json["code"] == code, body

@@ -791,6 +791,11 @@ DOCS = {
                 "is_markdown": described(BOOL, "the comment is Markdown")},
         required=("comment",), answer=created("The new comment's id."),
         errors=(50, 100, 101, 102, 109, 114, 113, 52, 54)),
+    "Bug.render_comment": Doc(
+        "A text as a bug's comment would show it on the pages (nothing is stored).",
+        params={"text": STR, "id": described(ID_OR_NAME, "the bug its references are of"),
+                "is_markdown": described(BOOL, "render it as Markdown")},
+        required=("text",), answer=obj({"html": STR}), errors=(50, 100, 101, 102, 114)),
     "EditComments.update_comment": Doc(
         "Replace the text of one's own comment (members of edit_comments_group); the text it "
         "replaces is kept.",

@@ -183,6 +183,7 @@ OPERATIONS = Operations([
     _write("Bug.add_comment", comment.add),
     _read("Bug.search_comment_tags", comment.search_tags, login=REQUIRED),
     _write("Bug.update_comment_tags", comment.update_tags),
+    _read("Bug.render_comment", comment.render_comment),
     # Editing one's own comments (bugzilla.mozilla.org's EditComments; the
     # earlier texts are a bugsvc addition)
     _write("EditComments.update_comment", comment.update_comment),

@@ -4,6 +4,7 @@ bugsvc/bugs/comments.py."""
 
 from .. import dates
 from ..bugs import comments as bug_comments, markup
+from ..bugs.lookup import visible_bug_id
 from ..call.params import Params
 from ..errors import OBJECT_NOT_SPECIFIED, PARAM_MUST_BE_NUMERIC, ServiceError, require_login
 
@@ -157,3 +158,24 @@ def comment_revisions(ctx, params):
         require_login(ctx)
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'comment_id' is required.")
     return bug_comments.revisions(ctx, comment_id)
+
+
+def render_comment(ctx, params):
+    """A text as a comment of a bug would show it on the pages (Bugzilla's
+    Bug.render_comment; bugzilla.mozilla.org's is_markdown).
+
+    params: text (required; may be empty), id (a bug id or alias whose
+    comment references are meant; optional), is_markdown (bool).
+    Returns {"html": the text as HTML}. Nothing is stored.
+    Errors: 50 no text; 100/101/102 the bug; 114 a text longer than a
+    comment may be.
+    """
+    p = Params(params)
+    text = p.str("text")
+    if text is None:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'text' is required.")
+    bug_id = None
+    if p.get("id") not in (None, ""):
+        bug_id = visible_bug_id(ctx, p.get("id"))
+    body = bug_comments.normalise(text)
+    return {"html": markup.comment_html(body, p.bool("is_markdown"), bug_id)}

@@ -139,6 +139,9 @@ ROUTES = [
           path_params=scalars(comment_id="comment_id")),
     Route("GET", "/bug/comment/{comment_id}", "Bug.comments",
           path_params=id_list("comment_id", key="comment_ids")),
+    # Bugzilla 5.2 serves render_comment over JSON-RPC and XML-RPC only;
+    # bugzilla.mozilla.org's address (before /bug/comment/{comment_id}).
+    Route("POST", "/bug/comment/render", "Bug.render_comment"),
     # Editing comments (bugzilla.mozilla.org's address), and their earlier texts
     Route("PUT", "/editcomments/comment/{comment_id}", "EditComments.update_comment",
           path_params=scalars(comment_id="comment_id")),
