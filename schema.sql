@@ -798,6 +798,46 @@ CREATE TABLE mail_in_messages (
 );
 -- END mail in
 
+-- BEGIN second factor
+-- An account's second factor: the TOTP secret of its authenticator app
+-- (base32), kept as the app has it (a key to encrypt it with would live in
+-- this same database), never shown again once enrolment is confirmed;
+-- confirmed_at NULL while enrolment waits for a first code; last_step: the
+-- time step of the last code accepted, so no code works twice.
+CREATE TABLE second_factors (
+    user_id       INTEGER PRIMARY KEY REFERENCES users (id),
+    secret        TEXT NOT NULL,
+    created_at    TEXT NOT NULL,
+    confirmed_at  TEXT,
+    last_step     INTEGER NOT NULL DEFAULT 0
+);
+
+-- Recovery codes of a second factor, each usable once: only a SHA-256
+-- digest of each (80 random bits) is kept.
+CREATE TABLE recovery_codes (
+    code_hash  TEXT PRIMARY KEY,
+    user_id    INTEGER NOT NULL REFERENCES users (id)
+);
+CREATE INDEX recovery_codes_user_idx ON recovery_codes (user_id);
+
+-- Sign-ins on the web pages whose password was right and that wait for the
+-- second factor (or, for a member of mfa_group without one, for its
+-- enrolment): a short-lived secret the next page sends back, of which only
+-- a digest is kept, valid only from the address the password came from;
+-- restrict_login: its login token is to be valid only from there too;
+-- remember: the visitor asked to stay signed in; enrol: it waits for the
+-- enrolment of a second factor (a member of mfa_group without one).
+CREATE TABLE pending_sign_ins (
+    token_hash      TEXT PRIMARY KEY,
+    user_id         INTEGER NOT NULL REFERENCES users (id),
+    ip_address      TEXT NOT NULL,
+    restrict_login  INTEGER NOT NULL DEFAULT 0,
+    remember        INTEGER NOT NULL DEFAULT 0,
+    enrol           INTEGER NOT NULL DEFAULT 0,
+    created_at      TEXT NOT NULL
+);
+-- END second factor
+
 -- BEGIN comment revisions
 -- The earlier texts of edited comments (bugzilla.mozilla.org's comment
 -- editing): who replaced the text, when, and the text it replaced.

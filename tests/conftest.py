@@ -17,7 +17,9 @@ import copy
 import dataclasses
 import os
 import shutil
+import tempfile
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 from falcon import testing
@@ -38,10 +40,11 @@ from bugsvc.store.location import open_database
 
 
 # The fixtures of these support modules (`start`: a real server; `smtp` and
-# `receiver`: a real SMTP server and webhook receiver) serve every test module,
+# `receiver`: a real SMTP server and webhook receiver; `site` and `driver`: the
+# browser tests' server and Chromium) serve every test module,
 # which names them as parameters without importing them (an imported fixture
 # would be shadowed by the parameter, which pyflakes reports as F811).
-pytest_plugins = ["live_server", "notify_support"]
+pytest_plugins = ["live_server", "notify_support", "browser_site"]
 
 FAST_COST = ScryptCost(n=16, r=1, p=1)   # tests only: hashing must not dominate
 _OPERATION_OF = {operation.service: operation for operation in OPERATIONS}
@@ -118,12 +121,13 @@ def pytest_collection_modifyitems(config, items):
 
 def _shares_a_module_fixture(item):
     """Whether `item` asks (itself or through the fixtures it asks for) for a
-    module-scoped fixture defined in its own module (an autouse one it does
-    not ask for, such as a module's tally, does not count)."""
+    module-scoped fixture, which pytest sets up once per module wherever it
+    is defined: in the module or in a plugin such as browser_site (an
+    autouse one it does not ask for, such as a module's tally, does not
+    count)."""
     info = getattr(item, "_fixtureinfo", None)
     if info is None or getattr(item, "module", None) is None:
         return False
-    module_path = item.nodeid.split("::")[0]
     asked, seen = list(info.argnames), set()
     while asked:
         name = asked.pop()
@@ -131,7 +135,7 @@ def _shares_a_module_fixture(item):
             continue
         seen.add(name)
         definition = info.name2fixturedefs[name][-1]
-        if definition.scope == "module" and definition.baseid == module_path:
+        if definition.scope == "module":
             return True
         asked.extend(definition.argnames)
     return False
@@ -185,8 +189,27 @@ def pytest_terminal_summary(terminalreporter, config):
 
 
 @pytest.fixture(scope="session")
-def template_db(tmp_path_factory):
-    path = tmp_path_factory.mktemp("template") / "template.sqlite"
+def database_folder(tmp_path_factory):
+    """The folder of this session's (this pytest-xdist worker's) SQLite
+    databases: the template, the worlds and each test's copy. It is in
+    memory (tmpfs: /dev/shm) where the system has one, as SQLite's fsync at
+    each checkpoint and close costs a disk tens of milliseconds per test,
+    most of a test's time; elsewhere (or with BUGSVC_TEST_DB_DIR set to
+    another folder) in that folder, or pytest's temporary one. Removed at
+    the end of the session."""
+    base = os.environ.get("BUGSVC_TEST_DB_DIR") or (
+        "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None)
+    if base is None:
+        yield tmp_path_factory.mktemp("databases")
+        return
+    folder = Path(tempfile.mkdtemp(prefix="bugsvc-tests-", dir=base))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def template_db(database_folder):
+    path = database_folder / "template.sqlite"
     config = Config(database=str(path), admin_email=ADMIN_EMAIL, admin_password=ADMIN_PASSWORD,
                     password_cost=FAST_COST)
     db = prepare_database(config, out=_Null())
@@ -223,18 +246,21 @@ class _Null:
 
 
 @pytest.fixture
-def db_path(backend, tmp_path, request):
-    """The test's own installed database: an SQLite file's path, or a
-    PostgreSQL database's URL. It holds the default installation, or, for a
-    test that asks for a world (see `world_fixture`), that world."""
+def db_path(backend, request):
+    """The test's own installed database: an SQLite file's path (alone in a
+    folder of `database_folder`, removed after the test), or a PostgreSQL
+    database's URL. It holds the default installation, or, for a test that
+    asks for a world (see `world_fixture`), that world."""
     world = _world_of(request)
     if world is not None:
         template, value = _built_world(request, backend, world)
         request.node.stash[_WORLD_VALUE] = value
     if backend == "sqlite":
-        path = tmp_path / "bugsvc.sqlite"
+        folder = Path(tempfile.mkdtemp(dir=request.getfixturevalue("database_folder")))
+        path = folder / "bugsvc.sqlite"
         shutil.copyfile(template if world else request.getfixturevalue("template_db"), path)
         yield path
+        shutil.rmtree(folder, ignore_errors=True)
         return
     cluster = request.getfixturevalue("postgresql")
     yield cluster.work_database(template if world else
@@ -286,7 +312,8 @@ def _built_world(request, backend, builder):
     key = (backend, builder)
     if key not in _WORLDS:
         if backend == "sqlite":
-            folder = request.getfixturevalue("tmp_path_factory").mktemp("world")
+            folder = Path(tempfile.mkdtemp(prefix="world-",
+                                           dir=request.getfixturevalue("database_folder")))
             template = folder / "world.sqlite"
             shutil.copyfile(request.getfixturevalue("template_db"), template)
             location = str(template)

@@ -1,6 +1,6 @@
 """What a hostile or broken source sends, for the import tests' servers on
 loopback (tests/fake_bugzilla.py and the scripted server of
-tests/test_import_client.py): an endless answer, a gzip bomb, JSON nested
+tests/importer/test_import_client.py): an endless answer, a gzip bomb, JSON nested
 200,000 deep, a Retry-After of years, a body dripped a byte at a time, an
 answer that announces gigabytes.
 

@@ -14,6 +14,10 @@ the id sequences reset), which is several times faster than a new database
 per test and keeps the server's caches warm. A test that needs a database of
 its own (an empty one, or one it may break) gets a new one, dropped
 afterwards.
+
+A session killed before its end (SIGKILL, a CI job cancelled) cannot stop
+its cluster; each cluster's folder names the test process that owns it, and
+the next session stops and removes the clusters whose owner is gone.
 """
 
 import glob
@@ -62,17 +66,55 @@ def _free_port():
         return sock.getsockname()[1]
 
 
+_PREFIX = "bugsvc-pg-"
+_OWNER = "owner.pid"
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_abandoned(bin_folder):
+    """Stop and remove the clusters of test sessions that were killed: the
+    folders whose owner process is gone. Returns how many were removed."""
+    removed = 0
+    for folder in Path(tempfile.gettempdir()).glob(_PREFIX + "*"):
+        try:
+            owner = int((folder / _OWNER).read_text())
+        except (OSError, ValueError):
+            continue                  # being made, or not one of ours
+        if _alive(owner):
+            continue
+        if (folder / "data" / "postmaster.pid").exists():
+            command = [str(bin_folder / "pg_ctl"), "-D", str(folder / "data"), "-m",
+                       "immediate", "-w", "stop"]
+            if os.geteuid() == 0:
+                command = ["runuser", "-u", "postgres", "--"] + command
+            subprocess.run(command, capture_output=True, timeout=60)
+        shutil.rmtree(folder, ignore_errors=True)
+        removed += 1
+    return removed
+
+
 class Cluster:
     """A running throwaway cluster; `url(name)` names one of its databases."""
 
     def __init__(self):
         self.bin = server_programs()
-        self.folder = Path(tempfile.mkdtemp(prefix="bugsvc-pg-"))
+        remove_abandoned(self.bin)
+        self.folder = Path(tempfile.mkdtemp(prefix=_PREFIX))
         self.data = self.folder / "data"
         self.port = None
         self._as_postgres = os.geteuid() == 0
         self._names = itertools.count(1)
         self._lock = threading.Lock()
+        (self.folder / _OWNER).write_text(str(os.getpid()))
         if self._as_postgres:
             shutil.chown(self.folder, "postgres", "postgres")
         try:

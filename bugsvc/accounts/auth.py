@@ -15,7 +15,9 @@ address. The first FREE_FAILURES failures of a subject cost nothing; after
 that its next attempt waits 1 second after the last failure, twice as long
 with each further failure, at most 30 minutes. An attempt made while its
 subject waits is answered with the throttled error (32000) without being
-checked or counted. A right password clears its login name's count; a
+checked or counted. A complete sign-in (the right password and, for an
+account with a second factor, its right code) clears its login name's
+count, so wrong codes are throttled as wrong passwords are; a
 subject idle for a day is forgotten; administrators clear counts by hand.
 Valid API keys and tokens always work, whatever their address's count: a
 guessed key or token is refused on its own and a guessed password only
@@ -42,9 +44,11 @@ from ..errors import (
     ACCOUNT_DISABLED,
     API_KEY_NOT_VALID,
     INVALID_LOGIN_OR_PASSWORD,
+    SECOND_FACTOR_INVALID,
     USER_ERROR,
     ServiceError,
 )
+from . import second_factor
 from .caller import ANONYMOUS, load_caller
 
 
@@ -257,19 +261,23 @@ _LOGIN_PARAMS = ("Bugzilla_login", "Service_login")
 _PASSWORD_PARAMS = ("Bugzilla_password", "Service_password")
 _TOKEN_PARAMS = ("Bugzilla_token", "Service_token", "token")
 _RESTRICT_PARAMS = ("Bugzilla_restrictlogin", "Service_restrictlogin", "restrict_login")
+# The second factor's code given with a login and password (bugsvc's own:
+# Bugzilla 5.2 has no second factor).
+_TOTP_PARAMS = ("Bugzilla_totp", "Service_totp", "totp")
 # Credential keys never reach a service, except these plain names, which are
 # also the parameters of login, logout and valid_login.
-_METHOD_NAMES = ("login", "password", "token", "restrict_login")
+_METHOD_NAMES = ("login", "password", "token", "restrict_login", "totp")
 _HEADERS = {
     "api_key": ("X-BUGZILLA-API-KEY", "X-SERVICE-API-KEY"),
     "login": ("X-BUGZILLA-LOGIN", "X-SERVICE-LOGIN"),
     "password": ("X-BUGZILLA-PASSWORD", "X-SERVICE-PASSWORD"),
     "token": ("X-BUGZILLA-TOKEN", "X-SERVICE-TOKEN"),
+    "totp": ("X-BUGZILLA-TOTP", "X-SERVICE-TOTP"),
 }
 
 
 _ALL_PARAM_NAMES = frozenset(_API_KEY_PARAMS + _LOGIN_PARAMS + _PASSWORD_PARAMS + _TOKEN_PARAMS
-                             + _RESTRICT_PARAMS + _METHOD_NAMES)
+                             + _RESTRICT_PARAMS + _TOTP_PARAMS + _METHOD_NAMES)
 _ALL_HEADERS = frozenset(name for names in _HEADERS.values() for name in names) | {"AUTHORIZATION"}
 
 
@@ -281,6 +289,7 @@ class Credentials:
     password: str | None = None
     token: str | None = None
     restrict: object = None
+    totp: str | None = None
 
     @property
     def present(self):
@@ -316,7 +325,8 @@ def extract_credentials(params, headers, keep_method_params=False):
     creds = Credentials(api_key=_first(params, _API_KEY_PARAMS),
                         login=_first(params, _LOGIN_PARAMS),
                         password=_first(params, _PASSWORD_PARAMS),
-                        token=_first(params, _TOKEN_PARAMS))
+                        token=_first(params, _TOKEN_PARAMS),
+                        totp=_first(params, _TOTP_PARAMS))
     if creds.login is None and "login" in params and "password" in params:
         creds.login = _first(params, ("login",))
         creds.password = _first(params, ("password",))
@@ -347,11 +357,12 @@ def extract_credentials(params, headers, keep_method_params=False):
         # login, logout and valid_login read these under their plain names,
         # whichever parameter or header carried them.
         for name, value in (("login", creds.login), ("password", creds.password),
-                            ("token", creds.token), ("restrict_login", creds.restrict)):
+                            ("token", creds.token), ("restrict_login", creds.restrict),
+                            ("totp", creds.totp)):
             if value is not None and params.get(name) is None:
                 params[name] = value
     for name in (_API_KEY_PARAMS + _LOGIN_PARAMS + _PASSWORD_PARAMS + _TOKEN_PARAMS
-                 + _RESTRICT_PARAMS):
+                 + _RESTRICT_PARAMS + _TOTP_PARAMS):
         if name in _METHOD_NAMES and keep_method_params:
             continue
         params.pop(name, None)
@@ -435,30 +446,47 @@ class Authenticator:
         when no credentials were presented. API keys and tokens are checked
         by `identify`, inside the call's transaction.
 
-        Errors: 300 wrong login or password; 301 disabled account; 32000 the
-        login name's attempts are throttled (see check_password).
+        Errors: 300 wrong login or password; 301 disabled account; 330, 331,
+        332 the second factor (see complete_sign_in); 32000 the login name's
+        attempts are throttled (see check_password).
         """
         if not creds.present:
             return ANONYMOUS
-        user_id = self.check_password(creds.login, creds.password, ip_address, now)
+        user_id = self.check_password(creds.login, creds.password, ip_address, now, creds.totp)
         with self._session() as conn:
             caller = load_caller(conn, user_id)
         if caller is None:
             raise ServiceError(USER_ERROR, "The login token or cookie you provided is not valid.")
         return caller
 
-    def check_password(self, login, password, ip_address, now):
-        """Check a login and password; return the account id.
+    def check_password(self, login, password, ip_address, now, code=None):
+        """Sign in with a login, a password and, for an account with a
+        second factor, its `code` (check_first_factor, then
+        complete_sign_in); return the account id.
+
+        Errors: those of check_first_factor and of complete_sign_in.
+        """
+        user_id, subject = self.check_first_factor(login, password, ip_address, now)
+        self.complete_sign_in(user_id, subject, code, now)
+        return user_id
+
+    def check_first_factor(self, login, password, ip_address, now):
+        """Check a login and password; return (the account id, the
+        throttling subject of its sign-ins). A sign-in is not complete until
+        complete_sign_in says so.
 
         The attempt is counted as a failure of its login name before the
         password is checked, in the same write transaction as the throttle
-        check, so concurrent guesses cannot all pass that check; a right
-        password clears the count (and replaces a hash made with lower
-        factors than this instance's). Usable before a call's transaction and
-        from inside login's (see _session).
+        check, so concurrent guesses cannot all pass that check; the count
+        is cleared once the whole sign-in succeeds (complete_sign_in), so a
+        guesser who knows the password is throttled on the second factor as
+        on passwords. A right password replaces a hash made with lower
+        factors than this instance's. Usable before a call's transaction
+        and from inside login's (see _session).
         Errors: 300 wrong login or password (also for an account without a
-        password, or an empty login); 301 disabled; 32000 the login name waits
-        after too many failures (the password is not checked).
+        password, or an empty login); 301 disabled (after the right
+        password; its count cleared); 32000 the login name waits after too
+        many failures (the password is not checked).
         """
         login = login or ""
         for attempt in self._sessions(write=True):
@@ -477,22 +505,116 @@ class Authenticator:
             raise ServiceError(INVALID_LOGIN_OR_PASSWORD,
                                "The username or password you entered is not valid.")
         stored_cost = hash_cost(stored)
-        upgraded = None
         if not stored_cost.covers(self.cost):
             upgraded = hash_password(password, ScryptCost(max(stored_cost.n, self.cost.n),
                                                           max(stored_cost.r, self.cost.r),
                                                           max(stored_cost.p, self.cost.p)))
-        for attempt in self._sessions(write=True):
-            with attempt as conn:
-                _clear(conn, subject)
-                if upgraded is not None:
+            for attempt in self._sessions(write=True):
+                with attempt as conn:
                     # Unless the password changed meanwhile.
                     conn.execute("UPDATE users SET password_hash = ? WHERE id = ?"
                                  " AND password_hash = ?", (upgraded, row["id"], stored))
         if row["disabled_text"]:
+            self.clear_failures(subject)
             raise ServiceError(ACCOUNT_DISABLED,
                                "Your account has been disabled: " + row["disabled_text"])
-        return row["id"]
+        return row["id"], subject
+
+    def complete_sign_in(self, user_id, subject, code, now, counted=True, pending=None):
+        """What every sign-in calls once its first factor (a password, or
+        whatever else proved who signs in) was right: the second factor.
+        An account with one needs `code`, its authenticator app's current
+        code or an unused recovery code (second_factor.check_code); a member
+        of the group mfa_group without one cannot sign in this way until it
+        enrols (the pages enrol it). The throttling count of `subject` is
+        cleared when the sign-in is complete.
+
+        counted: the attempt was counted against `subject` already (by
+        check_first_factor in the same request); otherwise it is counted
+        here first, after the throttle check. pending: the secret of the
+        page sign-in this completes, which ends with it.
+        Errors: 330 no code given (after the right password only); 331 a
+        code that is wrong or used already (counted); 332 the account must
+        enrol a second factor first; 32000 `subject` waits (not counted
+        again; only when not `counted`).
+        """
+        if not counted:
+            self._count_attempt(subject, now)
+        refusal = None
+        for attempt in self._sessions(write=True):
+            with attempt as conn:
+                refusal = second_factor.sign_in_refusal(conn, user_id, code, now)
+                if refusal is None:
+                    _clear(conn, subject)
+                    if pending is not None:
+                        second_factor.end_pending(conn, pending)
+        if refusal is not None:
+            raise refusal
+
+    def second_factor_due(self, user_id):
+        """What account `user_id`'s sign-in on the pages needs after its
+        password: "code" (it has a second factor), "enrol" (a member of
+        mfa_group without one) or None."""
+        with self._session() as conn:
+            if second_factor.is_enrolled(conn, user_id):
+                return "code"
+            if second_factor.must_enrol(conn, user_id, second_factor.mfa_group(conn)):
+                return "enrol"
+        return None
+
+    def waiting_sign_in(self, pending, ip_address, now, enrol):
+        """The page sign-in waiting under secret `pending` for a code (or,
+        when `enrol`, for an enrolment) from `ip_address` (second_factor.
+        find_pending's row). Errors: 32000 when there is none."""
+        with self._session() as conn:
+            row = second_factor.find_pending(conn, pending, ip_address, now)
+        if row is None or bool(row["enrol"]) != enrol:
+            raise ServiceError(USER_ERROR, "This sign-in has expired or was completed already; "
+                                           "sign in again.")
+        return row
+
+    def begin_enrolment(self, user_id, now):
+        """The secret of account `user_id`'s enrolment (second_factor.
+        begin_enrolment), in a transaction of its own.
+        Errors: 32000 when the account has a second factor already."""
+        for attempt in self._sessions(write=True):
+            with attempt as conn:
+                secret = second_factor.begin_enrolment(conn, user_id, now)
+        if secret is None:
+            raise ServiceError(USER_ERROR, "This account has a second factor already.")
+        return secret
+
+    def confirm_enrolment(self, user_id, code, now, pending=None):
+        """Confirm account `user_id`'s enrolment with `code`, in a
+        transaction of its own; the page sign-in `pending` (when given)
+        ends with it. Returns the recovery codes.
+        Errors: 331 a code that is not the app's current one."""
+        for attempt in self._sessions(write=True):
+            with attempt as conn:
+                codes = second_factor.confirm_enrolment(conn, user_id, code, now)
+                if codes is not None and pending is not None:
+                    second_factor.end_pending(conn, pending)
+        if codes is None:
+            raise ServiceError(SECOND_FACTOR_INVALID, "That code is not the one your "
+                                                      "authenticator app shows now; try again.")
+        return codes
+
+    def _count_attempt(self, subject, now):
+        """Count an attempt against `subject` before checking it.
+        Errors: 32000 while `subject` waits (not counted)."""
+        for attempt in self._sessions(write=True):
+            with attempt as conn:
+                wait, failures = throttle_state(conn, subject, now)
+                if wait:
+                    raise throttled_error(wait, "for this login name")
+                count_failure(conn, subject, failures, now)
+
+    def clear_failures(self, subject):
+        """Clear the failures counted against `subject` (in a transaction of
+        its own)."""
+        for attempt in self._sessions(write=True):
+            with attempt as conn:
+                _clear(conn, subject)
 
     def check_current_password(self, conn, login, password, now):
         """Check the current password of account `login` inside a call's own
@@ -513,6 +635,25 @@ class Authenticator:
         if not verify_password(password or "", stored or self._throwaway_hash()) or not stored:
             raise CredentialsRefused(INVALID_LOGIN_OR_PASSWORD,
                                      "The current password you entered is not valid.", subject)
+        _clear(conn, subject)
+
+    def check_current_code(self, conn, user_id, login, code, now):
+        """Check a current code of account `user_id`'s second factor inside
+        a call's own write transaction `conn` (disabling it), as
+        check_current_password checks a password: a wrong one raises
+        CredentialsRefused (counted against the login once the call is
+        rolled back); a right one is used up and clears the count.
+
+        Errors: 331 wrong, expired or used code (counted); 32000 the login
+        name waits after too many failures (not checked, not counted).
+        """
+        subject = login_subject(login)
+        wait, _ = throttle_state(conn, subject, now)
+        if wait:
+            raise throttled_error(wait, "for this login name")
+        if not second_factor.check_code(conn, user_id, code, now):
+            raise CredentialsRefused(SECOND_FACTOR_INVALID, "The code of the second factor is "
+                                     "wrong, expired or used already.", subject)
         _clear(conn, subject)
 
     def identify(self, conn, creds, ip_address, now, may_write=False):
@@ -631,7 +772,10 @@ class Authenticator:
         A malformed token is refused like an unknown one (a credential that
         is present but wrong is an error, never an anonymous call), where the
         reference would call anonymously. A token unused for token_max_age
-        has expired.
+        has expired. A token of a member of mfa_group without a second
+        factor (one made before the account joined the group, or before the
+        parameter named it) is not valid either: its owner signs in again,
+        which sets one up first.
         """
         match = _TOKEN_FORM.match(token or "")
         if not match:
@@ -641,7 +785,8 @@ class Authenticator:
                            " WHERE t.token_hash = ?", (secret_hash(token),)).fetchone()
         if (row is None or str(row["user_id"]) != match.group(1)
                 or (row["ip_address"] and row["ip_address"] != ip_address)
-                or row["last_used"] < dates.to_db(now - token_max_age(conn))):
+                or row["last_used"] < dates.to_db(now - token_max_age(conn))
+                or second_factor.must_enrol(conn, row["user_id"], second_factor.mfa_group(conn))):
             return None
         return row
 

@@ -2,7 +2,7 @@
 answer and its error codes, keyed by the operation's name. The OpenAPI
 description joins this with the route table (paths, verbs, statuses, path
 parameters) and the operations' rules, so a route added to routes.py appears
-in the description by itself; tests/test_openapi.py fails while an operation
+in the description by itself; tests/api/test_openapi.py fails while an operation
 has no entry here.
 
 An entry's `params` are the call's parameters: query parameters for GET,
@@ -457,6 +457,11 @@ DOCS = {
                 "create_series": BOOL},
         required=("name", "description", "version"), answer=created(),
         errors=(304, 700, 701, 702, 703, 704, 51, 32000)),
+    "Product.delete": Doc(
+        "Delete products that have no bug (editcomponents).",
+        params={"ids": _IDS, "names": _NAMES},
+        answer=obj({"products": arr(obj({"id": INT}, required=["id"]))}, required=["products"]),
+        errors=(304, 53, 50, 106, 32000)),
     "Product.update": Doc(
         "Change products (editcomponents).",
         params={"ids": _IDS, "names": _NAMES, "name": STR, "description": STR,
@@ -497,6 +502,10 @@ DOCS = {
         "Change versions (editcomponents).",
         params={"ids": _IDS, "name": STR, "sort_key": INT, "is_active": BOOL},
         answer=updated("versions"), errors=(304, -32601, 50, 51, 106, 32000, 52, 54, 55)),
+    "Version.delete": Doc(
+        "Delete versions that no bug has (editcomponents).", params={"ids": _IDS},
+        answer=obj({"versions": arr(obj({"id": INT}, required=["id"]))}, required=["versions"]),
+        errors=(304, 53, 50, 51, 32000)),
     "Milestone.create": Doc(
         "Add a milestone to a product (editcomponents).",
         params={"product": ID_OR_NAME, "name": STR, "sort_key": INT, "is_active": BOOL},
@@ -506,6 +515,10 @@ DOCS = {
         "Change milestones (editcomponents).",
         params={"ids": _IDS, "name": STR, "sort_key": INT, "is_active": BOOL},
         answer=updated("milestones"), errors=(304, -32601, 50, 51, 106, 32000, 52, 54, 55)),
+    "Milestone.delete": Doc(
+        "Delete milestones that no bug has (editcomponents).", params={"ids": _IDS},
+        answer=obj({"milestones": arr(obj({"id": INT}, required=["id"]))}, required=["milestones"]),
+        errors=(304, 53, 50, 51, 32000)),
     "Classification.get": Doc(
         "Classifications with their products.", params={"ids": _IDS, "names": _NAMES},
         answer=obj({"classifications": arr(ref("Classification"))}), errors=(900, 50, 51)),
@@ -517,6 +530,12 @@ DOCS = {
         "Change classifications (editclassifications).",
         params={"ids": _IDS, "names": _NAMES, "name": STR, "description": STR, "sort_key": INT},
         answer=updated("classifications"), errors=(304, -32601, 50, 51, 32000, 52, 54, 55)),
+    "Classification.delete": Doc(
+        "Delete classifications that hold no product (editclassifications).",
+        params={"ids": _IDS, "names": _NAMES},
+        answer=obj({"classifications": arr(obj({"id": INT}, required=["id"]))},
+                   required=["classifications"]),
+        errors=(304, 53, 50, 51, 32000)),
     "Keyword.get": Doc("Keywords: all, or those named.", params={"ids": _IDS, "names": _NAMES},
                        answer=obj({"keywords": arr(ref("Keyword"))}), errors=(51,)),
     "Keyword.create": Doc(
@@ -596,6 +615,52 @@ DOCS = {
                 "visibility_values": strs(None), "value_field": {"type": ["string", "null"]},
                 "values": _SELECT_VALUES},
         answer=updated("fields"), errors=(304, 50, 52, 51, 53, 32000)),
+    "FieldValue.get": Doc(
+        "Every value of a select field, inactive ones too (admin).",
+        params={"field": STR}, required=("field",),
+        answer=obj({"field": STR, "values": arr(obj({
+            "id": INT, "name": STR, "sort_key": INT, "is_active": BOOL,
+            "is_open": {"type": ["boolean", "null"]},
+            "visibility_value": {"type": ["string", "null"]}, "bug_count": INT,
+            "is_default": BOOL, "is_static": BOOL}))}),
+        errors=(304, 50, 51, 32000)),
+    "FieldValue.create": Doc(
+        "Add a value to a select field (admin).",
+        params={"field": STR, "value": STR, "sort_key": INT, "is_open": BOOL,
+                "visibility_value": STR},
+        required=("field", "value"), answer=created(), errors=(304, 50, 51, 52, 53, 55, 32000)),
+    "FieldValue.update": Doc(
+        "Rename, move or (de)activate a value of a select field (admin).",
+        params={"field": STR, "value": STR, "name": STR, "sort_key": INT, "is_active": BOOL},
+        required=("field", "value"),
+        answer=obj({"id": INT, "changes": obj({})}, required=["id", "changes"]),
+        errors=(304, 50, 51, 52, 53, 55, 32000)),
+    "FieldValue.delete": Doc(
+        "Delete a value of a select field that no bug has (admin).",
+        params={"field": STR, "value": STR}, required=("field", "value"),
+        answer=obj({"id": INT}, required=["id"]), errors=(304, 50, 51, 53, 32000)),
+    "Workflow.get": Doc(
+        "The statuses and the moves allowed between them (admin).",
+        answer=obj({"statuses": arr(obj({"name": STR, "is_open": BOOL, "is_active": BOOL,
+                                         "sort_key": INT})),
+                    "transitions": arr(obj({"from": {"type": ["string", "null"]}, "to": STR,
+                                            "comment_required": BOOL}))}),
+        errors=(304,)),
+    "Workflow.update": Doc(
+        "Replace the status workflow (admin).",
+        params={"transitions": arr(obj({"from": {"type": ["string", "null"]}, "to": STR,
+                                        "comment_required": BOOL}))},
+        required=("transitions",), answer=obj({"transitions": obj({})}),
+        errors=(304, 50, 51, 53, 32000)),
+    "SanityCheck.run": Doc(
+        "Run every sanity check, changing nothing (editcomponents).",
+        answer=obj({"checks": arr(obj({"name": STR, "title": STR, "count": INT,
+                                       "samples": arr(INT), "samples_are": STR,
+                                       "repairable": BOOL, "advice": STR}))}),
+        errors=(304,)),
+    "SanityCheck.repair": Doc(
+        "Repair what one sanity check finds (admin).", params={"check": STR},
+        required=("check",), answer=obj({"check": STR, "repaired": INT}), errors=(304, 51)),
     # Bugs
     "Bug.get": Doc(
         "Bugs by id or alias.",

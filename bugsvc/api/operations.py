@@ -20,6 +20,7 @@ from ..services import (
     comment,
     component,
     field,
+    field_value,
     flagtype,
     forge_repository,
     group,
@@ -30,10 +31,13 @@ from ..services import (
     notification,
     product,
     report,
+    sanity_check,
     saved_search,
+    second_factor,
     user,
     version,
     webhook,
+    workflow,
 )
 from .operation import EXEMPT, OPTIONAL, REQUIRED, SELF, Operation, Operations
 
@@ -133,6 +137,18 @@ OPERATIONS = Operations([
     _read("Bug.legal_values", field.legal_values),
     _write("Field.create", field.create),
     _write("Field.update", field.update),
+    # Values of select fields and the status workflow (bugsvc additions over
+    # RPC: the reference edits them in editvalues.cgi and editworkflow.cgi)
+    _read("FieldValue.get", field_value.get, login=REQUIRED),
+    _write("FieldValue.create", field_value.create),
+    _write("FieldValue.update", field_value.update),
+    _write("FieldValue.delete", field_value.delete),
+    _read("Workflow.get", workflow.get, login=REQUIRED),
+    _write("Workflow.update", workflow.update),
+    # The sanity check (a bugsvc addition over RPC: the reference's
+    # sanitycheck.cgi)
+    _read("SanityCheck.run", sanity_check.run, login=REQUIRED),
+    _write("SanityCheck.repair", sanity_check.repair),
     # Products, components, versions, milestones, classifications, keywords
     _read("Product.get_selectable_products", product.selectable),
     _read("Product.get_enterable_products", product.enterable),
@@ -140,17 +156,21 @@ OPERATIONS = Operations([
     _read("Product.get", product.get, shapes=product.PRODUCT_SHAPES),
     _write("Product.create", product.create),
     _write("Product.update", product.update),
+    _write("Product.delete", product.delete),
     _write("Component.create", component.create),
     _write("Component.update", component.update),
     _write("Component.delete", component.delete),
     _write("Version.create", version.create),
     _write("Version.update", version.update),
+    _write("Version.delete", version.delete),
     _write("Milestone.create", milestone.create),
     _write("Milestone.update", milestone.update),
+    _write("Milestone.delete", milestone.delete),
     _read("Classification.get", classification.get,
           shapes=classification.CLASSIFICATION_SHAPES),
     _write("Classification.create", classification.create),
     _write("Classification.update", classification.update),
+    _write("Classification.delete", classification.delete),
     _read("Keyword.get", keyword.get, shapes=keyword.KEYWORD_SHAPES),
     _write("Keyword.create", keyword.create),
     _write("Keyword.update", keyword.update),
@@ -196,4 +216,23 @@ OPERATIONS = Operations([
     _write("BugUserLastVisit.update", last_visit.update, shapes=last_visit.LAST_VISIT_SHAPES),
     _read("BugUserLastVisit.get", last_visit.get, login=REQUIRED,
           shapes=last_visit.LAST_VISIT_SHAPES),
+])
+
+
+# Operations only the web pages run (served by neither REST nor RPC, and not
+# in the interface's description): the sign-in page's steps, the second
+# factor in one's preferences, an administrator's reset of one. Bugzilla 5.2
+# has no second factor; API clients give User.login its `totp` parameter.
+PAGE_OPERATIONS = Operations([
+    # The sign-in steps check their credentials themselves, as User.login.
+    _read("SignIn.begin", second_factor.begin_sign_in, login=SELF, read_only=False,
+          keeps_credentials=True),
+    _read("SignIn.finish", second_factor.finish_sign_in, login=SELF, read_only=False),
+    _read("SignIn.enrolment", second_factor.sign_in_enrolment, login=SELF, read_only=False),
+    _read("SignIn.enrol", second_factor.enrol_at_sign_in, login=SELF, read_only=False),
+    _read("SecondFactor.get", second_factor.get, login=REQUIRED),
+    _write("SecondFactor.begin", second_factor.begin),
+    _write("SecondFactor.confirm", second_factor.confirm),
+    _write("SecondFactor.disable", second_factor.disable),
+    _write("SecondFactor.reset", second_factor.reset),
 ])

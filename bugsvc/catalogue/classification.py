@@ -9,6 +9,10 @@ from . import catalog, group_control
 from .admin import checked_name
 
 
+# The classification of products that have none (Unclassified).
+DEFAULT_ID = 1
+
+
 def _find(ctx, ids, names):
     """The classifications named by `ids` and `names`, each once, in the
     order given. Errors: 51 unknown id or name."""
@@ -86,4 +90,27 @@ def update(ctx, ids, names, given):
                                  (value, classification["id"]))
         audit.record_changes(ctx, "Classification", classification["id"], changes)
         answers.append({"id": classification["id"], "changes": changes})
+    return answers
+
+
+def delete(ctx, ids, names):
+    """Delete the classifications named by `ids` and `names`; returns
+    [{"id"}]. Errors: 51 unknown classification; 32000 the default one
+    (Unclassified, id 1) or one that still holds products (move them
+    first)."""
+    answers = []
+    for classification in _find(ctx, ids, names):
+        if classification["id"] == DEFAULT_ID:
+            raise ServiceError(USER_ERROR, f"'{classification['name']}' is the default "
+                                           "classification and cannot be deleted.")
+        held = ctx.conn.execute("SELECT COUNT(*) FROM products WHERE classification_id = ?",
+                                (classification["id"],)).fetchone()[0]
+        if held:
+            raise ServiceError(USER_ERROR, f"The classification '{classification['name']}' still "
+                                           f"holds {held} product{'s' if held > 1 else ''}; "
+                                           "move them to another classification first.")
+        ctx.conn.execute("DELETE FROM classifications WHERE id = ?", (classification["id"],))
+        audit.record(ctx, "Classification", classification["id"], "name",
+                     classification["name"], "", name=classification["name"])
+        answers.append({"id": classification["id"]})
     return answers

@@ -61,13 +61,13 @@ def _all_fields(conn):
             for row in conn.execute(f"SELECT {_FIELD_COLUMNS} FROM fields")}
 
 
-def _field_by_name(conn, name):
+def field_by_name(conn, name):
     row = conn.execute(f"SELECT {_FIELD_COLUMNS} FROM fields WHERE lower(name) = lower(?)",
                        (name,)).fetchone()
     return field_dict(row) if row else None
 
 
-def _field_by_id(conn, field_id):
+def field_by_id(conn, field_id):
     row = conn.execute(f"SELECT {_FIELD_COLUMNS} FROM fields WHERE id = ?", (field_id,)).fetchone()
     return field_dict(row) if row else None
 
@@ -114,7 +114,7 @@ def _visible_choice_ids(ctx, field):
     return None
 
 
-def _choice_id(conn, field, value_name):
+def choice_id(conn, field, value_name):
     """The id of the value called `value_name` of select `field`. Errors: 51."""
     for choice_id, name in choices(conn, field):
         if name.lower() == str(value_name).lower():
@@ -138,7 +138,7 @@ def definitions(ctx, params):
                                f"There is no field with the id '{field_id}'.")
         chosen.append(all_fields[field_id])
     for name in p.str_list("names"):
-        field = _field_by_name(ctx.conn, name)
+        field = field_by_name(ctx.conn, name)
         if field is None:
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no field named '{name}'.")
         if all(f["id"] != field["id"] for f in chosen):
@@ -272,7 +272,7 @@ def legal_values(ctx, params):
     if not name:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The function Bug.legal_values requires a field.")
     standard = bug_fields.BY_API_NAME.get(name)
-    field = _field_by_name(ctx.conn, standard.name if standard else name)
+    field = field_by_name(ctx.conn, standard.name if standard else name)
     if field is not None and is_select(field) and field["name"] not in CATALOGUE_SELECTS:
         rows = ctx.conn.execute("SELECT value FROM field_values WHERE field_id = ?"
                                 " AND is_active = 1 ORDER BY sort_key, value, id", (field["id"],))
@@ -372,13 +372,13 @@ def update_custom(ctx, params):
 def _update_targets(ctx, p):
     targets = []
     for field_id in p.id_list("ids"):
-        field = _field_by_id(ctx.conn, field_id)
+        field = field_by_id(ctx.conn, field_id)
         if field is None:
             raise ServiceError(OBJECT_DOES_NOT_EXIST,
                                f"There is no field with the id '{field_id}'.")
         targets.append(field)
     for name in p.str_list("names"):
-        field = _field_by_name(ctx.conn, name)
+        field = field_by_name(ctx.conn, name)
         if field is None:
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no field named '{name}'.")
         targets.append(field)
@@ -483,7 +483,7 @@ def _check_new_name(ctx, name):
                            f"The field name '{name}' is invalid: a custom field's name starts "
                            f"with 'cf_' followed by letters, digits or '_', at most "
                            f"{NAME_MAX_LENGTH} characters.")
-    if _field_by_name(ctx.conn, name) is not None:
+    if field_by_name(ctx.conn, name) is not None:
         raise ServiceError(USER_ERROR, f"A field named '{name}' already exists.")
     return name
 
@@ -509,7 +509,7 @@ def _next_sort_key(ctx):
 def _check_controller(ctx, field, name):
     """The select field called `name` that may control `field`'s
     visibility or values. Errors: 51 unknown; 32000 itself or not a select."""
-    controller = _field_by_name(ctx.conn, name)
+    controller = field_by_name(ctx.conn, name)
     if controller is None:
         raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no field named '{name}'.")
     if controller["id"] == field["id"] or controller["name"] == field["name"]:
@@ -528,7 +528,7 @@ def _check_visibility_values(ctx, visibility_field, p):
         raise ServiceError(USER_ERROR, "visibility_values need a visibility_field.")
     ids = []
     for name in names:
-        value_id = _choice_id(ctx.conn, visibility_field, name)
+        value_id = choice_id(ctx.conn, visibility_field, name)
         if value_id not in ids:
             ids.append(value_id)
     return ids
@@ -576,7 +576,7 @@ def _add_values(ctx, field, value_field, additions):
             if value.get("visibility_value"):
                 if value_field is None:
                     raise ServiceError(USER_ERROR, "A visibility_value needs a value_field.")
-                controller = _choice_id(ctx.conn, value_field, value["visibility_value"])
+                controller = choice_id(ctx.conn, value_field, value["visibility_value"])
         row = ctx.conn.execute("SELECT id, is_active FROM field_values"
                                " WHERE field_id = ? AND lower(value) = lower(?)",
                                (field["id"], name)).fetchone()
@@ -616,7 +616,7 @@ def _remove_values(ctx, field, removals):
         if row["value"] == DEFAULT_VALUE:
             raise ServiceError(USER_ERROR, f"'{DEFAULT_VALUE}' is the default value of a select "
                                            f"field and cannot be removed.")
-        if _controls_others(ctx, field, row["id"]):
+        if controls_others(ctx, field, row["id"]):
             raise ServiceError(USER_ERROR, f"The value '{row['value']}' controls the visibility "
                                            f"of another field or value; change that first.")
         used = ctx.conn.execute("SELECT 1 FROM bug_custom_values WHERE field_id = ? AND value = ?"
@@ -629,7 +629,7 @@ def _remove_values(ctx, field, removals):
     return removed
 
 
-def _controls_others(ctx, field, value_id):
+def controls_others(ctx, field, value_id):
     """True when value `value_id` of `field` is a visibility value of a
     field, or the visibility value of a value of a field it controls."""
     if ctx.conn.execute("SELECT 1 FROM field_visibility fv JOIN fields f ON f.id = fv.field_id"

@@ -296,3 +296,60 @@ def _store(ctx, product, new, default_milestone, classification_id):
         ctx.conn.execute("UPDATE products SET classification_id = ? WHERE id = ?",
                          (classification_id, product["id"]))
     return changes
+
+
+def delete(ctx, ids, names):
+    """Delete the products named by `ids` and `names` that have no bug,
+    with their components, versions, milestones, group controls and flag
+    type inclusions and exclusions. Returns [{"id"}].
+    Errors: 106 unknown or hidden product; 32000 a product bugs are filed
+    in (bugsvc never deletes bugs: Bugzilla's allowbugdeletion is always
+    off), one that decides where a field or a value is shown, or one a
+    webhook watches. Nothing is deleted unless all can be.
+    """
+    keys = [("id", value) for value in ids] + [("name", value) for value in names]
+    products = []
+    for kind, value in keys:
+        product = administered_product(ctx, value, by_name=kind == "name")
+        if all(product["id"] != known["id"] for known in products):
+            products.append(product)
+    for product in products:
+        _check_deletable(ctx, product)
+    for product in products:
+        components = [row[0] for row in ctx.conn.execute(
+            "SELECT id FROM components WHERE product_id = ?", (product["id"],))]
+        for component_id in components:
+            for table in ("flag_inclusions", "flag_exclusions", "component_cc"):
+                ctx.conn.execute(f"DELETE FROM {table} WHERE component_id = ?", (component_id,))
+        for table in ("flag_inclusions", "flag_exclusions", "group_controls", "components",
+                      "versions", "milestones"):
+            ctx.conn.execute(f"DELETE FROM {table} WHERE product_id = ?", (product["id"],))
+        ctx.conn.execute("DELETE FROM products WHERE id = ?", (product["id"],))
+        audit.record(ctx, "Product", product["id"], None, "__remove__", None,
+                     name=product["name"])
+    return [{"id": product["id"]} for product in products]
+
+
+def _check_deletable(ctx, product):
+    """Errors: 32000 bugs, a field or value shown for it, a webhook on it."""
+    bugs = ctx.conn.execute("SELECT COUNT(*) FROM bugs WHERE product_id = ?",
+                            (product["id"],)).fetchone()[0]
+    if bugs:
+        raise ServiceError(USER_ERROR, f"The product '{product['name']}' has {bugs} "
+                                       f"bug{'s' if bugs > 1 else ''}; move them to another "
+                                       "product before deleting it.")
+    controls = ctx.conn.execute(
+        "SELECT 1 FROM field_visibility v JOIN fields f ON f.id = v.field_id"
+        " JOIN fields c ON c.id = f.visibility_field_id"
+        " WHERE c.name = 'product' AND v.value_id = ? UNION ALL"
+        " SELECT 1 FROM field_values v JOIN fields f ON f.id = v.field_id"
+        " JOIN fields c ON c.id = f.value_field_id"
+        " WHERE c.name = 'product' AND v.visibility_value_id = ?",
+        (product["id"], product["id"])).fetchone()
+    if controls:
+        raise ServiceError(USER_ERROR, f"A field or a field value is shown only for the product "
+                                       f"'{product['name']}'; change that first.")
+    if ctx.conn.execute("SELECT 1 FROM webhooks WHERE product_id = ?",
+                        (product["id"],)).fetchone():
+        raise ServiceError(USER_ERROR, f"A webhook watches the product '{product['name']}'; "
+                                       "change or delete it first.")

@@ -13,7 +13,7 @@ SECTIONS = (
     ("auth", "User authentication", "Signing in, sign-up and the addresses accounts may have.",
      ("requirelogin", "rememberlogin", "login_token_max_age", "webservice_email_filter",
       "emailregexp", "emailregexpdesc", "emailsuffix", "createemailregexp",
-      "blocked_emails", "blocked_email_domains", "password_complexity")),
+      "blocked_emails", "blocked_email_domains", "password_complexity", "mfa_group")),
     ("attachment", "Attachments", "Where attachments are served from and how large they "
                                   "may be.",
      ("attachment_base", "maxattachmentsize", "maxlocalattachment")),
@@ -61,6 +61,8 @@ DESCRIPTIONS = {
     "rememberlogin": "Whether a session outlives the browser: always (on), never (off), or "
                      "as the sign-in form's box says, ticked (defaulton) or not (defaultoff) "
                      "at first.",
+    "mfa_group": "Members must sign in with a second factor (an authenticator app's code); "
+                 "one without it enrols at their next sign-in on the pages. None: nobody must.",
     "login_token_max_age": "Days a login token stays valid after its last use (1 to 3650).",
     "webservice_email_filter": "Anonymous callers see e-mail addresses without their "
                                "domain.",

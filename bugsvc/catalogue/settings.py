@@ -77,6 +77,11 @@ DEFINITIONS = {
     "login_token_max_age": ("30", INT, (1, 3650)),
     "maintainer": ("", EMAIL, None),
     "makeproductgroups": ("0", BOOL, None),
+    # Members of this group must sign in with a second factor (TOTP); one
+    # without it is sent to enrol at the page sign-in and refused by
+    # password sign-ins of the API until then (bugzilla.mozilla.org's
+    # parameter of the same name). "": nobody must.
+    "mfa_group": ("", GROUP, None),
     # Mail: how it leaves (SMTP; Test appends every mail to mailer.testfile
     # beside the database; None sends nothing), who it is from, the SMTP
     # server (host[:port]), its account and whether it is reached over TLS

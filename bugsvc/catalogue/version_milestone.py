@@ -1,7 +1,7 @@
 """Versions and milestones of a product: one code for both kinds (a
 bugsvc extension in the reference's style). Bugs carry them by name, so a
 rename follows onto the bugs; values in use are deactivated (is_active
-false), never deleted."""
+false), and only values no bug has are deleted."""
 
 from dataclasses import dataclass
 
@@ -128,3 +128,43 @@ def _follow_rename(ctx, kind, value, new_name):
     if kind is MILESTONE:
         ctx.conn.execute("UPDATE products SET default_milestone = ? WHERE id = ? AND"
                          " default_milestone = ?", (new_name, value["product_id"], value["name"]))
+
+
+def delete(ctx, kind, ids):
+    """Delete versions or milestones (`kind`) that no bug has; returns
+    [{"id"}]. Errors: 51 unknown id, or of a product hidden from the caller
+    (alike); 32000 a value bugs have (deactivate it instead), a product's
+    default milestone, or a product's last version or milestone. Nothing
+    is deleted unless all may be."""
+    values = []
+    for value_id in ids:
+        value = _value_by_id(ctx, kind, value_id)
+        if value is None or not group_control.can_see_product(ctx, value["product_id"]):
+            raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no {kind.noun} with the id "
+                                                      f"'{value_id}'.")
+        if all(v["id"] != value["id"] for v in values):
+            values.append(value)
+    for value in values:
+        used = ctx.conn.execute(f"SELECT COUNT(*) FROM bugs WHERE product_id = ?"
+                                f" AND {kind.bug_column} = ?",
+                                (value["product_id"], value["name"])).fetchone()[0]
+        if used:
+            raise ServiceError(USER_ERROR, f"The {kind.noun} '{value['name']}' cannot be "
+                                           f"deleted: {used} bug{'s have' if used > 1 else ' has'}"
+                                           f" it. Deactivate it instead.")
+        if kind is MILESTONE and ctx.conn.execute(
+                "SELECT 1 FROM products WHERE id = ? AND lower(default_milestone) = lower(?)",
+                (value["product_id"], value["name"])).fetchone():
+            raise ServiceError(USER_ERROR, f"The milestone '{value['name']}' is the default "
+                                           "milestone of its product and cannot be deleted.")
+        left = ctx.conn.execute(f"SELECT COUNT(*) FROM {kind.table} WHERE product_id = ?",
+                                (value["product_id"],)).fetchone()[0]
+        going = sum(1 for v in values if v["product_id"] == value["product_id"])
+        if left <= going:
+            raise ServiceError(USER_ERROR, f"The {kind.noun} '{value['name']}' is the last of "
+                                           f"its product and cannot be deleted.")
+    for value in values:
+        ctx.conn.execute(f"DELETE FROM {kind.table} WHERE id = ?", (value["id"],))
+        audit.record(ctx, kind.audit_class, value["id"], "name", value["name"], "",
+                     name=value["name"])
+    return [{"id": value["id"]} for value in values]

@@ -9,5 +9,5 @@ call/params.py, a call into the area package that holds the behaviour and
 its SQL (accounts/, catalogue/, bugs/, notify/), and the answer's shape.
 A parameter whose use depends on a setting or on stored data is handed
 over as given and read there. No service touches the database
-(tests/test_layers.py checks it).
+(tests/project/test_layers.py checks it).
 """

@@ -1,4 +1,4 @@
-"""Classifications: get, and create and update (a bugsvc extension in the
+"""Classifications: get, and create, update and delete (a bugsvc extension in the
 reference's style). The behaviour lives in bugsvc/catalogue/classification.py."""
 
 from ..call.fields import Shape
@@ -86,3 +86,17 @@ def update(ctx, params):
     if p.has("sort_key"):
         given["sort_key"] = bounded_int(p, "sort_key", 0, SMALLINT_MAX)
     return {"classifications": classification.update(ctx, ids, names, given)}
+
+
+def delete(ctx, params):
+    """Delete classifications that hold no product (editclassifications).
+
+    params: ids, names (the path gives the first).
+    Returns {"classifications": [{"id"}]}.
+    Errors: 410; 304; 53 unknown key; 50 neither ids nor names; 51 unknown
+    classification; 32000 the default classification (Unclassified) or one
+    that still holds products.
+    """
+    require_group(ctx, "editclassifications", "delete classifications")
+    reject_unknown_keys(params, frozenset({"ids", "names"}), PARAM_INVALID)
+    return {"classifications": classification.delete(ctx, *_named(Params(params)))}

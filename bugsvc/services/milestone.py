@@ -33,3 +33,14 @@ def update(ctx, params):
     milestone; 52/54/55 bad sort_key.
     """
     return {"milestones": product_values.update(ctx, params, MILESTONE)}
+
+
+def delete(ctx, params):
+    """Delete milestones that no bug has (editcomponents).
+
+    params: ids (the path gives the first). Returns {"milestones": [{"id"}]}.
+    Errors: 410; 304; 53 unknown key; 50 no ids; 51 unknown milestone, or one
+    of a product hidden from the caller (alike); 32000 a milestone bugs have
+    (deactivate it instead), the product's default milestone, or the product's last milestone.
+    """
+    return {"milestones": product_values.delete(ctx, params, MILESTONE)}

@@ -4,7 +4,14 @@ The behaviour lives in bugsvc/catalogue/product.py and group_control.py."""
 
 from ..call.params import Params, reject_unknown_keys
 from ..catalogue import group_control, product
-from ..errors import OBJECT_NOT_SPECIFIED, UNKNOWN_METHOD, USER_ERROR, ServiceError, require_group
+from ..errors import (
+    OBJECT_NOT_SPECIFIED,
+    PARAM_INVALID,
+    UNKNOWN_METHOD,
+    USER_ERROR,
+    ServiceError,
+    require_group,
+)
 
 
 # include/exclude shape of a product: group_controls only on request.
@@ -120,3 +127,23 @@ def update(ctx, params):
     given.update({name: p.get(name) for name in ("default_milestone", "classification",
                                                  "group_controls")})
     return {"products": product.update(ctx, ids, names, given)}
+
+
+def delete(ctx, params):
+    """Delete products that have no bug (editcomponents), with their
+    components, versions, milestones and group controls.
+
+    params: ids, names (the path gives the first).
+    Returns {"products": [{"id"}]}.
+    Errors: 410; 304 not in editcomponents; 53 unknown key; 50 neither ids
+    nor names; 106 unknown or hidden product; 32000 a product with bugs,
+    one a field or field value is shown for, or one a webhook watches.
+    """
+    require_group(ctx, "editcomponents", "delete products")
+    reject_unknown_keys(params, frozenset({"ids", "names"}), PARAM_INVALID)
+    p = Params(params)
+    ids, names = p.int_list("ids"), p.str_list("names")
+    if not ids and not names:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the products to delete with "
+                                                 "'ids' or 'names'.")
+    return {"products": product.delete(ctx, ids, names)}

@@ -50,3 +50,15 @@ def update(ctx, params, kind: ValueKind):
     if p.has("is_active"):
         given["is_active"] = p.bool("is_active")
     return version_milestone.update(ctx, kind, ids, given)
+
+
+def delete(ctx, params, kind: ValueKind):
+    """Delete values of `kind` no bug has; returns [{"id"}].
+    Errors: those of version.delete / milestone.delete."""
+    require_group(ctx, "editcomponents", f"delete {kind.table}")
+    reject_unknown_keys(params, frozenset({"ids"}), PARAM_INVALID)
+    ids = Params(params).int_list("ids")
+    if not ids:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, f"You must specify the {kind.table} to delete "
+                                                 "with 'ids'.")
+    return version_milestone.delete(ctx, kind, ids)

@@ -32,10 +32,14 @@ def login(ctx, params):
     params: login, password (also under any credential parameter name or
     header: Bugzilla_login/Bugzilla_password, X-BUGZILLA-LOGIN/
     X-BUGZILLA-PASSWORD ...), restrict_login (also Service_restrictlogin,
-    Bugzilla_restrictlogin): the token is valid only from the caller's address.
+    Bugzilla_restrictlogin): the token is valid only from the caller's
+    address; totp (also Bugzilla_totp, Service_totp, X-BUGZILLA-TOTP): the
+    second factor's code, for an account that has one (bugsvc's own).
     Returns {"id", "token"}.
     Errors: 50 login or password missing; 300 wrong login or password (or
-    an account without one, or an empty login); 301 disabled; 32000 too many
+    an account without one, or an empty login); 301 disabled; 330 no
+    `totp` for an account with a second factor; 331 a wrong or used code;
+    332 a member of mfa_group without a second factor; 32000 too many
     failures for this login name: the password is not checked until its
     delay has passed.
     """
@@ -44,7 +48,8 @@ def login(ctx, params):
     if login_name is None or password is None:
         raise ServiceError(OBJECT_NOT_SPECIFIED,
                            "The function 'login' requires the parameters 'login' and 'password'.")
-    user_id, token = sign_in.sign_in(ctx, login_name, password, p.bool("restrict_login"))
+    user_id, token = sign_in.sign_in(ctx, login_name, password, p.bool("restrict_login"),
+                                     p.str("totp"))
     return {"id": user_id, "token": token}
 
 

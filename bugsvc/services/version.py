@@ -31,3 +31,14 @@ def update(ctx, params):
     versions of one product renamed; 52/54/55 bad sort_key.
     """
     return {"versions": product_values.update(ctx, params, VERSION)}
+
+
+def delete(ctx, params):
+    """Delete versions that no bug has (editcomponents).
+
+    params: ids (the path gives the first). Returns {"versions": [{"id"}]}.
+    Errors: 410; 304; 53 unknown key; 50 no ids; 51 unknown version, or one
+    of a product hidden from the caller (alike); 32000 a version bugs have
+    (deactivate it instead), or the product's last version.
+    """
+    return {"versions": product_values.delete(ctx, params, VERSION)}

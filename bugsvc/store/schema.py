@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 15
 
 
 class SchemaError(Exception):
@@ -118,7 +118,7 @@ def _new_tables(section: str, table: str) -> Callable[[Connection], None]:
 
 
 def _markdown_comments(conn: Connection) -> None:
-    """Version 14: comments may be Markdown and may be edited (the earlier
+    """Version 15: comments may be Markdown and may be edited (the earlier
     texts kept), and each account's comment form remembers its last choice
     of Markdown. Stored comments stay plain text. A step run twice leaves
     the schema as it is."""
@@ -156,7 +156,10 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     12: _new_tables("forges", "forge_repositories"),
     # 13: the messages `bugsvc mail-in` took (bugsvc/cli/mail_in.py).
     13: _new_tables("mail in", "mail_in_messages"),
-    14: _markdown_comments,
+    # 14: second factors (TOTP), their recovery codes and the sign-ins that
+    # wait for one (bugsvc/accounts/second_factor.py).
+    14: _new_tables("second factor", "second_factors"),
+    15: _markdown_comments,
 }
 
 

@@ -6,6 +6,8 @@ accounts by mail (User.request_password_reset, reset_password,
 offer_account_by_email, create_account, check_token, cancel_token): the
 pages only carry the mailed link's token to them."""
 
+from markupsafe import Markup
+
 from ... import errors
 from ...errors import ServiceError
 from .base import Page, responder
@@ -13,7 +15,15 @@ from .site import local_target, url
 
 
 class Login(Page):
-    """GET /login: the sign-in form; POST: sign in and go back to `target`."""
+    """GET /login: the sign-in form; POST: sign in and go back to `target`.
+
+    An account with a second factor signs in in two steps: the password
+    (SignIn.begin), then a page that asks for the code (step=code,
+    SignIn.finish); a member of mfa_group without one sets it up first
+    (step=enrol: SignIn.enrolment shows the QR code, SignIn.enrol confirms
+    it and shows the recovery codes). Between the steps the sign-in waits
+    on the server under a short-lived secret the form carries back; no
+    session exists until the last step is done."""
 
     @responder
     def on_get(self, call):
@@ -28,20 +38,81 @@ class Login(Page):
     def on_post(self, call):
         call.check_csrf()
         target = local_target(call.field("target"))
+        step = call.field("step")
+        if step == "code":
+            return _second_step(call, target)
+        if step == "enrol":
+            return _enrol_step(call, target)
         login = call.field("Bugzilla_login").strip()
         params = {"login": login, "password": call.field("Bugzilla_password"),
-                  "restrict_login": bool(call.field("Bugzilla_restrictlogin"))}
+                  "restrict_login": bool(call.field("Bugzilla_restrictlogin")),
+                  "remember": bool(call.field("Bugzilla_remember"))}
         try:
-            answer = call.write("User.login", params)
+            answer = call.write("SignIn.begin", params)
         except ServiceError as error:
             status = 401 if error.code != errors.OBJECT_NOT_SPECIFIED else 400
             _login_page(call, status=status, target=target, message=error.message, login=login)
             return
-        if call.token:
-            call.write("User.logout", {"token": call.token})
-        call.start_session(answer["token"],
-                           asked_to_remember=bool(call.field("Bugzilla_remember")))
-        call.redirect(target, notice="logged_in")
+        _after_password(call, answer, target, params["remember"])
+
+
+def _after_password(call, answer, target, remember, notice="logged_in"):
+    """Go on from a right password: signed in, or the next step's page."""
+    if "token" in answer:
+        return _start_session(call, answer["token"], remember, target, notice)
+    if answer["enrol"]:
+        return _enrol_page(call, answer["pending"], target)
+    _code_page(call, answer["pending"], target)
+
+
+def _start_session(call, token, remember, target, notice):
+    if call.token:
+        call.write("User.logout", {"token": call.token})
+    call.start_session(token, asked_to_remember=remember)
+    call.redirect(target, notice=notice)
+
+
+def _second_step(call, target):
+    pending = call.field("pending")
+    try:
+        answer = call.write("SignIn.finish", {"pending": pending, "code": call.field("code")})
+    except ServiceError as error:
+        if error.code in (errors.SECOND_FACTOR_REQUIRED, errors.SECOND_FACTOR_INVALID):
+            return _code_page(call, pending, target, status=401, message=error.message)
+        # Expired, completed, or throttled: the sign-in starts again.
+        return _login_page(call, status=error.status, target=target, message=error.message)
+    _start_session(call, answer["token"], answer["remember"], target, "logged_in")
+
+
+def _enrol_step(call, target):
+    pending = call.field("pending")
+    try:
+        answer = call.write("SignIn.enrol", {"pending": pending, "code": call.field("code")})
+    except ServiceError as error:
+        if error.code == errors.SECOND_FACTOR_INVALID:
+            return _enrol_page(call, pending, target, status=401, message=error.message)
+        return _login_page(call, status=error.status, target=target, message=error.message)
+    if call.token:
+        call.write("User.logout", {"token": call.token})
+    call.start_session(answer["token"], asked_to_remember=answer["remember"])
+    call.whoami()
+    # Shown once, on this page only: never through a redirect.
+    call.render("login_enrol.html", title="Two-factor sign-in is set up", step="done",
+                target=target, recovery_codes=answer["recovery_codes"])
+
+
+def _code_page(call, pending, target, status=200, message=None):
+    call.render("login_code.html", status=status, title="Two-factor sign-in", pending=pending,
+                target=target, message=message)
+    _no_referrer(call)
+
+
+def _enrol_page(call, pending, target, status=200, message=None):
+    enrolment = call.write("SignIn.enrolment", {"pending": pending})
+    call.render("login_enrol.html", status=status, title="Set up two-factor sign-in",
+                step="enrol", pending=pending, target=target, message=message,
+                enrolment=enrolment, qr_code=Markup(enrolment["qr_code"]))
+    _no_referrer(call)
 
 
 class Logout(Page):
@@ -197,12 +268,10 @@ class Token(Page):
             return _account_form(call, secret, checked["login"],
                                  status=errors.http_status(error.code), message=error.message,
                                  realname=call.field("realname"))
-        # Signed in with the password just chosen, as the reference does.
-        answer = call.write("User.login", {"login": created["login"], "password": password})
-        if call.token:
-            call.write("User.logout", {"token": call.token})
-        call.start_session(answer["token"])
-        call.redirect("/", notice="account_created")
+        # Signed in with the password just chosen, as the reference does
+        # (through the second factor's enrolment when a group needs one).
+        answer = call.write("SignIn.begin", {"login": created["login"], "password": password})
+        _after_password(call, answer, "/", False, notice="account_created")
 
 
 def _token_params(action, secret):

@@ -7,6 +7,7 @@ what (a visitor outside the group gets their refusal).
 
 from ... import errors
 from ...errors import ServiceError
+from . import admin_groupcontrols
 from .base import Page, require_user, responder
 from .site import url
 
@@ -14,15 +15,23 @@ from .site import url
 ADMIN_AREAS = (
     ("editcomponents", "/editproducts.cgi", "Products",
      "Products with their components, versions and milestones."),
+    ("editclassifications", "/editclassifications.cgi", "Classifications",
+     "Groups of products (while the parameter useclassification is on)."),
     ("editusers", "/editusers.cgi", "Users", "Accounts: create them, their groups, disable them."),
     ("editcomponents", "/editflagtypes.cgi", "Flag types",
      "Flags for review, approval and the like: where they apply, who may request and grant "
      "them."),
     ("admin", "/editfields.cgi", "Custom fields",
      "Fields of your own on bugs, and the values of drop-down fields."),
+    ("admin", "/editvalues.cgi", "Field values",
+     "The values of status, resolution, priority, severity, platform, OS and drop-down fields."),
+    ("admin", "/editworkflow.cgi", "Status workflow",
+     "Which status a bug may move to from each, and the moves that need a comment."),
     ("creategroups", "/editgroups.cgi", "Groups", "Groups that restrict bugs or give rights."),
     ("tweakparams", "/editparams.cgi", "Parameters", "How this installation behaves."),
     ("editkeywords", "/editkeywords.cgi", "Keywords", "Keywords bugs may carry."),
+    ("editcomponents", "/sanitycheck.cgi", "Sanity check",
+     "Checks of the database, with repairs for administrators."),
     ("admin", "/auditlog.cgi", "Audit log",
      "Who changed which setting, account or catalogue object, and when."),
     ("admin", "/editforges.cgi", "Code forges",
@@ -47,6 +56,15 @@ def _flag(call, name):
     return bool(call.field(name))
 
 
+def _refused(error):
+    """(status, the reason with its code) of a refusal shown on the form;
+    a refusal of the visitor themself (signed out, not in the group) goes
+    to its own page."""
+    if error.code in (errors.AUTH_FAILURE, errors.LOGIN_REQUIRED):
+        raise error
+    return errors.http_status(error.code), f"{error.message} (error {error.code})"
+
+
 def _failed(call, error, back):
     call.render("error.html", status=errors.http_status(error.code), title="Not saved",
                 message=error.message, code=error.code, back=back)
@@ -68,7 +86,9 @@ class AdminIndex(Page):
 class Products(Page):
     """GET /editproducts.cgi: the products; ?action=add: the new product
     form; ?action=edit&product=X: one product with its components, versions
-    and milestones. POST: create or change a product."""
+    and milestones; ?action=del&product=X: the question before deleting it;
+    ?action=editgroupcontrols&product=X: its group controls. POST: create,
+    change or delete a product, or change its group controls."""
 
     @responder
     def on_get(self, call):
@@ -77,6 +97,10 @@ class Products(Page):
         if action == "add":
             call.render("admin/product_new.html", title="New product")
             return
+        if action == "editgroupcontrols" and name:
+            return admin_groupcontrols.show(call, name)
+        if action == "del" and name:
+            return self._confirm_delete(call, name)
         if name:
             found = call.read_one("Product.get", {"names": [name]})
             if not found["products"]:
@@ -90,31 +114,69 @@ class Products(Page):
                                                                 "components.name"})
         call.render("admin/products.html", title="Products", products=found["products"])
 
+    def _confirm_delete(self, call, name, status=200, error=None):
+        found = call.read_one("Product.get", {"names": [name]})
+        if not found["products"]:
+            raise ServiceError(errors.PRODUCT_ACCESS_DENIED,
+                               f"There is no product '{name}' you may see.")
+        call.render("admin/product_delete.html", status=status,
+                    title=f"Delete the product {found['products'][0]['name']}?",
+                    product=found["products"][0], error=error)
+
     @responder
     def on_post(self, call):
         call.check_csrf()
         require_area(call, "editcomponents")
         action = call.field("action")
         name = call.field("product")
+        if action == "updategroupcontrols":
+            return admin_groupcontrols.save(call)
+        if action == "delete":
+            try:
+                call.write("Product.delete", {"names": [name]})
+            except ServiceError as error:
+                if error.code in (errors.AUTH_FAILURE, errors.LOGIN_REQUIRED):
+                    raise
+                return self._confirm_delete(call, name, status=errors.http_status(error.code),
+                                            error=error.message)
+            call.redirect("/editproducts.cgi", notice="saved")
+            return
+        typed = {"name": call.field("name"), "description": call.field("description"),
+                 "version": call.field("version"), "is_active": _flag(call, "is_open"),
+                 "has_unconfirmed": _flag(call, "has_unconfirmed"),
+                 "default_milestone": call.field("default_milestone")}
         try:
             if action == "new":
                 call.write("Product.create", {
-                    "name": call.field("name"), "description": call.field("description"),
-                    "version": call.field("version") or "unspecified",
-                    "is_open": True, "has_unconfirmed": _flag(call, "has_unconfirmed")})
-                name = call.field("name")
+                    "name": typed["name"], "description": typed["description"],
+                    "version": typed["version"] or "unspecified",
+                    "is_open": True, "has_unconfirmed": typed["has_unconfirmed"]})
+                name = typed["name"]
             else:
-                params = {"names": [name], "name": call.field("name"),
-                          "description": call.field("description"),
-                          "is_open": _flag(call, "is_open"),
-                          "has_unconfirmed": _flag(call, "has_unconfirmed")}
-                if call.field("default_milestone"):
-                    params["default_milestone"] = call.field("default_milestone")
+                params = {"names": [name], "name": typed["name"],
+                          "description": typed["description"],
+                          "is_open": typed["is_active"],
+                          "has_unconfirmed": typed["has_unconfirmed"]}
+                if typed["default_milestone"]:
+                    params["default_milestone"] = typed["default_milestone"]
                 call.write("Product.update", params)
-                name = call.field("name") or name
+                name = typed["name"] or name
         except ServiceError as error:
-            return _failed(call, error, url("/editproducts.cgi", product=name or None,
-                                            action=None if name else "add"))
+            status, message = _refused(error)
+            if action == "new":
+                call.render("admin/product_new.html", status=status, title="New product",
+                            typed=typed, error=message)
+                return
+            found = call.read_one("Product.get", {"names": [name]})
+            if not found["products"]:
+                raise
+            call.render("admin/product.html", status=status, title=f"Product {name}",
+                        product=dict(found["products"][0], **{
+                            key: typed[key] for key in ("name", "description", "is_active",
+                                                        "has_unconfirmed",
+                                                        "default_milestone")}),
+                        old_name=name, error=message)
+            return
         call.redirect(url("/editproducts.cgi", product=name), notice="saved")
 
 
@@ -165,42 +227,89 @@ class Components(Page):
                     fields, names=[{"product": product, "component": call.field("component")}],
                     name=call.field("name"), is_open=_flag(call, "is_open")))
         except ServiceError as error:
-            return _failed(call, error, back)
+            status, message = _refused(error)
+            found = call.read_one("Product.get", {"names": [product]})
+            if not found["products"]:
+                raise
+            current = next((c for c in found["products"][0]["components"]
+                            if c["name"] == call.field("component")), None)
+            typed = None
+            if action != "delete":
+                typed = dict(current or {}, name=call.field("name"),
+                             description=fields["description"],
+                             default_assigned_to=fields["default_assignee"],
+                             default_qa_contact=fields["default_qa_contact"],
+                             default_cc=fields["default_cc"],
+                             is_active=_flag(call, "is_open"))
+            call.render("admin/component.html", status=status, title="Component",
+                        product=found["products"][0], component=current, typed=typed,
+                        error=message)
+            return
         call.redirect(back, notice="saved")
 
 
 class Versions(Page):
-    """POST /editversions.cgi (and /editmilestones.cgi): add or change a
-    version (milestone) of a product; GET goes to the product."""
+    """GET /editversions.cgi?product=X (and /editmilestones.cgi): the
+    product's versions (milestones), each with a form to change it and a
+    button to delete it, and a form for a new one. POST action=new, update,
+    delete; a refusal comes back on the page as typed, with the reason."""
 
     kind = "Version"
+    path = "/editversions.cgi"
 
     @responder
     def on_get(self, call):
-        call.redirect(url("/editproducts.cgi", product=call.query.get("product")))
+        require_area(call, "editcomponents")
+        product = call.field("product")
+        if not product:
+            call.redirect("/editproducts.cgi")
+            return
+        self._show(call, product)
+
+    def _show(self, call, name, status=200, error=None, typed=None):
+        found = call.read_one("Product.get", {"names": [name]})
+        if not found["products"]:
+            raise ServiceError(errors.PRODUCT_ACCESS_DENIED,
+                               f"There is no product '{name}' you may see.")
+        product = found["products"][0]
+        noun = self.kind.lower()
+        items = product["versions" if self.kind == "Version" else "milestones"]
+        call.render("admin/versions.html", status=status,
+                    title=f"{self.kind}s of {product['name']}", product=product, kind=noun,
+                    items=items, action=self.path, error=error, typed=typed or {},
+                    default=product.get("default_milestone") if self.kind == "Milestone"
+                    else None)
 
     @responder
     def on_post(self, call):
         call.check_csrf()
         require_area(call, "editcomponents")
-        product = call.field("product")
-        back = url("/editproducts.cgi", product=product)
-        params = {"name": call.field("name")}
-        if call.field("sort_key").strip():
-            params["sort_key"] = call.field("sort_key").strip()
+        product, action = call.field("product"), call.field("action")
+        typed = {"action": action, "id": call.field("id"), "name": call.field("name"),
+                 "sort_key": call.field("sort_key").strip(),
+                 "is_active": _flag(call, "is_active")}
+        params = {"name": typed["name"]}
+        if typed["sort_key"]:
+            params["sort_key"] = typed["sort_key"]
         try:
-            if call.field("action") == "new":
+            if action == "new":
                 call.write(f"{self.kind}.create", dict(params, product=product))
+            elif action == "delete":
+                call.write(f"{self.kind}.delete", {"ids": [typed["id"]]})
             else:
-                call.write(f"{self.kind}.update", dict(params, ids=[call.field("id")],
-                                                       is_active=_flag(call, "is_active")))
+                call.write(f"{self.kind}.update", dict(params, ids=[typed["id"]],
+                                                       is_active=typed["is_active"]))
         except ServiceError as error:
-            return _failed(call, error, back)
-        call.redirect(back, notice="saved")
+            if error.code in (errors.AUTH_FAILURE, errors.LOGIN_REQUIRED):
+                raise
+            return self._show(call, product, status=errors.http_status(error.code),
+                              error=error.message, typed=typed)
+        call.redirect(url(self.path, product=product), notice="saved")
 
 
 class Milestones(Versions):
     kind = "Milestone"
+    path = "/editmilestones.cgi"
 
 
 # Users ------------------------------------------------------------------------------
@@ -220,8 +329,10 @@ class Users(Page):
         if action == "edit":
             user_id = call.query.get("userid") or ""
             found, groups = call.read(("User.get", {"ids": [user_id]}), ("Group.get", {}))
-            call.render("admin/user.html", title="Edit user", account=found["users"][0],
-                        groups=groups["groups"])
+            account = found["users"][0]
+            second_factor = call.read_one("SecondFactor.get", {"user_id": account["id"]})
+            call.render("admin/user.html", title="Edit user", account=account,
+                        groups=groups["groups"], second_factor=second_factor)
             return
         text = (call.query.get("matchstr") or "").strip()
         found = call.read_one("User.get", {"match": [text or "*"], "include_disabled": True,
@@ -242,6 +353,12 @@ class Users(Page):
                               notice="saved")
                 return
             user_id = call.field("userid")
+            if action == "reset_second_factor":
+                answer = call.write("SecondFactor.reset", {"user_id": user_id})
+                call.redirect(url("/editusers.cgi", action="edit", userid=user_id),
+                              notice="second_factor_reset" if answer["reset"]
+                              else "second_factor_none")
+                return
             params = {"ids": [user_id], "full_name": call.field("name"),
                       "email": call.field("login"),
                       "login_denied_text": call.field("disabledtext"),
@@ -255,8 +372,22 @@ class Users(Page):
                                     "remove": [g for g in shown if g not in chosen]}
             call.write("User.update", params)
         except ServiceError as error:
-            return _failed(call, error, url("/editusers.cgi", action="edit" if action != "new"
-                                            else "add", userid=call.field("userid") or None))
+            status, message = _refused(error)
+            typed = {"login": call.field("login"), "name": call.field("name"),
+                     "disabledtext": call.field("disabledtext"),
+                     "email_enabled": _flag(call, "email_enabled")}
+            if action == "new":
+                call.render("admin/user_new.html", status=status, title="New user",
+                            typed=typed, error=message)
+                return
+            if call.fields("groups_shown"):
+                typed["groups"] = call.fields("groups")
+            found, groups = call.read(("User.get", {"ids": [call.field("userid")]}),
+                                      ("Group.get", {}))
+            call.render("admin/user.html", status=status, title="Edit user",
+                        account=found["users"][0], groups=groups["groups"], typed=typed,
+                        error=message)
+            return
         call.redirect(url("/editusers.cgi", action="edit", userid=user_id), notice="saved")
 
 
@@ -293,7 +424,14 @@ class Groups(Page):
                 group_id = call.field("group")
                 call.write("Group.update", dict(params, ids=[group_id]))
         except ServiceError as error:
-            return _failed(call, error, "/editgroups.cgi")
+            status, message = _refused(error)
+            group = None
+            if call.field("action") != "new":
+                group = {"id": call.field("group")}
+            call.render("admin/group.html", status=status,
+                        title="New group" if group is None else "Edit group", group=group,
+                        typed=dict(params, description=params["description"]), error=message)
+            return
         call.redirect(url("/editgroups.cgi", action="changeform", group=group_id),
                       notice="saved")
 
@@ -329,7 +467,17 @@ class Keywords(Page):
                 call.write("Keyword.update", dict(params, ids=[call.field("id")],
                                                   is_active=_flag(call, "is_active")))
         except ServiceError as error:
-            return _failed(call, error, "/editkeywords.cgi")
+            status, message = _refused(error)
+            typed = dict(params, is_active=_flag(call, "is_active"))
+            if call.field("action") == "new":
+                found = call.read_one("Keyword.get", {})
+                call.render("admin/keywords.html", status=status, title="Keywords",
+                            keywords=found["keywords"], may_edit=True, typed=typed,
+                            error=message)
+            else:
+                call.render("admin/keyword.html", status=status, title="Edit keyword",
+                            keyword=dict(typed, id=call.field("id")), error=message)
+            return
         call.redirect("/editkeywords.cgi", notice="saved")
 
 

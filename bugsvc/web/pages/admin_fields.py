@@ -1,9 +1,7 @@
-"""The custom fields page (editfields.cgi) and the values of a custom
-select field (editvalues.cgi), for the members of admin, as Bugzilla's:
-create every kind of custom field Bugzilla's page offers, show it only
-for one value of another field, on the new-bug form or not, make it
-obsolete; add values (with a sort key and the value of the field that
-controls them) and remove them (a value bugs still carry is deactivated).
+"""The custom fields page (editfields.cgi), for the members of admin, as
+Bugzilla's: create every kind of custom field Bugzilla's page offers, show
+it only for one value of another field, on the new-bug form or not, make it
+obsolete. Their values are edited on editvalues.cgi (admin_workflow.py).
 Over Bug.fields, Field.create and Field.update; a refusal is shown on the
 form as typed, with the reason."""
 
@@ -11,7 +9,6 @@ from ... import errors
 from ...errors import ServiceError
 from .admin import require_area
 from .base import Page, responder
-from .site import url
 
 
 # The kinds of field the page creates (code, label), as Bugzilla's page offers them.
@@ -127,51 +124,3 @@ class Fields(Page):
             status, message = _refusal(call, error)
             return self._form(call, _fields(call), typed, new, status=status, error=message)
         call.redirect("/editfields.cgi", notice="saved")
-
-
-class Values(Page):
-    """GET /editvalues.cgi?field=cf_x: the values of a custom select field
-    with a form for a new one; POST action=add or remove."""
-
-    @responder
-    def on_get(self, call):
-        require_area(call, "admin")
-        self._show(call, call.field("field"))
-
-    def _show(self, call, name, status=200, error=None, typed=None):
-        found = call.read_one("Bug.fields", {"names": [name]})["fields"] if name else []
-        if not found or found[0].get("values") is None:
-            raise ServiceError(errors.OBJECT_DOES_NOT_EXIST,
-                               f"There is no field named '{name}' that has values.")
-        field = found[0]
-        controllers = []
-        if field.get("value_field"):
-            controller = call.read_one("Bug.fields", {"names": [field["value_field"]]})
-            controllers = [v["name"] for v in controller["fields"][0].get("values") or []
-                           if v.get("name")]
-        call.render("admin/values.html", status=status, title=f"Values of {field['name']}",
-                    field=field, controllers=controllers, error=error, typed=typed or {})
-
-    @responder
-    def on_post(self, call):
-        call.check_csrf()
-        require_area(call, "admin")
-        name, action = call.field("field"), call.field("action")
-        typed = {"value": call.field("value"), "sort_key": call.field("sort_key").strip(),
-                 "visibility_value": call.field("visibility_value")}
-        if action == "remove":
-            change = {"remove": [call.field("value")]}
-        else:
-            value = {"name": typed["value"]}
-            if typed["sort_key"]:
-                value["sort_key"] = typed["sort_key"]
-            if typed["visibility_value"]:
-                value["visibility_value"] = typed["visibility_value"]
-            change = {"add": [value]}
-        try:
-            call.write("Field.update", {"names": [name], "values": change})
-        except ServiceError as error:
-            status, message = _refusal(call, error)
-            return self._show(call, name, status=status, error=message,
-                              typed=typed if action != "remove" else None)
-        call.redirect(url("/editvalues.cgi", field=name), notice="saved")

@@ -9,6 +9,8 @@ what may be chosen and who may register a webhook is theirs to decide.
 
 import re
 
+from markupsafe import Markup
+
 from ... import errors
 from ...accounts.auth import CredentialsRefused
 from ...errors import ServiceError
@@ -16,8 +18,8 @@ from .base import Page, require_user, responder
 from .site import url
 
 
-TABS = (("account", "Account"), ("email", "Email"), ("webhooks", "Webhooks"),
-        ("apikey", "API keys"), ("saved-searches", "Saved searches"))
+TABS = (("account", "Account"), ("mfa", "Two-factor"), ("email", "Email"),
+        ("webhooks", "Webhooks"), ("apikey", "API keys"), ("saved-searches", "Saved searches"))
 # How the preferences name the roles and events of User.get_email_settings,
 # in the reference's words.
 ROLES = {"assignee": "Assignee", "reporter": "Reporter", "cc": "CC", "qa_contact": "QA contact",
@@ -52,11 +54,14 @@ class Preferences(Page):
         require_user(call)
         self._show(call, call.query.get("tab") or "account")
 
-    def _show(self, call, tab, status=200, error=None, new_key=None, form=None):
+    def _show(self, call, tab, status=200, error=None, new_key=None, form=None,
+              enrolment=None, recovery_codes=None):
         if tab not in dict(TABS):
             tab = "account"
-        keys, settings, webhooks = [], None, []
-        if tab == "apikey":
+        keys, settings, webhooks, mfa = [], None, [], None
+        if tab == "mfa":
+            mfa = call.read_one("SecondFactor.get", {})
+        elif tab == "apikey":
             keys = call.read_one("ApiKey.get", {})["api_keys"]
         elif tab == "email":
             settings = call.read_one("User.get_email_settings", {})["email_settings"]
@@ -65,7 +70,9 @@ class Preferences(Page):
         call.render("prefs.html", status=status, title="Preferences", tab=tab, tabs=TABS,
                     keys=keys, error=error, new_key=new_key, settings=settings, roles=ROLES,
                     events=EVENTS, flag_events=FLAG_EVENTS, webhooks=webhooks,
-                    webhook_events=WEBHOOK_EVENTS, form=form or {})
+                    webhook_events=WEBHOOK_EVENTS, form=form or {}, mfa=mfa,
+                    enrolment=enrolment, recovery_codes=recovery_codes,
+                    qr_code=Markup(enrolment["qr_code"]) if enrolment else None)
 
     @responder
     def on_post(self, call):
@@ -81,6 +88,8 @@ class Preferences(Page):
                 return self._email(call)
             if tab == "webhooks":
                 return self._webhooks(call)
+            if tab == "mfa":
+                return self._second_factor(call)
         except CredentialsRefused as refused:
             return self._show(call, tab, status=401, error=refused.message)
         except ServiceError as error:
@@ -135,6 +144,30 @@ class Preferences(Page):
         call.write("ApiKey.update", {"ids": [key_id], "revoked": revoked})
         call.redirect(url("/userprefs.cgi", tab="apikey"),
                       notice="key_revoked" if revoked else "key_restored")
+
+    def _second_factor(self, call):
+        """Set up the second factor (begin: the QR code and secret; confirm:
+        the app's first code, then the recovery codes, shown once), or turn
+        it off with a current code or the password."""
+        action = call.field("action")
+        if action == "begin":
+            return self._show(call, "mfa", enrolment=call.write("SecondFactor.begin", {}))
+        if action == "confirm":
+            try:
+                answer = call.write("SecondFactor.confirm", {"code": call.field("code")})
+            except ServiceError as error:
+                if error.code != errors.SECOND_FACTOR_INVALID:
+                    raise
+                # The same secret again, while it waits for its first code.
+                return self._show(call, "mfa", status=401, error=error.message,
+                                  enrolment=call.write("SecondFactor.begin", {}))
+            return self._show(call, "mfa", recovery_codes=answer["recovery_codes"])
+        if action == "disable":
+            call.write("SecondFactor.disable", {"code": call.field("code"),
+                                                "password": call.field("password")})
+            return call.redirect(url("/userprefs.cgi", tab="mfa"), notice="second_factor_off")
+        raise ServiceError(errors.OBJECT_NOT_SPECIFIED, "Choose what to do with two-factor "
+                                                        "sign-in.")
 
     def _email(self, call):
         """Save the whole tab: every choice the settings offer (a box left

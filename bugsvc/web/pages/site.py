@@ -25,7 +25,7 @@ import orjson
 
 from ... import errors
 from ...accounts.auth import CredentialsRefused
-from ...api.operations import OPERATIONS
+from ...api.operations import OPERATIONS, PAGE_OPERATIONS
 from ...errors import ServiceError
 from ...store import server_secrets
 from ..client_address import scheme as client_scheme
@@ -68,6 +68,9 @@ NOTICES = {
     "search_saved": "The search has been saved.",
     "search_forgotten": "The saved search has been forgotten.",
     "key_revoked": "The API key has been revoked.",
+    "second_factor_off": "Two-factor sign-in is off: your password alone signs you in.",
+    "second_factor_reset": "The account's two-factor sign-in has been reset.",
+    "second_factor_none": "The account had no two-factor sign-in to reset.",
     "key_restored": "The API key can be used again.",
     "saved": "Saved.",
     "password_reset": "Your new password is set and every session of your account has ended. "
@@ -236,7 +239,8 @@ class PageCall:
         first read. A session whose token is no longer valid (logged out
         elsewhere, expired, password changed, account disabled) ends: the
         cookie is dropped and the reads run for an anonymous visitor."""
-        wanted = [(OPERATIONS[name], dict(params)) for name, params in calls]
+        wanted = [(OPERATIONS.get(name) or PAGE_OPERATIONS[name], dict(params))
+                  for name, params in calls]
         whoami = self.token is not None and not self._known
         if whoami:
             wanted.insert(0, (OPERATIONS["User.whoami"], {}))
@@ -279,8 +283,10 @@ class PageCall:
         return self.read(*calls)
 
     def write(self, name, params):
-        """Run writing operation `name` as the visitor; returns its result."""
-        return self.site.runner.run(OPERATIONS[name], dict(params), self.headers, self.address)
+        """Run writing operation `name` (of the interface's, or of the pages'
+        own) as the visitor; returns its result."""
+        operation = OPERATIONS.get(name) or PAGE_OPERATIONS[name]
+        return self.site.runner.run(operation, dict(params), self.headers, self.address)
 
     # Sessions and form tokens --------------------------------------------------------------
 

@@ -51,6 +51,7 @@ ROUTES = [
     Route("GET", "/product/{product}", "Product.get", path_params=id_or_name("product")),
     Route("POST", "/product", "Product.create", status=201),
     Route("PUT", "/product/{product}", "Product.update", path_params=id_or_name("product")),
+    Route("DELETE", "/product/{product}", "Product.delete", path_params=id_or_name("product")),
     # Components
     Route("POST", "/component", "Component.create", status=201),
     Route("PUT", "/component/{component}", "Component.update", path_params=id_list("component")),
@@ -63,8 +64,11 @@ ROUTES = [
     # Versions, milestones, keywords, classifications (bugsvc extensions)
     Route("POST", "/version", "Version.create", status=201),
     Route("PUT", "/version/{version}", "Version.update", path_params=id_list("version")),
+    Route("DELETE", "/version/{version}", "Version.delete", path_params=id_list("version")),
     Route("POST", "/milestone", "Milestone.create", status=201),
     Route("PUT", "/milestone/{milestone}", "Milestone.update", path_params=id_list("milestone")),
+    Route("DELETE", "/milestone/{milestone}", "Milestone.delete",
+          path_params=id_list("milestone")),
     Route("GET", "/keyword", "Keyword.get"),
     Route("GET", "/keyword/{keyword}", "Keyword.get", path_params=id_or_name("keyword")),
     Route("POST", "/keyword", "Keyword.create", status=201),
@@ -73,6 +77,8 @@ ROUTES = [
           path_params=id_or_name("classification")),
     Route("POST", "/classification", "Classification.create", status=201),
     Route("PUT", "/classification/{classification}", "Classification.update",
+          path_params=id_or_name("classification")),
+    Route("DELETE", "/classification/{classification}", "Classification.delete",
           path_params=id_or_name("classification")),
     # Users and login
     Route("GET", "/login", "User.login"),

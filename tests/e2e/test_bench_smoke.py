@@ -1,0 +1,247 @@
+"""The seconds-long smoke run of the benchmark that CI executes: a tiny
+seeded database, one scenario, the ceiling, the real server as a separate
+process and a real load generator (wrk when installed, else the fallback
+Python driver, which runs as its own process too)."""
+
+import http.server
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from bench import run as bench_run, seed as seeding
+
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(sys.platform == "win32", reason="the load run needs a POSIX host")]
+
+
+class _Null:
+    def write(self, _):
+        pass
+
+    def flush(self):
+        pass
+
+
+@pytest.fixture(scope="module")
+def tiny_db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("smoke") / "tiny.sqlite"
+    seeding.seed(path, 300, jobs=1, out=_Null())
+    return path
+
+
+def run_bench(tmp_path, db, *options):
+    """(results, table, what it printed) of a one-second bench.run."""
+    command = [sys.executable, "-m", "bench.run", "--db", str(db), "--duration", "1",
+               "--warmup", "0", "--concurrency", "2", "--out", str(tmp_path / "results"),
+               "--name", "smoke", "--log-dir", str(tmp_path / "logs"), *options]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((tmp_path / "results" / "smoke.json").read_text())
+    table = (tmp_path / "results" / "smoke.md").read_text()
+    return results, table, done.stdout
+
+
+def test_smoke_run_measures_a_scenario_against_the_ceiling(tmp_path, tiny_db):
+    results, table, _ = run_bench(tmp_path, tiny_db, "--scenarios", "bug_get")
+    assert results["driver"] == ("wrk" if shutil.which("wrk") else "python")
+    figures = results["scenarios"]["bug_get"]["2"]
+    ceiling = results["ceiling"]["2"]
+    assert figures["requests"] > 0 and figures["rps"] > 0 and figures["errors"] == 0
+    assert ceiling["requests"] > 0 and ceiling["errors"] == 0
+    assert 0 < figures["p50_ms"] <= figures["p99_ms"]
+    assert results["bugs"] == 300 and results["startup_s"] > 0
+    if sys.platform.startswith("linux"):
+        assert results["peak_memory_mb"]["per_worker_max"] > 10
+    assert "| bug_get | GET /rest/bug/{id} (random ids) | 2 |" in table
+    assert "| ceiling |" in table and "| target |" in table
+    # The service really served them: its access log has the requests.
+    log = (tmp_path / "logs" / "service.log").read_text()
+    assert log.count('"GET /rest/bug/') >= figures["requests"]
+
+
+def test_fallback_driver_and_write_scenario(tmp_path, tiny_db):
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(tiny_db, copy)
+    results, _, _ = run_bench(tmp_path, copy, "--driver", "python", "--no-ceiling",
+                              "--scenarios", "comment_add")
+    figures = results["scenarios"]["comment_add"]["2"]
+    assert results["driver"] == "python" and results["ceiling"] == {}
+    assert figures["requests"] > 0 and figures["errors"] == 0
+    conn = sqlite3.connect(str(copy))
+    try:
+        added = conn.execute("SELECT COUNT(*) FROM comments c JOIN api_keys k"
+                             " ON k.user_id = c.author_id WHERE k.description = 'bench.run'"
+                             " AND c.created_at >= k.created_at").fetchone()[0]
+    finally:
+        conn.close()
+    # Every request the driver counted (plus the probe's) stored one comment.
+    assert added >= figures["requests"]
+
+
+class _SlowFirstAnswer(http.server.BaseHTTPRequestHandler):
+    """Answers every request at once but the very first, which it holds for
+    HELD seconds (a cold first page render on a slow machine)."""
+
+    HELD = 1.5
+    protocol_version = "HTTP/1.1"
+    first = threading.Lock()
+
+    def do_GET(self):
+        if self.first.acquire(blocking=False):
+            # The answer is slower than the round, which is what is tested.
+            threading.Event().wait(self.HELD)
+        body = b'{"version": "5.2"}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.mark.parametrize("driver", ["wrk", "python"])
+def test_a_round_counts_the_request_it_started_however_slow(tmp_path, driver):
+    if driver == "wrk" and not bench_run.wrk_available():
+        pytest.skip("wrk is not installed")
+    handler = type("Handler", (_SlowFirstAnswer,), {"first": threading.Lock()})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    request_file = tmp_path / "requests.txt"
+    request_file.write_text("GET\t/rest/version\t\t\n")
+    try:
+        figures = bench_run.drive(driver, f"http://127.0.0.1:{server.server_port}",
+                                  request_file, 1, 0.5)
+    finally:
+        server.shutdown()
+        server.server_close()
+    # The one connection's first answer came after the round's 0.5 s: the
+    # round waited for it and counted it, over the time it really took.
+    assert figures["requests"] == 1 and figures["errors"] == 0
+    assert figures["raw"]["duration_us"] >= _SlowFirstAnswer.HELD * 1e6 * 0.95
+    assert figures["raw"]["max_us"] >= _SlowFirstAnswer.HELD * 1e6 * 0.95
+
+
+def test_paired_run_reports_every_ratio_with_its_rounds(tmp_path, tiny_db):
+    command = [sys.executable, "-m", "bench.paired", "--db", str(tiny_db), "--rounds", "1",
+               "--duration", "1", "--warmup", "0", "--out", str(tmp_path), "--name", "paired"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((tmp_path / "paired.json").read_text())
+    assert set(results["shares"]) == {"bug_get", "search", "comment_add"}
+    assert set(results["scaling"]) == {"bug_get", "search", "comments"}
+    for figures in [*results["shares"].values(), *results["scaling"].values()]:
+        (measured,) = figures["rounds"]
+        assert measured["first_rps"] > 0 and measured["second_rps"] > 0
+        assert measured["second_errors"] == 0
+        assert figures["median"] == measured["ratio"] > 0
+    table = (tmp_path / "paired.md").read_text()
+    assert "| bug_get / ceiling |" in table and "| search: --workers 2 / 1 |" in table
+
+
+def test_pages_run_measures_the_pages_beside_rest(tmp_path, tiny_db):
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(tiny_db, copy)
+    command = [sys.executable, "-m", "bench.pages", "--db", str(copy), "--rounds", "1",
+               "--duration", "1", "--warmup", "0", "--out", str(tmp_path), "--name", "pages"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((tmp_path / "pages.json").read_text())
+    for name in ("page_bug", "bug_get", "page_bug_1000", "comments_1000", "page_list_500",
+                 "search_500", "page_home"):
+        (measured,) = results["scenarios"][name]["rounds"]
+        assert measured["requests"] > 0 and measured["errors"] == 0, name
+    assert results["ratios"]["page_bug/bug_get"]["median"] > 0
+    conn = sqlite3.connect(str(copy))
+    try:
+        comments = conn.execute("SELECT COUNT(*) FROM comments WHERE bug_id = ?",
+                                (results["big_bug"],)).fetchone()[0]
+    finally:
+        conn.close()
+    assert comments >= 1000
+    assert "| page_bug/bug_get |" in (tmp_path / "pages.md").read_text()
+
+
+def test_ab_run_measures_two_checkouts_in_turn(tmp_path, tiny_db):
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(tiny_db, copy)
+    command = [sys.executable, "-m", "bench.ab", "--other", str(ROOT), "--db", str(copy),
+               "--rounds", "2", "--duration", "1", "--warmup", "0",
+               "--scenarios", "bug_get,comment_add", "--out", str(tmp_path), "--name", "ab"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((tmp_path / "ab.json").read_text())
+    for name in ("bug_get", "comment_add"):
+        figures = results["scenarios"][name]
+        assert [r["first"] for r in figures["rounds"]] == ["a", "b"]
+        for measured in figures["rounds"]:
+            for side in ("a", "b"):
+                assert measured[side]["requests"] > 0 and measured[side]["errors"] == 0, name
+        assert figures["lowest"] <= figures["median"] <= figures["highest"]
+    assert results["a"] == results["b"]           # the same checkout on both sides here
+    assert "| comment_add |" in (tmp_path / "ab.md").read_text()
+
+
+def postgresql_or_skip():
+    """Skip without PostgreSQL's server programs or psycopg (CI, which
+    installs them, fails instead)."""
+    from bench import postgres
+    try:
+        postgres.server_programs()
+        import psycopg  # noqa: F401
+    except (postgres.Unavailable, ImportError) as exc:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(f"bench on PostgreSQL: {exc}")
+
+
+def test_postgresql_run_serves_the_seeded_bugs_from_a_cluster_of_its_own(tmp_path, tiny_db):
+    postgresql_or_skip()
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(tiny_db, copy)
+    results, table, printed = run_bench(tmp_path, copy, "--postgresql", "--no-ceiling",
+                                        "--scenarios", "bug_get,quicksearch,comment_add")
+    assert results["engine"] == "postgresql" and results["bugs"] == 300
+    assert results["postgresql"]["fsync"] == "on"
+    assert results["postgresql"]["server_version"]
+    for name in ("bug_get", "quicksearch", "comment_add"):
+        figures = results["scenarios"][name]["2"]
+        assert figures["requests"] > 0 and figures["errors"] == 0, name
+    assert "- database engine: PostgreSQL " in table
+    # The cluster is gone: its server stopped and its folder removed.
+    folder = re.search(r"a cluster of its own \((.+?)\)", printed).group(1)
+    assert Path(folder).name.startswith("bench-pg-") and not Path(folder).exists()
+
+
+def test_engines_report_puts_runs_side_by_side(tmp_path, tiny_db):
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(tiny_db, copy)
+    runs = []
+    for workers in ("1", "2"):
+        run_bench(tmp_path, copy, "--no-ceiling", "--scenarios", "bug_get", "--workers", workers)
+        runs.append(tmp_path / f"w{workers}.json")
+        (tmp_path / "results" / "smoke.json").rename(runs[-1])
+    side = tmp_path / "side"
+    done = subprocess.run([sys.executable, "-m", "bench.engines", *map(str, runs),
+                           "--out", str(side)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    table = side.with_suffix(".md").read_text()
+    assert "| scenario | SQLite, 1 process | SQLite, 2 processes |" in table
+    bug_get = next(line for line in table.splitlines() if line.startswith("| bug_get |"))
+    assert bug_get.count("**") == 4
+    stored = json.loads(side.with_suffix(".json").read_text())
+    assert [run["label"] for run in stored["runs"]] == ["SQLite, 1 process",
+                                                        "SQLite, 2 processes"]

@@ -1,0 +1,126 @@
+"""Reports and charts in a real headless Chromium against a real server:
+axe-core finds no violation on the report menu, the table and the three
+charts, and on the charts' pages, for an anonymous visitor, a plain user,
+an insider and an administrator; a report is chosen and shown, and a
+series charted, with the keyboard alone; a restricted bug is counted only
+for those who may see it."""
+
+import io
+import json
+import re
+
+import pytest
+
+from browser_site import ADMIN, INSIDER, PLAIN, by, file_bug, sign_in, sign_out
+from browser_support import axe_violations, navigate, open_page, wait_for_page
+from bugsvc.cli import main
+
+
+pytestmark = pytest.mark.slow
+
+PAGES = ["/report.cgi", "/report.cgi?x_axis_field=bug_status&y_axis_field=priority",
+         "/report.cgi?x_axis_field=priority&y_axis_field=bug_status&format=bar",
+         "/report.cgi?x_axis_field=priority&format=line",
+         "/report.cgi?x_axis_field=bug_status&format=pie", "/report.cgi?x_axis_field=priority",
+         "/report.cgi?x_axis_field=priority&y_axis_field=bug_status&z_axis_field=resolution"]
+
+
+@pytest.fixture(scope="module")
+def bugs(site):
+    public = [file_bug(site, f"Report sample {n}", priority=priority)
+              for n, priority in enumerate(("High", "Low", "High"))]
+    secret = file_bug(site, "Report secret", groups=["secret"], priority="High")
+    for day in ("2026-03-01", "2026-03-02"):
+        assert main(["collectstats", "--date", day, "--db", str(site.db_path)], {},
+                    out=io.StringIO()) == 0
+    return public, secret
+
+
+def chart_pages(site):
+    found = site.rest("GET", "/series")["series"]
+    first, second = found[0]["id"], found[1]["id"]
+    return ["/chart.cgi", f"/chart.cgi?action=wrap&line0={first}&line1={second}",
+            "/chart.cgi?action=convert_search&bug_status=__open__"]
+
+
+def counted(driver):
+    wait_for_page(driver, "the report", shows="counted")
+    return int(re.search(r"(\d+) bugs? counted", driver.page_source).group(1))
+
+
+def test_axe_finds_no_violation_on_the_report_pages(site, driver, bugs):
+    found = {}
+    for who in (None, PLAIN, INSIDER, ADMIN):
+        if who:
+            sign_in(driver, site, who)
+        else:
+            sign_out(driver, site)
+        for path in PAGES + chart_pages(site):
+            open_page(driver, site.url + path)
+            found[f"{who or 'anonymous'} {path}"] = axe_violations(driver)
+    failures = {page: violations for page, violations in found.items() if violations}
+    assert not failures, json.dumps(failures, indent=1)
+
+
+def test_a_restricted_bug_counts_only_for_those_who_may_see_it(site, driver, bugs):
+    path = "/report.cgi?x_axis_field=priority&short_desc=Report&short_desc_type=substring"
+    totals = {}
+    for who in (None, PLAIN, INSIDER, ADMIN):
+        if who:
+            sign_in(driver, site, who)
+        else:
+            sign_out(driver, site)
+        open_page(driver, site.url + path)
+        totals[who] = counted(driver)
+    assert totals == {None: 3, PLAIN: 3, INSIDER: 3, ADMIN: 4}
+
+
+def test_a_report_is_chosen_with_the_keyboard_alone(site, driver, bugs):
+    from selenium.webdriver.common.keys import Keys
+    sign_out(driver, site)
+    open_page(driver, site.url + "/report.cgi")
+    by(driver, "#x_axis_field").send_keys("Priority")
+    by(driver, "#format-bar").send_keys(Keys.SPACE)
+    navigate(driver, lambda: by(driver, "#quicksearch-words").send_keys("Report", Keys.ENTER),
+             "the bar chart", shows="Bugs by Priority")
+    assert "<svg" in driver.page_source and counted(driver) == 3
+    # The first count is a link the keyboard reaches and follows.
+    link = by(driver, "table.report td.n a")
+    navigate(driver, lambda: link.send_keys(Keys.ENTER), "the bug list of a count", shows="found")
+    assert "Bug list" in driver.title
+
+
+def test_a_series_is_charted_with_the_keyboard_alone(site, driver, bugs):
+    from selenium.webdriver.common.keys import Keys
+    sign_out(driver, site)
+    open_page(driver, site.url + "/chart.cgi")
+    box = by(driver, "fieldset input[type=checkbox]")
+    box.send_keys(Keys.SPACE)
+    assert box.is_selected()
+    navigate(driver, lambda: by(driver, "#dateto").send_keys("2026-03-02", Keys.ENTER),
+             "the chart", shows="Bugs each day")
+    assert "<svg" in driver.page_source and "2026-03-01" in driver.page_source
+
+
+def test_axe_on_the_duplicates_and_time_summary_pages(site, driver, bugs):
+    dupe = file_bug(site, "Report duplicate")
+    site.rest("PUT", f"/bug/{dupe}", {"status": "RESOLVED", "resolution": "DUPLICATE",
+                                      "dupe_of": bugs[0][0]})
+    site.rest("PUT", f"/bug/{bugs[0][0]}",
+              {"work_time": 1.5, "comment": {"body": "worked on it"}})
+    visits = {None: ["/duplicates.cgi"], PLAIN: ["/duplicates.cgi", "/summarize_time.cgi"],
+              INSIDER: ["/duplicates.cgi?sortby=bug_id&reverse=1"],
+              ADMIN: ["/duplicates.cgi", "/summarize_time.cgi",
+                      f"/summarize_time.cgi?id={bugs[0][0]}&group_by=owner"]}
+    found = {}
+    for who, paths in visits.items():
+        if who:
+            sign_in(driver, site, who)
+        else:
+            sign_out(driver, site)
+        for path in paths:
+            open_page(driver, site.url + path)
+            found[f"{who or 'anonymous'} {path}"] = axe_violations(driver)
+    assert "1.5 hours worked" in driver.page_source
+    failures = {page: violations for page, violations in found.items() if violations}
+    assert not failures, json.dumps(failures, indent=1)

@@ -1,0 +1,223 @@
+"""The PostgreSQL store itself: that the suite has a server to run against,
+and what only PostgreSQL does (its schema translated from schema.sql, its
+placeholders, rows and values as sqlite3 gives them)."""
+
+import os
+
+import pytest
+
+from bugsvc.store.location import open_database
+
+
+def test_postgresql_is_there_to_test_against(pytestconfig):
+    """Without PostgreSQL's server programs (or psycopg) the database tests
+    run on SQLite only: a developer is told so here, CI fails."""
+    missing = pytestconfig.bugsvc_postgresql_missing
+    if missing is None:
+        return
+    message = f"the tests did not run on PostgreSQL: {missing}"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+# The schema: PostgreSQL's is schema.sql translated, and says the same ------------------
+
+def _sqlite_schema(conn):
+    tables = {}
+    for table in conn.dialect.tables(conn):
+        # A primary key's columns are never NULL (SQLite says so only for
+        # INTEGER PRIMARY KEY, but bugsvc never stores NULL in the others).
+        columns = [(row[1], bool(row[3]) or bool(row[5]), row[4] is not None)
+                   for row in conn.execute("SELECT * FROM pragma_table_info(?) ORDER BY cid",
+                                           (table,))]
+        key = [row[1] for row in sorted(conn.execute(
+            "SELECT * FROM pragma_table_info(?)", (table,)), key=lambda r: r[5]) if row[5]]
+        indexes = {(row[1], bool(row[2])) for row in conn.execute(
+            "SELECT * FROM pragma_index_list(?)", (table,)) if row[3] == "c"}
+        tables[table] = (columns, key, indexes)
+    triggers = {row[0] for row in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    return tables, triggers
+
+
+def _postgresql_schema(conn):
+    tables = {}
+    for table in conn.dialect.tables(conn):
+        # An identity column's values are the engine's, as SQLite's rowid: no default.
+        columns = [(row[0], row[1] == "NO", row[2] is not None) for row in conn.execute(
+            "SELECT column_name, is_nullable, column_default"
+            " FROM information_schema.columns WHERE table_schema = current_schema()"
+            " AND table_name = ? ORDER BY ordinal_position", (table,))]
+        key = [row[0] for row in conn.execute(
+            "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid"
+            " AND a.attnum = ANY(i.indkey) WHERE i.indrelid = CAST(? AS regclass)"
+            " AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)", (table,))]
+        indexes = {(row[0], bool(row[1])) for row in conn.execute(
+            "SELECT c.relname, i.indisunique FROM pg_index i JOIN pg_class c"
+            " ON c.oid = i.indexrelid WHERE i.indrelid = CAST(? AS regclass)"
+            " AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)",
+            (table,))}
+        tables[table] = (columns, key, indexes)
+    triggers = {row[0] for row in conn.execute(
+        "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal")}
+    return tables, triggers
+
+
+@pytest.mark.engine("postgresql")
+def test_the_postgresql_schema_has_every_table_column_key_index_and_trigger_of_schema_sql(
+        new_db, backend, tmp_path):
+    """Drift: both engines' databases, made from schema.sql, have the same
+    tables, columns (in order, NOT NULL, with a default), primary keys,
+    indexes (and which are unique) and triggers; only the engines' own
+    search indexes differ, as schema.sql marks them."""
+    sqlite = open_database(tmp_path / "drift.sqlite")
+    sqlite.initialize()
+    with sqlite.transaction() as conn:
+        expected_tables, expected_triggers = _sqlite_schema(conn)
+    sqlite.close()
+    postgresql = open_database(new_db())
+    postgresql.initialize()
+    with postgresql.transaction() as conn:
+        tables, triggers = _postgresql_schema(conn)
+    postgresql.close()
+    engine_own = {"bugs_text_fts", "bugs_text_fts_insert", "bugs_text_fts_delete",
+                  "bugs_text_fts_update", "bugs_text_trgm_idx", "bug_aliases_fts",
+                  "bug_aliases_fts_insert", "bug_aliases_fts_delete", "bug_aliases_fts_update",
+                  "bug_aliases_trgm_idx", "comments_fts", "comments_fts_insert",
+                  "comments_fts_delete", "comments_fts_update", "comments_body_trgm_idx"}
+
+    def shared(indexes):
+        return {index for index in indexes if index[0] not in engine_own}
+    assert sorted(set(tables) - engine_own) == sorted(set(expected_tables) - engine_own)
+    for table, (columns, key, indexes) in expected_tables.items():
+        if table in engine_own:
+            continue
+        assert tables[table][0] == columns, table
+        assert tables[table][1] == key, table
+        assert shared(tables[table][2]) == shared(indexes), table
+    assert triggers - engine_own == expected_triggers - engine_own
+
+
+# SQL as written for sqlite3 ---------------------------------------------------------------
+
+def test_question_marks_become_placeholders_only_outside_quotes():
+    from bugsvc.store.postgres.sql import psycopg_sql
+    assert psycopg_sql("SELECT '?', \"a?\", x FROM t WHERE y = ? AND z LIKE '%?%' -- ?\n") == \
+        "SELECT '?', \"a?\", x FROM t WHERE y = %s AND z LIKE '%%?%%' -- ?\n"
+    assert psycopg_sql("SELECT 'it''s ?' WHERE a = ?") == "SELECT 'it''s ?' WHERE a = %s"
+
+
+@pytest.mark.engine("postgresql")
+def test_rows_values_and_ids_are_what_sqlite3_gives(db, backend):
+    with db.transaction(write=True) as conn:
+        row = conn.execute("SELECT 1 AS One, 'x' AS two, 1 = 1 AS yes, SUM(n) AS total,"
+                           " AVG(n) AS mean FROM (VALUES (1), (2)) AS v(n)").fetchone()
+        assert (row[0], row["one"], row["ONE"], row["two"], row[-1]) == (1, 1, 1, "x", 1.5)
+        assert (row["yes"], row["total"]) == (1, 3) and type(row["total"]) is int
+        assert dict(row) == {"one": 1, "two": "x", "yes": 1, "total": 3, "mean": 1.5}
+        with pytest.raises(IndexError):
+            row["three"]
+        cursor = conn.execute("INSERT INTO keywords (name, description) VALUES (?, ?)",
+                              ("fast", "it is"))
+        assert conn.execute("SELECT name FROM keywords WHERE id = ?",
+                            (cursor.lastrowid,)).fetchone()["name"] == "fast"
+        assert conn.execute("SELECT ? + 1", (True,)).fetchone()[0] == 2
+        with pytest.raises(OverflowError):
+            conn.execute("SELECT id FROM bugs WHERE id = ?", (2 ** 64,))
+
+
+@pytest.mark.engine("postgresql")
+def test_backup_says_pg_dump_does_it(db_path, backend):
+    from live_server import run_cli
+    done = run_cli("--db", db_path, "backup", "/tmp/never-written.sqlite")
+    assert done.returncode == 2
+    assert "PostgreSQL database" in done.stderr and "pg_dump --format=custom" in done.stderr
+    assert "://postgres:" not in done.stderr or ":***@" in done.stderr
+
+
+# The suite's own throwaway cluster (tests/pg_cluster.py) ---------------------------------
+
+def _contents(cluster, database):
+    """Every row of every table of `database`, and its id sequences' states."""
+    import psycopg
+    with psycopg.connect(cluster.url(database), autocommit=True) as conn:
+        tables = [row[0] for row in conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")]
+        rows = {table: sorted(repr(row) for row in conn.execute(f'SELECT * FROM "{table}"'))
+                for table in tables}
+        sequences = {name: conn.execute(f"SELECT last_value, is_called FROM {name}").fetchone()
+                     for (name,) in conn.execute(
+                         "SELECT sequencename FROM pg_sequences WHERE schemaname = 'public'")}
+    return rows, sequences
+
+
+@pytest.mark.engine("postgresql")
+def test_the_work_database_is_put_back_whatever_the_last_test_changed(
+        backend, postgresql, postgresql_template):
+    """What every PostgreSQL test relies on: the next test starts from the
+    template's rows, whichever way the last one changed them (restore()
+    puts back only the tables it finds changed)."""
+    import psycopg
+    url = postgresql.work_database(postgresql_template)
+    template = _contents(postgresql, postgresql_template)
+    work = url.rsplit("/", 1)[1]
+    assert _contents(postgresql, work) == template
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("INSERT INTO keywords (name, description) VALUES ('added', 'new row')")
+        conn.execute("UPDATE classifications SET description = 'changed' WHERE id = 1")
+        conn.execute("DELETE FROM status_workflow WHERE new_status_id = (SELECT"
+                     " MIN(new_status_id) FROM status_workflow)")
+        # The same number of rows as before, one of them new.
+        conn.execute("DELETE FROM params WHERE name = 'maintainer'")
+        conn.execute("INSERT INTO params (name, value) VALUES ('maintainer', 'replaced')")
+        with conn.transaction():
+            conn.execute("UPDATE field_values SET value = 'kept' WHERE id = (SELECT MIN(id)"
+                         " FROM field_values)")
+        try:
+            with conn.transaction():
+                conn.execute("UPDATE users SET real_name = 'rolled back'")
+                raise RuntimeError("rolled back")
+        except RuntimeError:
+            pass
+        conn.execute("SELECT setval(pg_get_serial_sequence('bugs', 'id'), 4242)")
+    assert _contents(postgresql, work) != template
+    assert postgresql.work_database(postgresql_template) == url
+    assert _contents(postgresql, work) == template
+    # And again, after a restore that found nothing changed.
+    assert postgresql.work_database(postgresql_template) == url
+    assert _contents(postgresql, work) == template
+
+
+@pytest.mark.slow
+@pytest.mark.engine("postgresql")
+def test_a_killed_sessions_cluster_is_removed_by_the_next(backend, tmp_path):
+    """A test session killed outright (a cancelled CI job) leaves its
+    cluster running; the next session's first cluster stops and removes it,
+    and leaves the clusters of living sessions alone."""
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import pg_cluster
+    script = ("import sys, time, pg_cluster\n"
+              "cluster = pg_cluster.Cluster()\n"
+              "print(cluster.folder, cluster.port, flush=True)\n"
+              "time.sleep(600)\n")
+    owner = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                             cwd=Path(pg_cluster.__file__).parent)
+    try:
+        folder, port = owner.stdout.readline().split()
+        assert (Path(folder) / "data" / "postmaster.pid").exists()
+        pg_cluster.remove_abandoned(pg_cluster.server_programs())      # still owned
+        assert Path(folder).exists()
+    finally:
+        owner.send_signal(signal.SIGKILL)
+        owner.wait()
+    # (another session's sweep may be the one that removes it)
+    pg_cluster.remove_abandoned(pg_cluster.server_programs())
+    assert not Path(folder).exists()
+    import socket
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", int(port)), timeout=2).close()
