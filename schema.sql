@@ -837,6 +837,48 @@ CREATE TABLE pending_sign_ins (
     created_at      TEXT NOT NULL
 );
 -- END second factor
+-- BEGIN whines
+-- Scheduled searches mailed ("whining", editwhines.cgi), as Bugzilla's
+-- whine tables. An event (its owner's subject, body text and whether it is
+-- mailed when its searches find nothing) has schedules and queries. A
+-- schedule runs on run_day ('All', 'MF', 'Mon' ... 'Sun', '1' ... '31',
+-- 'last') at run_time (an hour '0' ... '23', or an interval '15min',
+-- '30min', '60min') for its recipient: the account (mailto_type 0) or the
+-- members of the group (mailto_type 1) mailto_id names. run_next is when it
+-- runs next (UTC, YYYY-MM-DD HH:MM:SS.ffffff): claiming a run moves it on
+-- in the same transaction that queues the mail, so a run is mailed once.
+-- A query is one of the owner's saved searches by name, listed in sortkey
+-- order, each bug in a mail of its own when onemailperbug is set.
+CREATE TABLE whine_events (
+    id            INTEGER PRIMARY KEY,
+    owner_id      INTEGER NOT NULL REFERENCES users (id),
+    subject       TEXT NOT NULL DEFAULT '',
+    body          TEXT NOT NULL DEFAULT '',
+    mailifnobugs  INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX whine_events_owner_idx ON whine_events (owner_id);
+CREATE TABLE whine_schedules (
+    id           INTEGER PRIMARY KEY,
+    event_id     INTEGER NOT NULL REFERENCES whine_events (id),
+    run_day      TEXT NOT NULL,
+    run_time     TEXT NOT NULL,
+    run_next     TEXT NOT NULL,
+    mailto_type  INTEGER NOT NULL DEFAULT 0,
+    mailto_id    INTEGER NOT NULL
+);
+CREATE INDEX whine_schedules_event_idx ON whine_schedules (event_id);
+CREATE INDEX whine_schedules_next_idx ON whine_schedules (run_next);
+CREATE TABLE whine_queries (
+    id             INTEGER PRIMARY KEY,
+    event_id       INTEGER NOT NULL REFERENCES whine_events (id),
+    query_name     TEXT NOT NULL,
+    title          TEXT NOT NULL DEFAULT '',
+    sortkey        INTEGER NOT NULL DEFAULT 0,
+    onemailperbug  INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX whine_queries_event_idx ON whine_queries (event_id);
+-- END whines
+
 
 -- BEGIN comment revisions
 -- The earlier texts of edited comments (bugzilla.mozilla.org's comment

@@ -109,6 +109,12 @@ _SELECT_VALUES = {"anyOf": [arr(ID_OR_NAME), obj({"add": arr({}), "remove": strs
                                  "each a name or {name, sort_key, visibility_value}"}
 _LIST_CHANGE = obj({"added": strs(None), "removed": strs(None)})
 _ID_LIST_ANSWER = obj({"ids": ints(None)}, required=["ids"])
+_WHINE_EVENT = obj({
+    "id": INT, "subject": STR, "body": STR, "mailifnobugs": BOOL,
+    "schedules": arr(obj({"id": INT, "day": STR, "time": STR, "mailto_type": INT,
+                          "mailto": STR, "run_next": STR})),
+    "queries": arr(obj({"id": INT, "name": STR, "title": STR, "sortkey": INT,
+                        "onemailperbug": BOOL}))})
 _SAVED_SEARCH = obj({"id": INT, "name": STR, "query": STR})
 _COMMENT_MAP = obj({
     "bugs": obj(values=obj({"comments": arr(ref("Comment"))}),
@@ -737,6 +743,28 @@ DOCS = {
     "Series.delete": Doc(
         "Delete a series and its counts.", params={"id": INT}, required=("id",),
         answer=_ID_LIST_ANSWER, errors=(410, 50, 51, 32000)),
+    "Whine.get": Doc(
+        "One's scheduled searches (editwhines.cgi): events with their schedules and "
+        "searches, and the days and times a schedule may name. Members of bz_canusewhines.",
+        answer=obj({"events": arr(_WHINE_EVENT), "days": arr(STR), "times": arr(STR)}),
+        errors=(410, 304)),
+    "Whine.create_event": Doc(
+        "Add an empty scheduled-search event.", answer=created(), errors=(410, 304, 32000)),
+    "Whine.update_event": Doc(
+        "Set an event's subject, body, mailifnobugs and its whole lists of schedules "
+        "(day, time, mailto_type 0 account / 1 group, mailto) and searches (a saved search "
+        "by name, title, sortkey, onemailperbug); those left out are removed. Mailing "
+        "anyone but oneself needs bz_canusewhineatothers.",
+        params={"id": INT, "subject": STR, "body": STR, "mailifnobugs": BOOL,
+                "schedules": arr(obj({"id": INT, "day": STR, "time": STR,
+                                      "mailto_type": INT, "mailto": STR})),
+                "queries": arr(obj({"id": INT, "name": STR, "title": STR, "sortkey": INT,
+                                    "onemailperbug": BOOL}))},
+        required=("id",), answer=created("The event's id."),
+        errors=(410, 304, 50, 51, 52, 53, 32000)),
+    "Whine.delete_event": Doc(
+        "Delete an event with its schedules and searches.", params={"id": INT},
+        required=("id",), answer=_ID_LIST_ANSWER, errors=(410, 304, 50, 51)),
     "Bug.create": Doc(
         "File a bug; the caller is its reporter.",
         params={**_BUG_FIELDS, "description": STR, "comment_is_private": BOOL,
@@ -804,7 +832,7 @@ DOCS = {
             "statuses": arr(obj({"name": STR, "is_open": BOOL, "comment_required": BOOL})),
             "fields": strs("fields the caller may change"),
             "resolutions": strs("resolutions the caller may choose"),
-            "groups": arr(obj({"name": STR, "description": STR, "is_on": BOOL,
+            "groups": arr(obj({"id": INT, "name": STR, "description": STR, "is_on": BOOL,
                                "can_change": BOOL}))}))}),
         errors=(50, 100, 101, 102, 106)),
     "Bug.flag_requests": Doc(
@@ -818,11 +846,13 @@ DOCS = {
     "Bug.request_queue": Doc(
         "The request queue: flags by requester, requestee, product, component, type, status.",
         params={"requester": described(STR, "login the flags were set by"),
-                "requestee": described(STR, "login the flags were asked of"),
+                "requestee": described(STR, "login the flags were asked of; -: asked of "
+                                            "nobody in particular"),
                 "do_union": described(BOOL, "flags of the requester or the requestee"),
                 "product": STR, "component": STR,
                 "type": described(STR, "a flag type's name; all or empty: any"),
-                "status": described(STR, "?, +, - or all (default ?)"),
+                "status": described(STR, "?, +, -, +- (granted or denied) or all "
+                                         "(default ?)"),
                 "limit": described(INT, "at most this many (default and most 1000)")},
         answer=obj({"requests": arr(obj({
             "id": INT, "name": STR, "type_id": INT, "status": STR, "bug_id": INT,
@@ -831,6 +861,9 @@ DOCS = {
             "attachment_summary": {"type": ["string", "null"]}, "requester": STR,
             "requestee": STR, "creation_date": DATETIME, "modification_date": DATETIME}))}),
         errors=(410, 52, 32000)),
+    "Bug.request_types": Doc(
+        "The flag types the request queue may be filtered by: those some flag has.",
+        answer=obj({"types": strs("flag type names")}), errors=(410,)),
     "Bug.possible_duplicates": Doc(
         "Bugs whose summaries resemble a summary.",
         params={"summary": STR, "products": strs("product names"),

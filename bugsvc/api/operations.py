@@ -37,6 +37,7 @@ from ..services import (
     user,
     version,
     webhook,
+    whine,
     workflow,
 )
 from .operation import EXEMPT, OPTIONAL, REQUIRED, SELF, Operation, Operations
@@ -183,6 +184,7 @@ OPERATIONS = Operations([
     _read("Bug.edit_options", bug.edit_options),
     _read("Bug.flag_requests", bug.flag_requests, login=REQUIRED),
     _read("Bug.request_queue", bug.request_queue, login=REQUIRED),
+    _read("Bug.request_types", bug.request_types, login=REQUIRED),
     _read("Bug.possible_duplicates", bug.possible_duplicates, shapes=BUG_SHAPES),
     _write("Bug.update_see_also", bug.update_see_also),
     _write("Bug.update_tags", bug.update_tags),
@@ -198,6 +200,12 @@ OPERATIONS = Operations([
     _read("Series.data", chart.data),
     _write("Series.create", chart.create),
     _write("Series.delete", chart.delete),
+    # Scheduled searches mailed (whining: a bugsvc addition; the reference
+    # keeps them in editwhines.cgi only), for members of bz_canusewhines
+    _read("Whine.get", whine.get, login=REQUIRED),
+    _write("Whine.create_event", whine.create_event),
+    _write("Whine.update_event", whine.update_event),
+    _write("Whine.delete_event", whine.delete_event),
     # Comments and comment tags
     _read("Bug.comments", comment.comments, shapes=COMMENT_SHAPES),
     _write("Bug.add_comment", comment.add),

@@ -75,7 +75,7 @@ def edit_options(ctx, bug_id, product=None):
 
 
 def _groups(ctx, bug):
-    """[{"name", "description", "is_on", "can_change"}]: the groups the bug
+    """[{"id", "name", "description", "is_on", "can_change"}]: the groups the bug
     is in or the caller could restrict it to, and whether the caller may
     add or remove each (the update's rules, with the product unchanged)."""
     control = bug_groups.controls(ctx.conn, bug.product_id)
@@ -98,8 +98,9 @@ def _groups(ctx, bug):
         else:
             can_change = (bug_groups.settable(ctx, bug.product_id, group_id)
                           and group_id not in mandatory)
-        result.append({"name": row["name"], "description": row["description"],
-                       "is_on": is_on, "can_change": can_change})
+        result.append({"id": group_id, "name": row["name"],
+                       "description": row["description"], "is_on": is_on,
+                       "can_change": can_change})
     return result
 
 
@@ -134,6 +135,7 @@ def _moved_groups(ctx, bug, product_id):
                 settings.get("othercontrol") != bug_groups.MANDATORY)
         else:
             can_change = group_id in available
-        result.append({"name": row["name"], "description": row["description"],
-                       "is_on": is_on, "can_change": can_change})
+        result.append({"id": group_id, "name": row["name"],
+                       "description": row["description"], "is_on": is_on,
+                       "can_change": can_change})
     return result

@@ -37,7 +37,10 @@ def requests_of_caller(ctx, limit=REQUEST_LIMIT):
 
 
 QUEUE_LIMIT = 1000
-QUEUE_STATUSES = ("?", "+", "-")
+# "+-": granted or denied (the reference's "fulfilled").
+QUEUE_STATUSES = ("?", "+", "-", "+-")
+# A requestee given as NOBODY finds the flags asked of nobody in particular.
+NOBODY = "-"
 
 
 def request_queue(ctx, requester=None, requestee=None, either=False, product=None,
@@ -49,8 +52,10 @@ def request_queue(ctx, requester=None, requestee=None, either=False, product=Non
     "attachment_summary", "requester", "requestee", "creation_date",
     "modification_date"}], by product, component, bug and flag, at most
     `limit`. requester / requestee: logins (exact, any case) the flags
-    were set by / asked of; either: a flag of one or the other. product,
-    component, type_name: names. status: "?", "+", "-" or None for any."""
+    were set by / asked of (requestee NOBODY: asked of nobody in
+    particular); either: a flag of one or the other. product, component,
+    type_name: names. status: "?", "+", "-", "+-" (granted or denied) or
+    None for any."""
     visible, args = visibility.bug_visibility_sql(ctx, "b")
     where, where_args = [visible], list(args)
     if not visibility.is_insider(ctx):
@@ -59,12 +64,17 @@ def request_queue(ctx, requester=None, requestee=None, either=False, product=Non
     people = []
     if requester:
         people.append(("lower(us.login) = lower(?)", requester))
-    if requestee:
+    if requestee == NOBODY:
+        people.append(("f.requestee_id IS NULL", None))
+    elif requestee:
         people.append(("lower(ur.login) = lower(?)", requestee))
     if people:
         joiner = " OR " if either else " AND "
         where.append("(" + joiner.join(sql for sql, _ in people) + ")")
-        where_args += [value for _, value in people]
+        where_args += [value for _, value in people if value is not None]
+    if status == "+-":
+        where.append("f.status IN ('+', '-')")
+        status = None
     for sql, value in (("p.name = ?", product), ("c.name = ?", component),
                        ("t.name = ?", type_name), ("f.status = ?", status)):
         if value:
@@ -90,3 +100,11 @@ def request_queue(ctx, requester=None, requestee=None, either=False, product=Non
              "requester": row["requester"], "requestee": row["requestee"] or "",
              "creation_date": dates.from_db(row["created_at"]),
              "modification_date": dates.from_db(row["modified_at"])} for row in rows]
+
+
+def queued_type_names(ctx):
+    """The names of the flag types some flag has (the reference's request
+    queue offers those, an inactive type with flags included), by name."""
+    return [row[0] for row in ctx.conn.execute(
+        "SELECT DISTINCT t.name FROM flag_types t WHERE EXISTS (SELECT 1 FROM flags f"
+        " WHERE f.type_id = t.id) ORDER BY t.name")]

@@ -21,6 +21,7 @@ from .commands import (
     make_backup,
     manage_parameters,
     reset_failed_logins,
+    run_whines,
 )
 from .importing import import_bugzilla
 from .mail_in import mail_in
@@ -58,6 +59,8 @@ def main(argv, environ, out=None, err=None):
             return deliver(config, args.once, out, err)
         if args.command == "collectstats":
             return collect_stats(config, args.date, out, err)
+        if args.command == "whine":
+            return run_whines(config, out, err)
         if args.command == "mail-in" and args.listen:
             return listen(config, args.listen, args.lmtp, out, err)
         if args.command == "mail-in":

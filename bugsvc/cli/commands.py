@@ -199,6 +199,25 @@ def collect_stats(config, day=None, out=sys.stdout, err=sys.stderr):
     return 0
 
 
+def run_whines(config, out=sys.stdout, err=sys.stderr):
+    """Queue the mail of every scheduled search (editwhines.cgi) whose time
+    has come, as Bugzilla's whine.pl (bugsvc/bugs/whine.py); the delivery
+    worker (of a server, or `bugsvc deliver`) sends it. Safe beside servers
+    and other runs: each schedule's run is mailed once. Returns the exit
+    status (0). Errors: StartError when there is no database at
+    config.database."""
+    from ..bugs import whine
+    startup.check_database(config.database, must_exist=True)
+    db = prepare_database(config, err)
+    try:
+        queued = whine.run_due(unit_of_work(db, config))
+    finally:
+        db.close()
+    print(f"Ran the scheduled searches that were due: {queued} mails queued.", file=out,
+          flush=True)
+    return 0
+
+
 def deliver(config, once=False, out=sys.stdout, err=sys.stderr):
     """Deliver the outbox of the database (bugsvc/notify/worker.py): until
     SIGTERM or SIGINT, or, with `once`, what is due now. Several may run

@@ -200,6 +200,11 @@ def build_parser():
     collect.add_argument("--date", default=None, metavar="YYYY-MM-DD",
                          help="the day to count for (default: today, UTC)")
     _add_database_option(collect, inherited=True)
+    whine = commands.add_parser(
+        "whine", help="queue the mail of the scheduled searches (editwhines.cgi) whose time "
+        "has come, as Bugzilla's whine.pl; the delivery worker of every server also does it "
+        "every 30 seconds, and each run of a schedule is mailed once however often it runs")
+    _add_database_option(whine, inherited=True)
     mail = commands.add_parser("mail-in", help="take one reply to a bug mail (an RFC 5322 "
                                "message on standard input, for an MTA's pipe) as a comment "
                                "by the account it was mailed to (see README, Replying to "

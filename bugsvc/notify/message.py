@@ -64,6 +64,13 @@ def thread_headers(ctx, bug_id, user_id, starts_thread, unique):
             ("In-Reply-To", root), ("References", root)]
 
 
+def unique_id(ctx, local):
+    """A Message-ID of this installation for the mail whose id part is
+    `local` (the same for every attempt at one message)."""
+    port, site = _site(ctx)
+    return f"<{local}{port}{site}>"
+
+
 _UTF8_QP = email.charset.Charset("utf-8")
 _UTF8_QP.header_encoding = email.charset.QP
 _UTF8_QP.body_encoding = email.charset.QP

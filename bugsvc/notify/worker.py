@@ -29,7 +29,7 @@ from datetime import datetime, timedelta, timezone
 
 import orjson
 
-from ..bugs import series
+from ..bugs import series, whine
 from ..catalogue import settings
 from ..store import outbox
 from . import (
@@ -42,6 +42,7 @@ from . import (
     signature,
     webhook_http,
     webhook_payload,
+    whinemail,
 )
 from .message import Drop, envelope_sender
 
@@ -58,6 +59,8 @@ JITTER = 0.25                 # each delay is drawn from delay * (1 +/- JITTER)
 LEASE = timedelta(seconds=120)
 KEEP = timedelta(days=7)
 PURGE_EVERY = timedelta(hours=1)
+# How often each process looks for scheduled searches whose time has come.
+WHINE_EVERY = timedelta(seconds=30)
 EXPAND_BATCH = 200
 MAIL_BATCH = 50
 POLL_SECONDS = 1.0
@@ -87,6 +90,9 @@ class Deliverer:
         self._purged_at = None
         self._series_day = None
         self._series_lock = threading.Lock()
+        self._whined_at = None
+        self._whine_lock = threading.Lock()
+        self.whine_every = WHINE_EVERY
         self._random = random.Random()
         # Told each outcome of a message (channel, and sent, dropped, retry
         # or parked), for metrics; None: nobody listens.
@@ -114,7 +120,26 @@ class Deliverer:
         done += self.call_webhooks()
         self._purge()
         self.collect_series()
+        done += self.run_whines()
         return done
+
+    def run_whines(self):
+        """Queue the mail of the scheduled searches whose time has come,
+        every whine_every, in one thread of the process at a time (several
+        processes may: each run is claimed once, bugsvc/bugs/whine.py).
+        Returns how many messages were queued."""
+        now = self.clock()
+        if (self._whined_at is not None and now - self._whined_at < self.whine_every) or \
+                not self._whine_lock.acquire(blocking=False):
+            return 0
+        try:
+            self._whined_at = now
+            return whine.run_due(self.units, now)
+        except Exception:                      # noqa: BLE001 - mail goes on
+            log.exception("running the scheduled searches failed")
+            return 0
+        finally:
+            self._whine_lock.release()
 
     def collect_series(self):
         """Count the chart series once a day (UTC), in one thread of the
@@ -269,6 +294,11 @@ class Deliverer:
         now = self.clock()
         if kind in account_mail.RENDERERS:
             return self._write(lambda ctx: account_mail.RENDERERS[kind](ctx, row), now)
+        if kind == "whine":
+            with self.units.context(user_id=row["user_id"], now=now) as ctx:
+                if ctx.caller is None:
+                    raise Drop("the account no longer exists")
+                return whinemail.render(ctx, row)
         with self.db.transaction() as conn:
             event = outbox.event(conn, row["event_id"])
             exists = row["user_id"] is None or conn.execute(

@@ -11,6 +11,7 @@ from ..bugs.requests import (
     QUEUE_LIMIT,
     QUEUE_STATUSES,
     REQUEST_LIMIT,
+    queued_type_names,
     request_queue as queue_of_requests,
     requests_of_caller,
 )
@@ -197,7 +198,7 @@ def edit_options(ctx, params):
     CC list), "statuses": [{"name", "is_open", "comment_required"}] (the
     current one first when it is not a transition of its own), "fields":
     [API names of the fields the caller may change], "resolutions":
-    [names], "groups": [{"name", "description", "is_on", "can_change"}]
+    [names], "groups": [{"id", "name", "description", "is_on", "can_change"}]
     (the groups the bug is in or the caller may restrict it to)}]}.
     Logged-out callers, and callers who may not edit the bug's product,
     may change nothing: only the current status is listed.
@@ -213,15 +214,26 @@ def edit_options(ctx, params):
     return {"bugs": [bug_edit_options(ctx, bug_id, product) for bug_id in bug_ids]}
 
 
+def request_types(ctx, params):
+    """The flag types the request queue may be filtered by: those some
+    flag has (a bugsvc addition: the menu of request.cgi).
+
+    params: none. Returns {"types": [names]}. Errors: 410 logged out.
+    """
+    require_login(ctx)
+    return {"types": queued_type_names(ctx)}
+
+
 def request_queue(ctx, params):
     """The request queue: flags by whom they were asked of or set by, by
     product, component, flag type and status (a bugsvc addition: the
     reference's request.cgi?action=queue).
 
-    params: requester, requestee (logins); do_union (boolean: flags of the
-    requester or the requestee, rather than both); product, component;
-    type (a flag type's name; "all" or empty: any); status ("?" by
-    default, "+", "-", or "all"); limit (default and at most 1000).
+    params: requester, requestee (logins; requestee "-": flags asked of
+    nobody in particular); do_union (boolean: flags of the requester or
+    the requestee, rather than both); product, component; type (a flag
+    type's name; "all" or empty: any); status ("?" by default, "+", "-",
+    "+-" (granted or denied), or "all"); limit (default and at most 1000).
     Returns {"requests": [{"id", "name", "type_id", "status", "bug_id",
     "bug_summary", "product", "component", "attachment_id",
     "attachment_summary", "requester", "requestee", "creation_date",
@@ -234,7 +246,8 @@ def request_queue(ctx, params):
     p = Params(params)
     status = p.str("status", "") or "?"
     if status not in QUEUE_STATUSES + ("all",):
-        raise ServiceError(USER_ERROR, f"Unknown flag status '{status}': use ?, +, - or all.")
+        raise ServiceError(USER_ERROR, f"Unknown flag status '{status}': use ?, +, -, +- or "
+                                       "all.")
     type_name = p.str("type", "")
     limit = p.int("limit", QUEUE_LIMIT) or QUEUE_LIMIT
     return {"requests": queue_of_requests(

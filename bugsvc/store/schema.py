@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 
 
 class SchemaError(Exception):
@@ -118,7 +118,7 @@ def _new_tables(section: str, table: str) -> Callable[[Connection], None]:
 
 
 def _markdown_comments(conn: Connection) -> None:
-    """Version 15: comments may be Markdown and may be edited (the earlier
+    """Version 16: comments may be Markdown and may be edited (the earlier
     texts kept), and each account's comment form remembers its last choice
     of Markdown. Stored comments stay plain text. A step run twice leaves
     the schema as it is."""
@@ -159,7 +159,9 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 14: second factors (TOTP), their recovery codes and the sign-ins that
     # wait for one (bugsvc/accounts/second_factor.py).
     14: _new_tables("second factor", "second_factors"),
-    15: _markdown_comments,
+    # 15: scheduled searches mailed (editwhines.cgi, bugsvc/bugs/whine.py).
+    15: _new_tables("whines", "whine_events"),
+    16: _markdown_comments,
 }
 
 

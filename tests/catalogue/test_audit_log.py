@@ -34,12 +34,12 @@ NOT_ADMIN_CHANGES = {
 # Audited changes made through mailed tokens or by anyone for themselves;
 # their tests are beside their features (test_self_registration.py,
 # test_email_change.py, test_pages_mail.py, test_user.py,
-# test_chart.py, test_sanity_check.py: a repair is audited when it fixes
-# something).
+# test_chart.py, test_whine.py, test_sanity_check.py: a repair is audited when it
+# fixes something).
 AUDITED_ELSEWHERE = {
     "User.create_account", "User.reset_password", "User.change_email", "User.update_self",
     "SavedSearch.create", "SavedSearch.delete", "Series.create", "Series.delete",
-    "SanityCheck.repair",
+    "SanityCheck.repair", "Whine.create_event", "Whine.update_event", "Whine.delete_event",
 }
 
 

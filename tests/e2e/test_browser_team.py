@@ -69,3 +69,44 @@ def test_the_team_pages_pass_axe_and_change_bugs_with_the_keyboard(site, driver)
     found["plain my requests"] = axe_violations(driver)
     failures = {page: violations for page, violations in found.items() if violations}
     assert not failures, json.dumps(failures, indent=1)
+
+
+def test_scheduled_searches_pass_axe_and_are_set_with_the_keyboard(site, driver):
+    from selenium.webdriver.common.keys import Keys
+    site.rest("POST", "/saved_search", {"name": "Whine sample",
+                                        "query": "bug_status=__open__"})
+    found = {}
+    sign_in(driver, site, PLAIN)
+    open_page(driver, site.url + "/editwhines.cgi", shows="bz_canusewhines")
+    found["plain refused"] = axe_violations(driver)
+    sign_in(driver, site, ADMIN)
+    open_page(driver, site.url + "/editwhines.cgi", shows="Scheduled searches")
+    found["admin empty"] = axe_violations(driver)
+    navigate(driver, lambda: by(driver, 'button[name="add_event"]').send_keys(Keys.ENTER),
+             "the new event", shows="Event 1")
+    by(driver, 'input[id$="_subject"]').send_keys("Keyboard whine")
+    navigate(driver, lambda: by(driver, 'button[name="add_schedule"]').send_keys(Keys.ENTER),
+             "the new schedule", shows="Remove this schedule")
+    choose(driver, 'select[id^="day_"]', "Monday to Friday")
+    choose(driver, 'select[id^="time_"]', "at 07:00")
+    navigate(driver, lambda: by(driver, 'button[name="add_query"]').send_keys(Keys.ENTER),
+             "the new search", shows="Remove this search")
+    by(driver, 'input[id^="query_title_"]').send_keys("Everything open")
+    navigate(driver, lambda: by(driver, '.whine-event form button[name="update"]').send_keys(
+        Keys.ENTER), "the saved event", shows="Saved.")
+    found["admin event"] = axe_violations(driver)
+    [event] = site.rest("GET", "/whine")["events"]
+    assert event["subject"] == "Keyboard whine"
+    assert [(s["day"], s["time"]) for s in event["schedules"]] == [("MF", "7")]
+    assert [(q["name"], q["title"]) for q in event["queries"]] == [
+        ("Whine sample", "Everything open")]
+    # A refusal is shown on the form, with its reason.
+    box = by(driver, 'input[id^="mailto_"]')
+    box.clear()
+    box.send_keys("nobody-here@example.com")
+    navigate(driver, lambda: by(driver, '.whine-event form button[name="update"]').send_keys(
+        Keys.ENTER), "the refusal", shows="Not saved: There is no account")
+    found["admin refused"] = axe_violations(driver)
+    site.rest("DELETE", f"/whine/{event['id']}")
+    failures = {page: violations for page, violations in found.items() if violations}
+    assert not failures, json.dumps(failures, indent=1)

@@ -336,8 +336,8 @@ def test_groups_the_caller_may_restrict_a_bug_to_are_offered(people):
     control(people, staff, SHOWN, NA)
     bug_id = file_bug(people)
     insider = options(people, bug_id, "insider@example.com")["groups"]
-    assert insider == [{"name": "staff", "description": "staff group", "is_on": False,
-                        "can_change": True}]
+    assert insider == [{"id": staff, "name": "staff", "description": "staff group",
+                        "is_on": False, "can_change": True}]
     assert options(people, bug_id, "plain@example.com")["groups"] == []
     update_bug(people, bug_id, as_user="insider@example.com", groups={"add": ["staff"]})
     assert options(people, bug_id, "insider@example.com")["groups"][0]["is_on"]
@@ -424,9 +424,10 @@ def test_edit_options_lists_the_groups_a_bug_would_have_in_another_product(peopl
     params = {"ids": [bug_id], "product": "Gadgets"}
     plain = people.call(bug_service.edit_options, params, as_user="plain@example.com")
     assert plain["bugs"][0]["groups"] == [
-        {"name": "embargo", "description": "embargo group", "is_on": False, "can_change": True},
-        {"name": "hardware-team", "description": "hardware-team group", "is_on": True,
-         "can_change": False}]
+        {"id": optional, "name": "embargo", "description": "embargo group", "is_on": False,
+         "can_change": True},
+        {"id": fixed, "name": "hardware-team", "description": "hardware-team group",
+         "is_on": True, "can_change": False}]
     # Someone outside "embargo" may not add it there.
     people.add_user("other@example.com", password="other-password-1")
     other = people.call(bug_service.edit_options, params, as_user="other@example.com")

@@ -159,6 +159,42 @@ def test_clone_this_bug_fills_the_form_from_the_bug(app, world, services):
     assert get_bug(services, world.bug)["blocks"] == [clone]
 
 
+def test_a_clone_keeps_the_groups_and_asks_the_requests_again(app, world, services):
+    review = add_flag_type(services, "review")
+    qa = add_flag_type(services, "qa")
+    update_bug(services, world.secret, flags=[{"type_id": review, "status": "?",
+                                               "requestee": ADMIN},
+                                              {"type_id": qa, "status": "+"}])
+    browser = signed_in(app, ADMIN)
+    page = browser.get(f"/enter_bug.cgi?cloned_bug_id={world.secret}")
+    fields = form_fields(page.text, "enter-bug")
+    values = dict(fields)
+    # Its group ticked, its request (not the granted qa+) offered again of the same person.
+    assert ("groups", "secret") in fields and values["groups_shown"] == "1"
+    assert values[f"flag_type-{review}"] == "?" and values[f"requestee_type-{review}"] == ADMIN
+    assert f"flag_type-{qa}" not in values
+    filed = submit(browser, "/post_bug.cgi", fields)
+    clone = int(re.search(r"Bug (\d+)</span>", filed.text).group(1))
+    bug = get_bug(services, clone)
+    assert bug["groups"] == ["secret"]
+    assert [(f["name"], f["status"], f.get("requestee")) for f in bug["flags"]] == [
+        ("review", "?", ADMIN)]
+    # Unticking the group and declining the request files it open and without flags.
+    filed = submit(browser, "/post_bug.cgi", fields, groups=None,
+                   **{f"flag_type-{review}": "X"})
+    clone = int(re.search(r"Bug (\d+)</span>", filed.text).group(1))
+    assert (get_bug(services, clone)["groups"], get_bug(services, clone)["flags"]) == ([], [])
+    # Someone who may not set the group is not offered it, and a forged one is refused.
+    plain = signed_in(app, PLAIN)
+    page = plain.get(f"/enter_bug.cgi?cloned_bug_id={world.bug}")
+    assert 'name="groups"' not in page.text
+    fields = form_fields(page.text, "enter-bug")
+    refused = submit(plain, "/post_bug.cgi", fields, groups="secret", groups_shown="1")
+    assert refused.status_code == 401 and "secret" in text_of(refused.text)
+    assert services.query("SELECT COUNT(*) FROM bugs WHERE summary = ?",
+                          ("Public crash on start",)) == [(1,)]
+
+
 def test_a_clone_carries_a_private_description_to_insiders_only(app, world, services):
     private_first = file_bug(services, summary="Private start", description="Customer ACME",
                              comment_is_private=True)

@@ -127,3 +127,35 @@ def test_the_post_needs_a_sign_in_a_token_a_bug_and_a_change(app, world, service
     refused = browser.post("/process_bug.cgi", dict(too_many, priority="High"))
     assert refused.status_code == 400 and "At most 500 bugs" in text_of(refused.text)
     assert get_bug(services, world.bug)["priority"] == "---"
+
+
+def test_groups_are_added_and_removed_with_bugzillas_bit_controls(app, world, services):
+    other = file_bug(services, summary="Another public bug")
+    secret = world.secret_group
+    admin = signed_in(app, ADMIN)
+    tweak = admin.get("/buglist.cgi?product=TestProduct&order=bug_id&tweak=1")
+    assert f'name="bit-{secret}"' in tweak.text
+    # A plain user may set no group: none is offered, and a forged control changes nothing.
+    plain = signed_in(app, PLAIN)
+    tweak = plain.get("/buglist.cgi?product=TestProduct&order=bug_id&tweak=1")
+    assert 'name="bit-' not in tweak.text
+    refused = plain.post("/process_bug.cgi", {f"id_{world.bug}": "1", f"bit-{secret}": "1",
+                                              "comment": "sneaking in"})
+    assert refused.status_code == 400
+    assert "may not change the group" in text_of(refused.text)
+    assert get_bug(services, world.bug)["groups"] == []
+    # The administrator adds both bugs to the group, then takes one out again.
+    admin.get("/buglist.cgi?product=TestProduct&order=bug_id&tweak=1")
+    result = admin.post("/process_bug.cgi", {f"id_{world.bug}": "1", f"id_{other}": "1",
+                                             f"bit-{secret}": "1"})
+    assert result.status_code == 200 and "2 bugs changed, 0 refused." in text_of(result.text)
+    assert [get_bug(services, n)["groups"] for n in (world.bug, other)] == [["secret"]] * 2
+    admin.get("/buglist.cgi?product=TestProduct&order=bug_id&tweak=1")
+    admin.post("/process_bug.cgi", {f"id_{other}": "1", f"bit-{secret}": "0"})
+    assert [get_bug(services, n)["groups"] for n in (world.bug, other)] == [["secret"], []]
+    # -1 leaves the groups as they are.
+    admin.get("/buglist.cgi?product=TestProduct&order=bug_id&tweak=1")
+    admin.post("/process_bug.cgi", {f"id_{world.bug}": "1", f"id_{other}": "1",
+                                    f"bit-{secret}": "-1", "priority": "High"})
+    assert [get_bug(services, n)["groups"] for n in (world.bug, other)] == [["secret"], []]
+    assert [get_bug(services, n)["priority"] for n in (world.bug, other)] == ["High"] * 2

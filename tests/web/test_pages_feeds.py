@@ -56,6 +56,9 @@ def test_a_bugs_xml_shows_what_its_caller_may_see(app, world, who):
     files = texts(public, "attachment/filename")
     insider = who in (INSIDER, ADMIN)
     assert comments[:2] == ["It crashes when it starts.", "A public note"]
+    authors = public.findall("long_desc/who")
+    assert (authors[0].text, authors[0].get("name")) == (ADMIN, "Administrator")
+    assert public.find("attachment/attacher").get("name") == "Administrator"
     assert ("The customer is ACME" in comments) == insider
     assert ("Created attachment 2\nFile contract.txt" in comments) == insider
     assert files == ["trace.txt"] + (["contract.txt"] if insider else [])
@@ -64,6 +67,8 @@ def test_a_bugs_xml_shows_what_its_caller_may_see(app, world, who):
         assert secret.get("error") is None
         assert secret.findtext("short_desc") == "Secret hole in the login"
         assert texts(secret, "group") == ["secret"]
+        # As Bugzilla's: the group's id, and the real names of who wrote and attached.
+        assert secret.find("group").get("id") == str(world.secret_group)
     else:
         assert secret.get("error") == "NotPermitted"
         assert [child.tag for child in secret] == ["bug_id"]

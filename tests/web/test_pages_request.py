@@ -109,3 +109,29 @@ def test_the_queue_over_rest(client, queue, services):
                                  params={"requestee": PLAIN, "Bugzilla_api_key": key})
     assert [r["bug_id"] for r in answer.json["requests"]] == [queue["world"].bug]
     assert client.simulate_get("/rest/request_queue").json["code"] == 410
+
+
+def test_the_flag_type_menu_and_requests_asked_of_nobody(app, queue, services):
+    world, other = queue["world"], queue["other"]
+    add_flag_type(services, "unused")                  # no flag has it: not offered
+    nobody = file_bug(services, summary="Anyone may review")
+    review = services.query("SELECT id FROM flag_types WHERE name = 'review'")[0][0]
+    for bug_id in (nobody, world.secret):
+        update_bug(services, bug_id, flags=[{"type_id": review, "status": "?"}])
+    browser = as_(app, PLAIN)
+    form = browser.get("/request.cgi")
+    menu = re.search(r'<select id="type" name="type">(.*?)</select>', form.text).group(1)
+    assert re.findall(r"<option[^>]*>([^<]+)</option>", menu) == [
+        "(all)", "approval", "qa", "review"]
+    # requestee=- : the flags asked of nobody in particular (Bugzilla's request.cgi).
+    asked_of_nobody = browser.get("/request.cgi?action=queue&requestee=-")
+    assert bugs_listed(asked_of_nobody) == [nobody]
+    with_granted = browser.get("/request.cgi?action=queue&requestee=-&status=all")
+    assert bugs_listed(with_granted) == sorted([nobody, other])
+    fulfilled = browser.get("/request.cgi?action=queue&status=%2B-&type=qa")
+    assert bugs_listed(fulfilled) == [other]
+    chosen = browser.get("/request.cgi?action=queue&type=review")
+    assert "<option selected>review</option>" in chosen.text
+    # The restricted bug's request stays out for someone who may not see it.
+    assert bugs_listed(as_(app, ADMIN).get("/request.cgi?action=queue&requestee=-")) == sorted(
+        [nobody, world.secret])

@@ -30,6 +30,7 @@ from . import (
     report,
     request,
     team,
+    whine,
 )
 from .site import Site
 
@@ -95,6 +96,7 @@ def register(app, runner, config):
         "/showdependencytree.cgi": dependency.DependencyTree(site),
         "/showdependencygraph.cgi": dependency.DependencyGraph(site),
         "/request.cgi": request.RequestQueue(site),
+        "/editwhines.cgi": whine.EditWhines(site),
     }
     for path, resource in routes.items():
         app.add_route(path, resource)

@@ -607,6 +607,8 @@ _FILL_IN_NAMES = dict({field.name: field.api for field in bug_fields.STANDARD
                       comment="description", **{name: name for name in _ENTRY_SHORT + _ENTRY_MORE})
 _FILL_IN_LISTS = ("cc", "keywords", "depends_on", "blocks", "see_also", "alias")
 CLONE_NOTE = "+++ This bug was initially created as a clone of Bug #{id} +++\n\n"
+# A new flag's controls on the new-bug form, as the reference names them.
+_NEW_FLAG = re.compile(r"^flag_type-(\d{1,9})$")
 
 
 def fill_ins(query):
@@ -663,6 +665,61 @@ def clone_values(call, reference):
     return values, bug
 
 
+def clone_groups(call, bug, product):
+    """[{"name", "description", "is_on"}] of the groups a clone of `bug`
+    in `product` may be in, as its page offers them: the groups the visitor
+    may set there, ticked where the cloned bug is in them (or the product
+    puts every bug in them)."""
+    found = call.read_one("Bug.edit_options", {"ids": [bug["id"]], "product": product})
+    return [{"name": group["name"], "description": group["description"],
+             "is_on": group["is_on"]}
+            for group in found["bugs"][0]["groups"] if group["can_change"]]
+
+
+def clone_flags(call, bug, product, component):
+    """[{"type_id", "name", "requestee"}] of the cloned bug's requests
+    (flags set to ?) whose type may be requested on a bug of `product` and
+    `component` by the visitor: the reference's clone asks them again."""
+    try:
+        types = call.read_one("FlagType.get", {"product": product, "component": component})
+    except ServiceError:
+        return []
+    requestable = {flag_type["id"]: flag_type for flag_type in types["bug"]
+                   if flag_type.get("is_active", True) and "?" in flag_type.get("values", [])}
+    wanted = []
+    for flag in bug.get("flags", []):
+        flag_type = requestable.get(flag["type_id"])
+        if flag["status"] != "?" or flag_type is None:
+            continue
+        if any(item["type_id"] == flag["type_id"] for item in wanted) and not \
+                flag_type.get("is_multiplicable"):
+            continue
+        wanted.append({"type_id": flag["type_id"], "name": flag["name"],
+                       "requestee": flag.get("requestee") or ""
+                       if flag_type.get("is_requesteeble") else ""})
+    return wanted
+
+
+def new_flags(call):
+    """Bug.create's "flags" of the form's flag_type-N controls (? to ask,
+    with requestee_type-N); [] when none is ticked."""
+    flags = []
+    for name in call.form:
+        match = _NEW_FLAG.match(name)
+        if not match:
+            continue
+        for index, status in enumerate(call.fields(name)):
+            if status not in ("?", "+", "-"):
+                continue
+            flag = {"type_id": int(match.group(1)), "status": status}
+            requestees = call.fields(f"requestee_type-{match.group(1)}")
+            requestee = requestees[index].strip() if index < len(requestees) else ""
+            if requestee:
+                flag["requestee"] = requestee
+            flags.append(flag)
+    return flags
+
+
 class EnterBug(Page):
     """GET /enter_bug.cgi: choose a product, then its short form, filled in
     from the address (the reference's fill-in parameters) or, with
@@ -674,7 +731,7 @@ class EnterBug(Page):
         product = call.query.get("product")
         if isinstance(product, list):
             product = product[0]
-        values, cloned = {}, None
+        values, cloned, groups, flags = {}, None, None, []
         reference = call.query.get("cloned_bug_id")
         if isinstance(reference, list):
             reference = reference[0]
@@ -686,12 +743,16 @@ class EnterBug(Page):
                 values["target_milestone"] = cloned["target_milestone"]
             if call.query.get("component"):
                 values["component"] = fill_ins(call.query)["component"]
+            groups = clone_groups(call, cloned, product)
+            flags = clone_flags(call, cloned, product,
+                                values.get("component") or cloned["component"])
         else:
             values = fill_ins(call.query)
         if not product:
             return self._choose(call)
         EntryForm(call, product).render(values=values,
-                                        cloned_bug_id=cloned["id"] if cloned else None)
+                                        cloned_bug_id=cloned["id"] if cloned else None,
+                                        groups=groups, flags=flags)
 
     @staticmethod
     def _choose(call):
@@ -736,7 +797,13 @@ class EntryForm:
     def active(self, kind):
         return [item["name"] for item in self.product.get(kind, []) if item.get("is_active", True)]
 
-    def render(self, status=200, error=None, values=None, cloned_bug_id=None, preview=None):
+    def render(self, status=200, error=None, values=None, cloned_bug_id=None, groups=None,
+               flags=(), preview=None):
+        """The form, filled in with `values`; groups: [{"name",
+        "description", "is_on"}] to offer (None: none, a bug filed from
+        scratch gets its product's defaults); flags: [{"type_id", "name",
+        "requestee"}] requests to ask again (a clone's); preview: {"text",
+        "is_markdown"} of a description to show as it would be."""
         call, params = self.call, self.params
         agent = call.req.get_header("User-Agent") or ""
         platforms, systems = self.values("rep_platform"), self.values("op_sys")
@@ -754,7 +821,8 @@ class EntryForm:
                   if field.get("is_custom") and field.get("is_on_bug_entry")]
         call.render("enter_bug.html", status=status, title=f"File a bug in {self.product['name']}",
                     product=self.product, form=values, error=error, entry=self, custom=custom,
-                    params=params, cloned_bug_id=cloned_bug_id, preview=preview,
+                    params=params, cloned_bug_id=cloned_bug_id, groups=groups,
+                    flags=list(flags), preview=preview,
                     components=[c for c in self.product.get("components", [])
                                 if c.get("is_active", True)])
 
@@ -788,6 +856,12 @@ class PostBug(Page):
                     params[name] = chosen if len(chosen) > 1 else chosen[0]
         if call.field("comment_is_private") and user.get("is_insider"):
             params["comment_is_private"] = True
+        if call.field("groups_shown"):
+            # The form offered groups (a clone's): exactly those ticked.
+            params["groups"] = [name for name in call.fields("groups") if name]
+        flags = new_flags(call)
+        if flags:
+            params["flags"] = flags
         if call.field("comment_is_markdown"):
             params["is_markdown"] = True
         if call.field("preview"):

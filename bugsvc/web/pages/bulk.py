@@ -4,7 +4,10 @@ of changes) and its post to process_bug.cgi with `id_N` boxes and the
 reference's control names (`dontchange`, `bug_status`, `resolution`,
 `assigned_to`, `set_default_assignee`, `qa_contact`, `set_default_qa_contact`,
 `masscc` with `ccaction`, `priority`, `bug_severity`, `target_milestone`,
-`keywords` with `keywordaction`, `comment`).
+`keywords` with `keywordaction`, `comment`, and a `bit-N` control per
+group N: 1 adds the bugs to it, 0 removes them, -1 leaves them as they
+are; only groups the visitor may set on at least one listed bug are
+offered, and a post naming another changes nothing).
 
 Each ticked bug gets its own Bug.update, checked by the very rules of a
 change made on its page, and committed on its own: unlike the reference,
@@ -25,6 +28,9 @@ DONT_CHANGE = "--do_not_change--"
 # naming more is refused before anything changes).
 MOST_BUGS = 500
 _BOX = re.compile(r"^id_(\d{1,9})$")
+_GROUP_BIT = re.compile(r"^bit-(\d{1,9})$")
+# A bit-N control's values, as the reference's.
+ADD_GROUP, REMOVE_GROUP, KEEP_GROUP = "1", "0", "-1"
 _WORDS = re.compile(r"[\s,;]+")
 # The form's selects and text boxes: its name -> Bug.update's.
 _PLAIN = (("priority", "priority"), ("bug_severity", "severity"),
@@ -57,7 +63,29 @@ def bulk_form(call, bugs):
             "priorities": fields.get("priority", []),
             "severities": fields.get("bug_severity", []),
             "milestones": milestones if call.setting_is_on("usetargetmilestone") else [],
+            "groups": settable_groups(call, [bug["id"] for bug in bugs]),
             "dontchange": DONT_CHANGE}
+
+
+def _group_options(call, bug_ids):
+    """Bug.edit_options' groups of each of `bug_ids`: [[{"id", "name", ...}]]."""
+    if not bug_ids:
+        return []
+    found = call.read_one("Bug.edit_options", {"ids": bug_ids[:MOST_BUGS],
+                                               "include_fields": "id,groups"})
+    return [bug.get("groups", []) for bug in found["bugs"]]
+
+
+def settable_groups(call, bug_ids):
+    """[{"id", "name", "description"}] of the groups the visitor may add
+    to or remove from at least one of `bug_ids`, by name."""
+    groups = {}
+    for options in _group_options(call, bug_ids):
+        for group in options:
+            if group["can_change"]:
+                groups[group["id"]] = {"id": group["id"], "name": group["name"],
+                                       "description": group["description"]}
+    return sorted(groups.values(), key=lambda group: group["name"].lower())
 
 
 def is_bulk(call):
@@ -78,9 +106,41 @@ def chosen_ids(call):
     return ids
 
 
+def group_changes(call, bug_ids):
+    """Bug.update's "groups" ({"add", "remove"} of names) of the form's
+    bit-N controls, or None when they change nothing. Errors: 32000 a
+    control of a group the visitor may not set on any of `bug_ids`, or a
+    value not 1, 0 or -1 (nothing is changed then)."""
+    wanted = {}
+    for name in call.form:
+        match = _GROUP_BIT.match(name)
+        if not match:
+            continue
+        value = call.field(name).strip()
+        if value not in (ADD_GROUP, REMOVE_GROUP, KEEP_GROUP):
+            raise ServiceError(errors.USER_ERROR, f"{name} must be 1 (add), 0 (remove) or "
+                                                  "-1 (leave as it is).")
+        if value != KEEP_GROUP:
+            wanted[int(match.group(1))] = value
+    if not wanted:
+        return None
+    names = {group["id"]: group["name"] for group in settable_groups(call, bug_ids)}
+    for group_id in wanted:
+        if group_id not in names:
+            raise ServiceError(errors.USER_ERROR, f"You may not change the group {group_id} "
+                                                  "on the ticked bugs; nothing was changed.")
+    changes = {}
+    for action, value in (("add", ADD_GROUP), ("remove", REMOVE_GROUP)):
+        chosen = sorted(names[group_id] for group_id, given in wanted.items() if given == value)
+        if chosen:
+            changes[action] = chosen
+    return changes
+
+
 def bulk_changes(call):
     """Bug.update's parameters (without ids) the form asks of every ticked
-    bug: a control left at `dontchange` (or empty) changes nothing."""
+    bug: a control left at `dontchange` (or empty) changes nothing (the
+    groups' bit-N controls are group_changes')."""
     dont = call.field("dontchange") or DONT_CHANGE
 
     def given(name):
@@ -124,6 +184,9 @@ def change_several(call):
     require_user(call)
     ids = chosen_ids(call)
     changes = bulk_changes(call)
+    groups = group_changes(call, ids)
+    if groups:
+        changes["groups"] = groups
     if not changes:
         raise ServiceError(errors.USER_ERROR, "The form asks for no change.")
     changed, refused = [], []

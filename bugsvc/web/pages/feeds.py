@@ -112,6 +112,11 @@ def bug_xml(call):
             ("Bug.attachments", {"ids": ids, "exclude_fields": exclude}))
         comments = {key: value["comments"] for key, value in read_comments["bugs"].items()}
         attachments = read_attachments["bugs"]
+    group_ids = _group_ids(call, found["bugs"]) if wanted("group") else {}
+    names = _real_names(call, [comment["creator"] for found_comments in comments.values()
+                               for comment in found_comments]
+                        + [attachment["creator"] for found_attachments in attachments.values()
+                           for attachment in found_attachments])
     user = call.user
     out = ['<?xml version="1.0" encoding="UTF-8" standalone="yes" ?>',
            f'<!DOCTYPE bugzilla SYSTEM {xml_attr(urlbase(call) + "page.cgi?id=bugzilla.dtd")}>',
@@ -127,7 +132,8 @@ def bug_xml(call):
                        "</bug_id>\n  </bug>")
             continue
         out.append(_one_bug(bug, comments.get(str(bug["id"]), []),
-                            attachments.get(str(bug["id"]), []), wanted, user is not None))
+                            attachments.get(str(bug["id"]), []), wanted, user is not None,
+                            group_ids, names))
     out.append("</bugzilla>\n")
     call.resp.content_type = XML_TYPE
     call.resp.set_header("X-Content-Type-Options", "nosniff")
@@ -135,12 +141,47 @@ def bug_xml(call):
     call.resp.data = "\n".join(out).encode("utf-8")
 
 
+def _group_ids(call, bugs):
+    """{group name: id} of the groups `bugs` are in, as Bug.edit_options
+    tells them to someone who may edit the bugs (anyone else sees no bug
+    in a group, or is told no id)."""
+    grouped = [bug["id"] for bug in bugs if bug.get("groups")]
+    if not grouped or call.whoami() is None:
+        return {}
+    found = call.read_one("Bug.edit_options", {"ids": grouped, "include_fields": "groups"})
+    return {group["name"]: group["id"] for bug in found["bugs"]
+            for group in bug.get("groups", [])}
+
+
+_MOST_NAMED = 200
+
+
+def _real_names(call, logins):
+    """{login: real name} of the people named (the `name` attribute of
+    Bugzilla's who and attacher), as User.get shows them to the visitor."""
+    wanted = sorted({login for login in logins if login and "@" in login})
+    if not wanted:
+        return {}
+    users = []
+    try:
+        users = call.read_one("User.get", {"names": wanted,
+                                           "include_fields": "name,real_name"})["users"]
+    except ServiceError:                # one the visitor may not look up: each on its own
+        for login in wanted[:_MOST_NAMED]:
+            try:
+                users += call.read_one("User.get", {"names": [login],
+                                                    "include_fields": "name,real_name"})["users"]
+            except ServiceError:
+                continue
+    return {user["name"]: user.get("real_name") or "" for user in users}
+
+
 def _element(name, value, person=None):
     attributes = f" name={xml_attr(person)}" if person else ""
     return f"    <{name}{attributes}>{xml_text(value)}</{name}>"
 
 
-def _one_bug(bug, comments, attachments, wanted, signed_in):
+def _one_bug(bug, comments, attachments, wanted, signed_in, group_ids, names):
     lines = ["  <bug>"]
     for element, key in _XML_FIELDS:
         if key not in bug or not wanted(element):
@@ -170,7 +211,10 @@ def _one_bug(bug, comments, attachments, wanted, signed_in):
     if signed_in and wanted("token") and bug.get("update_token"):
         lines.append(_element("token", bug["update_token"]))
     if wanted("group"):
-        lines.extend(_element("group", name) for name in bug.get("groups", []))
+        for name in bug.get("groups", []):
+            known = group_ids.get(name)
+            attribute = f' id="{int(known)}"' if known is not None else ""
+            lines.append(f"    <group{attribute}>{xml_text(name)}</group>")
     if wanted("flag"):
         lines.extend(_flags(bug.get("flags", []), "    "))
     if wanted("long_desc"):
@@ -180,7 +224,7 @@ def _one_bug(bug, comments, attachments, wanted, signed_in):
             lines.append(f'      <comment_count>{int(comment["count"])}</comment_count>')
             if comment.get("attachment_id"):
                 lines.append(f'      <attachid>{int(comment["attachment_id"])}</attachid>')
-            lines.append(f'      <who>{xml_text(comment["creator"])}</who>')
+            lines.append(_person("who", comment["creator"], names, "      "))
             lines.append(f'      <bug_when>{xml_text(xml_time(comment["creation_time"]))}'
                          '</bug_when>')
             if comment.get("work_time"):
@@ -197,9 +241,9 @@ def _one_bug(bug, comments, attachments, wanted, signed_in):
                     ("date", xml_time(attachment["creation_time"])),
                     ("delta_ts", xml_time(attachment["last_change_time"])),
                     ("desc", attachment["summary"]), ("filename", attachment["file_name"]),
-                    ("type", attachment["content_type"]), ("size", attachment["size"]),
-                    ("attacher", attachment["creator"])):
+                    ("type", attachment["content_type"]), ("size", attachment["size"])):
                 lines.append(f"      <{element}>{xml_text(value)}</{element}>")
+            lines.append(_person("attacher", attachment["creator"], names, "      "))
             if "data" in attachment and wanted("attachmentdata"):
                 lines.append(f'      <data encoding="base64">{xml_text(attachment["data"])}'
                              "</data>")
@@ -208,6 +252,13 @@ def _one_bug(bug, comments, attachments, wanted, signed_in):
             lines.append("    </attachment>")
     lines.append("  </bug>")
     return "\n".join(lines)
+
+
+def _person(element, login, names, indent):
+    """<who name="Real Name">login</who>, as Bugzilla writes people."""
+    real_name = names.get(login)
+    attribute = f" name={xml_attr(real_name)}" if real_name else ""
+    return f"{indent}<{element}{attribute}>{xml_text(login)}</{element}>"
 
 
 def _flags(flags, indent):

@@ -13,7 +13,7 @@ from .site import url
 GROUPS = {"requestee": "Requestee", "requester": "Requester", "type": "Flag",
           "category": "Product: Component"}
 _STATUSES = (("?", "requested (?)"), ("+", "granted (+)"), ("-", "denied (-)"),
-             ("all", "any status"))
+             ("+-", "granted or denied"), ("all", "any status"))
 
 
 def group_key(request, group):
@@ -39,7 +39,8 @@ class RequestQueue(Page):
         group = chosen["group"] if chosen["group"] in GROUPS else "requestee"
         chosen["group"] = group
         chosen["status"] = chosen["status"] or "?"
-        reads = [("Product.get", {"type": "selectable", "include_fields": "name"})]
+        reads = [("Product.get", {"type": "selectable", "include_fields": "name"}),
+                 ("Bug.request_types", {})]
         queued = call.field("action") == "queue"
         if queued:
             reads.append(("Bug.request_queue", {
@@ -52,12 +53,16 @@ class RequestQueue(Page):
         groups = []
         if queued:
             by_key = {}
-            for request in results[1]["requests"]:
+            for request in results[2]["requests"]:
                 by_key.setdefault(group_key(request, group), []).append(request)
             groups = sorted(by_key.items(), key=lambda item: item[0].lower())
+        types = results[1]["types"]
+        if chosen["type"] and chosen["type"] != "all" and chosen["type"] not in types:
+            types = [chosen["type"]] + types
         login = user["login"]
         call.render("request_queue.html", title="Request queue", chosen=chosen,
-                    products=products, statuses=_STATUSES, group_names=GROUPS,
+                    products=products, types=types,
+                    statuses=_STATUSES, group_names=GROUPS,
                     groups=groups, queued=queued,
                     mine_url=url("/request.cgi", action="queue", requester=login,
                                  requestee=login, do_union=1, group="type"))

@@ -138,6 +138,10 @@ ROUTES = [
     Route("GET", "/series/data", "Series.data"),
     Route("POST", "/series", "Series.create", status=201),
     Route("DELETE", "/series/{id}", "Series.delete", path_params=scalars(id="id")),
+    Route("GET", "/whine", "Whine.get"),
+    Route("POST", "/whine", "Whine.create_event", status=201),
+    Route("PUT", "/whine/{id}", "Whine.update_event", path_params=scalars(id="id")),
+    Route("DELETE", "/whine/{id}", "Whine.delete_event", path_params=scalars(id="id")),
     # Comments and comment tags (the id-free templates first)
     Route("GET", "/bug/comment/tags/{query}", "Bug.search_comment_tags",
           path_params=scalars(query="query")),
@@ -170,6 +174,7 @@ ROUTES = [
     Route("GET", "/bug/possible_duplicates", "Bug.possible_duplicates"),
     Route("GET", "/flag_requests", "Bug.flag_requests"),
     Route("GET", "/request_queue", "Bug.request_queue"),
+    Route("GET", "/request_types", "Bug.request_types"),
     Route("POST", "/bug", "Bug.create", status=201),
     Route("GET", "/bug/", "Bug.get"),
     Route("GET", "/bug/{bug}", "Bug.get", path_params=id_list("bug", strip_hash=True)),
