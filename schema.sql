@@ -16,7 +16,9 @@ CREATE TABLE users (
     password_hash  TEXT,                       -- NULL: no database login
     disabled_text  TEXT NOT NULL DEFAULT '',   -- non-empty: account disabled
     email_enabled  INTEGER NOT NULL DEFAULT 1,
-    created_at     TEXT NOT NULL
+    created_at     TEXT NOT NULL,
+    -- The comment form's Markdown box starts as the account's last comment left it.
+    comment_markdown INTEGER NOT NULL DEFAULT 1
 );
 CREATE UNIQUE INDEX users_login_idx ON users (lower(login));
 CREATE INDEX users_real_name_idx ON users (lower(real_name));
@@ -416,7 +418,9 @@ CREATE TABLE comments (
     work_time      REAL NOT NULL DEFAULT 0,
     kind           INTEGER NOT NULL DEFAULT 0,
     extra          TEXT,
-    attachment_id  INTEGER
+    attachment_id  INTEGER,
+    is_markdown    INTEGER NOT NULL DEFAULT 0,  -- 1: the body is rendered as Markdown
+    edit_count     INTEGER NOT NULL DEFAULT 0   -- times its text was edited (comment_revisions)
 );
 CREATE UNIQUE INDEX comments_bug_count_idx ON comments (bug_id, count);
 CREATE INDEX comments_author_idx ON comments (author_id);
@@ -898,3 +902,18 @@ CREATE TABLE user_settings (
     PRIMARY KEY (user_id, name)
 );
 -- END user settings
+
+
+-- BEGIN comment revisions
+-- The earlier texts of edited comments (bugzilla.mozilla.org's comment
+-- editing): who replaced the text, when, and the text it replaced.
+CREATE TABLE comment_revisions (
+    id           INTEGER PRIMARY KEY,
+    comment_id   INTEGER NOT NULL REFERENCES comments (id),
+    editor_id    INTEGER NOT NULL REFERENCES users (id),
+    changed_at   TEXT NOT NULL,
+    old_body     TEXT NOT NULL,
+    old_is_markdown INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX comment_revisions_comment_idx ON comment_revisions (comment_id);
+-- END comment revisions

@@ -408,9 +408,11 @@ def update(ctx, ids, names, given, groups, bless_groups):
 
 def own_account(ctx):
     """The caller's own account: {"id", "real_name", "name", "login",
-    "groups" (names), "is_insider", "is_timetracker", "saved_searches"}."""
-    row = ctx.conn.execute(f"SELECT {_COLUMNS}{_SETTING_COLUMNS} FROM users u WHERE u.id = ?",
-                           (*SETTINGS, ctx.caller.id)).fetchone()
+    "groups" (names), "is_insider", "is_timetracker", "saved_searches",
+    "settings" (SETTINGS' values), "comment_markdown" (its comments start
+    as Markdown)}."""
+    row = ctx.conn.execute(f"SELECT {_COLUMNS}{_SETTING_COLUMNS}, u.comment_markdown"
+                           " FROM users u WHERE u.id = ?", (*SETTINGS, ctx.caller.id)).fetchone()
     return {"id": row["id"], "real_name": row["real_name"],
             "name": visible_email(ctx, row["login"]), "login": row["login"],
             "groups": sorted(ctx.caller.group_names, key=str.lower),
@@ -418,7 +420,8 @@ def own_account(ctx):
             "is_timetracker": visibility.is_timetracker(ctx),
             "saved_searches": _searches(ctx, "saved_searches", row["id"]),
             "settings": {name: row[f"setting_{name}"] or default
-                         for name, (default, _) in SETTINGS.items()}}
+                         for name, (default, _) in SETTINGS.items()},
+            "comment_markdown": bool(row["comment_markdown"])}
 
 
 def check_settings(settings):
@@ -452,10 +455,12 @@ def _change_settings(ctx, user_id, settings, changes):
                              (user_id, name, value))
 
 
-def update_own(ctx, full_name=None, password=None, current_password=None, settings=None):
+def update_own(ctx, full_name=None, password=None, current_password=None, settings=None,
+               comment_markdown=None):
     """Change the caller's own real name, its password (checked against
-    `current_password`, which must be given with it), or its settings
-    ({name: value} of SETTINGS). A new password ends every login token of
+    `current_password`, which must be given with it), its settings
+    ({name: value} of SETTINGS), or whether its comments start as Markdown
+    (comment_markdown, a bool). A new password ends every login token of
     the account; API keys stay valid. None leaves a value as it is. Returns
     the `changes` (the password never shows; that it changed is audited).
     Errors: 53 an unknown setting or value; 300 a wrong current password
@@ -466,7 +471,7 @@ def update_own(ctx, full_name=None, password=None, current_password=None, settin
     changes = {}
     if settings is not None:
         check_settings(settings)
-    row = ctx.conn.execute(f"SELECT {_COLUMNS} FROM users u WHERE u.id = ?",
+    row = ctx.conn.execute(f"SELECT {_COLUMNS}, u.comment_markdown FROM users u WHERE u.id = ?",
                            (ctx.caller.id,)).fetchone()
     new_hash = None
     if password is not None:
@@ -483,6 +488,13 @@ def update_own(ctx, full_name=None, password=None, current_password=None, settin
                              (full_name, row["id"]))
     if settings:
         _change_settings(ctx, row["id"], settings, changes)
+    if comment_markdown is not None:
+        was = bool(row["comment_markdown"])
+        if was != comment_markdown:
+            changes["comment_markdown"] = {"removed": str(int(was)),
+                                           "added": str(int(comment_markdown))}
+            ctx.conn.execute("UPDATE users SET comment_markdown = ? WHERE id = ?",
+                             (int(comment_markdown), row["id"]))
     audit.record_changes(ctx, "User", row["id"], changes)
     if new_hash is not None:
         ctx.conn.execute("UPDATE users SET password_hash = ? WHERE id = ?",

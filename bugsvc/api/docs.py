@@ -262,12 +262,14 @@ DOCS = {
                     "is_timetracker": described(BOOL, "sees the time fields"),
                     "saved_searches": arr(_SAVED_SEARCH),
                     "settings": described(obj({"color_scheme": STR}),
-                                          "how the account chose the pages to look")}),
+                                          "how the account chose the pages to look"),
+                    "comment_markdown": described(BOOL, "comment forms start as Markdown")}),
         errors=(410,)),
     "User.update_self": Doc(
         "Change one's own real name, password (ends one's login tokens) or settings.",
         params={"full_name": STR, "password": described(STR, "the new password"),
                 "current_password": described(STR, "needed with password"),
+                "comment_markdown": described(BOOL, "comment forms start as Markdown"),
                 "settings": described(obj({"color_scheme": STR}),
                                       "color_scheme: system, light or dark")},
         answer=obj({"changes": ref("Changes")}), errors=(410, 53, 50, 300, 32000, 502, 305)),
@@ -385,7 +387,8 @@ DOCS = {
         "Register a webhook; its signing secret is answered this once.",
         params={"name": STR, "url": STR,
                 "events": one_or_many({"type": "string", "enum": [
-                    "create", "change", "comment", "attachment", "attachment_change"]},
+                    "create", "change", "comment", "attachment", "attachment_change",
+                    "mention"]},
                     "events: an array or a comma-separated string"),
                 "product": described(STR, "a product name, or Any"),
                 "component": described(STR, "a component name (optional)")},
@@ -791,6 +794,7 @@ DOCS = {
     "Bug.create": Doc(
         "File a bug; the caller is its reporter.",
         params={**_BUG_FIELDS, "description": STR, "comment_is_private": BOOL,
+                "is_markdown": described(BOOL, "the description is Markdown"),
                 "alias": one_or_many(STR, "aliases"), "cc": one_or_many(STR, "logins"),
                 "groups": strs("group names"), "keywords": one_or_many(STR, "keywords"),
                 "depends_on": arr(ID_OR_NAME), "blocks": arr(ID_OR_NAME),
@@ -803,7 +807,7 @@ DOCS = {
         params={**_BUG_FIELDS, "ids": arr(ID_OR_NAME, "bugs (replace the path value)"),
                 "dupe_of": ID_OR_NAME, "reset_assigned_to": BOOL, "reset_qa_contact": BOOL,
                 "remaining_time": NUMBER, "work_time": NUMBER,
-                "comment": obj({"body": STR, "is_private": BOOL}),
+                "comment": obj({"body": STR, "is_private": BOOL, "is_markdown": BOOL}),
                 "comment_is_private": obj(values=BOOL, description="comment id -> private"),
                 "update_token": described(STR, "Bug.get's update_token: refused (32000) when "
                                                "the bug changed since"),
@@ -907,9 +911,30 @@ DOCS = {
         answer=_COMMENT_MAP, errors=(50, 100, 101, 102, 52, 111, 110, 56)),
     "Bug.add_comment": Doc(
         "Add a comment to a bug.",
-        params={"comment": STR, "is_private": BOOL, "work_time": NUMBER},
+        params={"comment": STR, "is_private": BOOL, "work_time": NUMBER,
+                "is_markdown": described(BOOL, "the comment is Markdown")},
         required=("comment",), answer=created("The new comment's id."),
         errors=(50, 100, 101, 102, 109, 114, 113, 52, 54)),
+    "Bug.render_comment": Doc(
+        "A text as a bug's comment would show it on the pages (nothing is stored).",
+        params={"text": STR, "id": described(ID_OR_NAME, "the bug its references are of"),
+                "is_markdown": described(BOOL, "render it as Markdown")},
+        required=("text",), answer=obj({"html": STR}), errors=(50, 100, 101, 102, 114)),
+    "EditComments.update_comment": Doc(
+        "Replace the text of one's own comment (members of edit_comments_group); the text it "
+        "replaces is kept.",
+        params={"comment_id": INT, "new_comment": STR,
+                "is_markdown": described(BOOL, "the new text is Markdown (default: as it was)")},
+        required=("comment_id", "new_comment"),
+        answer=obj({"text": STR, "html": described(STR, "the text as the pages show it"),
+                    "is_markdown": BOOL, "count": described(INT, "earlier texts kept")}),
+        errors=(410, 50, 52, 304, 110, 111, 114, 32000)),
+    "EditComments.comment_revisions": Doc(
+        "The earlier texts of an edited comment (insiders and administrators).",
+        params={"comment_id": INT}, required=("comment_id",),
+        answer=obj({"comment": ref("Comment"), "revisions": arr(obj({
+            "time": DATETIME, "editor": STR, "text": STR, "is_markdown": BOOL}))}),
+        errors=(410, 50, 52, 110, 111, 304)),
     # Attachments
     "Bug.attachments": Doc(
         "Attachments of bugs, and attachments by id.",

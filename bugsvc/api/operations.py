@@ -217,6 +217,11 @@ OPERATIONS = Operations([
     _write("Bug.add_comment", comment.add),
     _read("Bug.search_comment_tags", comment.search_tags, login=REQUIRED),
     _write("Bug.update_comment_tags", comment.update_tags),
+    _read("Bug.render_comment", comment.render_comment),
+    # Editing one's own comments (bugzilla.mozilla.org's EditComments; the
+    # earlier texts are a bugsvc addition)
+    _write("EditComments.update_comment", comment.update_comment),
+    _read("EditComments.comment_revisions", comment.comment_revisions, login=REQUIRED),
     # Attachments
     _read("Bug.attachments", attachment.get, shapes=ATTACHMENT_SHAPES, file_answer=("data",)),
     _write("Bug.add_attachment", attachment.create, file_params=("data",)),

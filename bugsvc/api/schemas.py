@@ -154,7 +154,8 @@ SCHEMAS = {
         "user": STR, "email_enabled": BOOL, "global_watcher": BOOL,
         "flags": obj({"flag_requested": BOOL, "requested_flag": BOOL}),
         "relationships": obj(values=obj(values=BOOL), description=(
-            "assignee, reporter, cc, qa_contact (while useqacontact is on) -> event -> "
+            "assignee, reporter, cc, qa_contact (while useqacontact is on), mentioned (@mentioned "
+            "in a comment: comment, unconfirmed) -> event -> "
             "wanted; events: added_removed, bug_created, opened_closed, component, "
             "project_management, comment, attachment, attachment_data, keywords, cc, "
             "dependency, other, unconfirmed (also while UNCONFIRMED), changed_by_me (also my "
@@ -202,6 +203,8 @@ SCHEMAS = {
     "Comment": obj({
         "id": INT, "bug_id": INT, "attachment_id": NULLABLE_INT, "count": INT, "text": STR,
         "creator": STR, "time": DATETIME, "creation_time": DATETIME, "is_private": BOOL,
+        "is_markdown": described(BOOL, "the text is Markdown (bugzilla.mozilla.org's field)"),
+        "edits": described(INT, "how many times the text was edited"),
         "tags": strs(None)}),
     "LastVisit": obj({"id": described(INT, "the bug id"), "last_visit_ts": DATETIME}),
     "UserDetail": _USER_DETAIL,

@@ -17,6 +17,7 @@ from ..errors import (
     COMMENT_TAG_TOO_LONG,
     COMMENT_TAG_TOO_SHORT,
     COMMENT_TOO_LONG,
+    USER_ERROR,
     USER_NOT_INSIDER,
     ServiceError,
     require_login,
@@ -52,27 +53,29 @@ def normalise(text):
 
 
 def insert(conn, bug_id, author_id, body, when, is_private=False, work_time=0.0, kind=PLAIN,
-           extra=None, attachment_id=None):
+           extra=None, attachment_id=None, is_markdown=False):
     """Store a comment as the bug's next one (count 0 is the description).
 
-    body: already normalised text. when: aware datetime. Returns the new id.
+    body: already normalised text. when: aware datetime. is_markdown: the
+    body is shown rendered as Markdown. Returns the new id.
     """
     count = conn.execute("SELECT COALESCE(MAX(count) + 1, 0) FROM comments WHERE bug_id = ?",
                          (bug_id,)).fetchone()[0]
     cur = conn.execute(
         "INSERT INTO comments (bug_id, count, author_id, created_at, body, is_private, work_time,"
-        " kind, extra, attachment_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        " kind, extra, attachment_id, is_markdown) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " RETURNING id",
         (bug_id, count, author_id, dates.to_db(when), body, 1 if is_private else 0, work_time or 0,
-         kind, extra, attachment_id))
+         kind, extra, attachment_id, 1 if is_markdown and kind == PLAIN else 0))
     return cur.fetchone()[0]
 
 
 def add(ctx, bug_id, body, is_private=False, work_time=0.0, kind=PLAIN, extra=None,
-        attachment_id=None):
+        attachment_id=None, is_markdown=False):
     """Store a comment of the caller at the call's time (see `insert`) and
     note it in the call's journal of events. Returns the new id."""
     comment_id = insert(ctx.conn, bug_id, ctx.caller.id, body, ctx.now, is_private, work_time,
-                        kind, extra, attachment_id)
+                        kind, extra, attachment_id, is_markdown)
     ctx.events.commented(bug_id, comment_id)
     return comment_id
 
@@ -80,7 +83,7 @@ def add(ctx, bug_id, body, is_private=False, work_time=0.0, kind=PLAIN, extra=No
 # Reading comments --------------------------------------------------------------
 
 _SELECT = ("SELECT c.id, c.bug_id, c.count, u.login AS creator, c.created_at, c.body,"
-           " c.is_private, c.kind, c.extra, c.attachment_id"
+           " c.is_private, c.kind, c.extra, c.attachment_id, c.is_markdown, c.edit_count"
            " FROM comments c JOIN users u ON u.id = c.author_id")
 
 
@@ -170,6 +173,8 @@ def comment_objects(ctx, rows):
             "time": when,
             "creation_time": when,
             "is_private": bool(row["is_private"]),
+            "is_markdown": bool(row["is_markdown"]),
+            "edits": row["edit_count"],
         }
         if tags is not None:
             obj["tags"] = tags[row["id"]]
@@ -259,10 +264,11 @@ def _sees_every_comment(ctx, insider):
         "SELECT 1 FROM comments WHERE is_private = 1 LIMIT 1").fetchone() is None
 
 
-def post(ctx, bug_value, text, is_private=False, work_time=None):
+def post(ctx, bug_value, text, is_private=False, work_time=None, is_markdown=False):
     """Add the caller's comment `text` to the bug of `bug_value` (an id or
-    alias); work_time (hours, as given) is booked only for time trackers
-    and subtracted from the remaining time, not below 0. Returns its id.
+    alias), Markdown when `is_markdown`; work_time (hours, as given) is
+    booked only for time trackers and subtracted from the remaining time,
+    not below 0. Returns its id.
     Errors: 100/101/102 the bug; 109 the caller may not edit the product's
     bugs; 114 comment too long; 113 private without being an insider; 52/54
     bad work_time.
@@ -277,11 +283,94 @@ def post(ctx, bug_value, text, is_private=False, work_time=None):
     hours = 0.0
     if visibility.is_timetracker(ctx) and work_time is not None:
         hours = values.time_value(work_time, "work_time", allow_negative=True)
-    comment_id = add(ctx, bug_id, body, is_private=is_private, work_time=hours)
+    comment_id = add(ctx, bug_id, body, is_private=is_private, work_time=hours,
+                     is_markdown=is_markdown)
     if hours:
         record_work_time(ctx, bug_id, comment_id, hours)
     activity.touch(ctx.conn, bug_id, ctx.now)
     return comment_id
+
+
+# Editing comments ---------------------------------------------------------------
+
+def _visible_row(ctx, comment_id):
+    """The comments row of `comment_id` when the caller may see it.
+    Errors: 110 hidden (its bug, or private and the caller no insider) or
+    missing, alike, unless the caller sees every comment: 111 missing."""
+    row = ctx.conn.execute("SELECT id, bug_id, author_id, body, is_private, is_markdown, kind"
+                           " FROM comments WHERE id = ?", (comment_id,)).fetchone()
+    insider = visibility.is_insider(ctx)
+    if row is not None and visibility.visible_bug_ids(ctx, [row["bug_id"]]) and (
+            insider or not row["is_private"]):
+        return row
+    if row is None and _sees_every_comment(ctx, insider):
+        raise ServiceError(COMMENT_ID_INVALID, f"There is no comment with the id {comment_id}.")
+    raise _comment_denied(comment_id)
+
+
+def may_edit_own(ctx):
+    """True when the caller is in the group edit_comments_group names
+    (empty: nobody may edit comments)."""
+    group = ctx.param("edit_comments_group")
+    return bool(group) and ctx.caller.is_logged_in and ctx.caller.in_group(group)
+
+
+def edit(ctx, comment_id, text, is_markdown=None):
+    """Replace the text of the caller's own comment `comment_id` (Markdown
+    when is_markdown, unchanged when None), keeping the text it replaces in
+    the comment's revisions. Returns {"text", "is_markdown", "bug_id",
+    "count" (revisions kept)}.
+    Errors: 410 logged out; 304 not in edit_comments_group (or it is
+    empty), or the comment is someone else's; 110/111 a comment the caller
+    may not see, or none; 114 too long; 32000 the text is unchanged.
+    """
+    require_login(ctx)
+    group = ctx.param("edit_comments_group")
+    if not may_edit_own(ctx):
+        raise ServiceError(AUTH_FAILURE, f"Sorry, you aren't a member of the '{group}' group, "
+                                         "and only users with that membership may edit "
+                                         "comments." if group else
+                           "Comments may not be edited here (edit_comments_group is empty).")
+    row = _visible_row(ctx, comment_id)
+    if row["author_id"] != ctx.caller.id:
+        raise ServiceError(AUTH_FAILURE, "You may only edit your own comments.")
+    body = normalise(text)
+    markdown = bool(row["is_markdown"]) if is_markdown is None else bool(is_markdown)
+    if row["kind"] != PLAIN:
+        markdown = False
+    if body == row["body"] and markdown == bool(row["is_markdown"]):
+        raise ServiceError(USER_ERROR, "The comment is unchanged.")
+    ctx.conn.execute("INSERT INTO comment_revisions (comment_id, editor_id, changed_at, old_body,"
+                     " old_is_markdown) VALUES (?, ?, ?, ?, ?)",
+                     (comment_id, ctx.caller.id, dates.to_db(ctx.now), row["body"],
+                      row["is_markdown"]))
+    ctx.conn.execute("UPDATE comments SET body = ?, is_markdown = ?, edit_count = edit_count + 1"
+                     " WHERE id = ?", (body, int(markdown), comment_id))
+    activity.touch(ctx.conn, row["bug_id"], ctx.now)
+    count = ctx.conn.execute("SELECT COUNT(*) FROM comment_revisions WHERE comment_id = ?",
+                             (comment_id,)).fetchone()[0]
+    return {"text": body, "is_markdown": markdown, "bug_id": row["bug_id"], "count": count}
+
+
+def revisions(ctx, comment_id):
+    """The earlier texts of comment `comment_id`, oldest first: [{"time",
+    "editor", "text", "is_markdown"}], and the comment now. Only insiders
+    and administrators read them (everyone sees that a comment was edited).
+    Errors: 410 logged out; 110/111 a comment the caller may not see, or
+    none; 304 neither an insider nor an administrator."""
+    require_login(ctx)
+    row = _visible_row(ctx, comment_id)
+    if not (visibility.is_insider(ctx) or ctx.caller.in_group("admin")):
+        raise ServiceError(AUTH_FAILURE, "Only insiders and administrators may read the earlier "
+                                         "texts of a comment.")
+    found = ctx.conn.execute(
+        "SELECT r.changed_at, u.login, r.old_body, r.old_is_markdown FROM comment_revisions r"
+        " JOIN users u ON u.id = r.editor_id WHERE r.comment_id = ? ORDER BY r.id",
+        (comment_id,)).fetchall()
+    return {"comment": comment_objects(ctx, select_rows(ctx, "c.id = ?", [row["id"]]))[0],
+            "revisions": [{"time": dates.from_db(changed_at), "editor": visible_email(ctx, login),
+                           "text": body, "is_markdown": bool(markdown)}
+                          for changed_at, login, body, markdown in found]}
 
 
 # Comment tags ---------------------------------------------------------------------

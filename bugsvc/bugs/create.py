@@ -34,7 +34,9 @@ from .update import save_mirror
 
 
 # The parameters of the description (comment 0) by Bugzilla's names.
-_DESCRIPTION_NAMES = {"comment": "description", "commentprivacy": "comment_is_private"}
+# is_markdown: bugzilla.mozilla.org's name for a Markdown description.
+_DESCRIPTION_NAMES = {"comment": "description", "commentprivacy": "comment_is_private",
+                      "is_markdown": "comment_is_markdown"}
 # The bug-object names of the fields filing sets and of the description's
 # parameters, and the Bugzilla names it takes for them (as the reference's
 # Bug.create maps them).
@@ -79,7 +81,8 @@ def create(ctx, params):
     bug.creation_time = bug.last_change_time = stamp
     bug_id = store.insert(ctx, bug)
     ctx.events.created(bug_id)
-    comments.add(ctx, bug_id, description, is_private=private)
+    comments.add(ctx, bug_id, description, is_private=private,
+                 is_markdown=p.bool("comment_is_markdown"))
     for other, field, removed, added in store.dependency_effects(BugRecord(id=bug_id), bug):
         activity.log(ctx, other, field, removed, added)
         activity.touch(ctx.conn, other, ctx.now)

@@ -337,10 +337,11 @@ class BugUpdate:
     def _comment(self, p):
         ctx = self.ctx
         raw = p.get("comment")
-        is_private = False
+        is_private = is_markdown = False
         if isinstance(raw, dict):
             body = raw.get("body", raw.get("comment"))
             is_private = as_bool(raw.get("is_private", False))
+            is_markdown = as_bool(raw.get("is_markdown", False))
         else:
             body = raw
         body = comments.normalise(values.text(body, "comment"))
@@ -351,7 +352,8 @@ class BugUpdate:
             self._check("work_time", 0, work_time)
         if body or work_time:
             self.comments.append({"body": body, "is_private": is_private,
-                                  "work_time": work_time, "kind": comments.PLAIN, "extra": None})
+                                  "is_markdown": is_markdown, "work_time": work_time,
+                                  "kind": comments.PLAIN, "extra": None})
         if work_time and not p.has("remaining_time"):
             self.new.remaining_time = max(0.0, self.new.remaining_time - work_time)
 
@@ -528,7 +530,8 @@ class BugUpdate:
         changes = store.save(ctx, self.old, bug, when)
         for comment in self.comments:
             comments.add(ctx, bug.id, comment["body"], comment["is_private"],
-                         comment["work_time"], comment["kind"], comment["extra"])
+                         comment["work_time"], comment["kind"], comment["extra"],
+                         is_markdown=comment.get("is_markdown", False))
             if comment["work_time"]:
                 activity.log(ctx, bug.id, "work_time", "", f"{comment['work_time']:.2f}")
         for comment_id, is_private in self.privacy.items():

@@ -36,6 +36,7 @@ SECTIONS = (
       "defaultopsys")),
     ("groupsecurity", "Group security", "The groups that give rights, and who sees whom.",
      ("makeproductgroups", "insidergroup", "timetrackinggroup", "comment_taggers_group",
+      "edit_comments_group",
       "usevisibilitygroups", "strict_isolation")),
     ("mta", "Email", "How mail leaves and who it is from.",
      ("mail_delivery_method", "mailfrom", "smtpserver", "smtp_username", "smtp_password",
@@ -146,6 +147,8 @@ DESCRIPTIONS = {
     "insidergroup": "Members see and make private comments and attachments; none: nobody.",
     "timetrackinggroup": "Members see and change the time-tracking fields; none: nobody.",
     "comment_taggers_group": "Members may tag comments; none: comment tags are off.",
+    "edit_comments_group": "Members may edit their own comments (the earlier text is kept, "
+                           "for insiders and administrators to read); none: nobody.",
     "usevisibilitygroups": "People see only the accounts that share a group with them.",
     "strict_isolation": "The assignee, QA contact and CC list of a bug must be able to edit "
                         "bugs of its product.",

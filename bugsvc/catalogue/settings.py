@@ -53,6 +53,8 @@ DEFINITIONS = {
     # URL may hold %bugid%, replaced by the attachment's bug number.
     "attachment_base": ("", URL, None),
     "comment_taggers_group": ("editbugs", GROUP, None),
+    # Members may edit their own comments (bugzilla.mozilla.org's parameter).
+    "edit_comments_group": ("", GROUP, None),
     # Addresses that may create their own account by mail (User.offer_account_by_email).
     "createemailregexp": (".*", REGEXP, None),
     "commentonchange_resolution": ("0", BOOL, None),

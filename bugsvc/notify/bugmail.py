@@ -16,7 +16,14 @@ included).
 
 from datetime import datetime, timezone
 
-from ..bugs import comments as stored_comments, events as bug_events, history, view, visibility
+from ..bugs import (
+    comments as stored_comments,
+    events as bug_events,
+    history,
+    mentions,
+    view,
+    visibility,
+)
 from ..catalogue import bug_fields
 from ..store import outbox
 from . import mail_settings as ms, message, reply
@@ -40,6 +47,7 @@ _REASONS = {
     ms.REL_QA: "You are the bug's QA contact.",
     ms.REL_CC: "You are on the bug's CC list.",
     ms.REL_GLOBAL_WATCHER: "You watch all bug changes.",
+    ms.REL_MENTIONED: "You were mentioned in a comment.",
 }
 _WATCH_REASONS = {
     ms.REL_ASSIGNEE: "You watch the bug's assignee.",
@@ -94,6 +102,13 @@ def visible_comments(ctx, comment_ids):
         obj["author_name"] = names.get(obj["id"], "")
     # Bugzilla skips empty comments that are not of a special kind.
     return [obj for obj in objects if obj["kind"] or obj["text"].strip()]
+
+
+def _mentioned_in(ctx, user_id, comments):
+    """True when one of `comments` (those the recipient may read) @mentions
+    account `user_id` (a mention in a private comment reaches insiders only)."""
+    return any(user_id in people for people in
+               mentions.mentioned(ctx.conn, [comment["id"] for comment in comments]).values())
 
 
 def events_of(login, relationship, changes, comments, is_new, dep_only):
@@ -188,6 +203,8 @@ def render(ctx, message_row, event_row):
     unconfirmed = bug["status"] == "UNCONFIRMED"
     direct, watching = [], []
     for relationship, bits in sorted((int(k), v) for k, v in data["roles"].items()):
+        if relationship == ms.REL_MENTIONED and not _mentioned_in(ctx, user["id"], comments):
+            continue
         found = events_of(user["login"], relationship, changes, comments, is_new,
                           bool(blockers))
         if wants(settings, relationship, found, by_me, unconfirmed):

@@ -30,6 +30,8 @@ from ..store.db import placeholders
 
 
 REL_ASSIGNEE, REL_QA, REL_REPORTER, REL_CC, REL_GLOBAL_WATCHER, REL_ANY = 0, 1, 2, 3, 5, 100
+# Someone @mentioned in a comment (bugsvc's; the reference has no such role).
+REL_MENTIONED = 6
 
 EVT_OTHER, EVT_ADDED_REMOVED, EVT_COMMENT, EVT_ATTACHMENT, EVT_ATTACHMENT_DATA = 0, 1, 2, 3, 4
 EVT_PROJ_MANAGEMENT, EVT_OPENED_CLOSED, EVT_KEYWORD, EVT_CC, EVT_DEPEND_BLOCK = 5, 6, 7, 8, 9
@@ -39,7 +41,7 @@ EVT_FLAG_REQUESTED, EVT_REQUESTED_FLAG = 100, 101
 
 # The names the interface uses, in the order the preferences show them.
 RELATIONSHIPS = {"assignee": REL_ASSIGNEE, "reporter": REL_REPORTER, "cc": REL_CC,
-                 "qa_contact": REL_QA}
+                 "qa_contact": REL_QA, "mentioned": REL_MENTIONED}
 EVENTS = {"added_removed": EVT_ADDED_REMOVED, "bug_created": EVT_BUG_CREATED,
           "opened_closed": EVT_OPENED_CLOSED, "component": EVT_COMPONENT,
           "project_management": EVT_PROJ_MANAGEMENT, "comment": EVT_COMMENT,
@@ -49,10 +51,14 @@ EVENTS = {"added_removed": EVT_ADDED_REMOVED, "bug_created": EVT_BUG_CREATED,
 GLOBAL_EVENTS = {"flag_requested": EVT_FLAG_REQUESTED, "requested_flag": EVT_REQUESTED_FLAG}
 # The header names of the relationships (X-Bugzilla-Reason, X-Bugzilla-Watch-Reason).
 HEADER_NAMES = {REL_ASSIGNEE: "AssignedTo", REL_REPORTER: "Reporter", REL_QA: "QAcontact",
-                REL_CC: "CC", REL_GLOBAL_WATCHER: "GlobalWatcher"}
+                REL_CC: "CC", REL_GLOBAL_WATCHER: "GlobalWatcher", REL_MENTIONED: "Mentioned"}
 # The reporter cannot be added to or removed from its role: the reference
 # offers no such choice for it.
-_NOT_FOR = {REL_REPORTER: ("added_removed",)}
+# A mention comes with a comment: its only choices are that comment, and
+# whether it is wanted while the bug is UNCONFIRMED.
+_NOT_FOR = {REL_REPORTER: ("added_removed",),
+            REL_MENTIONED: tuple(name for name in EVENTS if name not in ("comment",
+                                                                         "unconfirmed"))}
 
 
 def default(relationship, event):

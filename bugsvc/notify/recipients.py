@@ -19,14 +19,15 @@ then, against the state of that moment.
 import re
 import secrets
 
-from ..bugs import events as bug_events, record
+from ..bugs import events as bug_events, mentions, record
 from ..store import outbox
 from . import mail_settings as ms
 
 
 DIRECT, WATCHING = 1, 2
-# Webhook events (bugzilla.mozilla.org's names) and what they cover.
-WEBHOOK_EVENTS = ("create", "change", "comment", "attachment", "attachment_change")
+# Webhook events (bugzilla.mozilla.org's names, and bugsvc's "mention": a
+# comment @mentions people) and what they cover.
+WEBHOOK_EVENTS = ("create", "change", "comment", "attachment", "attachment_change", "mention")
 _SPLIT = re.compile(r"[\s,;]+")
 
 
@@ -67,10 +68,11 @@ def _user_ids(conn, logins):
     return found
 
 
-def roles(ctx, bug, changes):
+def roles(ctx, bug, changes, comment_ids=()):
     """{user id: {relationship: DIRECT and/or WATCHING bits}} and {watcher:
     [watched ids]} of the people bug mail about `bug` (a BugRecord, as it is
-    with the roles of the event) and `changes` (its history rows) may go to."""
+    with the roles of the event), `changes` (its history rows) and the
+    comments of `comment_ids` (whose @mentions are told) may go to."""
     conn = ctx.conn
     found = {}
 
@@ -104,6 +106,10 @@ def roles(ctx, bug, changes):
             if bits & DIRECT:
                 add(watcher, relationship, WATCHING)
         watching.setdefault(watcher, []).append(watched)
+    # The people the comments @mention (a mention is no role others watch).
+    for people in mentions.mentioned(conn, comment_ids).values():
+        for user_id in people:
+            add(user_id, ms.REL_MENTIONED)
     for user_id in _user_ids(conn, [name for name in _SPLIT.split(ctx.param("globalwatchers"))
                                     if name]):
         add(user_id, ms.REL_GLOBAL_WATCHER)
@@ -113,7 +119,7 @@ def roles(ctx, bug, changes):
 def _bug_mail(ctx, bug, data):
     if not (data["new"] or data["changes"] or data["comments"] or data.get("blockers")):
         return []
-    found, watching = roles(ctx, bug, data["changes"])
+    found, watching = roles(ctx, bug, data["changes"], data["comments"])
     return [{"channel": outbox.MAIL, "kind": "bug", "user_id": user_id,
              "data": {"roles": {str(rel): bits for rel, bits in sorted(rels.items())},
                       "watching": watching.get(user_id, [])}}
@@ -170,8 +176,9 @@ def webhook_items(conn, data):
     """The webhook calls an event makes, in the order they are sent:
     [(event name, {"target", "action", ...})]. The bug's creation or change
     first (a change of its restriction on its own, before the others), then
-    each comment with text (not a new bug's description), each attachment
-    created, and the changes of each other attachment."""
+    each comment with text (not a new bug's description), each comment that
+    @mentions people, each attachment created, and the changes of each
+    other attachment."""
     items = []
     bug_changes = [c for c in data["changes"] if c.get("attachment_id") is None]
     if data.get("public"):
@@ -189,6 +196,9 @@ def webhook_items(conn, data):
         if row is None or not row["body"].strip() or (data["new"] and row["count"] == 0):
             continue
         items.append(("comment", {"target": "comment", "action": "create",
+                                  "comment_id": comment_id}))
+    for comment_id in mentions.mentioned(conn, data["comments"]):
+        items.append(("mention", {"target": "comment", "action": "mention",
                                   "comment_id": comment_id}))
     for attachment_id in data["attachments"]:
         items.append(("attachment", {"target": "attachment", "action": "create",

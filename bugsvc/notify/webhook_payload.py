@@ -2,9 +2,10 @@
 owner may see it (the context is the owner's).
 
 {"webhook_id", "webhook_name",
- "event": {"action": "create"|"modify", "target": "bug"|"comment"|"attachment",
+ "event": {"action": "create"|"modify"|"mention", "target": "bug"|"comment"|"attachment",
            "routing_key": "bug.create", "bug.modify:status,resolution", ...,
            "changes": [{"field", "removed", "added"}] (modify only),
+           "mentions": [logins the owner may see] (mention only),
            "time", "user": {"id", "login", "real_name"}},
  "bug": {the bug's fields, with "comment" or "attachment" for those targets}}
 
@@ -18,7 +19,8 @@ shows the owner.
 """
 
 from .. import dates
-from ..bugs import attachments as stored_attachments, history, view, visibility
+from ..accounts.visibility import can_see_user
+from ..bugs import attachments as stored_attachments, history, mentions, view, visibility
 from ..catalogue import bug_fields, group_control
 from ..store import outbox
 from .bugmail import visible_comments
@@ -106,6 +108,14 @@ def _split_flags(changes):
     return result + [entry for entry in flags.values() if entry["removed"] != entry["added"]]
 
 
+def _mentioned_logins(ctx, comment_id):
+    """The logins of the accounts comment `comment_id` @mentions that the
+    webhook's owner may see."""
+    people = mentions.mentioned(ctx.conn, [comment_id]).get(comment_id, set())
+    return sorted(_user(ctx.conn, user_id)["login"] for user_id in people
+                  if can_see_user(ctx, user_id))
+
+
 def changes_for(ctx, changes, target):
     """The changes in the webhook format, as the owner may see them."""
     shown = []
@@ -189,5 +199,7 @@ def build(ctx, webhook, message_row, event_row):
         bug = bug_hash(ctx, view.bug_objects(ctx, [bug_id])[0], is_private)
         if detail is not None:
             bug[target] = detail
+        if item["action"] == "mention":
+            event["mentions"] = _mentioned_logins(ctx, item["comment_id"])
     return {"webhook_id": webhook["id"], "webhook_name": webhook["name"], "event": event,
             "bug": bug}

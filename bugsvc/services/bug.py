@@ -52,7 +52,8 @@ def create(ctx, params):
     """File a bug; the caller is its reporter.
 
     params: product, component, summary, version (required); description,
-    comment_is_private, op_sys, platform, priority, severity, status,
+    comment_is_private, is_markdown (the description is Markdown; also
+    comment_is_markdown), op_sys, platform, priority, severity, status,
     resolution, alias, assigned_to, qa_contact, cc, groups, keywords,
     depends_on, blocks, see_also, target_milestone, url, whiteboard,
     deadline, estimated_time, is_cc_accessible, is_creator_accessible,
@@ -87,7 +88,7 @@ def update(ctx, params):
     target_milestone, url, whiteboard, deadline, product, status,
     resolution, dupe_of, assigned_to, qa_contact, reset_assigned_to,
     reset_qa_contact, is_cc_accessible, is_creator_accessible,
-    estimated_time, remaining_time, work_time, comment {body, is_private},
+    estimated_time, remaining_time, work_time, comment {body, is_private, is_markdown},
     comment_is_private {id: bool}, alias, blocks, depends_on, cc, groups,
     keywords, see_also, flags, cf_*; update_token (from Bug.get: the
     change is refused when the bug changed since, a mid-air collision).

@@ -1,8 +1,10 @@
-"""Comments of bugs and comment tags (interface "Comments"). The behaviour
-lives in bugsvc/bugs/comments.py."""
+"""Comments of bugs, comment tags (interface "Comments") and editing
+comments (bugzilla.mozilla.org's EditComments). The behaviour lives in
+bugsvc/bugs/comments.py."""
 
 from .. import dates
-from ..bugs import comments as bug_comments
+from ..bugs import comments as bug_comments, markup
+from ..bugs.lookup import visible_bug_id
 from ..call.params import Params
 from ..errors import OBJECT_NOT_SPECIFIED, PARAM_MUST_BE_NUMERIC, ServiceError, require_login
 
@@ -36,7 +38,8 @@ def add(ctx, params):
     """Add a comment to a bug.
 
     params: id (bug id or alias), comment (text), is_private (or legacy
-    private; insiders only), work_time (hours; ignored for callers outside
+    private; insiders only), is_markdown (the text is Markdown, as
+    bugzilla.mozilla.org takes it; default false), work_time (hours; ignored for callers outside
     the timetrackinggroup, otherwise booked and subtracted from the
     remaining time, not below 0).
     Returns {"id": new comment id}.
@@ -55,7 +58,8 @@ def add(ctx, params):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'comment' is required and must not "
                                                  "be empty.")
     is_private = p.bool("is_private") if p.has("is_private") else p.bool("private")
-    return {"id": bug_comments.post(ctx, p.get("id"), text, is_private, p.get("work_time"))}
+    return {"id": bug_comments.post(ctx, p.get("id"), text, is_private, p.get("work_time"),
+                                    p.bool("is_markdown"))}
 
 
 # Comment tags ---------------------------------------------------------------------
@@ -102,3 +106,76 @@ def update_tags(ctx, params):
     if comment_id is None:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'comment_id' is required.")
     return bug_comments.update_tags(ctx, comment_id, p.list("add"), p.list("remove"))
+
+
+# Editing comments (bugzilla.mozilla.org's EditComments) ---------------------------
+
+def update_comment(ctx, params):
+    """Replace the text of one's own comment (bugzilla.mozilla.org's
+    EditComments.update_comment); the text it replaces is kept in the
+    comment's revisions, and the comment shows it was edited.
+
+    params: comment_id (int), new_comment (text), is_markdown (bool; as it
+    was when not given).
+    Returns {"text": the new text, "html": it as the pages show it,
+    "is_markdown", "count": revisions kept}.
+    Errors: 410 logged out; 50 no comment_id or an empty new_comment; 52 a
+    comment_id that is not a whole number of 0 or more; 304 not in
+    edit_comments_group (empty: nobody) or someone else's comment; 110/111
+    a comment the caller may not see, or none; 114 too long; 32000 the text
+    is unchanged.
+    """
+    require_login(ctx)
+    p = Params(params)
+    comment_id = p.id("comment_id")
+    if comment_id is None:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'comment_id' is required.")
+    text = p.str("new_comment")
+    if text is None or not text.strip():
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'new_comment' is required and "
+                                                 "must not be empty.")
+    markdown = p.bool("is_markdown") if p.has("is_markdown") else None
+    edited = bug_comments.edit(ctx, comment_id, text, markdown)
+    return {"text": edited["text"], "is_markdown": edited["is_markdown"],
+            "html": markup.comment_html(edited["text"], edited["is_markdown"],
+                                        edited["bug_id"]),
+            "count": edited["count"]}
+
+
+def comment_revisions(ctx, params):
+    """The earlier texts of an edited comment, for insiders and administrators.
+
+    params: comment_id (int).
+    Returns {"comment": Comment (as it is now), "revisions": [{"time",
+    "editor", "text", "is_markdown"}, oldest first]}.
+    Errors: 410 logged out; 50 no comment_id; 52 a bad comment_id; 110/111
+    a comment the caller may not see, or none; 304 neither an insider nor an
+    administrator.
+    """
+    p = Params(params)
+    comment_id = p.id("comment_id")
+    if comment_id is None:
+        require_login(ctx)
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'comment_id' is required.")
+    return bug_comments.revisions(ctx, comment_id)
+
+
+def render_comment(ctx, params):
+    """A text as a comment of a bug would show it on the pages (Bugzilla's
+    Bug.render_comment; bugzilla.mozilla.org's is_markdown).
+
+    params: text (required; may be empty), id (a bug id or alias whose
+    comment references are meant; optional), is_markdown (bool).
+    Returns {"html": the text as HTML}. Nothing is stored.
+    Errors: 50 no text; 100/101/102 the bug; 114 a text longer than a
+    comment may be.
+    """
+    p = Params(params)
+    text = p.str("text")
+    if text is None:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "The parameter 'text' is required.")
+    bug_id = None
+    if p.get("id") not in (None, ""):
+        bug_id = visible_bug_id(ctx, p.get("id"))
+    body = bug_comments.normalise(text)
+    return {"html": markup.comment_html(body, p.bool("is_markdown"), bug_id)}

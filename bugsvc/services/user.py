@@ -283,7 +283,8 @@ def whoami(ctx, params):
     "is_insider" (sees and sets private comments and attachments),
     "is_timetracker" (sees and changes the time fields),
     "saved_searches" [{"id", "name", "query"}],
-    "settings" {"color_scheme": "system", "light" or "dark"}}.
+    "settings" {"color_scheme": "system", "light" or "dark"}, "comment_markdown"
+    (its comment forms start with Markdown chosen)}.
     Errors: 410 logged out.
     """
     require_login(ctx)
@@ -295,7 +296,8 @@ def update_self(ctx, params):
     preferences page; User.update needs editusers for these).
 
     params: full_name; password (the new one) with current_password;
-    settings ({"color_scheme": "system", "light" or "dark"}).
+    settings ({"color_scheme": "system", "light" or "dark"}); comment_markdown
+    (bool: the comment forms start with Markdown chosen).
     A new password ends every login token of the account, the one of this
     call included (its sessions end); API keys stay valid.
     Returns {"changes": {"full_name": {"removed", "added"}}} (the password
@@ -317,5 +319,6 @@ def update_self(ctx, params):
                                                      "(current_password).")
         password = p.str("password")
     full_name = p.str("full_name") if p.get("full_name") is not None else None
+    markdown = p.bool("comment_markdown") if p.has("comment_markdown") else None
     return {"changes": account.update_own(ctx, full_name, password, current,
-                                          p.get("settings"))}
+                                          p.get("settings"), markdown)}

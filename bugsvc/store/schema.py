@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 17
+SCHEMA_VERSION = 18
 
 
 class SchemaError(Exception):
@@ -117,6 +117,22 @@ def _new_tables(section: str, table: str) -> Callable[[Connection], None]:
     return step
 
 
+def _markdown_comments(conn: Connection) -> None:
+    """Version 18: comments may be Markdown and may be edited (the earlier
+    texts kept), and each account's comment form remembers its last choice
+    of Markdown. Stored comments stay plain text. A step run twice leaves
+    the schema as it is."""
+    dialect = conn.dialect
+    for table, column, sql in (
+            ("comments", "is_markdown", "is_markdown INTEGER NOT NULL DEFAULT 0"),
+            ("comments", "edit_count", "edit_count INTEGER NOT NULL DEFAULT 0"),
+            ("users", "comment_markdown", "comment_markdown INTEGER NOT NULL DEFAULT 1")):
+        if not dialect.column_exists(conn, table, column):
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {sql}")
+    if not dialect.table_exists(conn, "comment_revisions"):
+        run_script(conn, schema_section("comment revisions"))
+
+
 MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
@@ -150,6 +166,8 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     16: _new_tables("external logins", "external_logins"),
     # 17: each account's choices of how the pages look (bugsvc/accounts/account.py).
     17: _new_tables("user settings", "user_settings"),
+    # 18: Markdown comments, their earlier texts, and each account's choice.
+    18: _markdown_comments,
 }
 
 

@@ -59,7 +59,8 @@ def test_comments_of_a_bug_over_http_oldest_first_with_every_field(client, servi
     assert first == {
         "id": first["id"], "bug_id": bug, "attachment_id": None, "count": 0,
         "text": "It crashes.", "creator": PLAIN, "time": "2026-01-01T10:00:00Z",
-        "creation_time": "2026-01-01T10:00:00Z", "is_private": False, "tags": []}
+        "creation_time": "2026-01-01T10:00:00Z", "is_private": False, "tags": [],
+        "is_markdown": False, "edits": 0}
     assert [c["count"] for c in listed] == [0, 1, 3]
 
 

@@ -29,7 +29,7 @@ NOT_ADMIN_CHANGES = {
     "User.cancel_token", "User.request_email_change", "User.update_email_settings",
     "Notification.resend", "Bug.create", "Bug.update", "Bug.update_see_also",
     "Bug.update_tags", "Bug.add_comment", "Bug.update_comment_tags", "Bug.add_attachment",
-    "Bug.update_attachment", "BugUserLastVisit.update",
+    "Bug.update_attachment", "BugUserLastVisit.update", "EditComments.update_comment",
 }
 # Audited changes made through mailed tokens or by anyone for themselves;
 # their tests are beside their features (test_self_registration.py,

@@ -29,7 +29,8 @@ def test_the_defaults_are_the_references(client, plain_key):
     settings = get(client, plain_key).json["email_settings"]
     assert settings["user"] == "plain@example.com" and settings["email_enabled"] is True
     assert settings["flags"] == {"flag_requested": True, "requested_flag": True}
-    assert set(settings["relationships"]) == {"assignee", "reporter", "cc"}
+    assert set(settings["relationships"]) == {"assignee", "reporter", "cc", "mentioned"}
+    assert settings["relationships"]["mentioned"] == {"comment": True, "unconfirmed": True}
     assignee = settings["relationships"]["assignee"]
     assert assignee["changed_by_me"] is False and assignee["cc"] is False
     assert assignee["comment"] is True and assignee["unconfirmed"] is True

@@ -15,6 +15,7 @@ import mimetypes
 import re
 
 from ... import errors
+from ...bugs import markup
 from ...catalogue import bug_fields
 from ...errors import ServiceError
 from . import bulk, feeds
@@ -204,6 +205,10 @@ class BugView:
         if not extra and self.options is None:
             # Everything the page of a visitor not signed in shows.
             same_as = [bug, self.comments, self.attachments, self.fields]
+        texts = [(comment["text"] or "", comment.get("is_markdown")) for comment in self.comments]
+        if extra.get("preview"):
+            texts.append((extra["preview"]["text"], extra["preview"]["is_markdown"]))
+        people = mentioned_people(call, texts)
         call.render("show_bug.html", status=status, same_as=same_as, reads=("id",),
                     title=f"Bug {bug['id']} – {bug['summary']}",
                     bug=bug, view=self, comments=self.comments, attachments=self.attachments,
@@ -212,7 +217,31 @@ class BugView:
                     custom_labels={name: field["display_name"]
                                    for name, field in self.fields.items()},
                     words_of=lambda value: ", ".join(str(v) for v in value or []),
-                    error=extra.pop("error", None), draft=extra.pop("draft", {}), **extra)
+                    error=extra.pop("error", None), draft=extra.pop("draft", {}), people=people,
+                    **extra)
+
+
+def mentioned_people(call, texts):
+    """{name: (login, real name)} of the accounts @mentioned in `texts`
+    ([(text, is_markdown)]) that the visitor may see: User.get's match, as
+    the people pickers use it (nobody for a visitor not signed in, who may
+    not match accounts; at most markup.MAX_MENTIONS names)."""
+    if not call.token:
+        return {}
+    names = []
+    for text, is_markdown in texts:
+        names += [name for name in markup.mention_names(text, bool(is_markdown))
+                  if name not in names]
+        if len(names) >= markup.MAX_MENTIONS:
+            break
+    if not names:
+        return {}
+    found = call.read_one("User.get", {"match": names[:markup.MAX_MENTIONS], "limit": 20,
+                                       "include_fields": "name,real_name"})["users"]
+    accounts = [{"login": user["name"], "real_name": user.get("real_name") or ""}
+                for user in found]
+    return {name: (account["login"], account["real_name"])
+            for name, account in markup.pick_mentioned(names, accounts).items()}
 
 
 class ShowBug(Page):
@@ -294,6 +323,8 @@ def form_changes(call, view):
         comment = {"body": text}
         if call.field("comment_is_private") and (call.user or {}).get("is_insider"):
             comment["is_private"] = True
+        if call.field("comment_is_markdown"):
+            comment["is_markdown"] = True
         changes["comment"] = comment
     if (call.user or {}).get("is_timetracker") and call.field("work_time").strip():
         changes["work_time"] = call.field("work_time").strip()
@@ -393,6 +424,11 @@ class ProcessBug(Page):
         if bulk.is_bulk(call):
             return bulk.change_several(call)
         view = BugView(call, call.field("id"))
+        if call.field("preview"):
+            # The page again, the comment shown as it would be: nothing is stored.
+            draft = comment_draft(call)
+            return view.render(draft=draft, preview={"text": draft["comment"],
+                                                     "is_markdown": draft["markdown"]})
         token = call.field("update_token")
         if call.field("midair") == "force":
             changes = _forced_changes(call)
@@ -415,7 +451,7 @@ class ProcessBug(Page):
             if fresh.bug.get("update_token") != token:
                 return self._midair(call, fresh, changes)
             fresh.render(status=errors.http_status(error.code), error=error.message,
-                         draft={"comment": (changes.get("comment") or {}).get("body", "")})
+                         draft=comment_draft(call))
             return
         call.redirect(url("/show_bug.cgi", id=view.id) + "#bottom", notice="changed")
 
@@ -442,6 +478,7 @@ class ProcessBug(Page):
         call.render("midair.html", status=409, title=f"Mid-air collision on bug {view.id}",
                     bug=view.bug, since=since, new_comments=comments, mine=mine,
                     comment=comment.get("body", ""), comment_private=comment.get("is_private"),
+                    comment_markdown=comment.get("is_markdown"),
                     changes_json=json.dumps(mine, sort_keys=True))
 
 
@@ -515,7 +552,15 @@ def _forced_changes(call):
         changes["comment"] = {"body": text}
         if call.field("comment_is_private"):
             changes["comment"]["is_private"] = True
+        if call.field("comment_is_markdown"):
+            changes["comment"]["is_markdown"] = True
     return changes
+
+
+def comment_draft(call):
+    """The comment the visitor typed, as its form shows it again: its text
+    and whether it is Markdown."""
+    return {"comment": call.field("comment"), "markdown": bool(call.field("comment_is_markdown"))}
 
 
 class ShowActivity(Page):
@@ -753,11 +798,12 @@ class EntryForm:
         return [item["name"] for item in self.product.get(kind, []) if item.get("is_active", True)]
 
     def render(self, status=200, error=None, values=None, cloned_bug_id=None, groups=None,
-               flags=()):
+               flags=(), preview=None):
         """The form, filled in with `values`; groups: [{"name",
         "description", "is_on"}] to offer (None: none, a bug filed from
         scratch gets its product's defaults); flags: [{"type_id", "name",
-        "requestee"}] requests to ask again (a clone's)."""
+        "requestee"}] requests to ask again (a clone's); preview: {"text",
+        "is_markdown"} of a description to show as it would be."""
         call, params = self.call, self.params
         agent = call.req.get_header("User-Agent") or ""
         platforms, systems = self.values("rep_platform"), self.values("op_sys")
@@ -776,7 +822,7 @@ class EntryForm:
         call.render("enter_bug.html", status=status, title=f"File a bug in {self.product['name']}",
                     product=self.product, form=values, error=error, entry=self, custom=custom,
                     params=params, cloned_bug_id=cloned_bug_id, groups=groups,
-                    flags=list(flags),
+                    flags=list(flags), preview=preview,
                     components=[c for c in self.product.get("components", [])
                                 if c.get("is_active", True)])
 
@@ -816,14 +862,20 @@ class PostBug(Page):
         flags = new_flags(call)
         if flags:
             params["flags"] = flags
+        if call.field("comment_is_markdown"):
+            params["is_markdown"] = True
+        if call.field("preview"):
+            # The form again, the description shown as it would be: nothing is stored.
+            return EntryForm(call, product).render(values=_typed(call), preview={
+                "text": call.field("description"),
+                "is_markdown": bool(call.field("comment_is_markdown"))})
         upload = call.files.get("data")
         try:
             bug_id = call.write("Bug.create", params)["id"]
         except ServiceError as error:
             form = EntryForm(call, product)
             form.render(status=errors.http_status(error.code), error=error.message,
-                        values={key: call.field(key) for key in call.form
-                                if isinstance(call.form[key], str)})
+                        values=_typed(call))
             return
         notice = "filed"
         if upload is not None:
@@ -832,6 +884,11 @@ class PostBug(Page):
             except ServiceError:
                 notice = "attachment_failed"
         call.redirect(url("/show_bug.cgi", id=bug_id), notice=notice)
+
+
+def _typed(call):
+    """The new-bug form's values as the visitor typed them."""
+    return {key: call.field(key) for key in call.form if isinstance(call.form[key], str)}
 
 
 def attachment_params(call, bug_id, upload):

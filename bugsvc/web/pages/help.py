@@ -7,6 +7,7 @@ the operations show the visitor (Bug.fields)."""
 
 from ...bugs.quicksearch import MAPPINGS
 from ...catalogue import bug_fields
+from . import comment
 from .base import Page, responder
 from .missing import not_found
 
@@ -26,13 +27,16 @@ _API_NAMES = {field.name: field.bug_key for field in bug_fields.STANDARD
 
 
 class Help(Page):
-    """GET /page.cgi?id=NAME: one of the help pages (404 for any other id)."""
+    """GET /page.cgi?id=NAME: one of the help pages, or an edited
+    comment's earlier texts (404 for any other id)."""
 
     @responder
     def on_get(self, call):
         page_id = call.query.get("id")
         if isinstance(page_id, list):
             page_id = page_id[0]
+        if page_id == "comment-revisions.html":
+            return comment.comment_revisions(call)
         if page_id not in PAGES:
             not_found(call, f"There is no help page '{page_id or ''}' here; these are: "
                             + ", ".join(PAGES) + ".")

@@ -22,7 +22,8 @@ TABS = (("account", "Account"), ("mfa", "Two-factor"), ("email", "Email"),
         ("webhooks", "Webhooks"), ("apikey", "API keys"), ("saved-searches", "Saved searches"))
 # How the preferences name the roles and events of User.get_email_settings,
 # in the reference's words.
-ROLES = {"assignee": "Assignee", "reporter": "Reporter", "cc": "CC", "qa_contact": "QA contact"}
+ROLES = {"assignee": "Assignee", "reporter": "Reporter", "cc": "CC", "qa_contact": "QA contact",
+         "mentioned": "Mentioned in a comment"}
 EVENTS = {
     "added_removed": "I'm added to or removed from this role",
     "bug_created": "A new bug is created",
@@ -41,7 +42,7 @@ EVENTS = {
 }
 FLAG_EVENTS = {"flag_requested": "Someone asks me to set a flag",
                "requested_flag": "Someone sets a flag I asked for"}
-WEBHOOK_EVENTS = ("create", "change", "comment", "attachment", "attachment_change")
+WEBHOOK_EVENTS = ("create", "change", "comment", "attachment", "attachment_change", "mention")
 _LIST_SPLIT = re.compile(r"[\s,]+")
 
 
@@ -109,12 +110,17 @@ class Preferences(Page):
         call.redirect(url("/userprefs.cgi", tab="account"), notice="prefs_saved")
 
     def _account(self, call, user):
-        """Save the account tab: the real name, a new password, and (while
+        """Save the account tab: the real name, whether comments start as
+        Markdown, a new password, and (while
         allowemailchange is on) a new e-mail address, mailed to be
         confirmed."""
         params = {}
         if call.field("realname").strip() != (user.get("real_name") or ""):
             params["full_name"] = call.field("realname")
+        if call.field("comment_markdown_shown"):
+            markdown = bool(call.field("comment_markdown"))
+            if markdown != bool(user.get("comment_markdown")):
+                params["comment_markdown"] = markdown
         if call.field("new_password1") or call.field("new_password2"):
             if call.field("new_password1") != call.field("new_password2"):
                 return self._show(call, "account", status=400,

@@ -12,6 +12,7 @@ from falcon.media.multipart import MultipartFormHandler
 from markupsafe import Markup
 
 from ... import errors
+from ...bugs import markup
 from ...catalogue import bug_fields
 from ...errors import ServiceError
 from .media import inline_media
@@ -20,26 +21,13 @@ from .memo import BoundedMemo
 
 STATIC_TYPES = {"css": "text/css; charset=UTF-8", "js": "text/javascript; charset=UTF-8"}
 _FIELD_NAME = re.compile(r"^[\w.\-]+$")
-# What becomes a link in comment text, as the reference's quoteUrls does:
-# web addresses, "bug N" (with "comment M"), "comment M", "attachment N".
-_LINKS = re.compile(
-    # The lookahead lets the engine skip at once the places where no link
-    # can start (a comment is scanned at every character).
-    r"(?=[hbcaBCA])(?:(?P<url>\bhttps?://[^\s<>\"]+[^\s<>\".,;:!?)\]'])"
-    r"|(?P<bug>\b[Bb]ug[\s#]*(?P<bug_id>\d{1,9})(?:,?\s*[Cc]omment\s*#?(?P<bug_comment>\d{1,6}))?)"
-    r"|(?P<comment>\b[Cc]omment\s*#?(?P<comment_no>\d{1,6}))"
-    r"|(?P<attachment>\b[Aa]ttachment\s*#?(?P<attachment_id>\d{1,9})))")
-
-
-# A quick test: text with none of these cannot hold a link.
-_MAY_LINK = re.compile(r"https?://|[Bb]ug|[Cc]omment|[Aa]ttachment")
 
 
 def install(env):
     """Add the filters and globals the templates use to Jinja environment `env`."""
     env.filters.update(when=when, day=day, comment_html=comment_html, person=person,
                        size=size, hours=hours)
-    env.globals.update(comment_list=comment_list)
+    env.globals.update(comment_list=comment_list, comment_text_html=comment_text_html)
     env.globals.update(inline_media=inline_media)
     env.globals.update(field_label=field_label)
     env.filters.update(labelled=labelled)
@@ -87,52 +75,45 @@ def hours(value):
 COMMENTS = BoundedMemo(16 * 1024 * 1024)
 
 
-def comment_html(text, bug_id=None):
-    """Comment text as markup: every character escaped, then web addresses,
-    bug, comment and attachment references made links. (Built as one string
-    from escaped parts, and kept in COMMENTS.)"""
+def comment_html(text, bug_id=None, is_markdown=False, people=None):
+    """Comment text as markup (bugs/markup.py): Markdown rendered and
+    cleaned, or plain text escaped, with web addresses, bug, comment and
+    attachment references made links, and the @mentions of `people` ({name:
+    (login, real name)}, those the visitor may see). (Kept in COMMENTS.)"""
     text = str(text or "")
-    key = (text, bug_id)
-    markup = COMMENTS.get(key)
-    if markup is None:
-        markup = _comment_html(text, bug_id)
-        COMMENTS.put(key, markup, sys.getsizeof(text) + sys.getsizeof(markup))
-    return markup
+    mentioned = ()
+    if people and "@" in text:
+        mentioned = tuple(sorted((name, people[name]) for name in
+                                 markup.mention_names(text, bool(is_markdown)) if name in people))
+    key = (text, bug_id, bool(is_markdown), mentioned)
+    html_text = COMMENTS.get(key)
+    if html_text is None:
+        html_text = Markup(markup.comment_html(text, bool(is_markdown), bug_id,
+                                               dict(mentioned)))
+        COMMENTS.put(key, html_text, sys.getsizeof(text) + sys.getsizeof(html_text))
+    return html_text
 
 
-def _comment_html(text, bug_id):
-    if not _MAY_LINK.search(text):
-        return Markup(html.escape(text, quote=False))
-    parts, last = [], 0
-    for match in _LINKS.finditer(text):
-        parts.append(html.escape(text[last:match.start()], quote=False))
-        last = match.end()
-        shown = html.escape(match.group(0), quote=False)
-        if match.group("url"):
-            href = html.escape(match.group("url"), quote=True)
-            parts.append(f'<a href="{href}" rel="nofollow noopener noreferrer">{shown}</a>')
-        elif match.group("bug"):
-            target = f"/show_bug.cgi?id={match.group('bug_id')}"
-            if match.group("bug_comment"):
-                target += f"#c{match.group('bug_comment')}"
-            parts.append(f'<a href="{target}">{shown}</a>')
-        elif match.group("comment"):
-            target = f"#c{match.group('comment_no')}"
-            if bug_id is not None:
-                target = f"/show_bug.cgi?id={int(bug_id)}" + target
-            parts.append(f'<a href="{target}">{shown}</a>')
-        else:
-            target = f"/attachment.cgi?id={match.group('attachment_id')}&amp;action=edit"
-            parts.append(f'<a href="{target}">{shown}</a>')
-    parts.append(html.escape(text[last:], quote=False))
-    return Markup("".join(parts))
+def comment_text_html(comment, bug_id, people=None):
+    """The text of comment object `comment` as the bug page shows it: a
+    Markdown comment's blocks, or plain text kept as typed (people: see
+    comment_html)."""
+    text = comment_html(str(comment["text"] or ""), bug_id, comment.get("is_markdown"), people)
+    if comment.get("is_markdown"):
+        return Markup(f'<div class="comment-text markdown">{text}</div>')
+    return Markup(f'<pre class="comment-text">{text}</pre>')
 
 
-def comment_list(comments, bug_id, private_boxes, media=None):
+def comment_list(comments, bug_id, private_boxes, revisions=False, editor=None, people=None,
+                 media=None):
     """The items of a bug's comment list, as markup (the bug page's one
     loop that runs a thousand times on a long bug, so it is built here, from
     escaped parts, rather than by the template engine). private_boxes: add
     each comment's private switch (for insiders, inside the bug's form).
+    revisions: an edited comment's mark links to its earlier texts (for
+    those who may read them). editor: the name of the visitor, when it may
+    edit its own comments (each of them gets an Edit link). people: the
+    @mentioned accounts the visitor may see (see comment_html).
     media: {comment id: markup} shown after a comment's text (its inline
     images and videos, see media.inline_media)."""
     items = []
@@ -147,6 +128,15 @@ def comment_list(comments, bug_id, private_boxes, media=None):
                 f'<span>{when(comment["creation_time"])}</span>']
         if private:
             head.append('<span class="tag-private">Private</span>')
+        if comment.get("edits"):
+            mark = "Edited"
+            if revisions:
+                mark = (f'<a href="/page.cgi?id=comment-revisions.html&amp;comment_id='
+                        f'{int(comment["id"])}">Edited</a>')
+            head.append(f'<span class="edited">{mark}</span>')
+        if editor is not None and comment["creator"] == editor:
+            head.append(f'<a href="/editcomment.cgi?comment_id={int(comment["id"])}">Edit'
+                        f'<span class="sr-only"> {label.lower()}</span></a>')
         if private_boxes:
             comment_id = int(comment["id"])
             head.append(f'<input type="hidden" name="comment_private_shown" value="{comment_id}">'
@@ -157,8 +147,7 @@ def comment_list(comments, bug_id, private_boxes, media=None):
         items.append(
             f'<li id="c{count}" class="comment{" private" if private else ""}">'
             f'<article aria-labelledby="c{count}-head"><header id="c{count}-head">'
-            f'{"".join(head)}</header><pre class="comment-text">'
-            f'{comment_html(str(comment["text"] or ""), bug_id)}</pre>'
+            f'{"".join(head)}</header>{comment_text_html(comment, bug_id, people)}'
             f'{media.get(comment["id"], "")}</article></li>\n')
     return Markup("".join(items))
 

@@ -47,7 +47,8 @@ ATTACHMENT_BASE_SECONDS = 5
 REMEMBER_SECONDS = 30 * 24 * 3600
 # The Content-Security-Policy of every page: no inline script or style, no
 # other origin (but the attachment_base one, for the images and videos shown
-# inline), no framing.
+# inline), no framing; scripts may ask this site (the comment preview, the
+# people pickers).
 PAGE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; "
                "img-src 'self' data:{media}; media-src 'self'{media}; connect-src 'self'; "
                "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")

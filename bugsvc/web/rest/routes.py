@@ -149,6 +149,14 @@ ROUTES = [
           path_params=scalars(comment_id="comment_id")),
     Route("GET", "/bug/comment/{comment_id}", "Bug.comments",
           path_params=id_list("comment_id", key="comment_ids")),
+    # Bugzilla 5.2 serves render_comment over JSON-RPC and XML-RPC only;
+    # bugzilla.mozilla.org's address (before /bug/comment/{comment_id}).
+    Route("POST", "/bug/comment/render", "Bug.render_comment"),
+    # Editing comments (bugzilla.mozilla.org's address), and their earlier texts
+    Route("PUT", "/editcomments/comment/{comment_id}", "EditComments.update_comment",
+          path_params=scalars(comment_id="comment_id")),
+    Route("GET", "/editcomments/comment/{comment_id}/revisions",
+          "EditComments.comment_revisions", path_params=scalars(comment_id="comment_id")),
     Route("GET", "/bug/{bug}/comment", "Bug.comments",
           path_params=id_list("bug", strip_hash=True)),
     Route("POST", "/bug/{bug}/comment", "Bug.add_comment", path_params=scalars(id="bug"),

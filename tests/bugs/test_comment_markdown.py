@@ -1,0 +1,351 @@
+"""Markdown comments: is_markdown through every way a comment is written
+and read (as bugzilla.mozilla.org carries it), the safe rendering on the bug
+page (raw HTML shown as text, no script, no event handlers, no javascript:
+or data: links, whatever the nesting), the references still made links,
+plain text for old comments, the preference that the comment forms start
+with, the mail carrying the source text, and Preview that stores nothing."""
+
+import re
+
+import pytest
+
+from accounts import ADMIN, ADMIN_PASSWORD
+from bug_support import file_bug, update_bug
+from bugsvc.bugs import markup
+from bugsvc.services import comment as comment_service, user as user_service
+from conftest import world_fixture
+from notify_support import deliver, use_smtp
+from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World
+
+
+@world_fixture
+def world(services):
+    return World(services)
+
+
+def signed_in(app, who):
+    browser = Browser(app)
+    browser.login(who, ADMIN_PASSWORD if who == ADMIN else PASSWORDS[who])
+    return browser
+
+
+def comments(services, bug_id, as_user=ADMIN):
+    return services.call(comment_service.comments, {"ids": [bug_id]}, as_user=as_user,
+                         write=False)["bugs"][str(bug_id)]["comments"]
+
+
+# Hostile Markdown: each of these must render to nothing that runs.
+HOSTILE = [
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    '<a href="javascript:alert(1)">x</a>',
+    "<div><p><b onclick='alert(1)'>nested <i>html</i></b></p></div>",
+    "[click](javascript:alert(1))",
+    "[click](JaVaScRiPt:alert(1))",
+    "[click](  javascript:alert(1)  )",
+    "[click](java\tscript:alert(1))",
+    "[click](&#106;avascript:alert(1))",
+    "[click](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+    "[click](vbscript:msgbox(1))",
+    "[ref][r]\n\n[r]: javascript:alert(1)",
+    "[ref][r]\n\n[r]: data:text/html,<script>alert(1)</script>",
+    "<javascript:alert(1)>",
+    "<data:text/html,alert(1)>",
+    "![img](javascript:alert(1))",
+    "![img](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+)",
+    '![x](http://example.com/a.png "title" onerror="alert(1)")',
+    '[x](http://example.com/ "a" onmouseover="alert(1)")',
+    "```\n<script>alert(1)</script>\n```",
+    "`<script>alert(1)</script>`",
+    "<style>body{display:none}</style><iframe src=//evil></iframe>",
+    "<svg><script>alert(1)</script></svg><math><mtext></mtext></math>",
+    "<!-- <script>alert(1)</script> -->",
+    "<form action=//evil><button formaction=javascript:alert(1)>x</button></form>",
+    "| a | b |\n|---|---|\n| <script>alert(1)</script> | [x](javascript:alert(1)) |",
+]
+# Nesting far beyond anything a person writes, within the comment size limit.
+DEEP = ["> " * 10000 + "x", "[" * 10000 + "x" + "]" * 10000, "*" * 30000 + "x" + "*" * 30000,
+        "- " * 10000 + "x", "<div>" * 10000, "`" * 30000,
+        "[a](" * 5000 + "x" + ")" * 5000, "\n".join("> " * n + "q" for n in range(0, 200))]
+
+
+_TAG = re.compile(r"<\s*([a-zA-Z][a-zA-Z0-9]*)([^>]*)>")
+_ALLOWED_TAGS = {"p", "br", "em", "strong", "del", "s", "code", "pre", "blockquote", "ul", "ol",
+                 "li", "h3", "hr", "a", "table", "thead", "tbody", "tr", "th", "td"}
+
+
+def assert_inert(html):
+    """Nothing in `html` that a browser would run or load: only the
+    elements Markdown makes, no event handler or style, links only to web
+    and mail addresses and addresses on this site (no scheme)."""
+    for name, attributes in _TAG.findall(html):
+        assert name.lower() in _ALLOWED_TAGS, (name, html[:200])
+        for attribute, value in re.findall(r'([\w:-]+)\s*=\s*"([^"]*)"', attributes):
+            assert attribute.lower() in ("href", "rel", "title", "start"), (attribute, html[:200])
+            if attribute.lower() == "href":
+                scheme = re.match(r"^\s*([a-zA-Z][\w+.-]*):", value)
+                assert scheme is None or scheme.group(1).lower() in ("http", "https", "mailto"), \
+                    value
+    assert "javascript:" not in re.sub(r">[^<]*<", "><", html).lower()
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_hostile_markdown_renders_nothing_that_runs(text):
+    html = markup.markdown_html(text, 1)
+    assert_inert(html)
+    assert "<script" not in html.lower()
+
+
+def test_raw_html_in_markdown_is_shown_as_text_not_even_harmless_tags():
+    html = markup.markdown_html("Say <b>hello</b> and <em>bye</em>", 1)
+    assert html == "<p>Say &lt;b&gt;hello&lt;/b&gt; and &lt;em&gt;bye&lt;/em&gt;</p>\n"
+
+
+@pytest.mark.parametrize("text", DEEP)
+def test_huge_nesting_is_bounded(text):
+    """However deep the input nests, the output nests no deeper than the
+    renderer's limit, and rendering makes a bounded number of tokens (a
+    count, not a time)."""
+    assert len(text) <= 65535
+    tokens = markup._MARKDOWN.parse(text, {"bug_id": 1})
+    count = len(tokens) + sum(len(token.children or ()) for token in tokens)
+    assert count <= 4 * len(text) + 10
+    html = markup.markdown_html(text, 1)
+    assert_inert(html)
+    assert html.count("<blockquote>") <= markup.MAX_NESTING
+    assert html.count("<ul>") <= markup.MAX_NESTING
+    assert len(html) <= 10 * len(text) + 100
+
+
+def test_markdown_makes_its_structure_and_references_still_link_but_not_in_code():
+    html = markup.markdown_html(
+        "# Crash\n\n*See* bug 12 comment 3, comment 2 and attachment 7.\n\n"
+        "`bug 99` stays code\n\n```\nattachment 5\n```\n\n[bug 4](https://example.com/x)", 10)
+    assert "<h3>Crash</h3>" in html and "<em>See</em>" in html
+    assert '<a href="/show_bug.cgi?id=12#c3"' in html
+    assert '<a href="/show_bug.cgi?id=10#c2"' in html
+    assert '<a href="/attachment.cgi?id=7&amp;action=edit"' in html
+    assert "<code>bug 99</code>" in html and "<pre><code>attachment 5\n</code></pre>" in html
+    # No link inside a link: the text of a Markdown link stays its text.
+    assert '<a href="https://example.com/x" rel="nofollow noopener noreferrer">bug 4</a>' in html
+
+
+def test_an_image_is_a_link_to_it_and_loads_nothing():
+    html = markup.markdown_html("![the trace](https://example.com/t.png)", 1)
+    assert "<img" not in html
+    assert '<a href="https://example.com/t.png" rel="nofollow noopener noreferrer">the trace</a>' \
+        in html
+
+
+# The interface -------------------------------------------------------------------------
+
+def test_is_markdown_is_stored_and_answered_by_every_way_in(services, client, admin_key):
+    bug_id = file_bug(services, description="**Steps**", is_markdown=True)
+    services.call(comment_service.add, {"id": bug_id, "comment": "*one*", "is_markdown": True},
+                  as_user=ADMIN)
+    services.call(comment_service.add, {"id": bug_id, "comment": "*two*"}, as_user=ADMIN)
+    update_bug(services, bug_id, comment={"body": "*three*", "is_markdown": True})
+    resp = client.simulate_post(f"/rest/bug/{bug_id}/comment",
+                                json={"comment": "_four_", "is_markdown": True},
+                                headers={"X-BUGZILLA-API-KEY": admin_key})
+    assert resp.status_code == 201
+    listed = client.simulate_get(f"/rest/bug/{bug_id}/comment").json["bugs"][str(bug_id)]
+    assert [(c["text"], c["is_markdown"]) for c in listed["comments"]] == [
+        ("**Steps**", True), ("*one*", True), ("*two*", False), ("*three*", True),
+        ("_four_", True)]
+    one = listed["comments"][1]["id"]
+    by_id = client.simulate_get(f"/rest/bug/comment/{one}").json["comments"][str(one)]
+    assert by_id["is_markdown"] is True and by_id["text"] == "*one*"
+
+
+def test_the_bug_create_parameter_has_bugzilla_mozilla_orgs_name_and_the_internal_one(services):
+    first = file_bug(services, description="a", is_markdown=True)
+    second = file_bug(services, description="b", comment_is_markdown=True)
+    plain = file_bug(services, description="c")
+    assert [comments(services, b)[0]["is_markdown"] for b in (first, second, plain)] == [
+        True, True, False]
+
+
+def test_system_comments_are_never_markdown(services):
+    bug_id = file_bug(services)
+    other = file_bug(services)
+    update_bug(services, bug_id, status="RESOLVED", resolution="DUPLICATE", dupe_of=other,
+               comment={"body": "*same*", "is_markdown": True})
+    assert [c["is_markdown"] for c in comments(services, bug_id)] == [False, False]
+    assert [c["is_markdown"] for c in comments(services, other)] == [False, False]
+
+
+# The pages -----------------------------------------------------------------------------
+
+def test_a_markdown_comment_is_rendered_and_an_old_comment_stays_plain(app, world, services):
+    services.call(comment_service.add, {"id": world.bug, "is_markdown": True, "comment":
+                                        "**bold** <script>alert(1)</script> [x](javascript:y)"},
+                  as_user=ADMIN)
+    services.call(comment_service.add, {"id": world.bug, "comment": "**not bold** bug 3"},
+                  as_user=ADMIN)
+    page = Browser(app).get(f"/show_bug.cgi?id={world.bug}").text
+    assert '<div class="comment-text markdown"><p><strong>bold</strong> ' \
+           "&lt;script&gt;alert(1)&lt;/script&gt; [x](javascript:y)</p>" in page
+    assert '<pre class="comment-text">**not bold** <a href="/show_bug.cgi?id=3">bug 3</a></pre>' \
+        in page
+    assert "<script>alert" not in page and 'href="javascript' not in page
+
+
+def test_the_comment_form_starts_as_the_accounts_preference(app, world, services):
+    browser = signed_in(app, PLAIN)
+    page = browser.get(f"/show_bug.cgi?id={world.bug}").text
+    assert re.search(r'id="comment_is_markdown"[^>]* checked', page)   # the default: on
+    result = browser.post("/userprefs.cgi", {"tab": "account", "realname": "Pat Plain",
+                                             "comment_markdown_shown": "1"})
+    assert result.status_code == 200
+    assert services.call(user_service.whoami, {}, as_user=PLAIN)["comment_markdown"] is False
+    page = browser.get(f"/show_bug.cgi?id={world.bug}").text
+    assert not re.search(r'id="comment_is_markdown"[^>]* checked', page)
+    assert not re.search(r'id="comment_is_markdown"[^>]* checked',
+                         browser.get("/enter_bug.cgi?product=TestProduct").text)
+    browser.post("/userprefs.cgi", {"tab": "account", "realname": "Pat Plain",
+                                    "comment_markdown_shown": "1", "comment_markdown": "1"})
+    assert services.call(user_service.whoami, {}, as_user=PLAIN)["comment_markdown"] is True
+
+
+def test_the_bug_form_posts_a_markdown_comment_or_a_plain_one(app, world, services):
+    browser = signed_in(app, PLAIN)
+    for text, markdown in (("*md*", "1"), ("*plain*", None)):
+        page = browser.get(f"/show_bug.cgi?id={world.bug}")
+        fields = {"id": str(world.bug), "comment": text,
+                  "update_token": re.search(r'name="update_token" value="([^"]+)"',
+                                            page.text).group(1)}
+        if markdown:
+            fields["comment_is_markdown"] = markdown
+        assert browser.post("/process_bug.cgi", fields).status_code == 200
+    last_two = comments(services, world.bug)[-2:]
+    assert [(c["text"], c["is_markdown"]) for c in last_two] == [
+        ("*md*", True), ("*plain*", False)]
+
+
+def _stored(services):
+    return (services.query("SELECT COUNT(*) FROM comments")[0][0],
+            services.query("SELECT COUNT(*) FROM outbox_events")[0][0],
+            services.query("SELECT COUNT(*) FROM bugs")[0][0])
+
+
+def test_preview_shows_the_rendered_comment_keeps_the_text_and_stores_nothing(
+        app, world, services):
+    browser = signed_in(app, PLAIN)
+    page = browser.get(f"/show_bug.cgi?id={world.bug}")
+    token = re.search(r'name="update_token" value="([^"]+)"', page.text).group(1)
+    before = _stored(services)
+    typed = "**Look** at comment 1 <img src=x onerror=alert(1)>"
+    result = browser.post("/process_bug.cgi", {
+        "id": str(world.bug), "update_token": token, "comment": typed,
+        "comment_is_markdown": "1", "preview": "1", "priority": "Highest"})
+    assert result.status_code == 200
+    assert _stored(services) == before
+    preview = result.text[result.text.index('id="comment-preview"'):result.text.index(
+        'id="comment"')]
+    assert "<strong>Look</strong>" in preview
+    assert f'<a href="/show_bug.cgi?id={world.bug}#c1"' in preview
+    assert "&lt;img src=x onerror=alert(1)&gt;" in preview and "<img" not in preview
+    assert ('<textarea id="comment" name="comment" rows="8" cols="80" accesskey="c">**Look** at comment 1 '
+            "&lt;img src=x onerror=alert(1)&gt;</textarea>") in result.text
+    assert re.search(r'id="comment_is_markdown"[^>]* checked', result.text)
+    # The same as plain text: no Markdown, and the box comes back unticked.
+    result = browser.post("/process_bug.cgi", {
+        "id": str(world.bug), "update_token": token, "comment": "**Look**", "preview": "1"})
+    assert '<pre class="comment-text">**Look**</pre>' in result.text
+    assert not re.search(r'id="comment_is_markdown"[^>]* checked', result.text)
+    assert _stored(services) == before
+
+
+def test_preview_needs_the_forms_token_and_a_signed_in_visitor(app, world, services):
+    browser = signed_in(app, PLAIN)
+    browser.get(f"/show_bug.cgi?id={world.bug}")
+    before = _stored(services)
+    refused = browser.post("/process_bug.cgi", {"id": str(world.bug), "comment": "x",
+                                                "preview": "1", "csrf_token": "forged"})
+    assert refused.status_code == 403 and 'id="comment-preview"' not in refused.text
+    anonymous = Browser(app)
+    anonymous.get(f"/show_bug.cgi?id={world.bug}")
+    result = anonymous.post("/process_bug.cgi", {"id": str(world.bug), "comment": "x",
+                                                 "preview": "1"})
+    assert result.status_code in (401, 403) and "comment-preview" not in result.text
+    assert _stored(services) == before
+
+
+def test_preview_of_a_hidden_bug_shows_nothing_of_it(app, world, services):
+    browser = signed_in(app, PLAIN)
+    browser.get(f"/show_bug.cgi?id={world.bug}")
+    result = browser.post("/process_bug.cgi", {"id": str(world.secret), "comment": "x",
+                                               "preview": "1"})
+    assert result.status_code in (401, 404) and "Secret hole" not in result.text
+
+
+def test_preview_of_a_new_bugs_description_keeps_the_form_and_files_nothing(app, world,
+                                                                            services):
+    browser = signed_in(app, PLAIN)
+    browser.get("/enter_bug.cgi?product=TestProduct")
+    before = _stored(services)
+    result = browser.post("/post_bug.cgi", {
+        "product": "TestProduct", "component": "TestComponent", "version": "unspecified",
+        "summary": "Half typed", "description": "- one\n- two", "comment_is_markdown": "1",
+        "severity": "major", "platform": "PC", "op_sys": "Linux", "preview": "1"},
+        files={"data": ("a.txt", "text/plain", b"x")})
+    assert result.status_code == 200
+    assert "<ul>\n<li>one</li>\n<li>two</li>\n</ul>" in result.text
+    assert 'value="Half typed"' in result.text and "- one\n- two</textarea>" in result.text
+    assert _stored(services) == before
+
+
+# Mail ----------------------------------------------------------------------------------
+
+def test_mail_carries_the_source_text_of_a_markdown_comment(services, smtp):
+    use_smtp(services, smtp)
+    services.add_user("dev@example.com", real_name="Dana Dev")
+    bug_id = file_bug(services, assigned_to="dev@example.com")
+    hostile = "**Hi** <script>alert(1)</script> [x](javascript:alert(1))"
+    services.call(comment_service.add, {"id": bug_id, "comment": hostile, "is_markdown": True},
+                  as_user=ADMIN)
+    deliver(services)
+    mail = smtp.to("dev@example.com")[-1]
+    assert mail.get_content_type() == "text/plain" and not mail.is_multipart()
+    assert hostile in mail.get_content()
+
+
+def test_an_insider_sees_a_private_markdown_comment_rendered_others_do_not_see_it(
+        app, world, services):
+    services.call(comment_service.add, {"id": world.bug, "comment": "_hush_",
+                                        "is_markdown": True, "is_private": True},
+                  as_user=INSIDER)
+    assert "<em>hush</em>" in signed_in(app, INSIDER).get(f"/show_bug.cgi?id={world.bug}").text
+    assert "hush" not in signed_in(app, PLAIN).get(f"/show_bug.cgi?id={world.bug}").text
+    assert "hush" not in Browser(app).get(f"/show_bug.cgi?id={world.bug}").text
+
+
+# Bug.render_comment ---------------------------------------------------------------------
+
+def test_render_comment_shows_a_text_as_a_comment_of_the_bug_and_stores_nothing(
+        services, client):
+    bug_id = file_bug(services)
+    before = services.query("SELECT COUNT(*) FROM comments")[0][0]
+    resp = client.simulate_post("/rest/bug/comment/render",
+                                json={"id": bug_id, "text": "*see* comment 1 <b>x</b>",
+                                      "is_markdown": True})
+    assert resp.status_code == 200
+    assert resp.json == {"html": f'<p><em>see</em> <a href="/show_bug.cgi?id={bug_id}#c1"'
+                                 ' rel="nofollow noopener noreferrer">comment 1</a>'
+                                 " &lt;b&gt;x&lt;/b&gt;</p>\n"}
+    plain = client.simulate_post("/rest/bug/comment/render", json={"text": "<b>x</b> bug 2"})
+    assert plain.json == {"html": '&lt;b&gt;x&lt;/b&gt; <a href="/show_bug.cgi?id=2">bug 2</a>'}
+    assert services.query("SELECT COUNT(*) FROM comments")[0][0] == before
+
+
+def test_render_comment_refuses_what_the_caller_may_not_see_and_bad_input(services, client):
+    """A hidden bug and a missing one answer alike (102) to an anonymous caller."""
+    from bug_support import NA, SHOWN, add_bug_group, control
+    group = add_bug_group(services, "secret")          # only the administrator
+    control(services, group, SHOWN, NA)
+    hidden = file_bug(services, groups=["secret"])
+    for body, code in (({"id": hidden, "text": "x"}, 102), ({"id": 99999, "text": "x"}, 102),
+                       ({"id": 1}, 50), ({"text": "x" * 70000}, 114)):
+        resp = client.simulate_post("/rest/bug/comment/render", json=body)
+        assert resp.json["code"] == code, body
