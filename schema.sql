@@ -43,12 +43,17 @@ CREATE TABLE user_groups (
 CREATE INDEX user_groups_group_idx ON user_groups (group_id, is_bless);
 
 -- Login tokens (GET /rest/login); only a hash of the secret part is kept.
+-- sudo_target_id, sudo_started: a page session of a member of bz_sudoers
+-- acting as another account (relogin.cgi's sudo): whom it acts as, since
+-- when (user_id stays the real account, whose sign-in the token is).
 CREATE TABLE login_tokens (
     token_hash  TEXT PRIMARY KEY,
     user_id     INTEGER NOT NULL REFERENCES users (id),
     ip_address  TEXT,                          -- set: token valid only from there
     created_at  TEXT NOT NULL,
-    last_used   TEXT NOT NULL
+    last_used   TEXT NOT NULL,
+    sudo_target_id INTEGER REFERENCES users (id),
+    sudo_started   TEXT
 );
 CREATE INDEX login_tokens_user_idx ON login_tokens (user_id);
 

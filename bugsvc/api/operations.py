@@ -34,6 +34,7 @@ from ..services import (
     sanity_check,
     saved_search,
     second_factor,
+    sudo,
     user,
     version,
     webhook,
@@ -230,4 +231,11 @@ PAGE_OPERATIONS = Operations([
     _write("SecondFactor.confirm", second_factor.confirm),
     _write("SecondFactor.disable", second_factor.disable),
     _write("SecondFactor.reset", second_factor.reset),
+    # The pages' whoami (with who acts as the account) and acting as another
+    # account (relogin.cgi's sudo), whose beginning and end find the page's
+    # session themselves.
+    _read("Session.whoami", sudo.whoami, login=REQUIRED),
+    _read("Sudo.prepare", sudo.prepare, login=REQUIRED),
+    _write("Sudo.begin", sudo.begin, login=SELF),
+    _write("Sudo.end", sudo.end, login=SELF),
 ])

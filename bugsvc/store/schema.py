@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 15
 
 
 class SchemaError(Exception):
@@ -117,6 +117,25 @@ def _new_tables(section: str, table: str) -> Callable[[Connection], None]:
     return step
 
 
+def _sudo_sessions(conn: Connection) -> None:
+    """Version 15: a page session may act as another account (relogin.cgi's
+    sudo, bugsvc/accounts/sudo.py): whom it acts as and since when, on its
+    login token; and the groups that decide who may (bz_sudoers) and who
+    may not be acted as (bz_sudo_protect), for a database that lacks them.
+    A step run twice leaves the columns and groups as they are."""
+    dialect = conn.dialect
+    if not dialect.column_exists(conn, "login_tokens", "sudo_target_id"):
+        conn.execute("ALTER TABLE login_tokens ADD COLUMN sudo_target_id INTEGER"
+                     " REFERENCES users (id)")
+    if not dialect.column_exists(conn, "login_tokens", "sudo_started"):
+        conn.execute("ALTER TABLE login_tokens ADD COLUMN sudo_started TEXT")
+    for name, description in (("bz_sudoers", "Can perform actions as other users"),
+                              ("bz_sudo_protect", "Can not be impersonated by other users")):
+        if conn.execute("SELECT 1 FROM groups WHERE name = ?", (name,)).fetchone() is None:
+            conn.execute("INSERT INTO groups (name, description, is_bug_group, user_regexp,"
+                         " is_active) VALUES (?, ?, 0, '', 1)", (name, description))
+
+
 MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
@@ -143,6 +162,7 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 14: second factors (TOTP), their recovery codes and the sign-ins that
     # wait for one (bugsvc/accounts/second_factor.py).
     14: _new_tables("second factor", "second_factors"),
+    15: _sudo_sessions,
 }
 
 

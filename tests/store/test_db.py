@@ -263,3 +263,29 @@ def test_attempts_leave_at_once_on_an_error_that_is_no_conflict():
             with attempt:
                 raise ZeroDivisionError
     assert len(opened) == 1
+
+
+def test_version_14_database_gets_the_sudo_columns_and_groups(new_db):
+    """Migration 15: a login token notes whom its page session acts as and
+    since when, and the groups bz_sudoers and bz_sudo_protect exist."""
+    path = new_db()
+    database = open_database(path)
+    database.initialize()
+    with database.transaction(write=True) as conn:
+        conn.execute("DELETE FROM user_groups WHERE group_id IN"
+                     " (SELECT id FROM groups WHERE name LIKE 'bz_sudo%')")
+        conn.execute("DELETE FROM groups WHERE name LIKE 'bz_sudo%'")
+        for column in ("sudo_target_id", "sudo_started"):
+            conn.execute(f"ALTER TABLE login_tokens DROP COLUMN {column}")
+        conn.dialect.set_schema_version(conn, 14)
+    database.close()
+
+    migrated = open_database(path)
+    assert migrated.initialize() is False
+    assert migrated.version() == schema.SCHEMA_VERSION
+    with migrated.transaction() as conn:
+        assert conn.dialect.column_exists(conn, "login_tokens", "sudo_target_id")
+        assert conn.dialect.column_exists(conn, "login_tokens", "sudo_started")
+        names = {row[0] for row in conn.execute("SELECT name FROM groups")}
+        assert {"bz_sudoers", "bz_sudo_protect"} <= names
+    migrated.close()

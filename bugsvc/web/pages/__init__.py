@@ -28,6 +28,7 @@ from . import (
     prefs,
     report,
     request,
+    sudo,
     team,
 )
 from .site import Site
@@ -56,7 +57,7 @@ def register(app, runner, config):
         "/static/{name}": home.Static(site),
         "/login": account.Login(site),
         "/logout": account.Logout(site),
-        "/relogin.cgi": account.Logout(site),
+        "/relogin.cgi": sudo.Relogin(site),
         "/token.cgi": account.Token(site),
         "/createaccount.cgi": account.CreateAccount(site),
         "/buglist.cgi": buglist.BugList(site),

@@ -34,6 +34,8 @@ ADMIN_AREAS = (
      "Checks of the database, with repairs for administrators."),
     ("admin", "/auditlog.cgi", "Audit log",
      "Who changed which setting, account or catalogue object, and when."),
+    ("bz_sudoers", "/relogin.cgi?action=prepare-sudo", "Act as another user",
+     "See and do what another user may, for a while, with a reason they are mailed."),
     ("admin", "/editforges.cgi", "Code forges",
      "Repositories of GitHub, GitLab and Gitea whose commits and pull requests reach bugs."),
 )
