@@ -271,6 +271,10 @@ class Runner:
             if operation.login == REQUIRED or (operation.login not in (EXEMPT, SELF)
                                                and ctx.param_is_on("requirelogin")):
                 errors.require_login(ctx)
+        if operation.not_while_acting and ctx.caller.sudoer_id is not None:
+            raise errors.ServiceError(errors.USER_ERROR, "While you act as another user you "
+                                      "cannot change their password, e-mail address, API keys "
+                                      "or two-factor sign-in.")
         try:
             return operation.service(ctx, params)
         except OverflowError:

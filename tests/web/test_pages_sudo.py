@@ -90,8 +90,7 @@ def test_a_sudoer_acts_as_a_plain_user_with_its_rights_until_it_ends(app, admin,
     assert sudo_rows(services) == []
 
 
-def test_begin_and_end_are_in_the_audit_log_and_the_target_is_mailed(admin, world, services,
-                                                                      smtp):  # noqa: F811
+def test_begin_and_end_are_in_the_audit_log_and_the_target_gets_a_mail(admin, world, services):
     begin(admin, reason="Checking what Pat sees")
     plain_id = services.user_id(PLAIN)
     [(user_id, data)] = sudo_mail(services)
@@ -100,6 +99,11 @@ def test_begin_and_end_are_in_the_audit_log_and_the_target_is_mailed(admin, worl
     assert sudo_audit(services) == [
         (ADMIN, "Bugzilla::User", PLAIN, None, "began: Checking what Pat sees"),
         (ADMIN, "Bugzilla::User", PLAIN, "began", "ended")]
+
+
+def test_the_mail_reaches_the_target_with_who_and_why(admin, world, services,
+                                                      smtp):  # noqa: F811
+    begin(admin, reason="Checking what Pat sees")
     use_smtp(services, smtp)
     deliver(services)
     [mail] = smtp.to(PLAIN)
@@ -238,3 +242,22 @@ def test_the_administration_and_the_user_page_link_to_the_form(admin, world, ser
     form = admin.get(link.replace("&amp;", "&"))
     assert f'id="target_login" name="target_login" type="text" required value="{PLAIN}"' \
         in form.text
+
+
+def test_what_would_outlast_the_acting_is_refused(admin, world, services):
+    begin(admin)
+    admin.get("/userprefs.cgi?tab=apikey")
+    refused = admin.post("/userprefs.cgi", {"tab": "apikey", "action": "create",
+                                            "description": "for later"})
+    assert "While you act as another user you cannot change" in refused.text
+    admin.get("/userprefs.cgi?tab=mfa")
+    assert "While you act as another user" in admin.post(
+        "/userprefs.cgi", {"tab": "mfa", "action": "begin"}).text
+    assert services.query("SELECT COUNT(*) FROM api_keys") == [(0,)]
+    assert services.query("SELECT COUNT(*) FROM second_factors") == [(0,)]
+    # Once it ends, the sudoer's own keys are theirs to make.
+    admin.post(END, {})
+    admin.get("/userprefs.cgi?tab=apikey")
+    admin.post("/userprefs.cgi", {"tab": "apikey", "action": "create", "description": "mine"})
+    assert services.query("SELECT u.login FROM api_keys k JOIN users u ON u.id = k.user_id"
+                          ) == [(ADMIN,)]
