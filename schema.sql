@@ -32,7 +32,8 @@ CREATE TABLE groups (
 );
 CREATE UNIQUE INDEX groups_name_idx ON groups (lower(name));
 
--- grant_type: 0 = granted directly, 2 = granted by the group's user_regexp.
+-- grant_type: 0 = granted directly, 1 = derived through group_group_map,
+-- 2 = granted by the group's user_regexp.
 CREATE TABLE user_groups (
     user_id     INTEGER NOT NULL REFERENCES users (id),
     group_id    INTEGER NOT NULL REFERENCES groups (id),
@@ -838,3 +839,16 @@ CREATE TABLE pending_sign_ins (
     created_at      TEXT NOT NULL
 );
 -- END second factor
+
+-- BEGIN group inheritance
+-- Groups whose members are members of another group too (Bugzilla's
+-- group_group_map, its "members" grant): every member of member_id, direct
+-- or by regexp, is a member of grantor_id (user_groups grant_type 1,
+-- derived, through any chain of these).
+CREATE TABLE group_group_map (
+    member_id   INTEGER NOT NULL REFERENCES groups (id),
+    grantor_id  INTEGER NOT NULL REFERENCES groups (id),
+    PRIMARY KEY (member_id, grantor_id)
+);
+CREATE INDEX group_group_map_grantor_idx ON group_group_map (grantor_id);
+-- END group inheritance

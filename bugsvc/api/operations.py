@@ -239,4 +239,7 @@ PAGE_OPERATIONS = Operations([
     _read("Sudo.prepare", sudo.prepare, login=REQUIRED),
     _write("Sudo.begin", sudo.begin, login=SELF),
     _write("Sudo.end", sudo.end, login=SELF),
+    # Group inheritance in editgroups.cgi (Bugzilla 5.2 has no call for it).
+    _read("Group.inheritance", group.inheritance, login=REQUIRED),
+    _write("Group.update_inheritance", group.update_inheritance),
 ])

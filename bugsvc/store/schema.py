@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 
 
 class SchemaError(Exception):
@@ -163,6 +163,9 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # wait for one (bugsvc/accounts/second_factor.py).
     14: _new_tables("second factor", "second_factors"),
     15: _sudo_sessions,
+    # 16: groups whose members are members of another group (editgroups.cgi's
+    # inheritance, bugsvc/accounts/membership.py).
+    16: _new_tables("group inheritance", "group_group_map"),
 }
 
 

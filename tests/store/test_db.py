@@ -289,3 +289,22 @@ def test_version_14_database_gets_the_sudo_columns_and_groups(new_db):
         names = {row[0] for row in conn.execute("SELECT name FROM groups")}
         assert {"bz_sudoers", "bz_sudo_protect"} <= names
     migrated.close()
+
+
+def test_version_15_database_gets_the_group_inheritance_table(new_db):
+    """Migration 16: group_group_map, the groups whose members are members
+    of another group."""
+    path = new_db()
+    database = open_database(path)
+    database.initialize()
+    with database.transaction(write=True) as conn:
+        conn.execute("DROP TABLE group_group_map")
+        conn.dialect.set_schema_version(conn, 15)
+    database.close()
+
+    migrated = open_database(path)
+    assert migrated.initialize() is False
+    assert migrated.version() == schema.SCHEMA_VERSION
+    with migrated.transaction() as conn:
+        assert conn.execute("SELECT COUNT(*) FROM group_group_map").fetchone()[0] == 0
+    migrated.close()
