@@ -34,7 +34,8 @@ CREATE TABLE groups (
 );
 CREATE UNIQUE INDEX groups_name_idx ON groups (lower(name));
 
--- grant_type: 0 = granted directly, 2 = granted by the group's user_regexp.
+-- grant_type: 0 = granted directly, 1 = derived through group_group_map,
+-- 2 = granted by the group's user_regexp.
 CREATE TABLE user_groups (
     user_id     INTEGER NOT NULL REFERENCES users (id),
     group_id    INTEGER NOT NULL REFERENCES groups (id),
@@ -45,12 +46,17 @@ CREATE TABLE user_groups (
 CREATE INDEX user_groups_group_idx ON user_groups (group_id, is_bless);
 
 -- Login tokens (GET /rest/login); only a hash of the secret part is kept.
+-- sudo_target_id, sudo_started: a page session of a member of bz_sudoers
+-- acting as another account (relogin.cgi's sudo): whom it acts as, since
+-- when (user_id stays the real account, whose sign-in the token is).
 CREATE TABLE login_tokens (
     token_hash  TEXT PRIMARY KEY,
     user_id     INTEGER NOT NULL REFERENCES users (id),
     ip_address  TEXT,                          -- set: token valid only from there
     created_at  TEXT NOT NULL,
-    last_used   TEXT NOT NULL
+    last_used   TEXT NOT NULL,
+    sudo_target_id INTEGER REFERENCES users (id),
+    sudo_started   TEXT
 );
 CREATE INDEX login_tokens_user_idx ON login_tokens (user_id);
 
@@ -917,3 +923,16 @@ CREATE TABLE comment_revisions (
 );
 CREATE INDEX comment_revisions_comment_idx ON comment_revisions (comment_id);
 -- END comment revisions
+
+-- BEGIN group inheritance
+-- Groups whose members are members of another group too (Bugzilla's
+-- group_group_map, its "members" grant): every member of member_id, direct
+-- or by regexp, is a member of grantor_id (user_groups grant_type 1,
+-- derived, through any chain of these).
+CREATE TABLE group_group_map (
+    member_id   INTEGER NOT NULL REFERENCES groups (id),
+    grantor_id  INTEGER NOT NULL REFERENCES groups (id),
+    PRIMARY KEY (member_id, grantor_id)
+);
+CREATE INDEX group_group_map_grantor_idx ON group_group_map (grantor_id);
+-- END group inheritance

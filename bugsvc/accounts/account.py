@@ -313,6 +313,8 @@ def _apply_group_request(ctx, user_id, request, is_bless):
     for group_id in added:
         ctx.conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                          " VALUES (?, ?, ?, ?)", (user_id, group_id, is_bless, GRANT_DIRECT))
+    if not is_bless and (removed or added):
+        membership.refresh_derived(ctx.conn, [user_id])
     return _group_names(ctx, removed), _group_names(ctx, added)
 
 

@@ -48,7 +48,7 @@ from ..errors import (
     USER_ERROR,
     ServiceError,
 )
-from . import second_factor
+from . import second_factor, sudo
 from .caller import ANONYMOUS, load_caller
 
 
@@ -290,6 +290,9 @@ class Credentials:
     token: str | None = None
     restrict: object = None
     totp: str | None = None
+    # Set by the web pages for their session token (never by a parameter or
+    # header): only a page session acts as the account its sudo names.
+    page_session: bool = False
 
     @property
     def present(self):
@@ -715,16 +718,19 @@ class Authenticator:
         transaction is over; ServiceError 301 disabled account, 32000 a key
         or token that is not valid while its address waits (not counted).
         """
+        acting = None
         if creds.api_key:
             user_id, use = self._check_api_key(conn, creds.api_key, ip_address, now)
         else:
-            user_id, use = self._check_token(conn, creds.token, ip_address, now)
+            user_id, use, acting = self._check_token(conn, creds.token, ip_address, now)
         if use is not None and may_write:
             self._record_use(conn, use, ip_address, now)
             use = None
         caller = load_caller(conn, user_id)
         if caller is None:
             raise ServiceError(USER_ERROR, "The login token or cookie you provided is not valid.")
+        if creds.page_session and acting is not None:
+            caller = sudo.acting_caller(conn, caller, acting, now) or caller
         return caller, use
 
     def token_owner(self, conn, token, ip_address, now):
@@ -733,6 +739,14 @@ class Authenticator:
         expired, malformed, bound to another address, or the account is
         disabled). A token that is not valid counts against the address.
         Errors: 32000 a token that is not valid while the address waits."""
+        row = self.token_session(conn, token, ip_address, now)
+        return None if row is None else row["user_id"]
+
+    def token_session(self, conn, token, ip_address, now):
+        """The stored session of login token `token`, read on `conn`:
+        {"token_hash", "user_id", "sudo_target_id", "sudo_started", ...};
+        None as token_owner says (a token that is not valid counts against
+        the address). Errors: as token_owner."""
         row = self._token_row(conn, token, ip_address, now)
         if row is None:
             subject = address_subject(ip_address)
@@ -741,7 +755,7 @@ class Authenticator:
                 raise throttled_error(wait, "from your address")
             self.record_failure(subject, now)
             return None
-        return None if row["disabled_text"] else row["user_id"]
+        return None if row["disabled_text"] else row
 
     def record_failure(self, subject, now):
         """Count a failure against `subject` (in a transaction of its own)."""
@@ -800,7 +814,8 @@ class Authenticator:
         return row["user_id"], use
 
     def _check_token(self, conn, token, ip_address, now):
-        """(account id, SecretUse when its use is due to be recorded)."""
+        """(account id, SecretUse when its use is due to be recorded, the
+        token's sudo: (account id acted as, since when) or None)."""
         row = self._token_row(conn, token, ip_address, now)
         if row is None:
             self._refuse(conn, ip_address, now, USER_ERROR, "The login token or cookie you "
@@ -809,7 +824,10 @@ class Authenticator:
             raise ServiceError(ACCOUNT_DISABLED,
                                "Your account has been disabled: " + row["disabled_text"])
         use = SecretUse("token", row["token_hash"]) if self._due(row["last_used"], now) else None
-        return row["user_id"], use
+        acting = None
+        if row["sudo_target_id"] is not None:
+            acting = (row["sudo_target_id"], row["sudo_started"])
+        return row["user_id"], use, acting
 
     @staticmethod
     def _token_row(conn, token, ip_address, now):
@@ -828,6 +846,7 @@ class Authenticator:
         if not match:
             return None
         row = conn.execute("SELECT t.token_hash, t.user_id, t.ip_address, t.last_used,"
+                           " t.sudo_target_id, t.sudo_started,"
                            " u.disabled_text FROM login_tokens t JOIN users u ON u.id = t.user_id"
                            " WHERE t.token_hash = ?", (secret_hash(token),)).fetchone()
         if (row is None or str(row["user_id"]) != match.group(1)

@@ -10,6 +10,8 @@ class Caller:
     group_ids/group_names: groups the account is a member of.
     bless_group_ids: groups whose membership it may grant (besides editusers,
     whose members may grant every group).
+    sudoer_id/sudoer_login: while a member of bz_sudoers acts as this
+    account on the pages (accounts/sudo.py), the real account; else None.
     """
 
     id: int | None = None
@@ -18,6 +20,8 @@ class Caller:
     group_ids: frozenset = field(default_factory=frozenset)
     group_names: frozenset = field(default_factory=frozenset)
     bless_group_ids: frozenset = field(default_factory=frozenset)
+    sudoer_id: int | None = None
+    sudoer_login: str | None = None
 
     @property
     def is_logged_in(self):

@@ -1,8 +1,11 @@
-"""Group membership: the members a new group starts with, and membership
-granted by a group's user_regexp (grant_type 2).
+"""Group membership: the members a new group starts with, membership
+granted by a group's user_regexp (grant_type 2), and membership derived
+through groups whose members are members of another group (grant_type 1,
+group_group_map).
 
 Kept materialised in user_groups, like the reference, and refreshed whenever
-a user's login or a group's regexp changes.
+a user's login or direct groups, a group's regexp, or the groups' inheritance
+change.
 """
 
 import re
@@ -11,6 +14,7 @@ from ..store.db import placeholders
 
 
 GRANT_DIRECT = 0
+GRANT_DERIVED = 1
 GRANT_REGEXP = 2
 
 
@@ -55,6 +59,7 @@ def refresh_for_user(conn, user_id):
         if regexp_matches(pattern, login):
             conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                          " VALUES (?, ?, 0, ?)", (user_id, group_id, GRANT_REGEXP))
+    refresh_derived(conn, [user_id])
 
 
 def refresh_for_group(conn, group_id):
@@ -68,6 +73,45 @@ def refresh_for_group(conn, group_id):
     rows = [(user_id, group_id, GRANT_REGEXP)
             for user_id, login in conn.execute("SELECT id, login FROM users")
             if compiled.search(login)]
+    conn.executemany("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
+                     " VALUES (?, ?, 0, ?)", rows)
+    refresh_derived(conn)
+
+
+def refresh_derived(conn, user_ids=None):
+    """Recompute the memberships derived through group_group_map of the
+    accounts `user_ids` (every account when None): an account that is a
+    member of a group (directly or by regexp) is a member of every group
+    that group's members are members of, through any chain (a loop ends)."""
+    if user_ids is None:
+        conn.execute("DELETE FROM user_groups WHERE grant_type = ?", (GRANT_DERIVED,))
+    else:
+        for user_id in user_ids:
+            conn.execute("DELETE FROM user_groups WHERE user_id = ? AND grant_type = ?",
+                         (user_id, GRANT_DERIVED))
+    grants = {}
+    for member_id, grantor_id in conn.execute("SELECT member_id, grantor_id"
+                                              " FROM group_group_map"):
+        grants.setdefault(member_id, []).append(grantor_id)
+    if not grants:
+        return
+    sql = "SELECT user_id, group_id FROM user_groups WHERE is_bless = 0"
+    args = []
+    if user_ids is not None:
+        sql += f" AND user_id IN ({placeholders(user_ids)})"
+        args = list(user_ids)
+    own = {}
+    for user_id, group_id in conn.execute(sql, args):
+        own.setdefault(user_id, set()).add(group_id)
+    rows = []
+    for user_id, groups in own.items():
+        reached, waiting = set(), list(groups)
+        while waiting:
+            for grantor_id in grants.get(waiting.pop(), ()):
+                if grantor_id not in groups and grantor_id not in reached:
+                    reached.add(grantor_id)
+                    waiting.append(grantor_id)
+        rows.extend((user_id, group_id, GRANT_DERIVED) for group_id in sorted(reached))
     conn.executemany("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                      " VALUES (?, ?, 0, ?)", rows)
 

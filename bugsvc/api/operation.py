@@ -30,6 +30,10 @@ class Operation:
     (they are the call's own parameters).
     file_params / file_answer: parameter and answer keys that carry file
     content (base64 text in the services; XML-RPC sends them as <base64>).
+    not_while_acting: refused (32000) while a member of bz_sudoers acts as
+    the caller (accounts/sudo.py): what would outlast the acting or lock
+    the account's owner out (its credentials, its second factor, its
+    address).
     """
     name: str
     service: Callable
@@ -40,6 +44,7 @@ class Operation:
     keeps_credentials: bool = False
     file_params: tuple = ()
     file_answer: tuple = ()
+    not_while_acting: bool = False
 
     @property
     def anonymous_when_key_refused(self):

@@ -34,6 +34,7 @@ from ..services import (
     sanity_check,
     saved_search,
     second_factor,
+    sudo,
     user,
     version,
     webhook,
@@ -87,7 +88,7 @@ OPERATIONS = Operations([
     # The caller's own account (whoami as bugzilla.mozilla.org; update_self
     # is a bugsvc addition: the reference changes these in its web pages)
     _read("User.whoami", user.whoami, login=REQUIRED),
-    _write("User.update_self", user.update_self),
+    _write("User.update_self", user.update_self, not_while_acting=True),
     # Saved searches (a bugsvc addition)
     _read("SavedSearch.get", saved_search.get, login=REQUIRED,
           shapes=saved_search.SAVED_SEARCH_SHAPES),
@@ -107,7 +108,8 @@ OPERATIONS = Operations([
     # One's own e-mail address, changed once the new address confirms it
     # (the reference's preferences page and token.cgi): asked for by the
     # account; confirmed with the mailed link, also by someone not signed in.
-    _write("User.request_email_change", account.request_email_change),
+    _write("User.request_email_change", account.request_email_change,
+           not_while_acting=True),
     _write("User.change_email", account.change_email, login=EXEMPT),
     # Mail preferences (bugsvc addition: the reference's preferences page)
     _read("User.get_email_settings", notification.get_email_settings, login=REQUIRED),
@@ -127,8 +129,8 @@ OPERATIONS = Operations([
     _write("ForgeRepository.delete", forge_repository.delete),
     # API keys (bugsvc addition)
     _read("ApiKey.get", api_key.get, login=REQUIRED, shapes=api_key.API_KEY_SHAPES),
-    _write("ApiKey.create", api_key.create),
-    _write("ApiKey.update", api_key.update),
+    _write("ApiKey.create", api_key.create, not_while_acting=True),
+    _write("ApiKey.update", api_key.update, not_while_acting=True),
     # Groups
     _write("Group.create", group.create),
     _write("Group.update", group.update),
@@ -245,8 +247,18 @@ PAGE_OPERATIONS = Operations([
     _read("SignIn.enrolment", second_factor.sign_in_enrolment, login=SELF, read_only=False),
     _read("SignIn.enrol", second_factor.enrol_at_sign_in, login=SELF, read_only=False),
     _read("SecondFactor.get", second_factor.get, login=REQUIRED),
-    _write("SecondFactor.begin", second_factor.begin),
-    _write("SecondFactor.confirm", second_factor.confirm),
-    _write("SecondFactor.disable", second_factor.disable),
+    _write("SecondFactor.begin", second_factor.begin, not_while_acting=True),
+    _write("SecondFactor.confirm", second_factor.confirm, not_while_acting=True),
+    _write("SecondFactor.disable", second_factor.disable, not_while_acting=True),
     _write("SecondFactor.reset", second_factor.reset),
+    # The pages' whoami (with who acts as the account) and acting as another
+    # account (relogin.cgi's sudo), whose beginning and end find the page's
+    # session themselves.
+    _read("Session.whoami", sudo.whoami, login=REQUIRED),
+    _read("Sudo.prepare", sudo.prepare, login=REQUIRED),
+    _write("Sudo.begin", sudo.begin, login=SELF),
+    _write("Sudo.end", sudo.end, login=SELF),
+    # Group inheritance in editgroups.cgi (Bugzilla 5.2 has no call for it).
+    _read("Group.inheritance", group.inheritance, login=REQUIRED),
+    _write("Group.update_inheritance", group.update_inheritance),
 ])

@@ -43,7 +43,7 @@ class Runner:
         """The units' clock: the current aware UTC datetime."""
         return self.units.clock
 
-    def run(self, operation, params, headers, remote_ip):
+    def run(self, operation, params, headers, remote_ip, page=False):
         """Run `operation` as the caller the credentials name.
 
         params: the merged parameters (credential and field keys are removed
@@ -55,17 +55,20 @@ class Runner:
         SQL (or a date) that the service let through, 32000 for a request
         beyond the database's statement size limits, and 32000 for a text the
         database cannot keep (PostgreSQL: the NUL character).
+        page: the token is a web page's session (which acts as the account
+        its sudo names, accounts/sudo.py).
         """
         try:
-            return self._run(operation, params, headers, remote_ip)
+            return self._run(operation, params, headers, remote_ip, page)
         except TextRefused:
             raise _text_refused() from None
         finally:
             if self.limiter is not None:
                 self.limiter.after_call()
 
-    def _run(self, operation, params, headers, remote_ip):
+    def _run(self, operation, params, headers, remote_ip, page):
         creds = extract_credentials(params, headers, operation.keeps_credentials)
+        creds.page_session = page
         flt = _field_filter(params)
         forgiving = operation.anonymous_when_key_refused and creds.login is None
         now = self.units.clock()
@@ -95,7 +98,7 @@ class Runner:
             raise
         return fields.apply(result, operation.shapes, flt)
 
-    def run_many(self, calls, headers, remote_ip):
+    def run_many(self, calls, headers, remote_ip, page=False):
         """Run reading operations one after another as one caller, in one
         read transaction, so that they see one state of the database (a web
         page's reads: a bug, its comments and its update_token agree).
@@ -106,17 +109,19 @@ class Runner:
         and answer shape apply as in `run`.
         Returns the results in order. Errors: as `run`; the first failing
         call ends them all. ValueError for an operation that writes.
+        page: as `run`.
         """
         try:
-            return self._run_many(calls, headers, remote_ip)
+            return self._run_many(calls, headers, remote_ip, page)
         except TextRefused:
             raise _text_refused() from None
         finally:
             if self.limiter is not None:
                 self.limiter.after_call()
 
-    def _run_many(self, calls, headers, remote_ip):
+    def _run_many(self, calls, headers, remote_ip, page):
         creds = extract_credentials({}, headers)
+        creds.page_session = page
         prepared = []
         for operation, params in calls:
             if operation.writes or operation.login == SELF:
@@ -266,6 +271,10 @@ class Runner:
             if operation.login == REQUIRED or (operation.login not in (EXEMPT, SELF)
                                                and ctx.param_is_on("requirelogin")):
                 errors.require_login(ctx)
+        if operation.not_while_acting and ctx.caller.sudoer_id is not None:
+            raise errors.ServiceError(errors.USER_ERROR, "While you act as another user you "
+                                      "cannot change their password, e-mail address, API keys "
+                                      "or two-factor sign-in.")
         try:
             return operation.service(ctx, params)
         except OverflowError:

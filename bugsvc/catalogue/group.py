@@ -232,6 +232,59 @@ def _members(ctx, group_id):
              "login_denied_text": row["disabled_text"]} for row in rows]
 
 
+# Inheritance -----------------------------------------------------------------
+
+def member_groups(ctx, ids):
+    """For each group of `ids`: {"id", "name", "member_groups": names of the
+    groups whose members are members of it (Bugzilla's group_group_map
+    "members" grant), "member_of": names of the groups its members are
+    members of}, by name. Errors: 51 unknown group."""
+    result = []
+    for group in _find(ctx, ids, []):
+        result.append({"id": group["id"], "name": group["name"],
+                       "member_groups": _map_names(ctx, "member_id", "grantor_id", group["id"]),
+                       "member_of": _map_names(ctx, "grantor_id", "member_id", group["id"])})
+    return result
+
+
+def _map_names(ctx, other, this, group_id):
+    # `other` and `this` are column names of group_group_map, never input.
+    return [row[0] for row in ctx.conn.execute(
+        f"SELECT g.name FROM group_group_map m JOIN groups g ON g.id = m.{other}"
+        f" WHERE m.{this} = ? ORDER BY lower(g.name)", (group_id,))]
+
+
+def set_member_groups(ctx, group_id, names):
+    """Make the groups named `names` (and no other) the groups whose members
+    are members of group `group_id`, and derive every account's memberships
+    again. Returns {"id", "changes": {"member_groups": {"removed",
+    "added"}}} (names joined by ", "; empty when nothing changed).
+    Errors: 51 unknown group (or name); 32000 the group itself named.
+    Nothing is stored on an error."""
+    group = _find(ctx, [group_id], [])[0]
+    wanted = {g["id"]: g["name"] for g in _find(ctx, [], names)}
+    if group["id"] in wanted:
+        raise ServiceError(USER_ERROR, f"The group '{group['name']}' cannot be a member of "
+                                       "itself.")
+    current = {row[0]: row[1] for row in ctx.conn.execute(
+        "SELECT m.member_id, g.name FROM group_group_map m JOIN groups g ON g.id = m.member_id"
+        " WHERE m.grantor_id = ?", (group["id"],))}
+    removed = sorted((current[i] for i in current.keys() - wanted.keys()), key=str.lower)
+    added = sorted((wanted[i] for i in wanted.keys() - current.keys()), key=str.lower)
+    for member_id in current.keys() - wanted.keys():
+        ctx.conn.execute("DELETE FROM group_group_map WHERE member_id = ? AND grantor_id = ?",
+                         (member_id, group["id"]))
+    ctx.conn.executemany("INSERT INTO group_group_map (member_id, grantor_id) VALUES (?, ?)",
+                         [(member_id, group["id"])
+                          for member_id in sorted(wanted.keys() - current.keys())])
+    changes = {}
+    if removed or added:
+        changes["member_groups"] = {"removed": ", ".join(removed), "added": ", ".join(added)}
+        membership.refresh_derived(ctx.conn)
+        audit.record_changes(ctx, "Group", group["id"], changes)
+    return {"id": group["id"], "changes": changes}
+
+
 # Lookup ----------------------------------------------------------------------
 
 def _rows(ctx, condition, args):

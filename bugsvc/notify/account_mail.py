@@ -2,8 +2,8 @@
 password, the link to create an account, the notice to an address that
 already has an account, the two mails of an e-mail address change (the
 link that confirms it, to the new address; the notice with a link that
-cancels it, to the current one), and the notice that a webhook was
-disabled.
+cancels it, to the current one), the notice that a webhook was
+disabled, and the notice that someone acts as the account (sudo).
 
 The secret of a mailed link is made when the mail is rendered, in the
 worker's transaction, and exists only in the mail: the outbox never holds
@@ -169,6 +169,30 @@ def webhook_disabled(ctx, message_row):
                  headers=[("X-Bugzilla-Type", "admin")])
 
 
+def sudo_begun(ctx, message_row):
+    """The notice to an account that a member of bz_sudoers began acting as
+    it (relogin.cgi's sudo), with who and the reason given."""
+    user = _account(ctx, message_row["user_id"])
+    data = outbox.message_data(message_row)
+    who = data["sudoer"]
+    if data.get("sudoer_name"):
+        who = f"{data['sudoer_name']} <{data['sudoer']}>"
+    lines = [
+        f"{who} began acting as your account {user['login']} (Bugzilla's \"sudo\"):",
+        "until they end it, or for at most "
+        f"{data['hours']} hours, what they do on the web pages is done as you.",
+        "",
+        "The reason they gave:",
+        data["reason"] or "(none)",
+        "",
+        "If you think this is wrong, ask an administrator of the installation.",
+    ]
+    return _mail(ctx, message.address_of(ctx, user["login"]),
+                 f"{data['sudoer']} is acting as your account", lines,
+                 headers=[("X-Bugzilla-Type", "admin")])
+
+
 RENDERERS = {"password_reset": password_reset, "new_account": new_account,
              "account_exists": account_exists, "email_change_new": email_change_new,
-             "email_change_old": email_change_old, "webhook_disabled": webhook_disabled}
+             "email_change_old": email_change_old, "webhook_disabled": webhook_disabled,
+             "sudo_begun": sudo_begun}

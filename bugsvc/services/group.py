@@ -86,3 +86,36 @@ def get(ctx, params):
     p = Params(params)
     groups = group.visible(ctx, p.int_list("ids"), p.str_list("names"), p.bool("membership"))
     return {"groups": groups}
+
+
+def inheritance(ctx, params):
+    """The groups whose members are members of a group (editgroups.cgi's
+    inheritance; Bugzilla 5.2 has no WebService call for it).
+
+    params: ids (group ids). Returns {"groups": [{"id", "name",
+    "member_groups", "member_of"}]} (names).
+    Errors: 410 logged out; 304 not in creategroups; 50 no ids; 51 unknown
+    group.
+    """
+    require_group(ctx, "creategroups", "edit group inheritance")
+    p = Params(params)
+    ids = p.int_list("ids")
+    if not ids:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must name a group with 'ids'.")
+    return {"groups": group.member_groups(ctx, ids)}
+
+
+def update_inheritance(ctx, params):
+    """Set the groups whose members are members of a group.
+
+    params: id (the group), member_groups (names; every other such group
+    is removed). Returns {"id", "changes"}; audited as Bugzilla::Group.
+    Errors: 410 logged out; 304 not in creategroups; 50 no id; 51 unknown
+    group; 32000 the group named as its own member.
+    """
+    require_group(ctx, "creategroups", "edit group inheritance")
+    p = Params(params)
+    group_id = p.int("id")
+    if group_id is None:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must name a group with 'id'.")
+    return group.set_member_groups(ctx, group_id, p.str_list("member_groups") or [])

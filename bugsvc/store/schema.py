@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 18
+SCHEMA_VERSION = 20
 
 
 class SchemaError(Exception):
@@ -133,6 +133,25 @@ def _markdown_comments(conn: Connection) -> None:
         run_script(conn, schema_section("comment revisions"))
 
 
+def _sudo_sessions(conn: Connection) -> None:
+    """Version 19: a page session may act as another account (relogin.cgi's
+    sudo, bugsvc/accounts/sudo.py): whom it acts as and since when, on its
+    login token; and the groups that decide who may (bz_sudoers) and who
+    may not be acted as (bz_sudo_protect), for a database that lacks them.
+    A step run twice leaves the columns and groups as they are."""
+    dialect = conn.dialect
+    if not dialect.column_exists(conn, "login_tokens", "sudo_target_id"):
+        conn.execute("ALTER TABLE login_tokens ADD COLUMN sudo_target_id INTEGER"
+                     " REFERENCES users (id)")
+    if not dialect.column_exists(conn, "login_tokens", "sudo_started"):
+        conn.execute("ALTER TABLE login_tokens ADD COLUMN sudo_started TEXT")
+    for name, description in (("bz_sudoers", "Can perform actions as other users"),
+                              ("bz_sudo_protect", "Can not be impersonated by other users")):
+        if conn.execute("SELECT 1 FROM groups WHERE name = ?", (name,)).fetchone() is None:
+            conn.execute("INSERT INTO groups (name, description, is_bug_group, user_regexp,"
+                         " is_active) VALUES (?, ?, 0, '', 1)", (name, description))
+
+
 MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
@@ -168,6 +187,11 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     17: _new_tables("user settings", "user_settings"),
     # 18: Markdown comments, their earlier texts, and each account's choice.
     18: _markdown_comments,
+    # 19: a page session acting as another account (relogin.cgi's sudo).
+    19: _sudo_sessions,
+    # 20: groups whose members are members of another group (editgroups.cgi's
+    # inheritance, bugsvc/accounts/membership.py).
+    20: _new_tables("group inheritance", "group_group_map"),
 }
 
 

@@ -284,3 +284,53 @@ def test_a_database_made_before_user_settings_gets_the_table(new_db):
         assert conn.execute("SELECT COUNT(*) FROM user_settings").fetchone()[0] == 0
     reopened.close()
     assert stored_version(path) == schema.SCHEMA_VERSION
+
+
+def test_a_database_made_before_sudo_gets_the_sudo_columns_and_groups(new_db):
+    """The sudo migration: a login token notes whom its page session acts
+    as and since when, and the groups bz_sudoers and bz_sudo_protect exist."""
+    version = next(number for number, step in schema.MIGRATIONS.items()
+                   if step is schema._sudo_sessions)
+    path = new_db()
+    database = open_database(path)
+    database.initialize()
+    with database.transaction(write=True) as conn:
+        conn.execute("DELETE FROM user_groups WHERE group_id IN"
+                     " (SELECT id FROM groups WHERE name LIKE 'bz_sudo%')")
+        conn.execute("DELETE FROM groups WHERE name LIKE 'bz_sudo%'")
+        for column in ("sudo_target_id", "sudo_started"):
+            conn.execute(f"ALTER TABLE login_tokens DROP COLUMN {column}")
+        conn.dialect.set_schema_version(conn, version - 1)
+    database.close()
+
+    migrated = open_database(path)
+    assert migrated.initialize() is False
+    assert migrated.version() == schema.SCHEMA_VERSION
+    with migrated.transaction() as conn:
+        assert conn.dialect.column_exists(conn, "login_tokens", "sudo_target_id")
+        assert conn.dialect.column_exists(conn, "login_tokens", "sudo_started")
+        names = {row[0] for row in conn.execute("SELECT name FROM groups")}
+        assert {"bz_sudoers", "bz_sudo_protect"} <= names
+    migrated.close()
+
+
+def test_a_database_made_before_group_inheritance_gets_its_table(new_db):
+    """The group inheritance migration: group_group_map, the groups whose
+    members are members of another group."""
+    version = next(number for number, step in schema.MIGRATIONS.items()
+                   if callable(step) and "group_group_map" in [
+                       cell.cell_contents for cell in (step.__closure__ or ())])
+    path = new_db()
+    database = open_database(path)
+    database.initialize()
+    with database.transaction(write=True) as conn:
+        conn.execute("DROP TABLE group_group_map")
+        conn.dialect.set_schema_version(conn, version - 1)
+    database.close()
+
+    migrated = open_database(path)
+    assert migrated.initialize() is False
+    assert migrated.version() == schema.SCHEMA_VERSION
+    with migrated.transaction() as conn:
+        assert conn.execute("SELECT COUNT(*) FROM group_group_map").fetchone()[0] == 0
+    migrated.close()

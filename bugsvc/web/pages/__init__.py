@@ -31,6 +31,7 @@ from . import (
     prefs,
     report,
     request,
+    sudo,
     team,
     whine,
 )
@@ -60,7 +61,7 @@ def register(app, runner, config):
         "/static/{name}": home.Static(site),
         "/login": account.Login(site),
         "/logout": account.Logout(site),
-        "/relogin.cgi": account.Logout(site),
+        "/relogin.cgi": sudo.Relogin(site),
         "/token.cgi": account.Token(site),
         "/createaccount.cgi": account.CreateAccount(site),
         "/buglist.cgi": buglist.BugList(site),

@@ -36,6 +36,8 @@ ADMIN_AREAS = (
      "Checks of the database, with repairs for administrators."),
     ("admin", "/auditlog.cgi", "Audit log",
      "Who changed which setting, account or catalogue object, and when."),
+    ("bz_sudoers", "/relogin.cgi?action=prepare-sudo", "Act as another user",
+     "See and do what another user may, for a while, with a reason they are mailed."),
     ("admin", "/editforges.cgi", "Code forges",
      "Repositories of GitHub, GitLab and Gitea whose commits and pull requests reach bugs."),
 )
@@ -398,7 +400,9 @@ def _account_page(call, user_id, status=200, typed=None, error=None):
 
 class Groups(Page):
     """GET /editgroups.cgi: the groups (?action=add: a new one;
-    ?action=changeform&group=N: one); POST: create or change one."""
+    ?action=changeform&group=N: one, with the groups whose members are its
+    members); POST: create or change one (action=inheritance: set the
+    groups whose members are its members)."""
 
     @responder
     def on_get(self, call):
@@ -408,16 +412,42 @@ class Groups(Page):
             call.render("admin/group.html", title="New group", group=None)
             return
         if action == "changeform":
-            found = call.read_one("Group.get", {"ids": [call.query.get("group") or ""]})
-            call.render("admin/group.html", title="Edit group", group=found["groups"][0])
+            self._group_page(call, call.query.get("group") or "")
             return
         found = call.read_one("Group.get", {})
         call.render("admin/groups.html", title="Groups", groups=found["groups"])
+
+    @staticmethod
+    def _group_page(call, group_id, status=200, **values):
+        """One group's page: its form and the groups whose members are its
+        members (inheritance), chosen among every other group."""
+        found, inherited, every = call.read(("Group.get", {"ids": [group_id]}),
+                                            ("Group.inheritance", {"ids": [group_id]}),
+                                            ("Group.get", {}))
+        group = found["groups"][0]
+        call.render("admin/group.html", status=status, title="Edit group", group=group,
+                    inheritance=inherited["groups"][0],
+                    others=[g["name"] for g in every["groups"] if g["id"] != group["id"]],
+                    **values)
 
     @responder
     def on_post(self, call):
         call.check_csrf()
         require_area(call, "creategroups")
+        if call.field("action") == "inheritance":
+            group_id = call.field("group")
+            chosen = call.fields("member_groups")
+            try:
+                call.write("Group.update_inheritance", {"id": group_id,
+                                                        "member_groups": chosen})
+            except ServiceError as error:
+                status, message = _refused(error)
+                self._group_page(call, group_id, status=status, inheritance_error=message,
+                                 chosen=chosen)
+                return
+            call.redirect(url("/editgroups.cgi", action="changeform", group=group_id),
+                          notice="saved")
+            return
         params = {"name": call.field("name"), "description": call.field("desc"),
                   "user_regexp": call.field("regexp"), "is_active": _flag(call, "isactive")}
         try:

@@ -44,6 +44,13 @@ def show_error(call, error, status=None):
         call.render("login.html", status=401, title="Sign in", message=error.message,
                     target=call.here() if call.req.method == "GET" else "/", login="")
         return
+    if call.token and call.user is None:
+        # The header (and a sudo session's banner) name the visitor on the
+        # error page too, although the page's own reads were refused.
+        try:
+            call.whoami()
+        except ServiceError:
+            pass
     call.render("error.html", status=status, title="Sorry", message=error.message,
                 code=error.code)
 

@@ -79,6 +79,9 @@ NOTICES = {
                       "Sign in with the new password.",
     "password_reset_other": "The new password of that account is set and every session of "
                             "that account has ended; you are still signed in as yourself.",
+    "sudo_started": "You are now acting as another user: every page acts as them, with their "
+                    "rights, until you end it (for at most 6 hours) or sign out.",
+    "sudo_ended": "You are no longer acting as another user.",
     "account_created": "Your account has been created and you are signed in.",
     "email_change_mailed": "A mail with a link to confirm your new e-mail address is on its "
                            "way to it; your login changes once you open that link. Your "
@@ -245,9 +248,9 @@ class PageCall:
                   for name, params in calls]
         whoami = self.token is not None and not self._known
         if whoami:
-            wanted.insert(0, (OPERATIONS["User.whoami"], {}))
+            wanted.insert(0, (PAGE_OPERATIONS["Session.whoami"], {}))
         try:
-            results = self.site.runner.run_many(wanted, self.headers, self.address)
+            results = self.site.runner.run_many(wanted, self.headers, self.address, page=True)
         except CredentialsRefused:
             return self._session_ended(calls)
         except ServiceError as error:
@@ -271,8 +274,8 @@ class PageCall:
 
     def _session_valid(self):
         try:
-            self.site.runner.run_many([(OPERATIONS["User.whoami"], {})], self.headers,
-                                      self.address)
+            self.site.runner.run_many([(PAGE_OPERATIONS["Session.whoami"], {})], self.headers,
+                                      self.address, page=True)
             return True
         except ServiceError:
             return False
@@ -288,7 +291,8 @@ class PageCall:
         """Run writing operation `name` (of the interface's, or of the pages'
         own) as the visitor; returns its result."""
         operation = OPERATIONS.get(name) or PAGE_OPERATIONS[name]
-        return self.site.runner.run(operation, dict(params), self.headers, self.address)
+        return self.site.runner.run(operation, dict(params), self.headers, self.address,
+                                    page=True)
 
     # Sessions and form tokens --------------------------------------------------------------
 
