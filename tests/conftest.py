@@ -50,8 +50,11 @@ pytest_plugins = ["live_server", "notify_support", "browser_site", "page_support
 FAST_COST = ScryptCost(n=16, r=1, p=1)   # tests only: hashing must not dominate
 _OPERATION_OF = {operation.service: operation for operations in (OPERATIONS, PAGE_OPERATIONS)
                  for operation in operations}
-# Fixtures that start a real server process: the tests using them are slow.
-_SERVER_FIXTURES = {"start", "site", "smtp", "receiver"}
+# Fixtures that start a real server: bugsvc's (start, site), an SMTP server
+# and a webhook receiver (smtp, receiver), a directory (slapd), an OpenID
+# provider (provider), or the serving network loop with its real deadlines
+# (loop). The tests using them are slow: CI runs them, the everyday loop not.
+_SERVER_FIXTURES = {"start", "site", "smtp", "receiver", "slapd", "provider", "loop"}
 
 
 BACKENDS = ("sqlite", "postgresql")
