@@ -9,7 +9,7 @@ import json
 import pytest
 
 from browser_site import ADMIN, PLAIN, bug_of, by, choose, file_bug, sign_in, sign_out
-from browser_support import axe_violations, navigate, open_page
+from browser_support import axe_violations, navigate, new_driver, open_page
 
 
 pytestmark = pytest.mark.slow
@@ -108,5 +108,43 @@ def test_scheduled_searches_pass_axe_and_are_set_with_the_keyboard(site, driver)
         Keys.ENTER), "the refusal", shows="Not saved: There is no account")
     found["admin refused"] = axe_violations(driver)
     site.rest("DELETE", f"/whine/{event['id']}")
+    failures = {page: violations for page, violations in found.items() if violations}
+    assert not failures, json.dumps(failures, indent=1)
+
+
+def test_the_team_pages_work_without_javascript(site):
+    """With JavaScript off every team page is a plain page of forms that
+    passes axe-core, and a report and a change of several bugs at once are
+    made by its forms alone."""
+    from selenium.webdriver.common.keys import Keys
+    first = file_bug(site, "Script-free one")
+    second = file_bug(site, "Script-free two", depends_on=[first])
+    driver = new_driver(javascript=False)
+    try:
+        sign_in(driver, site, ADMIN)
+        found = {}
+        for path in ("/report.cgi", "/chart.cgi", "/duplicates.cgi",
+                     f"/showdependencytree.cgi?id={second}",
+                     f"/showdependencygraph.cgi?id={second}", "/request.cgi", "/editwhines.cgi",
+                     "/buglist.cgi?product=TestProduct&tweak=1"):
+            open_page(driver, site.url + path)
+            found[path] = axe_violations(driver)
+        open_page(driver, site.url + "/report.cgi")
+        by(driver, "#x_axis_field").send_keys("Priority")
+        navigate(driver, lambda: by(driver, "#quicksearch-words").send_keys("Script-free",
+                                                                              Keys.ENTER),
+                 "the report", shows="Bugs by Priority")
+        assert "2 bugs counted" in driver.page_source
+        found["the report"] = axe_violations(driver)
+        open_page(driver, site.url + "/buglist.cgi?product=TestProduct&tweak=1")
+        for bug_id in (first, second):
+            by(driver, f"#id_{bug_id}").send_keys(Keys.SPACE)
+        choose(driver, "#bulk-priority", "Lowest")
+        navigate(driver, lambda: by(driver, "#bulk button[type=submit]").send_keys(Keys.ENTER),
+                 "the bulk result", shows="2 bugs changed, 0 refused.")
+        found["the bulk result"] = axe_violations(driver)
+        assert [bug_of(site, n)["priority"] for n in (first, second)] == ["Lowest", "Lowest"]
+    finally:
+        driver.quit()
     failures = {page: violations for page, violations in found.items() if violations}
     assert not failures, json.dumps(failures, indent=1)
