@@ -120,6 +120,28 @@ def bug_of(site, bug_id):
     return site.rest("GET", f"/bug/{bug_id}")["bugs"][0]
 
 
+def keys(browser, *typed):
+    """Type `typed` (text and keys) into whatever has the focus."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    ActionChains(browser).send_keys(*typed).perform()
+
+
+def tab_to(browser, css, limit=60):
+    """Press Tab until `css` has the focus, which must be visible."""
+    from selenium.webdriver.common.keys import Keys
+    target = by(browser, css)
+    for _ in range(limit):
+        if browser.switch_to.active_element == target:
+            break
+        keys(browser, Keys.TAB)
+    else:
+        raise AssertionError(f"{css} cannot be reached with the Tab key")
+    style = browser.execute_script("var s = getComputedStyle(document.activeElement);"
+                                   "return [s.outlineStyle, s.outlineWidth];")
+    assert style[0] != "none" and style[1] != "0px", f"no visible focus on {css}"
+    return target
+
+
 def every_page(site):
     """Every page, as the visitor who may open it."""
     bug_id = file_bug(site, "Accessibility sample", keywords=["regression"])

@@ -21,6 +21,7 @@ from browser_site import (
     click_and_wait,
     every_page,
     file_bug,
+    keys,
     sign_in,
     sign_out,
 )
@@ -60,11 +61,6 @@ def screen(driver):
 
 def background(driver):
     return driver.execute_script("return getComputedStyle(document.body).backgroundColor")
-
-
-def keys(driver, *typed):
-    from selenium.webdriver.common.action_chains import ActionChains
-    ActionChains(driver).send_keys(*typed).perform()
 
 
 def focused(driver):

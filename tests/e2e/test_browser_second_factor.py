@@ -14,34 +14,13 @@ import time
 import pyotp
 import pytest
 
-from browser_site import ADMIN, by, sign_in
+from browser_site import ADMIN, by, keys, sign_in, tab_to
 from browser_support import axe_violations, navigate, open_page, wait_for
 
 
 pytestmark = pytest.mark.slow
 
 LOGIN, PASSWORD = "two.factor@example.com", "two factor password 1"
-
-
-def keys(browser, *typed):
-    from selenium.webdriver.common.action_chains import ActionChains
-    ActionChains(browser).send_keys(*typed).perform()
-
-
-def tab_to(browser, css, limit=60):
-    """Press Tab until `css` has the focus, which must be visible."""
-    from selenium.webdriver.common.keys import Keys
-    target = by(browser, css)
-    for _ in range(limit):
-        if browser.switch_to.active_element == target:
-            break
-        keys(browser, Keys.TAB)
-    else:
-        raise AssertionError(f"{css} cannot be reached with the Tab key")
-    style = browser.execute_script("var s = getComputedStyle(document.activeElement);"
-                                   "return [s.outlineStyle, s.outlineWidth];")
-    assert style[0] != "none" and style[1] != "0px", f"no visible focus on {css}"
-    return target
 
 
 def enter(browser, what, shows=None):
