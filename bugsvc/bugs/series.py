@@ -220,9 +220,10 @@ def collect(units, today):
     """Count every series due `today` (a date) and store the counts, each
     counted as its viewers see the bugs (public: anonymous; private: its
     creator). Returns how many counts were stored. Safe to run in several
-    processes at once: each day's count is stored once."""
-    with units.context(write=True, events=False) as ctx:
-        add_default_series(ctx)
+    processes at once: each day's count is stored once, and a write that
+    meets another process's (PostgreSQL's serialization failures) is run
+    again."""
+    units.run(add_default_series, write=True, events=False, catalog=False)
     with units.context() as ctx:
         pending = due(ctx, today)
     stored = 0
@@ -232,9 +233,9 @@ def collect(units, today):
     for counter, wanted in by_counter.items():
         with units.context(counter) as ctx:
             counts = [(series_id, count(ctx, query)) for series_id, query in wanted]
-        with units.context(write=True, events=False) as ctx:
-            stored += sum(store(ctx, series_id, today, value)
-                          for series_id, value in counts if value is not None)
+        stored += units.run(lambda ctx, counts=counts: sum(
+            store(ctx, series_id, today, value) for series_id, value in counts
+            if value is not None), write=True, events=False, catalog=False)
     return stored
 
 
