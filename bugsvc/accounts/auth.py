@@ -570,13 +570,10 @@ class Authenticator:
     def second_factor_due(self, user_id):
         """What account `user_id`'s sign-in on the pages needs after its
         password: "code" (it has a second factor), "enrol" (a member of
-        mfa_group without one) or None."""
+        mfa_group without one) or None (second_factor.due, in a session of
+        its own)."""
         with self._session() as conn:
-            if second_factor.is_enrolled(conn, user_id):
-                return "code"
-            if second_factor.must_enrol(conn, user_id, second_factor.mfa_group(conn)):
-                return "enrol"
-        return None
+            return second_factor.due(conn, user_id)
 
     def waiting_sign_in(self, pending, ip_address, now, enrol):
         """The page sign-in waiting under secret `pending` for a code (or,

@@ -114,6 +114,17 @@ def is_enrolled(conn, user_id):
                         " AND confirmed_at IS NOT NULL", (user_id,)).fetchone() is not None
 
 
+def due(conn, user_id):
+    """What account `user_id`'s sign-in needs after its first factor:
+    "code" (it has a second factor), "enrol" (a member of mfa_group
+    without one) or None."""
+    if is_enrolled(conn, user_id):
+        return "code"
+    if must_enrol(conn, user_id, mfa_group(conn)):
+        return "enrol"
+    return None
+
+
 def must_enrol(conn, user_id, mfa_group):
     """True when account `user_id` is a member of group `mfa_group` (a
     name; "" for none) and has no second factor yet."""

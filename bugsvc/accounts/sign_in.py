@@ -118,11 +118,8 @@ def start_external_sign_in(ctx, user_id):
     if row["disabled_text"]:
         raise ServiceError(ACCOUNT_DISABLED,
                            "Your account has been disabled: " + row["disabled_text"])
-    if second_factor.is_enrolled(ctx.conn, user_id):
-        due = "code"
-    elif second_factor.must_enrol(ctx.conn, user_id, second_factor.mfa_group(ctx.conn)):
-        due = "enrol"
-    else:
+    due = second_factor.due(ctx.conn, user_id)
+    if due is None:
         return {"id": user_id, "token": auth.create_token(ctx.conn, user_id, None, ctx.now)}
     pending = second_factor.begin_pending(ctx.conn, user_id, ctx.remote_ip, False, False,
                                           due == "enrol", ctx.now)
