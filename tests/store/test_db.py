@@ -34,7 +34,8 @@ def test_new_database_gets_schema_and_its_version(new_db):
 
 
 def test_second_initialize_keeps_rows(new_db):
-    database = open_database(new_db())
+    path = new_db()
+    database = open_database(path)
     database.initialize()
     with database.transaction(write=True) as conn:
         conn.execute("INSERT INTO params (name, value) VALUES ('maintainer', 'a@example.com')")
@@ -265,47 +266,51 @@ def test_attempts_leave_at_once_on_an_error_that_is_no_conflict():
     assert len(opened) == 1
 
 
-def test_a_database_made_before_user_settings_gets_the_table(new_db):
-    # The step of MIGRATIONS that makes the table (wherever it is numbered).
-    version = next(number for number, step in schema.MIGRATIONS.items()
-                   if callable(step) and "user_settings" in [
-                       cell.cell_contents for cell in (step.__closure__ or ())])
+def _step_making(table):
+    """The version of the MIGRATIONS step that makes `table` (wherever it
+    is numbered)."""
+    return next(number for number, step in schema.MIGRATIONS.items()
+                if callable(step) and table in [
+                    cell.cell_contents for cell in (step.__closure__ or ())])
+
+
+def _migrated(new_db, version, undo):
+    """A new database put back to just before migration `version` by
+    undo(conn), then opened again: returns it brought up to date."""
     path = new_db()
     database = open_database(path)
     database.initialize()
     with database.transaction(write=True) as conn:
-        conn.execute("DROP TABLE user_settings")
+        undo(conn)
         conn.dialect.set_schema_version(conn, version - 1)
     database.close()
-    reopened = open_database(path)
-    assert reopened.initialize() is False
-    with reopened.transaction() as conn:
+    migrated = open_database(path)
+    assert migrated.initialize() is False
+    assert migrated.version() == stored_version(path) == schema.SCHEMA_VERSION
+    return migrated
+
+
+def test_a_database_made_before_user_settings_gets_the_table(new_db):
+    migrated = _migrated(new_db, _step_making("user_settings"),
+                         lambda conn: conn.execute("DROP TABLE user_settings"))
+    with migrated.transaction() as conn:
         assert "user_settings" in set(conn.dialect.tables(conn))
         assert conn.execute("SELECT COUNT(*) FROM user_settings").fetchone()[0] == 0
-    reopened.close()
-    assert stored_version(path) == schema.SCHEMA_VERSION
+    migrated.close()
 
 
 def test_a_database_made_before_sudo_gets_the_sudo_columns_and_groups(new_db):
     """The sudo migration: a login token notes whom its page session acts
     as and since when, and the groups bz_sudoers and bz_sudo_protect exist."""
-    version = next(number for number, step in schema.MIGRATIONS.items()
-                   if step is schema._sudo_sessions)
-    path = new_db()
-    database = open_database(path)
-    database.initialize()
-    with database.transaction(write=True) as conn:
+    def undo(conn):
         conn.execute("DELETE FROM user_groups WHERE group_id IN"
                      " (SELECT id FROM groups WHERE name LIKE 'bz_sudo%')")
         conn.execute("DELETE FROM groups WHERE name LIKE 'bz_sudo%'")
         for column in ("sudo_target_id", "sudo_started"):
             conn.execute(f"ALTER TABLE login_tokens DROP COLUMN {column}")
-        conn.dialect.set_schema_version(conn, version - 1)
-    database.close()
-
-    migrated = open_database(path)
-    assert migrated.initialize() is False
-    assert migrated.version() == schema.SCHEMA_VERSION
+    version = next(number for number, step in schema.MIGRATIONS.items()
+                   if step is schema._sudo_sessions)
+    migrated = _migrated(new_db, version, undo)
     with migrated.transaction() as conn:
         assert conn.dialect.column_exists(conn, "login_tokens", "sudo_target_id")
         assert conn.dialect.column_exists(conn, "login_tokens", "sudo_started")
@@ -317,20 +322,8 @@ def test_a_database_made_before_sudo_gets_the_sudo_columns_and_groups(new_db):
 def test_a_database_made_before_group_inheritance_gets_its_table(new_db):
     """The group inheritance migration: group_group_map, the groups whose
     members are members of another group."""
-    version = next(number for number, step in schema.MIGRATIONS.items()
-                   if callable(step) and "group_group_map" in [
-                       cell.cell_contents for cell in (step.__closure__ or ())])
-    path = new_db()
-    database = open_database(path)
-    database.initialize()
-    with database.transaction(write=True) as conn:
-        conn.execute("DROP TABLE group_group_map")
-        conn.dialect.set_schema_version(conn, version - 1)
-    database.close()
-
-    migrated = open_database(path)
-    assert migrated.initialize() is False
-    assert migrated.version() == schema.SCHEMA_VERSION
+    migrated = _migrated(new_db, _step_making("group_group_map"),
+                         lambda conn: conn.execute("DROP TABLE group_group_map"))
     with migrated.transaction() as conn:
         assert conn.execute("SELECT COUNT(*) FROM group_group_map").fetchone()[0] == 0
     migrated.close()
