@@ -21,6 +21,7 @@ from .web.rest.adapter import RestAdapter
 from .web.rest.openapi import add_documentation
 from .web.rest.routes import ROUTES
 from .web.rest.routing import Router
+from .web.router import LiteralFirstRouter
 from .web.rpc.dispatch import Dispatcher
 from .web.rpc.jsonrpc import JsonRpcAdapter
 from .web.rpc.xmlrpc import XmlRpcAdapter
@@ -78,7 +79,8 @@ def create_app(config, db=None, clock=None, on_events=None, deliverer=None):
         measuring.append(measured)
     app = falcon.App(middleware=[ClientAddress(config.trusted_proxies), AccessLog(), *measuring,
                                  health.Heartbeat(db, deliverer, clock),
-                                 BodyLimit(config.max_body_bytes), attachments])
+                                 BodyLimit(config.max_body_bytes), attachments],
+                     router=LiteralFirstRouter())
     app.req_options.strip_url_path_trailing_slash = False
     app.resp_options.secure_cookies_by_default = False
     app.add_sink(RestAdapter(runner, Router(ROUTES, OPERATIONS), config.max_body_bytes),

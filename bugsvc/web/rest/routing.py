@@ -1,6 +1,7 @@
 """Route declarations and matching: a route is data (verb, path template,
 the operation it reaches, how path parts become parameters, success status)."""
 
+import functools
 import re
 from dataclasses import dataclass
 from urllib.parse import unquote
@@ -88,9 +89,7 @@ class Router:
         self._entries = []
         self._index = {}
         for route in routes:
-            pattern = "^" + _PLACEHOLDER.sub(r"(?P<\1>[^/]+)", re.escape(route.template)
-                                             .replace(r"\{", "{").replace(r"\}", "}")) + "$"
-            entry = (re.compile(pattern), route, operations[route.operation])
+            entry = (_pattern(route.template), route, operations[route.operation])
             self._entries.append(entry)
             self._index.setdefault(_index_key(route.template), []).append(entry)
         self._wildcards = [entry for entry in self._entries
@@ -127,6 +126,14 @@ class Router:
     def routes(self):
         """(route, operation) for every route, in table order."""
         return [(route, operation) for _, route, operation in self._entries]
+
+
+@functools.cache
+def _pattern(template):
+    """The compiled regular expression of a route template (the same for
+    every Router of the process)."""
+    return re.compile("^" + _PLACEHOLDER.sub(r"(?P<\1>[^/]+)", re.escape(template)
+                                             .replace(r"\{", "{").replace(r"\}", "}")) + "$")
 
 
 def _index_key(path):
