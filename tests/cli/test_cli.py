@@ -14,6 +14,7 @@ from bugsvc.cli.options import UsageError, build_parser, make_config
 from bugsvc.config import Config
 from bugsvc.serving.server import prepare_database
 from bugsvc.store import schema
+from conftest import FAST_COST
 
 
 NO_ENV = {}
@@ -162,8 +163,8 @@ def test_existing_empty_file_gets_installed(tmp_path):
 
 def test_newer_database_exits_2_with_message(tmp_path):
     path = tmp_path / "future.sqlite"
-    prepare_database(Config(database=str(path), admin_password="admin-password"),
-                     io.StringIO()).close()
+    prepare_database(Config(database=str(path), admin_password="admin-password",
+                            password_cost=FAST_COST), io.StringIO()).close()
     conn = sqlite3.connect(path)
     conn.execute(f"PRAGMA user_version = {schema.SCHEMA_VERSION + 1}")
     conn.close()

@@ -35,6 +35,10 @@ from pathlib import Path
 import pytest
 
 
+# The checks share one parse of the package (cached below): on one
+# pytest-xdist worker, it is parsed once.
+pytestmark = pytest.mark.xdist_group("project.layers")
+
 PACKAGE = Path(__file__).resolve().parents[2] / "bugsvc"
 
 # Each top-level module or package of bugsvc, by layer, bottom to top.

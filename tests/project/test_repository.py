@@ -53,17 +53,17 @@ def markdown_name_is_here(name, files, folders):
         return True
     if len(path.parts) > 1:
         return str(path.parent) in folders       # e.g. bench/results/DATE-...md
-    return path.name in {PurePosixPath(f).name for f in files} or path.name in WRITTEN
+    return path.name in WRITTEN or any(f.rsplit("/", 1)[-1] == path.name for f in files)
 
 
 def outside_pointers(text, files, folders):
-    """[(line number, pointer)] of the pointers outside the repository in `text`."""
-    found = []
-    for number, line in enumerate(text.splitlines(), 1):
-        found += [(number, match.group()) for match in POINTER.finditer(line)]
-        found += [(number, name) for name in MARKDOWN_NAME.findall(line)
-                  if not markdown_name_is_here(name, files, folders)]
-    return found
+    """[(line number, pointer)] of the pointers outside the repository in
+    `text` (the patterns match within a line, so the whole text is searched
+    at once and a line is counted only for a finding)."""
+    found = [(match.start(), match.group()) for match in POINTER.finditer(text)]
+    found += [(match.start(), match.group()) for match in MARKDOWN_NAME.finditer(text)
+              if not markdown_name_is_here(match.group(), files, folders)]
+    return [(text.count("\n", 0, start) + 1, pointer) for start, pointer in sorted(found)]
 
 
 def test_no_tracked_file_points_outside_the_repository():
