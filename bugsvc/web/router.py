@@ -11,7 +11,12 @@ field at the same place, and compares paths as given). Which responders a
 class has is found once per class, not once per App.
 """
 
-from falcon.routing import CompiledRouter, map_http_methods, set_default_responders
+from falcon.constants import COMBINED_METHODS
+from falcon.routing import CompiledRouter, set_default_responders
+
+
+_RESPONDER_NAME = {method: "on_" + method.lower() for method in COMBINED_METHODS}
+_RESPONDER_NAMES = frozenset(_RESPONDER_NAME.values())
 
 
 class LiteralFirstRouter(CompiledRouter):
@@ -23,25 +28,32 @@ class LiteralFirstRouter(CompiledRouter):
     app, whitespace in a path, the same literal path added twice).
     """
 
-    _responders_of_class = {}      # class -> {HTTP method: responder name}
+    # class -> ({HTTP method: responder name}, {HTTP method: falcon's default responder})
+    _responders_of_class = {}
 
     def __init__(self):
         super().__init__()
         self._literal = {}
 
     def _method_map(self, resource):
-        """{HTTP method: bound responder} of `resource`, as falcon maps it."""
-        if any(name.startswith("on_") for name in getattr(resource, "__dict__", ())):
-            method_map = self.map_http_methods(resource)
+        """{HTTP method: responder} of `resource` as falcon maps it, with
+        falcon's default responders (405, OPTIONS) for the methods it lacks."""
+        if not _RESPONDER_NAMES.isdisjoint(getattr(resource, "__dict__", ())):
+            method_map = self.map_http_methods(resource)     # responders set per instance
+            set_default_responders(method_map, asgi=False)
             self._require_non_coroutine_responders(method_map)
             return method_map
-        names = self._responders_of_class.get(type(resource))
-        if names is None:
-            method_map = map_http_methods(resource)
+        known = self._responders_of_class.get(type(resource))
+        if known is None:
+            method_map = self.map_http_methods(resource)
+            names = {method: _RESPONDER_NAME[method] for method in method_map}
+            set_default_responders(method_map, asgi=False)
             self._require_non_coroutine_responders(method_map)
-            names = {method: responder.__name__ for method, responder in method_map.items()}
-            self._responders_of_class[type(resource)] = names
-        return {method: getattr(resource, name) for method, name in names.items()}
+            defaults = {method: responder for method, responder in method_map.items()
+                        if method not in names}
+            known = self._responders_of_class[type(resource)] = (names, defaults)
+        names, defaults = known
+        return {**defaults, **{method: getattr(resource, name) for method, name in names.items()}}
 
     def add_route(self, uri_template, resource, **kwargs):
         """Add `resource` at `uri_template` (see CompiledRouter.add_route)."""
@@ -52,9 +64,7 @@ class LiteralFirstRouter(CompiledRouter):
             return
         if uri_template in self._literal:
             raise ValueError(f"the route {uri_template!r} is added twice")
-        method_map = self._method_map(resource)
-        set_default_responders(method_map, asgi=False)
-        self._literal[uri_template] = (resource, method_map, uri_template)
+        self._literal[uri_template] = (resource, self._method_map(resource), uri_template)
 
     def find(self, uri, req=None):
         """(resource, method map, path fields, template) for `uri`, or None."""
