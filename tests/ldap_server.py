@@ -24,6 +24,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from live_server import free_port, stop_process
+
 
 SLAPD = shutil.which("slapd") or "/usr/sbin/slapd"
 SLAPADD = shutil.which("slapadd") or "/usr/sbin/slapadd"
@@ -96,12 +98,6 @@ userPassword: twin-secret
 def available():
     """True when Debian's slapd and slapadd are installed."""
     return os.path.exists(SLAPD) and os.path.exists(SLAPADD) and os.path.isdir(SCHEMAS)
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _name(common_name):
@@ -232,13 +228,7 @@ class Directory:
             return source.read().decode("utf-8", "replace")[-2000:]
 
     def stop(self):
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
         if self.process is not None:
+            stop_process(self.process)
             self.log.close()
         self.process = None

@@ -44,6 +44,25 @@ needs_second_loopback = pytest.mark.skipif(not _other_client_can_connect(),
 _SERVING = re.compile(r" serving http://127\.0\.0\.1:(\d+)/rest ")
 
 
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def stop_process(process, timeout=15):
+    """End `process` (SIGTERM, then SIGKILL after `timeout` seconds); returns
+    its exit status."""
+    if process.poll() is None:
+        process.terminate()
+    try:
+        return process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        return process.wait(timeout)
+
+
 class Server:
     """One server process; its stdout and stderr go to files in `workdir`.
     It listens on a port the system picks (--port 0) and names in its
@@ -110,13 +129,7 @@ class Server:
 
     def stop(self):
         """Ask the server to stop (SIGTERM); returns (exit status, stdout, stderr)."""
-        if self.process.poll() is None:
-            self.process.terminate()
-        try:
-            status = self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            status = self.process.wait(timeout=15)
+        status = stop_process(self.process)
         return status, self.out_path.read_text(), self.err_path.read_text()
 
     def kill(self):

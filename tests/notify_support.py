@@ -8,19 +8,13 @@ import email.policy
 import http.server
 import json
 import os
-import socket
 import threading
 import time
 
 import pytest
 
 from bugsvc.notify.worker import Deliverer
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from live_server import free_port
 
 
 def needs(module):

@@ -9,7 +9,7 @@ import subprocess
 from html import unescape
 from urllib.parse import parse_qs, urljoin, urlsplit
 
-from live_server import ROOT
+from live_server import ROOT, stop_process
 
 
 MODULE = ROOT / ".venv" / "npm" / "node_modules" / "oidc-provider" / "lib" / "index.js"
@@ -49,14 +49,8 @@ class Provider:
         raise RuntimeError("the OpenID provider did not start: " + "".join(lines)[-2000:])
 
     def stop(self):
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
         if self.process is not None:
+            stop_process(self.process)
             self.process.stdout.close()
         self.process = None
 

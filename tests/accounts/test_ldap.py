@@ -17,6 +17,7 @@ from bug_support import set_param
 from bugsvc.accounts import auth, directory
 from bugsvc.errors import ServiceError
 from bugsvc.services import instance
+from live_server import free_port
 from page_support import Browser, text_of
 from rpc_support import xmlrpc_call
 
@@ -275,13 +276,13 @@ def test_an_untrusted_certificate_is_refused(client, services, slapd, monkeypatc
 # A directory that is down or silent -----------------------------------------------------
 
 def test_servers_are_tried_in_turn(client, services, slapd):
-    dead = ldap_server.free_port()
+    dead = free_port()
     use_directory(services, slapd, url=f"localhost:{dead}, ldap://localhost:{slapd.ldap_port}")
     assert login(client, "ada", "ada-secret").status_code == 200
 
 
 def test_a_directory_that_is_down_is_a_clear_error(client, services, slapd):
-    dead = ldap_server.free_port()
+    dead = free_port()
     use_directory(services, slapd, url=f"ldap://localhost:{dead}")
     before = user_count(services)
     resp = login(client, "ada", "ada-secret")
@@ -375,7 +376,7 @@ def test_the_sign_in_page_signs_in_through_the_directory(app, services, ldap):
 
 
 def test_the_sign_in_page_says_when_the_directory_is_down(app, services, slapd):
-    use_directory(services, slapd, url=f"ldap://localhost:{ldap_server.free_port()}")
+    use_directory(services, slapd, url=f"ldap://localhost:{free_port()}")
     browser = Browser(app)
     browser.get("/login")
     page = browser.post("/login", {"Bugzilla_login": "ada", "Bugzilla_password": "ada-secret",

@@ -8,13 +8,13 @@ import json
 
 import pytest
 
-import ldap_server
 import oidc_server
 from accounts import ADMIN, ADMIN_PASSWORD
 from bug_support import set_param
 from bugsvc.accounts import oidc
 from bugsvc.errors import ServiceError
 from bugsvc.services import instance, user
+from live_server import free_port
 from page_support import Browser, text_of
 
 
@@ -27,7 +27,7 @@ REDIRECT = "http://127.0.0.1:9/oidc/callback"
 
 @pytest.fixture
 def provider():
-    server = oidc_server.Provider(ldap_server.free_port(), REDIRECT).start()
+    server = oidc_server.Provider(free_port(), REDIRECT).start()
     yield server
     server.stop()
 

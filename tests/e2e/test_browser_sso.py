@@ -12,6 +12,7 @@ import ldap_server
 import oidc_server
 from browser_site import by
 from browser_support import gone, open_page, wait_for, wait_for_page
+from live_server import free_port
 
 
 pytestmark = pytest.mark.slow
@@ -45,7 +46,7 @@ def test_the_sign_in_form_checks_the_password_with_the_directory(site, driver, t
 def test_sign_in_with_an_openid_provider(site, driver):
     if not oidc_server.available():
         pytest.skip("Node.js and oidc-provider are not installed (.ci/run installs them)")
-    provider = oidc_server.Provider(ldap_server.free_port(), site.url + "/oidc/callback").start()
+    provider = oidc_server.Provider(free_port(), site.url + "/oidc/callback").start()
     try:
         site.rest("PUT", "/parameters", {"oidc_create_accounts": "1", "oidc_providers":
                                          json.dumps([provider.setting()])})

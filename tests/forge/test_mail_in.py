@@ -181,7 +181,7 @@ def test_the_built_in_listener_takes_replies_over_smtp_and_lmtp(db_path, service
     import socket
     import time
 
-    from notify_support import free_port
+    from live_server import free_port
     bug_id, mail = mailed
     port = free_port()
     server = subprocess.Popen([sys.executable, str(ROOT / "bugsvc.py"), "--db", str(db_path),

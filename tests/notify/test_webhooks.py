@@ -535,8 +535,7 @@ def test_the_readmes_receiver_accepts_signed_calls_and_refuses_forged_ones(hooks
     import urllib.error
     import urllib.request
 
-    from live_server import ROOT
-    from notify_support import free_port
+    from live_server import ROOT, free_port
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     code = re.search(r"cat > receiver\.py <<'END'\n(.*?)\nEND\n", text, re.S).group(1)
     (tmp_path / "receiver.py").write_text(code)
