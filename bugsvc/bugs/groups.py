@@ -5,6 +5,7 @@ groups_available / groups_mandatory / group_is_settable / groups_valid)."""
 from ..catalogue import catalog
 from ..catalogue.group_control import DEFAULT, MANDATORY, NA, SHOWN
 from ..errors import GROUP_NOT_ALLOWED, ServiceError
+from ..store.db import placeholders
 from . import activity
 
 
@@ -94,6 +95,21 @@ def for_new_bug(ctx, product, names):
         if group_id not in chosen:
             chosen.append(group_id)
     return sorted(set(chosen))
+
+
+def of_bugs(ctx, bug_ids):
+    """{bug id: [{"id", "name"}] of the groups it is in, by name} of each
+    of `bug_ids` (whoever asks must be allowed to see them)."""
+    found = {bug_id: [] for bug_id in bug_ids}
+    if not found:
+        return found
+    for row in ctx.conn.execute("SELECT bg.bug_id, g.id, g.name FROM bug_groups bg JOIN groups g"
+                                " ON g.id = bg.group_id"
+                                f" WHERE bg.bug_id IN ({placeholders(found)})", list(found)):
+        found[row[0]].append({"id": row[1], "name": row[2]})
+    for groups in found.values():
+        groups.sort(key=lambda group: group["name"].lower())
+    return found
 
 
 def restrict_product_bugs(ctx, product_id, group):
