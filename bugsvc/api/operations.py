@@ -264,4 +264,6 @@ PAGE_OPERATIONS = Operations([
     # The groups of a bug with their ids, as Bugzilla's bug XML shows them
     # to whoever sees the bug (Bugzilla 5.2 has no call for it).
     _read("Bug.groups_in", bug.groups_in),
+    # The groups the new-bug form offers (Bugzilla 5.2 has no call for it).
+    _read("Bug.new_bug_groups", bug.new_bug_groups, login=REQUIRED),
 ])

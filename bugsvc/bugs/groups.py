@@ -112,6 +112,31 @@ def of_bugs(ctx, bug_ids):
     return found
 
 
+def offered_for_new_bug(ctx, product):
+    """What the new-bug form of `product` (a product dict) offers the
+    caller, as Bugzilla 5.2's enter_bug.cgi: {"groups": [{"id", "name",
+    "description", "is_default"}] the groups the caller may tick (Shown or
+    Default for the caller: the member control for a member, else the other
+    control; Default ones ticked at first), "mandatory": [{"id", "name",
+    "description"}] those every new bug of the caller's is put in}, each
+    by name. Bug.create's groups apply the same rules (for_new_bug)."""
+    available_ids = available(ctx, product["id"])
+    mandatory_ids = mandatory(ctx, product["id"]) - set(available_ids)
+    wanted = set(available_ids) | mandatory_ids
+    offered = {"groups": [], "mandatory": []}
+    if not wanted:
+        return offered
+    rows = ctx.conn.execute("SELECT id, name, description FROM groups"
+                            f" WHERE id IN ({placeholders(wanted)})", sorted(wanted)).fetchall()
+    for row in sorted(rows, key=lambda row: row["name"].lower()):
+        group = {"id": row["id"], "name": row["name"], "description": row["description"]}
+        if row["id"] in available_ids:
+            offered["groups"].append(dict(group, is_default=available_ids[row["id"]]))
+        else:
+            offered["mandatory"].append(group)
+    return offered
+
+
 def restrict_product_bugs(ctx, product_id, group):
     """Put every bug of the product into `group` (a group dict, now
     Mandatory for the product), each change in the bug's history."""
