@@ -16,7 +16,7 @@ from browser_support import axe_violations, navigate, open_page, wait_for_page
 from bugsvc.cli import main
 
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.site_on_each_engine]
 
 PAGES = ["/report.cgi", "/report.cgi?x_axis_field=bug_status&y_axis_field=priority",
          "/report.cgi?x_axis_field=priority&y_axis_field=bug_status&format=bar",

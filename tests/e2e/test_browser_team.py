@@ -12,7 +12,7 @@ from browser_site import ADMIN, PLAIN, bug_of, by, choose, file_bug, sign_in, si
 from browser_support import axe_violations, navigate, new_driver, open_page
 
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.site_on_each_engine]
 
 
 def test_the_team_pages_pass_axe_and_change_bugs_with_the_keyboard(site, driver):
