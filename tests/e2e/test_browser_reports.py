@@ -151,15 +151,17 @@ def test_a_series_is_charted_with_the_keyboard_alone(site, driver, bugs):
 
 def test_axe_on_the_duplicates_and_time_summary_pages(site, driver, bugs):
     dupe = file_bug(site, "Report duplicate")
-    site.rest("PUT", f"/bug/{dupe}", {"status": "RESOLVED", "resolution": "DUPLICATE",
-                                      "dupe_of": bugs[0][0]})
+    hidden_dupe = file_bug(site, "Hidden duplicate", groups=["secret"])
+    for bug_id in (dupe, hidden_dupe):
+        site.rest("PUT", f"/bug/{bug_id}", {"status": "RESOLVED", "resolution": "DUPLICATE",
+                                            "dupe_of": bugs[0][0]})
     site.rest("PUT", f"/bug/{bugs[0][0]}",
               {"work_time": 1.5, "comment": {"body": "worked on it"}})
     visits = {None: ["/duplicates.cgi"], PLAIN: ["/duplicates.cgi", "/summarize_time.cgi"],
               INSIDER: ["/duplicates.cgi?sortby=bug_id&reverse=1"],
               ADMIN: ["/duplicates.cgi", "/summarize_time.cgi",
                       f"/summarize_time.cgi?id={bugs[0][0]}&group_by=owner"]}
-    found = {}
+    found, counts = {}, {}
     for who, paths in visits.items():
         if who:
             sign_in(driver, site, who)
@@ -168,6 +170,11 @@ def test_axe_on_the_duplicates_and_time_summary_pages(site, driver, bugs):
         for path in paths:
             open_page(driver, site.url + path)
             found[f"{who or 'anonymous'} {path}"] = axe_violations(driver)
+            if path.startswith("/duplicates.cgi"):
+                # The restricted duplicate counts only for those who may see it.
+                link = by(driver, f'td.n a[href$="v1={bugs[0][0]}"]')
+                counts[who] = int(link.text)
     assert "1.5 hours worked" in driver.page_source
+    assert counts == {None: 1, PLAIN: 1, INSIDER: 1, ADMIN: 2}
     failures = {page: violations for page, violations in found.items() if violations}
     assert not failures, json.dumps(failures, indent=1)

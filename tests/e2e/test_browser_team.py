@@ -86,10 +86,19 @@ def test_the_team_pages_pass_axe_and_change_bugs_with_the_keyboard(site, driver)
     assert not failures, json.dumps(failures, indent=1)
 
 
-def test_scheduled_searches_pass_axe_and_are_set_with_the_keyboard(site, driver):
+@pytest.mark.parametrize("javascript", [True, False], ids=["javascript", "no-javascript"])
+def test_scheduled_searches_pass_axe_and_are_set_with_the_keyboard(site, driver, javascript):
+    browser = driver if javascript else new_driver(javascript=False)
+    try:
+        set_a_whine_with_the_keyboard(site, browser, f"Whine sample {int(javascript)}")
+    finally:
+        if not javascript:
+            browser.quit()
+
+
+def set_a_whine_with_the_keyboard(site, driver, search):
     from selenium.webdriver.common.keys import Keys
-    site.rest("POST", "/saved_search", {"name": "Whine sample",
-                                        "query": "bug_status=__open__"})
+    site.rest("POST", "/saved_search", {"name": search, "query": "bug_status=__open__"})
     found = {}
     sign_in(driver, site, PLAIN)
     open_page(driver, site.url + "/editwhines.cgi", shows="bz_canusewhines")
@@ -113,8 +122,7 @@ def test_scheduled_searches_pass_axe_and_are_set_with_the_keyboard(site, driver)
     [event] = site.rest("GET", "/whine")["events"]
     assert event["subject"] == "Keyboard whine"
     assert [(s["day"], s["time"]) for s in event["schedules"]] == [("MF", "7")]
-    assert [(q["name"], q["title"]) for q in event["queries"]] == [
-        ("Whine sample", "Everything open")]
+    assert [(q["name"], q["title"]) for q in event["queries"]] == [(search, "Everything open")]
     # A refusal is shown on the form, with its reason.
     box = by(driver, 'input[id^="mailto_"]')
     box.clear()
@@ -123,6 +131,7 @@ def test_scheduled_searches_pass_axe_and_are_set_with_the_keyboard(site, driver)
         Keys.ENTER), "the refusal", shows="Not saved: There is no account")
     found["admin refused"] = axe_violations(driver)
     site.rest("DELETE", f"/whine/{event['id']}")
+    site.rest("DELETE", f"/saved_search/{quote(search)}")
     failures = {page: violations for page, violations in found.items() if violations}
     assert not failures, json.dumps(failures, indent=1)
 
