@@ -5,7 +5,13 @@ a plain user, an insider and a restricted group, set up over REST as an
 administrator would; `driver`, a headless Chromium (tests/browser_support.py)
 for one module; and the helpers that sign in, fill forms and read the site.
 Both fixtures are module-scoped: each browser test module gets its own
-server and browser, which pytest-xdist keeps on one worker."""
+server and browser, which pytest-xdist keeps on one worker.
+
+The site's database is an SQLite file, unless the module is marked
+`site_on_each_engine` (`pytestmark = [..., pytest.mark.site_on_each_engine]`):
+then its tests run once per engine that --db-backend chooses (conftest's
+pytest_generate_tests parametrizes `site_engine`), the PostgreSQL run
+against a new database of the session's throwaway cluster."""
 
 import sys
 
@@ -38,10 +44,22 @@ class Site:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def site_engine():
+    """The engine of the module's site: SQLite, unless the module is marked
+    `site_on_each_engine` (then a parameter: each engine chosen)."""
+    return "sqlite"
+
+
+@pytest.fixture(scope="module")
+def site(site_engine, tmp_path_factory, request):
     require_browser()
     workdir = tmp_path_factory.mktemp("browser")
-    db_path = workdir / "browser.sqlite"
+    if site_engine == "postgresql":
+        cluster = request.getfixturevalue("postgresql")
+        database = cluster.create_database()
+        db_path = cluster.url(database)
+    else:
+        database, db_path = None, workdir / "browser.sqlite"
     server = Server([sys.executable, str(ROOT / "bugsvc.py")], db_path, workdir,
                     {"BUGSVC_ADMIN_PASSWORD": ADMIN_PASSWORD}, name="browser")
     try:
@@ -64,6 +82,8 @@ def site(tmp_path_factory):
         yield site
     finally:
         server.stop()
+        if database is not None:
+            cluster.drop_database(database)
 
 
 @pytest.fixture(scope="module")
@@ -198,14 +218,14 @@ def every_page(site):
 def mailed_token(site, kind, user_id=None, login=None):
     """A token as a mailed link carries it, stored as the mail would store
     it (the mails themselves are tested with a real SMTP server)."""
-    import sqlite3
     from datetime import datetime, timezone
 
     from bugsvc.accounts import tokens
-    conn = sqlite3.connect(site.db_path, timeout=30)
+    from bugsvc.store.location import open_database
+    database = open_database(site.db_path)
     try:
-        with conn:
+        with database.transaction(write=True) as conn:
             return tokens.issue(conn, kind, datetime.now(timezone.utc), user_id=user_id,
                                 login=login)
     finally:
-        conn.close()
+        database.close()

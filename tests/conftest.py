@@ -85,6 +85,9 @@ def pytest_configure(config):
     config.bugsvc_outcomes = collections.defaultdict(collections.Counter)
     config.addinivalue_line("markers", "engine(*names): the test is about these database "
                                        "engines only (sqlite, postgresql): it runs on them alone")
+    config.addinivalue_line("markers", "site_on_each_engine: the module's browser tests run "
+                                       "their `site` once on each engine chosen "
+                                       "(tests/browser_site.py)")
     config.addinivalue_line("markers", "xdist_group(name): pytest-xdist runs the tests of one "
                                        "group on one worker (set by pytest_collection_modifyitems)")
 
@@ -98,6 +101,11 @@ def pytest_generate_tests(metafunc):
         if marker is not None:
             backends = [backend for backend in backends if backend in marker.args]
         metafunc.parametrize("backend", backends)
+    # The browser site (tests/browser_site.py) of a module marked
+    # site_on_each_engine: one per engine chosen, each for the whole module.
+    if ("site_engine" in metafunc.fixturenames
+            and metafunc.definition.get_closest_marker("site_on_each_engine") is not None):
+        metafunc.parametrize("site_engine", metafunc.config.bugsvc_backends, scope="module")
 
 
 _ENGINE = pytest.StashKey[str]()
@@ -120,6 +128,8 @@ def pytest_collection_modifyitems(config, items):
             marker = item.get_closest_marker("engine")
             suffix = " only" if marker is not None and len(marker.args) == 1 else ""
             item.stash[_ENGINE] = callspec.params["backend"] + suffix
+        elif callspec is not None and isinstance(callspec.params.get("site_engine"), str):
+            item.stash[_ENGINE] = callspec.params["site_engine"]
         if _shares_a_module_fixture(item):
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
 

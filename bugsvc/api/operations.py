@@ -261,4 +261,9 @@ PAGE_OPERATIONS = Operations([
     # Group inheritance in editgroups.cgi (Bugzilla 5.2 has no call for it).
     _read("Group.inheritance", group.inheritance, login=REQUIRED),
     _write("Group.update_inheritance", group.update_inheritance),
+    # The groups of a bug with their ids, as Bugzilla's bug XML shows them
+    # to whoever sees the bug (Bugzilla 5.2 has no call for it).
+    _read("Bug.groups_in", bug.groups_in),
+    # The groups the new-bug form offers (Bugzilla 5.2 has no call for it).
+    _read("Bug.new_bug_groups", bug.new_bug_groups, login=REQUIRED),
 ])

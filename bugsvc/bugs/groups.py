@@ -5,6 +5,7 @@ groups_available / groups_mandatory / group_is_settable / groups_valid)."""
 from ..catalogue import catalog
 from ..catalogue.group_control import DEFAULT, MANDATORY, NA, SHOWN
 from ..errors import GROUP_NOT_ALLOWED, ServiceError
+from ..store.db import placeholders
 from . import activity
 
 
@@ -94,6 +95,46 @@ def for_new_bug(ctx, product, names):
         if group_id not in chosen:
             chosen.append(group_id)
     return sorted(set(chosen))
+
+
+def of_bugs(ctx, bug_ids):
+    """{bug id: [{"id", "name"}] of the groups it is in, by name} of each
+    of `bug_ids` (whoever asks must be allowed to see them)."""
+    found = {bug_id: [] for bug_id in bug_ids}
+    if not found:
+        return found
+    for row in ctx.conn.execute("SELECT bg.bug_id, g.id, g.name FROM bug_groups bg JOIN groups g"
+                                " ON g.id = bg.group_id"
+                                f" WHERE bg.bug_id IN ({placeholders(found)})", list(found)):
+        found[row[0]].append({"id": row[1], "name": row[2]})
+    for groups in found.values():
+        groups.sort(key=lambda group: group["name"].lower())
+    return found
+
+
+def offered_for_new_bug(ctx, product):
+    """What the new-bug form of `product` (a product dict) offers the
+    caller, as Bugzilla 5.2's enter_bug.cgi: {"groups": [{"id", "name",
+    "description", "is_default"}] the groups the caller may tick (Shown or
+    Default for the caller: the member control for a member, else the other
+    control; Default ones ticked at first), "mandatory": [{"id", "name",
+    "description"}] those every new bug of the caller's is put in}, each
+    by name. Bug.create's groups apply the same rules (for_new_bug)."""
+    available_ids = available(ctx, product["id"])
+    mandatory_ids = mandatory(ctx, product["id"]) - set(available_ids)
+    wanted = set(available_ids) | mandatory_ids
+    offered = {"groups": [], "mandatory": []}
+    if not wanted:
+        return offered
+    rows = ctx.conn.execute("SELECT id, name, description FROM groups"
+                            f" WHERE id IN ({placeholders(wanted)})", sorted(wanted)).fetchall()
+    for row in sorted(rows, key=lambda row: row["name"].lower()):
+        group = {"id": row["id"], "name": row["name"], "description": row["description"]}
+        if row["id"] in available_ids:
+            offered["groups"].append(dict(group, is_default=available_ids[row["id"]]))
+        else:
+            offered["mandatory"].append(group)
+    return offered
 
 
 def restrict_product_bugs(ctx, product_id, group):

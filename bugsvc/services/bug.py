@@ -5,6 +5,7 @@ from .. import dates
 from ..bugs import create as bug_create, tags, update as bug_update, view
 from ..bugs.duplicates import MAX_RESULTS, possible_duplicates as find_duplicates
 from ..bugs.edit_options import edit_options as bug_edit_options
+from ..bugs.groups import of_bugs as bug_groups_of, offered_for_new_bug
 from ..bugs.history import histories
 from ..bugs.lookup import visible_bug_id
 from ..bugs.requests import (
@@ -212,6 +213,38 @@ def edit_options(ctx, params):
     bug_ids = list(dict.fromkeys(visible_bug_id(ctx, value) for value in values))
     product = p.str("product") if p.has("product") else None
     return {"bugs": [bug_edit_options(ctx, bug_id, product) for bug_id in bug_ids]}
+
+
+def groups_in(ctx, params):
+    """The groups visible bugs are in, with their ids, for anyone who may
+    see the bugs (a page's read: Bugzilla 5.2's bug XML names each group of
+    a bug with its id to every viewer; it has no call for it).
+
+    params: ids (ids or aliases). Returns {"bugs": [{"id", "groups":
+    [{"id", "name"}] (by name)}]}, in the order asked.
+    Errors: 50 no ids; 100/101/102 bad, unknown or invisible bug.
+    """
+    p = Params(params)
+    values = p.list("ids")
+    if not values:
+        raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the ids of the bugs.")
+    bug_ids = list(dict.fromkeys(visible_bug_id(ctx, value) for value in values))
+    found = bug_groups_of(ctx, bug_ids)
+    return {"bugs": [{"id": bug_id, "groups": found[bug_id]} for bug_id in bug_ids]}
+
+
+def new_bug_groups(ctx, params):
+    """The groups the new-bug form of a product offers the caller (a page's
+    read: Bugzilla 5.2's enter_bug.cgi shows them; it has no call for it).
+
+    params: product (name). Returns {"groups": [{"id", "name",
+    "description", "is_default"}] to tick or not (Default ones ticked at
+    first), "mandatory": [{"id", "name", "description"}] every new bug of
+    the caller's in the product is put in}.
+    Errors: 50 no product; 106 a product the caller may not file bugs in.
+    """
+    product = enterable_product(ctx, Params(params).get("product"))
+    return offered_for_new_bug(ctx, product)
 
 
 def request_types(ctx, params):

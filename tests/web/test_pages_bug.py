@@ -103,6 +103,86 @@ def test_the_new_bug_form_is_filled_in_from_bugzillas_parameters(app, world, ser
         "https://example.com/print")
 
 
+def offered_groups(page):
+    """{group name: ticked} of the new-bug form's group boxes."""
+    return {value: bool(checked) for value, checked in re.findall(
+        r'<input type="checkbox" id="group-\d+" name="groups" value="([^"]+)"( checked)?>',
+        page.text)}
+
+
+def new_bug_id(result):
+    assert "The bug has been filed." in result.text, text_of(result.text)
+    return int(re.search(r"Bug (\d+)</span>", result.text).group(1))
+
+
+def test_the_new_bug_form_offers_the_products_groups_as_bugzilla(app, world, services):
+    """As Bugzilla 5.2's enter_bug.cgi: the product's active bug groups that
+    are Shown or Default for the visitor (the member control for a member,
+    else the other control), Default ones ticked; what the form posts is
+    filed with Bug.create's rules, a forged group refused."""
+    from bug_support import DEFAULT, NA, SHOWN, add_bug_group, control
+    team = add_bug_group(services, "team", members=[INSIDER])
+    control(services, team, DEFAULT, NA)
+    partners = add_bug_group(services, "partners")
+    control(services, partners, SHOWN, DEFAULT)
+    offered = {who: offered_groups(signed_in(app, who).get("/enter_bug.cgi?product=TestProduct"))
+               for who in (PLAIN, INSIDER, ADMIN)}
+    assert offered == {PLAIN: {"partners": True},
+                       INSIDER: {"partners": True, "team": True},
+                       ADMIN: {"partners": False, "secret": False, "team": True}}
+    # The address ticks more (enter_bug.cgi?groups=...), as the reference's.
+    filled = signed_in(app, ADMIN).get("/enter_bug.cgi?product=TestProduct&groups=secret")
+    assert offered_groups(filled) == {"partners": False, "secret": True, "team": True}
+    # Filed as the form stands, then with every box unticked: a public bug.
+    insider = signed_in(app, INSIDER)
+    fields = form_fields(insider.get("/enter_bug.cgi?product=TestProduct").text, "enter-bug")
+    assert dict(fields)["defined_groups"] == "1"
+    ticked = new_bug_id(submit(insider, "/post_bug.cgi", fields, summary="Ticked"))
+    public = new_bug_id(submit(insider, "/post_bug.cgi", fields, summary="Unticked",
+                               groups=None))
+    assert (get_bug(services, ticked)["groups"], get_bug(services, public)["groups"]) == (
+        ["partners", "team"], [])
+    # A plain user may not restrict a bug to a group the product keeps from
+    # him: refused with Bugzilla's error, nothing filed, the form kept.
+    plain = signed_in(app, PLAIN)
+    fields = form_fields(plain.get("/enter_bug.cgi?product=TestProduct").text, "enter-bug")
+    before = services.query("SELECT COUNT(*) FROM bugs")
+    for forged in ("secret", "team", "no-such-group"):
+        refused = submit(plain, "/post_bug.cgi", fields, summary="Forged", groups=forged)
+        assert refused.status_code == 401, forged
+        assert f"the group '{forged}', but that is not allowed" in text_of(refused.text)
+        assert offered_groups(refused) == {"partners": False}
+    assert services.query("SELECT COUNT(*) FROM bugs") == before
+
+
+def test_a_new_bug_posted_without_its_groups_gets_the_products_defaults(app, world, services):
+    """A post that does not say which groups (an old form, a script) is
+    filed in the product's Default groups and its Mandatory ones, as
+    POST /rest/bug without `groups`; the form names the Mandatory ones."""
+    from bug_support import DEFAULT, MANDATORY, NA, add_bug_group, control
+    from bugsvc.services import bug as bug_service
+    team = add_bug_group(services, "team", members=[PLAIN])
+    control(services, team, DEFAULT, NA)
+    legal = add_bug_group(services, "legal")
+    control(services, legal, MANDATORY, MANDATORY)
+    plain = signed_in(app, PLAIN)
+    page = plain.get("/enter_bug.cgi?product=TestProduct")
+    assert offered_groups(page) == {"team": True}
+    assert "Every new bug of TestProduct is also restricted to: legal (legal group)." in \
+        text_of(page.text)
+    fields = [(name, value) for name, value in form_fields(page.text, "enter-bug")
+              if name not in ("groups", "defined_groups")]
+    by_page = new_bug_id(submit(plain, "/post_bug.cgi", fields, summary="No groups said"))
+    by_rest = services.call(bug_service.create, {
+        "product": "TestProduct", "component": "TestComponent", "version": "unspecified",
+        "summary": "Over REST", "op_sys": "Linux", "platform": "PC"}, as_user=PLAIN)["id"]
+    # Every box unticked still leaves the Mandatory group.
+    unticked = new_bug_id(submit(plain, "/post_bug.cgi", fields + [("defined_groups", "1")],
+                                 summary="Unticked"))
+    assert [get_bug(services, n)["groups"] for n in (by_page, by_rest, unticked)] == [
+        ["legal", "team"], ["legal", "team"], ["legal"]]
+
+
 def test_clone_this_bug_fills_the_form_from_the_bug(app, world, services):
     update_bug(services, world.bug, priority="High", cc={"add": [INSIDER]})
     browser = signed_in(app, PLAIN)
@@ -134,7 +214,7 @@ def test_a_clone_keeps_the_groups_and_asks_the_requests_again(app, world, servic
     fields = form_fields(page.text, "enter-bug")
     values = dict(fields)
     # Its group ticked, its request (not the granted qa+) offered again of the same person.
-    assert ("groups", "secret") in fields and values["groups_shown"] == "1"
+    assert ("groups", "secret") in fields and values["defined_groups"] == "1"
     assert values[f"flag_type-{review}"] == "?" and values[f"requestee_type-{review}"] == ADMIN
     assert f"flag_type-{qa}" not in values
     filed = submit(browser, "/post_bug.cgi", fields)

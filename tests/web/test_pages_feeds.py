@@ -78,6 +78,28 @@ def test_a_bugs_xml_shows_what_its_caller_may_see(app, world, who):
     assert bad.get("error") == "InvalidBugId"
 
 
+def test_every_viewer_of_a_bug_in_a_group_is_told_the_groups_id(app, world, services):
+    """As Bugzilla 5.2's bug XML: each group of the bug with its id, to
+    whoever sees the bug, here a plain user on its CC list who is no member
+    of the group and may not edit bugs of the product (its editors are the
+    members of staff)."""
+    from bug_support import NA, control
+    from bugsvc.services import bug as bug_service
+    with services.db.transaction() as conn:
+        staff = conn.execute("SELECT id FROM groups WHERE name = 'staff'").fetchone()[0]
+    control(services, staff, NA, NA, canedit=1)
+    services.call(bug_service.update, {"ids": [world.secret], "cc": {"add": [PLAIN]}},
+                  as_user=ADMIN)
+    for who in (PLAIN, ADMIN):
+        [secret] = xml_of(as_(app, who), f"id={world.secret}").findall("bug")
+        assert secret.get("error") is None
+        assert [(g.get("id"), g.text) for g in secret.findall("group")] == [
+            (str(world.secret_group), "secret")], who
+    # Anyone else is still told nothing of the bug, its groups included.
+    [hidden] = xml_of(as_(app, INSIDER), f"id={world.secret}").findall("bug")
+    assert hidden.get("error") == "NotPermitted" and hidden.find("group") is None
+
+
 def test_the_xml_carries_attachment_data_unless_left_out(app, world):
     browser = as_(app, INSIDER)
     root = xml_of(browser, f"id={world.bug}")

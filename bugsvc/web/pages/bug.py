@@ -750,9 +750,13 @@ class EnterBug(Page):
             values = fill_ins(call.query)
         if not product:
             return self._choose(call)
-        EntryForm(call, product).render(values=values,
-                                        cloned_bug_id=cloned["id"] if cloned else None,
-                                        groups=groups, flags=flags)
+        form = EntryForm(call, product)
+        if groups is None:
+            # As the reference: the product's Default groups ticked, and
+            # those the address names (enter_bug.cgi?groups=...).
+            groups = form.new_bug_groups(call.fields("groups"), with_defaults=True)
+        form.render(values=values, cloned_bug_id=cloned["id"] if cloned else None,
+                    groups=groups, flags=flags)
 
     @staticmethod
     def _choose(call):
@@ -788,6 +792,7 @@ class EntryForm:
         self.product = product["products"][0]
         self.fields = {field["name"]: field for field in fields["fields"]}
         self.params = params["parameters"]
+        self._offered = None
 
     def values(self, name):
         field = self.fields.get(name) or {}
@@ -797,11 +802,29 @@ class EntryForm:
     def active(self, kind):
         return [item["name"] for item in self.product.get(kind, []) if item.get("is_active", True)]
 
+    def new_bug_groups(self, ticked=(), with_defaults=False):
+        """[{"name", "description", "is_on"}] of the groups the form offers
+        the visitor (Bug.new_bug_groups: Bugzilla 5.2's enter_bug.cgi), ticked
+        when named in `ticked` or, `with_defaults`, Default for the product."""
+        if self._offered is None:
+            self._offered = self.call.read_one("Bug.new_bug_groups",
+                                               {"product": self.product["name"]})
+        ticked = set(ticked)
+        return [{"name": group["name"], "description": group["description"],
+                 "is_on": group["name"] in ticked or (with_defaults and group["is_default"])}
+                for group in self._offered["groups"]]
+
+    def mandatory_groups(self):
+        """[{"name", "description"}] of the groups every new bug of the
+        visitor's in the product is put in."""
+        self.new_bug_groups()
+        return self._offered["mandatory"]
+
     def render(self, status=200, error=None, values=None, cloned_bug_id=None, groups=None,
                flags=(), preview=None):
         """The form, filled in with `values`; groups: [{"name",
-        "description", "is_on"}] to offer (None: none, a bug filed from
-        scratch gets its product's defaults); flags: [{"type_id", "name",
+        "description", "is_on"}] to offer (None: the product's, its Default
+        ones ticked); flags: [{"type_id", "name",
         "requestee"}] requests to ask again (a clone's); preview: {"text",
         "is_markdown"} of a description to show as it would be."""
         call, params = self.call, self.params
@@ -819,9 +842,12 @@ class EntryForm:
         values = dict(defaults, **(values or {}))
         custom = [field for field in self.fields.values()
                   if field.get("is_custom") and field.get("is_on_bug_entry")]
+        if groups is None:
+            groups = self.new_bug_groups(with_defaults=True)
         call.render("enter_bug.html", status=status, title=f"File a bug in {self.product['name']}",
                     product=self.product, form=values, error=error, entry=self, custom=custom,
                     params=params, cloned_bug_id=cloned_bug_id, groups=groups,
+                    mandatory_groups=self.mandatory_groups(),
                     flags=list(flags), preview=preview,
                     components=[c for c in self.product.get("components", [])
                                 if c.get("is_active", True)])
@@ -856,9 +882,9 @@ class PostBug(Page):
                     params[name] = chosen if len(chosen) > 1 else chosen[0]
         if call.field("comment_is_private") and user.get("is_insider"):
             params["comment_is_private"] = True
-        if call.field("groups_shown"):
-            # The form offered groups (a clone's): exactly those ticked.
-            params["groups"] = [name for name in call.fields("groups") if name]
+        chosen = posted_groups(call)
+        if chosen is not None:
+            params["groups"] = chosen
         flags = new_flags(call)
         if flags:
             params["flags"] = flags
@@ -866,7 +892,8 @@ class PostBug(Page):
             params["is_markdown"] = True
         if call.field("preview"):
             # The form again, the description shown as it would be: nothing is stored.
-            return EntryForm(call, product).render(values=_typed(call), preview={
+            form = EntryForm(call, product)
+            return form.render(values=_typed(call), groups=_groups_again(form, chosen), preview={
                 "text": call.field("description"),
                 "is_markdown": bool(call.field("comment_is_markdown"))})
         upload = call.files.get("data")
@@ -875,7 +902,7 @@ class PostBug(Page):
         except ServiceError as error:
             form = EntryForm(call, product)
             form.render(status=errors.http_status(error.code), error=error.message,
-                        values=_typed(call))
+                        values=_typed(call), groups=_groups_again(form, chosen))
             return
         notice = "filed"
         if upload is not None:
@@ -884,6 +911,23 @@ class PostBug(Page):
             except ServiceError:
                 notice = "attachment_failed"
         call.redirect(url("/show_bug.cgi", id=bug_id), notice=notice)
+
+
+def posted_groups(call):
+    """The groups a new-bug form asks for: the names ticked, when the form
+    says it offered groups (Bugzilla's defined_groups, or groups_shown) or
+    names one; None otherwise, and Bug.create then applies the product's
+    defaults (as the reference's post_bug.cgi)."""
+    if not (call.field("defined_groups") or call.field("groups_shown") or "groups" in call.form):
+        return None
+    return [name for name in call.fields("groups") if name]
+
+
+def _groups_again(form, chosen):
+    """The form's groups as the visitor left them (`chosen`, or the defaults)."""
+    if chosen is None:
+        return None
+    return form.new_bug_groups(chosen)
 
 
 def _typed(call):

@@ -142,15 +142,13 @@ def bug_xml(call):
 
 
 def _group_ids(call, bugs):
-    """{group name: id} of the groups `bugs` are in, as Bug.edit_options
-    tells them to someone who may edit the bugs (anyone else sees no bug
-    in a group, or is told no id)."""
+    """{group name: id} of the groups `bugs` are in: as Bugzilla's bug XML,
+    every group of a bug is named with its id to whoever sees the bug."""
     grouped = [bug["id"] for bug in bugs if bug.get("groups")]
-    if not grouped or call.whoami() is None:
+    if not grouped:
         return {}
-    found = call.read_one("Bug.edit_options", {"ids": grouped, "include_fields": "groups"})
-    return {group["name"]: group["id"] for bug in found["bugs"]
-            for group in bug.get("groups", [])}
+    found = call.read_one("Bug.groups_in", {"ids": grouped})
+    return {group["name"]: group["id"] for bug in found["bugs"] for group in bug["groups"]}
 
 
 _MOST_NAMED = 200
