@@ -198,6 +198,11 @@ CREATE TABLE group_controls (
     membercontrol  INTEGER NOT NULL DEFAULT 0,
     othercontrol   INTEGER NOT NULL DEFAULT 0,
     canedit        INTEGER NOT NULL DEFAULT 0,
+    -- Members of the group hold these rights on this product alone
+    -- (Bugzilla's per-product privileges).
+    editcomponents INTEGER NOT NULL DEFAULT 0,
+    editbugs       INTEGER NOT NULL DEFAULT 0,
+    canconfirm     INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (group_id, product_id)
 );
 CREATE INDEX group_controls_product_idx ON group_controls (product_id);

@@ -86,7 +86,8 @@ def product_object(ctx, product):
         result["milestones"] = [{"id": m["id"], "name": m["name"], "sort_key": m["sort_key"],
                                  "is_active": m["is_active"]}
                                 for m in catalog.milestones_of(ctx.conn, product["id"])]
-    if ctx.caller.in_group("editcomponents") and wants("group_controls"):
+    if wants("group_controls") and group_control.in_group_for_product(
+            ctx, "editcomponents", product["id"]):
         result["group_controls"] = group_control.controls_of(ctx.conn, product["id"])
     return result
 

@@ -56,6 +56,37 @@ def require_area(call, group):
     return user
 
 
+def require_product_area(call, product=None):
+    """The visitor's account, when it may administer products: a member of
+    editcomponents, or one whose groups hold editcomponents on some product
+    through its group controls (then only on those: another `product` is
+    refused as Bugzilla's product_admin_denied, 32000).
+    Errors: 410 logged out; 304 neither; 32000 that product is not its."""
+    user = call.whoami()
+    if user is None or "editcomponents" in user["groups"]:
+        return require_area(call, "editcomponents")
+    mine = _product_rights(call)["editcomponents"]
+    if not mine:
+        return require_area(call, "editcomponents")
+    if product and product.lower() not in {name.lower() for name in mine}:
+        raise ServiceError(errors.USER_ERROR, "You are not allowed to edit properties of "
+                                              f"product '{product}'.")
+    return user
+
+
+def _product_rights(call):
+    """The products whose group controls give the visitor each right."""
+    return call.read_one("User.whoami", {})["product_rights"]
+
+
+def _administered(call, user, products):
+    """Of `products` (dicts with a name), those `user` may administer."""
+    if "editcomponents" in user["groups"]:
+        return products
+    mine = {name.lower() for name in _product_rights(call)["editcomponents"]}
+    return [product for product in products if product["name"].lower() in mine]
+
+
 def _flag(call, name):
     return bool(call.field(name))
 
@@ -81,7 +112,10 @@ class AdminIndex(Page):
     def on_get(self, call):
         user = require_user(call)
         groups = set(user["groups"])
-        areas = [area for area in ADMIN_AREAS if area[0] in groups or "admin" in groups]
+        if "editcomponents" not in groups and _product_rights(call)["editcomponents"]:
+            groups.add("editcomponents on products")
+        areas = [area for area in ADMIN_AREAS if area[0] in groups or "admin" in groups
+                 or (area[1] == "/editproducts.cgi" and "editcomponents on products" in groups)]
         call.render("admin/index.html", title="Administration", areas=areas)
 
 
@@ -96,8 +130,8 @@ class Products(Page):
 
     @responder
     def on_get(self, call):
-        require_area(call, "editcomponents")
         action, name = call.query.get("action"), call.query.get("product")
+        user = require_product_area(call, name)
         if action == "add":
             call.render("admin/product_new.html", title="New product")
             return
@@ -116,7 +150,8 @@ class Products(Page):
         found = call.read_one("Product.get", {"type": "accessible",
                                               "include_fields": "name,description,is_active,"
                                                                 "components.name"})
-        call.render("admin/products.html", title="Products", products=found["products"])
+        call.render("admin/products.html", title="Products",
+                    products=_administered(call, user, found["products"]))
 
     def _confirm_delete(self, call, name, status=200, error=None):
         found = call.read_one("Product.get", {"names": [name]})
@@ -130,7 +165,7 @@ class Products(Page):
     @responder
     def on_post(self, call):
         call.check_csrf()
-        require_area(call, "editcomponents")
+        require_product_area(call)
         action = call.field("action")
         name = call.field("product")
         if action == "updategroupcontrols":
@@ -190,8 +225,8 @@ class Components(Page):
 
     @responder
     def on_get(self, call):
-        require_area(call, "editcomponents")
         product, component = call.query.get("product"), call.query.get("component")
+        require_product_area(call, product)
         if not product:
             call.redirect("/editproducts.cgi")
             return
@@ -210,7 +245,7 @@ class Components(Page):
     @responder
     def on_post(self, call):
         call.check_csrf()
-        require_area(call, "editcomponents")
+        require_product_area(call)
         product, action = call.field("product"), call.field("action")
         back = url("/editproducts.cgi", product=product)
         fields = {"description": call.field("description"),
@@ -263,8 +298,8 @@ class Versions(Page):
 
     @responder
     def on_get(self, call):
-        require_area(call, "editcomponents")
         product = call.field("product")
+        require_product_area(call, product)
         if not product:
             call.redirect("/editproducts.cgi")
             return
@@ -287,7 +322,7 @@ class Versions(Page):
     @responder
     def on_post(self, call):
         call.check_csrf()
-        require_area(call, "editcomponents")
+        require_product_area(call)
         product, action = call.field("product"), call.field("action")
         typed = {"action": action, "id": call.field("id"), "name": call.field("name"),
                  "sort_key": call.field("sort_key").strip(),
