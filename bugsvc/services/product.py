@@ -152,3 +152,21 @@ def delete(ctx, params):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the products to delete with "
                                                  "'ids' or 'names'.")
     return {"products": product.delete(ctx, ids, names)}
+
+
+def deletion(ctx, params):
+    """What deleting a product or one of its components would take along
+    (the question editproducts.cgi?action=del and editcomponents.cgi?action=del
+    ask before deleting).
+
+    params: product (name), component (name; absent: the product).
+    Returns {"bugs": how many bugs are in it, hidden ones included,
+    "allowbugdeletion": whether they are deleted with it (else the deletion
+    is refused)}.
+    Errors: 410; 304 neither in editcomponents nor holding it on a product;
+    50 no product; 106 unknown or hidden product; 32000 a product the
+    caller may not administer; 51 unknown component.
+    """
+    require_product_admin(ctx, "delete products or components")
+    p = Params(params)
+    return product.deletion(ctx, p.get("product"), p.str("component"))

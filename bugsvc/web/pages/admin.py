@@ -158,9 +158,10 @@ class Products(Page):
         if not found["products"]:
             raise ServiceError(errors.PRODUCT_ACCESS_DENIED,
                                f"There is no product '{name}' you may see.")
+        impact = call.read_one("Product.deletion", {"product": name})
         call.render("admin/product_delete.html", status=status,
                     title=f"Delete the product {found['products'][0]['name']}?",
-                    product=found["products"][0], error=error)
+                    product=found["products"][0], impact=impact, error=error)
 
     @responder
     def on_post(self, call):
@@ -239,8 +240,17 @@ class Components(Page):
         if component and current is None:
             raise ServiceError(errors.OBJECT_DOES_NOT_EXIST,
                                f"There is no component '{component}' in '{product['name']}'.")
+        if current and call.query.get("action") == "del":
+            return self._confirm_delete(call, product, current)
         call.render("admin/component.html", title="Component", product=product,
                     component=current)
+
+    def _confirm_delete(self, call, product, component, status=200, error=None):
+        impact = call.read_one("Product.deletion", {"product": product["name"],
+                                                    "component": component["name"]})
+        call.render("admin/component_delete.html", status=status,
+                    title=f"Delete the component {component['name']}?", product=product,
+                    component=component, impact=impact, error=error)
 
     @responder
     def on_post(self, call):
@@ -272,6 +282,9 @@ class Components(Page):
                 raise
             current = next((c for c in found["products"][0]["components"]
                             if c["name"] == call.field("component")), None)
+            if action == "delete" and current:
+                return self._confirm_delete(call, found["products"][0], current, status=status,
+                                            error=message)
             typed = None
             if action != "delete":
                 typed = dict(current or {}, name=call.field("name"),
