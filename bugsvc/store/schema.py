@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 21
+SCHEMA_VERSION = 22
 
 
 class SchemaError(Exception):
@@ -204,6 +204,9 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     20: _new_tables("group inheritance", "group_group_map"),
     # 21: per-product editcomponents, editbugs and canconfirm in group controls.
     21: _product_privileges,
+    # 22: groups whose members may bless another group or see its members
+    # (editgroups.cgi's bless and visibility grants).
+    22: _new_tables("group grants", "group_grants"),
 }
 
 

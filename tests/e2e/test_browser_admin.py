@@ -105,7 +105,7 @@ def _choose_only(driver, css, text):
 
 
 def test_an_administrator_sets_up_an_installation_in_the_browser_and_rest_follows(site, driver):
-    """Issue 24's "done when": a product with two components, a required
+    """An installation set up in the browser alone: a product with two components, a required
     drop-down shown only for that product, a review flag for one of its
     components, reopening a verified bug that needs a comment, and the
     parameters of new bugs' priority, all set up on the pages; bugs filed

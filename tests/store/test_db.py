@@ -350,3 +350,13 @@ def test_a_database_made_before_product_privileges_gets_their_columns(new_db):
                             " FROM group_controls").fetchall()
         assert rows and all(tuple(row) == (1, 0, 0, 0) for row in rows)
     migrated.close()
+
+
+def test_a_database_made_before_group_grants_gets_their_table(new_db):
+    """The group grants migration: group_grants, the bless and visibility
+    grants between groups."""
+    migrated = _migrated(new_db, _step_making("group_grants"),
+                         lambda conn: conn.execute("DROP TABLE group_grants"))
+    with migrated.transaction() as conn:
+        assert conn.execute("SELECT COUNT(*) FROM group_grants").fetchone()[0] == 0
+    migrated.close()

@@ -366,20 +366,42 @@ class Milestones(Versions):
 
 # Users ------------------------------------------------------------------------------
 
+def _users_area(call):
+    """True when the visitor is in editusers; False when it is not but may
+    bless some group (Bugzilla's editusers.cgi lets it change the
+    membership of those groups, nothing else of an account).
+    Errors: 410 logged out; 304 neither."""
+    user = require_user(call)
+    if "editusers" in user["groups"]:
+        return True
+    try:
+        blessable = call.read_one("Group.get", {})["groups"]
+    except ServiceError as error:
+        if error.code != errors.GROUP_CANNOT_VIEW:
+            raise
+        blessable = []
+    if "creategroups" in user["groups"] or not blessable:
+        require_area(call, "editusers")
+    return False
+
+
 class Users(Page):
     """GET /editusers.cgi: find accounts (?matchstr=...), the new account
     form (?action=add), one account (?action=edit&userid=N); POST: create
-    or change one."""
+    or change one. Members of editusers do all of it; those who may bless
+    a group find accounts and change their membership of such groups."""
 
     @responder
     def on_get(self, call):
-        require_area(call, "editusers")
+        full = _users_area(call)
         action = call.query.get("action")
         if action == "add":
+            if not full:
+                require_area(call, "editusers")
             call.render("admin/user_new.html", title="New user")
             return
         if action == "edit":
-            _account_page(call, call.query.get("userid") or "")
+            _account_page(call, call.query.get("userid") or "", full=full)
             return
         text = (call.query.get("matchstr") or "").strip()
         found = call.read_one("User.get", {"match": [text or "*"], "include_disabled": True,
@@ -389,9 +411,11 @@ class Users(Page):
     @responder
     def on_post(self, call):
         call.check_csrf()
-        require_area(call, "editusers")
+        full = _users_area(call)
         action = call.field("action")
         try:
+            if not full and action != "update":
+                require_area(call, "editusers")
             if action == "new":
                 created = call.write("User.create", {
                     "email": call.field("login"), "full_name": call.field("name"),
@@ -406,11 +430,12 @@ class Users(Page):
                               notice="second_factor_reset" if answer["reset"]
                               else "second_factor_none")
                 return
-            params = {"ids": [user_id], "full_name": call.field("name"),
-                      "email": call.field("login"),
-                      "login_denied_text": call.field("disabledtext"),
-                      "email_enabled": _flag(call, "email_enabled")}
-            if call.field("password"):
+            params = {"ids": [user_id]}
+            if full:
+                params.update({"full_name": call.field("name"), "email": call.field("login"),
+                               "login_denied_text": call.field("disabledtext"),
+                               "email_enabled": _flag(call, "email_enabled")})
+            if full and call.field("password"):
                 params["password"] = call.field("password")
             shown = call.fields("groups_shown")
             if shown:
@@ -429,19 +454,24 @@ class Users(Page):
                 return
             if call.fields("groups_shown"):
                 typed["groups"] = call.fields("groups")
-            _account_page(call, call.field("userid"), status=status, typed=typed, error=message)
+            _account_page(call, call.field("userid"), status=status, typed=typed, error=message,
+                          full=full)
             return
         call.redirect(url("/editusers.cgi", action="edit", userid=user_id), notice="saved")
 
 
-def _account_page(call, user_id, status=200, typed=None, error=None):
-    """The page of account `user_id` (its fields, groups and second factor),
-    with the values `typed` and the refusal `error` when a change was refused."""
+def _account_page(call, user_id, status=200, typed=None, error=None, full=True):
+    """The page of account `user_id` (its fields, groups and second factor;
+    to a blesser outside editusers (`full` false), the groups it may bless
+    alone), with the values `typed` and the refusal `error` when a change
+    was refused."""
     found, groups = call.read(("User.get", {"ids": [user_id]}), ("Group.get", {}))
     account = found["users"][0]
-    second_factor = call.read_one("SecondFactor.get", {"user_id": account["id"]})
+    second_factor = (call.read_one("SecondFactor.get", {"user_id": account["id"]}) if full
+                     else None)
     call.render("admin/user.html", status=status, title="Edit user", account=account,
-                groups=groups["groups"], second_factor=second_factor, typed=typed, error=error)
+                groups=groups["groups"], second_factor=second_factor, typed=typed, error=error,
+                full=full)
 
 
 # Groups -----------------------------------------------------------------------------
@@ -476,7 +506,7 @@ class Groups(Page):
         call.render("admin/group.html", status=status, title="Edit group", group=group,
                     inheritance=inherited["groups"][0],
                     others=[g["name"] for g in every["groups"] if g["id"] != group["id"]],
-                    **values)
+                    every=[g["name"] for g in every["groups"]], **values)
 
     @responder
     def on_post(self, call):
@@ -485,13 +515,20 @@ class Groups(Page):
         if call.field("action") == "inheritance":
             group_id = call.field("group")
             chosen = call.fields("member_groups")
+            params = {"id": group_id, "member_groups": chosen}
+            typed = {}
+            if call.field("grants"):
+                # The form with the bless and visibility grants sends them all.
+                typed = {"chosen_bless": call.fields("bless_groups"),
+                         "chosen_visible": call.fields("visible_to")}
+                params.update(bless_groups=typed["chosen_bless"],
+                              visible_to=typed["chosen_visible"])
             try:
-                call.write("Group.update_inheritance", {"id": group_id,
-                                                        "member_groups": chosen})
+                call.write("Group.update_inheritance", params)
             except ServiceError as error:
                 status, message = _refused(error)
                 self._group_page(call, group_id, status=status, inheritance_error=message,
-                                 chosen=chosen)
+                                 chosen=chosen, **typed)
                 return
             call.redirect(url("/editgroups.cgi", action="changeform", group=group_id),
                           notice="saved")
