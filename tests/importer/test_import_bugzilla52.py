@@ -365,7 +365,8 @@ def test_without_the_pages_group_controls_allow_what_bugs_use_and_the_report_nam
         bugzilla, tmp_path):
     target = tmp_path / "target.sqlite"
     report, _ = import_as(bugzilla, target, READER_KEY, READER)
-    assert controls(target) == [("Kernel", "kernel-insiders", 0, 1, 0, 0, 0, 0, 0)]   # bug 102's group
+    # bug 102's group
+    assert controls(target) == [("Kernel", "kernel-insiders", 0, 1, 0, 0, 0, 0, 0)]
     assert "group controls: 1 (the source does not show them to the key: set them by hand " \
            "(the import allows the groups the product's bugs use, Shown to members)): Kernel" \
         in report
