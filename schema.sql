@@ -198,6 +198,11 @@ CREATE TABLE group_controls (
     membercontrol  INTEGER NOT NULL DEFAULT 0,
     othercontrol   INTEGER NOT NULL DEFAULT 0,
     canedit        INTEGER NOT NULL DEFAULT 0,
+    -- Members of the group hold these rights on this product alone
+    -- (Bugzilla's per-product privileges).
+    editcomponents INTEGER NOT NULL DEFAULT 0,
+    editbugs       INTEGER NOT NULL DEFAULT 0,
+    canconfirm     INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (group_id, product_id)
 );
 CREATE INDEX group_controls_product_idx ON group_controls (product_id);
@@ -936,3 +941,17 @@ CREATE TABLE group_group_map (
 );
 CREATE INDEX group_group_map_grantor_idx ON group_group_map (grantor_id);
 -- END group inheritance
+
+-- BEGIN group grants
+-- Bugzilla's other group_group_map grants: grant_type 1 (bless): members
+-- of member_id may add and remove members of grantor_id; grant_type 2
+-- (visibility): while usevisibilitygroups is on, members of member_id see
+-- the accounts that are members of grantor_id.
+CREATE TABLE group_grants (
+    member_id   INTEGER NOT NULL REFERENCES groups (id),
+    grantor_id  INTEGER NOT NULL REFERENCES groups (id),
+    grant_type  INTEGER NOT NULL,
+    PRIMARY KEY (member_id, grantor_id, grant_type)
+);
+CREATE INDEX group_grants_grantor_idx ON group_grants (grantor_id, grant_type);
+-- END group grants

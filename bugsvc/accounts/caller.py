@@ -8,8 +8,9 @@ class Caller:
     """The account a call runs as; `id` None means logged out.
 
     group_ids/group_names: groups the account is a member of.
-    bless_group_ids: groups whose membership it may grant (besides editusers,
-    whose members may grant every group).
+    bless_group_ids: groups whose membership it may grant, directly or as a
+    member of a group with a bless grant on them (besides editusers, whose
+    members may grant every group).
     sudoer_id/sudoer_login: while a member of bz_sudoers acts as this
     account on the pages (accounts/sudo.py), the real account; else None.
     """
@@ -62,6 +63,12 @@ def load_caller(conn, user_id):
         else:
             members.add(group_id)
             names.add(name)
+    if members:
+        # Groups the account's groups may bless (Bugzilla's bless grant).
+        ids = sorted(members)
+        bless.update(row[0] for row in conn.execute(
+            "SELECT grantor_id FROM group_grants WHERE grant_type = 1 AND member_id IN"
+            f" ({', '.join('?' for _ in ids)})", ids))
     return Caller(id=row["id"], login=row["login"], real_name=row["real_name"],
                   group_ids=frozenset(members), group_names=frozenset(names),
                   bless_group_ids=frozenset(bless))

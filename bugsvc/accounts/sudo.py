@@ -20,6 +20,7 @@ from datetime import timedelta
 from .. import dates, errors
 from ..errors import ServiceError
 from ..store import audit, outbox
+from . import second_factor
 from .caller import load_caller
 from .visibility import can_see_user
 
@@ -71,17 +72,26 @@ def _session(ctx, token):
     return real, row
 
 
-def begin(ctx, token, target_login, reason, current_password):
+def needs_code(ctx):
+    """True when beginning to act as another account asks the caller for
+    a code of its second factor (it has one)."""
+    return second_factor.is_enrolled(ctx.conn, ctx.caller.id)
+
+
+def begin(ctx, token, target_login, reason, current_password, code=""):
     """Make page session `token` act as the account `target_login` (any
     case), for `reason` (kept to REASON_MAX characters), once the session's
-    own account gave `current_password`. Mails the account acted as and
+    own account gave `current_password` and, when it has a second factor,
+    its current `code` (or a recovery code), as bugzilla.mozilla.org asks
+    before a sudo session. Mails the account acted as and
     records the beginning in the audit log. ctx.caller becomes the real
     account. Returns {"target": its login}.
 
     Errors: 410 no valid session; 32000 a sudo session in progress; 304 not
     in bz_sudoers; 32000 no password given (Bugzilla's
     sudo_password_required); 300 a wrong password (counted like a failed
-    sign-in); 51 no account `target_login` the caller may see; 32000 the
+    sign-in); 330 no code from an account with a second factor; 331 a wrong
+    code (counted likewise); 51 no account `target_login` the caller may see; 32000 the
     account is in bz_sudo_protect (Bugzilla's sudo_protected). Nothing is
     stored on an error.
     """
@@ -96,6 +106,12 @@ def begin(ctx, token, target_login, reason, current_password):
         raise ServiceError(errors.USER_ERROR, "To act as another user you must enter your "
                            "own password again.")
     ctx.auth.check_current_password(ctx.conn, real.login, current_password, ctx.now)
+    if second_factor.is_enrolled(ctx.conn, real.id):
+        if not (code or "").strip():
+            raise ServiceError(errors.SECOND_FACTOR_REQUIRED, "To act as another user, give "
+                               "the current code of your authenticator app (or a recovery "
+                               "code) too.")
+        ctx.auth.check_current_code(ctx.conn, real.id, real.login, code, ctx.now)
     found = ctx.conn.execute("SELECT id, login FROM users WHERE lower(login) = lower(?)",
                              ((target_login or "").strip(),)).fetchone()
     if found is None or not can_see_user(ctx, found["id"]):

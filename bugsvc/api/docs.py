@@ -263,7 +263,11 @@ DOCS = {
                     "saved_searches": arr(_SAVED_SEARCH),
                     "settings": described(obj({"color_scheme": STR}),
                                           "how the account chose the pages to look"),
-                    "comment_markdown": described(BOOL, "comment forms start as Markdown")}),
+                    "comment_markdown": described(BOOL, "comment forms start as Markdown"),
+                    "product_rights": described(
+                        obj({"editcomponents": _NAMES, "editbugs": _NAMES,
+                             "canconfirm": _NAMES}),
+                        "products whose group controls give the account each right")}),
         errors=(410,)),
     "User.update_self": Doc(
         "Change one's own real name, password (ends one's login tokens) or settings.",

@@ -258,6 +258,9 @@ PAGE_OPERATIONS = Operations([
     _read("Sudo.prepare", sudo.prepare, login=REQUIRED),
     _write("Sudo.begin", sudo.begin, login=SELF),
     _write("Sudo.end", sudo.end, login=SELF),
+    # The question before deleting a product or component (how many bugs
+    # would go with it); Bugzilla 5.2 asks it on its pages only.
+    _read("Product.deletion", product.deletion, login=REQUIRED),
     # Group inheritance in editgroups.cgi (Bugzilla 5.2 has no call for it).
     _read("Group.inheritance", group.inheritance, login=REQUIRED),
     _write("Group.update_inheritance", group.update_inheritance),

@@ -127,7 +127,8 @@ SCHEMAS = {
     "Version": _VERSION,
     "Milestone": _VERSION,
     "GroupControl": obj({"membercontrol": _GROUP_CONTROL_VALUE,
-                         "othercontrol": _GROUP_CONTROL_VALUE, "entry": BOOL, "canedit": BOOL}),
+                         "othercontrol": _GROUP_CONTROL_VALUE, "entry": BOOL, "canedit": BOOL,
+                         "editcomponents": BOOL, "editbugs": BOOL, "canconfirm": BOOL}),
     "Product": obj({
         "id": INT, "name": STR, "description": STR, "is_active": BOOL,
         "default_milestone": STR, "has_unconfirmed": BOOL, "classification": STR,

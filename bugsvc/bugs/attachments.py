@@ -33,7 +33,7 @@ from ..store.db import placeholders
 from . import activity, comments, flags as bug_flags, record, visibility
 from .attachment_flags import AttachmentFlagEditor
 from .lookup import visible_bug_id
-from .permissions import can_edit_product, require_product_edit
+from .permissions import can_edit_product, has_editbugs, require_product_edit
 from .store import diff
 
 
@@ -150,7 +150,11 @@ def can_edit(ctx, attachment):
     if ctx.caller.id is not None and attachment["creator_id"] == ctx.caller.id:
         return True
     return ((not attachment["is_private"] or visibility.is_insider(ctx))
-            and ctx.caller.in_group("editbugs"))
+            and has_editbugs(ctx, _product_of_bug(ctx, attachment["bug_id"])))
+
+
+def _product_of_bug(ctx, bug_id):
+    return ctx.conn.execute("SELECT product_id FROM bugs WHERE id = ?", (bug_id,)).fetchone()[0]
 
 
 def illegal_edit(attachment_id):

@@ -117,11 +117,11 @@ def _checked_record(ctx, p, custom):
                                  api_name="severity")
     workflow = status_workflow(ctx)
     bug.status = initial_status(ctx, workflow, p.get("status"), product["has_unconfirmed"],
-                                can_confirm(ctx))
+                                can_confirm(ctx, product["id"]))
     bug.is_confirmed = bug.status != "UNCONFIRMED"
     bug.resolution = _resolution(ctx, workflow, bug.status, p.get("resolution"))
     bug.aliases = values.aliases(ctx, values.split(p.get("alias")))
-    editbugs = has_editbugs(ctx)
+    editbugs = has_editbugs(ctx, product["id"])
     assignee = values.text(p.get("assigned_to"), "assigned_to").strip()
     bug.assigned_to = (values.user(ctx, assignee)["id"] if editbugs and assignee
                        else component["default_assignee"])

@@ -2,6 +2,7 @@
 members anything, assignee and QA contact most fields, the reporter fewer)."""
 
 from ..catalogue import bug_fields
+from ..catalogue.group_control import in_group_for_product
 from ..errors import ILLEGAL_CHANGE, PRODUCT_EDIT_DENIED, ServiceError
 from ..store.db import placeholders
 from . import visibility
@@ -30,12 +31,17 @@ def require_product_edit(ctx, product_id, product_name):
                                                 f"product '{product_name}'.")
 
 
-def has_editbugs(ctx):
-    return ctx.caller.in_group("editbugs")
+def has_editbugs(ctx, product_id):
+    """True when the caller holds editbugs on product `product_id`: a
+    member of editbugs, or of a group whose control of the product gives it."""
+    return in_group_for_product(ctx, "editbugs", product_id)
 
 
-def can_confirm(ctx):
-    return ctx.caller.in_group("editbugs") or ctx.caller.in_group("canconfirm")
+def can_confirm(ctx, product_id):
+    """True when the caller may confirm bugs of product `product_id`
+    (editbugs or canconfirm, each globally or through the product's controls)."""
+    return (has_editbugs(ctx, product_id)
+            or in_group_for_product(ctx, "canconfirm", product_id))
 
 
 def _same(field, old, new):
@@ -69,10 +75,10 @@ class FieldRights:
         ctx, caller = self.ctx, self.ctx.caller
         if field in TIME_FIELDS and not visibility.is_timetracker(ctx):
             return False
-        if has_editbugs(ctx):
+        if has_editbugs(ctx, self.old.product_id):
             return True
         if self._changes_confirmation(field, new):
-            return can_confirm(ctx)
+            return in_group_for_product(ctx, "canconfirm", self.old.product_id)
         if caller.id in (bug.assigned_to, self.old.assigned_to):
             return True
         if ctx.param_is_on("useqacontact") and caller.id in (bug.qa_contact, self.old.qa_contact):
@@ -104,6 +110,7 @@ class FieldRights:
         """The reference's `canedit`: editbugs, assignee or QA contact (may
         remove other people from the CC list)."""
         caller = self.ctx.caller
-        return (has_editbugs(self.ctx) or caller.id in (bug.assigned_to, self.old.assigned_to)
+        return (has_editbugs(self.ctx, self.old.product_id)
+                or caller.id in (bug.assigned_to, self.old.assigned_to)
                 or (self.ctx.param_is_on("useqacontact")
                     and caller.id in (bug.qa_contact, self.old.qa_contact)))

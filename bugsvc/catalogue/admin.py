@@ -4,11 +4,13 @@ product a caller administers, and how a name or description is checked."""
 
 from ..call.params import clean_text
 from ..errors import (
+    AUTH_FAILURE,
     OBJECT_NOT_SPECIFIED,
     PARAM_INVALID,
     PRODUCT_ACCESS_DENIED,
     USER_ERROR,
     ServiceError,
+    require_login,
 )
 from . import catalog, group_control
 
@@ -17,13 +19,35 @@ NAME_MAX_LENGTH = 64              # products, components, versions, milestones, 
 SMALLINT_MIN, SMALLINT_MAX = -32768, 32767    # sort keys
 
 
+def require_product_admin(ctx, action):
+    """Raise 410 when logged out, 304 when the caller is neither in
+    editcomponents nor holds it on some product through its group controls
+    (Bugzilla's gate of its product, component, version and milestone
+    admin); which products it may change is administered_product's."""
+    require_login(ctx)
+    if not group_control.may_admin_some_product(ctx):
+        raise ServiceError(AUTH_FAILURE, "Sorry, you aren't a member of the 'editcomponents' "
+                                         f"group, and only users with that membership may "
+                                         f"{action}.")
+
+
+def check_can_admin(ctx, product):
+    """Errors: 32000 when the caller may see `product` (a catalog dict) but
+    holds editcomponents neither globally nor on it (Bugzilla's
+    product_admin_denied)."""
+    if not group_control.in_group_for_product(ctx, "editcomponents", product["id"]):
+        raise ServiceError(USER_ERROR, "You are not allowed to edit properties of product "
+                                       f"'{product['name']}'.")
+
+
 def administered_product(ctx, value, name="product", by_name=False):
     """The product named by `value` (an id or a name; only a name when
-    `by_name`) that the caller may administer: it exists and the caller may
-    see it.
+    `by_name`) that the caller may administer: it exists, the caller may
+    see it and holds editcomponents globally or on it.
 
     Errors: 50 no value; 106 unknown or hidden product (the same answer, so a
-    hidden product's existence does not show).
+    hidden product's existence does not show); 32000 a product the caller
+    may not administer.
     """
     if value is None or (isinstance(value, str) and not value.strip()):
         raise ServiceError(OBJECT_NOT_SPECIFIED, f"You must specify the '{name}' parameter.")
@@ -38,6 +62,7 @@ def administered_product(ctx, value, name="product", by_name=False):
         raise ServiceError(PRODUCT_ACCESS_DENIED,
                            f"Either the product '{value}' does not exist or you don't have "
                            "access to it.")
+    check_can_admin(ctx, product)
     return product
 
 

@@ -2,6 +2,7 @@
 and deleting them as its development branch does."""
 
 from ..accounts.visibility import can_see_user
+from ..bugs import removal
 from ..call.changes import note
 from ..call.params import Params, as_list
 from ..errors import (
@@ -234,28 +235,31 @@ def _store(ctx, component, new):
 # Delete -------------------------------------------------------------------------------
 
 def delete(ctx, ids, names):
-    """Delete the components named by `ids` and `names` (see _components)
-    that no bug uses, with their default CC lists and flag type inclusions
-    and exclusions. Returns [{"id"}].
+    """Delete the components named by `ids` and `names` (see _components),
+    with their default CC lists and flag type inclusions and exclusions.
+    A component with bugs is deleted only while the parameter
+    allowbugdeletion is on, and its bugs with it (bugs/removal.py).
+    Returns [{"id"}].
     Errors: 51 unknown component; 106 unknown or hidden product; 1202 bugs
-    use the component; 1201 it is the last component of its product.
-    Nothing is deleted unless all can be.
+    use the component (allowbugdeletion off); 1201 it is the last component
+    of its product. Nothing is deleted unless all can be.
     """
     components = _components(ctx, ids, names)
     answers = []
     for product, component in components:
-        bugs = ctx.conn.execute("SELECT COUNT(*) FROM bugs WHERE component_id = ?",
-                                (component["id"],)).fetchone()[0]
-        if bugs:
-            raise ServiceError(COMPONENT_HAS_BUGS, f"The component '{component['name']}' has "
-                                                   f"{bugs} bug(s); move them to another "
-                                                   "component before deleting it.")
         others = ctx.conn.execute("SELECT COUNT(*) FROM components WHERE product_id = ? AND"
                                   " id <> ?", (product["id"], component["id"])).fetchone()[0]
         if not others:
             raise ServiceError(COMPONENT_IS_LAST, f"The component '{component['name']}' is the "
                                                   f"last one of product '{product['name']}' "
                                                   "and cannot be deleted.")
+        bug_ids = [row[0] for row in ctx.conn.execute(
+            "SELECT id FROM bugs WHERE component_id = ?", (component["id"],))]
+        if bug_ids and not ctx.param_is_on("allowbugdeletion"):
+            raise ServiceError(COMPONENT_HAS_BUGS, f"The component '{component['name']}' has "
+                                                   f"{len(bug_ids)} bug(s); move them to "
+                                                   "another component before deleting it.")
+        removal.delete_bugs(ctx, bug_ids)
         for table in ("flag_inclusions", "flag_exclusions", "component_cc"):
             ctx.conn.execute(f"DELETE FROM {table} WHERE component_id = ?", (component["id"],))
         ctx.conn.execute("DELETE FROM components WHERE id = ?", (component["id"],))

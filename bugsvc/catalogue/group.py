@@ -234,16 +234,29 @@ def _members(ctx, group_id):
 
 # Inheritance -----------------------------------------------------------------
 
+# Bugzilla's grant types between groups kept in group_grants (its
+# membership grant, 0, is group_group_map's).
+GRANT_BLESS, GRANT_VISIBLE = 1, 2
+# The lists of groups editgroups.cgi sets, each with where it is kept.
+GRANT_LISTS = {"member_groups": None, "bless_groups": GRANT_BLESS,
+               "visible_to": GRANT_VISIBLE}
+
+
 def member_groups(ctx, ids):
     """For each group of `ids`: {"id", "name", "member_groups": names of the
     groups whose members are members of it (Bugzilla's group_group_map
     "members" grant), "member_of": names of the groups its members are
-    members of}, by name. Errors: 51 unknown group."""
+    members of, "bless_groups": names of the groups whose members may add
+    and remove its members (the bless grant), "visible_to": names of the
+    groups whose members see its members while usevisibilitygroups is on
+    (the visibility grant)}, by name. Errors: 51 unknown group."""
     result = []
     for group in _find(ctx, ids, []):
         result.append({"id": group["id"], "name": group["name"],
                        "member_groups": _map_names(ctx, "member_id", "grantor_id", group["id"]),
-                       "member_of": _map_names(ctx, "grantor_id", "member_id", group["id"])})
+                       "member_of": _map_names(ctx, "grantor_id", "member_id", group["id"]),
+                       "bless_groups": _granted_to(ctx, group["id"], GRANT_BLESS),
+                       "visible_to": _granted_to(ctx, group["id"], GRANT_VISIBLE)})
     return result
 
 
@@ -254,35 +267,70 @@ def _map_names(ctx, other, this, group_id):
         f" WHERE m.{this} = ? ORDER BY lower(g.name)", (group_id,))]
 
 
-def set_member_groups(ctx, group_id, names):
+def _granted_to(ctx, group_id, grant_type):
+    return [row[0] for row in ctx.conn.execute(
+        "SELECT g.name FROM group_grants m JOIN groups g ON g.id = m.member_id"
+        " WHERE m.grantor_id = ? AND m.grant_type = ? ORDER BY lower(g.name)",
+        (group_id, grant_type))]
+
+
+def set_member_groups(ctx, group_id, names, bless=None, visible=None):
     """Make the groups named `names` (and no other) the groups whose members
     are members of group `group_id`, and derive every account's memberships
-    again. Returns {"id", "changes": {"member_groups": {"removed",
-    "added"}}} (names joined by ", "; empty when nothing changed).
-    Errors: 51 unknown group (or name); 32000 the group itself named.
-    Nothing is stored on an error."""
+    again; likewise, when given (not None), the groups named `bless` whose
+    members may bless it and those named `visible` whose members see its
+    members. Returns {"id", "changes": {"member_groups" / "bless_groups" /
+    "visible_to": {"removed", "added"}}} (names joined by ", "; only what
+    changed). Audited as Bugzilla::Group.
+    Errors: 51 unknown group (or name); 32000 the group itself named as its
+    own member. Nothing is stored on an error."""
     group = _find(ctx, [group_id], [])[0]
     wanted = {g["id"]: g["name"] for g in _find(ctx, [], names)}
     if group["id"] in wanted:
         raise ServiceError(USER_ERROR, f"The group '{group['name']}' cannot be a member of "
                                        "itself.")
+    grants = {}
+    for key, given in (("bless_groups", bless), ("visible_to", visible)):
+        if given is not None:
+            grants[key] = {g["id"]: g["name"] for g in _find(ctx, [], given)}
+    changes = {}
     current = {row[0]: row[1] for row in ctx.conn.execute(
         "SELECT m.member_id, g.name FROM group_group_map m JOIN groups g ON g.id = m.member_id"
         " WHERE m.grantor_id = ?", (group["id"],))}
-    removed = sorted((current[i] for i in current.keys() - wanted.keys()), key=str.lower)
-    added = sorted((wanted[i] for i in wanted.keys() - current.keys()), key=str.lower)
     for member_id in current.keys() - wanted.keys():
         ctx.conn.execute("DELETE FROM group_group_map WHERE member_id = ? AND grantor_id = ?",
                          (member_id, group["id"]))
     ctx.conn.executemany("INSERT INTO group_group_map (member_id, grantor_id) VALUES (?, ?)",
                          [(member_id, group["id"])
                           for member_id in sorted(wanted.keys() - current.keys())])
-    changes = {}
-    if removed or added:
-        changes["member_groups"] = {"removed": ", ".join(removed), "added": ", ".join(added)}
+    _note(changes, "member_groups", current, wanted)
+    if "member_groups" in changes:
         membership.refresh_derived(ctx.conn)
+    for key, chosen in grants.items():
+        grant_type = GRANT_LISTS[key]
+        held = {row[0]: row[1] for row in ctx.conn.execute(
+            "SELECT m.member_id, g.name FROM group_grants m JOIN groups g ON g.id = m.member_id"
+            " WHERE m.grantor_id = ? AND m.grant_type = ?", (group["id"], grant_type))}
+        for member_id in held.keys() - chosen.keys():
+            ctx.conn.execute("DELETE FROM group_grants WHERE member_id = ? AND grantor_id = ?"
+                             " AND grant_type = ?", (member_id, group["id"], grant_type))
+        ctx.conn.executemany("INSERT INTO group_grants (member_id, grantor_id, grant_type)"
+                             " VALUES (?, ?, ?)",
+                             [(member_id, group["id"], grant_type)
+                              for member_id in sorted(chosen.keys() - held.keys())])
+        _note(changes, key, held, chosen)
+    if changes:
         audit.record_changes(ctx, "Group", group["id"], changes)
     return {"id": group["id"], "changes": changes}
+
+
+def _note(changes, key, before, after):
+    """Add `key`'s change (names removed and added) when {id: name} `before`
+    and `after` differ."""
+    removed = sorted((before[i] for i in before.keys() - after.keys()), key=str.lower)
+    added = sorted((after[i] for i in after.keys() - before.keys()), key=str.lower)
+    if removed or added:
+        changes[key] = {"removed": ", ".join(removed), "added": ", ".join(added)}
 
 
 # Lookup ----------------------------------------------------------------------

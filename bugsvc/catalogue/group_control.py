@@ -17,8 +17,13 @@ NA, SHOWN, DEFAULT, MANDATORY = 0, 1, 2, 3
 CONTROL_NAMES = {NA: "NA", SHOWN: "Shown", DEFAULT: "Default", MANDATORY: "Mandatory"}
 CONTROL_VALUES = {name: value for value, name in CONTROL_NAMES.items()}
 
-_SETTINGS = ("membercontrol", "othercontrol", "entry", "canedit")
-_NONE = {"membercontrol": NA, "othercontrol": NA, "entry": 0, "canedit": 0}
+# Rights members of a group may hold on one product alone (Bugzilla's
+# PER_PRODUCT_PRIVILEGES); each is a column of group_controls.
+PER_PRODUCT_PRIVILEGES = ("editcomponents", "editbugs", "canconfirm")
+FLAGS = ("entry", "canedit") + PER_PRODUCT_PRIVILEGES
+_SETTINGS = ("membercontrol", "othercontrol") + FLAGS
+_NONE = {"membercontrol": NA, "othercontrol": NA, **{flag: 0 for flag in FLAGS}}
+_COLUMNS = ", ".join(_SETTINGS)
 
 
 # Who may search and file bugs in which product -------------------------------
@@ -82,26 +87,75 @@ def can_enter_product(ctx, product_id):
     return product_id in enterable_product_ids(ctx)
 
 
+# Rights on one product -------------------------------------------------------
+
+def in_group_for_product(ctx, group, product_id):
+    """Bugzilla's in_group(group, product): True when the caller is a member
+    of `group`, or `group` is one of PER_PRODUCT_PRIVILEGES and a group the
+    caller is in holds it in the controls of product `product_id`."""
+    if ctx.caller.in_group(group):
+        return True
+    if group not in PER_PRODUCT_PRIVILEGES or not product_id or not ctx.caller.group_ids:
+        return False
+    groups = sorted(ctx.caller.group_ids)
+    row = ctx.conn.execute(
+        f"SELECT 1 FROM group_controls WHERE product_id = ? AND {group} <> 0"
+        f" AND group_id IN ({placeholders(groups)}) LIMIT 1",
+        [product_id] + groups).fetchone()
+    return row is not None
+
+
+def products_by_permission(ctx, group):
+    """Ids of the products the caller may search and holds `group` (one of
+    PER_PRODUCT_PRIVILEGES) on through their group controls (Bugzilla's
+    get_products_by_permission)."""
+    if group not in PER_PRODUCT_PRIVILEGES or not ctx.caller.group_ids:
+        return []
+    groups = sorted(ctx.caller.group_ids)
+    held = {row[0] for row in ctx.conn.execute(
+        f"SELECT DISTINCT product_id FROM group_controls WHERE {group} <> 0"
+        f" AND group_id IN ({placeholders(groups)})", groups)}
+    return [pid for pid in selectable_product_ids(ctx) if pid in held] if held else []
+
+
+def product_rights(ctx):
+    """{right: [product names]} for each of PER_PRODUCT_PRIVILEGES: the
+    products the caller may search whose group controls give it that right
+    (whether or not it holds the right globally)."""
+    rights = {}
+    for group in PER_PRODUCT_PRIVILEGES:
+        ids = products_by_permission(ctx, group)
+        rights[group] = sorted((catalog.product_by_id(ctx.conn, pid)["name"] for pid in ids),
+                               key=str.lower)
+    return rights
+
+
+def may_admin_some_product(ctx):
+    """True when the caller is in editcomponents or holds it on a product."""
+    return (ctx.caller.in_group("editcomponents")
+            or bool(products_by_permission(ctx, "editcomponents")))
+
+
 # Reading and changing a product's controls ----------------------------------
 
 
 def controls_of(conn, product_id):
     """The product's controls: {group name: {"membercontrol": "Shown", ...,
-    "entry": bool, "canedit": bool}}."""
+    "entry", "canedit", "editcomponents", "editbugs", "canconfirm": bool}}."""
+    columns = ", ".join(f"gc.{column}" for column in _SETTINGS)
     rows = conn.execute(
-        "SELECT g.name, gc.membercontrol, gc.othercontrol, gc.entry, gc.canedit"
-        " FROM group_controls gc JOIN groups g ON g.id = gc.group_id"
+        f"SELECT g.name, {columns} FROM group_controls gc JOIN groups g ON g.id = gc.group_id"
         " WHERE gc.product_id = ? ORDER BY lower(g.name)", (product_id,))
     return {row["name"]: {"membercontrol": CONTROL_NAMES[row["membercontrol"]],
                           "othercontrol": CONTROL_NAMES[row["othercontrol"]],
-                          "entry": bool(row["entry"]), "canedit": bool(row["canedit"])}
+                          **{flag: bool(row[flag]) for flag in FLAGS}}
             for row in rows}
 
 
 def _stored(conn, product_id):
-    """{group id: {membercontrol, othercontrol, entry, canedit}} as stored (ints)."""
-    rows = conn.execute("SELECT group_id, membercontrol, othercontrol, entry, canedit"
-                        " FROM group_controls WHERE product_id = ?", (product_id,))
+    """{group id: {membercontrol, othercontrol, entry, canedit, ...}} as stored (ints)."""
+    rows = conn.execute(f"SELECT group_id, {_COLUMNS} FROM group_controls"
+                        " WHERE product_id = ?", (product_id,))
     return {row["group_id"]: {name: row[name] for name in _SETTINGS} for row in rows}
 
 
@@ -134,8 +188,9 @@ def plan(conn, requested):
     with the group as a catalog dict and the given settings as numbers.
 
     requested: {group name: None (remove) or {membercontrol, othercontrol,
-    entry, canedit}}; a missing setting keeps its current value (NA / false
-    for a group not yet controlled).
+    entry, canedit, editcomponents, editbugs, canconfirm}}; a missing
+    setting keeps its current value (NA / false for a group not yet
+    controlled).
     Errors: 51 unknown group; 32000 a group that is not an active bug group,
     an unknown setting, a bad value or an illegal combination.
     """
@@ -163,7 +218,7 @@ def plan(conn, requested):
         for field in ("membercontrol", "othercontrol"):
             if settings.get(field) is not None:
                 parsed[field] = _control_value(settings[field], group["name"], field)
-        for field in ("entry", "canedit"):
+        for field in FLAGS:
             if settings.get(field) is not None:
                 parsed[field] = _flag(settings[field], group["name"], field)
         result.append((group, parsed))
@@ -195,15 +250,14 @@ def apply(ctx, product_id, planned, changes):
             ctx.conn.execute("DELETE FROM group_controls WHERE product_id = ? AND group_id = ?",
                              (product_id, group["id"]))
         elif old is None:
-            ctx.conn.execute("INSERT INTO group_controls (group_id, product_id, entry,"
-                             " membercontrol, othercontrol, canedit) VALUES (?, ?, ?, ?, ?, ?)",
-                             (group["id"], product_id, new["entry"], new["membercontrol"],
-                              new["othercontrol"], new["canedit"]))
+            ctx.conn.execute(f"INSERT INTO group_controls (group_id, product_id, {_COLUMNS})"
+                             f" VALUES (?, ?, {placeholders(_SETTINGS)})",
+                             [group["id"], product_id] + [new[name] for name in _SETTINGS])
         else:
-            ctx.conn.execute("UPDATE group_controls SET entry = ?, membercontrol = ?,"
-                             " othercontrol = ?, canedit = ? WHERE product_id = ? AND group_id = ?",
-                             (new["entry"], new["membercontrol"], new["othercontrol"],
-                              new["canedit"], product_id, group["id"]))
+            assignments = ", ".join(f"{name} = ?" for name in _SETTINGS)
+            ctx.conn.execute(f"UPDATE group_controls SET {assignments}"
+                             " WHERE product_id = ? AND group_id = ?",
+                             [new[name] for name in _SETTINGS] + [product_id, group["id"]])
         changes[f"group_controls.{group['name']}"] = {
             "removed": _describe(None if old is None else old),
             "added": "" if all_zero else _describe(new)}
@@ -219,4 +273,4 @@ def _describe(settings):
         return ""
     return (f"membercontrol: {CONTROL_NAMES[settings['membercontrol']]}, "
             f"othercontrol: {CONTROL_NAMES[settings['othercontrol']]}, "
-            f"entry: {int(bool(settings['entry']))}, canedit: {int(bool(settings['canedit']))}")
+            + ", ".join(f"{flag}: {int(bool(settings[flag]))}" for flag in FLAGS))

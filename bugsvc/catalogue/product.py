@@ -5,7 +5,7 @@ products a caller may search or file bugs in is group_control.py's)."""
 
 from ..accounts import membership
 from ..accounts.email import visible_email
-from ..bugs import groups as bug_groups
+from ..bugs import groups as bug_groups, removal
 from ..call.changes import note
 from ..call.fields import Shape
 from ..call.params import Params
@@ -86,7 +86,8 @@ def product_object(ctx, product):
         result["milestones"] = [{"id": m["id"], "name": m["name"], "sort_key": m["sort_key"],
                                  "is_active": m["is_active"]}
                                 for m in catalog.milestones_of(ctx.conn, product["id"])]
-    if ctx.caller.in_group("editcomponents") and wants("group_controls"):
+    if wants("group_controls") and group_control.in_group_for_product(
+            ctx, "editcomponents", product["id"]):
         result["group_controls"] = group_control.controls_of(ctx.conn, product["id"])
     return result
 
@@ -299,13 +300,14 @@ def _store(ctx, product, new, default_milestone, classification_id):
 
 
 def delete(ctx, ids, names):
-    """Delete the products named by `ids` and `names` that have no bug,
-    with their components, versions, milestones, group controls and flag
-    type inclusions and exclusions. Returns [{"id"}].
+    """Delete the products named by `ids` and `names`, with their
+    components, versions, milestones, group controls and flag type
+    inclusions and exclusions. A product with bugs is deleted only while
+    the parameter allowbugdeletion is on, and its bugs with it
+    (bugs/removal.py). Returns [{"id"}].
     Errors: 106 unknown or hidden product; 32000 a product bugs are filed
-    in (bugsvc never deletes bugs: Bugzilla's allowbugdeletion is always
-    off), one that decides where a field or a value is shown, or one a
-    webhook watches. Nothing is deleted unless all can be.
+    in (allowbugdeletion off), one that decides where a field or a value is
+    shown, or one a webhook watches. Nothing is deleted unless all can be.
     """
     keys = [("id", value) for value in ids] + [("name", value) for value in names]
     products = []
@@ -316,6 +318,8 @@ def delete(ctx, ids, names):
     for product in products:
         _check_deletable(ctx, product)
     for product in products:
+        removal.delete_bugs(ctx, [row[0] for row in ctx.conn.execute(
+            "SELECT id FROM bugs WHERE product_id = ?", (product["id"],))])
         components = [row[0] for row in ctx.conn.execute(
             "SELECT id FROM components WHERE product_id = ?", (product["id"],))]
         for component_id in components:
@@ -330,11 +334,32 @@ def delete(ctx, ids, names):
     return [{"id": product["id"]} for product in products]
 
 
+def deletion(ctx, value, component_name=None):
+    """What deleting product `value` (or its component `component_name`)
+    would take along: {"bugs": how many bugs are in it (those hidden from
+    the caller too, as the reference counts them), "allowbugdeletion":
+    whether bugs are deleted with it (else such a deletion is refused)}.
+    Errors: 50, 106, 32000 as administered_product; 51 unknown component.
+    """
+    product = administered_product(ctx, value, by_name=True)
+    if component_name is None:
+        where, args = "product_id = ?", [product["id"]]
+    else:
+        component = catalog.component_by_name(ctx.conn, product["id"], component_name)
+        if component is None:
+            raise ServiceError(OBJECT_DOES_NOT_EXIST, f"The product '{product['name']}' has no "
+                                                      f"component named '{component_name}'.")
+        where, args = "component_id = ?", [component["id"]]
+    bugs = ctx.conn.execute(f"SELECT COUNT(*) FROM bugs WHERE {where}", args).fetchone()[0]
+    return {"bugs": bugs, "allowbugdeletion": ctx.param_is_on("allowbugdeletion")}
+
+
 def _check_deletable(ctx, product):
-    """Errors: 32000 bugs, a field or value shown for it, a webhook on it."""
+    """Errors: 32000 bugs (allowbugdeletion off), a field or value shown
+    for it, a webhook on it."""
     bugs = ctx.conn.execute("SELECT COUNT(*) FROM bugs WHERE product_id = ?",
                             (product["id"],)).fetchone()[0]
-    if bugs:
+    if bugs and not ctx.param_is_on("allowbugdeletion"):
         raise ServiceError(USER_ERROR, f"The product '{product['name']}' has {bugs} "
                                        f"bug{'s' if bugs > 1 else ''}; move them to another "
                                        "product before deleting it.")

@@ -9,7 +9,7 @@ SECTIONS = (
      ("urlbase", "cookiepath")),
     ("general", "General", "Who runs this installation.", ("maintainer",)),
     ("admin", "Administrative policies", "What people may change about themselves.",
-     ("allowemailchange",)),
+     ("allowbugdeletion", "allowemailchange")),
     ("auth", "User authentication", "Signing in, sign-up and the addresses accounts may have.",
      ("requirelogin", "rememberlogin", "login_token_max_age", "webservice_email_filter",
       "emailregexp", "emailregexpdesc", "emailsuffix", "createemailregexp",
@@ -92,6 +92,9 @@ DESCRIPTIONS = {
     "cookiepath": "The path the web pages' cookies are sent for; / unless the site lives "
                   "under a path behind a proxy.",
     "maintainer": "The address of whoever runs this installation, shown to every visitor.",
+    "allowbugdeletion": "Deleting a product or a component that has bugs deletes those bugs, "
+                        "with their comments, attachments, history and flags, after a page "
+                        "that says how many. Off: such a deletion is refused.",
     "allowemailchange": "People may change their own e-mail address (their login), "
                         "confirmed from the new address.",
     "requirelogin": "Only signed-in people see anything; anonymous callers reach only the "

@@ -8,8 +8,8 @@ Values are stored and returned as strings, as the reference does.
 Every parameter offered here changes what the service does (some only on
 the web pages, as in the reference: cookiepath, rememberlogin,
 usemenuforusers, default_search_limit, allowemailchange). The reference
-has more, for parts bugsvc does not have (bug deletion: allowbugdeletion);
-they are not offered (a PUT naming one answers like any unknown name, 51).
+has more, for parts bugsvc does not have; they are not offered (a PUT
+naming one answers like any unknown name, 51).
 Values stored under such names by an earlier version stay in the params
 table and are ignored by `load`.
 
@@ -46,6 +46,9 @@ OIDC_PROVIDERS = "oidc"  # "" or a JSON list of OpenID providers (secrets never 
 # name -> (default, kind, extra). extra: allowed choices for TEXT when a
 # tuple; (least, most) for INT when a tuple; the select field for FIELD_VALUE.
 DEFINITIONS = {
+    # Deleting a product or component that has bugs deletes its bugs (as the
+    # reference; off, such a deletion is refused).
+    "allowbugdeletion": ("0", BOOL, None),
     # Whether people may change their own e-mail address (login) in their
     # preferences, confirmed from the new address (as the reference).
     "allowemailchange": ("1", BOOL, None),

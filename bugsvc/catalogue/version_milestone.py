@@ -9,7 +9,7 @@ from ..call.changes import note
 from ..errors import OBJECT_DOES_NOT_EXIST, USER_ERROR, ServiceError
 from ..store import audit
 from . import catalog, group_control
-from .admin import administered_product, checked_name
+from .admin import administered_product, check_can_admin, checked_name
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,7 @@ def update(ctx, kind, ids, given):
         if value is None or not group_control.can_see_product(ctx, value["product_id"]):
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no {kind.noun} with the id "
                                                       f"'{value_id}'.")
+        check_can_admin(ctx, catalog.product_by_id(ctx.conn, value["product_id"]))
         if value["id"] not in seen:
             seen.add(value["id"])
             values.append(value)
@@ -142,6 +143,7 @@ def delete(ctx, kind, ids):
         if value is None or not group_control.can_see_product(ctx, value["product_id"]):
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no {kind.noun} with the id "
                                                       f"'{value_id}'.")
+        check_can_admin(ctx, catalog.product_by_id(ctx.conn, value["product_id"]))
         if all(v["id"] != value["id"] for v in values):
             values.append(value)
     for value in values:

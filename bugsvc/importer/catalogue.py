@@ -348,23 +348,22 @@ def carry_group_controls(target, controls, unknown, report):
             values = (int(forms.truth(control.get("entry"))),
                       control_value(control.get("membercontrol")),
                       control_value(control.get("othercontrol")),
-                      int(forms.truth(control.get("canedit"))))
-            extra = [name for name in ("editcomponents", "canconfirm", "editbugs")
-                     if forms.truth(control.get(name))]
-            if extra:
-                report.not_carried("group controls", f"{product_name}: {group_name} "
-                                   f"{', '.join(extra)}", "the target has no per-product "
-                                   "editcomponents, canconfirm or editbugs: grant them by "
-                                   "group membership")
+                      int(forms.truth(control.get("canedit"))),
+                      int(forms.truth(control.get("editcomponents"))),
+                      int(forms.truth(control.get("editbugs"))),
+                      int(forms.truth(control.get("canconfirm"))))
             if not any(values):
                 continue                  # NA/NA and no box: no control at all
             group_id = target.group_id(group_name, create=True)
             kept.add(group_id)
             conn.execute("INSERT INTO group_controls (group_id, product_id, entry, membercontrol,"
-                         " othercontrol, canedit) VALUES (?, ?, ?, ?, ?, ?)"
+                         " othercontrol, canedit, editcomponents, editbugs, canconfirm)"
+                         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
                          " ON CONFLICT (group_id, product_id) DO UPDATE SET entry = excluded.entry,"
                          " membercontrol = excluded.membercontrol,"
-                         " othercontrol = excluded.othercontrol, canedit = excluded.canedit",
+                         " othercontrol = excluded.othercontrol, canedit = excluded.canedit,"
+                         " editcomponents = excluded.editcomponents,"
+                         " editbugs = excluded.editbugs, canconfirm = excluded.canconfirm",
                          (group_id, product_id) + values)
             report.count("group controls")
         inactive_ids = {target.groups.get(name.lower()) for name in inactive}

@@ -3,12 +3,12 @@ The behaviour lives in bugsvc/catalogue/component.py."""
 
 from ..call.params import Params, reject_unknown_keys
 from ..catalogue import component
+from ..catalogue.admin import require_product_admin
 from ..errors import (
     OBJECT_NOT_SPECIFIED,
     PARAM_INVALID,
     UNKNOWN_METHOD,
     ServiceError,
-    require_group,
 )
 
 
@@ -52,7 +52,8 @@ def _named(p):
 # Create ---------------------------------------------------------------------------------
 
 def create(ctx, params):
-    """Add a component to a product (editcomponents).
+    """Add a component to a product (editcomponents, or editcomponents on
+    the product through its group controls).
 
     params: product, name, description, default_assignee (required);
     default_qa_contact (stored only while useqacontact is on), default_cc
@@ -61,12 +62,13 @@ def create(ctx, params):
     initialowner, initialqacontact, initialcclist are accepted, and
     `component` for name.
     Returns {"id"}.
-    Errors: 410; 304 not in editcomponents; 53 unknown key; 50 no product;
+    Errors: 410; 304 neither in editcomponents nor holding it on
+    a product; 32000 a product the caller may see but not administer; 53 unknown key; 50 no product;
     106 unknown or hidden product; 32000 blank name, description or
     assignee; 105 name too long; 1200 name taken; 51 unknown assignee or QA
     contact; 504 unknown login in default_cc.
     """
-    require_group(ctx, "editcomponents", "add components")
+    require_product_admin(ctx, "add components")
     reject_unknown_keys(params, _CREATE_KEYS, PARAM_INVALID)
     values = _canonical(params)
     if "name" not in values and "component" in values:
@@ -82,7 +84,8 @@ def create(ctx, params):
 # Update -------------------------------------------------------------------------------
 
 def update(ctx, params):
-    """Change one or more components (editcomponents).
+    """Change one or more components (editcomponents, or editcomponents on
+    the product through its group controls).
 
     params: ids, names ([{"product", "component"}]; the path gives the
     first), and new values name (one component per product), description,
@@ -98,7 +101,7 @@ def update(ctx, params):
     as in create; 504 unknown login in default_cc. Nothing is stored unless
     every value is valid.
     """
-    require_group(ctx, "editcomponents", "edit components")
+    require_product_admin(ctx, "edit components")
     reject_unknown_keys(params, _UPDATE_KEYS, UNKNOWN_METHOD)
     p = Params(params)
     updates = p.dict("updates")
@@ -118,7 +121,8 @@ def update(ctx, params):
 # Delete -------------------------------------------------------------------------------
 
 def delete(ctx, params):
-    """Delete one or more components that no bug uses (editcomponents).
+    """Delete one or more components that no bug uses (editcomponents, or editcomponents on
+    the product through its group controls).
 
     params: ids, names ([{"product", "component"}]; the path gives the
     first). The component's default CC list and its flag type inclusions
@@ -128,5 +132,5 @@ def delete(ctx, params):
     unknown or hidden product; 1202 bugs use the component; 1201 it is the
     last component of its product. Nothing is deleted unless all can be.
     """
-    require_group(ctx, "editcomponents", "delete components")
+    require_product_admin(ctx, "delete components")
     return {"components": component.delete(ctx, *_named(Params(params)))}

@@ -93,7 +93,7 @@ def inheritance(ctx, params):
     inheritance; Bugzilla 5.2 has no WebService call for it).
 
     params: ids (group ids). Returns {"groups": [{"id", "name",
-    "member_groups", "member_of"}]} (names).
+    "member_groups", "member_of", "bless_groups", "visible_to"}]} (names).
     Errors: 410 logged out; 304 not in creategroups; 50 no ids; 51 unknown
     group.
     """
@@ -106,10 +106,12 @@ def inheritance(ctx, params):
 
 
 def update_inheritance(ctx, params):
-    """Set the groups whose members are members of a group.
+    """Set the groups whose members are members of a group, and those whose
+    members may bless it or see its members (Bugzilla's grants).
 
     params: id (the group), member_groups (names; every other such group
-    is removed). Returns {"id", "changes"}; audited as Bugzilla::Group.
+    is removed), bless_groups and visible_to (names; absent: unchanged).
+    Returns {"id", "changes"}; audited as Bugzilla::Group.
     Errors: 410 logged out; 304 not in creategroups; 50 no id; 51 unknown
     group; 32000 the group named as its own member.
     """
@@ -118,4 +120,7 @@ def update_inheritance(ctx, params):
     group_id = p.int("id")
     if group_id is None:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must name a group with 'id'.")
-    return group.set_member_groups(ctx, group_id, p.str_list("member_groups") or [])
+    return group.set_member_groups(
+        ctx, group_id, p.str_list("member_groups") or [],
+        bless=p.str_list("bless_groups") if p.get("bless_groups") is not None else None,
+        visible=p.str_list("visible_to") if p.get("visible_to") is not None else None)

@@ -4,6 +4,7 @@ The behaviour lives in bugsvc/catalogue/product.py and group_control.py."""
 
 from ..call.params import Params, reject_unknown_keys
 from ..catalogue import group_control, product
+from ..catalogue.admin import require_product_admin
 from ..errors import (
     OBJECT_NOT_SPECIFIED,
     PARAM_INVALID,
@@ -48,7 +49,8 @@ def get(ctx, params):
     are left out silently. Only a type: the whole set.
     Returns {"products": [Product]}; a Product has id, name, description,
     is_active, default_milestone, has_unconfirmed, classification (name),
-    components, versions, milestones, and for editcomponents members who ask
+    components, versions, milestones, and for those who hold editcomponents
+    on the product (globally or through its group controls) and ask
     for it (include_fields=group_controls or _all) group_controls.
     Errors: 50 none of type, ids, names; 32000 an unknown type; 52 an id
     that is not a number.
@@ -97,7 +99,8 @@ def create(ctx, params):
 # Update -------------------------------------------------------------------------------
 
 def update(ctx, params):
-    """Change one or more products (editcomponents).
+    """Change one or more products (editcomponents, or editcomponents on
+    the product through its group controls).
 
     params: ids, names (the products; the path gives the first), and new
     values name (one product only), description, default_milestone (an
@@ -108,13 +111,14 @@ def update(ctx, params):
     Returns {"products": [{"id", "changes"}]}; change keys name,
     description, default_milestone, has_unconfirmed, is_open,
     classification and group_controls.<group>; booleans "1"/"0".
-    Errors: 410; 304 not in editcomponents; -32601 unknown key; 50 neither
+    Errors: 410; 304 neither in editcomponents nor holding it on
+    a product; 32000 a product the caller may see but not administer; -32601 unknown key; 50 neither
     ids nor names; 106 unknown or hidden product; 700, 701, 702 (also for a
     name given for several products), 703; 705 unknown default milestone;
     51 unknown classification or group; 32000 a bad group control. Nothing
     is stored unless every value is valid.
     """
-    require_group(ctx, "editcomponents", "edit products")
+    require_product_admin(ctx, "edit products")
     reject_unknown_keys(params, _UPDATE_KEYS, UNKNOWN_METHOD)
     p = Params(params)
     ids, names = p.int_list("ids"), p.str_list("names")
@@ -135,11 +139,12 @@ def delete(ctx, params):
 
     params: ids, names (the path gives the first).
     Returns {"products": [{"id"}]}.
-    Errors: 410; 304 not in editcomponents; 53 unknown key; 50 neither ids
+    Errors: 410; 304 neither in editcomponents nor holding it on
+    a product; 32000 a product the caller may see but not administer; 53 unknown key; 50 neither ids
     nor names; 106 unknown or hidden product; 32000 a product with bugs,
     one a field or field value is shown for, or one a webhook watches.
     """
-    require_group(ctx, "editcomponents", "delete products")
+    require_product_admin(ctx, "delete products")
     reject_unknown_keys(params, frozenset({"ids", "names"}), PARAM_INVALID)
     p = Params(params)
     ids, names = p.int_list("ids"), p.str_list("names")
@@ -147,3 +152,21 @@ def delete(ctx, params):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the products to delete with "
                                                  "'ids' or 'names'.")
     return {"products": product.delete(ctx, ids, names)}
+
+
+def deletion(ctx, params):
+    """What deleting a product or one of its components would take along
+    (the question editproducts.cgi?action=del and editcomponents.cgi?action=del
+    ask before deleting).
+
+    params: product (name), component (name; absent: the product).
+    Returns {"bugs": how many bugs are in it, hidden ones included,
+    "allowbugdeletion": whether they are deleted with it (else the deletion
+    is refused)}.
+    Errors: 410; 304 neither in editcomponents nor holding it on a product;
+    50 no product; 106 unknown or hidden product; 32000 a product the
+    caller may not administer; 51 unknown component.
+    """
+    require_product_admin(ctx, "delete products or components")
+    p = Params(params)
+    return product.deletion(ctx, p.get("product"), p.str("component"))

@@ -5,14 +5,13 @@ behaviour)."""
 
 from ..call.params import Params, bounded_int, reject_unknown_keys, required_str
 from ..catalogue import version_milestone
-from ..catalogue.admin import SMALLINT_MAX, SMALLINT_MIN
+from ..catalogue.admin import SMALLINT_MAX, SMALLINT_MIN, require_product_admin
 from ..catalogue.version_milestone import ValueKind
 from ..errors import (
     OBJECT_NOT_SPECIFIED,
     PARAM_INVALID,
     UNKNOWN_METHOD,
     ServiceError,
-    require_group,
 )
 
 
@@ -23,7 +22,7 @@ _UPDATE_KEYS = frozenset({"ids", "name", "sort_key", "is_active"})
 def create(ctx, params, kind: ValueKind):
     """Add a value of `kind` to a product; returns its id.
     Errors: those of version.create / milestone.create."""
-    require_group(ctx, "editcomponents", f"add {kind.table}")
+    require_product_admin(ctx, f"add {kind.table}")
     reject_unknown_keys(params, _CREATE_KEYS, PARAM_INVALID)
     p = Params(params)
     name = required_str(p, "name", kind.noun)
@@ -35,7 +34,7 @@ def create(ctx, params, kind: ValueKind):
 def update(ctx, params, kind: ValueKind):
     """Change values of `kind`; returns [{"id", "changes"}].
     Errors: those of version.update / milestone.update."""
-    require_group(ctx, "editcomponents", f"edit {kind.table}")
+    require_product_admin(ctx, f"edit {kind.table}")
     reject_unknown_keys(params, _UPDATE_KEYS, UNKNOWN_METHOD)
     p = Params(params)
     ids = p.int_list("ids")
@@ -55,7 +54,7 @@ def update(ctx, params, kind: ValueKind):
 def delete(ctx, params, kind: ValueKind):
     """Delete values of `kind` no bug has; returns [{"id"}].
     Errors: those of version.delete / milestone.delete."""
-    require_group(ctx, "editcomponents", f"delete {kind.table}")
+    require_product_admin(ctx, f"delete {kind.table}")
     reject_unknown_keys(params, frozenset({"ids"}), PARAM_INVALID)
     ids = Params(params).int_list("ids")
     if not ids:

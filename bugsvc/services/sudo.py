@@ -22,24 +22,26 @@ def whoami(ctx, params):
 
 def prepare(ctx, params):
     """Whether the caller may begin acting as another account (the form of
-    relogin.cgi?action=prepare-sudo). params: none. Returns {}.
+    relogin.cgi?action=prepare-sudo). params: none. Returns {"needs_code":
+    whether Sudo.begin asks for a code of the caller's second factor}.
     Errors: 410 logged out; 32000 acting already; 304 not in bz_sudoers.
     """
     sudo.check_may_begin(ctx.caller)
-    return {}
+    return {"needs_code": sudo.needs_code(ctx)}
 
 
 def begin(ctx, params):
     """Make the page session act as another account.
 
-    params: target_login, reason, current_password (the caller's own).
+    params: target_login, reason, current_password (the caller's own), code
+    (of the caller's second factor, when it has one).
     Returns {"target": the login acted as}.
-    Errors: those of accounts.sudo.begin (410, 32000, 304, 300, 51).
+    Errors: those of accounts.sudo.begin (410, 32000, 304, 300, 330, 331, 51).
     """
     p = Params(params)
     token = ctx.credentials.token if ctx.credentials is not None else None
     return sudo.begin(ctx, token, p.str("target_login") or "", p.str("reason") or "",
-                      p.str("current_password") or "")
+                      p.str("current_password") or "", p.str("code") or "")
 
 
 def end(ctx, params):

@@ -5,6 +5,7 @@ bugsvc.accounts (account.py, sign_in.py)."""
 from ..accounts import account, oidc, sign_in
 from ..call.fields import Shape
 from ..call.params import Params
+from ..catalogue import group_control
 from ..errors import (
     AUTH_FAILURE,
     OBJECT_NOT_SPECIFIED,
@@ -284,11 +285,15 @@ def whoami(ctx, params):
     "is_timetracker" (sees and changes the time fields),
     "saved_searches" [{"id", "name", "query"}],
     "settings" {"color_scheme": "system", "light" or "dark"}, "comment_markdown"
-    (its comment forms start with Markdown chosen)}.
+    (its comment forms start with Markdown chosen), "product_rights"
+    {"editcomponents", "editbugs", "canconfirm": names of the products whose
+    group controls give the account that right (beside its groups)}}.
     Errors: 410 logged out.
     """
     require_login(ctx)
-    return account.own_account(ctx)
+    own = account.own_account(ctx)
+    own["product_rights"] = group_control.product_rights(ctx)
+    return own
 
 
 def update_self(ctx, params):

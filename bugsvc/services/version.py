@@ -7,11 +7,13 @@ from . import product_values
 
 
 def create(ctx, params):
-    """Add a version to a product (editcomponents).
+    """Add a version to a product (editcomponents, or editcomponents on
+    the product through its group controls).
 
     params: product (id or name), name (required), sort_key (default 0),
     is_active (default true). Returns {"id"}.
-    Errors: 410; 304 not in editcomponents; 53 unknown key; 50 product or
+    Errors: 410; 304 neither in editcomponents nor holding it on
+    a product; 32000 a product the caller may see but not administer; 53 unknown key; 50 product or
     name missing; 106 unknown or hidden product; 32000 blank, longer than
     64 characters, or already a version of the product; 52/54/55 sort_key
     not a number or outside -32768..32767.
@@ -20,7 +22,8 @@ def create(ctx, params):
 
 
 def update(ctx, params):
-    """Change versions (editcomponents).
+    """Change versions (editcomponents, or editcomponents on
+    the product through its group controls).
 
     params: ids (the path gives the first), name (one version per product),
     sort_key, is_active. A rename is carried onto the bugs that have the
@@ -34,7 +37,8 @@ def update(ctx, params):
 
 
 def delete(ctx, params):
-    """Delete versions that no bug has (editcomponents).
+    """Delete versions that no bug has (editcomponents, or editcomponents on
+    the product through its group controls).
 
     params: ids (the path gives the first). Returns {"versions": [{"id"}]}.
     Errors: 410; 304; 53 unknown key; 50 no ids; 51 unknown version, or one

@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 20
+SCHEMA_VERSION = 22
 
 
 class SchemaError(Exception):
@@ -152,6 +152,16 @@ def _sudo_sessions(conn: Connection) -> None:
                          " is_active) VALUES (?, ?, 0, '', 1)", (name, description))
 
 
+def _product_privileges(conn: Connection) -> None:
+    """Version 21: a product's group controls may give the group's members
+    editcomponents, editbugs or canconfirm on that product alone. Existing
+    controls give none. A step run twice leaves the columns as they are."""
+    for column in ("editcomponents", "editbugs", "canconfirm"):
+        if not conn.dialect.column_exists(conn, "group_controls", column):
+            conn.execute(f"ALTER TABLE group_controls ADD COLUMN {column}"
+                         " INTEGER NOT NULL DEFAULT 0")
+
+
 MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
@@ -192,6 +202,11 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 20: groups whose members are members of another group (editgroups.cgi's
     # inheritance, bugsvc/accounts/membership.py).
     20: _new_tables("group inheritance", "group_group_map"),
+    # 21: per-product editcomponents, editbugs and canconfirm in group controls.
+    21: _product_privileges,
+    # 22: groups whose members may bless another group or see its members
+    # (editgroups.cgi's bless and visibility grants).
+    22: _new_tables("group grants", "group_grants"),
 }
 
 

@@ -242,7 +242,7 @@ def test_valid_values_are_stored(services, name, value):
 # Bugzilla's defaults for the parameters that govern the web pages.
 PAGE_PARAMETERS = {"allowemailchange": "1", "cookiepath": "/", "default_search_limit": "500",
                    "rememberlogin": "on", "usemenuforusers": "0"}
-NOT_OFFERED = ("allowbugdeletion",)
+NOT_OFFERED = ("allowuserdeletion",)
 
 
 def test_the_page_parameters_are_offered_with_bugzillas_defaults(client, admin_key, services):
@@ -297,21 +297,36 @@ def test_changing_one_is_51_like_an_unknown_name(client, admin_key, services, na
 
 def test_a_value_stored_by_an_earlier_version_is_ignored(client, admin_key, services):
     with services.db.transaction(write=True) as conn:
-        conn.execute("INSERT INTO params (name, value) VALUES ('allowbugdeletion', '1')")
+        conn.execute("INSERT INTO params (name, value) VALUES ('allowuserdeletion', '1')")
     seen = client.simulate_get("/rest/parameters",
                                params={"Bugzilla_api_key": admin_key}).json["parameters"]
-    assert "allowbugdeletion" not in seen and seen["maxusermatches"] == "1000"
+    assert "allowuserdeletion" not in seen and seen["maxusermatches"] == "1000"
     changed = update(services, {"maxusermatches": 5})
     assert changed == {"parameters": {"maxusermatches": {"added": "5", "removed": "1000"}}}
-    assert services.query("SELECT value FROM params WHERE name = 'allowbugdeletion'") == [
+    assert services.query("SELECT value FROM params WHERE name = 'allowuserdeletion'") == [
         ("1",)]
 
 
 def test_update_with_an_unknown_parameter_and_a_known_one_changes_nothing(services):
     with pytest.raises(ServiceError) as caught:
-        update(services, {"maxusermatches": 5, "allowbugdeletion": "1"})
+        update(services, {"maxusermatches": 5, "allowuserdeletion": "1"})
     assert caught.value.code == 51
     assert services.query("SELECT value FROM params WHERE name = 'maxusermatches'") == [("1000",)]
+
+
+def test_allowbugdeletion_is_shown_to_tweakparams_members_only(client, admin_key, services):
+    """As Bugzilla 5.2: off by default, among the parameters only those who
+    may change them read (neither its logged-in nor its anonymous list)."""
+    services.add_user("plain@example.com")
+    plain_key = services.api_key("plain@example.com")
+    seen = client.simulate_get("/rest/parameters",
+                               params={"Bugzilla_api_key": admin_key}).json["parameters"]
+    assert seen["allowbugdeletion"] == "0"
+    for params in ({"Bugzilla_api_key": plain_key}, {}):
+        assert "allowbugdeletion" not in client.simulate_get(
+            "/rest/parameters", params=params).json["parameters"]
+    assert update(services, {"allowbugdeletion": True}) == {
+        "parameters": {"allowbugdeletion": {"added": "1", "removed": "0"}}}
 
 
 # Audit and last_audit_time -----------------------------------------------------------------

@@ -165,7 +165,8 @@ def test_group_controls_only_for_editcomponents_who_ask(client, services, admin_
     admin_view = client.simulate_get("/rest/product/1", params={
         **asked, "Bugzilla_api_key": admin_key}).json["products"][0]
     assert admin_view["group_controls"] == {"Secret": {
-        "membercontrol": "Shown", "othercontrol": "NA", "entry": True, "canedit": False}}
+        "membercontrol": "Shown", "othercontrol": "NA", "entry": True, "canedit": False,
+        "editcomponents": False, "editbugs": False, "canconfirm": False}}
     by_name = client.simulate_get("/rest/product/1", params={
         "include_fields": "group_controls", "Bugzilla_api_key": admin_key}).json
     assert by_name == {"products": [{"group_controls": admin_view["group_controls"]}]}
@@ -551,7 +552,8 @@ def test_group_controls_set_change_and_remove(services):
     assert stored_controls(services) == [("Partners", SHOWN, SHOWN, 0, 1),
                                          ("Staff", DEFAULT, NA, 1, 0)]
     assert first["products"][0]["changes"]["group_controls.Staff"] == {
-        "removed": "", "added": "membercontrol: Default, othercontrol: NA, entry: 1, canedit: 0"}
+        "removed": "", "added": "membercontrol: Default, othercontrol: NA, entry: 1, canedit: 0,"
+                   " editcomponents: 0, editbugs: 0, canconfirm: 0"}
     second = services.call(product.update, {"ids": [1], "group_controls": {
         "Staff": {"othercontrol": "Default"}, "Partners": None}}, as_user=ADMIN)
     assert stored_controls(services) == [("Staff", DEFAULT, DEFAULT, 1, 0)]
@@ -562,7 +564,8 @@ def test_group_controls_set_change_and_remove(services):
     assert services.call(product.get, {"ids": [1], "include_fields": "group_controls"},
                          as_user=ADMIN)["products"][0][
         "group_controls"] == {"Staff": {"membercontrol": "Default", "othercontrol": "Default",
-                                        "entry": True, "canedit": False}}
+                                        "entry": True, "canedit": False, "editcomponents": False,
+                                        "editbugs": False, "canconfirm": False}}
 
 
 @pytest.mark.parametrize("controls, code", [

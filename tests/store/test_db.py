@@ -327,3 +327,36 @@ def test_a_database_made_before_group_inheritance_gets_its_table(new_db):
     with migrated.transaction() as conn:
         assert conn.execute("SELECT COUNT(*) FROM group_group_map").fetchone()[0] == 0
     migrated.close()
+
+
+def test_a_database_made_before_product_privileges_gets_their_columns(new_db):
+    """The per-product privileges migration: group controls gain
+    editcomponents, editbugs and canconfirm, off for the controls kept."""
+    def undo(conn):
+        conn.execute("INSERT INTO classifications (id, name) VALUES (1, 'Unclassified')")
+        conn.execute("INSERT INTO products (name, classification_id) VALUES ('Kept', 1)")
+        conn.execute("INSERT INTO groups (name, description, is_bug_group) VALUES"
+                     " ('Partners', 'Partners', 1)")
+        conn.execute("INSERT INTO group_controls (group_id, product_id, membercontrol,"
+                     " othercontrol) SELECT g.id, p.id, 1, 0 FROM groups g, products p"
+                     " WHERE g.name = 'Partners'")
+        for column in ("editcomponents", "editbugs", "canconfirm"):
+            conn.execute(f"ALTER TABLE group_controls DROP COLUMN {column}")
+    version = next(number for number, step in schema.MIGRATIONS.items()
+                   if step is schema._product_privileges)
+    migrated = _migrated(new_db, version, undo)
+    with migrated.transaction() as conn:
+        rows = conn.execute("SELECT membercontrol, editcomponents, editbugs, canconfirm"
+                            " FROM group_controls").fetchall()
+        assert rows and all(tuple(row) == (1, 0, 0, 0) for row in rows)
+    migrated.close()
+
+
+def test_a_database_made_before_group_grants_gets_their_table(new_db):
+    """The group grants migration: group_grants, the bless and visibility
+    grants between groups."""
+    migrated = _migrated(new_db, _step_making("group_grants"),
+                         lambda conn: conn.execute("DROP TABLE group_grants"))
+    with migrated.transaction() as conn:
+        assert conn.execute("SELECT COUNT(*) FROM group_grants").fetchone()[0] == 0
+    migrated.close()

@@ -49,7 +49,9 @@ def test_the_controls_are_set_and_removed_in_the_page(admin, services):
                                      "group": ["secret"], "membercontrol_secret": "Default",
                                      "othercontrol_secret": "NA", "entry_secret": "1"})
     assert controls(services) == {"secret": {"membercontrol": "Default", "othercontrol": "NA",
-                                             "entry": True, "canedit": False}}
+                                             "entry": True, "canedit": False,
+                                             "editcomponents": False, "editbugs": False,
+                                             "canconfirm": False}}
     page = admin.get(PAGE)
     assert selected(page, "membercontrol_secret") == "Default"
     assert services.query("SELECT object_name FROM audit_log WHERE class = 'Bugzilla::Product'"

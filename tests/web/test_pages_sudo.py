@@ -261,3 +261,37 @@ def test_what_would_outlast_the_acting_is_refused(admin, world, services):
     admin.post("/userprefs.cgi", {"tab": "apikey", "action": "create", "description": "mine"})
     assert services.query("SELECT u.login FROM api_keys k JOIN users u ON u.id = k.user_id"
                           ) == [(ADMIN,)]
+
+
+def test_a_sudoer_with_a_second_factor_gives_its_code_too(admin, world, services):
+    """As bugzilla.mozilla.org: a sudoer whose account has a second factor
+    gives its current code after its password before the session begins;
+    a missing or wrong code begins nothing (the wrong one is counted like
+    a wrong password)."""
+    from bugsvc.accounts import second_factor
+    admin_id = services.user_id(ADMIN)
+    now = datetime.now(timezone.utc)
+    with services.db.transaction(write=True) as conn:
+        secret = second_factor.begin_enrolment(conn, admin_id, now - timedelta(minutes=5))
+        second_factor.confirm_enrolment(conn, admin_id, second_factor.current_code(
+            secret, now - timedelta(minutes=5)), now - timedelta(minutes=5))
+    form = admin.get(PREPARE)
+    assert form.status_code == 200 and 'name="code"' in form.text
+    missing = begin(admin)
+    assert missing.status_code == 401 and "(code 330)" in missing.text
+    right = second_factor.current_code(secret, datetime.now(timezone.utc))
+    admin.get(PREPARE)
+    wrong = admin.post(BEGIN, {"target_login": PLAIN, "reason": "Checking",
+                               "current_password": ADMIN_PASSWORD,
+                               "code": f"{(int(right) + 1) % 1000000:06d}"})
+    assert wrong.status_code == 401 and "(code 331)" in wrong.text
+    assert sudo_rows(services) == [] and sudo_mail(services) == []
+    admin.get(PREPARE)
+    began = admin.post(BEGIN, {"target_login": PLAIN, "reason": "Checking",
+                               "current_password": ADMIN_PASSWORD, "code": right})
+    assert began.status_code == 200 and BANNER in text_of(began.text)
+    assert len(sudo_rows(services)) == 1
+
+
+def test_a_sudoer_without_a_second_factor_is_not_asked_for_a_code(admin, world):
+    assert 'name="code"' not in admin.get(PREPARE).text

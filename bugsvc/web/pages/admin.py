@@ -56,6 +56,37 @@ def require_area(call, group):
     return user
 
 
+def require_product_area(call, product=None):
+    """The visitor's account, when it may administer products: a member of
+    editcomponents, or one whose groups hold editcomponents on some product
+    through its group controls (then only on those: another `product` is
+    refused as Bugzilla's product_admin_denied, 32000).
+    Errors: 410 logged out; 304 neither; 32000 that product is not its."""
+    user = call.whoami()
+    if user is None or "editcomponents" in user["groups"]:
+        return require_area(call, "editcomponents")
+    mine = _product_rights(call)["editcomponents"]
+    if not mine:
+        return require_area(call, "editcomponents")
+    if product and product.lower() not in {name.lower() for name in mine}:
+        raise ServiceError(errors.USER_ERROR, "You are not allowed to edit properties of "
+                                              f"product '{product}'.")
+    return user
+
+
+def _product_rights(call):
+    """The products whose group controls give the visitor each right."""
+    return call.read_one("User.whoami", {})["product_rights"]
+
+
+def _administered(call, user, products):
+    """Of `products` (dicts with a name), those `user` may administer."""
+    if "editcomponents" in user["groups"]:
+        return products
+    mine = {name.lower() for name in _product_rights(call)["editcomponents"]}
+    return [product for product in products if product["name"].lower() in mine]
+
+
 def _flag(call, name):
     return bool(call.field(name))
 
@@ -81,7 +112,10 @@ class AdminIndex(Page):
     def on_get(self, call):
         user = require_user(call)
         groups = set(user["groups"])
-        areas = [area for area in ADMIN_AREAS if area[0] in groups or "admin" in groups]
+        if "editcomponents" not in groups and _product_rights(call)["editcomponents"]:
+            groups.add("editcomponents on products")
+        areas = [area for area in ADMIN_AREAS if area[0] in groups or "admin" in groups
+                 or (area[1] == "/editproducts.cgi" and "editcomponents on products" in groups)]
         call.render("admin/index.html", title="Administration", areas=areas)
 
 
@@ -96,8 +130,8 @@ class Products(Page):
 
     @responder
     def on_get(self, call):
-        require_area(call, "editcomponents")
         action, name = call.query.get("action"), call.query.get("product")
+        user = require_product_area(call, name)
         if action == "add":
             call.render("admin/product_new.html", title="New product")
             return
@@ -116,21 +150,23 @@ class Products(Page):
         found = call.read_one("Product.get", {"type": "accessible",
                                               "include_fields": "name,description,is_active,"
                                                                 "components.name"})
-        call.render("admin/products.html", title="Products", products=found["products"])
+        call.render("admin/products.html", title="Products",
+                    products=_administered(call, user, found["products"]))
 
     def _confirm_delete(self, call, name, status=200, error=None):
         found = call.read_one("Product.get", {"names": [name]})
         if not found["products"]:
             raise ServiceError(errors.PRODUCT_ACCESS_DENIED,
                                f"There is no product '{name}' you may see.")
+        impact = call.read_one("Product.deletion", {"product": name})
         call.render("admin/product_delete.html", status=status,
                     title=f"Delete the product {found['products'][0]['name']}?",
-                    product=found["products"][0], error=error)
+                    product=found["products"][0], impact=impact, error=error)
 
     @responder
     def on_post(self, call):
         call.check_csrf()
-        require_area(call, "editcomponents")
+        require_product_area(call)
         action = call.field("action")
         name = call.field("product")
         if action == "updategroupcontrols":
@@ -190,8 +226,8 @@ class Components(Page):
 
     @responder
     def on_get(self, call):
-        require_area(call, "editcomponents")
         product, component = call.query.get("product"), call.query.get("component")
+        require_product_area(call, product)
         if not product:
             call.redirect("/editproducts.cgi")
             return
@@ -204,13 +240,22 @@ class Components(Page):
         if component and current is None:
             raise ServiceError(errors.OBJECT_DOES_NOT_EXIST,
                                f"There is no component '{component}' in '{product['name']}'.")
+        if current and call.query.get("action") == "del":
+            return self._confirm_delete(call, product, current)
         call.render("admin/component.html", title="Component", product=product,
                     component=current)
+
+    def _confirm_delete(self, call, product, component, status=200, error=None):
+        impact = call.read_one("Product.deletion", {"product": product["name"],
+                                                    "component": component["name"]})
+        call.render("admin/component_delete.html", status=status,
+                    title=f"Delete the component {component['name']}?", product=product,
+                    component=component, impact=impact, error=error)
 
     @responder
     def on_post(self, call):
         call.check_csrf()
-        require_area(call, "editcomponents")
+        require_product_area(call)
         product, action = call.field("product"), call.field("action")
         back = url("/editproducts.cgi", product=product)
         fields = {"description": call.field("description"),
@@ -237,6 +282,9 @@ class Components(Page):
                 raise
             current = next((c for c in found["products"][0]["components"]
                             if c["name"] == call.field("component")), None)
+            if action == "delete" and current:
+                return self._confirm_delete(call, found["products"][0], current, status=status,
+                                            error=message)
             typed = None
             if action != "delete":
                 typed = dict(current or {}, name=call.field("name"),
@@ -263,8 +311,8 @@ class Versions(Page):
 
     @responder
     def on_get(self, call):
-        require_area(call, "editcomponents")
         product = call.field("product")
+        require_product_area(call, product)
         if not product:
             call.redirect("/editproducts.cgi")
             return
@@ -287,7 +335,7 @@ class Versions(Page):
     @responder
     def on_post(self, call):
         call.check_csrf()
-        require_area(call, "editcomponents")
+        require_product_area(call)
         product, action = call.field("product"), call.field("action")
         typed = {"action": action, "id": call.field("id"), "name": call.field("name"),
                  "sort_key": call.field("sort_key").strip(),
@@ -318,20 +366,42 @@ class Milestones(Versions):
 
 # Users ------------------------------------------------------------------------------
 
+def _users_area(call):
+    """True when the visitor is in editusers; False when it is not but may
+    bless some group (Bugzilla's editusers.cgi lets it change the
+    membership of those groups, nothing else of an account).
+    Errors: 410 logged out; 304 neither."""
+    user = require_user(call)
+    if "editusers" in user["groups"]:
+        return True
+    try:
+        blessable = call.read_one("Group.get", {})["groups"]
+    except ServiceError as error:
+        if error.code != errors.GROUP_CANNOT_VIEW:
+            raise
+        blessable = []
+    if "creategroups" in user["groups"] or not blessable:
+        require_area(call, "editusers")
+    return False
+
+
 class Users(Page):
     """GET /editusers.cgi: find accounts (?matchstr=...), the new account
     form (?action=add), one account (?action=edit&userid=N); POST: create
-    or change one."""
+    or change one. Members of editusers do all of it; those who may bless
+    a group find accounts and change their membership of such groups."""
 
     @responder
     def on_get(self, call):
-        require_area(call, "editusers")
+        full = _users_area(call)
         action = call.query.get("action")
         if action == "add":
+            if not full:
+                require_area(call, "editusers")
             call.render("admin/user_new.html", title="New user")
             return
         if action == "edit":
-            _account_page(call, call.query.get("userid") or "")
+            _account_page(call, call.query.get("userid") or "", full=full)
             return
         text = (call.query.get("matchstr") or "").strip()
         found = call.read_one("User.get", {"match": [text or "*"], "include_disabled": True,
@@ -341,9 +411,11 @@ class Users(Page):
     @responder
     def on_post(self, call):
         call.check_csrf()
-        require_area(call, "editusers")
+        full = _users_area(call)
         action = call.field("action")
         try:
+            if not full and action != "update":
+                require_area(call, "editusers")
             if action == "new":
                 created = call.write("User.create", {
                     "email": call.field("login"), "full_name": call.field("name"),
@@ -358,11 +430,12 @@ class Users(Page):
                               notice="second_factor_reset" if answer["reset"]
                               else "second_factor_none")
                 return
-            params = {"ids": [user_id], "full_name": call.field("name"),
-                      "email": call.field("login"),
-                      "login_denied_text": call.field("disabledtext"),
-                      "email_enabled": _flag(call, "email_enabled")}
-            if call.field("password"):
+            params = {"ids": [user_id]}
+            if full:
+                params.update({"full_name": call.field("name"), "email": call.field("login"),
+                               "login_denied_text": call.field("disabledtext"),
+                               "email_enabled": _flag(call, "email_enabled")})
+            if full and call.field("password"):
                 params["password"] = call.field("password")
             shown = call.fields("groups_shown")
             if shown:
@@ -381,19 +454,24 @@ class Users(Page):
                 return
             if call.fields("groups_shown"):
                 typed["groups"] = call.fields("groups")
-            _account_page(call, call.field("userid"), status=status, typed=typed, error=message)
+            _account_page(call, call.field("userid"), status=status, typed=typed, error=message,
+                          full=full)
             return
         call.redirect(url("/editusers.cgi", action="edit", userid=user_id), notice="saved")
 
 
-def _account_page(call, user_id, status=200, typed=None, error=None):
-    """The page of account `user_id` (its fields, groups and second factor),
-    with the values `typed` and the refusal `error` when a change was refused."""
+def _account_page(call, user_id, status=200, typed=None, error=None, full=True):
+    """The page of account `user_id` (its fields, groups and second factor;
+    to a blesser outside editusers (`full` false), the groups it may bless
+    alone), with the values `typed` and the refusal `error` when a change
+    was refused."""
     found, groups = call.read(("User.get", {"ids": [user_id]}), ("Group.get", {}))
     account = found["users"][0]
-    second_factor = call.read_one("SecondFactor.get", {"user_id": account["id"]})
+    second_factor = (call.read_one("SecondFactor.get", {"user_id": account["id"]}) if full
+                     else None)
     call.render("admin/user.html", status=status, title="Edit user", account=account,
-                groups=groups["groups"], second_factor=second_factor, typed=typed, error=error)
+                groups=groups["groups"], second_factor=second_factor, typed=typed, error=error,
+                full=full)
 
 
 # Groups -----------------------------------------------------------------------------
@@ -428,7 +506,7 @@ class Groups(Page):
         call.render("admin/group.html", status=status, title="Edit group", group=group,
                     inheritance=inherited["groups"][0],
                     others=[g["name"] for g in every["groups"] if g["id"] != group["id"]],
-                    **values)
+                    every=[g["name"] for g in every["groups"]], **values)
 
     @responder
     def on_post(self, call):
@@ -437,13 +515,20 @@ class Groups(Page):
         if call.field("action") == "inheritance":
             group_id = call.field("group")
             chosen = call.fields("member_groups")
+            params = {"id": group_id, "member_groups": chosen}
+            typed = {}
+            if call.field("grants"):
+                # The form with the bless and visibility grants sends them all.
+                typed = {"chosen_bless": call.fields("bless_groups"),
+                         "chosen_visible": call.fields("visible_to")}
+                params.update(bless_groups=typed["chosen_bless"],
+                              visible_to=typed["chosen_visible"])
             try:
-                call.write("Group.update_inheritance", {"id": group_id,
-                                                        "member_groups": chosen})
+                call.write("Group.update_inheritance", params)
             except ServiceError as error:
                 status, message = _refused(error)
                 self._group_page(call, group_id, status=status, inheritance_error=message,
-                                 chosen=chosen)
+                                 chosen=chosen, **typed)
                 return
             call.redirect(url("/editgroups.cgi", action="changeform", group=group_id),
                           notice="saved")

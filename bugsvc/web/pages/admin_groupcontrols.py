@@ -2,8 +2,9 @@
 product=X), for the members of editcomponents, as Bugzilla's page: for each
 bug group, whether bugs of the product may, must or by default are
 restricted to it, for the group's members and for everyone else (NA,
-Shown, Default, Mandatory), and whether filing bugs (entry) or editing them
-(canedit) needs membership. Over Product.get and Product.update's
+Shown, Default, Mandatory), whether filing bugs (entry) or editing them
+(canedit) needs membership, and whether members hold editcomponents,
+editbugs or canconfirm on this product alone. Over Product.get and Product.update's
 group_controls, which check the combinations; a refusal comes back on the
 form as typed, with the reason."""
 
@@ -13,7 +14,10 @@ from .site import url
 
 
 CONTROLS = ("NA", "Shown", "Default", "Mandatory")
-_FLAGS = ("entry", "canedit")
+# The boxes of each group: membership needed to file or edit bugs, and the
+# rights its members hold on this product alone.
+FLAGS = ("entry", "canedit", "editcomponents", "editbugs", "canconfirm")
+_UNCONTROLLED = {"membercontrol": "NA", "othercontrol": "NA", **{flag: False for flag in FLAGS}}
 
 
 def _refusal(error):
@@ -51,8 +55,7 @@ def show(call, name, typed=None, status=200, error=None):
     controls = product.get("group_controls") or {}
     rows = []
     for group in _bug_groups(call, controls):
-        settings = (typed or controls).get(group) or {
-            "membercontrol": "NA", "othercontrol": "NA", "entry": False, "canedit": False}
+        settings = (typed or controls).get(group) or dict(_UNCONTROLLED)
         rows.append(dict(settings, group=group))
     call.render("admin/group_controls.html", status=status,
                 title=f"Group controls of {product['name']}", product=product, rows=rows,
@@ -67,12 +70,10 @@ def save(call):
     for group in call.fields("group"):
         settings = {"membercontrol": call.field(f"membercontrol_{group}", "NA"),
                     "othercontrol": call.field(f"othercontrol_{group}", "NA")}
-        for flag in _FLAGS:
+        for flag in FLAGS:
             settings[flag] = bool(call.field(f"{flag}_{group}"))
         typed[group] = settings
-    requested = {group: (None if settings == {"membercontrol": "NA", "othercontrol": "NA",
-                                              "entry": False, "canedit": False}
-                         else settings)
+    requested = {group: (None if settings == _UNCONTROLLED else settings)
                  for group, settings in typed.items()}
     try:
         call.write("Product.update", {"names": [name], "group_controls": requested})

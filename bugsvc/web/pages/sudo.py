@@ -1,7 +1,8 @@
 """relogin.cgi, as Bugzilla's: signing out (no action, or action=logout),
 and acting as another account (sudo) over Sudo.prepare, Sudo.begin and
 Sudo.end: GET action=prepare-sudo shows the form (the account to act as, a
-reason, one's own password again), POST action=begin-sudo begins, POST
+reason, one's own password again, and a code of one's second factor when
+one has it, as bugzilla.mozilla.org asks), POST action=begin-sudo begins, POST
 action=end-sudo ends (GET shows its button); the action is in the address.
 A refused beginning comes back on the form as typed (never the password). Who may, and whom, is the
 operations' rule (accounts/sudo.py)."""
@@ -39,7 +40,6 @@ class Relogin(Page):
     def _get(self, call):
         action = call.query.get("action")
         if action in ("prepare-sudo", "begin-sudo"):
-            call.read_one("Sudo.prepare")
             self._form(call, call.query.get("target_login") or "", call.query.get("reason") or "")
         elif action == "end-sudo":
             call.whoami()
@@ -52,8 +52,10 @@ class Relogin(Page):
 
     @staticmethod
     def _form(call, target_login, reason, status=200, error=None, code=None):
+        needs_code = call.read_one("Sudo.prepare")["needs_code"]
         call.render("admin/sudo.html", status=status, title="Begin sudo session",
-                    target_login=target_login, reason=reason, error=error, code=code)
+                    target_login=target_login, reason=reason, error=error, code=code,
+                    needs_code=needs_code)
 
     @responder
     def _post(self, call):
@@ -63,7 +65,8 @@ class Relogin(Page):
             target_login, reason = call.field("target_login"), call.field("reason")
             try:
                 call.write("Sudo.begin", {"target_login": target_login, "reason": reason,
-                                          "current_password": call.field("current_password")})
+                                          "current_password": call.field("current_password"),
+                                          "code": call.field("code")})
             except ServiceError as error:
                 if error.code in (errors.LOGIN_REQUIRED, errors.AUTH_FAILURE):
                     raise
