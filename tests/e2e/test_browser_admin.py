@@ -14,7 +14,7 @@ from browser_site import ADMIN, bug_of, by, file_bug, sign_in
 from browser_support import axe_violations, navigate, open_page
 
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.site_on_each_engine]
 
 
 def press_space_on(driver, css):
