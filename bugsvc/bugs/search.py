@@ -39,6 +39,10 @@ _EMAIL_ROLES = ("assigned_to", "reporter", "cc", "qa_contact")
 # at most), and groups inside groups (OP ... CP) of the custom search.
 MAX_TERMS = 200
 MAX_DEPTH = 20
+# A search in bug id order up to this many bugs (limit + offset) stops at
+# its first ones: the engine reads bugs in id order until it has them
+# (search_sql.COMMON_MATCHES).
+FIRST_ONLY = 1000
 
 _CUSTOM_F = re.compile(r"^f(\d+)$")
 _EMAIL_KEY = re.compile(r"email(\d+)")
@@ -107,6 +111,9 @@ def find(ctx, params, count_only=False):
     """
     compiler = Compiler(ctx)
     query = parse(ctx, compiler, params)
+    compiler.first_only = (not count_only and query.limit is not None
+                           and query.limit + query.offset <= FIRST_ONLY
+                           and query.order.split(",")[0].split()[0] == "b.id")
     where, args = _where(ctx, compiler, query)
     if count_only:
         sql = f"SELECT COUNT(*) FROM bugs b WHERE {where}"

@@ -122,6 +122,14 @@ class Dialect:
         characters than a trigram has): the caller compares every bug."""
         raise NotImplementedError
 
+    def count_text_matches(self, conn: Connection, column: str, needle: str,
+                           most: int) -> int | None:
+        """How many rows of the trigram index of `column` (as in
+        text_candidates) may contain `needle`, counted up to `most` (reading
+        no further), so a caller can tell a rare text from a common one
+        cheaply. None when the engine cannot count them so."""
+        return None
+
     def among_ids(self, column: str, query: str) -> str:
         """SQL true when `column` is among the ids `query` gives, a condition
         an OR of such conditions can find through indexes."""

@@ -40,6 +40,29 @@ _SIZE_LIMITS = ("too many SQL variables", "Expression tree is too large",
                 "too many arguments on function")
 
 
+# The FTS5 table of each indexed text column (dialect.TEXT_INDEXED).
+_FTS_TABLES = {"summary": "bugs_text_fts", "whiteboard": "bugs_text_fts",
+               "alias": "bug_aliases_fts", "comment": "comments_fts"}
+
+
+def _fts_match(column: str, needle: str) -> tuple[str, str] | None:
+    """(FTS5 table, MATCH expression) finding the rows whose `column` may
+    contain `needle` ignoring case; None when the trigram index cannot
+    serve it (too short, or a NUL in it).
+
+    FTS5's trigram tokenizer folds the case of every letter, as lower()
+    does for ASCII ones: its matches include every exact one. A phrase in
+    double quotes (doubled inside) is taken literally; its trigrams in a row
+    are the substring. The FTS5 row id is the row's id."""
+    if column not in TEXT_INDEXED or len(needle) < TRIGRAM or "\x00" in needle:
+        return None
+    phrase = '"' + needle.replace('"', '""') + '"'
+    table = _FTS_TABLES[column]
+    if table == "bugs_text_fts":
+        phrase = f"{column} : {phrase}"
+    return table, phrase
+
+
 class SqliteDialect(Dialect):
     name = "sqlite"
     insertion_order = "rowid"
@@ -52,21 +75,30 @@ class SqliteDialect(Dialect):
         return f"{expr} REGEXP ?", [pattern]
 
     def text_candidates(self, column: str, needle: str) -> tuple[str, list[Any]] | None:
-        # FTS5's trigram tokenizer folds the case of every letter, as lower()
-        # does for ASCII ones: its matches include every exact one. A phrase
-        # in double quotes (doubled inside) is taken literally; its trigrams
-        # in a row are the substring. The FTS5 row id is the row's id.
-        if column not in TEXT_INDEXED or len(needle) < TRIGRAM or "\x00" in needle:
+        match = _fts_match(column, needle)
+        if match is None:
             return None
-        phrase = '"' + needle.replace('"', '""') + '"'
+        _, phrase = match
         if column == "alias":
             return ("SELECT ba.bug_id AS id FROM bug_aliases ba WHERE ba.id IN"
                     " (SELECT rowid FROM bug_aliases_fts WHERE bug_aliases_fts MATCH ?)", [phrase])
         if column == "comment":
             return ("SELECT c.bug_id AS id FROM comments c WHERE c.id IN"
                     " (SELECT rowid FROM comments_fts WHERE comments_fts MATCH ?)", [phrase])
-        return ("SELECT rowid AS id FROM bugs_text_fts WHERE bugs_text_fts MATCH ?",
-                [f"{column} : {phrase}"])
+        return ("SELECT rowid AS id FROM bugs_text_fts WHERE bugs_text_fts MATCH ?", [phrase])
+
+    def count_text_matches(self, conn: Connection, column: str, needle: str,
+                           most: int) -> int | None:
+        # FTS5 gives its matches one by one in row id order: the LIMIT stops
+        # it after `most`, whatever the whole number is.
+        match = _fts_match(column, needle)
+        if match is None:
+            return None
+        table, phrase = match
+        counted: int = conn.execute(
+            f"SELECT COUNT(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
+            (phrase, int(most))).fetchone()[0]
+        return counted
 
     def among_ids(self, column: str, query: str) -> str:
         return f"{column} IN ({query})"
