@@ -197,7 +197,10 @@ NOTHING = ("", [])
 # A text that more rows of a text index than this may hold is a common
 # one: a search that stops at its first bugs in id order (Compiler.first_only)
 # finds them sooner by comparing bugs in that order than by first gathering
-# every candidate the index gives (which grows with the data).
+# every candidate the index gives (which grows with the data), unless
+# few bugs meet all its criteria (two common words seldom together): the
+# search then stops that comparison after a bounded amount of work and
+# takes the index's candidates (bugs/search.py).
 COMMON_MATCHES = 5000
 
 
@@ -309,8 +312,10 @@ class Compiler:
         self._legal = {}
         self._compiled = {}           # id(node) -> compiled, each node compiled once
         # True when the search stops at its first few bugs in id order (see
-        # COMMON_MATCHES); set by the search before `where`.
+        # COMMON_MATCHES); set by the search before `where`. common_left_out:
+        # `where` left a common text's candidates out for it.
         self.first_only = False
+        self.common_left_out = False
         self._deadline = _clock() + BUILD_SECONDS
 
     def where(self, criteria):
@@ -328,6 +333,7 @@ class Compiler:
         """
         visible, visible_args = visibility.bug_visibility_sql(self.ctx)
         plain, guarded, narrowed = [], [], []
+        self.common_left_out = False
         for node, (sql, args) in self._and_terms(criteria):
             if _PLAIN.fullmatch(sql):
                 plain.append((sql, args))
@@ -847,7 +853,10 @@ class Compiler:
             return found
         matches = self.dialect.count_text_matches(self.ctx.conn, column, text,
                                                   COMMON_MATCHES + 1)
-        return None if matches is not None and matches > COMMON_MATCHES else found
+        if matches is not None and matches > COMMON_MATCHES:
+            self.common_left_out = True
+            return None
+        return found
 
     def _content(self, text, negative):
         """Full text: every word in the summary or in a comment the caller may see."""

@@ -24,10 +24,10 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import Any
+from typing import Any, cast
 
 from . import db
-from .dialect import TEXT_INDEXED, TRIGRAM, Connection, Dialect
+from .dialect import TEXT_INDEXED, TRIGRAM, Connection, Dialect, WorkBudgetExceeded
 from .regexp import sql_regexp
 from .schema import SchemaError, run_script, split_script
 
@@ -40,6 +40,9 @@ _SIZE_LIMITS = ("too many SQL variables", "Expression tree is too large",
                 "too many arguments on function")
 
 
+# Virtual machine instructions between two calls of a bounded_work
+# block's progress handler.
+_STEPS_PER_CALL = 1000
 # The FTS5 table of each indexed text column (dialect.TEXT_INDEXED).
 _FTS_TABLES = {"summary": "bugs_text_fts", "whiteboard": "bugs_text_fts",
                "alias": "bug_aliases_fts", "comment": "comments_fts"}
@@ -99,6 +102,28 @@ class SqliteDialect(Dialect):
             f"SELECT COUNT(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
             (phrase, int(most))).fetchone()[0]
         return counted
+
+    @contextmanager
+    def bounded_work(self, conn: Connection, steps: int) -> Iterator[None]:
+        # The progress handler runs every _STEPS_PER_CALL virtual machine
+        # instructions; a true answer stops the statement as "interrupted".
+        calls_left = steps // _STEPS_PER_CALL
+
+        def spend() -> bool:
+            nonlocal calls_left
+            calls_left -= 1
+            return calls_left < 0
+
+        raw = cast(sqlite3.Connection, conn)
+        raw.set_progress_handler(spend, _STEPS_PER_CALL)
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            if calls_left < 0 and "interrupted" in str(exc):
+                raise WorkBudgetExceeded() from None
+            raise
+        finally:
+            raw.set_progress_handler(None, 0)
 
     def among_ids(self, column: str, query: str) -> str:
         return f"{column} IN ({query})"

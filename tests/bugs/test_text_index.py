@@ -9,7 +9,7 @@ import pytest
 from accounts import ADMIN
 from bug_rows import add_bug, add_group, add_product
 from bug_support import file_bug, update_bug
-from bugsvc.bugs import search_sql
+from bugsvc.bugs import search, search_sql
 from bugsvc.services import bug_search
 from bugsvc.store import schema
 from bugsvc.store.location import open_database
@@ -262,12 +262,16 @@ def test_migration_indexes_the_comments_already_stored(services, commented, db, 
 
 # Common texts ---------------------------------------------------------------------------------
 
-@pytest.fixture
-def common_texts(monkeypatch):
+@pytest.fixture(params=["compared", "over budget"])
+def common_texts(request, monkeypatch):
     """Every text counts as a common one (search_sql.COMMON_MATCHES), so a
     search that stops at its first bugs in id order compares the bugs in
-    that order instead of gathering the index's candidates."""
+    that order instead of gathering the index's candidates; "over budget":
+    that comparison stops at once (search.FIRST_ONLY_STEPS) and the index's
+    candidates are taken after all."""
     monkeypatch.setattr(search_sql, "COMMON_MATCHES", 0)
+    if request.param == "over budget":
+        monkeypatch.setattr(search, "FIRST_ONLY_STEPS", 1)
 
 
 @pytest.mark.parametrize("text, names", [
