@@ -71,10 +71,10 @@ def plant_rare_word(db, runner):
     """Add RARE_WORD to RARE_COMMENTS new comments (by the administrator)
     on open bugs spread evenly over the ids, unless the database has them."""
     with db.transaction() as conn:
-        if conn.execute("SELECT COUNT(*) FROM comments WHERE instr(body, ?) > 0",
-                        (RARE_WORD,)).fetchone()[0] >= RARE_COMMENTS:
-            return
         admin = conn.execute("SELECT id FROM users WHERE login = ?", (ADMIN_EMAIL,)).fetchone()[0]
+        if conn.execute("SELECT COUNT(*) FROM comments WHERE author_id = ? AND instr(body, ?) > 0",
+                        (admin, RARE_WORD)).fetchone()[0] >= RARE_COMMENTS:
+            return
         last = conn.execute("SELECT MAX(id) FROM bugs").fetchone()[0]
         bug_ids = []
         for step in range(RARE_COMMENTS):
@@ -104,6 +104,7 @@ def main(argv=None):
     parser.add_argument("--searches", help="comma-separated texts (default: the usual ones)")
     parser.add_argument("--no-scan", action="store_true",
                         help="leave out the comparison without the index")
+    parser.add_argument("--out", default=str(RESULTS), help="results folder")
     parser.add_argument("--name", help="results file name without extension")
     args = parser.parse_args(argv)
     shapes = [shape.strip() for shape in args.shapes.split(",") if shape.strip()]
@@ -122,7 +123,7 @@ def main(argv=None):
             indexed, cpu, found = timed(runner, text, shape, args.rounds)
             row = {"quicksearch": text, "shape": shape, "found": found,
                    "indexed_ms": round(indexed * 1000, 1), "indexed_cpu_ms": round(cpu * 1000, 1)}
-            line = (f"{text!r:24} {shape:10} found {found:6}  index {indexed * 1000:8.1f} ms"
+            line = (f"{text!r:24} {shape:10} found {found:6}  served {indexed * 1000:8.1f} ms"
                     f" (CPU {cpu * 1000:8.1f} ms)")
             if not args.no_scan:
                 original = search_sql.Compiler.candidates
@@ -139,8 +140,9 @@ def main(argv=None):
     db.close()
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d")
     name = args.name or f"{stamp}-{Path(args.db).stem}-fulltext"
-    RESULTS.mkdir(exist_ok=True)
-    base = RESULTS / name
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    base = out / name
     load_after = load_average()
     base.with_suffix(".json").write_text(json.dumps(
         {"db": Path(args.db).name, "rounds": args.rounds, "load_before": load_before,
@@ -151,7 +153,7 @@ def main(argv=None):
              f"table; median of {args.rounds} runs"
              + ("" if args.no_scan else f" (scan: of {max(1, args.rounds // 2)})") + ";"
              f" load average {load_before} before, {load_after} after, on {os.cpu_count()} cores.",
-             "", "| quicksearch | search | bugs found | with the index (ms) | CPU (ms) |" + scan,
+             "", "| quicksearch | search | bugs found | as served (ms) | CPU (ms) |" + scan,
              "|---|---|---|---|---|" + ("" if args.no_scan else "---|")]
     lines += [f"| `{row['quicksearch']}` | {row['shape']} | {row['found']} | {row['indexed_ms']}"
               f" | {row['indexed_cpu_ms']} |" + ("" if args.no_scan else f" {row['scan_ms']} |")
