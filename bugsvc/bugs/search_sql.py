@@ -194,6 +194,14 @@ _CATALOGUE_CANDIDATES = {
 }
 # The candidates of a condition no bug can meet (a name no product has).
 NOTHING = ("", [])
+# A text that more rows of a text index than this may hold is a common
+# one: a search that stops at its first bugs in id order (Compiler.first_only)
+# finds them sooner by comparing bugs in that order than by first gathering
+# every candidate the index gives (which grows with the data), unless
+# few bugs meet all its criteria (two common words seldom together): the
+# search then stops that comparison after a bounded amount of work and
+# takes the index's candidates (bugs/search.py).
+COMMON_MATCHES = 5000
 
 
 @dataclass
@@ -303,6 +311,11 @@ class Compiler:
         self._custom = None
         self._legal = {}
         self._compiled = {}           # id(node) -> compiled, each node compiled once
+        # True when the search stops at its first few bugs in id order (see
+        # COMMON_MATCHES); set by the search before `where`. common_left_out:
+        # `where` left a common text's candidates out for it.
+        self.first_only = False
+        self.common_left_out = False
         self._deadline = _clock() + BUILD_SECONDS
 
     def where(self, criteria):
@@ -320,6 +333,7 @@ class Compiler:
         """
         visible, visible_args = visibility.bug_visibility_sql(self.ctx)
         plain, guarded, narrowed = [], [], []
+        self.common_left_out = False
         for node, (sql, args) in self._and_terms(criteria):
             if _PLAIN.fullmatch(sql):
                 plain.append((sql, args))
@@ -414,7 +428,7 @@ class Compiler:
         text = _one_text(cond.value)
         match = self.dialect.contains
         if name in _TEXT_INDEXED:
-            return self.dialect.text_candidates(_TEXT_INDEXED[name], text)
+            return self._text_candidates(_TEXT_INDEXED[name], text)
         if name in _CATALOGUE_CANDIDATES:
             names_sql, column, bugs_query, bugs_condition = _CATALOGUE_CANDIDATES[name]
             ids = [row[0] for row in self.ctx.conn.execute(
@@ -822,14 +836,27 @@ class Compiler:
         them."""
         per_word = []
         for word in _content_words(text):
-            found = [self.dialect.text_candidates(column, word)
-                     for column in ("summary", "comment")]
+            found = [self._text_candidates(column, word) for column in ("summary", "comment")]
             if None in found:
-                return None
+                continue                # the words are ANDed: the others' bugs hold them all
             per_word.append(_Candidates("OR", found))
         if not per_word:
             return None
         return per_word[0] if len(per_word) == 1 else _Candidates("AND", per_word)
+
+    def _text_candidates(self, column, text):
+        """The dialect's text_candidates of `text` in `column`; None (compare
+        the bugs) when the search stops at its first bugs in id order and
+        the text is a common one (COMMON_MATCHES)."""
+        found = self.dialect.text_candidates(column, text)
+        if found is None or not self.first_only:
+            return found
+        matches = self.dialect.count_text_matches(self.ctx.conn, column, text,
+                                                  COMMON_MATCHES + 1)
+        if matches is not None and matches > COMMON_MATCHES:
+            self.common_left_out = True
+            return None
+        return found
 
     def _content(self, text, negative):
         """Full text: every word in the summary or in a comment the caller may see."""

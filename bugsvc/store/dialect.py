@@ -19,6 +19,7 @@ a dialect runs SQL on a connection.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, ClassVar, Protocol, TypeAlias
 
 
@@ -82,6 +83,10 @@ TEXT_INDEXED = ("summary", "whiteboard", "alias", "comment")
 TRIGRAM = 3
 
 
+class WorkBudgetExceeded(Exception):
+    """A statement in a `bounded_work` block went over its budget and stopped."""
+
+
 class Dialect:
     """The interface; sqlite.py and postgres/dialect.py implement it."""
 
@@ -121,6 +126,22 @@ class Dialect:
         is still made. None when the index cannot serve `needle` (fewer
         characters than a trigram has): the caller compares every bug."""
         raise NotImplementedError
+
+    def count_text_matches(self, conn: Connection, column: str, needle: str,
+                           most: int) -> int | None:
+        """How many rows of the trigram index of `column` (as in
+        text_candidates) may contain `needle`, counted up to `most` (reading
+        no further), so a caller can tell a rare text from a common one
+        cheaply. None when the engine cannot count them so."""
+        return None
+
+    def bounded_work(self, conn: Connection, steps: int) -> AbstractContextManager[None]:
+        """A block whose statements stop after about `steps` units of the
+        engine's work (leaving it as WorkBudgetExceeded; the transaction
+        goes on), so a caller can try a plan that is quick on most data and
+        take another one when it is not. Engines that cannot count their
+        work run the statements to the end."""
+        return nullcontext()
 
     def among_ids(self, column: str, query: str) -> str:
         """SQL true when `column` is among the ids `query` gives, a condition

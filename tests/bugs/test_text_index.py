@@ -9,7 +9,7 @@ import pytest
 from accounts import ADMIN
 from bug_rows import add_bug, add_group, add_product
 from bug_support import file_bug, update_bug
-from bugsvc.bugs import search_sql
+from bugsvc.bugs import search, search_sql
 from bugsvc.services import bug_search
 from bugsvc.store import schema
 from bugsvc.store.location import open_database
@@ -258,3 +258,72 @@ def test_migration_indexes_the_comments_already_stored(services, commented, db, 
         reopened.close()
     assert found(services, commented, quicksearch="zeppelin") == ["plain"]
     assert found(services, commented, as_user=STAFF, quicksearch="quasimodo") == ["crash"]
+
+
+# Common texts ---------------------------------------------------------------------------------
+
+@pytest.fixture(params=["compared", "over budget"])
+def common_texts(request, monkeypatch):
+    """Every text counts as a common one (search_sql.COMMON_MATCHES), so a
+    search that stops at its first bugs in id order compares the bugs in
+    that order instead of gathering the index's candidates; "over budget":
+    that comparison stops at once (search.FIRST_ONLY_STEPS) and the index's
+    candidates are taken after all."""
+    monkeypatch.setattr(search_sql, "COMMON_MATCHES", 0)
+    if request.param == "over budget":
+        monkeypatch.setattr(search, "FIRST_ONLY_STEPS", 1)
+
+
+@pytest.mark.parametrize("text, names", [
+    ("crashes", ["crash", "upper"]), ('"crashes when"', ["crash"]),
+    ("startup crash", ["mixed", "upper"]), ("crashes OR clipboard", ["crash", "mixed", "upper"]),
+    ("crash -printing", ["mixed", "plain", "upper"]), ("zeppelin", ["plain"]),
+    ('"zeppelin build"', ["plain"]), ("zeppelin crash", ["plain"]), ("zeppelin printing", []),
+    ("quasimodo", []), ("zzz", []),
+])
+def test_first_bugs_of_a_common_text_are_those_the_index_finds(services, commented, common_texts,
+                                                                 text, names):
+    # limit 50 in bug id order: the first bugs only; offset 1 leaves the first one out.
+    assert found(services, commented, quicksearch=text, limit=50) == names
+    ordered = sorted(commented[name] for name in names)
+    result = services.call(bug_search.search, {"quicksearch": text, "limit": 50, "offset": 1,
+                                               "include_fields": ["id"]}, write=False)
+    assert [bug["id"] for bug in result["bugs"]] == ordered[1:]
+
+
+@pytest.mark.parametrize("who, sees", [(None, False), (PAT, False), (STAFF, True)])
+def test_first_bugs_of_a_common_text_keep_private_comments_and_hidden_bugs_hidden(
+        services, commented, common_texts, who, sees):
+    assert found(services, commented, as_user=who, quicksearch="quasimodo", limit=50) == (
+        ["crash"] if sees else [])
+    assert found(services, commented, as_user=who, quicksearch="zeppelin", limit=50) == (
+        ["plain", "secret"] if sees else ["plain"])
+
+
+def test_a_common_text_is_compared_only_when_the_search_stops_at_its_first_bugs(
+        services, commented, monkeypatch):
+    """The index's candidates are left aside only for a text more rows have
+    than COMMON_MATCHES, in a search that stops at its first bugs in id order."""
+    zeppelin = search_sql.Condition("content", "matches", '"zeppelin"')
+
+    def candidates(first_only, common_matches):
+        monkeypatch.setattr(search_sql, "COMMON_MATCHES", common_matches)
+
+        def compile_it(ctx, _):
+            compiler = search_sql.Compiler(ctx)
+            compiler.first_only = first_only
+            return compiler.candidates(zeppelin)
+        return services.call(compile_it, write=False)
+
+    def counted(ctx, _):
+        return ctx.conn.dialect.count_text_matches(ctx.conn, "comment", "zeppelin", 10)
+    # Two comments hold it (one on a bug only staff see), counted by the
+    # engine that can (SQLite), up to the number asked for.
+    count = services.call(counted, write=False)
+    assert count in (None, 2)
+    if count is not None:
+        assert services.call(lambda ctx, _: ctx.conn.dialect.count_text_matches(
+            ctx.conn, "comment", "zeppelin", 1), write=False) == 1
+    assert candidates(False, 0) is not None
+    assert candidates(True, 2) is not None
+    assert (candidates(True, 1) is None) == (count is not None)

@@ -151,6 +151,45 @@ def test_paired_run_reports_every_ratio_with_its_rounds(tmp_path, tiny_db):
     assert "| bug_get / ceiling |" in table and "| search: --workers 2 / 1 |" in table
 
 
+def test_scale_run_measures_two_databases_in_turn(tmp_path, tiny_db):
+    larger = tmp_path / "larger.sqlite"
+    seeding.seed(larger, 600, jobs=1, out=_Null())
+    command = [sys.executable, "-m", "bench.scale", "--small", str(tiny_db), "--large",
+               str(larger), "--rounds", "1", "--duration", "1", "--warmup", "0",
+               "--out", str(tmp_path), "--name", "scale"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((tmp_path / "scale.json").read_text())
+    assert (results["small"]["bugs"], results["large"]["bugs"]) == (300, 600)
+    assert set(results["scenarios"]) == {"bug_get", "search", "comment_add"}
+    for figures in results["scenarios"].values():
+        (measured,) = figures["rounds"]
+        assert measured["small_rps"] > 0 and measured["large_rps"] > 0
+        assert measured["small_errors"] == measured["large_errors"] == 0
+        assert figures["median"] == measured["ratio"] > 0
+    assert results["small"]["peak_memory_mb"] > 0 and results["large"]["peak_memory_mb"] > 0
+    assert "| bug_get |" in (tmp_path / "scale.md").read_text()
+
+
+def test_fulltext_run_times_quick_searches_with_and_without_the_index(tmp_path, tiny_db):
+    copy = tmp_path / "copy.sqlite"
+    shutil.copy(tiny_db, copy)
+    command = [sys.executable, "-m", "bench.fulltext", "--db", str(copy), "--rounds", "1",
+               "--shapes", "first 50,count", "--searches", "xylophonist,zeppelin,profiler",
+               "--out", str(tmp_path), "--name", "fulltext"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {(row["quicksearch"], row["shape"]): row
+            for row in json.loads((tmp_path / "fulltext.json").read_text())["rows"]}
+    with sqlite3.connect(copy) as conn:         # the comments it added, on open bugs
+        planted = conn.execute("SELECT COUNT(*), COUNT(DISTINCT bug_id) FROM comments"
+                               " WHERE body LIKE '%xylophonist%'").fetchone()
+    assert planted[0] == 20 and rows[("xylophonist", "count")]["found"] == planted[1] > 0
+    assert rows[("zeppelin", "count")]["found"] == 0
+    assert rows[("profiler", "first 50")]["found"] > 0
+    assert all(row["indexed_cpu_ms"] > 0 and "scan_ms" in row for row in rows.values())
+
+
 def test_pages_run_measures_the_pages_beside_rest(tmp_path, tiny_db):
     copy = tmp_path / "copy.sqlite"
     shutil.copyfile(tiny_db, copy)

@@ -24,7 +24,7 @@ POINTER = re.compile(
     re.IGNORECASE)
 MARKDOWN_NAME = re.compile(r"[\w./-]*\w\.md\b")
 # Markdown files the benchmark writes (names and placeholders of its outputs).
-WRITTEN = {"NAME.md", "RESULTS.md", "smoke.md", "paired.md", "pages.md", "ab.md"}
+WRITTEN = {"NAME.md", "RESULTS.md", "smoke.md", "paired.md", "pages.md", "ab.md", "scale.md"}
 
 
 def tracked_files():
