@@ -258,6 +258,9 @@ PAGE_OPERATIONS = Operations([
     _read("Sudo.prepare", sudo.prepare, login=REQUIRED),
     _write("Sudo.begin", sudo.begin, login=SELF),
     _write("Sudo.end", sudo.end, login=SELF),
+    # The parameters the pages follow, read with a page's other reads (one
+    # snapshot, no transaction of their own); never shown as they are.
+    _read("Site.settings", instance.page_settings, login=EXEMPT),
     # Group inheritance in editgroups.cgi (Bugzilla 5.2 has no call for it).
     _read("Group.inheritance", group.inheritance, login=REQUIRED),
     _write("Group.update_inheritance", group.update_inheritance),

@@ -170,6 +170,22 @@ def _templates():
     return _SHARED["env"], _SHARED["static"]
 
 
+# The digest of the last settings seen: they are the process's one copy
+# until a parameter (or the catalog) changes, so most pages find it here.
+_SETTINGS_DIGEST = (None, "")
+
+
+def settings_digest(settings):
+    """A digest of {name: value} `settings` (hex), standing for their values
+    in the keys of RENDERED."""
+    global _SETTINGS_DIGEST
+    known, digest = _SETTINGS_DIGEST
+    if settings is not known:
+        digest = hashlib.sha256(orjson.dumps(settings, option=orjson.OPT_SORT_KEYS)).hexdigest()
+        _SETTINGS_DIGEST = (settings, digest)
+    return digest
+
+
 class PageCall:
     """One request to a page: its visitor, the operations it runs as that
     visitor, and its answer.
@@ -198,7 +214,8 @@ class PageCall:
 
     def settings(self):
         """{name: value} of the instance parameters the pages follow (read
-        once per request)."""
+        once per request, with its first reads when it has any; shared:
+        never change it)."""
         if self._settings is None:
             self._settings = self.site.settings()
         return self._settings
@@ -249,6 +266,11 @@ class PageCall:
         whoami = self.token is not None and not self._known
         if whoami:
             wanted.insert(0, (PAGE_OPERATIONS["Session.whoami"], {}))
+        # The parameters come with the first reads, in their snapshot,
+        # rather than in a transaction of their own.
+        with_settings = self._settings is None
+        if with_settings:
+            wanted.insert(0, (PAGE_OPERATIONS["Site.settings"], {}))
         try:
             results = self.site.runner.run_many(wanted, self.headers, self.address, page=True)
         except CredentialsRefused:
@@ -258,6 +280,8 @@ class PageCall:
                 if not self._session_valid():
                     return self._session_ended(calls)
             raise
+        if with_settings:
+            self._settings = results.pop(0)
         if whoami:
             self.user = results.pop(0)
         self._known = True
@@ -440,8 +464,7 @@ class PageCall:
             here = self.req.path + url("", **read)
             # The settings decide the page too (kept as a digest: the key
             # holds no parameter's value, the SMTP password among them).
-            settings = hashlib.sha256(orjson.dumps(self.settings(),
-                                                   option=orjson.OPT_SORT_KEYS)).hexdigest()
+            settings = settings_digest(self.settings())
             key = hashlib.sha256(orjson.dumps([template, status, here, self.notice, same_as,
                                                settings],
                                               option=orjson.OPT_NON_STR_KEYS)).digest()
