@@ -107,9 +107,10 @@ class Runner:
         itself. The credentials come from `headers` only: credential keys in
         the params are dropped. Each operation's login rule, field choice
         and answer shape apply as in `run`.
-        then: called with the results of `calls` (before their fields are
-        trimmed) in the same transaction, returns more calls to run there,
-        whose results follow (the reads a page chooses by what it read).
+        then: called with the results of `calls` in the same transaction
+        (as their services answered: the fields they were asked for, not yet
+        trimmed), returns more calls to run there, whose results follow (the
+        reads a page chooses by what it read).
         Returns the results in order. Errors: as `run`; the first failing
         call ends them all. ValueError for an operation that writes.
         page: as `run`.
