@@ -17,7 +17,15 @@ import sys
 
 import pytest
 
-from browser_support import navigate, new_driver, open_page, require_browser
+from browser_support import (
+    axe_violations,
+    emulate,
+    navigate,
+    new_driver,
+    open_page,
+    overflow,
+    require_browser,
+)
 from live_server import ROOT, Server, api_key_for
 
 
@@ -160,6 +168,40 @@ def tab_to(browser, css, limit=60):
                                    "return [s.outlineStyle, s.outlineWidth];")
     assert style[0] != "none" and style[1] != "0px", f"no visible focus on {css}"
     return target
+
+
+# The screens and colour schemes a page is checked in (JavaScript on or off
+# is the driver's): a wide screen and a phone's, light and dark.
+SCREENS = ((1280, 1000), (390, 844))
+SCHEMES = ("light", "dark")
+
+
+def check_every_state(driver, found, name):
+    """Note in `found`, for the page the driver shows at each of SCREENS in
+    each of SCHEMES ("NAME at WIDTH SCHEME"), axe-core's violations, on the
+    phone's screen whether it scrolls sideways, and in dark whether the page
+    turned dark: the page is laid out again for each state (its state kept:
+    an open list, a dialog, a typed text), not loaded again, so a signed-in
+    browser serves every state. The driver ends on a light 1280-pixel
+    screen."""
+    try:
+        backgrounds = {}
+        for scheme in SCHEMES:
+            for width, height in SCREENS:
+                emulate(driver, width, height, scheme)
+                problems = list(axe_violations(driver))
+                if width < 600:
+                    extra, worst = overflow(driver)
+                    if extra > 0:
+                        problems.append(("sideways", f"{extra}px", worst))
+                backgrounds[scheme] = driver.execute_script(
+                    "return getComputedStyle(document.body).backgroundColor")
+                found[f"{name} at {width} {scheme}"] = problems
+        if backgrounds["dark"] == backgrounds["light"]:
+            found[f"{name} in dark"] = [("scheme", "the page stayed "
+                                        f"{backgrounds['light']} in dark")]
+    finally:
+        emulate(driver)
 
 
 def every_page(site):

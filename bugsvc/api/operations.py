@@ -261,6 +261,9 @@ PAGE_OPERATIONS = Operations([
     # The question before deleting a product or component (how many bugs
     # would go with it); Bugzilla 5.2 asks it on its pages only.
     _read("Product.deletion", product.deletion, login=REQUIRED),
+    # The parameters the pages follow, read with a page's other reads (one
+    # snapshot, no transaction of their own); never shown as they are.
+    _read("Site.settings", instance.page_settings, login=EXEMPT),
     # Group inheritance in editgroups.cgi (Bugzilla 5.2 has no call for it).
     _read("Group.inheritance", group.inheritance, login=REQUIRED),
     _write("Group.update_inheritance", group.update_inheritance),

@@ -98,7 +98,7 @@ class Runner:
             raise
         return fields.apply(result, operation.shapes, flt)
 
-    def run_many(self, calls, headers, remote_ip, page=False):
+    def run_many(self, calls, headers, remote_ip, page=False, then=None):
         """Run reading operations one after another as one caller, in one
         read transaction, so that they see one state of the database (a web
         page's reads: a bug, its comments and its update_token agree).
@@ -107,48 +107,51 @@ class Runner:
         itself. The credentials come from `headers` only: credential keys in
         the params are dropped. Each operation's login rule, field choice
         and answer shape apply as in `run`.
+        then: called with the results of `calls` in the same transaction
+        (as their services answered: the fields they were asked for, not yet
+        trimmed), returns more calls to run there, whose results follow (the
+        reads a page chooses by what it read).
         Returns the results in order. Errors: as `run`; the first failing
         call ends them all. ValueError for an operation that writes.
         page: as `run`.
         """
         try:
-            return self._run_many(calls, headers, remote_ip, page)
+            return self._run_many(calls, headers, remote_ip, page, then)
         except TextRefused:
             raise _text_refused() from None
         finally:
             if self.limiter is not None:
                 self.limiter.after_call()
 
-    def _run_many(self, calls, headers, remote_ip, page):
+    def _run_many(self, calls, headers, remote_ip, page, then=None):
         creds = extract_credentials({}, headers)
         creds.page_session = page
-        prepared = []
-        for operation, params in calls:
-            if operation.writes or operation.login == SELF:
-                raise ValueError(f"{operation.name} cannot run with others")
-            params = dict(params)
-            extract_credentials(params, {})
-            prepared.append((operation, params, _field_filter(params)))
+        prepared = _prepared(calls)
         now = self.units.clock()
         in_call = bool(creds.api_key or (creds.token and creds.login is None))
         caller = ANONYMOUS if in_call else self.auth.resolve_password(creds, remote_ip, now)
         checked = creds if in_call else None
         try:
             try:
-                results = self._run_many_in_transaction(prepared, caller, checked, remote_ip)
+                results, ran = self._run_many_in_transaction(prepared, caller, checked,
+                                                             remote_ip, then=then)
             except _UseDue as due:
                 self.auth.record_use(due.use, remote_ip, now)
-                results = self._run_many_in_transaction(prepared, caller, checked, remote_ip,
-                                                        use_recorded=True)
+                results, ran = self._run_many_in_transaction(prepared, caller, checked,
+                                                             remote_ip, use_recorded=True,
+                                                             then=then)
         except CredentialsRefused as refused:
             self.auth.record_failure(refused.subject, now)
             raise
         return [fields.apply(result, operation.shapes, flt)
-                for result, (operation, _, flt) in zip(results, prepared, strict=True)]
+                for result, (operation, _, flt) in zip(results, ran, strict=True)]
 
-    def _run_many_in_transaction(self, prepared, given, creds, remote_ip, use_recorded=False):
+    def _run_many_in_transaction(self, prepared, given, creds, remote_ip, use_recorded=False,
+                                 then=None):
+        """([results], [the prepared calls they answer]) of `prepared` and
+        of what `then` adds."""
         names = tuple(operation.name for operation, _, _ in prepared)
-        counted = []
+        counted, counted_more = [], []
 
         def identify(conn):
             caller = self._identify(conn, given, creds, remote_ip, False, use_recorded)
@@ -158,13 +161,26 @@ class Runner:
         def read_all(ctx):
             # One snapshot: the catalog generation, and what one call found
             # out about a bug's visibility, hold for the others too.
-            memo, results = {}, []
-            for operation, params, flt in prepared:
-                call = self.units.new_context(ctx.conn, ctx.caller, ctx.now, remote_ip, flt,
-                                              generation=ctx.catalog_generation)
-                call.memo = memo
-                results.append(self._service(call, operation, params))
-            return results
+            memo, results, ran = {}, [], list(prepared)
+
+            def run_each(calls):
+                for operation, params, flt in calls:
+                    call = self.units.new_context(ctx.conn, ctx.caller, ctx.now, remote_ip,
+                                                  flt, generation=ctx.catalog_generation)
+                    call.memo = memo
+                    results.append(self._service(call, operation, params))
+            run_each(prepared)
+            if then is not None:
+                more = _prepared(then(list(results)))
+                if more:
+                    # Counted against the rate limits as a call of its own,
+                    # as if made apart.
+                    self._count(ctx.conn, ctx.caller, creds, remote_ip,
+                                tuple(operation.name for operation, _, _ in more), False,
+                                counted_more)
+                ran.extend(more)
+                run_each(more)
+            return results, ran
         with self._timed(False):
             return self.units.run(read_all, caller=identify, remote_ip=remote_ip)
 
@@ -303,6 +319,21 @@ def _text_refused():
     return errors.ServiceError(errors.USER_ERROR, "A text in the request holds the NUL "
                                "character (\\u0000), which this database cannot keep; "
                                "leave it out.")
+
+
+def _prepared(calls):
+    """[(operation, params, field filter)] of reading calls [(operation,
+    params)], their credential and field keys taken out of copies of their
+    params. Errors: ValueError for an operation that writes or checks
+    credentials itself."""
+    prepared = []
+    for operation, params in calls:
+        if operation.writes or operation.login == SELF:
+            raise ValueError(f"{operation.name} cannot run with others")
+        params = dict(params)
+        extract_credentials(params, {})
+        prepared.append((operation, params, _field_filter(params)))
+    return prepared
 
 
 def _field_filter(params):

@@ -43,6 +43,16 @@ def parameters(ctx, params):
                            if ctx.fields.wants(name)}}
 
 
+def page_settings(ctx, params):
+    """Every instance parameter as stored (secrets included), for the web
+    pages, which follow them themselves (cookie path, sign-in choices, user
+    menus ...): an operation only the pages run, in the snapshot of their
+    other reads, whose answer no caller is shown. Returns {name: string},
+    the process's copy at the call's catalog generation (never change it).
+    """
+    return ctx.cached("params", ctx.load_parameters)
+
+
 def update_parameters(ctx, params):
     """Change parameters (tweakparams only; Bugzilla has no such call: this
     one follows its update conventions).

@@ -6,6 +6,7 @@ plain text for old comments, the preference that the comment forms start
 with, the mail carrying the source text, and Preview that stores nothing."""
 
 import re
+import tracemalloc
 
 import pytest
 
@@ -63,10 +64,23 @@ HOSTILE = [
     "<form action=//evil><button formaction=javascript:alert(1)>x</button></form>",
     "| a | b |\n|---|---|\n| <script>alert(1)</script> | [x](javascript:alert(1)) |",
 ]
-# Nesting far beyond anything a person writes, within the comment size limit.
-DEEP = ["> " * 10000 + "x", "[" * 10000 + "x" + "]" * 10000, "*" * 30000 + "x" + "*" * 30000,
-        "- " * 10000 + "x", "<div>" * 10000, "`" * 30000,
-        "[a](" * 5000 + "x" + ")" * 5000, "\n".join("> " * n + "q" for n in range(0, 200))]
+
+
+def deep(n):
+    """Nesting far beyond anything a person writes (at n = 10,000, within the
+    comment size limit), and the runs of delimiters that cost the parser most
+    for their size."""
+    return ["> " * n + "x", "[" * n + "x" + "]" * n, "*" * (3 * n) + "x" + "*" * (3 * n),
+            "- " * n + "x", "<div>" * n, "`" * (3 * n), "[a](" * (n // 2) + "x" + ")" * (n // 2),
+            "\n".join("> " * k + "q" for k in range(0, n // 50)), "![" * n,
+            "*_" * n + "x"]
+
+
+DEEP = deep(10000)
+# What rendering may allocate at its peak for each character of a comment
+# (the worst, a run of emphasis delimiters, takes about 470 bytes): at the
+# 65,535-character limit of a comment, tens of megabytes at most.
+PEAK_BYTES_PER_CHARACTER = 600
 
 
 _TAG = re.compile(r"<\s*([a-zA-Z][a-zA-Z0-9]*)([^>]*)>")
@@ -115,6 +129,21 @@ def test_huge_nesting_is_bounded(text):
     assert html.count("<blockquote>") <= markup.MAX_NESTING
     assert html.count("<ul>") <= markup.MAX_NESTING
     assert len(html) <= 10 * len(text) + 100
+
+
+@pytest.mark.parametrize("text", deep(1000), ids=range(len(DEEP)))
+def test_huge_nesting_allocates_at_most_a_bounded_multiple_of_its_size(text):
+    """The peak of what rendering allocates (tracemalloc, which slows it
+    down: measured at a tenth of the size; the parse is linear, see the
+    token counts above) stays under PEAK_BYTES_PER_CHARACTER a character."""
+    markup.markdown_html(text, 1)
+    tracemalloc.start()
+    try:
+        markup.markdown_html(text, 1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= PEAK_BYTES_PER_CHARACTER * len(text) + 100_000, peak
 
 
 def test_markdown_makes_its_structure_and_references_still_link_but_not_in_code():
@@ -311,6 +340,35 @@ def test_mail_carries_the_source_text_of_a_markdown_comment(services, smtp):
     assert hostile in mail.get_content()
 
 
+def test_no_mail_of_hostile_markdown_has_anything_but_its_text(services, smtp):
+    """bugsvc's mail is plain text only (no HTML part, so nothing a mail
+    reader could run): the new bug's description, a comment, and the mail
+    of a person @mentioned, each carrying the source text as typed."""
+    use_smtp(services, smtp)
+    services.add_user("dev@example.com", real_name="Dana Dev")
+    services.add_user("quinn@example.com", real_name="Quinn Q A")
+    everything = "\n\n".join(HOSTILE)
+    bug_id = file_bug(services, assigned_to="dev@example.com", description=everything,
+                      is_markdown=True)
+    deliver(services)
+    comment = "@quinn@example.com " + everything
+    services.call(comment_service.add, {"id": bug_id, "comment": comment, "is_markdown": True},
+                  as_user=ADMIN)
+    services.call(comment_service.add, {"id": bug_id, "comment": DEEP[0], "is_markdown": True},
+                  as_user=ADMIN)
+    deliver(services)
+    to_dev, to_quinn = smtp.to("dev@example.com"), smtp.to("quinn@example.com")
+    assert len(to_dev) == 3 and [mail["X-Bugzilla-Reason"] for mail in to_quinn] == [
+        "Mentioned"]
+    for mail in to_dev + to_quinn:
+        assert [part.get_content_type() for part in mail.walk()] == ["text/plain"]
+    # (Tabs are expanded and long lines wrapped, as in the reference's mail.)
+    text = [mail.get_content().replace("\r\n", "\n") for mail in to_dev + to_quinn]
+    everything, comment = everything.expandtabs(), comment.expandtabs()
+    assert everything in text[0] and comment in text[1] and comment in text[3]
+    assert " ".join(DEEP[0].split()) in " ".join(text[2].split())
+
+
 def test_an_insider_sees_a_private_markdown_comment_rendered_others_do_not_see_it(
         app, world, services):
     services.call(comment_service.add, {"id": world.bug, "comment": "_hush_",
@@ -319,6 +377,85 @@ def test_an_insider_sees_a_private_markdown_comment_rendered_others_do_not_see_i
     assert "<em>hush</em>" in signed_in(app, INSIDER).get(f"/show_bug.cgi?id={world.bug}").text
     assert "hush" not in signed_in(app, PLAIN).get(f"/show_bug.cgi?id={world.bug}").text
     assert "hush" not in Browser(app).get(f"/show_bug.cgi?id={world.bug}").text
+
+
+_ELEMENT = re.compile(r"<\s*[a-zA-Z][^>]*>")
+_RUNS = re.compile(r"^<\s*(script|iframe|img|svg|math|style|object|embed|form|button|base|meta"
+                   r"|link)\b|\son[a-z]+\s*=|(href|src|action|formaction)\s*=\s*[\"']?\s*"
+                   r"(javascript|data|vbscript):", re.I)
+
+
+def runnable(html):
+    """The elements of `html` (its tags, not its text) that a browser would
+    run or load something for."""
+    return [tag for tag in _ELEMENT.findall(html) if _RUNS.search(tag)]
+
+
+def comment_region(page):
+    """The list of comments of a bug page, as HTML."""
+    start = page.index('<ol class="comments">')
+    return page[start:page.index("</ol>", start)]
+
+
+def markdown_blocks(html):
+    """The rendered Markdown texts (comments or previews) of `html`."""
+    return re.findall(r'<div class="comment-text markdown">(.*?)</div>', html, re.S)
+
+
+def test_every_hostile_comment_is_inert_on_the_bug_page_whoever_looks(app, world, services):
+    for text in HOSTILE:
+        services.call(comment_service.add, {"id": world.bug, "comment": text,
+                                            "is_markdown": True}, as_user=ADMIN)
+    services.call(comment_service.add, {"id": world.bug, "comment": "\n\n".join(HOSTILE),
+                                        "is_markdown": True, "is_private": True},
+                  as_user=INSIDER)
+    for who, shown in ((None, len(HOSTILE)), (PLAIN, len(HOSTILE)), (INSIDER, len(HOSTILE) + 1)):
+        browser = signed_in(app, who) if who else Browser(app)
+        page = browser.get(f"/show_bug.cgi?id={world.bug}").text
+        blocks = markdown_blocks(page)
+        assert len(blocks) == shown, who
+        for block in blocks:
+            assert_inert(block)
+        assert runnable(comment_region(page)) == []
+
+
+def test_huge_nesting_on_the_bug_page_is_shown_bounded_and_inert(app, world, services):
+    bug_id = file_bug(services, summary="Deep")
+    # A fifth of the size: the renderer's bounds at full size are above.
+    texts = deep(2000)
+    for text in texts:
+        services.call(comment_service.add, {"id": bug_id, "comment": text, "is_markdown": True},
+                      as_user=ADMIN)
+    page = Browser(app).get(f"/show_bug.cgi?id={bug_id}").text
+    blocks = markdown_blocks(page)
+    assert len(blocks) == len(texts)
+    for block in blocks:
+        assert_inert(block)
+        assert block.count("<blockquote>") <= markup.MAX_NESTING
+    assert runnable(comment_region(page)) == []
+
+
+def test_the_preview_and_render_comment_of_hostile_markdown_are_inert(app, world, services,
+                                                                      client):
+    browser = signed_in(app, PLAIN)
+    page = browser.get(f"/show_bug.cgi?id={world.bug}")
+    token = re.search(r'name="update_token" value="([^"]+)"', page.text).group(1)
+    before = _stored(services)
+    result = browser.post("/process_bug.cgi", {
+        "id": str(world.bug), "update_token": token, "comment": "\n\n".join(HOSTILE),
+        "comment_is_markdown": "1", "preview": "1"})
+    preview = result.text[result.text.index('id="comment-preview"'):result.text.index(
+        'id="comment"')]
+    [block] = markdown_blocks(preview)
+    assert_inert(block)
+    assert runnable(block) == []
+    assert _stored(services) == before
+    for text in HOSTILE:
+        resp = client.simulate_post("/rest/bug/comment/render",
+                                    json={"id": world.bug, "text": text, "is_markdown": True})
+        assert resp.status_code == 200
+        assert_inert(resp.json["html"])
+        assert runnable(resp.json["html"]) == [], text
 
 
 # Bug.render_comment ---------------------------------------------------------------------

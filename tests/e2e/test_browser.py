@@ -17,6 +17,7 @@ from browser_site import (
     all_of,
     bug_of,
     by,
+    check_every_state,
     choose,
     click_and_wait,
     every_page,
@@ -233,6 +234,9 @@ def test_people_menus_work_with_the_keyboard_and_pass_axe(site, driver):
                        "Your changes have been saved.")
         assert bug_of(site, bug_id)["assigned_to"] == PLAIN
         violations = {}
+        found = {}
+        check_every_state(driver, found, "the bug's menus of people")
+        violations.update((state, v) for state, v in found.items() if v)
         for path in (f"/show_bug.cgi?id={bug_id}", "/enter_bug.cgi?product=TestProduct",
                      "/userprefs.cgi?tab=email",
                      "/editcomponents.cgi?product=TestProduct&component=TestComponent"):

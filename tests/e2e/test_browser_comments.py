@@ -2,12 +2,23 @@
 writing a Markdown comment (hostile parts shown as text, nothing run),
 previewing it (in place with script, by a round trip without), @mentions
 linked, and editing one's own comment with its earlier text for insiders;
-axe-core finds no violation on any of these pages, at 1280 and 390 pixels."""
+axe-core finds no violation on any of these pages, at 1280 and 390 pixels,
+light and dark (browser_site.check_every_state)."""
 
 import pytest
 
-from browser_site import INSIDER, PLAIN, all_of, by, click_and_wait, file_bug, sign_in, sign_out
-from browser_support import axe_violations, navigate, new_driver, open_page, wait_for
+from browser_site import (
+    INSIDER,
+    PLAIN,
+    all_of,
+    by,
+    check_every_state,
+    click_and_wait,
+    file_bug,
+    sign_in,
+    sign_out,
+)
+from browser_support import navigate, new_driver, open_page, wait_for
 
 
 pytestmark = pytest.mark.slow
@@ -27,13 +38,6 @@ def driver_without_js(site, tmp_path_factory):
 @pytest.fixture(params=["javascript on", "javascript off"])
 def browser(request, driver, driver_without_js):
     return driver if request.param == "javascript on" else driver_without_js
-
-
-def axe_at_both_widths(browser, found, name):
-    for width in (1280, 390):
-        browser.set_window_size(width, 1000)
-        found[f"{name} at {width}"] = axe_violations(browser)
-    browser.set_window_size(1280, 1000)
 
 
 def test_a_markdown_comment_is_previewed_then_saved_and_runs_nothing(site, browser, driver):
@@ -59,7 +63,7 @@ def test_a_markdown_comment_is_previewed_then_saved_and_runs_nothing(site, brows
         " #comment-preview a[href^=\"javascript\"]').length") == 0
     assert by(browser, "#comment").get_attribute("value") == HOSTILE
     found = {}
-    axe_at_both_widths(browser, found, "preview")
+    check_every_state(browser, found, "preview")
     navigate(browser, by(browser, "#bottom button:not([name])").click,
              "the bug after saving", "Markdown sample")
     assert browser.title != "pwned" and "pwned" not in browser.execute_script(
@@ -70,7 +74,7 @@ def test_a_markdown_comment_is_previewed_then_saved_and_runs_nothing(site, brows
         "return document.querySelectorAll('.comment script, .comment img, .comment iframe,"
         " .comment [onerror], .comment [onclick], a[href^=\"javascript\"]').length") == 0
     assert 'class="mention"' in last and "bug 1</a>" in last
-    axe_at_both_widths(browser, found, "bug with a Markdown comment")
+    check_every_state(browser, found, "bug with a Markdown comment")
     assert {name: v for name, v in found.items() if v} == {}
     comments = site.rest("GET", f"/bug/{bug_id}/comment")["bugs"][str(bug_id)]["comments"]
     assert comments[-1]["is_markdown"] is True and comments[-1]["text"] == HOSTILE
@@ -92,7 +96,7 @@ def test_a_new_bugs_description_is_previewed_and_nothing_is_filed(site, browser,
     assert "<li>one</li>" in by(browser, "#comment-preview").get_attribute("innerHTML")
     assert by(browser, "#summary").get_attribute("value") == "Half typed"
     found = {}
-    axe_at_both_widths(browser, found, "new bug preview")
+    check_every_state(browser, found, "new bug preview")
     assert {name: v for name, v in found.items() if v} == {}
     assert len(site.rest("GET", "/bug", product="TestProduct")["bugs"]) == before
 
@@ -108,16 +112,16 @@ def test_a_member_edits_their_comment_and_an_insider_reads_the_old_text(site, br
                  "the bug after saving", "Teh typo")
         click_and_wait(browser, 'a[href^="/editcomment.cgi"]', "the edit form", "Edit comment")
         found = {}
-        axe_at_both_widths(browser, found, "edit form")
+        check_every_state(browser, found, "edit form")
         text = by(browser, "#comment")
         text.clear()
         text.send_keys("The typo, fixed")
         navigate(browser, by(browser, "#edit-comment button:not([name])").click,
                  "the bug after editing", "The typo, fixed")
         assert all_of(browser, ".comment .edited a")       # an insider: linked to the old text
-        axe_at_both_widths(browser, found, "bug with an edited comment")
+        check_every_state(browser, found, "bug with an edited comment")
         click_and_wait(browser, ".comment .edited a", "the earlier texts", "Teh typo")
-        axe_at_both_widths(browser, found, "earlier texts")
+        check_every_state(browser, found, "earlier texts")
         sign_out(browser, site)
         open_page(browser, f"{site.url}/show_bug.cgi?id={bug_id}", "The typo, fixed")
         assert [mark.text for mark in all_of(browser, ".comment .edited")] == ["Edited"]

@@ -330,6 +330,35 @@ def test_run_many_refuses_a_bad_token_and_counts_it(people):
                         " WHERE subject = 'address:192.0.2.7'") == [(1,)]
 
 
+def test_run_many_runs_the_reads_then_chooses_in_the_same_snapshot_trimmed_alike(people):
+    runner = people.runner
+    bug_id = file_bug(people)
+    key = people.api_key("plain@example.com")
+    seen = []
+
+    def then(results):
+        seen.append(results)
+        bug = results[0]["bugs"][0]
+        return [(OPERATIONS["Product.get"], {"names": [bug["product"]],
+                                             "include_fields": "name"}),
+                (OPERATIONS["User.whoami"], {})]
+    bugs, product, whoami = runner.run_many(
+        [(OPERATIONS["Bug.get"], {"ids": [bug_id], "include_fields": "id,product"})],
+        {"X-BUGZILLA-API-KEY": key}, "127.0.0.1", then=then)
+    assert len(seen) == 1 and seen[0][0]["bugs"][0]["product"] == "TestProduct"
+    assert bugs["bugs"] == [{"id": bug_id, "product": "TestProduct"}]
+    assert product["products"] == [{"name": "TestProduct"}]
+    assert whoami["login"] == "plain@example.com"
+    # What it adds follows the same rules: no write, each login rule.
+    with pytest.raises(ValueError):
+        runner.run_many([(OPERATIONS["Bugzilla.version"], {})], {}, "127.0.0.1",
+                        then=lambda results: [(OPERATIONS["Bug.update"], {})])
+    with pytest.raises(ServiceError) as caught:
+        runner.run_many([(OPERATIONS["Bugzilla.version"], {})], {}, "127.0.0.1",
+                        then=lambda results: [(OPERATIONS["User.whoami"], {})])
+    assert caught.value.code == 410
+
+
 def test_groups_the_caller_may_restrict_a_bug_to_are_offered(people):
     from bug_support import NA, SHOWN
     staff = people.query("SELECT id FROM groups WHERE name = 'staff'")[0][0]

@@ -66,22 +66,31 @@ class BugView:
             reads.append(("Bug.history", {"ids": [self.id]}))
         if call.token:
             reads.append(("Bug.edit_options", {"ids": [self.id]}))
-        results = call.read(*reads)
+        # The catalogue the form needs comes in the same snapshot.
+        results = call.read(*reads, then=lambda found: self._catalogue_reads(
+            found[0]["bugs"][0], found[-1]["bugs"][0] if call.token else None))
         self.bug = results[0]["bugs"][0]
         self.comments = results[1]["bugs"][str(self.id)]["comments"]
         self.attachments = results[2]["bugs"][str(self.id)]
         self.history = results[3]["bugs"][0]["history"] if with_history else None
         self.duplicates = self.bug.get("duplicates", [])
-        self.options = results[-1]["bugs"][0] if call.token else None
+        self.options = results[len(reads) - 1]["bugs"][0] if call.token else None
         self.custom_names = [name for name in self.bug if name.startswith("cf_")]
         self.fields, self.product, self.flag_types, self.products = {}, None, None, []
-        editing = self.options is not None and self.options["can_comment"]
-        if self.custom_names or editing:
-            self._read_catalogue(editing)
+        self._take_catalogue(results[len(reads):])
 
-    def _read_catalogue(self, editing):
-        bug = self.bug
-        names = list(self.custom_names) + (list(_STANDARD_SELECTS) if editing else [])
+    @staticmethod
+    def _catalogue_reads(bug, options):
+        """The reads [(name, params)] of the catalogue the page of `bug`
+        needs, given the visitor's edit `options` (None: not signed in): the
+        custom fields' definitions, and for a form the standard fields'
+        values, the product's components, versions and milestones, the flag
+        types and the products a bug may move to."""
+        custom_names = [name for name in bug if name.startswith("cf_")]
+        editing = options is not None and options["can_comment"]
+        if not custom_names and not editing:
+            return []
+        names = custom_names + (list(_STANDARD_SELECTS) if editing else [])
         reads = [("Bug.fields", {"names": names,
                                  "include_fields": "name,display_name,type,values.name,"
                                                    "values.is_active"})]
@@ -92,11 +101,16 @@ class BugView:
                                                          "versions.is_active,milestones.name,"
                                                          "milestones.is_active"}),
                       ("FlagType.get", {"product": bug["product"], "component": bug["component"]})]
-            if "product" in self.options["fields"]:
+            if "product" in options["fields"]:
                 reads.append(("Product.get", {"type": "enterable", "include_fields": "name"}))
-        results = self.call.read(*reads)
+        return reads
+
+    def _take_catalogue(self, results):
+        """Keep the answers of _catalogue_reads."""
+        if not results:
+            return
         self.fields = {field["name"]: field for field in results[0]["fields"]}
-        if editing:
+        if len(results) > 1:
             products = results[1]["products"]
             self.product = products[0] if products else None
             self.flag_types = results[2]

@@ -27,7 +27,8 @@ def install(env):
     """Add the filters and globals the templates use to Jinja environment `env`."""
     env.filters.update(when=when, day=day, comment_html=comment_html, person=person,
                        size=size, hours=hours)
-    env.globals.update(comment_list=comment_list, comment_text_html=comment_text_html)
+    env.globals.update(comment_list=comment_list, comment_text_html=comment_text_html,
+                       bug_links=bug_links)
     env.globals.update(inline_media=inline_media)
     env.globals.update(field_label=field_label)
     env.filters.update(labelled=labelled)
@@ -92,6 +93,16 @@ def comment_html(text, bug_id=None, is_markdown=False, people=None):
                                                dict(mentioned)))
         COMMENTS.put(key, html_text, sys.getsizeof(text) + sys.getsizeof(html_text))
     return html_text
+
+
+def bug_links(bug_ids):
+    """Bug numbers `bug_ids` as links to their pages, separated by commas,
+    or "None" shown as empty (markup built here: a bug's relations are on
+    every bug page)."""
+    if not bug_ids:
+        return Markup('<span class="empty">None</span>')
+    return Markup(", ".join(f'<a href="/show_bug.cgi?id={int(bug_id)}">{int(bug_id)}</a>'
+                            for bug_id in bug_ids))
 
 
 def comment_text_html(comment, bug_id, people=None):

@@ -170,6 +170,22 @@ def _templates():
     return _SHARED["env"], _SHARED["static"]
 
 
+# The digest of the last settings seen: they are the process's one copy
+# until a parameter (or the catalog) changes, so most pages find it here.
+_SETTINGS_DIGEST = (None, "")
+
+
+def settings_digest(settings):
+    """A digest of {name: value} `settings` (hex), standing for their values
+    in the keys of RENDERED."""
+    global _SETTINGS_DIGEST
+    known, digest = _SETTINGS_DIGEST
+    if settings is not known:
+        digest = hashlib.sha256(orjson.dumps(settings, option=orjson.OPT_SORT_KEYS)).hexdigest()
+        _SETTINGS_DIGEST = (settings, digest)
+    return digest
+
+
 class PageCall:
     """One request to a page: its visitor, the operations it runs as that
     visitor, and its answer.
@@ -198,7 +214,8 @@ class PageCall:
 
     def settings(self):
         """{name: value} of the instance parameters the pages follow (read
-        once per request)."""
+        once per request, with its first reads when it has any; shared:
+        never change it)."""
         if self._settings is None:
             self._settings = self.site.settings()
         return self._settings
@@ -238,26 +255,42 @@ class PageCall:
     def address(self):
         return self.req.context.client_address
 
-    def read(self, *calls):
+    def read(self, *calls, then=None):
         """Run reading operations [(name, params)] as the visitor in one
         snapshot; returns their results. The visitor's account comes with the
         first read. A session whose token is no longer valid (logged out
         elsewhere, expired, password changed, account disabled) ends: the
-        cookie is dropped and the reads run for an anonymous visitor."""
-        wanted = [(OPERATIONS.get(name) or PAGE_OPERATIONS[name], dict(params))
-                  for name, params in calls]
+        cookie is dropped and the reads run for an anonymous visitor.
+        then: called with the results of `calls` in the same snapshot,
+        returns more reads [(name, params)] whose results follow theirs."""
+        wanted = [(_operation(name), dict(params)) for name, params in calls]
         whoami = self.token is not None and not self._known
         if whoami:
             wanted.insert(0, (PAGE_OPERATIONS["Session.whoami"], {}))
+        # The parameters come with the first reads, in their snapshot,
+        # rather than in a transaction of their own.
+        with_settings = self._settings is None
+        if with_settings:
+            wanted.insert(0, (PAGE_OPERATIONS["Site.settings"], {}))
+        more = None
+        if then is not None:
+            skipped = int(with_settings) + int(whoami)
+
+            def more(results):
+                return [(_operation(name), dict(params))
+                        for name, params in then(results[skipped:])]
         try:
-            results = self.site.runner.run_many(wanted, self.headers, self.address, page=True)
+            results = self.site.runner.run_many(wanted, self.headers, self.address, page=True,
+                                                then=more)
         except CredentialsRefused:
-            return self._session_ended(calls)
+            return self._session_ended(calls, then)
         except ServiceError as error:
             if whoami and error.code in (errors.ACCOUNT_DISABLED, errors.USER_ERROR):
                 if not self._session_valid():
-                    return self._session_ended(calls)
+                    return self._session_ended(calls, then)
             raise
+        if with_settings:
+            self._settings = results.pop(0)
         if whoami:
             self.user = results.pop(0)
         self._known = True
@@ -280,17 +313,17 @@ class PageCall:
         except ServiceError:
             return False
 
-    def _session_ended(self, calls):
+    def _session_ended(self, calls, then=None):
         self.token = None
         self.user = None
         self.end_session()
         self.notice = NOTICES["session_ended"]
-        return self.read(*calls)
+        return self.read(*calls, then=then)
 
     def write(self, name, params):
         """Run writing operation `name` (of the interface's, or of the pages'
         own) as the visitor; returns its result."""
-        operation = OPERATIONS.get(name) or PAGE_OPERATIONS[name]
+        operation = _operation(name)
         return self.site.runner.run(operation, dict(params), self.headers, self.address,
                                     page=True)
 
@@ -440,8 +473,7 @@ class PageCall:
             here = self.req.path + url("", **read)
             # The settings decide the page too (kept as a digest: the key
             # holds no parameter's value, the SMTP password among them).
-            settings = hashlib.sha256(orjson.dumps(self.settings(),
-                                                   option=orjson.OPT_SORT_KEYS)).hexdigest()
+            settings = settings_digest(self.settings())
             key = hashlib.sha256(orjson.dumps([template, status, here, self.notice, same_as,
                                                settings],
                                               option=orjson.OPT_NON_STR_KEYS)).digest()
@@ -478,6 +510,11 @@ class PageCall:
         self.resp.content_type = "text/html; charset=UTF-8"
         self.resp.data = b""
         secure_page(self.resp, private=True)
+
+
+def _operation(name):
+    """The operation a page names: the interface's, or the pages' own."""
+    return OPERATIONS.get(name) or PAGE_OPERATIONS[name]
 
 
 def media_source(attachment_base):
