@@ -13,7 +13,8 @@ packages; the request files are the same for both. Each round measures
 both at concurrency 8, A first in odd rounds and B first in even ones; each
 round gives the ratio B / A of the rates, and the report shows the median,
 lowest and highest, with the median rate, latency and server CPU time per
-request of each side. Writes
+request of each side. Every request carries an API key, reads too, unless
+`--anonymous-reads` is given (as bench.paired). Writes
 bench/results/DATE-bugsN-ab.md and .json.
 """
 
@@ -24,7 +25,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .paired import PairedRun, add_round_options, run_and_save
+from .paired import PairedRun, add_key_option, add_round_options, run_and_save
 from .report import HEADLINE_CONCURRENCY
 from .run import ROOT, count_bugs, load_average, machine, measure, shown_path
 
@@ -36,7 +37,7 @@ def build_parser():
     import argparse
     parser = argparse.ArgumentParser(prog="python -m bench.ab",
                                      description=__doc__.split("\n")[0])
-    add_round_options(parser, "request threads per process")
+    add_key_option(add_round_options(parser, "request threads per process"))
     parser.add_argument("--other", required=True,
                         help="the other checkout (A): a folder holding its bugsvc.py")
     parser.add_argument("--scenarios", default=DEFAULT_SCENARIOS,
