@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 20
+SCHEMA_VERSION = 21
 
 
 class SchemaError(Exception):
@@ -192,6 +192,8 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 20: groups whose members are members of another group (editgroups.cgi's
     # inheritance, bugsvc/accounts/membership.py).
     20: _new_tables("group inheritance", "group_group_map"),
+    # 21: the counter of changes to who API keys sign in as (accounts/auth.py).
+    21: _new_tables("credential generation", "credential_generation"),
 }
 
 
