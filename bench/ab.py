@@ -86,7 +86,7 @@ def run(args, log=print):
                "bugs": count_bugs(paired.db_path), "driver": paired.driver,
                "duration_s": args.duration, "warmup_s": args.warmup, "rounds": args.rounds,
                "concurrency": HEADLINE_CONCURRENCY, "threads": args.threads,
-               "a": describe(other), "b": describe(ROOT), "scenarios": {}}
+               "keyed": paired.keyed, "a": describe(other), "b": describe(ROOT), "scenarios": {}}
     copies = {side: paired.work / f"{side}.sqlite" for side in ("a", "b")}
     for copy in copies.values():
         shutil.copyfile(paired.db_path, copy)
@@ -135,6 +135,8 @@ def markdown(results):
              f"{results['warmup_s']} s warm-up per side and scenario, concurrency "
              f"{results['concurrency']}, {results['threads']} threads, driver {results['driver']};"
              " both run at the same time and are measured in turn, A first in odd rounds",
+             "- " + ("an API key on every request, reads too" if results.get("keyed")
+                     else "reads anonymous, writes with API keys"),
              f"- load average before / after: {m.get('load_before')} / {m.get('load_after')}", "",
              "| scenario | B / A by round | median | lowest | highest | req/s A / B "
              "| p50 ms A / B | p99 ms A / B | CPU ms/req A / B |",
