@@ -14,7 +14,7 @@ a ratio, and the report shows their median, lowest and highest:
   (the 1.6x target).
 
 Every request carries an API key, reads too (`X-BUGZILLA-API-KEY`, one of
-the writers' keys the run creates), as issue 29's targets are set: an API
+the writers' keys the run creates), as the speed targets are set: an API
 client signs each request, so resolving the key is part of what a read
 costs. The ceiling gets the same header (it ignores it).
 `--anonymous-reads` sends reads without a key, as bench.run does (the
