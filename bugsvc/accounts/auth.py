@@ -431,38 +431,36 @@ class ApiKeyCache:
     MAX_KEYS = 10000
 
     def __init__(self):
-        self._generation = None
-        self._keys = {}
-        self._recorded = {}
+        # (generation, {digest: KnownKey}, {key id: last use recorded}),
+        # replaced as a whole, so a reader never pairs one generation with
+        # another's keys.
+        self._kept = (None, {}, {})
         self._lock = threading.Lock()
 
     def get(self, generation, digest):
         """The KnownKey of `digest` kept at `generation`, or None."""
-        if generation != self._generation:
-            return None
-        return self._keys.get(digest)
+        kept_at, keys, _ = self._kept
+        return keys.get(digest) if generation == kept_at else None
 
     def put(self, generation, digest, known):
-        """Keep `known` for `digest`, read at `generation` (a newer generation
-        drops every copy of older ones; an older one keeps nothing)."""
+        """Keep `known` for `digest`, read at `generation` (another
+        generation than the kept one's replaces every copy)."""
         with self._lock:
-            if self._generation is None or generation > self._generation:
-                self._generation, self._keys, self._recorded = generation, {}, {}
-            elif generation < self._generation:
-                return
-            if len(self._keys) >= self.MAX_KEYS:
-                self._keys, self._recorded = {}, {}
-            self._keys[digest] = known
+            kept_at, keys, recorded = self._kept
+            if generation != kept_at or len(keys) >= self.MAX_KEYS:
+                keys, recorded = {}, {}
+            keys[digest] = known
+            self._kept = (generation, keys, recorded)
 
     def last_use(self, known):
         """`known`'s last use: the one this process recorded since it was
         read, else the stored one."""
-        recorded = self._recorded.get(known.key_id)
+        recorded = self._kept[2].get(known.key_id)
         return known.last_used if recorded is None else recorded
 
     def recorded(self, key_id, stamp):
         """Note that the use of key `key_id` at `stamp` (stored form) was recorded."""
-        self._recorded[key_id] = stamp
+        self._kept[2][key_id] = stamp
 
 
 class Authenticator:

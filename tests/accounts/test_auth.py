@@ -7,6 +7,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from freezegun import freeze_time
 
+from bugsvc.accounts import auth
+
 
 PASSWORD = "carols-password"
 
@@ -358,3 +360,15 @@ def test_a_keys_use_is_recorded_at_most_once_a_minute(client, services, carol, c
         assert last_used() == "2026-05-01 12:01:15"
         assert own_account_seen(probe(client, carol, {"Bugzilla_api_key": carol_key}))
         assert last_used() == "2026-05-01 12:01:15"
+
+
+def test_the_kept_keys_are_those_of_one_generation():
+    kept = auth.ApiKeyCache()
+    first = auth.KnownKey(1, "caller at 5", None)
+    kept.put(5, "digest", first)
+    assert kept.get(5, "digest") is first
+    assert kept.get(6, "digest") is None and kept.get(4, "digest") is None
+    kept.put(6, "other", auth.KnownKey(2, "caller at 6", None))
+    assert kept.get(5, "digest") is None and kept.get(6, "digest") is None
+    kept.recorded(2, "2026-05-01 12:00:05")
+    assert kept.last_use(auth.KnownKey(2, "caller at 6", None)) == "2026-05-01 12:00:05"
