@@ -955,3 +955,30 @@ CREATE TABLE group_grants (
 );
 CREATE INDEX group_grants_grantor_idx ON group_grants (grantor_id, grant_type);
 -- END group grants
+
+-- BEGIN credential generation
+-- A counter that every change deciding who an API key signs in as moves on,
+-- whoever makes it (another server process too): a key revoked or given to
+-- another account, an account disabled, renamed or deleted, a membership,
+-- a group's name or a bless grant between groups. A serving process keeps
+-- the account behind each API key it resolved while the counter has not moved (accounts/auth.py), so a
+-- request reads this one row instead of the key, the account and its groups.
+-- Recording a key's last use does not move it.
+CREATE TABLE credential_generation (
+    id     INTEGER PRIMARY KEY CHECK (id = 1),
+    value  INTEGER NOT NULL
+);
+INSERT INTO credential_generation (id, value) VALUES (1, 0);
+CREATE TRIGGER api_keys_update_moves_credentials AFTER UPDATE OF user_id, key_hash, revoked ON api_keys BEGIN UPDATE credential_generation SET value = value + 1; END;
+CREATE TRIGGER api_keys_delete_moves_credentials AFTER DELETE ON api_keys BEGIN UPDATE credential_generation SET value = value + 1; END;
+CREATE TRIGGER users_update_moves_credentials AFTER UPDATE OF id, login, real_name, disabled_text ON users BEGIN UPDATE credential_generation SET value = value + 1; END;
+CREATE TRIGGER users_delete_moves_credentials AFTER DELETE ON users BEGIN UPDATE credential_generation SET value = value + 1; END;
+CREATE TRIGGER user_groups_insert_moves_credentials AFTER INSERT ON user_groups BEGIN UPDATE credential_generation SET value = value + 1; END;
+CREATE TRIGGER user_groups_update_moves_credentials AFTER UPDATE ON user_groups BEGIN UPDATE credential_generation SET value = value + 1; END;
+CREATE TRIGGER user_groups_delete_moves_credentials AFTER DELETE ON user_groups BEGIN UPDATE credential_generation SET value = value + 1; END;
+CREATE TRIGGER groups_update_moves_credentials AFTER UPDATE OF id, name ON groups BEGIN UPDATE credential_generation SET value = value + 1; END;
+CREATE TRIGGER groups_delete_moves_credentials AFTER DELETE ON groups BEGIN UPDATE credential_generation SET value = value + 1; END;
+CREATE TRIGGER group_grants_insert_moves_credentials AFTER INSERT ON group_grants BEGIN UPDATE credential_generation SET value = value + 1; END;
+CREATE TRIGGER group_grants_update_moves_credentials AFTER UPDATE ON group_grants BEGIN UPDATE credential_generation SET value = value + 1; END;
+CREATE TRIGGER group_grants_delete_moves_credentials AFTER DELETE ON group_grants BEGIN UPDATE credential_generation SET value = value + 1; END;
+-- END credential generation

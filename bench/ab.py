@@ -13,7 +13,8 @@ packages; the request files are the same for both. Each round measures
 both at concurrency 8, A first in odd rounds and B first in even ones; each
 round gives the ratio B / A of the rates, and the report shows the median,
 lowest and highest, with the median rate, latency and server CPU time per
-request of each side. Writes
+request of each side. Every request carries an API key, reads too, unless
+`--anonymous-reads` is given (as bench.paired). Writes
 bench/results/DATE-bugsN-ab.md and .json.
 """
 
@@ -24,7 +25,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .paired import PairedRun, add_round_options, run_and_save
+from .paired import PairedRun, add_key_option, add_round_options, run_and_save
 from .report import HEADLINE_CONCURRENCY
 from .run import ROOT, count_bugs, load_average, machine, measure, shown_path
 
@@ -36,7 +37,7 @@ def build_parser():
     import argparse
     parser = argparse.ArgumentParser(prog="python -m bench.ab",
                                      description=__doc__.split("\n")[0])
-    add_round_options(parser, "request threads per process")
+    add_key_option(add_round_options(parser, "request threads per process"))
     parser.add_argument("--other", required=True,
                         help="the other checkout (A): a folder holding its bugsvc.py")
     parser.add_argument("--scenarios", default=DEFAULT_SCENARIOS,
@@ -85,7 +86,7 @@ def run(args, log=print):
                "bugs": count_bugs(paired.db_path), "driver": paired.driver,
                "duration_s": args.duration, "warmup_s": args.warmup, "rounds": args.rounds,
                "concurrency": HEADLINE_CONCURRENCY, "threads": args.threads,
-               "a": describe(other), "b": describe(ROOT), "scenarios": {}}
+               "keyed": paired.keyed, "a": describe(other), "b": describe(ROOT), "scenarios": {}}
     copies = {side: paired.work / f"{side}.sqlite" for side in ("a", "b")}
     for copy in copies.values():
         shutil.copyfile(paired.db_path, copy)
@@ -134,6 +135,8 @@ def markdown(results):
              f"{results['warmup_s']} s warm-up per side and scenario, concurrency "
              f"{results['concurrency']}, {results['threads']} threads, driver {results['driver']};"
              " both run at the same time and are measured in turn, A first in odd rounds",
+             "- " + ("an API key on every request, reads too" if results.get("keyed")
+                     else "reads anonymous, writes with API keys"),
              f"- load average before / after: {m.get('load_before')} / {m.get('load_after')}", "",
              "| scenario | B / A by round | median | lowest | highest | req/s A / B "
              "| p50 ms A / B | p99 ms A / B | CPU ms/req A / B |",

@@ -13,6 +13,16 @@ a ratio, and the report shows their median, lowest and highest:
 - the service with --workers 2 against --workers 1, for the read scenarios
   (the 1.6x target).
 
+Every request carries an API key, reads too (`X-BUGZILLA-API-KEY`, one of
+the writers' keys the run creates), as the speed targets are set: an API
+client signs each request, so resolving the key is part of what a read
+costs. The ceiling gets the same header (it ignores it).
+`--anonymous-reads` sends reads without a key, as bench.run does (the
+figures of runs before 2026-11-27 were measured so). Each round also
+records both servers' CPU time per request and the second's p50 and p99;
+the table shows their medians and whether p99 is within P99_TARGET times
+p50.
+
 Writes bench/results/DATE-bugsN-paired.md and .json.
 """
 
@@ -46,6 +56,7 @@ from .seed import default_db_path
 SHARE_TARGETS = {"bug_get": 0.50, "search": 0.15, "comment_add": 0.30}
 SCALING_SCENARIOS = ("bug_get", "search", "comments")
 SCALING_TARGET = 1.6
+P99_TARGET = 5.0
 
 
 class PairedRun:
@@ -62,9 +73,16 @@ class PairedRun:
         self.workload = scenarios.Workload.from_db(self.db_path, random.Random(args.seed))
         self.files = {}
 
+    @property
+    def keyed(self):
+        """True when every request carries an API key (--anonymous-reads not given)."""
+        return not getattr(self.args, "anonymous_reads", True)
+
     def request_file(self, name):
         if name not in self.files:
             requests = scenarios.requests_for(name, self.workload, self.args.seed)
+            if self.keyed:
+                requests = scenarios.keyed(requests, self.workload.keys, self.args.seed)
             self.files[name] = scenarios.write_request_file(self.work / f"{name}.txt", requests)
         return self.files[name]
 
@@ -87,16 +105,24 @@ class PairedRun:
             ratio = b["rps"] / a["rps"] if a["rps"] else 0.0
             rounds.append({"first_rps": a["rps"], "second_rps": b["rps"], "ratio": round(ratio, 3),
                            "second_p50_ms": b["p50_ms"], "second_p99_ms": b["p99_ms"],
-                           "second_errors": b["errors"]})
+                           "second_errors": b["errors"],
+                           "first_cpu_ms": a.get("cpu_ms_per_request"),
+                           "second_cpu_ms": b.get("cpu_ms_per_request")})
             self.log(f"  {label} round {number + 1}: {a['rps']:,.0f} / {b['rps']:,.0f} req/s"
                      f" -> {ratio:.3f}")
         return rounds
 
 
 def summary(rounds):
+    """Median, lowest and highest ratio of `rounds`, with the medians of the
+    second server's p50, p99 and of both servers' CPU time per request."""
     ratios = [r["ratio"] for r in rounds]
-    return {"median": round(statistics.median(ratios), 3), "lowest": min(ratios),
-            "highest": max(ratios)}
+    result = {"median": round(statistics.median(ratios), 3), "lowest": min(ratios),
+              "highest": max(ratios)}
+    for key in ("second_p50_ms", "second_p99_ms", "first_cpu_ms", "second_cpu_ms"):
+        values = [r[key] for r in rounds if r.get(key) is not None]
+        result[key] = round(statistics.median(values), 3) if values else None
+    return result
 
 
 def run(args, log=print):
@@ -107,7 +133,7 @@ def run(args, log=print):
                "bugs": count_bugs(paired.db_path), "driver": paired.driver,
                "duration_s": args.duration, "warmup_s": args.warmup, "rounds": args.rounds,
                "concurrency": HEADLINE_CONCURRENCY, "threads": args.threads,
-               "shares": {}, "scaling": {}}
+               "keyed": paired.keyed, "shares": {}, "scaling": {}}
     servers = []
     try:
         ceiling = paired.start("ceiling", ["-m", "bench.ceiling"])
@@ -142,6 +168,8 @@ def markdown(results):
              f"{results['warmup_s']} s warm-up per server, concurrency "
              f"{results['concurrency']}, {results['threads']} threads, driver {results['driver']};"
              " the servers compared run at the same time and are measured in turn",
+             "- " + ("an API key on every request, reads too" if results.get("keyed")
+                     else "reads anonymous, writes with API keys"),
              f"- load average before / after: {m.get('load_before')} / {m.get('load_after')}", "",
              "| ratio | rounds (req/s: first / second -> ratio) | median | lowest | highest "
              "| target | met (median) |",
@@ -153,7 +181,28 @@ def markdown(results):
     for scenario, figures in results["scaling"].items():
         lines.append(_row(f"{scenario}: --workers 2 / 1", figures, f"{SCALING_TARGET}x",
                           figures["median"] >= SCALING_TARGET))
+    lines += ["", "Medians of the rounds: the second server's latency and both servers' CPU "
+              f"time per request (p99 within {P99_TARGET:g} times p50 wanted).", "",
+              "| measurement | p50 ms | p99 ms | p99 / p50 | within | CPU ms/req, first / second |",
+              "|---|---:|---:|---:|---|---:|"]
+    for kind, label in (("shares", "{} / ceiling"), ("scaling", "{}: --workers 2 / 1")):
+        for scenario, figures in results[kind].items():
+            lines.append(_latency_row(label.format(scenario), figures))
     return "\n".join(lines) + "\n"
+
+
+def _latency_row(label, figures):
+    p50, p99 = figures.get("second_p50_ms"), figures.get("second_p99_ms")
+    spread = p99 / p50 if p50 and p99 is not None else None
+    within = "" if spread is None else ("yes" if spread <= P99_TARGET else "**no**")
+    cpu = " / ".join("-" if value is None else f"{value:.2f}"
+                     for value in (figures.get("first_cpu_ms"), figures.get("second_cpu_ms")))
+    return (f"| {label} | {_or_dash(p50)} | {_or_dash(p99)} "
+            f"| {'-' if spread is None else f'{spread:.1f}'} | {within} | {cpu} |")
+
+
+def _or_dash(value):
+    return "-" if value is None else f"{value:.2f}"
 
 
 def _row(label, figures, target, met, percent=False):
@@ -183,10 +232,17 @@ def add_round_options(parser, threads_help):
     return parser
 
 
+def add_key_option(parser):
+    """Add --anonymous-reads (see the module's docstring) to `parser`."""
+    parser.add_argument("--anonymous-reads", action="store_true",
+                        help="send reads without an API key (default: every request has one)")
+    return parser
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="python -m bench.paired",
                                      description=__doc__.split("\n")[0])
-    return add_round_options(parser, "request threads per process")
+    return add_key_option(add_round_options(parser, "request threads per process"))
 
 
 def run_and_save(args, run_rounds, markdown_of, prog, suffix):

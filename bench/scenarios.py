@@ -16,8 +16,10 @@ from . import corpus
 
 
 REQUESTS_PER_FILE = 10000
-# Reads are anonymous, as most traffic of a public tracker; writes use API keys
-# of accounts in editbugs; the home page is a signed-in one's (a session).
+# Reads are anonymous, as most traffic of a public tracker, unless a run puts
+# keys on them (keyed: bench.paired and bench.ab do by default); writes use
+# API keys of accounts in editbugs; the home page is a signed-in one's (a
+# session).
 WRITERS = 8
 # The page scenarios: a bug with this many comments, lists of this many bugs.
 BIG_BUG_COMMENTS = 1000
@@ -297,6 +299,18 @@ def requests_for(name, workload, seed, available=(), count=REQUESTS_PER_FILE):
         result += [BY_NAME[part].make(workload, rng) for _ in range(round(count * share / 100))]
     rng.shuffle(result)
     return result
+
+
+def keyed(requests, keys, seed):
+    """`requests` with an API key on each that carries none (writes keep
+    theirs; a session cookie stays): reads as an API client that signs
+    every request sends them. The key of each is one of `keys` (the
+    writers'), picked at random with `seed`."""
+    if not keys:
+        raise ValueError("no API keys to put on the requests: the database has no writer")
+    rng = random.Random(seed)
+    return [(method, target, key or rng.choice(keys), body)
+            for method, target, key, body in requests]
 
 
 def write_request_file(path, requests):

@@ -1,5 +1,6 @@
 """Date and time in and out: UTC inside, `YYYY-MM-DDTHH:MM:SSZ` outside."""
 
+import functools
 import re
 from datetime import datetime, timedelta, timezone
 
@@ -14,8 +15,12 @@ _INPUT = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=1024)
 def to_db(moment):
-    """Store form of an aware or naive-UTC datetime: 'YYYY-MM-DD HH:MM:SS' in UTC."""
+    """Store form of an aware or naive-UTC datetime: 'YYYY-MM-DD HH:MM:SS' in UTC.
+    (Kept for the last 1,024 moments: a call stamps its rows with one
+    `now` several times. Equal aware moments give the same form whatever
+    their zone; a naive one never equals an aware one.)"""
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
     return moment.strftime(_DB_FORMAT)

@@ -48,6 +48,7 @@ from ..errors import (
     USER_ERROR,
     ServiceError,
 )
+from ..store import cache
 from . import second_factor, sudo
 from .caller import ANONYMOUS, load_caller
 
@@ -402,17 +403,79 @@ class SecretUse:
     ident: object
 
 
+@dataclass(frozen=True)
+class KnownKey:
+    """A valid API key resolved earlier: its id, the Caller it signs in as
+    and its last use as stored when it was read ('YYYY-MM-DD HH:MM:SS' or None)."""
+    key_id: int
+    caller: object
+    last_used: str | None
+
+
+class ApiKeyCache:
+    """The API keys a serving process resolved, by the SHA-256 digest of
+    the secret (never the secret), each good at the credential generation it
+    was read at (store/cache.py): a request reads that one counter in its own
+    transaction and uses what is kept at it, so a key revoked or an account
+    disabled, renamed or changed in its groups by any process is refused or
+    seen as it now is on the next request. Keys that are not valid are never
+    kept (each is checked, refused and throttled as before). At most
+    MAX_KEYS are kept; past that the copies start afresh.
+
+    The minute each key's use was last recorded by this process is kept
+    beside it, so that a use is recorded at most once a minute as before
+    (a use recorded in a call that was then rolled back is recorded again
+    a minute later at the latest).
+    """
+
+    MAX_KEYS = 10000
+
+    def __init__(self):
+        # (generation, {digest: KnownKey}, {key id: last use recorded}),
+        # replaced as a whole, so a reader never pairs one generation with
+        # another's keys.
+        self._kept = (None, {}, {})
+        self._lock = threading.Lock()
+
+    def get(self, generation, digest):
+        """The KnownKey of `digest` kept at `generation`, or None."""
+        kept_at, keys, _ = self._kept
+        return keys.get(digest) if generation == kept_at else None
+
+    def put(self, generation, digest, known):
+        """Keep `known` for `digest`, read at `generation` (another
+        generation than the kept one's replaces every copy)."""
+        with self._lock:
+            kept_at, keys, recorded = self._kept
+            if generation != kept_at or len(keys) >= self.MAX_KEYS:
+                keys, recorded = {}, {}
+            keys[digest] = known
+            self._kept = (generation, keys, recorded)
+
+    def last_use(self, known):
+        """`known`'s last use: the one this process recorded since it was
+        read, else the stored one."""
+        recorded = self._kept[2].get(known.key_id)
+        return known.last_used if recorded is None else recorded
+
+    def recorded(self, key_id, stamp):
+        """Note that the use of key `key_id` at `stamp` (stored form) was recorded."""
+        self._kept[2][key_id] = stamp
+
+
 class Authenticator:
     """Turns presented credentials into a Caller, throttling failures.
 
     cost: the scrypt factors of new password hashes; stored hashes below
-    them are replaced at the next successful sign-in.
+    them are replaced at the next successful sign-in. API keys resolved are
+    kept per process (ApiKeyCache).
     """
 
     def __init__(self, db, cost=ScryptCost()):
         self.db = db
         self.cost = cost
         self._throwaway = None
+        self.api_keys = ApiKeyCache()
 
     def hash_password(self, password):
         """The stored form of a new password, at this instance's scrypt cost."""
@@ -715,15 +778,16 @@ class Authenticator:
         transaction is over; ServiceError 301 disabled account, 32000 a key
         or token that is not valid while its address waits (not counted).
         """
-        acting = None
+        acting = caller = None
         if creds.api_key:
-            user_id, use = self._check_api_key(conn, creds.api_key, ip_address, now)
+            caller, use = self._check_api_key(conn, creds.api_key, ip_address, now)
         else:
             user_id, use, acting = self._check_token(conn, creds.token, ip_address, now)
         if use is not None and may_write:
             self._record_use(conn, use, ip_address, now)
             use = None
-        caller = load_caller(conn, user_id)
+        if caller is None:
+            caller = load_caller(conn, user_id)
         if caller is None:
             raise ServiceError(USER_ERROR, "The login token or cookie you provided is not valid.")
         if creds.page_session and acting is not None:
@@ -767,11 +831,12 @@ class Authenticator:
             with attempt as conn:
                 self._record_use(conn, use, ip_address, now)
 
-    @staticmethod
-    def _record_use(conn, use, ip_address, now):
+    def _record_use(self, conn, use, ip_address, now):
         if use.kind == "api_key":
+            stamp = dates.to_db(now)
             conn.execute("UPDATE api_keys SET last_used = ?, last_used_ip = ? WHERE id = ?",
-                         (dates.to_db(now), ip_address, use.ident))
+                         (stamp, ip_address, use.ident))
+            self.api_keys.recorded(use.ident, stamp)
         else:
             conn.execute("UPDATE login_tokens SET last_used = ? WHERE token_hash = ?",
                          (dates.to_db(now), use.ident))
@@ -794,11 +859,29 @@ class Authenticator:
         return last_used is None or last_used[:16] != dates.to_db(now)[:16]
 
     def _check_api_key(self, conn, key, ip_address, now):
-        """(account id, SecretUse when its use is due to be recorded)."""
+        """(the Caller of API key `key`, or None when its account is gone;
+        SecretUse when its use is due to be recorded). A key this process
+        resolved at the credential generation `conn` sees is not read again
+        (ApiKeyCache); the generation is read before the key, so a key kept
+        is never older than that generation."""
+        digest = secret_hash(key)
+        generation = cache.credential_generation(conn)
+        known = self.api_keys.get(generation, digest)
+        if known is None:
+            known = self._read_api_key(conn, digest, ip_address, now)
+            if known.caller is not None:
+                self.api_keys.put(generation, digest, known)
+        last_used = self.api_keys.last_use(known)
+        use = SecretUse("api_key", known.key_id) if self._due(last_used, now) else None
+        return known.caller, use
+
+    def _read_api_key(self, conn, digest, ip_address, now):
+        """The KnownKey of the API key whose SHA-256 is `digest`, read on `conn`.
+        Errors: as identify's for a key."""
         row = conn.execute("SELECT k.id, k.user_id, k.key_hash, k.revoked, k.last_used,"
                            " u.disabled_text FROM api_keys k JOIN users u ON u.id = k.user_id"
-                           " WHERE k.key_hash = ?", (secret_hash(key),)).fetchone()
-        if row is None or not hmac.compare_digest(row["key_hash"], secret_hash(key)):
+                           " WHERE k.key_hash = ?", (digest,)).fetchone()
+        if row is None or not hmac.compare_digest(row["key_hash"], digest):
             self._refuse(conn, ip_address, now, API_KEY_NOT_VALID,
                          "The API key you specified is invalid.")
         if row["revoked"]:
@@ -807,8 +890,7 @@ class Authenticator:
         if row["disabled_text"]:
             raise ServiceError(ACCOUNT_DISABLED,
                                "Your account has been disabled: " + row["disabled_text"])
-        use = SecretUse("api_key", row["id"]) if self._due(row["last_used"], now) else None
-        return row["user_id"], use
+        return KnownKey(row["id"], load_caller(conn, row["user_id"]), row["last_used"])
 
     def _check_token(self, conn, token, ip_address, now):
         """(account id, SecretUse when its use is due to be recorded, the

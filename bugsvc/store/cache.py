@@ -25,6 +25,14 @@ def generation(conn: Connection) -> int:
     return conn.execute("SELECT value FROM catalog_generation WHERE id = 1").fetchone()[0]
 
 
+def credential_generation(conn: Connection) -> int:
+    """The credential generation the connection's transaction sees: moved
+    by every change deciding who an API key signs in as (schema.sql's
+    credential generation section; accounts/auth.py keeps what it resolved
+    at one generation)."""
+    return conn.execute("SELECT value FROM credential_generation WHERE id = 1").fetchone()[0]
+
+
 class CatalogCache:
     """The copies of one process, for the newest generation seen."""
 

@@ -26,9 +26,9 @@ from .location import Location, open_database
 from .schema import SCHEMA_VERSION, SchemaError, bring_up_to_date, schema_sql
 
 
-# The counter of catalogue changes (cache.py) is copied after every other
-# table, whose inserts move the target's own counter.
-_LAST = ("catalog_generation",)
+# The counters of catalogue and credential changes (cache.py) are copied
+# after every other table, whose inserts move the target's own counters.
+_LAST = ("catalog_generation", "credential_generation")
 BATCH = 2000
 
 

@@ -2,8 +2,12 @@
 body, the headers, precedence, failures that are never anonymous, and no
 secret kept or echoed in clear."""
 
+from datetime import datetime, timedelta, timezone
+
 import pytest
 from freezegun import freeze_time
+
+from bugsvc.accounts import auth
 
 
 PASSWORD = "carols-password"
@@ -304,3 +308,67 @@ def test_database_holds_no_key_token_or_password_in_clear(client, services, admi
     for secret in (admin_key, new_key, token, token.split("-", 1)[1], "EvesClearPassword",
                    "EvesSecondPassword", "EvesWrongPassword", "admin-password"):
         assert secret not in stored, secret
+
+
+# The accounts behind API keys, kept per process -----------------------------------
+
+@pytest.mark.parametrize("change, code", [
+    ("UPDATE api_keys SET revoked = 1 WHERE user_id = ?", 306),
+    ("UPDATE users SET disabled_text = 'Suspended' WHERE id = ?", 301),
+    ("DELETE FROM api_keys WHERE user_id = ?", 306),
+])
+def test_a_key_used_before_is_refused_once_changed_behind_the_process(client, services, carol,
+                                                                     carol_key, change, code):
+    """The change is made on the database directly, as another server process
+    would: the next call reads the key's account afresh."""
+    for _ in range(2):
+        assert own_account_seen(probe(client, carol, {"Bugzilla_api_key": carol_key}))
+    with services.db.transaction(write=True) as conn:
+        conn.execute(change, (carol,))
+    resp = probe(client, carol, {"Bugzilla_api_key": carol_key})
+    assert resp.json["code"] == code
+
+
+def test_a_key_used_before_signs_in_as_its_account_now_is(client, services, carol, carol_key):
+    def whoami():
+        resp = client.simulate_get("/rest/whoami", params={"Bugzilla_api_key": carol_key})
+        assert resp.status_code == 200, resp.json
+        return resp.json["real_name"], "admin" in resp.json["groups"]
+    assert whoami() == ("Carol", False)
+    with services.db.transaction(write=True) as conn:
+        conn.execute("UPDATE users SET real_name = 'Carol Ann' WHERE id = ?", (carol,))
+        conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
+                     " SELECT ?, id, 0, 0 FROM groups WHERE name = 'admin'", (carol,))
+    assert whoami() == ("Carol Ann", True)
+    with services.db.transaction(write=True) as conn:
+        conn.execute("DELETE FROM user_groups WHERE user_id = ?", (carol,))
+    assert whoami() == ("Carol Ann", False)
+
+
+def test_a_keys_use_is_recorded_at_most_once_a_minute(client, services, carol, carol_key):
+    def last_used():
+        return services.query("SELECT last_used FROM api_keys WHERE user_id = ?", (carol,))[0][0]
+    start = datetime(2026, 5, 1, 12, 0, 5, tzinfo=timezone.utc)
+    with freeze_time(start) as clock:
+        assert own_account_seen(probe(client, carol, {"Bugzilla_api_key": carol_key}))
+        assert last_used() == "2026-05-01 12:00:05"
+        clock.move_to(start + timedelta(seconds=50))           # the same minute: not again
+        assert own_account_seen(probe(client, carol, {"Bugzilla_api_key": carol_key}))
+        assert last_used() == "2026-05-01 12:00:05"
+        clock.move_to(start + timedelta(seconds=70))
+        assert own_account_seen(probe(client, carol, {"Bugzilla_api_key": carol_key}))
+        assert last_used() == "2026-05-01 12:01:15"
+        assert own_account_seen(probe(client, carol, {"Bugzilla_api_key": carol_key}))
+        assert last_used() == "2026-05-01 12:01:15"
+
+
+def test_the_kept_keys_are_those_of_one_generation():
+    kept = auth.ApiKeyCache()
+    first = auth.KnownKey(1, "caller at 5", None)
+    kept.put(5, "digest", first)
+    assert kept.get(5, "digest") is first
+    assert kept.get(6, "digest") is None and kept.get(4, "digest") is None
+    kept.put(6, "other", auth.KnownKey(2, "caller at 6", None))
+    assert kept.get(5, "digest") is None and kept.get(6, "digest") is None
+    kept.recorded(2, "2026-05-01 12:00:05")
+    assert kept.last_use(auth.KnownKey(2, "caller at 6", None)) == "2026-05-01 12:00:05"

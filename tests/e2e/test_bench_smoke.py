@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import run as bench_run, seed as seeding
+from bench import run as bench_run, scenarios, seed as seeding
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -140,6 +140,7 @@ def test_paired_run_reports_every_ratio_with_its_rounds(tmp_path, tiny_db):
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
     results = json.loads((tmp_path / "paired.json").read_text())
+    assert results["keyed"] is True          # an API key on every request, reads too
     assert set(results["shares"]) == {"bug_get", "search", "comment_add"}
     assert set(results["scaling"]) == {"bug_get", "search", "comments"}
     for figures in [*results["shares"].values(), *results["scaling"].values()]:
@@ -147,8 +148,20 @@ def test_paired_run_reports_every_ratio_with_its_rounds(tmp_path, tiny_db):
         assert measured["first_rps"] > 0 and measured["second_rps"] > 0
         assert measured["second_errors"] == 0
         assert figures["median"] == measured["ratio"] > 0
+        assert figures["second_cpu_ms"] > 0 and figures["second_p99_ms"] >= figures["second_p50_ms"]
     table = (tmp_path / "paired.md").read_text()
     assert "| bug_get / ceiling |" in table and "| search: --workers 2 / 1 |" in table
+    assert "an API key on every request, reads too" in table
+
+
+def test_keyed_requests_carry_a_key_and_keep_the_writers_own():
+    requests = [("GET", "/rest/bug/1", "", ""), ("POST", "/rest/bug/1/comment", "mine", "{}"),
+                ("GET", "/index.cgi", "session:1-abc", "")]
+    keyed = scenarios.keyed(requests, ["k1", "k2"], seed=1)
+    assert keyed[0][2] in ("k1", "k2") and keyed[0][:2] == requests[0][:2]
+    assert keyed[1:] == requests[1:]
+    with pytest.raises(ValueError):
+        scenarios.keyed(requests, [], seed=1)
 
 
 def test_scale_run_measures_two_databases_in_turn(tmp_path, tiny_db):

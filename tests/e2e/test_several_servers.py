@@ -132,6 +132,53 @@ def test_accounts_and_keys_changed_through_one_server_are_seen_by_the_other(pair
     assert (status, body["code"]) == (401, 301), body
 
 
+def own_account(server, key):
+    """(real name, sorted group names) of the account behind `key`, as `server` answers."""
+    status, body, _ = server.call("GET", "/rest/whoami", as_key(key))
+    assert status == 200, body
+    return body["real_name"], sorted(body["groups"])
+
+
+def test_who_a_kept_key_signs_in_as_follows_changes_made_by_the_other(pair):
+    """Each server keeps the account behind an API key it resolved; a change
+    through the other server to the account, its groups or the key shows on
+    the next request."""
+    first, second, admin = pair
+    carol_id, key_id, key = add_carol(first, admin)
+    status, body, _ = first.call("POST", "/rest/group", as_key(admin), {
+        "name": "testers", "description": "Testers", "is_active": True})
+    assert status == 201, body
+    group_id = body["id"]
+    name, groups = own_account(second, key)
+    assert name == "" and "testers" not in groups
+
+    status, body, _ = first.call("PUT", f"/rest/user/{carol_id}", as_key(admin),
+                                 {"full_name": "Carol Ann", "groups": {"add": ["testers"]}})
+    assert status == 200, body
+    assert own_account(second, key) == ("Carol Ann", sorted(groups + ["testers"]))
+
+    # A group renamed through the first is named anew by the second.
+    status, body, _ = first.call("PUT", f"/rest/group/{group_id}", as_key(admin),
+                                 {"name": "quality"})
+    assert status == 200, body
+    assert own_account(second, key) == ("Carol Ann", sorted(groups + ["quality"]))
+
+    # Left through the second: the first, which resolved her key too, sees it.
+    assert own_account(first, key) == ("Carol Ann", sorted(groups + ["quality"]))
+    status, body, _ = second.call("PUT", f"/rest/user/{carol_id}", as_key(admin),
+                                  {"groups": {"remove": ["quality"]}})
+    assert status == 200, body
+    assert own_account(first, key) == ("Carol Ann", groups)
+
+    # Revoked through the first after the second used it many times: refused.
+    for _ in range(3):
+        assert own_account(second, key)[0] == "Carol Ann"
+    status, body, _ = first.call("PUT", f"/rest/api_key/{key_id}", as_key(admin),
+                                 {"revoked": True})
+    assert status == 200, body
+    assert whoami(second, as_key(key)) == (400, 306)
+
+
 def test_wrong_passwords_are_counted_by_both_servers_together(pair):
     first, second, admin = pair
     add_carol(first, admin)

@@ -72,7 +72,9 @@ def _without_comments(sql: str) -> str:
 _COLUMN = re.compile(r"^(\s*)(\w+)(\s+)(INTEGER|TEXT|REAL|BLOB)\b(.*)$", re.S | re.I)
 _TYPES = {"INTEGER": "BIGINT", "TEXT": 'TEXT COLLATE "C"', "REAL": "DOUBLE PRECISION",
           "BLOB": "BYTEA"}
-_TRIGGER = re.compile(r"^CREATE TRIGGER (\w+) (AFTER|BEFORE) (INSERT|UPDATE|DELETE) ON (\w+)\s+"
+# A trigger's event may name the columns whose update fires it (UPDATE OF a, b).
+_TRIGGER = re.compile(r"^CREATE TRIGGER (\w+) (AFTER|BEFORE)"
+                      r" (INSERT|UPDATE(?: OF \w+(?:, \w+)*)?|DELETE) ON (\w+)\s+"
                       r"(?:FOR EACH ROW\s+)?BEGIN\s+(.*?);?\s*END;?$", re.S | re.I)
 _CREATE_TABLE = re.compile(r"^CREATE TABLE (\w+) \((.*)\)\s*;?$", re.S | re.I)
 _ADD_COLUMN = re.compile(r"^(ALTER TABLE \w+ ADD COLUMN )(.*?);?$", re.S | re.I)
