@@ -141,14 +141,13 @@ class PostgresDatabase(db.Database[PgConnection]):
             yield PgConnection(raw, self.dialect)
 
     def _begin(self, conn: PgConnection, mode: str) -> None:
-        conn.raw.execute(_BEGINS[mode])
+        conn.begin(_BEGINS[mode])
 
     def _commit(self, conn: PgConnection) -> None:
-        conn.raw.execute("COMMIT")
+        conn.end("COMMIT")
 
     def _rollback(self, conn: PgConnection) -> None:
-        if not conn.raw.closed:
-            conn.raw.execute("ROLLBACK")
+        conn.end("ROLLBACK")
 
     def _retryable(self, exc: BaseException) -> bool:
         return getattr(exc, "sqlstate", None) in _RETRYABLE
@@ -169,6 +168,7 @@ class PostgresDatabase(db.Database[PgConnection]):
         conn = self.connect()
         try:
             with self._transaction_on(conn, _BULK):
+                conn.begun()
                 conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (_INSTALL_LOCK,))
                 conn.raw.execute("SET CONSTRAINTS ALL DEFERRED")
                 yield conn
