@@ -24,9 +24,12 @@ if TYPE_CHECKING:
 
 class OnPsycopg(Protocol):
     """A connection of this engine (connection.py's PgConnection, which
-    imports this module): its psycopg connection is `raw`."""
+    imports this module): its psycopg connection is `raw`, on which its
+    transaction's BEGIN is sent by `begun()` (before the first statement)."""
 
     raw: psycopg.Connection[Any]
+
+    def begun(self) -> bool: ...
 
 
 def _pg(conn: Connection) -> OnPsycopg:
