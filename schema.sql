@@ -936,3 +936,15 @@ CREATE TABLE group_group_map (
 );
 CREATE INDEX group_group_map_grantor_idx ON group_group_map (grantor_id);
 -- END group inheritance
+
+-- BEGIN replica waits
+-- Read replicas (PostgreSQL's streaming replicas, --db-replica): where the
+-- primary's write-ahead log stood (bytes from its start) after each
+-- account's last write, so that its next reads come from a replica only
+-- once that replica has replayed so far (read-your-writes, across every
+-- server process). Unused without replicas.
+CREATE TABLE replica_waits (
+    user_id  INTEGER PRIMARY KEY,
+    lsn      INTEGER NOT NULL
+);
+-- END replica waits

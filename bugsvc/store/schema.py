@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 20
+SCHEMA_VERSION = 21
 
 
 class SchemaError(Exception):
@@ -192,6 +192,9 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 20: groups whose members are members of another group (editgroups.cgi's
     # inheritance, bugsvc/accounts/membership.py).
     20: _new_tables("group inheritance", "group_group_map"),
+    # 21: where each account's last write left the primary, for reads from
+    # replicas (bugsvc/store/postgres/replica.py).
+    21: _new_tables("replica waits", "replica_waits"),
 }
 
 
