@@ -961,8 +961,9 @@ CREATE INDEX group_grants_grantor_idx ON group_grants (grantor_id, grant_type);
 -- whoever makes it (another server process too): a key revoked or given to
 -- another account, an account disabled, renamed or deleted, a membership,
 -- a group's name or a bless grant between groups. A serving process keeps
--- the account behind each API key it resolved while the counter has not moved (accounts/auth.py), so a
--- request reads this one row instead of the key, the account and its groups.
+-- the account behind each API key it resolved while the counter has not
+-- moved (accounts/auth.py), so a request reads this one row instead of the
+-- key, the account and its groups.
 -- Recording a key's last use does not move it.
 CREATE TABLE credential_generation (
     id     INTEGER PRIMARY KEY CHECK (id = 1),
@@ -982,3 +983,14 @@ CREATE TRIGGER group_grants_insert_moves_credentials AFTER INSERT ON group_grant
 CREATE TRIGGER group_grants_update_moves_credentials AFTER UPDATE ON group_grants BEGIN UPDATE credential_generation SET value = value + 1; END;
 CREATE TRIGGER group_grants_delete_moves_credentials AFTER DELETE ON group_grants BEGIN UPDATE credential_generation SET value = value + 1; END;
 -- END credential generation
+-- BEGIN replica waits
+-- Read replicas (PostgreSQL's streaming replicas, --db-replica): where the
+-- primary's write-ahead log stood (bytes from its start) after each
+-- account's last write, so that its next reads come from a replica only
+-- once that replica has replayed so far (read-your-writes, across every
+-- server process). Unused without replicas.
+CREATE TABLE replica_waits (
+    user_id  INTEGER PRIMARY KEY,
+    lsn      INTEGER NOT NULL
+);
+-- END replica waits

@@ -23,7 +23,9 @@ def label(results):
     """'SQLite, 1 process' / 'PostgreSQL, 2 processes'."""
     engine = "PostgreSQL" if results.get("engine") == "postgresql" else "SQLite"
     workers = results.get("workers", 1)
-    return f"{engine}, {workers} process{'es' if workers > 1 else ''}"
+    replicas = results.get("replicas", 0)
+    return (f"{engine}, {workers} process{'es' if workers > 1 else ''}"
+            + (f", {replicas} replica{'s' if replicas > 1 else ''}" if replicas else ""))
 
 
 def _figures(results, name, concurrency):

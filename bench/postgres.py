@@ -2,6 +2,7 @@
 seeded SQLite database.
 
     python -m bench.postgres start [--bugs 100000 | --db FILE] --folder DIR
+    python -m bench.postgres replica --of DIR --folder DIR2
     python -m bench.postgres stop --folder DIR
 
 `start` makes a cluster in DIR (initdb; a folder holding one already is
@@ -11,7 +12,10 @@ bugsvc's schema version first) into its database `bugs` with `bugsvc
 convert-db`'s copy unless that database holds it already, and prints the
 database's URL. The server runs on until `stop`, which stops it (by the
 process id in its postmaster.pid, through pg_ctl) and removes DIR.
-`bench.run --postgresql` does all three around one run.
+`bench.run --postgresql` does all three around one run. `replica` makes a
+streaming replica of the cluster in `--of` (pg_basebackup -R) in DIR2,
+starts it the same way and prints its database's URL, for `bench.run
+--db-replica`; `stop` stops and removes it too.
 
 The data comes from the same generator as SQLite's (bench.seed) and is
 copied row by row, so both engines serve the very same bugs; the copy is
@@ -107,16 +111,28 @@ class Cluster:
                       f"-p {self.port} -k {self.folder} {options}", "start")
         return self
 
-    def _run(self, program, *args, check=True):
+    def _run(self, program, *args, check=True, timeout=START_TIMEOUT + 60):
         command = [str(self.bin / program), *args]
         if self._as_postgres:
             command = ["runuser", "-u", "postgres", "--"] + command
         done = subprocess.run(command, capture_output=True, text=True, cwd=self.folder,
-                              timeout=START_TIMEOUT + 60)
+                              timeout=timeout)
         if check and done.returncode != 0:
             raise RuntimeError(f"{program} failed ({done.returncode}): {done.stdout}"
                                f"{done.stderr}")
         return done
+
+    def start_replica_of(self, primary):
+        """Make this folder's cluster a streaming replica of the running
+        cluster `primary` (a base backup that follows it) and start it."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        if self._as_postgres:
+            shutil.chown(self.folder, "postgres", "postgres")
+        if not (self.data / "PG_VERSION").exists():
+            self._run("pg_basebackup", "-D", str(self.data), "-R", "-X", "stream", "-c", "fast",
+                      "-h", "127.0.0.1", "-p", str(primary.port), "-U", "postgres",
+                      timeout=3600)
+        return self.start()
 
     def running(self):
         return (self.data / "PG_VERSION").exists() and \
@@ -208,11 +224,12 @@ def sqlite_source(bugs, db, out=sys.stderr):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m bench.postgres",
                                      description=__doc__.split("\n")[0])
-    parser.add_argument("action", choices=("start", "stop"))
+    parser.add_argument("action", choices=("start", "replica", "stop"))
     parser.add_argument("--folder", required=True, help="the cluster's folder")
     parser.add_argument("--bugs", type=int, default=100000,
                         help="copy bench/data/bugs-N.sqlite (default 100000)")
     parser.add_argument("--db", help="the SQLite database to copy instead")
+    parser.add_argument("--of", help="replica: the folder of the cluster to follow")
     args = parser.parse_args(argv)
     try:
         cluster = Cluster(args.folder)
@@ -221,6 +238,12 @@ def main(argv=None):
                 print(f"bench.postgres: no cluster in {args.folder}", file=sys.stderr)
                 return 1
             cluster.stop()
+            return 0
+        if args.action == "replica":
+            if not args.of:
+                print("bench.postgres: replica needs --of DIR", file=sys.stderr)
+                return 1
+            print(cluster.start_replica_of(Cluster(args.of)).url())
             return 0
         url, seconds = load(cluster.start(), sqlite_source(args.bugs, args.db))
     except (Unavailable, RuntimeError, convert.ConvertError) as exc:

@@ -4,7 +4,7 @@ loopback port over a seeded database, driven by a real HTTP load generator
 the ceiling app on the same server.
 
     python -m bench.run [--bugs 100000 | --db FILE | --db postgresql://...]
-                        [--postgresql] [--workers 1]
+                        [--postgresql] [--workers 1] [--db-replica URL ...]
                         [--duration 10] [--concurrency 1,8,32] [--scenarios a,b]
                         [--compare EARLIER.json] [--profile] [--driver wrk|python]
 
@@ -385,6 +385,7 @@ class LoadRun:
             "machine": machine(), "database": shown_path(db_path), "bugs": count_bugs(db_path),
             "engine": Location.of(db_path).engine_name,
             "workers": args.workers, "threads": args.threads, "driver": driver,
+            "replicas": len(args.db_replica),
             "duration_s": args.duration, "warmup_s": args.warmup,
             "concurrency": self.concurrencies, "ceiling": {},
             "scenarios": {}, "skipped": {}, "memory_mb": {}, "log_dir": str(self.log_dir)}
@@ -412,10 +413,10 @@ class LoadRun:
             ceiling.stop()
 
     def measure_service(self, wanted):
+        replicas = [part for url in self.args.db_replica for part in ("--db-replica", url)]
         service = Server([sys.executable, "bugsvc.py", "--db", str(self.db_path), "--port", "0",
-                          "--workers", str(self.args.workers), "--threads", str(self.args.threads)],
-                         self.log_dir / "service.log",
-                         "service")
+                          "--workers", str(self.args.workers), "--threads", str(self.args.threads)]
+                         + replicas, self.log_dir / "service.log", "service")
         self.results["startup_s"] = round(service.startup_seconds, 2)
         self.log(f"service answered after {service.startup_seconds:.2f}s")
         try:
@@ -487,6 +488,9 @@ def build_parser():
                         help="run on PostgreSQL: a cluster of its own holding a copy of the "
                              "seeded database (bench/postgres.py)")
     parser.add_argument("--workers", type=int, default=1, help="server processes (default 1)")
+    parser.add_argument("--db-replica", action="append", default=[], metavar="URL",
+                        help="a streaming replica of the PostgreSQL --db that searches may read "
+                             "from (bench.postgres replica makes one); several allowed")
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
                         help=f"request threads per process, of the service and the ceiling alike "
                              f"(default {DEFAULT_THREADS}, the service's)")

@@ -127,6 +127,10 @@ def bug_get(w, rng):
     return ("GET", f"/rest/bug/{rng.choice(w.bug_ids)}", "", "")
 
 
+def bug_get_key(w, rng):
+    return ("GET", f"/rest/bug/{rng.choice(w.bug_ids)}", rng.choice(w.keys), "")
+
+
 def search(w, rng):
     query = urlencode({"product": rng.choice(w.products), "status": rng.choice(w.statuses),
                        "limit": 50})
@@ -237,6 +241,8 @@ class Scenario:
 SCENARIOS = (
     Scenario("version", "GET /rest/version", "read", version),
     Scenario("bug_get", "GET /rest/bug/{id} (random ids)", "read", bug_get),
+    Scenario("bug_get_key", "GET /rest/bug/{id} with an API key (random ids)", "read",
+             bug_get_key),
     Scenario("search", "GET /rest/bug?product=..&status=..&limit=50", "read", search),
     Scenario("quicksearch", "GET /rest/bug?quicksearch=WORD&limit=50", "read", quicksearch),
     Scenario("quicksearch_two", "GET /rest/bug?quicksearch=WORD WORD&limit=50 (few bugs have both)",

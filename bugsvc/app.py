@@ -61,7 +61,8 @@ def create_app(config, db=None, clock=None, on_events=None, deliverer=None):
     deliverer: the process's Deliverer, whose threads the health check
     watches (None: delivery runs elsewhere).
     """
-    db = db or open_database(config.database, pool_size=config.threads + 2)
+    db = db or open_database(config.database, pool_size=config.threads + 2,
+                             replicas=config.replicas, replica_max_lag=config.replica_max_lag)
     units = unit_of_work(db, config, clock)
     units.on_events = on_events
     runner = Runner(units)

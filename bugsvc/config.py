@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 
 from .accounts.auth import ScryptCost
+from .store.db import REPLICA_MAX_LAG as DEFAULT_REPLICA_MAX_LAG
 from .store.location import Location
 
 
@@ -64,6 +65,10 @@ class Config:
     deliver: bool = True
     delivery_threads: int = 2
     retry_delays: tuple = ()
+    # Read replicas of a PostgreSQL database (store/postgres/replica.py):
+    # their URLs, and how many seconds behind the primary one may be.
+    replicas: tuple = ()
+    replica_max_lag: float = DEFAULT_REPLICA_MAX_LAG
 
     def __post_init__(self):
         self.database = Location.of(self.database)

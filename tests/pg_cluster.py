@@ -245,3 +245,95 @@ def _snapshot(conn):
     conn.execute(f"INSERT INTO bugsvc_snapshot.restored (xid) VALUES ({current})")
     conn.execute("CREATE FUNCTION bugsvc_snapshot.restore() RETURNS boolean LANGUAGE plpgsql"
                  " AS $$ DECLARE last bigint; BEGIN " + " ".join(body) + " END $$")
+
+
+class Replica(Cluster):
+    """A streaming replica of the running cluster `primary`: a base backup
+    of it (pg_basebackup -R, which writes the settings to follow the
+    primary) started as a hot standby on its own port on loopback; stop()
+    stops it and removes its folder. Every database of the primary, made
+    before or after, is there as it replays."""
+
+    def __init__(self, primary):
+        self.bin = primary.bin
+        remove_abandoned(self.bin)
+        self.primary = primary
+        self.folder = Path(tempfile.mkdtemp(prefix=_PREFIX))
+        self.data = self.folder / "data"
+        self.port = None
+        self._as_postgres = os.geteuid() == 0
+        (self.folder / _OWNER).write_text(str(os.getpid()))
+        if self._as_postgres:
+            shutil.chown(self.folder, "postgres", "postgres")
+        try:
+            self._run("pg_basebackup", "-D", str(self.data), "-R", "-X", "stream",
+                      "-c", "fast", "-h", "127.0.0.1", "-p", str(primary.port), "-U", "postgres")
+            options = " ".join(f"-c {setting}" for setting in _SETTINGS + ("hot_standby=on",))
+            for attempt in range(5):
+                self.port = _free_port()
+                try:
+                    self._run("pg_ctl", "-D", str(self.data), "-l",
+                              str(self.folder / "server.log"), "-w", "-t", "60", "-o",
+                              f"-p {self.port} -k {self.folder} {options}", "start")
+                    break
+                except RuntimeError:
+                    if attempt == 4 or "already in use" not in self.log():
+                        raise
+        except BaseException:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
+
+    def _position(self, url, sql):
+        import psycopg
+        with psycopg.connect(url, autocommit=True) as conn:
+            return conn.execute(sql).fetchone()[0]
+
+    def catch_up(self, timeout=60, received=False):
+        """Wait until the replica has replayed (with `received`: received)
+        everything the primary has written now (replay must not be paused
+        unless `received`). The cluster commits without waiting for the
+        disk and a replica gets only what is on disk, so small commits that
+        wait for it are made meanwhile (each puts everything before it there)."""
+        import time
+        target = self._position(self.primary.url("postgres"),
+                                "SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn")
+        deadline = time.monotonic() + timeout
+        kind = "receive" if received else "replay"
+        while self._position(self.url("postgres"),
+                             f"SELECT pg_last_wal_{kind}_lsn() - '0/0'::pg_lsn") < target:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the replica did not catch up in {timeout} s:\n{self.log()}")
+            self._commit_on_primary()
+
+    def _commit_on_primary(self):
+        import psycopg
+        with psycopg.connect(self.primary.url("postgres"), autocommit=True) as conn:
+            conn.execute("SET synchronous_commit = on")
+            conn.execute("SELECT pg_current_xact_id()")
+
+    def pause(self, timeout=60):
+        """Stop replaying the primary's changes (reads see what was replayed).
+        A pause asked for takes hold when the next change arrives, so small
+        transactions are made on the primary until the replica says it is
+        paused."""
+        import time
+        self.admin("SELECT pg_wal_replay_pause()")
+        deadline = time.monotonic() + timeout
+        while self._position(self.url("postgres"),
+                             "SELECT pg_get_wal_replay_pause_state()") != "paused":
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the replica did not pause in {timeout} s:\n{self.log()}")
+            self._commit_on_primary()
+
+    def resume(self):
+        self.admin("SELECT pg_wal_replay_resume()")
+
+    def stop(self):
+        """Stop the replica (a fast shutdown: its sessions end) and remove
+        its folder; once stopped, nothing more is done."""
+        if not self.folder.exists():
+            return
+        try:
+            self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)

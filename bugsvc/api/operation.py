@@ -34,6 +34,9 @@ class Operation:
     the caller (accounts/sudo.py): what would outlast the acting or lock
     the account's owner out (its credentials, its second factor, its
     address).
+    from_replica: a read that a read replica of the database may serve
+    (searches, bug lists, reports: what is heavy to read and may be a
+    moment old, though never older than the caller's own last write).
     """
     name: str
     service: Callable
@@ -45,6 +48,7 @@ class Operation:
     file_params: tuple = ()
     file_answer: tuple = ()
     not_while_acting: bool = False
+    from_replica: bool = False
 
     @property
     def anonymous_when_key_refused(self):

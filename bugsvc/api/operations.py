@@ -185,7 +185,7 @@ OPERATIONS = Operations([
     _write("Keyword.update", keyword.update),
     # Bugs
     _read("Bug.get", bug.get, shapes=BUG_SHAPES),
-    _read("Bug.search", bug_search.search, shapes=BUG_SHAPES),
+    _read("Bug.search", bug_search.search, shapes=BUG_SHAPES, from_replica=True),
     _write("Bug.create", bug.create),
     _write("Bug.update", bug.update),
     _read("Bug.history", bug.history),
@@ -198,14 +198,14 @@ OPERATIONS = Operations([
     _write("Bug.update_tags", bug.update_tags),
     # Reports: bugs counted by field values (a bugsvc addition: the
     # reference draws them in report.cgi only)
-    _read("Report.axes", report.axes),
-    _read("Report.get", report.get),
-    _read("Report.duplicates", report.duplicates),
-    _read("Report.time_summary", report.time_summary, login=REQUIRED),
+    _read("Report.axes", report.axes, from_replica=True),
+    _read("Report.get", report.get, from_replica=True),
+    _read("Report.duplicates", report.duplicates, from_replica=True),
+    _read("Report.time_summary", report.time_summary, login=REQUIRED, from_replica=True),
     # Charts over time: saved series counted daily (a bugsvc addition: the
     # reference keeps them in chart.cgi only)
     _read("Series.get", chart.get),
-    _read("Series.data", chart.data),
+    _read("Series.data", chart.data, from_replica=True),
     _write("Series.create", chart.create),
     _write("Series.delete", chart.delete),
     # Scheduled searches mailed (whining: a bugsvc addition; the reference
@@ -254,7 +254,7 @@ PAGE_OPERATIONS = Operations([
     # The pages' whoami (with who acts as the account) and acting as another
     # account (relogin.cgi's sudo), whose beginning and end find the page's
     # session themselves.
-    _read("Session.whoami", sudo.whoami, login=REQUIRED),
+    _read("Session.whoami", sudo.whoami, login=REQUIRED, from_replica=True),
     _read("Sudo.prepare", sudo.prepare, login=REQUIRED),
     _write("Sudo.begin", sudo.begin, login=SELF),
     _write("Sudo.end", sudo.end, login=SELF),

@@ -134,12 +134,13 @@ class Runner:
         try:
             try:
                 results, ran = self._run_many_in_transaction(prepared, caller, checked,
-                                                             remote_ip, then=then)
+                                                             remote_ip, then=then,
+                                                             page_reads=page)
             except _UseDue as due:
                 self.auth.record_use(due.use, remote_ip, now)
                 results, ran = self._run_many_in_transaction(prepared, caller, checked,
                                                              remote_ip, use_recorded=True,
-                                                             then=then)
+                                                             then=then, page_reads=page)
         except CredentialsRefused as refused:
             self.auth.record_failure(refused.subject, now)
             raise
@@ -147,9 +148,10 @@ class Runner:
                 for result, (operation, _, flt) in zip(results, ran, strict=True)]
 
     def _run_many_in_transaction(self, prepared, given, creds, remote_ip, use_recorded=False,
-                                 then=None):
+                                 then=None, page_reads=False):
         """([results], [the prepared calls they answer]) of `prepared` and
-        of what `then` adds."""
+        of what `then` adds (read from a replica when the database has one,
+        for an anonymous page or calls that all may be)."""
         names = tuple(operation.name for operation, _, _ in prepared)
         counted, counted_more = [], []
 
@@ -157,6 +159,12 @@ class Runner:
             caller = self._identify(conn, given, creds, remote_ip, False, use_recorded)
             self._count(conn, caller, creds, remote_ip, names, False, counted)
             return caller
+
+        # Anonymous pages, and reads that may all come from a replica,
+        # come from one when the database has replicas.
+        anonymous = creds is None and getattr(given, "id", given) is None
+        replica = (page_reads and anonymous) or all(
+            operation.from_replica for operation, _, _ in prepared)
 
         def read_all(ctx):
             # One snapshot: the catalog generation, and what one call found
@@ -182,7 +190,8 @@ class Runner:
                 run_each(more)
             return results, ran
         with self._timed(False):
-            return self.units.run(read_all, caller=identify, remote_ip=remote_ip)
+            return self.units.run(read_all, caller=identify, remote_ip=remote_ip,
+                                  replica=replica, anonymous=anonymous)
 
     def call(self, operation, params, user_id=None, remote_ip="127.0.0.1", now=None):
         """Run `operation` as account `user_id` (None: anonymous), already
@@ -239,7 +248,9 @@ class Runner:
         with self._timed(operation.writes):
             return self.units.run(work, write=operation.writes, caller=identify, now=now,
                                   remote_ip=remote_ip, fields=flt,
-                                  catalog=operation.login != SELF)
+                                  catalog=operation.login != SELF,
+                                  replica=operation.from_replica and presented is None,
+                                  anonymous=creds is None and getattr(caller, "id", caller) is None)
 
     def _count(self, conn, caller, creds, remote_ip, names, writes, counted):
         """Count the call against the rate limits, once however often its

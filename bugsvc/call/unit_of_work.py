@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 from ..store import cache
-from ..store.db import Database
+from ..store.db import Database, Unserved
 from ..store.dialect import Connection
 from .context import Caller, Context, Journal
 from .fields import FieldFilter
@@ -85,7 +85,8 @@ class UnitOfWork:
     def run(self, work: Callable[[Context], T], write: bool = False,
             caller: int | None | Callable[[Connection], Caller] = None,
             now: datetime | None = None, remote_ip: str = LOCAL,
-            fields: FieldFilter | None = None, events: bool = True, catalog: bool = True) -> T:
+            fields: FieldFilter | None = None, events: bool = True, catalog: bool = True,
+            replica: bool = False, anonymous: bool = False) -> T:
         """work(ctx) in one transaction, run again from the start (in a new
         transaction, with a new Context) when it met a concurrent one it
         cannot be ordered with (Database.attempts); committed when it
@@ -97,8 +98,17 @@ class UnitOfWork:
         transaction is open and the caller known: writes waiting for one
         another are then stamped in the order they are stored). catalog:
         False keeps no copies of the catalogue (work whose transaction must
-        not read before its first write). Returns work's result.
+        not read before its first write). replica: a read that a replica of
+        the database may serve (when it has replicas: see _on_replica);
+        anonymous: the caller reads nothing to be known (no credentials).
+        Returns work's result.
         """
+        if replica and not write and self.db.has_replicas:
+            try:
+                return self._on_replica(work, caller, now, remote_ip, fields, events, catalog,
+                                        anonymous)
+            except Unserved:
+                pass                    # the primary serves it, as without replicas
         written = 0
         for attempt in self.db.attempts(write=write):
             with attempt as conn:
@@ -111,8 +121,36 @@ class UnitOfWork:
                     # The work's events, in its own transaction: committed
                     # with the change or rolled back with it.
                     written = _write_events(ctx)
+        if write and self.db.has_replicas and who.id is not None:
+            self.db.note_write(who.id)
         if written:
             self._events_written()
+        return result
+
+    def _on_replica(self, work: Callable[[Context], T],
+                    caller: int | None | Callable[[Connection], Caller], now: datetime | None,
+                    remote_ip: str, fields: FieldFilter | None, events: bool, catalog: bool,
+                    anonymous: bool) -> T:
+        """work(ctx) in a read transaction on a replica. The caller is known
+        first in a short read on the primary (credentials are checked
+        where they are changed: a revoked key is refused at once), with
+        where the primary stood after its last write, which the replica
+        must have replayed (read-your-writes). An anonymous caller needs
+        no such read. Errors: Unserved (the primary is to serve it)."""
+        who: Caller | None = None
+        after = None
+        if not anonymous:
+            for attempt in self.db.attempts():
+                with attempt as conn:
+                    who = caller(conn) if callable(caller) else self._load_caller(conn, caller)
+                    after = (self.db.caller_position(conn, who.id) if who.id is not None
+                             else None)
+        with self.db.replica_transaction(after) as conn:
+            if who is None:
+                who = caller(conn) if callable(caller) else self._load_caller(conn, caller)
+            ctx = self.new_context(conn, who, now or self.clock(), remote_ip, fields, False,
+                                   catalog=catalog, events=events)
+            result = work(ctx)
         return result
 
     def new_context(self, conn: Connection, caller: Caller, now: datetime,

@@ -18,6 +18,7 @@ from ..config import (
     DEFAULT_HOST,
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_PORT,
+    DEFAULT_REPLICA_MAX_LAG,
     DEFAULT_REQUESTS_PER_ADDRESS,
     DEFAULT_THREADS,
     Config,
@@ -72,6 +73,17 @@ def _add_admin_options(parser, inherited):
 
 
 def _add_serve_options(parser, inherited):
+    parser.add_argument("--db-replica", action="append",
+                        default=argparse.SUPPRESS if inherited else None, metavar="URL",
+                        help="a PostgreSQL streaming replica of --db that searches, bug lists, "
+                             "reports and anonymous pages may read from; give it once per "
+                             "replica (env BUGSVC_DB_REPLICA: URLs separated by spaces; see "
+                             "docs/postgresql.md)")
+    parser.add_argument("--db-replica-max-lag", default=argparse.SUPPRESS if inherited else None,
+                        metavar="SECONDS",
+                        help="how far behind the primary a replica may be and still serve "
+                             "reads (env BUGSVC_DB_REPLICA_MAX_LAG, default "
+                             f"{DEFAULT_REPLICA_MAX_LAG:g})")
     parser.add_argument("--workers", default=argparse.SUPPRESS if inherited else None,
                         help="server processes sharing the listening socket, to use several "
                              "cores (env BUGSVC_WORKERS, default 1; always 1 on Windows)")
@@ -318,6 +330,7 @@ def make_config(args, environ):
         anonymous_rate_limits=_rate_limits(args, environ, "rate_limit_anonymous"),
         deliver=_yes_or_no(args, environ, "deliver", True),
         retry_delays=_retry_delays(args, environ),
+        **_replicas(args, environ),
     )
 
 
@@ -357,6 +370,29 @@ def _max_body_bytes(args, environ):
     if not (text.isascii() and text.isdigit() and 1024 <= int(text) <= 2**40):
         raise UsageError(f"--max-body-bytes must be a number from 1024 to {2**40}, not '{text}'")
     return int(text)
+
+
+def _replicas(args, environ):
+    """{replicas, replica_max_lag} from --db-replica (several), else
+    BUGSVC_DB_REPLICA (URLs separated by spaces), and --db-replica-max-lag,
+    else BUGSVC_DB_REPLICA_MAX_LAG. Errors: UsageError for a lag that is not
+    a number of seconds (0 to 3600). (The database refuses replicas that are no PostgreSQL URL.)"""
+    given = getattr(args, "db_replica", None)
+    if not given:
+        given = (environ.get("BUGSVC_DB_REPLICA") or "").split()
+    replicas = tuple(given)
+    text = _choose(getattr(args, "db_replica_max_lag", None), environ,
+                   "BUGSVC_DB_REPLICA_MAX_LAG")
+    lag = DEFAULT_REPLICA_MAX_LAG
+    if text is not None:
+        try:
+            lag = float(str(text).strip())
+        except ValueError:
+            lag = -1.0
+        if not 0 <= lag <= 3600:
+            raise UsageError("--db-replica-max-lag must be a number of seconds from 0 to 3600, "
+                             f"not '{text}'")
+    return {"replicas": replicas, "replica_max_lag": lag}
 
 
 def _retry_delays(args, environ):

@@ -60,7 +60,8 @@ def _create_server(config, sock, writers_lock_path=None):
     # and a few for the calls that open a second one (login's own outcome).
     delivery = config.delivery_threads if config.deliver else 0
     db = open_database(config.database, writers_lock_path,
-                       pool_size=config.threads + 2 + delivery)
+                       pool_size=config.threads + 2 + delivery, replicas=config.replicas,
+                       replica_max_lag=config.replica_max_lag)
     deliverer = Deliverer(unit_of_work(db, config)) if config.deliver else None
     app = create_app(config, db=db, on_events=deliverer.wake if deliverer else None,
                      deliverer=deliverer)

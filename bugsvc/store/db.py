@@ -23,7 +23,7 @@ One transaction per service call: services never commit.
 import itertools
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from types import TracebackType
 from typing import ClassVar, Generic, TypeVar
@@ -37,11 +37,18 @@ from .schema import bring_up_to_date
 C = TypeVar("C", bound=Connection)
 
 BUSY_TIMEOUT_MS = 30000
+# Seconds a read replica may be behind its primary and still serve reads (default).
+REPLICA_MAX_LAG = 5.0
 
 # What a transaction is for: reading (one snapshot), writing, or claiming and
 # settling queue rows (store/outbox.py), which engines with many writers at
 # once run otherwise than other writes.
 READ, WRITE, QUEUE = "read", "write", "queue"
+
+
+class Unserved(Exception):
+    """No read replica may serve a read (none is up, none has replayed far
+    enough), or the one serving it failed: the primary is to serve it."""
 
 
 class TextRefused(ValueError):
@@ -58,7 +65,10 @@ class Database(Generic[C]):
     PostgreSQL URL: location.py). writers_lock_path: the lock file the
     worker processes of one service take turns writing on (engines whose
     writers take turns). pool_size: the most connections this process opens
-    (engines that pool them).
+    (engines that pool them). replicas: locations of read replicas that
+    reads may come from (engines with `has_replicas`; the others refuse
+    them with SchemaError), and replica_max_lag: how many seconds behind
+    the primary one may be.
 
     An engine says what it is by its capabilities and implements connect(),
     the hooks of a transaction (_begin, _commit, _rollback, and optionally
@@ -72,6 +82,8 @@ class Database(Generic[C]):
     is_file = False
     can_backup = False
     writers_take_turns = False
+    # Reads may come from replicas (replica_transaction): set when some are given.
+    has_replicas = False
     # What `bugsvc backup` says of a database it cannot copy.
     backup_advice = ""
     # A write that met a concurrent one is run again at least this many
@@ -80,7 +92,8 @@ class Database(Generic[C]):
     PATIENCE = 0.0
 
     def __init__(self, location: object, writers_lock_path: str | None = None,
-                 pool_size: int | None = None) -> None:
+                 pool_size: int | None = None, replicas: Sequence[object] = (),
+                 replica_max_lag: float | None = None) -> None:
         self.location = str(location)
         self._local = threading.local()
 
@@ -164,6 +177,25 @@ class Database(Generic[C]):
                             self.TRIES, self.PATIENCE)
         return Attempts(lambda: self.transaction(write, queue), self._retryable, self.TRIES,
                         self.PATIENCE)
+
+    # Read replicas (engines with has_replicas) ------------------------------------
+
+    def replica_transaction(self, after: int | None) -> AbstractContextManager[C]:
+        """A context manager giving a connection in a read transaction on a
+        replica that has replayed position `after` (caller_position's; None:
+        any) and is not too far behind the primary. Errors: Unserved when
+        none may serve the read or the one serving it failed, before or
+        while the block runs (the caller then reads from the primary)."""
+        raise Unserved("this database has no replicas")
+
+    def caller_position(self, conn: C, user_id: int) -> int | None:
+        """Where the primary stood after account `user_id`'s last write, read
+        in `conn`'s transaction on the primary (None: nothing to wait for)."""
+        return None
+
+    def note_write(self, user_id: int) -> None:
+        """Keep where the primary stands after account `user_id`'s write that
+        just committed, for its next reads (read-your-writes)."""
 
     @staticmethod
     def statement_too_large(exc: BaseException) -> bool:

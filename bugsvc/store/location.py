@@ -10,6 +10,7 @@ writers_take_turns: db.py), never which engine it is.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,13 +70,23 @@ class Location:
 
 
 def open_database(location: object, writers_lock_path: str | None = None,
-                  pool_size: int | None = None) -> Database[Any]:
+                  pool_size: int | None = None, replicas: Sequence[object] = (),
+                  replica_max_lag: float | None = None) -> Database[Any]:
     """The Database at `location` (a Location, or a path or URL to parse),
     of its engine. Nothing is opened until first use. writers_lock_path: the
     lock file the worker processes of one service take turns writing on
     (engines whose writers take turns). pool_size: the most connections
-    this process opens (engines that pool them). Errors: SchemaError when
-    the engine's driver is not installed."""
+    this process opens (engines that pool them). replicas: read replicas'
+    locations, replica_max_lag: seconds one may be behind (db.Database).
+    Errors: SchemaError when the engine's driver is not installed, or
+    replicas are given to an engine that has none."""
     location = Location.of(location)
+    for replica in replicas:
+        if Location.of(replica).engine_name != location.engine_name:
+            from .schema import SchemaError
+            raise SchemaError("a read replica (--db-replica) is a streaming replica of a "
+                              "PostgreSQL --db, given by its postgresql:// URL, not "
+                              f"'{Location.of(replica).shown}'")
     return location.engine(location.text, writers_lock_path=writers_lock_path,
-                           pool_size=pool_size)
+                           pool_size=pool_size, replicas=tuple(str(r) for r in replicas),
+                           replica_max_lag=replica_max_lag)

@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 23
+SCHEMA_VERSION = 24
 
 
 class SchemaError(Exception):
@@ -209,6 +209,9 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     22: _new_tables("group grants", "group_grants"),
     # 23: the counter of changes to who API keys sign in as (accounts/auth.py).
     23: _new_tables("credential generation", "credential_generation"),
+    # 24: where each account's last write left the primary, for reads from
+    # replicas (bugsvc/store/postgres/replica.py).
+    24: _new_tables("replica waits", "replica_waits"),
 }
 
 

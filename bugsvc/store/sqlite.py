@@ -258,7 +258,11 @@ class SqliteDatabase(db.Database[SqliteConnection]):
     writers_take_turns = True
 
     def __init__(self, location: object, writers_lock_path: str | None = None,
-                 pool_size: int | None = None) -> None:
+                 pool_size: int | None = None, replicas: Sequence[object] = (),
+                 replica_max_lag: float | None = None) -> None:
+        if replicas:
+            raise SchemaError("read replicas (--db-replica) are PostgreSQL's streaming "
+                              "replicas: they need a PostgreSQL database as --db")
         super().__init__(location)
         self.path = self.location
         self._write_lock = threading.RLock()

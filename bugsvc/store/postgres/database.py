@@ -4,9 +4,10 @@ concurrent one, installing the schema under an advisory lock."""
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,13 @@ from .dialect import _UNICODE_COLLATION, PostgresDialect
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
+
+    from .replica import Replicas
+
+log = logging.getLogger("bugsvc.store")
+
+# The primary's WAL insert position as a whole number (bytes).
+_INSERTED = "pg_current_wal_insert_lsn() - '0/0'::pg_lsn"
 
 # How each kind of transaction begins (see the package's docstring): reads
 # in one snapshot, writes serializable. Claiming and settling queue rows
@@ -51,8 +59,11 @@ class PostgresDatabase(db.Database[PgConnection]):
     URL leaves out).
 
     pool_size: the most connections this process opens (one per request
-    thread at work, plus a few; default 10). Its writers need no lock file
-    (writers_lock_path is not used): PostgreSQL runs many at once.
+    thread at work, plus a few; default 10), and as many to each replica.
+    Its writers need no lock file (writers_lock_path is not used):
+    PostgreSQL runs many at once. replicas: URLs of streaming replicas that
+    reads may come from (replica.py), at most replica_max_lag seconds
+    behind the primary (default 5).
     """
 
     name = "PostgreSQL"
@@ -69,7 +80,8 @@ class PostgresDatabase(db.Database[PgConnection]):
     dialect: PostgresDialect
 
     def __init__(self, location: object, writers_lock_path: str | None = None,
-                 pool_size: int | None = None) -> None:
+                 pool_size: int | None = None, replicas: Sequence[str] = (),
+                 replica_max_lag: float | None = None) -> None:
         require_driver()
         super().__init__(location)
         self.url = self.location
@@ -78,6 +90,14 @@ class PostgresDatabase(db.Database[PgConnection]):
         self._dialect_known = False
         self._pool: ConnectionPool[psycopg.Connection[Any]] | None = None
         self._pool_lock = threading.Lock()
+        self._replicas: Replicas | None = None
+        if replicas:
+            from .replica import Replicas
+            self._replicas = Replicas(
+                [str(url) for url in replicas],
+                db.REPLICA_MAX_LAG if replica_max_lag is None else replica_max_lag,
+                self.pool_size, self.dialect, display_url)
+            self.has_replicas = True
 
     @classmethod
     def shown(cls, location: object) -> str:
@@ -120,12 +140,57 @@ class PostgresDatabase(db.Database[PgConnection]):
             return self._pool
 
     def close(self) -> None:
-        """Close this thread's own connection and the process's pool."""
+        """Close this thread's own connection and the process's pools."""
         self.close_connection()
         with self._pool_lock:
             if self._pool is not None:
                 self._pool.close()
                 self._pool = None
+        if self._replicas is not None:
+            self._replicas.close()
+
+    # Read replicas (replica.py) ------------------------------------------------------
+
+    @contextmanager
+    def replica_transaction(self, after: int | None) -> Iterator[PgConnection]:
+        """A connection in a read transaction on a replica that has replayed
+        the caller's last write (`after`, from caller_position) and is not
+        too far behind. Errors: Unserved when none may serve the read or
+        the one serving it failed (the caller reads from the primary)."""
+        if self._replicas is None:
+            raise db.Unserved("this database has no replicas")
+        self._local.depth = getattr(self._local, "depth", 0) + 1
+        try:
+            with self._replicas.transaction(after) as conn:
+                yield conn
+        finally:
+            self._local.depth -= 1
+
+    def caller_position(self, conn: PgConnection, user_id: int) -> int | None:
+        """The primary's WAL position after account `user_id`'s last write
+        (None: none kept), read in the primary's transaction `conn`."""
+        row = conn.execute("SELECT lsn FROM replica_waits WHERE user_id = ?",
+                           (user_id,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def note_write(self, user_id: int) -> None:
+        """Keep the primary's WAL position after account `user_id`'s write
+        that just committed, for read-your-writes (the insert position: at
+        or past the end of that commit's record)."""
+        if self._replicas is None:
+            return
+        from psycopg_pool import PoolTimeout
+        try:
+            with self.pool().connection() as raw:
+                raw.execute(
+                    "INSERT INTO replica_waits (user_id, lsn) VALUES (%s, " + _INSERTED + ")"
+                    " ON CONFLICT (user_id) DO UPDATE"
+                    " SET lsn = GREATEST(replica_waits.lsn, EXCLUDED.lsn)", (user_id,))
+        except (psycopg.Error, PoolTimeout) as exc:
+            # The write is committed: its caller gets its answer. Its next
+            # reads may come from a replica that lacks it, which is said.
+            log.warning("could not keep where account %s's write left the primary (%s); its "
+                        "next reads may miss it on a replica", user_id, _first_line(exc))
 
     # Transactions (see the package's docstring for their isolation) ------------------
 
@@ -141,14 +206,13 @@ class PostgresDatabase(db.Database[PgConnection]):
             yield PgConnection(raw, self.dialect)
 
     def _begin(self, conn: PgConnection, mode: str) -> None:
-        conn.raw.execute(_BEGINS[mode])
+        conn.begin(_BEGINS[mode])
 
     def _commit(self, conn: PgConnection) -> None:
-        conn.raw.execute("COMMIT")
+        conn.end("COMMIT")
 
     def _rollback(self, conn: PgConnection) -> None:
-        if not conn.raw.closed:
-            conn.raw.execute("ROLLBACK")
+        conn.end("ROLLBACK")
 
     def _retryable(self, exc: BaseException) -> bool:
         return getattr(exc, "sqlstate", None) in _RETRYABLE
@@ -169,6 +233,7 @@ class PostgresDatabase(db.Database[PgConnection]):
         conn = self.connect()
         try:
             with self._transaction_on(conn, _BULK):
+                conn.begun()
                 conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (_INSTALL_LOCK,))
                 conn.raw.execute("SET CONSTRAINTS ALL DEFERRED")
                 yield conn

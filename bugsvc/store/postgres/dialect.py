@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -23,9 +24,12 @@ if TYPE_CHECKING:
 
 class OnPsycopg(Protocol):
     """A connection of this engine (connection.py's PgConnection, which
-    imports this module): its psycopg connection is `raw`."""
+    imports this module): its psycopg connection is `raw`, on which its
+    transaction's BEGIN is sent by `begun()` (before the first statement)."""
 
     raw: psycopg.Connection[Any]
+
+    def begun(self) -> bool: ...
 
 
 def _pg(conn: Connection) -> OnPsycopg:
@@ -37,6 +41,9 @@ SCHEMA_VERSION_TABLE = "bugsvc_schema_version"
 # The collation whose regular expressions fold case and know character
 # classes beyond ASCII (PostgreSQL built with ICU), as the `regex` engine does.
 _UNICODE_COLLATION = "und-x-icu"
+# Seconds a process keeps PostgreSQL's estimate of the rows a search's
+# regular expressions may meet (bound_regexps).
+ROW_ESTIMATE_SECONDS = 30.0
 # Letters and digits in a row that pg_trgm makes a trigram of.
 _TRIGRAM_RUN = re.compile(r"[^\W_]{%d}" % TRIGRAM)
 # The search patterns of the statements this thread is putting together (the
@@ -52,6 +59,7 @@ class PostgresDialect(Dialect):
     def __init__(self, unicode_regexps: bool = True) -> None:
         self.unicode_regexps = unicode_regexps
         self._id_columns: dict[str, bool] = {}
+        self._row_estimate: tuple[float, float] | None = None     # (when, rows)
 
     def has_id_column(self, conn: OnPsycopg, table: str) -> bool:
         """True when `table` has an id column (an INSERT into it gives lastrowid)."""
@@ -79,14 +87,27 @@ class PostgresDialect(Dialect):
         budget.bounded = True
         budget.patterns = getattr(_patterns, "pending", [])
         _patterns.pending = []
+        rows = self._rows_to_match(conn)
+        milliseconds = int(1000 * (budget.seconds + budget.per_value * float(rows))) + 1
+        conn.raw.execute("SELECT set_config('statement_timeout', %s, true)",
+                         (str(milliseconds),))
+
+    def _rows_to_match(self, conn: OnPsycopg) -> float:
+        """PostgreSQL's estimate of how many bugs and comments there are,
+        asked again after ROW_ESTIMATE_SECONDS (an estimate that the
+        server itself moves only when it analyzes the tables: not worth a
+        round trip on every search)."""
+        now = time.monotonic()
+        known = self._row_estimate
+        if known is not None and now - known[0] < ROW_ESTIMATE_SECONDS:
+            return known[1]
         found = conn.raw.execute(
             "SELECT COALESCE(SUM(GREATEST(reltuples, 0)), 0) FROM pg_class"
             " WHERE relname IN ('bugs', 'comments') AND relnamespace ="
             " (SELECT oid FROM pg_namespace WHERE nspname = current_schema())").fetchone()
-        rows = found[0] if found is not None else 0     # an aggregate: always one row
-        milliseconds = int(1000 * (budget.seconds + budget.per_value * float(rows))) + 1
-        conn.raw.execute("SELECT set_config('statement_timeout', %s, true)",
-                         (str(milliseconds),))
+        rows = float(found[0]) if found is not None else 0.0    # an aggregate: one row
+        self._row_estimate = (now, rows)
+        return rows
 
     def text_candidates(self, column: str, needle: str) -> tuple[str, list[Any]] | None:
         # ILIKE on text in the "C" collation folds ASCII letters, as lower()
@@ -149,6 +170,7 @@ class PostgresDialect(Dialect):
                 f" - CAST({earlier} AS timestamp)) / 86400) AS BIGINT)")
 
     def stream(self, conn: Connection, sql: str, batch: int) -> Iterator[list[Any]]:
+        _pg(conn).begun()
         with _pg(conn).raw.cursor(name="bugsvc_stream") as cursor:
             cursor.itersize = batch
             cursor.execute(sql)
@@ -160,6 +182,7 @@ class PostgresDialect(Dialect):
 
     def bulk_insert(self, conn: Connection, table: str, columns: Sequence[str],
                     rows: Iterable[Sequence[Any]]) -> None:
+        _pg(conn).begun()
         with _pg(conn).raw.cursor().copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
             for row in rows:
                 copy.write_row(row)
