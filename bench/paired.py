@@ -213,12 +213,14 @@ def _row(label, figures, target, met, percent=False):
             f"| {show(figures['highest'])} | {target} | {'yes' if met else '**no**'} |")
 
 
-def add_round_options(parser, threads_help):
+def add_round_options(parser, threads_help, one_database=True):
     """Add the options every round-by-round bench shares (data, rounds,
-    durations, server threads, seed, where results go) to `parser`."""
-    parser.add_argument("--bugs", type=int, default=100000,
-                        help="use bench/data/bugs-N.sqlite (default 100000)")
-    parser.add_argument("--db", help="database file to use instead")
+    durations, server threads, seed, where results go) to `parser`;
+    one_database: with --bugs and --db (a bench of one database)."""
+    if one_database:
+        parser.add_argument("--bugs", type=int, default=100000,
+                            help="use bench/data/bugs-N.sqlite (default 100000)")
+        parser.add_argument("--db", help="database file to use instead")
     parser.add_argument("--rounds", type=int, default=3, help="rounds per ratio (default 3)")
     parser.add_argument("--duration", type=float, default=5.0,
                         help="seconds per measurement (default 5)")

@@ -23,13 +23,10 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bugsvc.config import DEFAULT_THREADS
-
 from . import scenarios
-from .paired import run_and_save
+from .paired import add_round_options, run_and_save
 from .report import HEADLINE_CONCURRENCY
 from .run import (
-    RESULTS_DIR,
     Server,
     count_bugs,
     load_average,
@@ -160,17 +157,7 @@ def build_parser():
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--small", help="the smaller database (default bugs-100000.sqlite)")
     parser.add_argument("--large", help="the larger database (default bugs-1000000.sqlite)")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds per ratio (default 3)")
-    parser.add_argument("--duration", type=float, default=5.0,
-                        help="seconds per measurement (default 5)")
-    parser.add_argument("--warmup", type=float, default=1.0,
-                        help="seconds of unmeasured load before each measurement (default 1)")
-    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
-                        help=f"request threads per process (default {DEFAULT_THREADS})")
-    parser.add_argument("--seed", type=int, default=1, help="random seed of the requests")
-    parser.add_argument("--out", default=str(RESULTS_DIR), help="results folder")
-    parser.add_argument("--name", help="results file name without extension")
-    return parser
+    return add_round_options(parser, "request threads per process", one_database=False)
 
 
 def main(argv=None):
