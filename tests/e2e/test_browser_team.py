@@ -190,8 +190,10 @@ def asks_to_sign_in(browser):
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["javascript", "no-javascript"])
 def test_each_team_page_for_each_visitor(site, driver, javascript):
-    """Every team page as each visitor, with JavaScript on and off: the pages
-    that need an account ask anonymous visitors to sign in, a bug restricted
+    """Every team page (bulk change, dependency tree and graph, request queue,
+    scheduled searches, most duplicated bugs, time summary) as each visitor,
+    with JavaScript on and off: the pages that need an account ask anonymous
+    visitors to sign in, a bug restricted
     to a group (blocked by a public one, with a request) appears in no list,
     tree, graph or queue of anyone who may not see it, a plain user's change
     of several bugs at once is refused bug by bug as one by one, and axe-core
@@ -206,8 +208,11 @@ def test_each_team_page_for_each_visitor(site, driver, javascript):
     pages = {"bulk": listed + "&tweak=1", "tree": f"/showdependencytree.cgi?id={public}",
              "graph": f"/showdependencygraph.cgi?id={public}",
              "queue": "/request.cgi?action=queue&type=review&status=%3F",
-             "whines": "/editwhines.cgi"}
-    needs_account = {"bulk", "queue", "whines"}
+             "whines": "/editwhines.cgi", "duplicates": "/duplicates.cgi",
+             "time": f"/summarize_time.cgi?id={public},{secret}&do_depends=1"}
+    needs_account = {"bulk", "queue", "whines", "time"}
+    # Pages that need not list either bug (no duplicates, no hours worked).
+    may_list_neither = {"whines", "duplicates", "time"}
     browser = driver if javascript else new_driver(javascript=False)
     found, shown = {}, {}
     try:
@@ -248,9 +253,11 @@ def test_each_team_page_for_each_visitor(site, driver, javascript):
         if not javascript:
             browser.quit()
     for (who, page), (public_shown, secret_shown) in shown.items():
-        if page != "whines":
+        if page in may_list_neither:
+            assert not secret_shown or who == ADMIN, (who, page)
+        else:
             assert public_shown, (who, page)
-        assert secret_shown == (who == ADMIN and page != "whines"), (who, page)
+            assert secret_shown == (who == ADMIN), (who, page)
     failures = {page: violations for page, violations in found.items() if violations}
     assert not failures, json.dumps(failures, indent=1)
 
