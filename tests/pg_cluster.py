@@ -107,20 +107,29 @@ class Cluster:
 
     def __init__(self):
         self.bin = server_programs()
+        self._names = itertools.count(1)
+        self._lock = threading.Lock()
+        self._work = {}               # template database -> its work database
+        self._make_and_start(lambda: self._run(
+            "initdb", "-D", str(self.data), "-U", "postgres", "-A", "trust", "-E", "UTF8",
+            "--locale=C.UTF-8", "--no-sync"), _SETTINGS)
+
+    def _make_and_start(self, make_data, settings):
+        """Make a folder of this session's (removed with its cluster if the
+        session dies), call `make_data` to fill its data folder, and start
+        the server there on a free loopback port with `settings`. On an
+        error the folder is removed and the error raised."""
         remove_abandoned(self.bin)
         self.folder = Path(tempfile.mkdtemp(prefix=_PREFIX))
         self.data = self.folder / "data"
         self.port = None
         self._as_postgres = os.geteuid() == 0
-        self._names = itertools.count(1)
-        self._lock = threading.Lock()
         (self.folder / _OWNER).write_text(str(os.getpid()))
         if self._as_postgres:
             shutil.chown(self.folder, "postgres", "postgres")
         try:
-            self._run("initdb", "-D", str(self.data), "-U", "postgres", "-A", "trust",
-                      "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")
-            options = " ".join(f"-c {setting}" for setting in _SETTINGS)
+            make_data()
+            options = " ".join(f"-c {setting}" for setting in settings)
             # A free port can be taken by another process (a parallel test
             # worker's cluster or server) before the server binds it: then
             # another one is tried.
@@ -137,7 +146,6 @@ class Cluster:
         except BaseException:
             shutil.rmtree(self.folder, ignore_errors=True)
             raise
-        self._work = {}               # template database -> its work database
 
     def _run(self, program, *args):
         command = [str(self.bin / program), *args]
@@ -256,32 +264,11 @@ class Replica(Cluster):
 
     def __init__(self, primary):
         self.bin = primary.bin
-        remove_abandoned(self.bin)
         self.primary = primary
-        self.folder = Path(tempfile.mkdtemp(prefix=_PREFIX))
-        self.data = self.folder / "data"
-        self.port = None
-        self._as_postgres = os.geteuid() == 0
-        (self.folder / _OWNER).write_text(str(os.getpid()))
-        if self._as_postgres:
-            shutil.chown(self.folder, "postgres", "postgres")
-        try:
-            self._run("pg_basebackup", "-D", str(self.data), "-R", "-X", "stream",
-                      "-c", "fast", "-h", "127.0.0.1", "-p", str(primary.port), "-U", "postgres")
-            options = " ".join(f"-c {setting}" for setting in _SETTINGS + ("hot_standby=on",))
-            for attempt in range(5):
-                self.port = _free_port()
-                try:
-                    self._run("pg_ctl", "-D", str(self.data), "-l",
-                              str(self.folder / "server.log"), "-w", "-t", "60", "-o",
-                              f"-p {self.port} -k {self.folder} {options}", "start")
-                    break
-                except RuntimeError:
-                    if attempt == 4 or "already in use" not in self.log():
-                        raise
-        except BaseException:
-            shutil.rmtree(self.folder, ignore_errors=True)
-            raise
+        self._make_and_start(lambda: self._run(
+            "pg_basebackup", "-D", str(self.data), "-R", "-X", "stream", "-c", "fast",
+            "-h", "127.0.0.1", "-p", str(primary.port), "-U", "postgres"),
+            _SETTINGS + ("hot_standby=on",))
 
     def _position(self, url, sql):
         import psycopg
