@@ -25,7 +25,7 @@ from browser_site import (
     sign_in,
     sign_out,
 )
-from browser_support import axe_violations, navigate, open_page, wait_for
+from browser_support import axe_violations, navigate, new_driver, open_page, wait_for
 
 
 pytestmark = pytest.mark.slow
@@ -222,31 +222,36 @@ def test_axe_finds_no_violation_on_any_page(site, driver):
     assert not failures, json.dumps(failures, indent=1)
 
 
-def test_people_menus_work_with_the_keyboard_and_pass_axe(site, driver):
-    # usemenuforusers' own effect: the people fields become menus.
+@pytest.mark.parametrize("javascript", [True, False], ids=["javascript", "no-javascript"])
+def test_people_menus_work_with_the_keyboard_and_pass_axe(site, driver, javascript):
+    # usemenuforusers' own effect: the people fields become menus (plain
+    # select elements: they work without JavaScript too).
     site.rest("PUT", "/parameters", {"usemenuforusers": "1"})
+    browser = driver if javascript else new_driver(javascript=False)
     try:
         bug_id = file_bug(site, "Menus of people")
-        sign_in(driver, site, ADMIN)
-        open_page(driver, f"{site.url}/show_bug.cgi?id={bug_id}")
-        choose(driver, "#assigned_to", f"Pat Plain <{PLAIN}>")
-        click_and_wait(driver, "#bottom button[type=submit]", "the saved bug",
+        sign_in(browser, site, ADMIN)
+        open_page(browser, f"{site.url}/show_bug.cgi?id={bug_id}")
+        choose(browser, "#assigned_to", f"Pat Plain <{PLAIN}>")
+        click_and_wait(browser, "#bottom button[type=submit]", "the saved bug",
                        "Your changes have been saved.")
         assert bug_of(site, bug_id)["assigned_to"] == PLAIN
         violations = {}
         found = {}
-        check_every_state(driver, found, "the bug's menus of people")
+        check_every_state(browser, found, "the bug's menus of people")
         violations.update((state, v) for state, v in found.items() if v)
         for path in (f"/show_bug.cgi?id={bug_id}", "/enter_bug.cgi?product=TestProduct",
                      "/userprefs.cgi?tab=email",
                      "/editcomponents.cgi?product=TestProduct&component=TestComponent"):
-            open_page(driver, site.url + path)
-            found = axe_violations(driver)
+            open_page(browser, site.url + path)
+            found = axe_violations(browser)
             if found:
                 violations[path] = found
         assert not violations, json.dumps(violations, indent=1)
     finally:
         site.rest("PUT", "/parameters", {"usemenuforusers": "0"})
+        if not javascript:
+            browser.quit()
 
 
 def test_an_administrator_sets_up_an_installation_in_the_browser(site, driver):
