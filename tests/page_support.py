@@ -10,6 +10,8 @@ from urllib.parse import urlencode
 import pytest
 from falcon import testing
 
+from accounts import ADMIN, ADMIN_PASSWORD
+
 
 HTML = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 _TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
@@ -67,6 +69,14 @@ class Browser:
                                       "target": "/"})
         assert "bugsvc_session" in self.cookies, result.text
         return result
+
+
+def signed_in(app, who):
+    """A Browser of `app` signed in as `who`: the administrator or an
+    account of PASSWORDS."""
+    browser = Browser(app)
+    browser.login(who, ADMIN_PASSWORD if who == ADMIN else PASSWORDS[who])
+    return browser
 
 
 def _multipart(fields, files):

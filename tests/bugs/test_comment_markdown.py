@@ -10,24 +10,18 @@ import tracemalloc
 
 import pytest
 
-from accounts import ADMIN, ADMIN_PASSWORD
+from accounts import ADMIN
 from bug_support import file_bug, update_bug
 from bugsvc.bugs import markup
 from bugsvc.services import comment as comment_service, user as user_service
 from conftest import world_fixture
 from notify_support import deliver, use_smtp
-from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World
+from page_support import INSIDER, PLAIN, Browser, World, signed_in
 
 
 @world_fixture
 def world(services):
     return World(services)
-
-
-def signed_in(app, who):
-    browser = Browser(app)
-    browser.login(who, ADMIN_PASSWORD if who == ADMIN else PASSWORDS[who])
-    return browser
 
 
 def comments(services, bug_id, as_user=ADMIN):

@@ -4,16 +4,16 @@ collisions, attachments; each change is the operation's, with its rules."""
 
 import re
 
-from accounts import ADMIN, ADMIN_PASSWORD
+from accounts import ADMIN
 from bug_support import add_flag_type, editbugs_only_for_members, file_bug, get_bug, update_bug
 from conftest import world_fixture
 from page_support import (
     INSIDER,
-    PASSWORDS,
     PLAIN,
     Browser,
     World,
     form_fields,
+    signed_in,
     submit,
     text_of,
 )
@@ -22,12 +22,6 @@ from page_support import (
 @world_fixture
 def world(services):
     return World(services)
-
-
-def signed_in(app, who):
-    browser = Browser(app)
-    browser.login(who, ADMIN_PASSWORD if who == ADMIN else PASSWORDS[who])
-    return browser
 
 
 # Filing ---------------------------------------------------------------------------------

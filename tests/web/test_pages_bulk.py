@@ -5,20 +5,14 @@ what was refused and why, one mail event per changed bug."""
 
 import pytest
 
-from accounts import ADMIN, ADMIN_PASSWORD
+from accounts import ADMIN
 from bug_support import add_bug_group, add_keyword, editbugs_only_for_members, file_bug, get_bug
-from page_support import INSIDER, PASSWORDS, PLAIN, Browser, World, text_of
+from page_support import INSIDER, PLAIN, Browser, World, signed_in, text_of
 
 
 @pytest.fixture
 def world(services):
     return World(services)
-
-
-def signed_in(app, who):
-    browser = Browser(app)
-    browser.login(who, ADMIN_PASSWORD if who == ADMIN else PASSWORDS[who])
-    return browser
 
 
 def events(services, bug_id):

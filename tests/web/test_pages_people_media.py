@@ -9,17 +9,11 @@ import re
 
 import pytest
 
-from accounts import ADMIN, ADMIN_PASSWORD
+from accounts import ADMIN
 from bug_support import add_bug_group, editbugs_only_for_members, file_bug, set_param
 from bugsvc.errors import ServiceError
 from bugsvc.services import attachment as attachment_service, user as user_service
-from page_support import DEV, INSIDER, PASSWORDS, PLAIN, Browser, World, csp, menu
-
-
-def signed_in(app, who):
-    browser = Browser(app)
-    browser.login(who, ADMIN_PASSWORD if who == ADMIN else PASSWORDS[who])
-    return browser
+from page_support import DEV, INSIDER, PLAIN, Browser, World, csp, menu, signed_in
 
 
 def matches(browser, text):

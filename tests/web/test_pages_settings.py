@@ -5,15 +5,9 @@ they say (tests/bugs/test_parameter_effects.py)."""
 
 import pytest
 
-from accounts import ADMIN, ADMIN_PASSWORD
+from accounts import ADMIN
 from bug_support import file_bug, get_bug, set_param
-from page_support import DEV, GONE, PASSWORDS, PLAIN, Browser, menu, text_of
-
-
-def signed_in(app, who):
-    browser = Browser(app)
-    browser.login(who, ADMIN_PASSWORD if who == ADMIN else PASSWORDS[who])
-    return browser
+from page_support import DEV, GONE, PLAIN, Browser, menu, signed_in, text_of
 
 
 @pytest.fixture
