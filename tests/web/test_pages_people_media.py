@@ -6,6 +6,7 @@ The scripts themselves run in a real browser in test_browser_enhancements.py."""
 
 import base64
 import re
+from importlib import resources
 
 import pytest
 
@@ -225,6 +226,26 @@ def test_each_account_chooses_its_colour_scheme(app, services):
     browser.post("/userprefs.cgi", {"tab": "appearance", "color_scheme": "system"})
     assert '<html lang="en">' in browser.get("/").text
     assert services.query("SELECT COUNT(*) FROM user_settings") == [(0,)]
+
+
+def _palette(css, selector):
+    """{custom property: value} of the first rule for `selector` in `css`."""
+    body = css[css.index(selector + " {") + len(selector) + 2:]
+    body = body[:body.index("}")]
+    return dict(re.findall(r"(--[\w-]+|color-scheme):\s*([^;]+);", body))
+
+
+def test_the_dark_palette_is_the_same_for_the_device_and_the_accounts_choice():
+    """The style sheet names the dark colours twice (a media query cannot
+    share a rule with a selector): for a device that prefers dark, and for
+    an account that chose dark. Both give the same colours, and every
+    colour the light palette names."""
+    css = resources.files("bugsvc.web.pages").joinpath("static/bugsvc.css").read_text("utf-8")
+    light = _palette(css, ":root")
+    device = _palette(css, ":root:not([data-theme=light])")
+    chosen = _palette(css, ":root[data-theme=dark]")
+    assert device == chosen and device["color-scheme"] == "dark"
+    assert set(device) == set(light) and len(light) > 20
 
 
 @pytest.mark.parametrize("settings", [{"color_scheme": "purple"}, {"skin": "Dusk"}, "dark",
