@@ -19,8 +19,11 @@ for one's own account and editusers members, else only the groups the
 caller may bless), Group.get (805 unless editusers, creategroups or a
 blesser; user_regexp only for creategroups; `membership` with the members
 granted directly or by the regexp), the parameters (all of them for
-tweakparams), personal tags in Bug.get (`tags` among include_fields), and
-editproducts.cgi?action=editgroupcontrols behind 5.2's sign-in form (its
+tweakparams), personal tags in Bug.get (`tags` among include_fields),
+memberships derived through the groups' inheritance (group_grants of type
+0), and editproducts.cgi?action=editgroupcontrols (to editcomponents) and
+editgroups.cgi?action=changeform (to creategroups; the visibility grants
+only while usevisibilitygroups is on) behind 5.2's sign-in form (its
 Bugzilla_login_token must match the Bugzilla_login_request_cookie; the
 session is the Bugzilla_login and Bugzilla_logincookie cookies).
 
@@ -261,19 +264,34 @@ class FakeBugzilla:
         return None if found is None else dict(found, login=login)
 
     def groups_of(self, login):
-        """Every group the account is in: directly, or by a group's regexp."""
+        """Every group the account is in: directly, by a group's regexp, or
+        through the groups' inheritance (any chain)."""
         account = self.installation["accounts"][login]
         names = set(account["groups"])
         for group in self.installation["groups"]:
             if group["user_regexp"] and re.search(group["user_regexp"], login, re.IGNORECASE):
                 names.add(group["name"])
+        waiting = list(names)
+        while waiting:
+            member = waiting.pop()
+            for grant_member, grantor, grant_type in self.installation["group_grants"]:
+                if grant_type == 0 and grant_member == member and grantor not in names:
+                    names.add(grantor)
+                    waiting.append(grantor)
         return [group for group in self.installation["groups"] if group["name"] in names]
 
     def _in(self, login, group_name):
         return bool(login) and any(g["name"] == group_name for g in self.groups_of(login))
 
     def _can_bless(self, login, group_name):
-        return bool(login) and group_name in self.installation["accounts"][login].get("bless", [])
+        """By the account's own bless right, or a group's bless grant."""
+        if not login:
+            return False
+        if group_name in self.installation["accounts"][login].get("bless", []):
+            return True
+        mine = {group["name"] for group in self.groups_of(login)}
+        return any(grant_type == 1 and grantor == group_name and member in mine
+                   for member, grantor, grant_type in self.installation["group_grants"])
 
     def _user_object(self, account, caller, query):
         login = account["login"]
@@ -388,7 +406,8 @@ class FakeBugzilla:
 
     def _page(self, path, query, cookies):
         """(status, HTML, extra headers) of a page: editproducts.cgi's group
-        controls behind the sign-in form, and index.cgi?logout=1."""
+        controls and editgroups.cgi's group form behind the sign-in form,
+        and index.cgi?logout=1."""
         one = {name: values[0] for name, values in query.items()}
         headers = []
         login = self._sessions.get((cookies.get("Bugzilla_login"),
@@ -402,7 +421,7 @@ class FakeBugzilla:
                 ("Set-Cookie", "Bugzilla_login=X; path=/; expires=Thu, 01-Jan-1970 00:00:00 GMT"),
                 ("Set-Cookie", "Bugzilla_logincookie=X; path=/; "
                                "expires=Thu, 01-Jan-1970 00:00:00 GMT")]
-        if path != "editproducts.cgi":
+        if path not in ("editproducts.cgi", "editgroups.cgi"):
             return 404, _html("Not Found", "<p>No such page.</p>"), []
         if login is None and "Bugzilla_login" in one:
             token, request_cookie = one.get("Bugzilla_login_token"), cookies.get(
@@ -425,7 +444,7 @@ class FakeBugzilla:
             hidden = "".join(f'<input type="hidden" name="{html.escape(name)}" '
                              f'value="{html.escape(value)}">'
                              for name, value in one.items() if not name.startswith("Bugzilla_"))
-            form = ('<form name="login" action="https://bugzilla.example.org/editproducts.cgi"'
+            form = (f'<form name="login" action="https://bugzilla.example.org/{path}"'
                     ' method="POST"><input id="Bugzilla_login" name="Bugzilla_login">'
                     '<input type="password" id="Bugzilla_password" name="Bugzilla_password">'
                     '<input type="checkbox" id="Bugzilla_restrictlogin" '
@@ -435,6 +454,8 @@ class FakeBugzilla:
                     '<input type="submit" name="GoAheadAndLogIn" value="Log in"></form>')
             return 200, _html("Log in to Bugzilla", form), [
                 ("Set-Cookie", f"Bugzilla_login_request_cookie={request_cookie}; path=/")]
+        if path == "editgroups.cgi":
+            return 200, self._group_page(login, one), headers
         if not self._in(login, "editcomponents"):
             return 200, _html("Authorization Required", "<p>Sorry, you aren't a member of the "
                                                         "'editcomponents' group.</p>"), headers
@@ -445,6 +466,47 @@ class FakeBugzilla:
                               f"<p>There is no product named '{html.escape(product)}'.</p>"), \
                 headers
         return 200, self._controls_page(product, controls), headers
+
+    def _group_page(self, login, one):
+        """editgroups.cgi?action=changeform&group=ID as 5.2 shows it."""
+        if not self._in(login, "creategroups"):
+            return _html("Authorization Required", "<p>Sorry, you aren't a member of the "
+                                                   "'creategroups' group.</p>")
+        by_id = {str(group["id"]): group for group in self.installation["groups"]}
+        group = by_id.get(one.get("group", ""))
+        if one.get("action") != "changeform" or group is None:
+            return _html("Invalid group ID", "<p>The group you specified doesn't exist.</p>")
+        grants = self.installation["group_grants"]
+        lists = {"members": (0, False), "member_of": (0, True), "bless_from": (1, False),
+                 "bless_to": (1, True)}
+        if self._all_parameters().get("usevisibilitygroups") == "1":
+            lists.update(visible_from=(2, False), visible_to_me=(2, True))
+        pairs = []
+        for name, (grant_type, reverse) in lists.items():
+            if reverse:
+                current = [grantor for member, grantor, kind in grants
+                           if kind == grant_type and member == group["name"]]
+            else:
+                current = [member for member, grantor, kind in grants
+                           if kind == grant_type and grantor == group["name"]]
+            options = {"_add": [g for g in self.installation["groups"]
+                                if g["name"] not in current],
+                       "_remove": [g for g in self.installation["groups"]
+                                   if g["name"] in current]}
+            for suffix, items in options.items():
+                rows = "".join(f'<option value="{g["id"]}">\n          '
+                               f'{html.escape(g["name"])}</option>' for g in items)
+                pairs.append(f'<td><label for="{name}{suffix}">Current</label><select '
+                             f'multiple="multiple" size="10" name="{name}{suffix}" '
+                             f'id="{name}{suffix}">{rows}</select></td>')
+        body = ('<form method="post" action="editgroups.cgi">'
+                '<input type="hidden" name="action" value="postchanges">'
+                f'<input type="hidden" name="group_id" value="{group["id"]}">'
+                f'<input type="text" name="name" value="{html.escape(group["name"])}">'
+                '<table id="grant_table"><tr>' + "".join(pairs) + '</tr></table>'
+                '<input type="submit" id="update-group" value="Update Group">'
+                '<input type="hidden" name="token" value="1234-abcd"></form>')
+        return _html(f"Change Group: {html.escape(group['name'])}", body)
 
     def _controls_page(self, product, controls):
         rows = []

@@ -1,29 +1,43 @@
-"""Product group controls from Bugzilla 5.2's administration pages.
+"""What only Bugzilla 5.2's administration pages show: products' group
+controls and the grants between groups.
 
-Bugzilla 5.2's REST interface does not show a product's group controls;
-only its page editproducts.cgi?action=editgroupcontrols does, to an
-account in editcomponents, signed in with a password (an API key opens no
-web session). The sign-in is 5.2's own form: the page first answers with
-the form and a Bugzilla_login_request_cookie, the form goes back with its
+Bugzilla 5.2's REST interface shows neither. A product's group controls
+are on editproducts.cgi?action=editgroupcontrols (to an account in
+editcomponents); a group's grants (the groups whose members are members of
+it, may bless it, or see its members) on editgroups.cgi?action=changeform
+(to an account in creategroups; the visibility grants only while the
+parameter usevisibilitygroups is on). Both need a session signed in with a
+password (an API key opens no web session). The sign-in is 5.2's own
+form: the page first answers with the form and a
+Bugzilla_login_request_cookie, the form goes back with its
 Bugzilla_login_token and the password (restricted to this address), and
 the Bugzilla_login and Bugzilla_logincookie cookies it sets open the
 session; it is closed (index.cgi?logout=1) at the end. The password is
 only ever sent to the host the import reads, whatever the form's action
 says.
 
-On the page each bug group is a row: its name, the Entry, Canedit,
+On the group controls page each bug group is a row: its name, the Entry, Canedit,
 editcomponents, canconfirm and editbugs boxes and the MemberControl and
 OtherControl choices (NA, Shown, Default, Mandatory: 0 to 3), or
 "Disabled" for an inactive group, whose controls the page does not show.
+
+On a group's page each grant list is a pair of multiple selects, the
+groups it may add (`<list>_add`) and those it holds (`<list>_remove`),
+each option a group's id and name; the lists read are those of the groups
+granting something to it: `members`, `bless_from` and `visible_from`.
 """
 
 from html.parser import HTMLParser
 from http.cookies import CookieError, SimpleCookie
 
 
-_PAGE = "editproducts.cgi"
+_CONTROLS_PAGE = "editproducts.cgi"
+_GROUP_PAGE = "editgroups.cgi"
 _BOXES = ("entry", "canedit", "editcomponents", "canconfirm", "editbugs")
 _CHOICES = ("membercontrol", "othercontrol")
+# A group's page: the lists of groups granting it something, by Bugzilla's
+# grant type (0 member, 1 bless, 2 visibility).
+GRANT_LISTS = {"members": 0, "bless_from": 1, "visible_from": 2}
 
 
 class PagesRefused(Exception):
@@ -31,8 +45,9 @@ class PagesRefused(Exception):
     edit the product, the page is not the one expected): the reason."""
 
 
-class GroupControlPages:
-    """A signed-in session on a Bugzilla's group control pages.
+class AdminPages:
+    """A signed-in session on a Bugzilla's administration pages (signed in
+    on the first page read, closed by close()).
 
     client: the run's Client. login, password: the account's at the source.
     """
@@ -48,22 +63,39 @@ class GroupControlPages:
         editcomponents, canconfirm, editbugs}} of `product`, and the names
         of its inactive groups (whose controls the page does not show).
         Errors: PagesRefused, SourceError."""
-        params = {"action": "editgroupcontrols", "product": product}
-        if self.cookies is None:
-            page = self._sign_in(params)
-        else:
-            page = self.client.page(_PAGE, params, cookies=self.cookies)
-        return _read_controls(page)
+        return _read_controls(self._page(_CONTROLS_PAGE, {"action": "editgroupcontrols",
+                                                           "product": product}))
 
-    def _sign_in(self, params):
-        first = self.client.page(_PAGE, params)
+    def grants(self, group_id):
+        """{grant type: [names of the groups granting it to the group whose
+        id at the source is `group_id`]}: 0, the groups whose members are
+        members of it; 1, those whose members may bless it; 2, those whose
+        members see its members (absent when the page does not show the
+        visibility grants: usevisibilitygroups is off at the source).
+        Errors: PagesRefused, SourceError."""
+        page = self._page(_GROUP_PAGE, {"action": "changeform", "group": group_id})
+        parser = _GroupGrants()
+        parser.feed(page.text)
+        if not parser.is_group_page:
+            raise PagesRefused(f"the source answered '{(parser.title or '').strip()}' instead of "
+                               "the group's page")
+        return {GRANT_LISTS[name]: names for name, names in parser.lists.items()}
+
+    def _page(self, path, params):
+        """The page `path` with `params`, signing in first when needed."""
+        if self.cookies is None:
+            return self._sign_in(path, params)
+        return self.client.page(path, params, cookies=self.cookies)
+
+    def _sign_in(self, path, params):
+        first = self.client.page(path, params)
         form = _Form.of(first.text)
         if form is None:
             raise PagesRefused(f"the page offered no sign-in form ({_title(first.text)})")
         fields = dict(form.hidden)
         fields.update(Bugzilla_login=self.login, Bugzilla_password=self.password,
                       Bugzilla_restrictlogin="on", GoAheadAndLogIn="Log in")
-        page = self.client.page(_PAGE, form=fields, cookies=_cookies(first))
+        page = self.client.page(path, form=fields, cookies=_cookies(first))
         session = _cookies(page)
         if not session.get("Bugzilla_login") or not session.get("Bugzilla_logincookie"):
             raise PagesRefused(f"signing in as {self.login} failed ({_title(page.text)})")
@@ -200,3 +232,56 @@ class _Controls(HTMLParser):
             elif all(kind in row["values"] for kind in _CHOICES):
                 self.controls[name] = {kind: row["values"].get(kind, 0)
                                        for kind in _BOXES + _CHOICES}
+
+
+class _GroupGrants(HTMLParser):
+    """The grant lists of editgroups.cgi?action=changeform: the options of
+    the `<list>_remove` selects of GRANT_LISTS, by list."""
+
+    def __init__(self):
+        super().__init__()
+        self.lists = {}
+        self.title = None
+        self.is_group_page = False
+        self._list = None
+        self._option = None
+        self._in_title = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "title":
+            self._in_title, self.title = True, ""
+        elif tag == "input" and attrs.get("name") == "action" \
+                and attrs.get("value") == "postchanges":
+            self.is_group_page = True
+        elif tag == "select":
+            name = attrs.get("name") or ""
+            kind = name[:-len("_remove")] if name.endswith("_remove") else None
+            self._list = kind if kind in GRANT_LISTS else None
+            if self._list:
+                self.lists.setdefault(self._list, [])
+        elif tag == "option" and self._list:
+            self._end_option()          # an option need not be closed
+            self._option = ""
+
+    def handle_data(self, data):
+        if self._in_title:
+            self.title += data
+        if self._option is not None:
+            self._option += data
+
+    def handle_endtag(self, tag):
+        if tag == "title":
+            self._in_title = False
+        elif tag == "option":
+            self._end_option()
+        elif tag == "select":
+            self._end_option()
+            self._list = None
+
+    def _end_option(self):
+        if self._option is not None:
+            name = " ".join(self._option.split())
+            if name:
+                self.lists[self._list].append(name)
+            self._option = None

@@ -13,7 +13,7 @@ of the standard select fields that the source does not have are removed
 
 import re
 
-from ..accounts.membership import refresh_for_group
+from ..accounts.membership import refresh_derived, refresh_for_group
 from ..catalogue import settings
 from ..catalogue.group_control import CONTROL_VALUES
 from ..store.db import ids_written, placeholders
@@ -382,6 +382,60 @@ def carry_group_controls(target, controls, unknown, report):
                            "the source does not show them to the key: set them by hand "
                            "(the import allows the groups the product's bugs use, Shown to "
                            "members)")
+
+
+def carry_group_grants(target, grants, report):
+    """Grants between groups. grants: {group name: {grant type: [names of
+    the groups granting it]}} (0: their members are members of it; 1: they
+    may bless it; 2: they see its members), as the source's group pages
+    showed them: for each group and type shown, the target's become exactly
+    those (a type not shown keeps the target's). Memberships derived through
+    groups are computed again when those grants changed."""
+    conn = target.conn
+    inheritance_changed = False
+    for group_name, shown in sorted(grants.items()):
+        grantor_id = target.groups.get(group_name.lower())
+        if grantor_id is None:
+            continue
+        for grant_type, names in sorted(shown.items()):
+            wanted = set()
+            for name in names:
+                member_id = target.groups.get(name.lower())
+                if member_id is None or member_id == grantor_id:
+                    report.not_carried("group grants", f"{name} -> {group_name}",
+                                       "the target has no such group" if member_id is None
+                                       else "a group cannot grant itself")
+                    continue
+                wanted.add(member_id)
+            if grant_type == 0:
+                held = {row[0] for row in conn.execute(
+                    "SELECT member_id FROM group_group_map WHERE grantor_id = ?", (grantor_id,))}
+                gone, new = sorted(held - wanted), sorted(wanted - held)
+                if gone:
+                    conn.execute(f"DELETE FROM group_group_map WHERE grantor_id = ? AND member_id"
+                                 f" IN ({placeholders(gone)})", [grantor_id] + gone)
+                conn.executemany("INSERT INTO group_group_map (member_id, grantor_id)"
+                                 " VALUES (?, ?)", [(member_id, grantor_id) for member_id in new])
+                inheritance_changed |= bool(gone or new)
+            else:
+                held = {row[0] for row in conn.execute(
+                    "SELECT member_id FROM group_grants WHERE grantor_id = ? AND grant_type = ?",
+                    (grantor_id, grant_type))}
+                gone, new = sorted(held - wanted), sorted(wanted - held)
+                if gone:
+                    conn.execute(f"DELETE FROM group_grants WHERE grantor_id = ? AND"
+                                 f" grant_type = ? AND member_id IN ({placeholders(gone)})",
+                                 [grantor_id, grant_type] + gone)
+                conn.executemany("INSERT INTO group_grants (member_id, grantor_id, grant_type)"
+                                 " VALUES (?, ?, ?)",
+                                 [(member_id, grantor_id, grant_type) for member_id in new])
+            report.count(_GRANT_KINDS[grant_type], len(wanted))
+    if inheritance_changed:
+        refresh_derived(conn)
+
+
+_GRANT_KINDS = {0: "groups that are members of groups", 1: "group bless grants",
+                2: "group visibility grants"}
 
 
 def control_value(value):

@@ -7,8 +7,10 @@ import threading
 
 # The kinds counted, in the order the report lists them.
 KINDS = ("classifications", "products", "components", "versions", "milestones", "keywords",
-         "fields", "field values", "flag types", "groups", "group controls", "accounts",
-         "group memberships", "memberships granted by a regexp", "bugs", "aliases",
+         "fields", "field values", "flag types", "groups", "group controls",
+         "groups that are members of groups", "group bless grants", "group visibility grants",
+         "accounts", "group memberships", "memberships granted by a regexp",
+         "memberships derived from another group", "bugs", "aliases",
          "cc entries", "dependencies", "see also links", "see also links rewritten", "flags",
          "comments", "comment tags", "personal tags", "attachments", "attachment bytes",
          "history changes")

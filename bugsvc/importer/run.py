@@ -45,7 +45,7 @@ from ..store.convert import convert
 from ..store.location import Location, open_database
 from . import catalogue, forms, state, writer
 from .accounts import Accounts
-from .admin_pages import GroupControlPages, PagesRefused
+from .admin_pages import AdminPages, PagesRefused
 from .client import Client, Limits, SourceError, SourceMisbehaved, rest_base
 from .progress import Progress
 from .report import Report
@@ -293,7 +293,15 @@ class _Importer:
         groups = source.groups(membership=bool(source.client.api_key)
                                and not self.accounts.editusers)
         products = source.products()
-        controls, unknown = self._group_controls(products)
+        pages = None
+        if self.options.source_password and self.login:
+            pages = AdminPages(source.client, self.login, self.options.source_password)
+        try:
+            controls, unknown = self._group_controls(products, pages)
+            grants = self._group_grants(groups, pages)
+        finally:
+            if pages is not None:
+                pages.close()
         self._list_accounts(parameters, groups)
         logins = set(self.accounts.logins())
         owners = set()
@@ -316,6 +324,7 @@ class _Importer:
             target = self._target(conn)
             group_ids = catalogue.carry_groups(target, groups)
             group_ids["admin"] = target.group_id("admin", create=False)
+            catalogue.carry_group_grants(target, grants, self.report)
             for name in ("insidergroup", "timetrackinggroup", "comment_taggers_group"):
                 if parameters.get(name):
                     target.group_id(str(parameters[name]), create=True)
@@ -331,34 +340,29 @@ class _Importer:
             state.put(conn, state.CONTROLS_UNKNOWN, json.dumps(sorted(unknown)))
             self.local_links = self._local_links(conn, parameters)
 
-    def _group_controls(self, products):
+    def _group_controls(self, products, pages):
         """({product name: (controls, inactive groups)}, [names of products
         whose controls the source does not show]): from Product.get where
         it shows them (bugsvc, to editcomponents), else from 5.2's
-        administration pages when the key's account and its password are
-        known (see admin_pages.py)."""
+        administration pages, `pages` (an AdminPages, None when the key's
+        account or its password is not known)."""
         controls, missing = {}, []
         for product in products:
             if isinstance(product.get("group_controls"), dict):
                 controls[product["name"]] = (product["group_controls"], [])
             else:
                 missing.append(product["name"])
-        if missing and self.options.source_password and self.login:
-            pages = GroupControlPages(self.source.client, self.login,
-                                      self.options.source_password)
-            try:
-                for name in list(missing):
-                    try:
-                        controls[name] = pages.controls(name)
-                    except PagesRefused as exc:
-                        self.report.not_carried("group controls", name, f"the administration "
-                                                f"pages could not be read: {exc}")
-                        if pages.cookies is None:
-                            break
-                    else:
-                        missing.remove(name)
-            finally:
-                pages.close()
+        if missing and pages is not None:
+            for name in list(missing):
+                try:
+                    controls[name] = pages.controls(name)
+                except PagesRefused as exc:
+                    self.report.not_carried("group controls", name, f"the administration "
+                                            f"pages could not be read: {exc}")
+                    if pages.cookies is None:
+                        break
+                else:
+                    missing.remove(name)
         elif missing and self.source.client.api_key:
             self.report.note("The source does not show products' group controls to the key "
                              "over REST (Bugzilla 5.2 shows them to nobody there): give the "
@@ -366,6 +370,40 @@ class _Importer:
                              "BUGSVC_IMPORT_PASSWORD to read them from its administration "
                              "pages, or set them by hand.")
         return controls, missing
+
+    def _group_grants(self, groups, pages):
+        """{group name: {grant type: [group names]}} (admin_pages.AdminPages.grants)
+        of the groups the source listed, read from 5.2's group pages
+        (`pages`, None when no password was given: the report says what
+        that leaves). Only a creategroups member may read them; the first
+        refusal ends the reading, and the report names what was not read."""
+        listed = [group for group in groups if group.get("name") and group.get("id")]
+        if not listed:
+            return {}
+        if pages is None:
+            if self.source.client.api_key:
+                self.report.note("The source's grants between groups (groups that are members "
+                                 "of other groups, may bless them or see their members) are "
+                                 "only on its administration pages: give the password of the "
+                                 "key's account (a creategroups member) in "
+                                 "BUGSVC_IMPORT_PASSWORD to carry them, or set them on "
+                                 "editgroups.cgi.")
+            return {}
+        grants = {}
+        for group in listed:
+            try:
+                grants[group["name"]] = pages.grants(group["id"])
+            except PagesRefused as exc:
+                unread = [g["name"] for g in listed if g["name"] not in grants]
+                for name in unread:
+                    self.report.not_carried("group grants", name, "the administration pages "
+                                            f"could not be read: {exc}")
+                break
+        if grants and not any(2 in shown for shown in grants.values()):
+            self.report.note("The source's pages show no visibility grants (who sees whom) "
+                             "while its usevisibilitygroups is off: those of the target are "
+                             "kept as they are.")
+        return grants
 
     def _local_links(self, conn, parameters):
         """How See Also links to the old installation's bugs are written

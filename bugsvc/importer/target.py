@@ -14,7 +14,7 @@ no visible component has) is made from what the bug tells of it, and the
 report says so.
 """
 
-from ..accounts.membership import GRANT_DIRECT, refresh_for_user, regexp_matches
+from ..accounts.membership import GRANT_DIRECT, refresh_derived, refresh_for_user, regexp_matches
 from ..catalogue import bug_fields
 from ..store.db import ids_written, placeholders
 
@@ -130,40 +130,76 @@ class Target:
         """Memberships as the source shows them. One that the group's
         regular expression (as the source showed it) grants is left to it
         (a regexp grant, which a later change of the expression takes away,
-        as at the source); the others are direct. In the groups whose
-        members the source shows (details["seen"], None: all), a direct
-        membership it does not show is removed."""
+        as at the source), and so is one that another of the account's
+        groups gives through the groups' inheritance (a derived membership);
+        the others are direct. In the groups whose members the source shows
+        (details["seen"], None: all), a direct membership it does not show
+        is removed."""
         names = details.get("groups")
         if names is None:
             return
-        wanted, by_regexp = set(), 0
+        wanted, regexp_ids = set(), set()
         from_source = self.accounts.regexp_groups if self.accounts is not None else set()
         for name in names:
             group_id = self.group_id(name, create=True)
             pattern = self.regexps.get(group_id, "")
             if name.lower() in from_source and regexp_matches(pattern, login):
-                by_regexp += 1
+                regexp_ids.add(group_id)
                 continue
             wanted.add(group_id)
+        derived = wanted - self._direct_of(wanted, regexp_ids)
+        wanted -= derived
         self.report.count("group memberships", len(set(names)))
-        if by_regexp:
-            self.report.count("memberships granted by a regexp", by_regexp)
+        if regexp_ids:
+            self.report.count("memberships granted by a regexp", len(regexp_ids))
+        if derived:
+            self.report.count("memberships derived from another group", len(derived))
         have = {row[0] for row in self.conn.execute(
             "SELECT group_id FROM user_groups WHERE user_id = ? AND is_bless = 0"
             " AND grant_type = ?", (user_id, GRANT_DIRECT))}
         for group_id in sorted(wanted - have):
             self.conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                               " VALUES (?, ?, 0, ?)", (user_id, group_id, GRANT_DIRECT))
-        if login.lower() in self.admin_logins:
-            return
         seen = details.get("seen")
         names_of = {group_id: name for name, group_id in self.groups.items()}
-        gone = sorted(group_id for group_id in have - wanted
-                      if seen is None or names_of.get(group_id) in seen)
+        gone = [] if login.lower() in self.admin_logins else sorted(
+            group_id for group_id in have - wanted
+            if seen is None or names_of.get(group_id) in seen)
         if gone:
             self.conn.execute(
                 "DELETE FROM user_groups WHERE user_id = ? AND is_bless = 0 AND grant_type = ?"
                 f" AND group_id IN ({placeholders(gone)})", [user_id, GRANT_DIRECT] + gone)
+        if gone or wanted - have:
+            refresh_derived(self.conn, [user_id])
+
+    def _direct_of(self, shown, regexp_ids):
+        """The groups of `shown` (ids) to keep as direct memberships: those
+        that neither the others nor the groups of `regexp_ids` give through
+        the target's group inheritance. Groups that give each other
+        (a loop) keep the first of them, by id, direct."""
+        grants = {}
+        for member_id, grantor_id in self.conn.execute(
+                "SELECT member_id, grantor_id FROM group_group_map"):
+            grants.setdefault(member_id, set()).add(grantor_id)
+        if not grants:
+            return set(shown)
+
+        def reach(start):
+            reached, waiting = set(), list(start)
+            while waiting:
+                for grantor_id in grants.get(waiting.pop(), ()):
+                    if grantor_id not in reached:
+                        reached.add(grantor_id)
+                        waiting.append(grantor_id)
+            return reached
+
+        kept = {group_id for group_id in shown
+                if group_id not in reach((set(shown) | regexp_ids) - {group_id})}
+        while True:
+            left = set(shown) - kept - reach(kept | regexp_ids)
+            if not left:
+                return kept
+            kept.add(min(left))
 
     # Groups ----------------------------------------------------------------------
 

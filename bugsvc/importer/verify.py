@@ -2,7 +2,8 @@
 everything the import carries: each account (login, real name, whether it
 may log in and get mail, its memberships in the groups the key sees in
 full, and whether a membership is the group's regexp's), each product's
-group controls where the source shows them, and bug by bug, field by
+group controls where the source shows them, the grants between groups
+where its pages show them, and bug by bug, field by
 field: each bug (with the key's personal tags and See Also links as the
 import rewrote them), its comments, its attachments (metadata, flags and
 bytes) and its history.
@@ -38,7 +39,7 @@ from ..store.db import placeholders
 from ..store.location import open_database
 from . import forms, state
 from .accounts import Accounts
-from .admin_pages import GroupControlPages, PagesRefused
+from .admin_pages import AdminPages, PagesRefused
 from .catalogue import control_value
 from .client import rest_base
 from .progress import Progress
@@ -58,6 +59,8 @@ _ATTACHMENT_KEYS = ("bug_id", "creator", "creation_time", "last_change_time", "s
                     "file_name", "content_type", "is_patch", "is_obsolete", "is_private", "size",
                     "flags")
 _CONTROL_KEYS = ("entry", "membercontrol", "othercontrol", "canedit")
+_GRANT_NAMES = {0: "groups that are its members", 1: "groups that may bless it",
+                2: "groups that see its members"}
 
 
 class Difference:
@@ -151,7 +154,15 @@ class _Verifier:
     def run(self):
         self.progress.say("Comparing accounts and memberships ...")
         self._compare_accounts()
-        self._compare_controls()
+        pages = None
+        if self.options.source_password and self.login:
+            pages = AdminPages(self.source.client, self.login, self.options.source_password)
+        try:
+            self._compare_controls(pages)
+            self._compare_grants(pages)
+        finally:
+            if pages is not None:
+                pages.close()
         self.progress.say("Listing the bugs at the source and in the target ...")
         source_ids, after = [], 0
         while True:
@@ -264,8 +275,9 @@ class _Verifier:
 
     # Group controls --------------------------------------------------------------
 
-    def _compare_controls(self):
-        """Group controls of the products whose controls the source shows."""
+    def _compare_controls(self, pages):
+        """Group controls of the products whose controls the source shows
+        (over REST, or on the pages of `pages`, an AdminPages or None)."""
         shown, wanted = {}, []
         for product in self.source.products():
             if isinstance(product.get("group_controls"), dict):
@@ -273,7 +285,7 @@ class _Verifier:
             else:
                 wanted.append(product["name"])
         if wanted and self.options.source_password and self.login:
-            pages = GroupControlPages(self.source.client, self.login,
+            pages = AdminPages(self.source.client, self.login,
                                       self.options.source_password)
             try:
                 for name in wanted:
@@ -312,6 +324,38 @@ class _Verifier:
                     if values != stored.get(key):
                         self._differ_about(f"product {product!r} group {group!r}",
                                            "group control", values, stored.get(key))
+
+    def _compare_grants(self, pages):
+        """The grants between groups the source's group pages show
+        (`pages`, an AdminPages or None) against the target's."""
+        groups = [group for group in self.source.groups() if group.get("id")
+                  and group.get("name")] if self.source.client.api_key else []
+        if not groups:
+            return
+        if pages is None:
+            self.not_compared.append("grants between groups (the import reads them from the "
+                                     "administration pages: give BUGSVC_IMPORT_PASSWORD)")
+            return
+        with self.db.transaction() as conn:
+            held = {}
+            for member, grantor, grant_type in conn.execute(
+                    "SELECT m.name, g.name, 0 FROM group_group_map x JOIN groups m"
+                    " ON m.id = x.member_id JOIN groups g ON g.id = x.grantor_id"
+                    " UNION ALL SELECT m.name, g.name, x.grant_type FROM group_grants x"
+                    " JOIN groups m ON m.id = x.member_id JOIN groups g ON g.id = x.grantor_id"):
+                held.setdefault((grantor.lower(), grant_type), set()).add(member.lower())
+        for group in groups:
+            try:
+                shown = pages.grants(group["id"])
+            except PagesRefused as exc:
+                self.not_compared.append(f"grants between groups ({exc})")
+                return
+            for grant_type, names in sorted(shown.items()):
+                source_side = sorted({name.lower() for name in names})
+                target_side = sorted(held.get((group["name"].lower(), grant_type), ()))
+                if source_side != target_side:
+                    self._differ_about(f"group {group['name']!r}", _GRANT_NAMES[grant_type],
+                                       source_side, target_side)
 
     # Bugs ------------------------------------------------------------------------
 
