@@ -89,3 +89,14 @@ def test_the_check_finds_each_kind_of_pointer():
     for text in ("see README.md", "bench/results/DATE-bugsN-w1.md", "or .../xmlrpc.cgi",
                  "writes NAME.md", "two sections of the page", "an issue with 7 bugs"):
         assert outside_pointers(text, files, folders) == [], text
+
+
+def test_no_tracked_file_is_a_symbolic_link():
+    """A link names a path that may not exist in a reader's clone (a
+    virtual environment, a folder of the machine it was made on) and is a
+    plain text file on Windows checkouts; the repository holds none."""
+    staged = subprocess.run(["git", "ls-files", "-s", "-z"], cwd=ROOT, capture_output=True,
+                            check=True).stdout.decode("utf-8")
+    links = [entry.split("\t", 1)[1] for entry in staged.split("\0")
+             if entry.startswith("120000 ")]
+    assert links == [], f"symbolic links tracked: {links}"
