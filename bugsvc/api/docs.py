@@ -254,6 +254,14 @@ DOCS = {
                 "limit": described(INT, "matches per string"),
                 "include_disabled": BOOL, "group_ids": _IDS, "groups": _NAMES},
         answer=obj({"users": arr(ref("User"))}), errors=(50, 505, 51, 304, 804, 52)),
+    "User.find_to_edit": Doc(
+        "Accounts as editusers.cgi finds them: User.get, except that members of editusers"
+        " see every account while usevisibilitygroups is on.",
+        params={"ids": _IDS, "names": _NAMES,
+                "match": strs("substrings of login or real name"),
+                "limit": described(INT, "matches per string"),
+                "include_disabled": BOOL, "group_ids": _IDS, "groups": _NAMES},
+        answer=obj({"users": arr(ref("User"))}), errors=(50, 410, 51, 304, 804, 52)),
     "User.whoami": Doc(
         "The account the call runs as, with its saved searches.",
         answer=obj({"id": INT, "real_name": STR, "name": STR, "login": STR,

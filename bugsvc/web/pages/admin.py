@@ -404,8 +404,8 @@ class Users(Page):
             _account_page(call, call.query.get("userid") or "", full=full)
             return
         text = (call.query.get("matchstr") or "").strip()
-        found = call.read_one("User.get", {"match": [text or "*"], "include_disabled": True,
-                                           "limit": 200})
+        found = call.read_one("User.find_to_edit", {"match": [text or "*"],
+                                                    "include_disabled": True, "limit": 200})
         call.render("admin/users.html", title="Users", accounts=found["users"], matchstr=text)
 
     @responder
@@ -465,7 +465,7 @@ def _account_page(call, user_id, status=200, typed=None, error=None, full=True):
     to a blesser outside editusers (`full` false), the groups it may bless
     alone), with the values `typed` and the refusal `error` when a change
     was refused."""
-    found, groups = call.read(("User.get", {"ids": [user_id]}), ("Group.get", {}))
+    found, groups = call.read(("User.find_to_edit", {"ids": [user_id]}), ("Group.get", {}))
     account = found["users"][0]
     second_factor = (call.read_one("SecondFactor.get", {"user_id": account["id"]}) if full
                      else None)
