@@ -115,7 +115,8 @@ class AdminIndex(Page):
         if "editcomponents" not in groups and _product_rights(call)["editcomponents"]:
             groups.add("editcomponents on products")
         areas = [area for area in ADMIN_AREAS if area[0] in groups or "admin" in groups
-                 or (area[1] == "/editproducts.cgi" and "editcomponents on products" in groups)]
+                 or (area[1] in ("/editproducts.cgi", "/editflagtypes.cgi")
+                     and "editcomponents on products" in groups)]
         call.render("admin/index.html", title="Administration", areas=areas)
 
 
