@@ -2,8 +2,8 @@
 up the world (parameters, groups, rights) directly in the database."""
 
 from accounts import ADMIN
-from bugsvc.accounts.membership import refresh_for_user
-from bugsvc.services import bug as bug_service
+from bugsvc.accounts.membership import grant_admin_visibility, refresh_for_user
+from bugsvc.services import bug as bug_service, group as group_service
 
 
 NA, SHOWN, DEFAULT, MANDATORY = 0, 1, 2, 3
@@ -55,10 +55,12 @@ def add_to_group(services, login, group_name):
 
 
 def add_bug_group(services, name, members=(), with_admin=True):
-    """An active bug group with `members` (logins) and the administrator; returns its id."""
+    """An active bug group with `members` (logins) and the administrator; the
+    admin group sees its members, as for every new group. Returns its id."""
     with services.db.transaction(write=True) as conn:
         group_id = conn.execute("INSERT INTO groups (name, description, is_bug_group, is_active)"
                                 " VALUES (?, ?, 1, 1)", (name, f"{name} group")).lastrowid
+        grant_admin_visibility(conn, [group_id])
     for login in list(members) + ([ADMIN] if with_admin else []):
         add_to_group(services, login, name)
     return group_id
@@ -129,3 +131,16 @@ def comments_of(services, bug_id):
     return services.query("SELECT c.count, u.login, c.body, c.is_private, c.kind, c.extra"
                           " FROM comments c JOIN users u ON u.id = c.author_id"
                           " WHERE c.bug_id = ? ORDER BY c.count", (bug_id,))
+
+
+def grant_visibility(services, viewers, group_name):
+    """Let the members of group `viewers` see the members of group
+    `group_name` while usevisibilitygroups is on: the visibility grant an
+    administrator sets on editgroups.cgi (Group.update_inheritance, the
+    group's other grants and inheritance kept)."""
+    group_id = services.query("SELECT id FROM groups WHERE name = ?", (group_name,))[0][0]
+    now = services.call(group_service.inheritance, {"ids": [group_id]}, as_user=ADMIN,
+                        write=False)["groups"][0]
+    services.call(group_service.update_inheritance, {
+        "id": group_id, "member_groups": now["member_groups"],
+        "visible_to": sorted(set(now["visible_to"]) | {viewers})}, as_user=ADMIN)

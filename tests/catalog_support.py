@@ -78,3 +78,39 @@ def audit_rows(services, class_name):
     """(object_id, field, removed, added) of the audit log for one class."""
     return services.query("SELECT object_id, field, removed, added FROM audit_log WHERE class = ?"
                           " ORDER BY id", ("Bugzilla::" + class_name,))
+
+
+# A product's own administrators and the flag types of several products -----------
+
+PRODUCT_ADMIN, PRODUCT_ADMIN_PASSWORD = "team@example.com", "team-password-1"
+FLAG_TYPES_BY_REACH = {
+    # name: inclusions, exclusions (the API form)
+    "mine": (["TestProduct"], []),
+    "shared": (["TestProduct", "Other"], []),
+    "everywhere": (["__Any__"], []),
+    "elsewhere": (["Other"], []),
+    "kept_out": (["__Any__"], ["TestProduct"]),
+}
+
+
+def product_admin_world(services, client, admin_key):
+    """TestProduct, whose group controls give group Team editcomponents on
+    it, and Other, which gives none; PRODUCT_ADMIN is in Team. The flag
+    types of FLAG_TYPES_BY_REACH, made over REST by the administrator.
+    Returns {type name: id}."""
+    services.add_user(PRODUCT_ADMIN, password=PRODUCT_ADMIN_PASSWORD)
+    add_bug_group(services, "Team", members=(PRODUCT_ADMIN,))
+    add_product(services, "Other")
+    key = {"X-BUGZILLA-API-KEY": admin_key}
+    resp = client.simulate_put("/rest/product/TestProduct", headers=key, json={
+        "group_controls": {"Team": {"membercontrol": "Shown", "othercontrol": "NA",
+                                    "editcomponents": True}}})
+    assert resp.status_code == 200, resp.text
+    ids = {}
+    for name, (inclusions, exclusions) in FLAG_TYPES_BY_REACH.items():
+        made = client.simulate_post("/rest/flag_type", headers=key, json={
+            "name": name, "description": f"The {name} type", "inclusions": inclusions,
+            "exclusions": exclusions})
+        assert made.status_code == 201, made.text
+        ids[name] = made.json["id"]
+    return ids

@@ -30,7 +30,7 @@ from . import auth, external, membership, new_account
 from .email import visible_email
 from .membership import GRANT_DIRECT
 from .new_account import check_login_name
-from .visibility import can_see_user, sees_every_user, visible_users_sql
+from .visibility import administered_users_sql, can_see_user, sees_every_user, visible_users_sql
 
 
 PASSWORD_MIN_LENGTH = 6
@@ -46,8 +46,9 @@ _SETTING_COLUMNS = "".join(
 
 # Visibility --------------------------------------------------------------------
 
-def _named_users(ctx, ids, names):
-    """Rows of the accounts named by `ids` and `names`, in that order, each once.
+def _named_users(ctx, ids, names, administering=False):
+    """Rows of the accounts named by `ids` and `names`, in that order, each
+    once; visible by administered_users_sql's rule when `administering`.
 
     Errors: 304 an account the caller may not see, or (answered alike) one
     that does not exist unless the caller sees every account; 51 no such
@@ -59,10 +60,10 @@ def _named_users(ctx, ids, names):
     for condition, value, kind in lookups:
         row = ctx.conn.execute(f"SELECT {_COLUMNS} FROM users u WHERE {condition}",
                                (value,)).fetchone()
-        if row is None and sees_every_user(ctx):
+        if row is None and sees_every_user(ctx, administering):
             raise ServiceError(OBJECT_DOES_NOT_EXIST,
                                f"There is no user with the {kind} '{value}'.")
-        if row is None or not can_see_user(ctx, row["id"]):
+        if row is None or not can_see_user(ctx, row["id"], administering):
             raise ServiceError(AUTH_FAILURE,
                                f"You are not authorized to access the user '{value}'.")
         if row["id"] not in seen:
@@ -77,8 +78,9 @@ def _escape_like(text):
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _match(ctx, text, limit, include_disabled):
-    """Visible accounts for one match string, at most `limit` (None: no cap).
+def _match(ctx, text, limit, include_disabled, administering=False):
+    """Visible accounts for one match string, at most `limit` (None: no cap);
+    by administered_users_sql's rule when `administering`.
 
     As the reference: `*` is a wildcard over the whole login or real name;
     without one, an exact login wins alone (disabled or not), otherwise
@@ -88,7 +90,8 @@ def _match(ctx, text, limit, include_disabled):
     text = text.strip()
     if not text:
         return []
-    visible, visible_args = visible_users_sql(ctx, "u.id")
+    rule = administered_users_sql if administering else visible_users_sql
+    visible, visible_args = rule(ctx, "u.id")
     if "*" in text:
         pattern = _escape_like(text.lower()).replace("*", "%")
     else:
@@ -195,19 +198,22 @@ def _user_object(ctx, row):
     return user
 
 
-def find(ctx, ids, names, matches, limit, include_disabled, group_ids, group_names):
+def find(ctx, ids, names, matches, limit, include_disabled, group_ids, group_names,
+         administering=False):
     """User objects (see _user_object) of the accounts named by `ids` and
     `names`, then of those matching each of `matches` (see _match; at most
     `limit` each, 0 for no limit of its own, capped by maxusermatches;
     disabled ones only with `include_disabled`), each once; only the
     members of at least one of `group_ids`/`group_names` when any is given.
+    `administering`: editusers.cgi's rule of who is visible (members of
+    editusers see every account; see administered_users_sql).
     Errors: 304, 51 (see _named_users); 804, 51 (see _group_filter).
     """
-    rows = _named_users(ctx, ids, names)
+    rows = _named_users(ctx, ids, names, administering)
     seen = {row["id"] for row in rows}
     limit = _match_limit(ctx, limit)
     for text in matches:
-        for row in _match(ctx, text, limit, include_disabled):
+        for row in _match(ctx, text, limit, include_disabled, administering):
             if row["id"] not in seen:
                 seen.add(row["id"])
                 rows.append(row)
@@ -398,7 +404,7 @@ def update(ctx, ids, names, given, groups, bless_groups):
     _new_values); 304 a group the caller may not bless. Nothing changes
     when a check fails.
     """
-    users = _named_users(ctx, ids, names)
+    users = _named_users(ctx, ids, names, administering=True)
     values = _new_values(ctx, given, users)
     groups = _blessable_groups(ctx, groups)
     bless_groups = _blessable_groups(ctx, bless_groups)

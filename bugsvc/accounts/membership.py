@@ -17,12 +17,34 @@ GRANT_DIRECT = 0
 GRANT_DERIVED = 1
 GRANT_REGEXP = 2
 
+# group_grants' grant type by which members of one group see the members of
+# another while usevisibilitygroups is on.
+GRANT_VISIBLE = 2
+
+
+def grant_admin_visibility(conn, group_ids):
+    """Give the admin group a visibility grant on each group of `group_ids`
+    (but admin itself) that lacks one, as the reference does for every group
+    it creates once its admin group exists. Nothing when there is no admin
+    group."""
+    admin = conn.execute("SELECT id FROM groups WHERE name = 'admin'").fetchone()
+    if admin is None:
+        return
+    held = {row[0] for row in conn.execute(
+        "SELECT grantor_id FROM group_grants WHERE member_id = ? AND grant_type = ?",
+        (admin[0], GRANT_VISIBLE))}
+    conn.executemany("INSERT INTO group_grants (member_id, grantor_id, grant_type)"
+                     " VALUES (?, ?, ?)",
+                     [(admin[0], group_id, GRANT_VISIBLE) for group_id in sorted(set(group_ids))
+                      if group_id != admin[0] and group_id not in held])
+
 
 def create_bug_group(conn, name, description, user_regexp="", is_active=True, icon_url=""):
     """Store a new bug group with the members it starts with: members of
     `admin` become its members and blessers (the reference grants them
-    through its admin group), and accounts whose login matches
-    `user_regexp` become members. Returns the group's id."""
+    through its admin group), the admin group sees its members, and
+    accounts whose login matches `user_regexp` become members. Returns the
+    group's id."""
     cur = conn.execute(
         "INSERT INTO groups (name, description, is_bug_group, user_regexp, is_active, icon_url)"
         " VALUES (?, ?, 1, ?, ?, ?) RETURNING id",
@@ -35,6 +57,7 @@ def create_bug_group(conn, name, description, user_regexp="", is_active=True, ic
                      " VALUES (?, ?, ?, ?)",
                      [(user_id, group_id, is_bless, GRANT_DIRECT)
                       for user_id in admins for is_bless in (0, 1)])
+    grant_admin_visibility(conn, [group_id])
     refresh_for_group(conn, group_id)
     return group_id
 

@@ -254,6 +254,14 @@ DOCS = {
                 "limit": described(INT, "matches per string"),
                 "include_disabled": BOOL, "group_ids": _IDS, "groups": _NAMES},
         answer=obj({"users": arr(ref("User"))}), errors=(50, 505, 51, 304, 804, 52)),
+    "User.find_to_edit": Doc(
+        "Accounts as editusers.cgi finds them: User.get, except that members of editusers"
+        " see every account while usevisibilitygroups is on.",
+        params={"ids": _IDS, "names": _NAMES,
+                "match": strs("substrings of login or real name"),
+                "limit": described(INT, "matches per string"),
+                "include_disabled": BOOL, "group_ids": _IDS, "groups": _NAMES},
+        answer=obj({"users": arr(ref("User"))}), errors=(50, 410, 51, 304, 804, 52)),
     "User.whoami": Doc(
         "The account the call runs as, with its saved searches.",
         answer=obj({"id": INT, "real_name": STR, "name": STR, "login": STR,
@@ -590,7 +598,7 @@ DOCS = {
         answer=obj({"bug": arr(ref("FlagType")), "attachment": arr(ref("FlagType"))}),
         errors=(50, 106, 51)),
     "FlagType.create": Doc(
-        "Create a flag type (editcomponents).",
+        "Create a flag type (editcomponents; a product's administrators for their products).",
         params={"name": STR, "description": STR,
                 "target_type": {"type": "string", "enum": ["bug", "attachment"]},
                 "inclusions": _INCLUSIONS, "exclusions": _INCLUSIONS,
@@ -601,7 +609,8 @@ DOCS = {
         required=("name", "description"), answer=created(),
         errors=(304, 50, 1101, 1102, 1103, 501, 1104, 51, 106, 53, -32000)),
     "FlagType.update": Doc(
-        "Change flag types (editcomponents).",
+        "Change flag types (editcomponents; a product's administrators: the inclusions and"
+        " exclusions of their products, the rest of a type only theirs).",
         params={"ids": _IDS, "names": _NAMES, "name": STR, "description": STR,
                 "inclusions": _INCLUSIONS, "exclusions": _INCLUSIONS,
                 "sortkey": {"type": "integer", "minimum": 1, "maximum": 32767},
@@ -609,9 +618,10 @@ DOCS = {
                 "is_multiplicable": BOOL, "cc_list": strs("e-mail addresses"),
                 "grant_group": STR, "request_group": STR},
         answer=obj({"flagtypes": arr(obj({"id": INT, "name": STR, "changes": ref("Changes")}))}),
-        errors=(304, 50, 52, 51, 32000, -32601, 1101, 1102, 1103, 501, 1104, 106, 53)),
+        errors=(304, 50, 52, 51, 32000, -32601, 1101, 1102, 1103, 501, 1104, 106, 53, 1105)),
     "FlagType.list_all": Doc(
-        "bugsvc extension: every flag type with everything its page edits (editcomponents).",
+        "bugsvc extension: every flag type with everything its page edits (editcomponents;"
+        " a product's administrators: the types of their products).",
         answer=obj({"flagtypes": arr(obj({
             "id": INT, "name": STR, "description": STR, "target_type": STR, "sortkey": INT,
             "cc_list": STR, "is_active": BOOL, "is_requestable": BOOL,
@@ -620,12 +630,15 @@ DOCS = {
             "request_group": {"type": ["string", "null"]},
             "inclusions": strs("Product:Component, __Any__ for every one"),
             "exclusions": strs("Product:Component, __Any__ for every one"),
-            "flags": INT})), "groups": strs("group names a type may name")}), errors=(304,)),
+            "flags": INT, "fully_editable": BOOL})),
+            "groups": strs("group names a type may name"),
+            "products": {"type": ["array", "null"], "items": STR}}), errors=(304,)),
     "FlagType.delete": Doc(
-        "bugsvc extension: delete flag types with every flag of them (editcomponents).",
+        "bugsvc extension: delete flag types with every flag of them (editcomponents; a"
+        " product's administrators: types of their products alone).",
         params={"ids": _IDS},
         answer=obj({"flagtypes": arr(obj({"id": INT, "name": STR, "flags": INT}))}),
-        errors=(304, 50, 52, 51)),
+        errors=(304, 50, 52, 51, 1105, 32000)),
     "Bug.fields": Doc(
         "Bug field definitions (all that are not obsolete, or those named).",
         params={"ids": _IDS, "names": _NAMES},

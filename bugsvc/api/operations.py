@@ -85,6 +85,8 @@ OPERATIONS = Operations([
     _write("User.create", user.create, login=OPTIONAL),
     _write("User.update", user.update),
     _read("User.get", user.get, shapes=user.USER_SHAPES),
+    # editusers.cgi's list and account page (its members see every account)
+    _read("User.find_to_edit", user.find_to_edit, login=REQUIRED, shapes=user.USER_SHAPES),
     # The caller's own account (whoami as bugzilla.mozilla.org; update_self
     # is a bugsvc addition: the reference changes these in its web pages)
     _read("User.whoami", user.whoami, login=REQUIRED),

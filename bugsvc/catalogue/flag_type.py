@@ -16,6 +16,7 @@ from ..errors import (
     FLAG_TYPE_CC_LIST_INVALID,
     FLAG_TYPE_DESCRIPTION_INVALID,
     FLAG_TYPE_NAME_INVALID,
+    FLAG_TYPE_NOT_EDITABLE,
     FLAG_TYPE_SORTKEY_INVALID,
     ILLEGAL_EMAIL_ADDRESS,
     INTERNAL_ERROR,
@@ -25,6 +26,7 @@ from ..errors import (
     PRODUCT_ACCESS_DENIED,
     USER_ERROR,
     ServiceError,
+    require_group,
 )
 from ..store import audit
 from . import catalog, flag_rules, group_control
@@ -147,21 +149,108 @@ def _component_id(ctx, product, name):
     return component["id"]
 
 
+# Who administers which flag types --------------------------------------------
+
+def administered_products(ctx, action):
+    """The ids of the products whose flag types the caller administers:
+    None for a member of editcomponents (every product, and __Any__), else
+    the set of products its groups hold editcomponents on through their
+    group controls (Bugzilla's get_products_by_permission).
+    Errors: 410 logged out; 304 neither (`action` names what was refused)."""
+    if ctx.caller.is_logged_in and ctx.caller.in_group("editcomponents"):
+        return None
+    mine = set(group_control.products_by_permission(ctx, "editcomponents")
+               if ctx.caller.is_logged_in else ())
+    if not mine:
+        require_group(ctx, "editcomponents", action)
+    return mine
+
+
+def editability(inclusions, exclusions, mine):
+    """(administered, fully editable) of a type with these rules
+    ([(product id | None, component id | None)]) for a caller administering
+    the products `mine` (None: every one). As the reference's
+    check_can_admin_flagtype: a type is fully editable when its inclusions
+    name only products of `mine` (__Any__ is not one); it is administered
+    when, unless it excludes every product, it is included (for every
+    product, for the whole product, or for a component not excluded) in a
+    product of `mine` not excluded as a whole."""
+    if mine is None:
+        return True, True
+    full = all(product in mine for product, _ in inclusions)
+    if (None, None) in exclusions:
+        return False, full
+    for product in mine:
+        if (product, None) in exclusions:
+            continue
+        if ((None, None) in inclusions or (product, None) in inclusions
+                or any(rule[0] == product and rule not in exclusions for rule in inclusions)):
+            return True, full
+    return False, full
+
+
+def _rights_on(ctx, flag_type, mine):
+    """True when the caller may change everything of `flag_type`, False
+    when only its inclusions and exclusions of the products `mine`.
+    Errors: 1105 the type applies to none of the caller's products."""
+    inclusions = flag_rules.clusions(ctx.conn, "flag_inclusions", [flag_type["id"]])
+    exclusions = flag_rules.clusions(ctx.conn, "flag_exclusions", [flag_type["id"]])
+    administered, full = editability(inclusions[flag_type["id"]],
+                                     exclusions[flag_type["id"]], mine)
+    if not administered:
+        raise ServiceError(FLAG_TYPE_NOT_EDITABLE,
+                           f"You are not allowed to edit properties of the '{flag_type['name']}' "
+                           "flag type, because this flag type is not available for the products "
+                           "you can administer.")
+    return full
+
+
+def _check_own_products(ctx, rules, mine, param):
+    """Refuse rules naming a product outside `mine` (None: any is fine).
+    Errors: 106 such a product, or __Any__ (every product)."""
+    if mine is None:
+        return
+    for product_id, _ in rules:
+        if product_id is None:
+            raise ServiceError(PRODUCT_ACCESS_DENIED,
+                               f"Only members of the editcomponents group may name {ANY} (every "
+                               f"product) in '{param}'; name the products you administer.")
+        if product_id not in mine:
+            name = ctx.conn.execute("SELECT name FROM products WHERE id = ?",
+                                    (product_id,)).fetchone()[0]
+            raise ServiceError(PRODUCT_ACCESS_DENIED,
+                               f"You may not include or exclude the product '{name}': you do not "
+                               "administer it (editcomponents).")
+
+
+def _with_others_kept(ctx, type_id, table, rules, mine):
+    """`rules` (of the caller's products) with the type's stored rules of
+    the products the caller does not administer (and __Any__) brought back."""
+    if mine is None:
+        return rules
+    kept = [rule for rule in flag_rules.clusions(ctx.conn, table, [type_id])[type_id]
+            if rule[0] not in mine]
+    return rules + [rule for rule in kept if rule not in rules]
+
+
 # Create ----------------------------------------------------------------------
 
 def create(ctx, name, description, target_type="bug", sortkey=None, cc_list=None,
            is_active=True, is_requestable=True, is_specifically_requestable=True,
            is_multiplicable=True, grant_group=None, request_group=None, inclusions=None,
-           exclusions=None):
+           exclusions=None, mine=None):
     """Store a new flag type. sortkey, cc_list, grant_group, request_group,
     inclusions and exclusions as given (see their checks); inclusions None:
-    every product and component; exclusions None: none. Returns its id.
+    every product and component; exclusions None: none; `mine`: the
+    products the caller administers (administered_products), which alone
+    the inclusions and exclusions may name. Returns its id.
     Errors: 1101 bad name (blank, whitespace, comma, over 50 characters);
     1102 blank description; 1103 cc list over 200 characters; 501 a cc
     address that is not an address; 1104 sortkey not in 1..32767; 51
     unknown group or component; 106 unknown product in
-    inclusions/exclusions; 53 a malformed inclusion/exclusion; -32000
-    target_type neither bug nor attachment.
+    inclusions/exclusions, or one (or __Any__) outside `mine`; 53 a
+    malformed inclusion/exclusion; -32000 target_type neither bug nor
+    attachment.
     """
     values = {
         "name": _check_name(name),
@@ -184,6 +273,8 @@ def create(ctx, name, description, target_type="bug", sortkey=None, cc_list=None
         exclusions = []
     else:
         exclusions = _parse_clusions(ctx, exclusions, "exclusions")
+    _check_own_products(ctx, inclusions, mine, "inclusions")
+    _check_own_products(ctx, exclusions, mine, "exclusions")
     columns = list(values)
     cur = ctx.conn.execute(
         f"INSERT INTO flag_types ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
@@ -198,9 +289,10 @@ def create(ctx, name, description, target_type="bug", sortkey=None, cc_list=None
 
 # Update ----------------------------------------------------------------------
 
-def update(ctx, ids, names, given):
+def update(ctx, ids, names, given, mine=None):
     """Change the flag types of `ids` (each must exist) and of `names`
-    (every type of each name).
+    (every type of each name), as a caller administering the products
+    `mine` (administered_products; None: every one).
 
     given: {field of UPDATABLE or CLUSIONS: new value (as given, except
     name and description as strings and the booleans)} of the fields
@@ -211,8 +303,14 @@ def update(ctx, ids, names, given):
     the order of the types; `changes` keys are the reference's (see
     UPDATABLE), inclusions and exclusions ("Product:Component" entries
     removed/added, "__Any__" for every one).
-    Errors: 51 unknown id or group; 32000 a new name for several types; the
-    validation errors of create.
+    Outside editcomponents (`mine` a set): new inclusions and exclusions
+    name only products of `mine`, and the type's rules of other products
+    stay; the other fields only of a type whose inclusions are all of
+    `mine` (editability).
+    Errors: 51 unknown id or group; 32000 a new name for several types;
+    1105 a type of none of `mine`, or another field of a type also of other
+    products; 106 a product (or __Any__) outside `mine`; the validation
+    errors of create.
     """
     type_ids = _type_ids(ctx, ids, names)
     if "name" in given and len(type_ids) > 1:
@@ -221,9 +319,19 @@ def update(ctx, ids, names, given):
     new_values = _new_values(ctx, given)
     new_clusions = {param: _parse_clusions(ctx, given[param], param)
                     for param in CLUSIONS if given.get(param) is not None}
+    for param, rules in new_clusions.items():
+        _check_own_products(ctx, rules, mine, param)
     results = []
     for flag_type in flag_rules.load_types(ctx.conn, type_ids):
-        changes = _apply_update(ctx, flag_type, new_values, new_clusions)
+        if not _rights_on(ctx, flag_type, mine) and new_values:
+            raise ServiceError(FLAG_TYPE_NOT_EDITABLE,
+                               f"You may change only the inclusions and exclusions of the "
+                               f"'{flag_type['name']}' flag type: it also applies to products "
+                               "you do not administer.")
+        own_clusions = {param: _with_others_kept(ctx, flag_type["id"], CLUSIONS[param], rules,
+                                                 mine)
+                        for param, rules in new_clusions.items()}
+        changes = _apply_update(ctx, flag_type, new_values, own_clusions)
         name = new_values.get("name", flag_type["name"])
         audit.record_changes(ctx, "FlagType", flag_type["id"], changes)
         results.append({"id": flag_type["id"], "name": name, "changes": changes})
@@ -455,19 +563,34 @@ def _labels(ctx, rules):
 
 # Administration: every type, deletion ---------------------------------------------
 
-def every_type(ctx):
-    """Every flag type as the flag types page shows it (no permission check:
-    callers do that), in list order: id, name, description, target_type,
-    sortkey, cc_list, is_active, is_requestable, is_specifically_requestable,
+def every_type(ctx, mine=None):
+    """The flag types as the flag types page shows them to a caller
+    administering the products `mine` (administered_products; None: every
+    type), in list order: id, name, description, target_type, sortkey,
+    cc_list, is_active, is_requestable, is_specifically_requestable,
     is_multiplicable, grant_group, request_group (names, None for none),
     inclusions, exclusions (sorted "Product:Component" labels, "__Any__"
-    for every one), flags (how many flags of the type bugs carry)."""
-    types = flag_rules.load_types(ctx.conn)
+    for every one), flags (how many flags of the type bugs carry),
+    fully_editable (False: only its inclusions and exclusions of the
+    caller's products may change). Outside editcomponents (`mine` a set),
+    only the types that apply to a product of `mine`, and of their rules
+    only those of `mine` (as the reference's page hides the others)."""
+    if mine is None:
+        types = flag_rules.load_types(ctx.conn)
+    else:
+        ids = set()
+        for product_id in mine:
+            ids.update(t["id"] for t in flag_rules.matching_types(ctx.conn, product_id))
+        types = flag_rules.load_types(ctx.conn, sorted(ids))
     ids = [t["id"] for t in types]
     rules = {table: flag_rules.clusions(ctx.conn, table, ids) for table in CLUSIONS.values()}
     groups = {row[0]: row[1] for row in ctx.conn.execute("SELECT id, name FROM groups")}
     counts = dict(ctx.conn.execute("SELECT type_id, COUNT(*) FROM flags GROUP BY type_id")
                   .fetchall())
+
+    def shown(table, type_id):
+        own = [rule for rule in rules[table][type_id] if mine is None or rule[0] in mine]
+        return sorted(_labels(ctx, own))
     return [{
         "id": t["id"], "name": t["name"], "description": t["description"],
         "target_type": t["target"], "sortkey": t["sort_key"], "cc_list": t["cc_list"] or "",
@@ -476,23 +599,41 @@ def every_type(ctx):
         "is_multiplicable": t["is_multiplicable"],
         "grant_group": groups.get(t["grant_group_id"]),
         "request_group": groups.get(t["request_group_id"]),
-        "inclusions": sorted(_labels(ctx, rules["flag_inclusions"][t["id"]])),
-        "exclusions": sorted(_labels(ctx, rules["flag_exclusions"][t["id"]])),
-        "flags": counts.get(t["id"], 0)} for t in types]
+        "inclusions": shown("flag_inclusions", t["id"]),
+        "exclusions": shown("flag_exclusions", t["id"]),
+        "flags": counts.get(t["id"], 0),
+        "fully_editable": editability(rules["flag_inclusions"][t["id"]],
+                                      rules["flag_exclusions"][t["id"]], mine)[1]}
+        for t in types]
 
 
-def group_choices(ctx):
-    """The names of the groups a flag type may name as its grant or request
-    group (every group, as the reference's page offers them), sorted."""
-    return sorted((row[0] for row in ctx.conn.execute("SELECT name FROM groups")),
-                  key=str.lower)
+def product_names(ctx, mine):
+    """The names of the products `mine` (ids), sorted; None when `mine` is
+    None (every product)."""
+    if mine is None:
+        return None
+    return sorted((catalog.product_by_id(ctx.conn, pid)["name"] for pid in mine), key=str.lower)
 
 
-def delete(ctx, ids):
+def group_choices(ctx, mine=None):
+    """The names of the groups the page offers as a type's grant or request
+    group, sorted: every group to members of editcomponents (`mine` None),
+    the caller's own groups to others (as the reference's page)."""
+    if mine is None:
+        names = [row[0] for row in ctx.conn.execute("SELECT name FROM groups")]
+    else:
+        names = list(ctx.caller.group_names)
+    return sorted(names, key=str.lower)
+
+
+def delete(ctx, ids, mine=None):
     """Delete the flag types of `ids`, with every flag of them on bugs and
-    attachments (as the reference's page deletes them). Returns [{"id",
+    attachments (as the reference's page deletes them), as a caller
+    administering the products `mine` (None: every one). Returns [{"id",
     "name", "flags"}] (flags: how many went with it).
-    Errors: 50 no ids; 51 an unknown id."""
+    Errors: 50 no ids; 51 an unknown id; 1105 a type of none of `mine`;
+    32000 a type that also applies to products outside `mine`. Nothing is
+    deleted on an error."""
     if not ids:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must name the flag types to delete.")
     removed = []
@@ -501,6 +642,10 @@ def delete(ctx, ids):
         if not found:
             raise ServiceError(OBJECT_DOES_NOT_EXIST, f"There is no flag type with the id "
                                                       f"'{type_id}'.")
+        if not _rights_on(ctx, found[0], mine):
+            raise ServiceError(USER_ERROR, f"Sorry, but the flag type '{found[0]['name']}' also "
+                                           "applies to products you do not administer, so you "
+                                           "may not delete it.")
         flags = ctx.conn.execute("DELETE FROM flags WHERE type_id = ?", (type_id,)).rowcount
         for table in CLUSIONS.values():
             ctx.conn.execute(f"DELETE FROM {table} WHERE type_id = ?", (type_id,))

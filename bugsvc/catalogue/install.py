@@ -6,7 +6,7 @@ nothing of what goes in it. Whoever prepares a database (serving's start,
 the importer) calls this after Database.initialize."""
 
 from .. import dates
-from ..accounts.membership import GRANT_DIRECT, refresh_for_user
+from ..accounts.membership import GRANT_DIRECT, grant_admin_visibility, refresh_for_user
 from ..store import server_secrets
 from . import bug_fields, settings
 
@@ -76,6 +76,7 @@ def install_defaults(conn):
     for name, description, regexp in SYSTEM_GROUPS:
         conn.execute("INSERT INTO groups (name, description, is_bug_group, user_regexp, is_active)"
                      " VALUES (?, ?, 0, ?, 1)", (name, description, regexp))
+    grant_admin_visibility(conn, [row[0] for row in conn.execute("SELECT id FROM groups")])
     for name, value in settings.defaults().items():
         conn.execute("INSERT INTO params (name, value) VALUES (?, ?)", (name, value))
     server_secrets.install(conn)

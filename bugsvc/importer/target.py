@@ -14,7 +14,13 @@ no visible component has) is made from what the bug tells of it, and the
 report says so.
 """
 
-from ..accounts.membership import GRANT_DIRECT, refresh_derived, refresh_for_user, regexp_matches
+from ..accounts.membership import (
+    GRANT_DIRECT,
+    grant_admin_visibility,
+    refresh_derived,
+    refresh_for_user,
+    regexp_matches,
+)
 from ..catalogue import bug_fields
 from ..store.db import ids_written, placeholders
 
@@ -214,7 +220,9 @@ class Target:
             group_id = self.groups[name.lower()] = cur.lastrowid
             self.regexps[group_id] = ""
             self.report.count("groups")
-            # As every new group: the administrators become members and blessers.
+            # As every new group: the administrators become members and blessers,
+            # and the admin group sees its members.
+            grant_admin_visibility(self.conn, [group_id])
             admins = [row[0] for row in self.conn.execute(
                 "SELECT DISTINCT ug.user_id FROM user_groups ug JOIN groups g"
                 " ON g.id = ug.group_id WHERE g.name = 'admin' AND ug.is_bless = 0")]

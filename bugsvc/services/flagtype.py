@@ -12,7 +12,7 @@ The behaviour lives in bugsvc/catalogue/flag_type.py.
 
 from ..call.params import Params
 from ..catalogue import flag_type
-from ..errors import OBJECT_NOT_SPECIFIED, UNKNOWN_METHOD, ServiceError, require_group
+from ..errors import OBJECT_NOT_SPECIFIED, UNKNOWN_METHOD, ServiceError
 
 
 # Update parameters that name the flag types rather than change them.
@@ -47,7 +47,9 @@ def get(ctx, params):
 # Create ----------------------------------------------------------------------
 
 def create(ctx, params):
-    """Create a flag type (editcomponents).
+    """Create a flag type (editcomponents; or a product's administrators,
+    whose groups hold editcomponents on it through its group controls: for
+    their products alone).
 
     params: name, description (required); target_type ('bug' (default) or
     'attachment'); inclusions (default: every product and component),
@@ -55,15 +57,17 @@ def create(ctx, params):
     is_requestable, is_specifically_requestable, is_multiplicable (default
     true); cc_list (array of e-mail addresses); grant_group, request_group
     (group names, default none).
-    Returns {"id"}. Errors: 410 logged out; 304 not in editcomponents; 50
-    name or description missing; 1101 bad name (blank, whitespace, comma,
-    over 50 characters); 1102 blank description; 1103 cc list over 200
-    characters; 501 a cc address that is not an address; 1104 sortkey not
-    in 1..32767; 51 unknown group or component; 106 unknown product in
-    inclusions/exclusions; 53 a malformed inclusion/exclusion; -32000
-    target_type neither bug nor attachment.
+    Returns {"id"}. Errors: 410 logged out; 304 neither in editcomponents
+    nor a product's administrator; 50 name or description missing; 1101
+    bad name (blank, whitespace, comma, over 50 characters); 1102 blank
+    description; 1103 cc list over 200 characters; 501 a cc address that
+    is not an address; 1104 sortkey not in 1..32767; 51 unknown group or
+    component; 106 unknown product in inclusions/exclusions, or (outside
+    editcomponents) one the caller does not administer or __Any__, which
+    is also the default of inclusions; 53 a malformed inclusion/exclusion;
+    -32000 target_type neither bug nor attachment.
     """
-    require_group(ctx, "editcomponents", "add flag types")
+    mine = flag_type.administered_products(ctx, "add flag types")
     p = Params(params)
     if not p.get("name"):
         raise ServiceError(OBJECT_NOT_SPECIFIED, "The function FlagType.create requires a name.")
@@ -75,14 +79,17 @@ def create(ctx, params):
         sortkey=p.get("sortkey"), cc_list=p.get("cc_list"),
         **{name: p.bool(name, True) for name in _BOOLEANS},
         grant_group=p.get("grant_group"), request_group=p.get("request_group"),
-        inclusions=p.get("inclusions"), exclusions=p.get("exclusions"))
+        inclusions=p.get("inclusions"), exclusions=p.get("exclusions"), mine=mine)
     return {"id": type_id}
 
 
 # Update ----------------------------------------------------------------------
 
 def update(ctx, params):
-    """Change flag types (editcomponents).
+    """Change flag types (editcomponents; or, as Bugzilla 5.2, a product's
+    administrators: the inclusions and exclusions of their products of a
+    type that applies to one of them, and its other fields when every
+    product it includes is theirs).
 
     params: ids (array of int), names (array; every type of each name), and
     new values: name, description, inclusions, exclusions, sortkey,
@@ -100,9 +107,13 @@ def update(ctx, params):
     Errors: 410, 304 as create; 50 neither ids nor names; 52 an id that
     is not a whole number of 0 or more; 51 unknown id or group; 32000 a new
     name for several types; -32601 a parameter that is not a changeable
-    field; the validation errors of create.
+    field; 1105 a type of none of the caller's products, or a field other
+    than inclusions and exclusions of a type that also includes products
+    the caller does not administer; 106 inclusions or exclusions naming a
+    product the caller does not administer (or __Any__); the validation
+    errors of create.
     """
-    require_group(ctx, "editcomponents", "edit flag types")
+    mine = flag_type.administered_products(ctx, "edit flag types")
     p = Params(params)
     if p.get("ids") is None and p.get("names") is None:
         raise ServiceError(OBJECT_NOT_SPECIFIED,
@@ -118,36 +129,48 @@ def update(ctx, params):
         if p.has(name):
             given[name] = (p.str(name) if name in _TEXTS else p.bool(name) if name in _BOOLEANS
                            else p.get(name))
-    return {"flagtypes": flag_type.update(ctx, ids, names, given)}
+    return {"flagtypes": flag_type.update(ctx, ids, names, given, mine)}
 
 
 # Administration (bugsvc calls) -----------------------------------------------
 
 def list_all(ctx, params):
     """Every flag type with everything its page edits (editcomponents; a
-    bugsvc call: Bugzilla 5.2 shows this only on editflagtypes.cgi).
+    bugsvc call: Bugzilla 5.2 shows this only on editflagtypes.cgi). To a
+    product's administrator outside editcomponents, the types that apply to
+    its products, with only their rules of its products.
 
     Returns {"flagtypes": [{"id", "name", "description", "target_type",
     "sortkey", "cc_list", "is_active", "is_requestable",
     "is_specifically_requestable", "is_multiplicable", "grant_group",
     "request_group", "inclusions", "exclusions", "flags"}]}: inclusions and
     exclusions as "Product:Component" labels ("__Any__" for every one),
-    flags the number of flags of the type; and "groups": the names of the
-    groups a type may name as its grant or request group.
-    Errors: 410 logged out; 304 not in editcomponents.
+    flags the number of flags of the type, fully_editable (false: only its
+    inclusions and exclusions of the caller's products may change); "groups":
+    the names of the groups the page offers as grant or request group (the
+    caller's own outside editcomponents); "products": the names of the
+    products whose flag types the caller administers (null: every one).
+    Errors: 410 logged out; 304 neither in editcomponents nor a product's
+    administrator.
     """
-    require_group(ctx, "editcomponents", "edit flag types")
-    return {"flagtypes": flag_type.every_type(ctx), "groups": flag_type.group_choices(ctx)}
+    mine = flag_type.administered_products(ctx, "edit flag types")
+    return {"flagtypes": flag_type.every_type(ctx, mine),
+            "groups": flag_type.group_choices(ctx, mine),
+            "products": flag_type.product_names(ctx, mine)}
 
 
 def delete(ctx, params):
     """Delete flag types and every flag of them (editcomponents; a bugsvc
     call: Bugzilla 5.2 deletes them only on editflagtypes.cgi).
 
+    A product's administrator outside editcomponents deletes only a type
+    whose inclusions are all of its products.
     params: ids (array of int). Returns {"flagtypes": [{"id", "name",
     "flags"}]}: flags is how many flags were deleted with the type.
-    Errors: 410 logged out; 304 not in editcomponents; 50 no ids; 52 an id
-    that is not a whole number of 0 or more; 51 unknown id.
+    Errors: 410 logged out; 304 neither in editcomponents nor a product's
+    administrator; 50 no ids; 52 an id that is not a whole number of 0 or
+    more; 51 unknown id; 1105 a type of none of the caller's products;
+    32000 a type that also applies to products it does not administer.
     """
-    require_group(ctx, "editcomponents", "delete flag types")
-    return {"flagtypes": flag_type.delete(ctx, Params(params).id_list("ids"))}
+    mine = flag_type.administered_products(ctx, "delete flag types")
+    return {"flagtypes": flag_type.delete(ctx, Params(params).id_list("ids"), mine)}

@@ -169,6 +169,18 @@ def get(ctx, params):
     one that does not exist);
     804 a group name that is unknown or not the caller's; 52 a negative limit.
     """
+    return _find(ctx, params, administering=False)
+
+
+def find_to_edit(ctx, params):
+    """Read accounts as editusers.cgi lists and opens them (a page
+    operation): the params, answer and errors of User.get, except that
+    members of editusers see every account while usevisibilitygroups is
+    on (others see the accounts User.get shows them)."""
+    return _find(ctx, params, administering=True)
+
+
+def _find(ctx, params, administering):
     p = Params(params)
     given = {name: p.get(name) is not None for name in ("ids", "names", "match")}
     if not any(given.values()):
@@ -183,7 +195,7 @@ def get(ctx, params):
         raise ServiceError(PARAM_MUST_BE_NUMERIC,
                            "The parameter 'limit' must be a positive number.")
     users = account.find(ctx, ids, names, p.str_list("match"), limit, p.bool("include_disabled"),
-                         p.int_list("group_ids"), p.str_list("groups"))
+                         p.int_list("group_ids"), p.str_list("groups"), administering)
     return {"users": users}
 
 

@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 24
+SCHEMA_VERSION = 25
 
 
 class SchemaError(Exception):
@@ -162,6 +162,20 @@ def _product_privileges(conn: Connection) -> None:
                          " INTEGER NOT NULL DEFAULT 0")
 
 
+def _admin_sees_every_group(conn: Connection) -> None:
+    """Version 25: the admin group has a visibility grant on every other
+    group, as the reference gives it on each group it creates (groups made
+    before version 22 could not hold one, later ones were made without it).
+    A step run twice adds nothing."""
+    admin = conn.execute("SELECT id FROM groups WHERE name = 'admin'").fetchone()
+    if admin is None:
+        return
+    conn.execute("INSERT INTO group_grants (member_id, grantor_id, grant_type)"
+                 " SELECT ?, g.id, 2 FROM groups g WHERE g.id <> ? AND NOT EXISTS"
+                 " (SELECT 1 FROM group_grants h WHERE h.member_id = ? AND h.grantor_id = g.id"
+                 " AND h.grant_type = 2)", (admin[0], admin[0], admin[0]))
+
+
 MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
@@ -212,6 +226,9 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 24: where each account's last write left the primary, for reads from
     # replicas (bugsvc/store/postgres/replica.py).
     24: _new_tables("replica waits", "replica_waits"),
+    # 25: the admin group sees the members of every other group while
+    # usevisibilitygroups is on (bugsvc/accounts/visibility.py).
+    25: _admin_sees_every_group,
 }
 
 

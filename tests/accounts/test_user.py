@@ -6,8 +6,10 @@ import pytest
 from freezegun import freeze_time
 
 from accounts import ADMIN
+from bug_support import grant_visibility
+from bugsvc.accounts.membership import grant_admin_visibility
 from bugsvc.errors import ServiceError
-from bugsvc.services import user
+from bugsvc.services import group as group_service, user
 
 
 def error_code(services, function, params, as_user=None):
@@ -30,8 +32,13 @@ def group_id(services, name):
 
 
 def add_group(services, name, regexp=""):
-    return execute(services, "INSERT INTO groups (name, description, is_bug_group, user_regexp,"
-                             " is_active) VALUES (?, ?, 1, ?, 1)", (name, f"{name} people", regexp))
+    """A new bug group; the admin group sees its members, as for every new group."""
+    with services.db.transaction(write=True) as conn:
+        group = conn.execute("INSERT INTO groups (name, description, is_bug_group, user_regexp,"
+                             " is_active) VALUES (?, ?, 1, ?, 1)",
+                             (name, f"{name} people", regexp)).lastrowid
+        grant_admin_visibility(conn, [group])
+    return group
 
 
 def direct_groups(services, user_id, is_bless=0):
@@ -605,8 +612,9 @@ def test_an_unknown_group_id_is_51_to_who_sees_every_group(services, crowd, team
 
 @pytest.fixture
 def isolated(services, plain, bob, teams):
-    """usevisibilitygroups on, editbugs granted to nobody by regexp; plain and
-    bob share no group, plain and carol share red."""
+    """usevisibilitygroups on, editbugs granted to nobody by regexp; plain
+    and carol are members of red, whose members see red's members (the
+    grant an administrator sets on editgroups.cgi); bob is in no group."""
     set_param(services, "usevisibilitygroups", "1")
     execute(services, "UPDATE groups SET user_regexp = '' WHERE name = 'editbugs'")
     execute(services, "DELETE FROM user_groups WHERE grant_type = 2")
@@ -614,14 +622,21 @@ def isolated(services, plain, bob, teams):
     for member in (plain, carol):
         execute(services, "INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                           " VALUES (?, ?, 0, 0)", (member, teams["red"]))
+    grant_visibility(services, "red", "red")
     return carol
+
+
+def join(services, user_id, group):
+    execute(services, "INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
+                      " VALUES (?, (SELECT id FROM groups WHERE name = ?), 0, 0)",
+            (user_id, group))
 
 
 def test_visibility_off_everyone_sees_everyone(services, plain, bob):
     assert matched(services, plain, ids=[bob]) == ["bob@example.com"]
 
 
-def test_visibility_on_hides_accounts_sharing_no_group(services, plain, bob, isolated):
+def test_visibility_on_hides_accounts_outside_the_granted_groups(services, plain, bob, isolated):
     assert error_code(services, user.get, {"ids": [bob]}, plain) == 304
     assert error_code(services, user.get, {"names": ["bob@example.com"]}, plain) == 304
     assert matched(services, plain, match=["example.com"]) == [
@@ -631,14 +646,97 @@ def test_visibility_on_hides_accounts_sharing_no_group(services, plain, bob, iso
                                                                "plain@example.com"]
 
 
-def test_visibility_on_editusers_sees_all(services, plain, bob, isolated):
-    assert "bob@example.com" in matched(services, ADMIN, match=["example.com"])
+def test_visibility_on_a_shared_group_without_a_grant_shows_nobody(services, plain, bob, teams,
+                                                                     isolated):
+    """Sharing green, with no grant on it, shows nobody; not even one's own
+    account is visible without a grant on a group one is in."""
+    dave = services.add_user("dave@example.com", real_name="Dave")
+    for member in (dave, bob):
+        join(services, member, "green")
+    assert error_code(services, user.get, {"ids": [bob]}, dave) == 304
+    assert error_code(services, user.get, {"ids": [dave]}, dave) == 304
+    assert matched(services, dave, match=["example.com"]) == []
+    assert matched(services, bob, match=["*"]) == []
+
+
+def test_visibility_on_a_grant_shows_one_way_and_through_inheritance(services, plain, bob, teams,
+                                                                     isolated):
+    """Members of green see red's members once green has a grant on red;
+    red's members do not see green's. Members of blue, whose members are
+    members of red, are seen as red's."""
+    dave = services.add_user("dave@example.com", real_name="Dave")
+    join(services, dave, "green")
+    assert matched(services, dave, match=["example.com"]) == []
+    grant_visibility(services, "green", "red")
+    assert matched(services, dave, match=["example.com"]) == ["carol@example.com",
+                                                              "plain@example.com"]
+    assert error_code(services, user.get, {"ids": [dave]}, plain) == 304
+    join(services, bob, "blue")
+    assert error_code(services, user.get, {"ids": [bob]}, dave) == 304
+    services.call(group_service.update_inheritance, {"id": teams["red"],
+                                                     "member_groups": ["blue"]}, as_user=ADMIN)
+    assert matched(services, dave, ids=[bob]) == ["bob@example.com"]
+    assert matched(services, plain, ids=[bob]) == ["bob@example.com"]
+
+
+def test_visibility_on_the_administrator_sees_the_members_of_every_group(services, plain, bob,
+                                                                         isolated):
+    """The admin group holds a grant on every other group (a fresh
+    installation's and each new group's), so the administrator sees every
+    member of a group, but in User.get not an account in no group at all;
+    editusers.cgi's list shows it every account."""
+    assert matched(services, ADMIN, match=["example.com"]) == [
+        "admin@example.com", "carol@example.com", "plain@example.com"]
+    assert error_code(services, user.get, {"ids": [bob]}, ADMIN) == 304
+    listed = services.call(user.find_to_edit, {"match": ["example.com"]}, as_user=ADMIN)
+    assert "bob@example.com" in [u["name"] for u in listed["users"]]
+    assert [u["name"] for u in services.call(user.find_to_edit, {"ids": [bob]},
+                                             as_user=ADMIN)["users"]] == ["bob@example.com"]
+    join(services, bob, "canconfirm")
     assert matched(services, ADMIN, ids=[bob]) == ["bob@example.com"]
+
+
+def test_visibility_on_editusers_alone_sees_only_on_editusers_page(services, plain, bob,
+                                                                   isolated):
+    """A member of editusers (outside admin) sees nobody in User.get without
+    a grant of its own, and every account in editusers.cgi's list; a plain
+    member of red lists only what User.get shows it."""
+    keeper = services.add_user("keeper@example.com", real_name="Keeper")
+    join(services, keeper, "editusers")
+    assert matched(services, keeper, match=["example.com"]) == []
+    assert error_code(services, user.get, {"ids": [plain]}, keeper) == 304
+    listed = services.call(user.find_to_edit, {"match": ["example.com"]}, as_user=keeper)
+    assert {"bob@example.com", "plain@example.com", "keeper@example.com"} <= {
+        u["name"] for u in listed["users"]}
+    listed = services.call(user.find_to_edit, {"match": ["example.com"]}, as_user=plain)
+    assert [u["name"] for u in listed["users"]] == ["carol@example.com", "plain@example.com"]
+    assert error_code(services, user.find_to_edit, {"ids": [bob]}, plain) == 304
 
 
 def test_visibility_on_logged_out_sees_nobody_by_name(client, services, bob, isolated):
     resp = client.simulate_get("/rest/user", params={"names": "bob@example.com"})
     assert (resp.status_code, resp.json["code"]) == (401, 304)
+    resp = client.simulate_get("/rest/user", params={"names": "plain@example.com"})
+    assert (resp.status_code, resp.json["code"]) == (401, 304)
+
+
+def test_visibility_on_over_rest_and_rpc(client, services, plain, bob, isolated):
+    key = {"X-BUGZILLA-API-KEY": services.api_key("plain@example.com")}
+    resp = client.simulate_get("/rest/user", params={"match": "example.com"}, headers=key)
+    assert [u["name"] for u in resp.json["users"]] == ["carol@example.com", "plain@example.com"]
+    resp = client.simulate_get(f"/rest/user/{bob}", headers=key)
+    assert (resp.status_code, resp.json["code"]) == (401, 304)
+    body = xmlrpc.client.dumps(({"ids": [bob], "Bugzilla_api_key": services.api_key(
+        "plain@example.com")},), "User.get")
+    resp = client.simulate_post("/xmlrpc.cgi", body=body, headers={"Content-Type": "text/xml"})
+    with pytest.raises(xmlrpc.client.Fault) as fault:
+        xmlrpc.client.loads(resp.content)
+    assert fault.value.faultCode == 304
+    body = xmlrpc.client.dumps(({"ids": [isolated], "Bugzilla_api_key": services.api_key(
+        "plain@example.com")},), "User.get")
+    resp = client.simulate_post("/xmlrpc.cgi", body=body, headers={"Content-Type": "text/xml"})
+    assert [u["name"] for u in xmlrpc.client.loads(resp.content)[0][0]["users"]] == [
+        "carol@example.com"]
 
 
 def test_visibility_on_a_blesser_cannot_edit_invisible_accounts(services, bob, isolated, teams):

@@ -23,6 +23,7 @@ from bug_support import (
     control,
     editbugs_only_for_members,
     file_bug,
+    grant_visibility,
     set_param,
     update_bug,
 )
@@ -477,10 +478,13 @@ def test_a_blesser_still_sees_its_own_group(client, world):
 @pytest.fixture
 def hidden_users(services, world):
     """usevisibilitygroups on and editbugs no longer shared by everyone:
-    STRANGER shares no group with PLAIN or PARTIAL."""
+    members of team see team's members (the administrator and PARTIAL);
+    STRANGER is in outsiders, which the admin group alone sees."""
     editbugs_only_for_members(services)
     set_param(services, "usevisibilitygroups", "1")
     add_to_group(services, ADMIN, "editbugs")
+    add_bug_group(services, "outsiders", members=[STRANGER], with_admin=False)
+    grant_visibility(services, "team", "team")
     return world
 
 
@@ -566,8 +570,13 @@ def test_administrator_is_told_the_truth(client, world):
     assert resp.status_code == 200
 
 
-def test_administrator_is_told_missing_users_do_not_exist(client, hidden_users):
+def test_administrator_is_told_missing_users_do_not_exist(client, services, hidden_users):
+    """Once every account is a member of a group the admin group sees."""
     key = hidden_users["keys"][ADMIN]
+    resp = ask(client, key, "GET", "/rest/user", query={"names": MISSING_LOGIN})
+    assert (resp.status_code, resp.json["code"]) == (401, 304)
+    for login in (PLAIN, BLESSER):
+        add_to_group(services, login, "outsiders")
     resp = ask(client, key, "GET", "/rest/user", query={"names": MISSING_LOGIN})
     assert (resp.status_code, resp.json["code"]) == (404, 51)
     resp = ask(client, key, "GET", "/rest/user", query={"names": STRANGER})

@@ -47,9 +47,35 @@ def grant(app, world, group, bless=(), visible=()):
 
 
 def grants(services):
+    """The grants but the admin group's (which sees every group's members)."""
     return services.query("SELECT m.name, g.name, gg.grant_type FROM group_grants gg"
                           " JOIN groups m ON m.id = gg.member_id"
-                          " JOIN groups g ON g.id = gg.grantor_id ORDER BY 1, 2, 3")
+                          " JOIN groups g ON g.id = gg.grantor_id WHERE m.name <> 'admin'"
+                          " ORDER BY 1, 2, 3")
+
+
+def admin_sees(services):
+    """Names of the groups the admin group has a visibility grant on."""
+    return {row[0] for row in services.query(
+        "SELECT g.name FROM group_grants gg JOIN groups m ON m.id = gg.member_id"
+        " JOIN groups g ON g.id = gg.grantor_id WHERE m.name = 'admin' AND gg.grant_type = 2")}
+
+
+def test_the_admin_group_sees_every_other_group_and_each_new_one(app, client, services):
+    """As Bugzilla's installation and its group creation: the admin group
+    holds a visibility grant on every other group (not on itself), a group
+    made on editgroups.cgi or over REST gets one, shown checked on its page."""
+    every = {row[0] for row in services.query("SELECT name FROM groups")}
+    assert admin_sees(services) == every - {"admin"}
+    key = {"X-BUGZILLA-API-KEY": services.api_key(ADMIN)}
+    made = client.simulate_post("/rest/group", headers=key, json={
+        "name": "newcomers", "description": "New people"})
+    assert made.status_code == 201
+    assert "newcomers" in admin_sees(services)
+    page = signed_in(app, ADMIN, ADMIN_PASSWORD).get(
+        f"/editgroups.cgi?action=changeform&group={made.json['id']}").text
+    assert 'name="visible_to" value="admin" checked' in page
+    assert grants(services) == []
 
 
 def test_the_grants_are_shown_and_changed_on_the_group_page(app, services, world):
@@ -145,3 +171,26 @@ def test_visibility_grants_show_accounts_while_usevisibilitygroups_is_on(app, cl
     answer = client.simulate_get("/rest/user", params={"match": "lead"}, headers=partner_key)
     assert answer.json["users"] == []
     assert lead_finds("plain") == []
+
+
+def test_editusers_lists_every_account_to_its_members_alone(app, client, services, world):
+    """While usevisibilitygroups is on, editusers.cgi shows a member of
+    editusers every account, even one in no group that User.get hides from
+    it; a blesser finds there only the accounts its groups' grants show."""
+    set_param(services, "usevisibilitygroups", "1")
+    plain_id = services.query("SELECT id FROM users WHERE login = ?", (PLAIN,))[0][0]
+    admin = signed_in(app, ADMIN, ADMIN_PASSWORD)
+    assert PLAIN in admin.get("/editusers.cgi", matchstr="example.com").text
+    opened = admin.get(f"/editusers.cgi?action=edit&userid={plain_id}")
+    assert opened.status_code == 200 and PLAIN in opened.text
+    key = {"X-BUGZILLA-API-KEY": services.api_key(ADMIN)}
+    found = client.simulate_get("/rest/user", params={"match": "example.com"}, headers=key)
+    assert PLAIN not in [user["name"] for user in found.json["users"]]
+    assert PARTNER in [user["name"] for user in found.json["users"]]
+    grant(app, world, "team", bless=["leads"])
+    lead = signed_in(app, LEAD)
+    listed = lead.get("/editusers.cgi", matchstr="example.com").text
+    assert PLAIN not in listed and PARTNER not in listed
+    assert lead.get(f"/editusers.cgi?action=edit&userid={plain_id}").status_code == 401
+    grant(app, world, "partners", visible=["leads", "admin"])
+    assert PARTNER in lead.get("/editusers.cgi", matchstr="example.com").text

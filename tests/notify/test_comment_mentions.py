@@ -16,6 +16,7 @@ from bug_support import (
     control,
     editbugs_only_for_members,
     file_bug,
+    grant_visibility,
     set_param,
 )
 from bugsvc.bugs import markup, mentions
@@ -145,10 +146,12 @@ def test_the_page_links_mentions_for_those_who_may_see_the_accounts(people, app)
 def test_no_link_to_an_account_hidden_by_visibility_groups(people, app):
     set_param(people, "usevisibilitygroups", "1")
     editbugs_only_for_members(people)          # else everyone shares editbugs
+    add_bug_group(people, "qa", members=[QA], with_admin=False)
+    grant_visibility(people, "qa", "qa")           # Quinn sees the members of qa
     bug_id = file_bug(people)
     comment(people, bug_id, "@dana@example.com and @quinn")
     browser = Browser(app)
-    browser.login(QA, "quinn-password-1")         # shares no group with Dana
+    browser.login(QA, "quinn-password-1")         # no grant on a group of Dana's
     page = browser.get(f"/show_bug.cgi?id={bug_id}").text
     assert "Dana Dev" not in page
-    assert page.count('class="mention"') == 1       # @quinn: one's own account
+    assert page.count('class="mention"') == 1       # @quinn, a member of qa

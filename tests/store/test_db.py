@@ -360,3 +360,32 @@ def test_a_database_made_before_group_grants_gets_their_table(new_db):
     with migrated.transaction() as conn:
         assert conn.execute("SELECT COUNT(*) FROM group_grants").fetchone()[0] == 0
     migrated.close()
+
+
+def test_a_database_made_before_admin_visibility_grants_gets_them(new_db):
+    """The admin group gets a visibility grant on every other group (and
+    none on itself); a grant the database holds already stays one."""
+    version = next(number for number, step in schema.MIGRATIONS.items()
+                   if step is schema._admin_sees_every_group)
+
+    def undo(conn):
+        conn.execute("DELETE FROM group_grants")
+        for name in ("admin", "editusers", "older"):
+            if conn.execute("SELECT 1 FROM groups WHERE name = ?", (name,)).fetchone() is None:
+                conn.execute("INSERT INTO groups (name, description, is_bug_group, user_regexp,"
+                             " is_active) VALUES (?, 'A group', 1, '', 1)", (name,))
+        conn.execute("INSERT INTO group_grants (member_id, grantor_id, grant_type)"
+                     " SELECT a.id, o.id, 2 FROM groups a, groups o"
+                     " WHERE a.name = 'admin' AND o.name = 'older'")
+    migrated = _migrated(new_db, version, undo)
+    with migrated.transaction() as conn:
+        seen = [row[0] for row in conn.execute(
+            "SELECT g.name FROM group_grants gg JOIN groups a ON a.id = gg.member_id"
+            " JOIN groups g ON g.id = gg.grantor_id WHERE a.name = 'admin'"
+            " AND gg.grant_type = 2 ORDER BY g.name")]
+        others = [row[0] for row in conn.execute(
+            "SELECT name FROM groups WHERE name <> 'admin' ORDER BY name")]
+        assert seen == others and {"editusers", "older"} <= set(seen)
+        assert conn.execute("SELECT COUNT(*) FROM group_grants WHERE member_id <> (SELECT id"
+                            " FROM groups WHERE name = 'admin')").fetchone()[0] == 0
+    migrated.close()

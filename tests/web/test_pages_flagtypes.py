@@ -1,6 +1,7 @@
 """The flag types page (editflagtypes.cgi): list, create, edit, copy,
 deactivate and delete flag types with their inclusions and exclusions,
-groups, CC list, sort key and switches, for editcomponents members only;
+groups, CC list, sort key and switches, for editcomponents members (a
+product's own administrators: tests/web/test_pages_flagtypes_product.py);
 a refusal is shown on the form as typed, with the reason."""
 
 import re

@@ -11,7 +11,14 @@ from importlib import resources
 import pytest
 
 from accounts import ADMIN
-from bug_support import add_bug_group, editbugs_only_for_members, file_bug, set_param
+from bug_support import (
+    add_bug_group,
+    add_to_group,
+    editbugs_only_for_members,
+    file_bug,
+    grant_visibility,
+    set_param,
+)
 from bugsvc.errors import ServiceError
 from bugsvc.services import attachment as attachment_service, user as user_service
 from page_support import DEV, INSIDER, PLAIN, Browser, World, csp, menu, signed_in
@@ -60,9 +67,17 @@ def test_user_match_suggests_only_the_accounts_the_visitor_may_see(app, people):
     add_bug_group(people, "team", members=[PLAIN, DEV])
     people.add_user("stranger@example.com", real_name="Stranger Danger")
     set_param(people, "usevisibilitygroups", "1")
+    assert matches(signed_in(app, PLAIN), "dana") == []      # no grant yet
+    grant_visibility(people, "team", "team")
     assert matches(signed_in(app, PLAIN), "stranger") == []
     assert matches(signed_in(app, PLAIN), "dana") == [DEV]
+    # An account in no group is hidden from the administrator too, until it
+    # joins a group the admin group sees (as every group made since).
+    assert matches(signed_in(app, ADMIN), "stranger") == []
+    add_bug_group(people, "outsiders", with_admin=False)
+    add_to_group(people, "stranger@example.com", "outsiders")
     assert matches(signed_in(app, ADMIN), "stranger") == ["stranger@example.com"]
+    assert matches(Browser(app), "stranger") == []
 
 
 def test_people_fields_are_text_boxes_the_script_enhances(app, people):

@@ -161,9 +161,10 @@ def test_a_chosen_account_the_menu_does_not_list_stays_chosen(app, people, marke
 
 
 def test_the_menu_lists_only_the_accounts_the_visitor_may_see(app, people, marked_bug):
-    from bug_support import add_bug_group, editbugs_only_for_members
+    from bug_support import add_bug_group, editbugs_only_for_members, grant_visibility
     editbugs_only_for_members(people)
     add_bug_group(people, "team", members=[PLAIN, DEV, ADMIN])
+    grant_visibility(people, "team", "team")
     people.add_user("stranger@example.com", real_name="Stranger")
     set_param(people, "usevisibilitygroups", "1")
     set_param(people, "usemenuforusers", "1")

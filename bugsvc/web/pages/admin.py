@@ -115,7 +115,8 @@ class AdminIndex(Page):
         if "editcomponents" not in groups and _product_rights(call)["editcomponents"]:
             groups.add("editcomponents on products")
         areas = [area for area in ADMIN_AREAS if area[0] in groups or "admin" in groups
-                 or (area[1] == "/editproducts.cgi" and "editcomponents on products" in groups)]
+                 or (area[1] in ("/editproducts.cgi", "/editflagtypes.cgi")
+                     and "editcomponents on products" in groups)]
         call.render("admin/index.html", title="Administration", areas=areas)
 
 
@@ -404,8 +405,8 @@ class Users(Page):
             _account_page(call, call.query.get("userid") or "", full=full)
             return
         text = (call.query.get("matchstr") or "").strip()
-        found = call.read_one("User.get", {"match": [text or "*"], "include_disabled": True,
-                                           "limit": 200})
+        found = call.read_one("User.find_to_edit", {"match": [text or "*"],
+                                                    "include_disabled": True, "limit": 200})
         call.render("admin/users.html", title="Users", accounts=found["users"], matchstr=text)
 
     @responder
@@ -465,7 +466,7 @@ def _account_page(call, user_id, status=200, typed=None, error=None, full=True):
     to a blesser outside editusers (`full` false), the groups it may bless
     alone), with the values `typed` and the refusal `error` when a change
     was refused."""
-    found, groups = call.read(("User.get", {"ids": [user_id]}), ("Group.get", {}))
+    found, groups = call.read(("User.find_to_edit", {"ids": [user_id]}), ("Group.get", {}))
     account = found["users"][0]
     second_factor = (call.read_one("SecondFactor.get", {"user_id": account["id"]}) if full
                      else None)

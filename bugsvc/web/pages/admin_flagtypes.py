@@ -1,20 +1,26 @@
 """The flag types page (editflagtypes.cgi, for the members of
-editcomponents, as Bugzilla's): list the bug and attachment flag types,
+editcomponents and, as Bugzilla's, the administrators of a product, whose
+groups hold editcomponents on it through its group controls: they see the
+types of their products, change only those types' inclusions and
+exclusions of their products when a type also covers other products, and
+create types for their products alone): list the bug and attachment flag types,
 create one (or a copy of one), change one (its inclusions and exclusions
 per product and component, grant and request groups, CC list, sort key,
 requestable / specifically requestable / multiplicable, active), delete
-one with its flags after a confirmation. Over FlagType.list_all, create,
-update and delete; a refusal is shown on the form as typed, with the
-reason."""
+one with its flags, or deactivate it, after a confirmation. Over
+FlagType.list_all, create, update and delete; a refusal is shown on the
+form as typed, with the reason."""
 
 from ... import errors
 from ...errors import ServiceError
-from .admin import require_area
+from .admin import require_product_area
 from .base import Page, responder
 from .site import url
 
 
 ANY = "__Any__"
+_NOT_FULLY_YOURS = ("Sorry, but the flag type '{}' also applies to products you do not "
+                    "administer, so you may not delete it.")
 _BOOLEANS = ("is_active", "is_requestable", "is_specifically_requestable", "is_multiplicable")
 
 
@@ -22,22 +28,27 @@ class FlagTypes(Page):
     """GET /editflagtypes.cgi: the list; ?action=enter&target_type=bug|
     attachment: a new type; ?action=edit&id=N; ?action=copy&id=N: a new type
     filled from type N; ?action=confirmdelete&id=N. POST action=insert,
-    update or delete."""
+    update, delete or deactivate."""
 
     @responder
     def on_get(self, call):
-        require_area(call, "editcomponents")
+        require_product_area(call)
         action = call.field("action")
         found = call.read_one("FlagType.list_all", {})
         types = found["flagtypes"]
         if action in ("edit", "copy", "confirmdelete"):
             chosen = _chosen(types, call.field("id"))
             if action == "confirmdelete":
+                if not chosen["fully_editable"]:
+                    call.render("error.html", status=400, title="Not deleted",
+                                message=_NOT_FULLY_YOURS.format(chosen["name"]),
+                                code=errors.USER_ERROR, back="/editflagtypes.cgi")
+                    return
                 call.render("admin/flagtype_delete.html", title="Delete the flag type",
                             flag_type=chosen)
                 return
             if action == "copy":
-                chosen = dict(chosen, id=None, name="", flags=0)
+                chosen = dict(chosen, id=None, name="", flags=0, fully_editable=True)
             return self._form(call, chosen)
         if action == "enter":
             target = "attachment" if call.field("target_type") == "attachment" else "bug"
@@ -45,8 +56,10 @@ class FlagTypes(Page):
                 "id": None, "name": "", "description": "", "target_type": target, "sortkey": 1,
                 "cc_list": "", "is_active": True, "is_requestable": True,
                 "is_specifically_requestable": True, "is_multiplicable": True,
-                "grant_group": None, "request_group": None, "inclusions": [f"{ANY}:{ANY}"],
-                "exclusions": [], "flags": 0})
+                "grant_group": None, "request_group": None,
+                # Only members of editcomponents may make a type for every product.
+                "inclusions": [f"{ANY}:{ANY}"] if found["products"] is None else [],
+                "exclusions": [], "flags": 0, "fully_editable": True})
         call.render("admin/flagtypes.html", title="Flag types",
                     bug_types=[t for t in types if t["target_type"] == "bug"],
                     attachment_types=[t for t in types if t["target_type"] == "attachment"])
@@ -55,31 +68,42 @@ class FlagTypes(Page):
         products, listed = call.read(
             ("Product.get", {"type": "accessible", "include_fields": "name,components.name"}),
             ("FlagType.list_all", {}))
-        places = [f"{ANY}:{ANY}"]
+        mine = listed["products"]
+        places = [f"{ANY}:{ANY}"] if mine is None else []
+        if mine is not None:
+            own = {name.lower() for name in mine}
+            products["products"] = [p for p in products["products"] if p["name"].lower() in own]
         for product in sorted(products["products"], key=lambda p: p["name"].lower()):
             places.append(f"{product['name']}:{ANY}")
             places.extend(f"{product['name']}:{c['name']}" for c in product["components"])
         for label in flag_type["inclusions"] + flag_type["exclusions"]:
             if label not in places:
                 places.append(label)
+        # A type's own groups stay offered, so that saving it keeps them.
+        groups = listed["groups"] + [flag_type[key] for key in ("grant_group", "request_group")
+                                     if flag_type[key] and flag_type[key] not in listed["groups"]]
         title = "Edit the flag type" if flag_type["id"] else "New flag type"
         call.render("admin/flagtype.html", status=status, title=title, flag_type=flag_type,
-                    places=places, groups=listed["groups"],
-                    error=error)
+                    places=places, groups=groups, error=error)
 
     @responder
     def on_post(self, call):
         call.check_csrf()
-        require_area(call, "editcomponents")
+        require_product_area(call)
         action = call.field("action")
-        if action == "delete":
+        if action in ("delete", "deactivate"):
             try:
-                call.write("FlagType.delete", {"ids": [call.field("id")]})
+                if action == "delete":
+                    call.write("FlagType.delete", {"ids": [call.field("id")]})
+                else:
+                    call.write("FlagType.update", {"ids": [call.field("id")],
+                                                   "is_active": False})
             except ServiceError as error:
                 if error.code in (errors.AUTH_FAILURE, errors.LOGIN_REQUIRED):
                     raise
                 call.render("error.html", status=errors.http_status(error.code),
-                            title="Not deleted", message=error.message, code=error.code,
+                            title="Not deleted" if action == "delete" else "Not deactivated",
+                            message=error.message, code=error.code,
                             back="/editflagtypes.cgi")
                 return
             call.redirect("/editflagtypes.cgi", notice="saved")
@@ -92,7 +116,7 @@ class FlagTypes(Page):
             "grant_group": call.field("grant_group") or None,
             "request_group": call.field("request_group") or None,
             "inclusions": call.fields("inclusions"), "exclusions": call.fields("exclusions"),
-            "flags": 0}
+            "flags": 0, "fully_editable": True}
         typed.update({name: bool(call.field(name)) for name in _BOOLEANS})
         params = {
             "name": typed["name"], "description": typed["description"],
@@ -107,6 +131,14 @@ class FlagTypes(Page):
             if action == "insert":
                 call.write("FlagType.create", dict(params, target_type=typed["target_type"]))
             else:
+                stored = next((t for t in call.read_one("FlagType.list_all", {})["flagtypes"]
+                               if str(t["id"]) == str(typed["id"])), None)
+                if stored is not None and not stored["fully_editable"]:
+                    # Its other fields are shown, not sent: only the
+                    # inclusions and exclusions of one's products change.
+                    typed = dict(stored, inclusions=typed["inclusions"],
+                                 exclusions=typed["exclusions"])
+                    params = {key: params[key] for key in ("inclusions", "exclusions")}
                 call.write("FlagType.update", dict(params, ids=[typed["id"]]))
         except ServiceError as error:
             if error.code in (errors.AUTH_FAILURE, errors.LOGIN_REQUIRED):
