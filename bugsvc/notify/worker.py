@@ -125,7 +125,8 @@ class Deliverer:
 
     def run_once(self):
         """One round: expand waiting events, index new comments, send due
-        mail, call due webhooks, forget old messages. Returns how much was done (0: idle)."""
+        mail, call due webhooks, forget old messages, checkpoint the
+        database's log. Returns how much was done (0: idle)."""
         done = self.expand()
         done += self.index_comments()
         done += self.send_mail()
@@ -133,6 +134,9 @@ class Deliverer:
         self._purge()
         self.collect_series()
         done += self.run_whines()
+        # The writes of this round and of the calls since the last one go
+        # into the database file here, not inside a call's commit.
+        self.db.checkpoint()
         return done
 
     def run_whines(self):

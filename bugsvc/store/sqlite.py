@@ -50,6 +50,17 @@ _SIZE_LIMITS = ("too many SQL variables", "Expression tree is too large",
 # 151 MB after the mixed load at 1,000,000 bugs (150 MB is the bound): 4 MB,
 # 32 MB at most for 8 threads.
 CACHE_KIB = 4096
+# WAL pages after which a committing writer copies the log into the
+# database file itself (SQLite's automatic checkpoint; its default is 1,000).
+# That checkpoint runs inside the commit, so the writer still holds this
+# service's write lock while it copies the pages and syncs the file, and
+# every other writer waits: on the development machine, 3,000 comment
+# transactions in a row averaged 0.70 ms per COMMIT with it (p99 14 ms, the
+# longest 244 ms) and 0.15 ms with a checkpoint made between them instead.
+# The delivery worker checkpoints after each round (Database.checkpoint),
+# outside any transaction; the automatic one is kept for a process without
+# a delivery worker, at a size such rounds do not reach.
+AUTOCHECKPOINT_PAGES = 4000
 # Virtual machine instructions between two calls of a bounded_work
 # block's progress handler.
 _STEPS_PER_CALL = 1000
@@ -306,9 +317,15 @@ class SqliteDatabase(db.Database[SqliteConnection]):
         conn.execute(f"PRAGMA busy_timeout = {db.BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute(f"PRAGMA wal_autocheckpoint = {AUTOCHECKPOINT_PAGES}")
         conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         conn.create_function("regexp", 2, sql_regexp, deterministic=True)
         return conn
+
+    def checkpoint(self) -> None:
+        # PASSIVE: copies what no reader still needs, never waits (a
+        # checkpoint already running elsewhere makes it return at once).
+        self.connection().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
 
     def in_transaction(self) -> bool:
         """True while this thread's connection is inside a transaction."""
