@@ -442,12 +442,26 @@ CREATE INDEX comments_author_idx ON comments (author_id);
 -- through a trigram index of the comments' text, as the bug text index does
 -- for summaries; the comparison, and whether the caller may read the
 -- comment, are still checked on each candidate.
+-- SQLite: an FTS5 table over the comments (id as its row id) that trails
+-- them: it holds every comment up to its highest row id (the greatest id of
+-- comments_fts_docsize, which has a row for each comment indexed) and none
+-- above it. A new comment is indexed later, in batches, by the delivery
+-- worker (store/sqlite.py, index_comment_text): adding one to the index in
+-- the comment's own transaction cost several times the rest of the comment,
+-- and batches cost a small part of that. The comments above the index's
+-- highest id are compared one by one by every search, so a comment is found
+-- as soon as it is stored. The triggers keep the rule for comments added
+-- below that id (an id given again, as an import does), edited or deleted.
 -- BEGIN sqlite only
 CREATE VIRTUAL TABLE comments_fts USING fts5(body, content='comments', content_rowid='id', tokenize='trigram case_sensitive 0');
-CREATE TRIGGER comments_fts_insert AFTER INSERT ON comments BEGIN INSERT INTO comments_fts (rowid, body) VALUES (new.id, new.body); END;
-CREATE TRIGGER comments_fts_delete AFTER DELETE ON comments BEGIN INSERT INTO comments_fts (comments_fts, rowid, body) VALUES ('delete', old.id, old.body); END;
-CREATE TRIGGER comments_fts_update AFTER UPDATE OF id, body ON comments BEGIN INSERT INTO comments_fts (comments_fts, rowid, body) VALUES ('delete', old.id, old.body); INSERT INTO comments_fts (rowid, body) VALUES (new.id, new.body); END;
 -- END sqlite only
+-- BEGIN comment text index triggers
+-- BEGIN sqlite only
+CREATE TRIGGER comments_fts_insert AFTER INSERT ON comments WHEN new.id <= (SELECT MAX(id) FROM comments_fts_docsize) BEGIN INSERT INTO comments_fts (rowid, body) VALUES (new.id, new.body); END;
+CREATE TRIGGER comments_fts_delete AFTER DELETE ON comments WHEN old.id <= (SELECT MAX(id) FROM comments_fts_docsize) BEGIN INSERT INTO comments_fts (comments_fts, rowid, body) VALUES ('delete', old.id, old.body); END;
+CREATE TRIGGER comments_fts_update AFTER UPDATE OF id, body ON comments BEGIN INSERT INTO comments_fts (comments_fts, rowid, body) SELECT 'delete', old.id, old.body WHERE old.id <= (SELECT MAX(id) FROM comments_fts_docsize); INSERT INTO comments_fts (rowid, body) SELECT new.id, new.body WHERE new.id <= (SELECT MAX(id) FROM comments_fts_docsize); END;
+-- END sqlite only
+-- END comment text index triggers
 --postgresql: CREATE EXTENSION IF NOT EXISTS pg_trgm;
 --postgresql: CREATE INDEX comments_body_trgm_idx ON comments USING gin (body gin_trgm_ops);
 -- END comment text index

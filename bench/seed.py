@@ -30,6 +30,7 @@ from bugsvc.accounts.auth import ScryptCost
 from bugsvc.config import Config
 from bugsvc.serving.server import prepare_database
 from bugsvc.store.schema import schema_sql, split_script
+from bugsvc.store.sqlite import DIALECT as SQLITE
 
 from . import corpus
 from .progress import Progress
@@ -496,6 +497,9 @@ def seed(path, bugs, seed_value=1, jobs=None, out=sys.stderr):
         conn.execute(statement)
         index_progress.advance(1)
     index_progress.done()
+    # The comment text index trails the comments (schema.sql): the bulk
+    # load left every comment to it.
+    SQLITE.fill_comment_text_index(conn)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.close()
     counts["comments"] += counts.pop("attachment_comments", 0)

@@ -34,6 +34,10 @@ _SPLIT = re.compile(r"[\s,;]+")
 def expand(ctx, row):
     """Queue the messages of event `row` (an outbox_events row) in the
     context's write transaction. Returns how many were queued."""
+    mailing = ctx.param("mail_delivery_method") != "None"
+    calling = ctx.param_is_on("webhooks_enabled")
+    if not (mailing or calling):
+        return 0                # nobody is told anything: the bug need not be read
     data = bug_events.load(row["data"])
     conn = ctx.conn
     if conn.execute("SELECT 1 FROM bugs WHERE id = ?", (row["bug_id"],)).fetchone() is None:
@@ -45,10 +49,10 @@ def expand(ctx, row):
         bug.assigned_to, bug.qa_contact = people["assigned_to"], people["qa_contact"]
         bug.reporter, bug.cc = people["reporter"], people["cc"]
     queued = []
-    if ctx.param("mail_delivery_method") != "None":
+    if mailing:
         queued += _bug_mail(ctx, bug, data)
         queued += _flag_mail(ctx, data)
-    if ctx.param_is_on("webhooks_enabled"):
+    if calling:
         queued += _webhook_calls(ctx, bug, data)
     for spec in queued:
         outbox.add_message(conn, now=ctx.now, event_id=row["id"], bug_id=row["bug_id"], **spec)

@@ -62,6 +62,10 @@ PURGE_EVERY = timedelta(hours=1)
 # How often each process looks for scheduled searches whose time has come.
 WHINE_EVERY = timedelta(seconds=30)
 EXPAND_BATCH = 200
+# Comments added to the comment text index in one transaction, where the
+# index trails the comments (SQLite, schema.sql): a full batch holds the
+# write lock for about 20 ms.
+INDEX_BATCH = 500
 MAIL_BATCH = 50
 POLL_SECONDS = 1.0
 # After a round that found work, the next one waits this long (unless it
@@ -120,14 +124,19 @@ class Deliverer:
         return name
 
     def run_once(self):
-        """One round: expand waiting events, send due mail, call due
-        webhooks, forget old messages. Returns how much was done (0: idle)."""
+        """One round: expand waiting events, index new comments, send due
+        mail, call due webhooks, forget old messages, checkpoint the
+        database's log. Returns how much was done (0: idle)."""
         done = self.expand()
+        done += self.index_comments()
         done += self.send_mail()
         done += self.call_webhooks()
         self._purge()
         self.collect_series()
         done += self.run_whines()
+        # The writes of this round and of the calls since the last one go
+        # into the database file here, not inside a call's commit.
+        self.db.checkpoint()
         return done
 
     def run_whines(self):
@@ -230,6 +239,17 @@ class Deliverer:
         if rows:
             self._wake.set()
         return len(rows)
+
+    # The comment text index ---------------------------------------------------------------
+
+    def index_comments(self):
+        """Add the comments stored since the last round to the comment text
+        index, a batch at a time, where the engine's index trails the
+        comments (store/sqlite.py). Returns how many were added."""
+        if not self.db.dialect.comment_text_index_trails:
+            return 0
+        with self.db.transaction(write=True) as conn:
+            return conn.dialect.index_comment_text(conn, INDEX_BATCH)
 
     def _write(self, work, now):
         """work(ctx) in a write transaction of its own, run again from the

@@ -114,6 +114,10 @@ class Dialect:
     # (PostgreSQL estimates how many bugs each selects and picks its plan,
     # bitmaps of its indexes or the bugs in id order until the LIMIT).
     candidates_form: ClassVar[str]
+    # True when the comment text index trails the comments, caught up by
+    # index_comment_text (SQLite); False when the engine keeps it with each
+    # write (PostgreSQL's pg_trgm index).
+    comment_text_index_trails: ClassVar[bool] = False
 
     def text_candidates(self, column: str, needle: str) -> tuple[str, list[Any]] | None:
         """(SQL, args), in the form of candidates_form, of the bugs whose
@@ -165,6 +169,19 @@ class Dialect:
         """Index the comments already stored, right after the comment text
         index was made (a migration)."""
         raise NotImplementedError
+
+    def index_comment_text(self, conn: Connection, most: int) -> int:
+        """Add to the comment text index up to `most` of the comments it
+        does not hold yet, in the caller's write transaction, for an engine
+        whose index trails the comments (schema.sql's comment text index);
+        returns how many were added (0 where the engine keeps its index
+        with each write itself)."""
+        return 0
+
+    def trail_comment_text_index(self, conn: Connection) -> None:
+        """Let the comment text index trail the comments, where the engine
+        does so (a migration); nothing where it keeps the index with each
+        write."""
 
     def blob_text(self, expr: str) -> str:
         """The bytes `expr` as text that `contains` and lower() can search

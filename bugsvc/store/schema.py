@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 25
+SCHEMA_VERSION = 26
 
 
 class SchemaError(Exception):
@@ -106,6 +106,15 @@ def _comment_text_index(conn: Connection) -> None:
         return
     run_script(conn, schema_section("comment text index"))
     dialect.fill_comment_text_index(conn)
+
+
+def _trailing_comment_text_index(conn: Connection) -> None:
+    """Version 26: where the engine lets the comment text index trail the
+    comments (SQLite: new comments are indexed in batches by the delivery
+    worker, schema.sql), its triggers index a comment at once only below
+    the index's highest id. The comments stored are all indexed already. A
+    step run twice leaves the triggers as they are."""
+    conn.dialect.trail_comment_text_index(conn)
 
 
 def _new_tables(section: str, table: str) -> Callable[[Connection], None]:
@@ -229,6 +238,9 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 25: the admin group sees the members of every other group while
     # usevisibilitygroups is on (bugsvc/accounts/visibility.py).
     25: _admin_sees_every_group,
+    # 26: SQLite's comment text index trails the comments (filled by the
+    # delivery worker in batches).
+    26: _trailing_comment_text_index,
 }
 
 

@@ -25,6 +25,7 @@ from bug_rows import (
     user_id,
 )
 from bugsvc.catalogue.field_types import BUG_ID
+from bugsvc.notify.worker import Deliverer
 from bugsvc.services import bug as bug_service, bug_search, field as field_service
 from bugsvc.store import regexp as bugsvc_regexp
 from conftest import world_fixture
@@ -72,6 +73,14 @@ def world(services):
     add_attachment(services, bugs["visible"], f"{MARK} private", file_name=f"{MARK}.log",
                    data=MARK.encode(), is_private=True)
     add_personal_tag(services, OTHER, MARK, bugs["visible"])
+    # The comment text index holds these comments; the next ones wait for it
+    # (bugsvc/notify/worker.py indexes them later).
+    deliverer = Deliverer(services.units)
+    while deliverer.index_comments():
+        pass
+    add_comment(services, bugs["grouped"], ADMIN, f"{MARK} comment not indexed yet")
+    add_comment(services, bugs["visible"], ADMIN, f"{MARK} private, not indexed yet",
+                is_private=True)
     return bugs
 
 

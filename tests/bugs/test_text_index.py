@@ -9,7 +9,8 @@ import pytest
 from accounts import ADMIN
 from bug_rows import add_bug, add_group, add_product
 from bug_support import file_bug, update_bug
-from bugsvc.bugs import search, search_sql
+from bugsvc.bugs import removal, search, search_sql
+from bugsvc.notify.worker import Deliverer
 from bugsvc.services import bug_search
 from bugsvc.store import schema
 from bugsvc.store.location import open_database
@@ -194,10 +195,30 @@ def test_migration_indexes_the_bugs_already_stored(services, bugs, db, db_path):
 
 # Comments (quicksearch_fulltext) ------------------------------------------------------------
 
-@pytest.fixture
-def commented(services, bugs):
+def index_comments(services):
+    """What each round of the delivery worker does for the comment text
+    index, until it has caught up with the comments stored."""
+    deliverer = Deliverer(services.units)
+    while deliverer.index_comments():
+        pass
+
+
+def check_comment_index(services):
+    """The comment text index holds each comment's text as stored (SQLite:
+    FTS5's own check against the comments table; PostgreSQL keeps its index
+    itself)."""
+    with services.db.transaction(write=True) as conn:
+        if conn.dialect.comment_text_index_trails:
+            conn.execute("INSERT INTO comments_fts (comments_fts, rank)"
+                         " VALUES ('integrity-check', 1)")
+
+
+@pytest.fixture(params=["indexed", "not yet indexed"])
+def commented(services, bugs, request):
     """A public comment on "plain", a private one on "crash" (the staff group
-    is the insidergroup), and a comment on a bug only staff may see."""
+    is the insidergroup), and a comment on a bug only staff may see; in the
+    comment text index, or stored only (the delivery worker has not indexed
+    them yet)."""
     from bug_support import set_param
     from bugsvc.services import comment
     set_param(services, "insidergroup", "staff")
@@ -207,6 +228,8 @@ def commented(services, bugs):
                                 "is_private": True}, as_user=STAFF)
     secret = add_bug(services, summary="Locked away", groups=["staff"],
                      description="The Zeppelin vault code")
+    if request.param == "indexed":
+        index_comments(services)
     return dict(bugs, secret=secret)
 
 
@@ -258,6 +281,141 @@ def test_migration_indexes_the_comments_already_stored(services, commented, db, 
         reopened.close()
     assert found(services, commented, quicksearch="zeppelin") == ["plain"]
     assert found(services, commented, as_user=STAFF, quicksearch="quasimodo") == ["crash"]
+
+
+# Comments indexed after they are stored ----------------------------------------------------
+
+def test_migration_lets_the_comment_index_trail_the_comments(services, bugs, db, db_path):
+    """A database of version 25, whose triggers indexed each comment in its
+    own transaction, is moved forward with its comments still indexed; the
+    next comments are indexed by the delivery worker."""
+    from bugsvc.services import comment
+    services.call(comment.add, {"id": bugs["plain"], "comment": "Stored before"}, as_user=ADMIN)
+    with db.transaction(write=True) as conn:
+        if conn.dialect.comment_text_index_trails:
+            conn.execute("DROP TRIGGER comments_fts_insert")
+            conn.execute("CREATE TRIGGER comments_fts_insert AFTER INSERT ON comments BEGIN"
+                         " INSERT INTO comments_fts (rowid, body) VALUES (new.id, new.body); END")
+            conn.execute("INSERT INTO comments_fts (comments_fts) VALUES ('rebuild')")
+        conn.dialect.set_schema_version(conn, 25)
+    db.close()
+    reopened = open_database(db_path)
+    try:
+        assert reopened.initialize() is False
+        with reopened.transaction() as conn:
+            assert conn.dialect.schema_version(conn) == schema.SCHEMA_VERSION
+            triggers = conn.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger'"
+                                    " AND name LIKE 'comments_fts_%' AND sql LIKE '%docsize%'"
+                                    ).fetchone()[0] if conn.dialect.name == "sqlite" else 3
+            assert triggers == 3
+    finally:
+        reopened.close()
+    check_comment_index(services)
+    services.call(comment.add, {"id": bugs["crash"], "comment": "Stored after"}, as_user=ADMIN)
+    assert searched(services, bugs, "stored") == (["crash", "plain"], ["crash", "plain"])
+    index_comments(services)
+    assert searched(services, bugs, "stored") == (["crash", "plain"], ["crash", "plain"])
+    check_comment_index(services)
+
+
+def searched(services, bugs, text, as_user=None):
+    """The bugs found by quicksearch of `text` and by `content matches`,
+    checked to be those found without the index."""
+    words = found(services, bugs, as_user=as_user, quicksearch=text)
+    content = found(services, bugs, as_user=as_user, f1="content", o1="matches", v1=text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(search_sql.Compiler, "candidates", lambda self, node: None)
+        assert found(services, bugs, as_user=as_user, quicksearch=text) == words
+    return words, content
+
+
+def test_a_comment_is_found_as_soon_as_its_post_has_answered(client, services, bugs, admin_key):
+    index_comments(services)
+    for name, text in (("plain", "An albatross on the runway"), ("crash", "albatrosses too")):
+        resp = client.simulate_post(f"/rest/bug/{bugs[name]}/comment",
+                                    json={"comment": text},
+                                    headers={"X-BUGZILLA-API-KEY": admin_key})
+        assert resp.status_code == 201
+        listed = client.simulate_get("/rest/bug", params={"quicksearch": "albatross"},
+                                     headers={"X-BUGZILLA-API-KEY": admin_key})
+        assert listed.status_code == 200
+    assert sorted(bug["id"] for bug in listed.json["bugs"]) == sorted([bugs["plain"],
+                                                                       bugs["crash"]])
+    assert searched(services, bugs, "albatross") == (["crash", "plain"], ["crash", "plain"])
+    assert searched(services, bugs, "runway") == (["plain"], ["plain"])
+    index_comments(services)
+    assert searched(services, bugs, "albatross") == (["crash", "plain"], ["crash", "plain"])
+    counted = services.call(bug_search.search, {"quicksearch": "albatross", "count_only": True},
+                            write=False)
+    assert counted["bug_count"] == 2
+    check_comment_index(services)
+
+
+def test_comments_edited_or_removed_before_and_after_indexing_are_found_as_stored(
+        services, bugs):
+    from bug_support import set_param
+    from bugsvc.services import comment
+    set_param(services, "edit_comments_group", "admin")
+
+    def add(name, text):
+        return services.call(comment.add, {"id": bugs[name], "comment": text},
+                             as_user=ADMIN)["id"]
+
+    def edit(comment_id, text):
+        services.call(comment.update_comment, {"comment_id": comment_id, "new_comment": text},
+                      as_user=ADMIN)
+
+    walrus = add("plain", "A walrus in the logs")
+    index_comments(services)
+    add("crash", "A narwhal in the logs")
+    orca = add("percent", "An orca in the logs")
+    edit(walrus, "A manatee in the logs")           # indexed already
+    edit(orca, "A dugong in the logs")              # not indexed yet, nor the one before it
+    for indexed in (False, True):
+        assert searched(services, bugs, "walrus") == ([], [])
+        assert searched(services, bugs, "orca") == ([], [])
+        assert searched(services, bugs, "narwhal") == (["crash"], ["crash"])
+        assert searched(services, bugs, "manatee") == (["plain"], ["plain"])
+        assert searched(services, bugs, "dugong") == (["percent"], ["percent"])
+        if not indexed:
+            index_comments(services)
+    check_comment_index(services)
+    # The newest comment indexed goes with its bug, and one not indexed yet
+    # with another: the next comment may be given an id again (SQLite), and
+    # is found as every other one.
+    doomed = add_bug(services, summary="Doomed", description="Sealion")
+    add("plain", "Pelican")
+    index_comments(services)
+    fleeting = add_bug(services, summary="Fleeting", description="Flamingo")   # not indexed
+    services.call(lambda ctx, _: removal.delete_bugs(ctx, [doomed, fleeting]))
+    assert searched(services, bugs, "flamingo") == ([], [])
+    assert searched(services, bugs, "sealion") == ([], [])
+    add("crash", "A sealion again")
+    edit(walrus, "A manatee and a sealion")
+    assert searched(services, bugs, "sealion") == (["crash", "plain"], ["crash", "plain"])
+    index_comments(services)
+    assert searched(services, bugs, "sealion") == (["crash", "plain"], ["crash", "plain"])
+    assert searched(services, bugs, "pelican") == (["plain"], ["plain"])
+    check_comment_index(services)
+
+
+def test_a_comment_stored_again_under_an_indexed_id_is_indexed_at_once(services, bugs, db):
+    """A comment written with an id the index has passed (an import writes a
+    bug's comments again under their ids) is indexed in its own transaction."""
+    from bugsvc.services import comment
+    first = services.call(comment.add, {"id": bugs["plain"], "comment": "Original words"},
+                          as_user=ADMIN)["id"]
+    services.call(comment.add, {"id": bugs["crash"], "comment": "Later words"}, as_user=ADMIN)
+    index_comments(services)
+    with db.transaction(write=True) as conn:
+        row = conn.execute("SELECT bug_id, count, author_id, created_at FROM comments"
+                           " WHERE id = ?", (first,)).fetchone()
+        conn.execute("DELETE FROM comments WHERE id = ?", (first,))
+        conn.execute("INSERT INTO comments (id, bug_id, count, author_id, created_at, body)"
+                     " VALUES (?, ?, ?, ?, ?, ?)", (first, *row, "Imported words"))
+    assert searched(services, bugs, "imported") == (["plain"], ["plain"])
+    assert searched(services, bugs, "original") == ([], [])
+    check_comment_index(services)
 
 
 # Common texts ---------------------------------------------------------------------------------
@@ -318,9 +476,18 @@ def test_a_common_text_is_compared_only_when_the_search_stops_at_its_first_bugs(
     def counted(ctx, _):
         return ctx.conn.dialect.count_text_matches(ctx.conn, "comment", "zeppelin", 10)
     # Two comments hold it (one on a bug only staff see), counted by the
-    # engine that can (SQLite), up to the number asked for.
+    # engine that can (SQLite), up to the number asked for; a comment the
+    # index does not hold yet is counted as one that may hold it.
+    index_comments(services)
     count = services.call(counted, write=False)
     assert count in (None, 2)
+    if count is not None:
+        from bugsvc.services import comment
+        services.call(comment.add, {"id": commented["plain"], "comment": "Unrelated"},
+                      as_user=ADMIN)
+        assert services.call(counted, write=False) == 3
+        index_comments(services)
+        assert services.call(counted, write=False) == 2
     if count is not None:
         assert services.call(lambda ctx, _: ctx.conn.dialect.count_text_matches(
             ctx.conn, "comment", "zeppelin", 1), write=False) == 1

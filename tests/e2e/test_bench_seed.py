@@ -60,6 +60,14 @@ def test_database_has_the_schema_version_every_index_and_wal(seeded):
     assert rows(path, "SELECT COUNT(*) FROM bugs_text_fts WHERE bugs_text_fts MATCH ?",
                 (f'summary : "{word}"',)) == rows(
         path, "SELECT COUNT(*) FROM bugs WHERE instr(lower(summary), lower(?)) > 0", (word,))
+    # So does the comment text index, every comment.
+    assert rows(path, "SELECT MAX(id) FROM comments_fts_docsize") == rows(
+        path, "SELECT MAX(id) FROM comments")
+    conn = sqlite3.connect(str(path))
+    try:
+        conn.execute("INSERT INTO comments_fts (comments_fts, rank) VALUES ('integrity-check', 1)")
+    finally:
+        conn.close()
     assert rows(path, "PRAGMA user_version")[0][0] == SCHEMA_VERSION
     assert rows(path, "PRAGMA journal_mode")[0][0] == "wal"
     assert rows(path, "PRAGMA foreign_key_check") == []

@@ -172,3 +172,28 @@ def test_workers_claiming_at_once_never_call_one_webhook_twice_at_a_time(service
     # waits for it: one call in flight per webhook.
     with services.db.transaction(queue=True) as second:
         assert outbox.lease_webhook(second, "B", T0, until, 1) == []
+
+
+def test_each_round_moves_the_sqlite_log_into_the_database_file(services, tmp_path):
+    """Commits leave their pages in SQLite's write-ahead log; the worker's
+    round copies them into the database file (a copy of that file alone
+    then holds them), so no call's commit has to while other writers wait."""
+    if not services.db.is_file:
+        pytest.skip("the database is no file of this host")
+    import shutil
+    import sqlite3
+
+    def stored_in_the_file_alone(summary):
+        copy = tmp_path / "alone.sqlite"
+        copy.unlink(missing_ok=True)
+        shutil.copyfile(services.db.path, copy)
+        conn = sqlite3.connect(copy)
+        try:
+            return conn.execute("SELECT COUNT(*) FROM bugs WHERE summary = ?",
+                                (summary,)).fetchone()[0] == 1
+        finally:
+            conn.close()
+    file_bug(services, summary="Checkpointed by the worker")
+    assert not stored_in_the_file_alone("Checkpointed by the worker")
+    Deliverer(services.units).run_once()
+    assert stored_in_the_file_alone("Checkpointed by the worker")

@@ -68,6 +68,16 @@ def test_sqlite_to_postgresql_and_back_keeps_every_row_and_id(source, new_db, tm
     back = tmp_path / "back.sqlite"
     convert(target, back)
     assert tables_and_rows(back) == tables_and_rows(source)
+    # The SQLite copy's comment text index holds every comment copied.
+    database = open_database(back)
+    try:
+        with database.transaction(write=True) as conn:
+            newest = conn.execute("SELECT MAX(id) FROM comments").fetchone()[0]
+            assert conn.execute("SELECT MAX(id) FROM comments_fts_docsize").fetchone()[0] == newest
+            conn.execute("INSERT INTO comments_fts (comments_fts, rank)"
+                         " VALUES ('integrity-check', 1)")
+    finally:
+        database.close()
 
     # The id sequences go on after the copied ids.
     database = open_database(target)
