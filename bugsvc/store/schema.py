@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 24
+SCHEMA_VERSION = 25
 
 
 class SchemaError(Exception):
@@ -212,6 +212,8 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 24: where each account's last write left the primary, for reads from
     # replicas (bugsvc/store/postgres/replica.py).
     24: _new_tables("replica waits", "replica_waits"),
+    # 25: the counter of changes to what bug searches answer (bugs/answer_cache.py).
+    25: _new_tables("bug generation", "bug_generation"),
 }
 
 

@@ -80,6 +80,7 @@ class SqliteDialect(Dialect):
     name = "sqlite"
     insertion_order = "rowid"
     candidates_form = "query"
+    keeps_bug_generation = True
 
     def contains(self, haystack: str, needle: str) -> str:
         return f"instr({haystack}, {needle}) > 0"
