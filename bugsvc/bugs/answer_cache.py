@@ -21,9 +21,16 @@ Only where the engine keeps the bug generation (SQLite, whose writers take
 turns; see the dialect's keeps_bug_generation) and only in read
 transactions: a call that writes searches anew.
 
-Bounded: at most MAX_ENTRIES answers and MAX_BYTES of them in all (least
-recently used first out); an answer is kept as its JSON text, so that no
-caller can change what another is given.
+Bounded: at most MAX_ENTRIES answers and MAX_BYTES of them in all (their
+JSON text's length; least recently used first out).
+
+An answer asked for without a field choice is kept as the objects made and
+given as they are, to every caller it is kept for: the ways in only encode
+such an answer (the Runner trims only for a field choice; REST and JSON-RPC
+encode it, XML-RPC makes its own values of it), and none may change it, as
+none changes the catalogue's copies (tests/bugs/test_answer_cache.py checks
+each way in). An answer with a field choice, which the Runner trims in
+place, is kept as its JSON text and given as a new copy each time.
 """
 
 import threading
@@ -68,7 +75,7 @@ class AnswerCache:
         return self._bytes
 
     def get(self, key, generations):
-        """The JSON text kept for `key` at `generations`, or None."""
+        """The answer kept for `key` at `generations`, or None."""
         with self._lock:
             entry = self._entries.get(key)
             if entry is None:
@@ -79,41 +86,45 @@ class AnswerCache:
             self._entries.move_to_end(key)
             return entry[1]
 
-    def put(self, key, generations, data):
-        """Keep JSON text `data` for `key` made at `generations`; the least
+    def put(self, key, generations, answer, size=None):
+        """Keep `answer` (its JSON text, or the objects whose JSON text is
+        `size` bytes long) for `key` made at `generations`; the least
         recently used answers go to make room."""
-        if len(data) > min(MAX_ANSWER_BYTES, self.max_bytes):
+        size = len(answer) if size is None else size
+        if size > min(MAX_ANSWER_BYTES, self.max_bytes):
             return
         with self._lock:
             if key in self._entries:
                 self._drop(key)
-            self._entries[key] = (generations, data)
-            self._bytes += len(data)
+            self._entries[key] = (generations, answer, size)
+            self._bytes += size
             while len(self._entries) > self.max_entries or self._bytes > self.max_bytes:
                 self._drop(next(iter(self._entries)))
 
     def _drop(self, key):
-        _, data = self._entries.pop(key)
-        self._bytes -= len(data)
+        self._bytes -= self._entries.pop(key)[2]
 
 
 def answer(ctx, params, make):
-    """make() (a search's answer: JSON values), or the copy of it kept for
-    this caller, `params` and field choice at the generations the call's
-    transaction sees (a new copy each time: the caller may change it)."""
+    """make() (a search's answer: JSON values), or the answer kept for this
+    caller, `params` and field choice at the generations the call's
+    transaction sees: shared without a field choice (never to be changed),
+    else a new copy (see the module's docstring)."""
     key = _key(ctx, params)
     if key is None:
         return make()
+    shared = not ctx.fields.active
     answers = ctx.cached("search answers", _new_cache)
     generations = (ctx.catalog_generation, *cache.answer_generations(ctx.conn))
     kept = answers.get(key, generations)
     if kept is not None:
-        return orjson.loads(kept)
+        return kept if shared else orjson.loads(kept)
     result = make()
     try:
-        answers.put(key, generations, orjson.dumps(result))
+        text = orjson.dumps(result)
     except TypeError:
-        pass                    # not JSON (cannot be): never kept
+        return result           # not JSON (cannot be): never kept
+    answers.put(key, generations, result if shared else text, len(text))
     return result
 
 

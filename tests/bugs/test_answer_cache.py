@@ -25,6 +25,7 @@ from bugsvc.bugs.answer_cache import AnswerCache
 from bugsvc.bugs.removal import delete_bugs
 from bugsvc.services import bug as bug_service, bug_search
 from conftest import world_fixture
+from rpc_support import xmlrpc_call
 
 
 PAT = "pat@example.com"          # a plain account, reporter of a restricted bug
@@ -95,11 +96,32 @@ def test_the_same_search_is_answered_without_searching(services, world, counted)
     assert ids(first) == sorted([world["open"], world["other"], world["reported"]])
 
 
-def test_an_answer_given_is_the_callers_to_change(services, world):
-    first = search(services, PAT)
-    first["bugs"][0]["summary"] = "changed by the caller"
-    first["bugs"].pop()
-    assert search(services, PAT) == made_anew(services, PAT)
+def test_an_answer_with_a_field_choice_is_the_callers_to_change(services, world):
+    chosen = dict(SEARCH, include_fields="id,summary,cc")
+    for _ in range(2):
+        answer = search(services, PAT, chosen)
+        answer["bugs"][0]["summary"] = "changed by the caller"
+        answer["bugs"][0]["cc"].append("someone")
+        answer["bugs"].pop()
+    assert search(services, PAT, chosen) == made_anew(services, PAT, chosen)
+
+
+def test_no_way_in_changes_a_kept_answer(services, world, client):
+    """Kept answers without a field choice are shared: each way in, asked
+    twice (the second answer from the kept one), leaves it as made."""
+    key = services.api_key(PAT)
+    fresh = made_anew(services, PAT)
+    rest = [client.simulate_get("/rest/bug", params=dict(SEARCH, api_key=key)).json
+            for _ in range(2)]
+    assert rest[0] == rest[1] == fresh
+    for _ in range(2):
+        answer, fault = xmlrpc_call(client, "Bug.search", dict(SEARCH, Bugzilla_api_key=key))
+        assert fault is None and [bug["id"] for bug in answer["bugs"]] == ids(fresh)
+        body = {"method": "Bug.search", "params": [dict(SEARCH, Bugzilla_api_key=key)],
+                "id": 1}
+        answer = client.simulate_post("/jsonrpc.cgi", json=body).json
+        assert answer["result"] == fresh
+    assert search(services, PAT) == fresh == made_anew(services, PAT)
 
 
 @pytest.mark.parametrize("params", [
@@ -233,6 +255,14 @@ def test_a_tag_of_the_callers_own_is_seen_at_once(services, world):
     add_personal_tag(services, PAT, "mine", world["open"])
     after = search(services, PAT, tagged)
     assert after == made_anew(services, PAT, tagged) != before
+
+
+def test_answers_kept_as_objects_count_their_json_text():
+    kept = AnswerCache(max_entries=10, max_bytes=100)
+    kept.put(("key", 1), (1, 1, 1), {"bugs": []}, size=60)
+    kept.put(("key", 2), (1, 1, 1), {"bugs": []}, size=60)
+    assert len(kept) == 1 and kept.size == 60
+    assert kept.get(("key", 2), (1, 1, 1)) == {"bugs": []}
 
 
 def test_answers_kept_are_bounded_in_number_and_bytes():
