@@ -1008,3 +1008,71 @@ CREATE TABLE replica_waits (
     lsn      INTEGER NOT NULL
 );
 -- END replica waits
+-- BEGIN bug generation
+-- A counter that every change to what a bug search answers moves on,
+-- whoever makes it (a call, the importer, a command, a repair by hand,
+-- another server process): the bugs and every table a bug object reads
+-- (aliases, keywords and their names, CC, groups, flags and their types,
+-- see also, dependencies, custom values, the hours worked in comments, tags),
+-- and
+-- group inheritance. With the catalog and credential generations it
+-- decides whether a search answer kept by a serving process
+-- (bugs/answer_cache.py) is still the answer.
+-- Its triggers are SQLite's alone: SQLite's writers take turns, so one row
+-- moved in each write's own transaction makes none of them wait; on
+-- PostgreSQL that row's lock would queue every concurrent bug write until
+-- the one before commits, so there the counter stays at 0 and no answer is
+-- kept (the dialect's keeps_bug_generation).
+CREATE TABLE bug_generation (
+    id     INTEGER PRIMARY KEY CHECK (id = 1),
+    value  INTEGER NOT NULL
+);
+INSERT INTO bug_generation (id, value) VALUES (1, 0);
+-- BEGIN sqlite only
+CREATE TRIGGER bugs_insert_moves_bugs AFTER INSERT ON bugs BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bugs_update_moves_bugs AFTER UPDATE ON bugs BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bugs_delete_moves_bugs AFTER DELETE ON bugs BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_aliases_insert_moves_bugs AFTER INSERT ON bug_aliases BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_aliases_update_moves_bugs AFTER UPDATE ON bug_aliases BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_aliases_delete_moves_bugs AFTER DELETE ON bug_aliases BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_keywords_insert_moves_bugs AFTER INSERT ON bug_keywords BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_keywords_update_moves_bugs AFTER UPDATE ON bug_keywords BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_keywords_delete_moves_bugs AFTER DELETE ON bug_keywords BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER keywords_insert_moves_bugs AFTER INSERT ON keywords BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER keywords_update_moves_bugs AFTER UPDATE ON keywords BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER keywords_delete_moves_bugs AFTER DELETE ON keywords BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_cc_insert_moves_bugs AFTER INSERT ON bug_cc BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_cc_update_moves_bugs AFTER UPDATE ON bug_cc BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_cc_delete_moves_bugs AFTER DELETE ON bug_cc BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_groups_insert_moves_bugs AFTER INSERT ON bug_groups BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_groups_update_moves_bugs AFTER UPDATE ON bug_groups BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_groups_delete_moves_bugs AFTER DELETE ON bug_groups BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER flags_insert_moves_bugs AFTER INSERT ON flags BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER flags_update_moves_bugs AFTER UPDATE ON flags BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER flags_delete_moves_bugs AFTER DELETE ON flags BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER flag_types_insert_moves_bugs AFTER INSERT ON flag_types BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER flag_types_update_moves_bugs AFTER UPDATE ON flag_types BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER flag_types_delete_moves_bugs AFTER DELETE ON flag_types BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_see_also_insert_moves_bugs AFTER INSERT ON bug_see_also BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_see_also_update_moves_bugs AFTER UPDATE ON bug_see_also BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_see_also_delete_moves_bugs AFTER DELETE ON bug_see_also BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER dependencies_insert_moves_bugs AFTER INSERT ON dependencies BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER dependencies_update_moves_bugs AFTER UPDATE ON dependencies BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER dependencies_delete_moves_bugs AFTER DELETE ON dependencies BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_custom_values_insert_moves_bugs AFTER INSERT ON bug_custom_values BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_custom_values_update_moves_bugs AFTER UPDATE ON bug_custom_values BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_custom_values_delete_moves_bugs AFTER DELETE ON bug_custom_values BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER comments_insert_moves_bugs AFTER INSERT ON comments WHEN new.work_time <> 0 BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER comments_update_moves_bugs AFTER UPDATE OF bug_id, work_time ON comments BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER comments_delete_moves_bugs AFTER DELETE ON comments WHEN old.work_time <> 0 BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_tags_insert_moves_bugs AFTER INSERT ON bug_tags BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_tags_update_moves_bugs AFTER UPDATE ON bug_tags BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER bug_tags_delete_moves_bugs AFTER DELETE ON bug_tags BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER personal_tags_insert_moves_bugs AFTER INSERT ON personal_tags BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER personal_tags_update_moves_bugs AFTER UPDATE ON personal_tags BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER personal_tags_delete_moves_bugs AFTER DELETE ON personal_tags BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER group_group_map_insert_moves_bugs AFTER INSERT ON group_group_map BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER group_group_map_update_moves_bugs AFTER UPDATE ON group_group_map BEGIN UPDATE bug_generation SET value = value + 1; END;
+CREATE TRIGGER group_group_map_delete_moves_bugs AFTER DELETE ON group_group_map BEGIN UPDATE bug_generation SET value = value + 1; END;
+-- END sqlite only
+-- END bug generation

@@ -8,8 +8,10 @@ The servers being compared run at the same time (an idle one takes no CPU)
 and are measured in turn, seconds apart, round after round; each round gives
 a ratio, and the report shows their median, lowest and highest:
 
-- the ceiling against the service, for GET bug, search limit 50 and POST
-  comment (the share-of-ceiling targets), one worker;
+- the ceiling against the service, for GET bug, search limit 50 (as
+  clients repeat it, answered from the answers the process keeps, and
+  made anew on every request: search_anew) and POST comment (the
+  share-of-ceiling targets), one worker;
 - the service with --workers 2 against --workers 1, for the read scenarios
   (the 1.6x target).
 
@@ -53,7 +55,12 @@ from .run import (
 from .seed import default_db_path
 
 
-SHARE_TARGETS = {"bug_get": 0.50, "search": 0.15, "comment_add": 0.30}
+# search: the 50-bug search as clients repeat it (a process answers a
+# search it answered before, while nothing changed, from the answer it
+# kept: bugsvc/bugs/answer_cache.py); search_anew: the same searches made
+# and built anew on every request (what each costs when bugs change between
+# requests, or the first time).
+SHARE_TARGETS = {"bug_get": 0.50, "search": 0.15, "search_anew": 0.15, "comment_add": 0.30}
 SCALING_SCENARIOS = ("bug_get", "search", "comments")
 SCALING_TARGET = 1.6
 P99_TARGET = 5.0
@@ -170,7 +177,10 @@ def markdown(results):
              " the servers compared run at the same time and are measured in turn",
              "- " + ("an API key on every request, reads too" if results.get("keyed")
                      else "reads anonymous, writes with API keys"),
-             f"- load average before / after: {m.get('load_before')} / {m.get('load_after')}", "",
+             f"- load average before / after: {m.get('load_before')} / {m.get('load_after')}",
+             "- search: repeated product x status searches, answered from the answers the"
+             " process keeps while nothing changes; search_anew: the same searches made and"
+             " built anew on every request", "",
              "| ratio | rounds (req/s: first / second -> ratio) | median | lowest | highest "
              "| target | met (median) |",
              "|---|---|---:|---:|---:|---:|---|"]

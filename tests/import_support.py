@@ -230,7 +230,7 @@ def options(url, target, key=None, login=None, **extra):
 
 
 def dump(path, exclude=("import_state", "server_secrets", "catalog_generation",
-                         "credential_generation")):
+                         "credential_generation", "bug_generation")):
     """Every row of every table of the database at `path` (a comparable
     picture), less `exclude`, the account columns a run stamps and the row
     ids of history, See Also, aliases and custom values (rows a run writes

@@ -310,9 +310,7 @@ def _type_by_api_name(raw, name):
 def _expand_statuses(compiler, values):
     """Status values with __open__/__closed__/__all__ expanded; None when
     every status is wanted (no criterion)."""
-    statuses = compiler.ctx.conn.execute(
-        "SELECT fv.value, fv.is_open FROM field_values fv JOIN fields f ON f.id = fv.field_id"
-        " WHERE f.name = 'bug_status'").fetchall()
+    statuses = compiler.ctx.cached("search statuses", _read_statuses)
     wanted = []
     for value in (str(v).strip() for v in values):
         if value == "__open__":
@@ -327,6 +325,13 @@ def _expand_statuses(compiler, values):
     if len(wanted) == len(statuses) and set(wanted) == {name for name, _ in statuses}:
         return None
     return wanted
+
+
+def _read_statuses(conn):
+    """[(status, is open)] of every status (kept for a catalog generation)."""
+    return [tuple(row) for row in conn.execute(
+        "SELECT fv.value, fv.is_open FROM field_values fv JOIN fields f ON f.id = fv.field_id"
+        " WHERE f.name = 'bug_status'")]
 
 
 def _email(raw):

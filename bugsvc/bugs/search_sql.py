@@ -448,8 +448,7 @@ class Compiler:
     def custom_fields(self):
         """{name: (id, type)} of every custom field."""
         if self._custom is None:
-            self._custom = {row[0]: (row[1], row[2]) for row in self.ctx.conn.execute(
-                "SELECT name, id, type FROM fields WHERE is_custom = 1")}
+            self._custom = self.ctx.cached("search custom fields", _read_custom_fields)
         return self._custom
 
     def field_names(self):
@@ -548,9 +547,8 @@ class Compiler:
     def legal_values(self, name):
         """{lower-case value: value} of a select field's legal values."""
         if name not in self._legal:
-            self._legal[name] = {row[0].lower(): row[0] for row in self.ctx.conn.execute(
-                "SELECT fv.value FROM field_values fv JOIN fields f ON f.id = fv.field_id"
-                " WHERE f.name = ?", (name,))}
+            self._legal[name] = self.ctx.cached("search legal values",
+                                                _read_legal_values).get(name, {})
         return self._legal[name]
 
     # Tree ------------------------------------------------------------------------
@@ -979,3 +977,21 @@ def _nested_repeat(items, inside):
             if _nested_repeat(av[1], inside):
                 return True
     return False
+
+
+# Catalogue reads every search makes, kept by the process for a catalog
+# generation (Context.cached): shared, never changed.
+
+def _read_custom_fields(conn):
+    """{name: (id, type)} of every custom field."""
+    return {row[0]: (row[1], row[2]) for row in conn.execute(
+        "SELECT name, id, type FROM fields WHERE is_custom = 1")}
+
+
+def _read_legal_values(conn):
+    """{field name: {lower-case value: value}} of every field's legal values."""
+    legal = {}
+    for name, value in conn.execute("SELECT f.name, fv.value FROM field_values fv"
+                                    " JOIN fields f ON f.id = fv.field_id"):
+        legal.setdefault(name, {})[value.lower()] = value
+    return legal

@@ -60,7 +60,9 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
     def wants(name):
         return ctx.fields.wants(name, BUG_SHAPE)
     custom = [field for field in custom_fields.active_fields(ctx) if wants(field["name"])]
-    select, args = _select(ctx, wants, bool(custom))
+    timetracker = visibility.is_timetracker(ctx)
+    with_actual_time = timetracker and wants("actual_time")
+    select, args = _select(ctx, wants, bool(custom), with_actual_time)
     bugs = {}
     for chunk in _chunks(ids):
         cursor = conn.execute(f"{select} WHERE b.id IN ({placeholders(chunk)})", args + chunk)
@@ -80,8 +82,6 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
         login = email(login)
         return {"id": user_id, "real_name": real_name, "name": login, "email": login}
 
-    timetracker = visibility.is_timetracker(ctx)
-    actual_times = _actual_times(conn, ids) if timetracker and wants("actual_time") else {}
     tags = _tags(ctx, ids) if wants("tags") else None
     customs = {bug_id: _list(bugs[bug_id]["custom"]) for bug_id in ids} if custom else {}
     shown_bugs = _shown_bug_id_values(ctx, custom, customs)
@@ -141,7 +141,7 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
         if timetracker:
             obj["estimated_time"] = float(row["estimated_time"] or 0)
             obj["remaining_time"] = float(row["remaining_time"] or 0)
-            obj["actual_time"] = float(actual_times.get(bug_id, 0))
+            obj["actual_time"] = float(get("actual_time") or 0)
             obj["deadline"] = row["deadline"]
         if custom:
             stored = {}
@@ -214,13 +214,16 @@ _DEPENDENCY_COLUMNS = (
 # The visible bugs marked duplicates of the bug ({visible}: the condition on
 # alias d).
 _DUPLICATES_COLUMN = (["d.id"], "FROM bugs d WHERE d.dupe_of = b.id AND {visible}", "d.id")
+# The hours worked on the bug (time tracking; NULL: none).
+_ACTUAL_TIME_COLUMN = ("(SELECT SUM(wc.work_time) FROM comments wc WHERE wc.bug_id = b.id)"
+                       " AS actual_time")
 _CUSTOM_COLUMN = (["f.name", "v.value"], "FROM bug_custom_values v JOIN fields f"
                                          " ON f.id = v.field_id WHERE v.bug_id = b.id", "v.id")
 
 
-def _select(ctx, wants, with_custom):
-    """The SELECT (without WHERE) reading bugs with the wanted related lists,
-    and its arguments."""
+def _select(ctx, wants, with_custom, with_actual_time=False):
+    """The SELECT (without WHERE) reading bugs with the wanted related lists
+    (and the hours worked on each, `with_actual_time`), and its arguments."""
     dialect = ctx.conn.dialect
     columns, args = [_BUG_COLUMNS], []
     for names, values, source, order, name in _LIST_COLUMNS:
@@ -240,6 +243,8 @@ def _select(ctx, wants, with_custom):
         args += condition_args
     if with_custom:
         columns.append(f"{dialect.json_list(*_CUSTOM_COLUMN)} AS custom")
+    if with_actual_time:
+        columns.append(_ACTUAL_TIME_COLUMN)
     return ", ".join(columns) + _BUG_TABLES, args
 
 
@@ -253,12 +258,6 @@ def _shown_bug_id_values(ctx, custom, customs):
     named = {int(value) for values in customs.values() for name, value in values
              if name in names and str(value).isdigit()}
     return visibility.visible_bug_ids(ctx, named)
-
-
-def _actual_times(conn, ids):
-    """{bug id: hours worked} (time tracking)."""
-    return dict(_rows(conn, "SELECT bug_id, SUM(work_time) FROM comments"
-                            " WHERE bug_id IN ({ids}) GROUP BY bug_id", ids))
 
 
 def _tags(ctx, ids):

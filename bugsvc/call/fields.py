@@ -52,6 +52,9 @@ class FieldFilter:
         if not include_names:
             self.include_types.add("default")
         key = (tuple(sorted(set(include_names))), tuple(sorted(set(exclude_names))))
+        # The choice, as a value: filters with equal choices want the same
+        # fields (bugs/answer_cache.py keeps answers by it).
+        self.choice = key
         shared = _shared.get(key)
         if shared is None:
             shared = ({}, {})

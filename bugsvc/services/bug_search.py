@@ -1,6 +1,6 @@
 """Bug search: GET /rest/bug."""
 
-from ..bugs import search as bug_search
+from ..bugs import answer_cache, search as bug_search
 from ..bugs.view import bug_objects
 from ..call.params import Params
 
@@ -24,8 +24,9 @@ def search(ctx, params):
     quicksearch.
     """
     criteria = dict(params or {})
-    count_only = Params(criteria).bool("count_only")
-    found = bug_search.find(ctx, criteria, count_only=count_only)
-    if count_only:
-        return {"bug_count": found}
-    return {"bugs": bug_objects(ctx, found)}
+    if Params(criteria).bool("count_only"):
+        return {"bug_count": bug_search.find(ctx, criteria, count_only=True)}
+    # The same search by the same caller at the same generations: the
+    # answer kept by the process (bugs/answer_cache.py).
+    return answer_cache.answer(ctx, criteria, lambda: {
+        "bugs": bug_objects(ctx, bug_search.find(ctx, criteria))})

@@ -33,6 +33,14 @@ def credential_generation(conn: Connection) -> int:
     return conn.execute("SELECT value FROM credential_generation WHERE id = 1").fetchone()[0]
 
 
+def answer_generations(conn: Connection) -> tuple[int, int]:
+    """(bug generation, credential generation) the connection's transaction
+    sees, in one statement: with the catalog generation they decide whether
+    a kept search answer is still the answer (bugs/answer_cache.py)."""
+    return tuple(conn.execute("SELECT (SELECT value FROM bug_generation WHERE id = 1),"
+                              " (SELECT value FROM credential_generation WHERE id = 1)").fetchone())
+
+
 class CatalogCache:
     """The copies of one process, for the newest generation seen."""
 

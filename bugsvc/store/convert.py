@@ -26,9 +26,9 @@ from .location import Location, open_database
 from .schema import SCHEMA_VERSION, SchemaError, bring_up_to_date, schema_sql
 
 
-# The counters of catalogue and credential changes (cache.py) are copied
+# The counters of catalogue, credential and bug changes (cache.py) are copied
 # after every other table, whose inserts move the target's own counters.
-_LAST = ("catalog_generation", "credential_generation")
+_LAST = ("catalog_generation", "credential_generation", "bug_generation")
 BATCH = 2000
 
 

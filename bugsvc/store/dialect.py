@@ -93,6 +93,12 @@ class Dialect:
     name: ClassVar[str]         # "sqlite" or "postgresql"
     # An ORDER BY term giving rows in the order they were stored (migrations only).
     insertion_order: ClassVar[str]
+    # True when every bug change moves the bug generation (schema.sql's bug
+    # generation section) in its own transaction, so that a serving process
+    # may keep search answers (bugs/answer_cache.py). SQLite's only: its
+    # writers take turns anyway; PostgreSQL's concurrent writers would queue
+    # on the counter's row lock.
+    keeps_bug_generation: ClassVar[bool] = False
 
     # Text ------------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 26
+SCHEMA_VERSION = 27
 
 
 class SchemaError(Exception):
@@ -241,6 +241,8 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 26: SQLite's comment text index trails the comments (filled by the
     # delivery worker in batches).
     26: _trailing_comment_text_index,
+    # 27: the counter of changes to what bug searches answer (bugs/answer_cache.py).
+    27: _new_tables("bug generation", "bug_generation"),
 }
 
 

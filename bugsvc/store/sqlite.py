@@ -96,6 +96,7 @@ class SqliteDialect(Dialect):
     insertion_order = "rowid"
     candidates_form = "query"
     comment_text_index_trails = True
+    keeps_bug_generation = True
 
     def contains(self, haystack: str, needle: str) -> str:
         return f"instr({haystack}, {needle}) > 0"

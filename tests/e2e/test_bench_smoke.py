@@ -141,7 +141,7 @@ def test_paired_run_reports_every_ratio_with_its_rounds(tmp_path, tiny_db):
     assert done.returncode == 0, done.stdout + done.stderr
     results = json.loads((tmp_path / "paired.json").read_text())
     assert results["keyed"] is True          # an API key on every request, reads too
-    assert set(results["shares"]) == {"bug_get", "search", "comment_add"}
+    assert set(results["shares"]) == {"bug_get", "search", "search_anew", "comment_add"}
     assert set(results["scaling"]) == {"bug_get", "search", "comments"}
     for figures in [*results["shares"].values(), *results["scaling"].values()]:
         (measured,) = figures["rounds"]

@@ -246,3 +246,39 @@ def test_pages_one_server_keeps_show_what_the_other_changed(pair):
     assert status == 200, body
     shown = page(second, bug_page)
     assert "Renamed Product" in shown and "TestProduct" not in shown
+
+
+def test_a_search_one_server_keeps_is_answered_anew_after_a_change_through_the_other(pair):
+    """A server keeps a caller's search answer (on SQLite); a bug changed or
+    filed through the other server shows in its next answer."""
+    first, second, admin = pair
+    _, _, key = add_carol(first, admin)
+    for path, body in (("/rest/product", {"name": "Gadgets", "description": "Things",
+                                          "version": "1.0"}),
+                       ("/rest/component", {"product": "Gadgets", "name": "Widgets",
+                                            "description": "Small things",
+                                            "default_assignee": ADMIN})):
+        status, answer, _ = first.call("POST", path, as_key(admin), body)
+        assert status == 201, answer
+    filed = dict(product="Gadgets", component="Widgets", version="1.0", op_sys="Linux",
+                 platform="PC")
+    status, body, _ = second.call("POST", "/rest/bug", as_key(admin),
+                                  dict(filed, summary="filed"))
+    assert status == 201, body
+    bug_id = body["id"]
+
+    def found():
+        status, body, _ = first.call("GET", "/rest/bug", dict(as_key(key), product="Gadgets",
+                                                              limit=50))
+        assert status == 200, body
+        return [(bug["id"], bug["summary"], bug["cc"]) for bug in body["bugs"]]
+    assert found() == found() == [(bug_id, "filed", [])]
+
+    status, body, _ = second.call("PUT", f"/rest/bug/{bug_id}", as_key(admin),
+                                  {"summary": "changed", "cc": {"add": ["carol@example.com"]}})
+    assert status == 200, body
+    assert found() == [(bug_id, "changed", ["carol@example.com"])]
+    status, body, _ = second.call("POST", "/rest/bug", as_key(admin),
+                                  dict(filed, summary="another"))
+    assert status == 201, body
+    assert found() == [(bug_id, "changed", ["carol@example.com"]), (body["id"], "another", [])]

@@ -86,6 +86,11 @@ def test_the_postgresql_schema_has_every_table_column_key_index_and_trigger_of_s
                   "bug_aliases_fts_insert", "bug_aliases_fts_delete", "bug_aliases_fts_update",
                   "bug_aliases_trgm_idx", "comments_fts", "comments_fts_insert",
                   "comments_fts_delete", "comments_fts_update", "comments_body_trgm_idx"}
+    # The bug generation's triggers are SQLite's alone (its writers take
+    # turns; PostgreSQL's would queue on the counter's row).
+    bug_generation = {name for name in expected_triggers if name.endswith("_moves_bugs")}
+    assert bug_generation and not bug_generation & triggers
+    engine_own |= bug_generation
 
     def shared(indexes):
         return {index for index in indexes if index[0] not in engine_own}

@@ -1,0 +1,160 @@
+"""Search answers kept by a serving process, so that the same search asked
+again by the same caller is answered without searching.
+
+An answer is kept for one caller (the account, with the groups it was a
+member of when the answer was made; every anonymous caller alike: nothing
+a logged-out caller sees depends on who it is), one set of search
+parameters (only those of KEPT_PARAMS: fields compared with values, limit
+and offset, whose answer depends on nothing else, not the time, not the
+order of the caller's own choosing), and one include/exclude choice. It is
+kept with the generations it was made at: the catalog generation (the
+parameters, fields, products, components, groups ...), the credential
+generation (accounts' names, memberships) and the bug generation (every
+change to a bug and to what its object shows: schema.sql's bug generation
+section), all three read in the request's own transaction. A kept answer
+is used only while all three are what that transaction sees, so a change
+committed by any process, however it was made (a call, the importer, a
+command, a repair by hand in SQL), is seen by the next request of every
+process.
+
+Only where the engine keeps the bug generation (SQLite, whose writers take
+turns; see the dialect's keeps_bug_generation) and only in read
+transactions: a call that writes searches anew.
+
+Bounded: at most MAX_ENTRIES answers and MAX_BYTES of them in all (their
+JSON text's length; least recently used first out).
+
+An answer asked for without a field choice is kept as the objects made and
+given as they are, to every caller it is kept for: the ways in only encode
+such an answer (the Runner trims only for a field choice; REST and JSON-RPC
+encode it, XML-RPC makes its own values of it), and none may change it, as
+none changes the catalogue's copies (tests/bugs/test_answer_cache.py checks
+each way in). An answer with a field choice, which the Runner trims in
+place, is kept as its JSON text and given as a new copy each time.
+"""
+
+import threading
+from collections import OrderedDict
+
+import orjson
+
+from ..store import cache
+
+
+MAX_ENTRIES = 512
+MAX_BYTES = 24 * 1024 * 1024
+# An answer larger than this is not kept (a search of hundreds of bugs).
+MAX_ANSWER_BYTES = 2 * 1024 * 1024
+# Parameters a kept answer may have been asked with: fields compared with
+# the values given (the default operator), limit and offset. A search with
+# any other parameter (operators, relative dates, quicksearch, order,
+# count_only ...) is made anew each time.
+KEPT_PARAMS = frozenset({
+    "product", "component", "classification", "status", "bug_status", "resolution",
+    "priority", "severity", "bug_severity", "version", "target_milestone", "platform",
+    "rep_platform", "op_sys", "limit", "offset"})
+# Longest text of parameter values a kept answer's key holds.
+MAX_KEY_CHARS = 2000
+
+
+class AnswerCache:
+    """The answers one process keeps (see the module's docstring)."""
+
+    def __init__(self, max_entries=MAX_ENTRIES, max_bytes=MAX_BYTES):
+        self.max_entries, self.max_bytes = max_entries, max_bytes
+        self._entries = OrderedDict()       # key -> (generations, JSON bytes)
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def __len__(self):
+        return len(self._entries)
+
+    @property
+    def size(self):
+        """Bytes of the answers kept."""
+        return self._bytes
+
+    def get(self, key, generations):
+        """The answer kept for `key` at `generations`, or None."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            if entry[0] != generations:
+                self._drop(key)
+                return None
+            self._entries.move_to_end(key)
+            return entry[1]
+
+    def put(self, key, generations, answer, size=None):
+        """Keep `answer` (its JSON text, or the objects whose JSON text is
+        `size` bytes long) for `key` made at `generations`; the least
+        recently used answers go to make room."""
+        size = len(answer) if size is None else size
+        if size > min(MAX_ANSWER_BYTES, self.max_bytes):
+            return
+        with self._lock:
+            if key in self._entries:
+                self._drop(key)
+            self._entries[key] = (generations, answer, size)
+            self._bytes += size
+            while len(self._entries) > self.max_entries or self._bytes > self.max_bytes:
+                self._drop(next(iter(self._entries)))
+
+    def _drop(self, key):
+        self._bytes -= self._entries.pop(key)[2]
+
+
+def answer(ctx, params, make):
+    """make() (a search's answer: JSON values), or the answer kept for this
+    caller, `params` and field choice at the generations the call's
+    transaction sees: shared without a field choice (never to be changed),
+    else a new copy (see the module's docstring)."""
+    key = _key(ctx, params)
+    if key is None:
+        return make()
+    shared = not ctx.fields.active
+    answers = ctx.cached("search answers", _new_cache)
+    generations = (ctx.catalog_generation, *cache.answer_generations(ctx.conn))
+    kept = answers.get(key, generations)
+    if kept is not None:
+        return kept if shared else orjson.loads(kept)
+    result = make()
+    try:
+        text = orjson.dumps(result)
+    except TypeError:
+        return result           # not JSON (cannot be): never kept
+    answers.put(key, generations, result if shared else text, len(text))
+    return result
+
+
+def _new_cache(conn):
+    return AnswerCache()
+
+
+def _key(ctx, params):
+    """The key a search's answer is kept by, or None when it is not to be
+    kept (see the module's docstring)."""
+    if (ctx.writes or ctx.catalog_generation is None
+            or not ctx.conn.dialect.keeps_bug_generation):
+        return None
+    items, chars = [], 0
+    for name, value in params.items():
+        if name not in KEPT_PARAMS:
+            return None
+        if isinstance(value, list):
+            if not all(_plain(v) for v in value):
+                return None
+            value = tuple(value)
+        elif not _plain(value):
+            return None
+        chars += len(repr(value))
+        items.append((name, value))
+    if chars > MAX_KEY_CHARS:
+        return None
+    caller = ctx.caller
+    return (caller.id, caller.group_ids, ctx.fields.choice, tuple(sorted(items)))
+
+
+def _plain(value):
+    return value is None or type(value) in (str, int, bool)

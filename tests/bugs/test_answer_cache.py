@@ -1,0 +1,312 @@
+"""Search answers kept by a serving process (bugs/answer_cache.py): the
+same search by the same caller is answered without searching, and after
+every kind of change (through the API, or written straight into the tables
+as the importer, a command or a repair by hand would) the answer is the one
+a search made anew gives; no caller is ever given an answer kept for
+another (anonymous, plain accounts, a member of a bug's group, an insider,
+a time tracker). PostgreSQL keeps no answers (every search is made anew)."""
+
+import pytest
+
+from bug_rows import (
+    ADMIN,
+    add_bug,
+    add_custom_field,
+    add_flag,
+    add_group,
+    add_keyword,
+    add_personal_tag,
+    set_custom_value,
+    set_param,
+    user_id,
+)
+from bugsvc.bugs import answer_cache, search as search_module
+from bugsvc.bugs.answer_cache import AnswerCache
+from bugsvc.bugs.removal import delete_bugs
+from bugsvc.services import bug as bug_service, bug_search
+from conftest import world_fixture
+from rpc_support import xmlrpc_call
+
+
+PAT = "pat@example.com"          # a plain account, reporter of a restricted bug
+PAM = "pam@example.com"          # a plain account too, in no bug's role
+MEMBER = "member@example.com"    # in the staff group
+INSIDER = "insider@example.com"  # in the insider group
+TIMER = "timer@example.com"      # in the time tracking group
+CALLERS = (None, PAT, PAM, MEMBER, INSIDER, TIMER, ADMIN)
+SEARCH = {"product": "TestProduct", "status": ["CONFIRMED", "IN_PROGRESS"], "limit": 50}
+
+
+@world_fixture
+def world(services):
+    """Bugs of TestProduct: two open to all, one restricted to staff, one
+    restricted to staff that PAT reported (so PAT sees it, PAM does not)."""
+    for login in (PAT, PAM, MEMBER, INSIDER, TIMER):
+        services.add_user(login, real_name=login.split("@")[0])
+    add_group(services, "staff", members=[MEMBER])
+    add_group(services, "insiders", members=[INSIDER])
+    add_group(services, "timers", members=[TIMER])
+    set_param(services, "insidergroup", "insiders")
+    set_param(services, "timetrackinggroup", "timers")
+    add_keyword(services, "crash")
+    return {"open": add_bug(services, summary="Open to all", cc=[PAT], keywords=["crash"],
+                            estimated_time=3.0),
+            "other": add_bug(services, summary="Also open", status="IN_PROGRESS",
+                             qa_contact=PAM),
+            "staff": add_bug(services, summary="Staff only", groups=["staff"]),
+            "reported": add_bug(services, summary="Pat's own", groups=["staff"], reporter=PAT)}
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """The number of searches made (bugs/search.find called)."""
+    made = []
+    find = search_module.find
+
+    def counting(ctx, params, count_only=False):
+        made.append(dict(params))
+        return find(ctx, params, count_only=count_only)
+    monkeypatch.setattr(search_module, "find", counting)
+    return made
+
+
+def keeps(services):
+    return services.db.dialect.keeps_bug_generation
+
+
+def search(services, who, params=SEARCH):
+    return services.call(bug_search.search, dict(params), as_user=who)
+
+
+def made_anew(services, who, params=SEARCH):
+    """The answer of the search made without any kept answer."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(answer_cache, "KEPT_PARAMS", frozenset())
+        return search(services, who, params)
+
+
+def ids(answer):
+    return [bug["id"] for bug in answer["bugs"]]
+
+
+def test_the_same_search_is_answered_without_searching(services, world, counted):
+    first = search(services, PAT)
+    assert search(services, PAT) == first
+    assert len(counted) == (1 if keeps(services) else 2)
+    assert ids(first) == sorted([world["open"], world["other"], world["reported"]])
+
+
+def test_an_answer_with_a_field_choice_is_the_callers_to_change(services, world):
+    chosen = dict(SEARCH, include_fields="id,summary,cc")
+    for _ in range(2):
+        answer = search(services, PAT, chosen)
+        answer["bugs"][0]["summary"] = "changed by the caller"
+        answer["bugs"][0]["cc"].append("someone")
+        answer["bugs"].pop()
+    assert search(services, PAT, chosen) == made_anew(services, PAT, chosen)
+
+
+def test_no_way_in_changes_a_kept_answer(services, world, client):
+    """Kept answers without a field choice are shared: each way in, asked
+    twice (the second answer from the kept one), leaves it as made."""
+    key = services.api_key(PAT)
+    fresh = made_anew(services, PAT)
+    rest = [client.simulate_get("/rest/bug", params=dict(SEARCH, api_key=key)).json
+            for _ in range(2)]
+    assert rest[0] == rest[1] == fresh
+    for _ in range(2):
+        answer, fault = xmlrpc_call(client, "Bug.search", dict(SEARCH, Bugzilla_api_key=key))
+        assert fault is None and [bug["id"] for bug in answer["bugs"]] == ids(fresh)
+        body = {"method": "Bug.search", "params": [dict(SEARCH, Bugzilla_api_key=key)],
+                "id": 1}
+        answer = client.simulate_post("/jsonrpc.cgi", json=body).json
+        assert answer["result"] == fresh
+    assert search(services, PAT) == fresh == made_anew(services, PAT)
+
+
+@pytest.mark.parametrize("params", [
+    dict(SEARCH, order="priority"), dict(SEARCH, creation_ts="-1d"),
+    {"quicksearch": "crash"}, dict(SEARCH, count_only=1), dict(SEARCH, summary="open"),
+    dict(SEARCH, product_type="substring")])
+def test_searches_whose_answer_depends_on_more_are_made_anew(services, world, counted, params):
+    assert search(services, ADMIN, params) == search(services, ADMIN, params)
+    assert len(counted) == 2
+
+
+def test_no_caller_is_given_an_answer_kept_for_another(services, world):
+    fresh = {who: made_anew(services, who) for who in CALLERS}
+    # Each caller's answer kept first, in one order, then asked for in the
+    # other: each gets its own.
+    for order in (CALLERS, tuple(reversed(CALLERS))):
+        for who in order:
+            assert search(services, who) == fresh[who], who
+    assert ids(fresh[None]) == ids(fresh[PAM]) == sorted([world["open"], world["other"]])
+    assert world["reported"] in ids(fresh[PAT])          # its reporter's, not PAM's
+    assert ids(fresh[MEMBER]) == sorted(world.values())
+    assert "estimated_time" in fresh[TIMER]["bugs"][0]
+    assert "estimated_time" not in fresh[PAT]["bugs"][0]
+
+
+def test_a_field_choice_is_kept_apart(services, world):
+    narrow = dict(SEARCH, include_fields="id,summary")
+    assert search(services, ADMIN, narrow) == made_anew(services, ADMIN, narrow)
+    assert search(services, ADMIN) == made_anew(services, ADMIN)
+    assert search(services, ADMIN, narrow) == made_anew(services, ADMIN, narrow)
+    assert set(search(services, ADMIN, narrow)["bugs"][0]) == {"id", "summary"}
+
+
+def _sql(*statements):
+    """A change written straight into the tables (no bugsvc code runs)."""
+    def write(services, world):
+        names = dict(world, pat=user_id(services, PAT), pam=user_id(services, PAM))
+        with services.db.transaction(write=True) as conn:
+            for sql in statements:
+                conn.execute(sql.format(**names))
+    return write
+
+
+def _through_the_api(services, world):
+    services.call(bug_service.update, {"ids": [world["open"]], "summary": "Renamed",
+                                       "priority": "High"}, as_user=ADMIN)
+
+
+def _delete(services, world):
+    with services.units.context(None, write=True) as ctx:
+        delete_bugs(ctx, [world["other"]])
+
+
+def _new_bug(services, world):
+    add_bug(services, summary="A new one")
+
+
+def _custom_value(services, world):
+    set_custom_value(services, world["open"], add_custom_field(services, "cf_notes", 1), "new")
+
+
+def _flag(services, world):
+    add_flag(services, world["open"], "review", "?")
+
+
+CHANGES = {
+    "bug through the API": (ADMIN, _through_the_api),
+    "bug summary in SQL": (ADMIN, _sql("UPDATE bugs SET summary = 'x' WHERE id = {open}")),
+    "bug status in SQL": (ADMIN, _sql("UPDATE bugs SET status = 'RESOLVED', resolution = 'FIXED'"
+                                      " WHERE id = {other}")),
+    "bug deleted": (ADMIN, _delete),
+    "bug added": (ADMIN, _new_bug),
+    "alias": (ADMIN, _sql("INSERT INTO bug_aliases (bug_id, alias) VALUES ({open}, 'al')")),
+    "cc": (ADMIN, _sql("INSERT INTO bug_cc (bug_id, user_id) VALUES ({other}, {pam})")),
+    "cc removed": (ADMIN, _sql("DELETE FROM bug_cc WHERE bug_id = {open}")),
+    "keyword": (ADMIN, _sql("INSERT INTO bug_keywords (bug_id, keyword_id) SELECT {other}, id"
+                            " FROM keywords WHERE name = 'crash'")),
+    "keyword renamed": (ADMIN, _sql("UPDATE keywords SET name = 'boom' WHERE name = 'crash'")),
+    "dependency": (ADMIN, _sql("INSERT INTO dependencies (blocked, depends_on)"
+                               " VALUES ({open}, {other})")),
+    "see also": (ADMIN, _sql("INSERT INTO bug_see_also (bug_id, url)"
+                             " VALUES ({open}, 'https://example.com/1')")),
+    "custom value": (ADMIN, _custom_value),
+    "flag": (ADMIN, _flag),
+    "flag type renamed": (ADMIN, _sql("INSERT INTO flag_types (name, description)"
+                                      " VALUES ('review', 'r')",
+                                      "INSERT INTO flags (type_id, status, bug_id, setter_id,"
+                                      " created_at, modified_at) SELECT id, '?', {open}, 1,"
+                                      " '2026-01-03 00:00:00', '2026-01-03 00:00:00'"
+                                      " FROM flag_types WHERE name = 'review'",
+                                      "UPDATE flag_types SET name = 'approval'"
+                                      " WHERE name = 'review'")),
+    "hours worked": (TIMER, _sql("INSERT INTO comments (bug_id, count, author_id, created_at,"
+                                 " body, is_private, work_time, kind) VALUES ({open}, 1, 1,"
+                                 " '2026-01-02 00:00:00', 'worked', 0, 2.5, 0)")),
+    "bug restricted to a group": (PAM, _sql("INSERT INTO bug_groups (bug_id, group_id)"
+                                            " SELECT {open}, id FROM groups"
+                                            " WHERE name = 'staff'")),
+    "bug opened to all": (PAM, _sql("DELETE FROM bug_groups WHERE bug_id = {staff}")),
+    "membership": (PAM, _sql("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
+                             " SELECT {pam}, id, 0, 0 FROM groups WHERE name = 'staff'")),
+    "account renamed": (ADMIN, _sql("UPDATE users SET real_name = 'Pamela' WHERE id = {pam}")),
+    "product renamed": (ADMIN, _sql("UPDATE products SET name = 'Renamed'"
+                                    " WHERE name = 'TestProduct'")),
+    "component renamed": (ADMIN, _sql("UPDATE components SET name = 'Parts' WHERE id ="
+                                      " (SELECT component_id FROM bugs WHERE id = {open})")),
+    "parameter": (None, _sql("DELETE FROM params WHERE name = 'webservice_email_filter'",
+                             "INSERT INTO params (name, value)"
+                             " VALUES ('webservice_email_filter', '1')")),
+    "status closed in the workflow": (ADMIN, _sql(
+        "UPDATE field_values SET is_open = 0 WHERE value = 'IN_PROGRESS' AND field_id ="
+        " (SELECT id FROM fields WHERE name = 'bug_status')")),
+}
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_after_each_kind_of_change_the_answer_is_made_anew(services, world, change):
+    who, write = CHANGES[change]
+    before = search(services, who)
+    assert search(services, who) == before
+    write(services, world)
+    after = search(services, who)
+    assert after == made_anew(services, who)
+    assert after != before
+    assert search(services, who) == after
+
+
+def test_a_tag_of_the_callers_own_is_seen_at_once(services, world):
+    tagged = dict(SEARCH, include_fields="id,tags")
+    before = search(services, PAT, tagged)
+    add_personal_tag(services, PAT, "mine", world["open"])
+    after = search(services, PAT, tagged)
+    assert after == made_anew(services, PAT, tagged) != before
+
+
+def test_answers_kept_as_objects_count_their_json_text():
+    kept = AnswerCache(max_entries=10, max_bytes=100)
+    kept.put(("key", 1), (1, 1, 1), {"bugs": []}, size=60)
+    kept.put(("key", 2), (1, 1, 1), {"bugs": []}, size=60)
+    assert len(kept) == 1 and kept.size == 60
+    assert kept.get(("key", 2), (1, 1, 1)) == {"bugs": []}
+
+
+def test_answers_kept_are_bounded_in_number_and_bytes():
+    kept = AnswerCache(max_entries=3, max_bytes=100)
+    for number in range(5):
+        kept.put(("key", number), (1, 1, 1), b"x" * 10)
+    assert len(kept) == 3 and kept.get(("key", 0), (1, 1, 1)) is None
+    assert kept.get(("key", 4), (1, 1, 1)) == b"x" * 10
+    kept.get(("key", 2), (1, 1, 1))               # used: the last to go
+    kept.put(("big", 0), (1, 1, 1), b"y" * 85)     # 3 and 4 go to make room
+    assert kept.size == 95 and len(kept) == 2
+    assert kept.get(("key", 3), (1, 1, 1)) is kept.get(("key", 4), (1, 1, 1)) is None
+    assert kept.get(("key", 2), (1, 1, 1)) == b"x" * 10
+    assert kept.get(("big", 0), (1, 1, 1)) == b"y" * 85
+    kept.put(("huge", 0), (1, 1, 1), b"z" * 101)   # larger than the bound: not kept
+    assert kept.get(("huge", 0), (1, 1, 1)) is None
+    assert kept.get(("big", 0), (1, 1, 2)) is None  # another generation: dropped
+    assert kept.get(("big", 0), (1, 1, 1)) is None and kept.size == 10
+
+
+def test_postgresql_keeps_no_answers(services, world, counted):
+    if keeps(services):
+        pytest.skip("SQLite keeps answers")
+    with services.db.transaction(write=True) as conn:
+        conn.execute("UPDATE bugs SET summary = 'x'")
+        assert conn.execute("SELECT value FROM bug_generation").fetchone()[0] == 0
+    search(services, PAT)
+    search(services, PAT)
+    assert len(counted) == 2
+
+
+@pytest.mark.parametrize("how", ["header", "api_key", "Bugzilla_api_key"])
+def test_a_search_with_a_key_is_kept_however_the_key_comes(services, world, client, counted,
+                                                          how):
+    key = services.api_key(PAT)
+    query = {"product": "TestProduct", "limit": "50"}
+    headers = {}
+    if how == "header":
+        headers["X-BUGZILLA-API-KEY"] = key
+    else:
+        query[how] = key
+    answers = [client.simulate_get("/rest/bug", params=query, headers=headers)
+               for _ in range(2)]
+    assert [answer.status_code for answer in answers] == [200, 200]
+    assert answers[0].json == answers[1].json
+    assert world["reported"] in [bug["id"] for bug in answers[0].json["bugs"]]
+    assert len(counted) == (1 if keeps(services) else 2)
