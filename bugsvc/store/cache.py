@@ -33,6 +33,37 @@ def credential_generation(conn: Connection) -> int:
     return conn.execute("SELECT value FROM credential_generation WHERE id = 1").fetchone()[0]
 
 
+class Generations:
+    """The catalog and credential generations one transaction sees, both
+    read by one statement the first time either is asked for (a keyed call
+    needs both: the credential one to resolve its key, the catalog one for
+    its copies). conn: the connection, inside that transaction."""
+
+    __slots__ = ("_conn", "_values")
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+        self._values: tuple[int, int] | None = None
+
+    def _read(self) -> tuple[int, int]:
+        if self._values is None:
+            row = self._conn.execute(
+                "SELECT (SELECT value FROM catalog_generation WHERE id = 1),"
+                " (SELECT value FROM credential_generation WHERE id = 1)").fetchone()
+            self._values = (row[0], row[1])
+        return self._values
+
+    @property
+    def catalog(self) -> int:
+        """generation(conn)'s value."""
+        return self._read()[0]
+
+    @property
+    def credential(self) -> int:
+        """credential_generation(conn)'s value."""
+        return self._read()[1]
+
+
 class CatalogCache:
     """The copies of one process, for the newest generation seen."""
 
