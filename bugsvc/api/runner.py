@@ -6,7 +6,7 @@ rule, trim the answer to the requested fields. Services never see
 credentials or field lists."""
 
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 from .. import errors
 from ..accounts.auth import CredentialsRefused, extract_credentials
@@ -24,6 +24,8 @@ _CALL_KEYS = ("include_fields", "exclude_fields", "Bugzilla_api_token", "Service
 # The filter of a call that names no fields (most calls): one for all, as a
 # filter never changes once made.
 _NO_CHOICE = FieldFilter()
+# The block of a call whose transaction nobody times (no --metrics).
+_UNTIMED = nullcontext()
 
 
 class Runner:
@@ -265,9 +267,13 @@ class Runner:
             self.limiter.check(conn, caller, creds.api_key if creds else None, remote_ip,
                                names, writes)
 
-    @contextmanager
     def _timed(self, writes):
-        """Tell on_transaction how long the block's transaction took."""
+        """A context manager telling on_transaction (when set) how long the
+        block's transaction took."""
+        return _UNTIMED if self.on_transaction is None else self._timing(writes)
+
+    @contextmanager
+    def _timing(self, writes):
         started = time.perf_counter()
         try:
             yield
