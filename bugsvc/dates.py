@@ -26,6 +26,13 @@ def to_db(moment):
     return moment.strftime(_DB_FORMAT)
 
 
+def minute_to_db(moment):
+    """The minute of to_db(moment): 'YYYY-MM-DD HH:MM' (kept per minute, as
+    to_db keeps its moments; `moment`'s zone must be a whole number of
+    minutes from UTC, as every zone in use is)."""
+    return to_db(moment.replace(second=0, microsecond=0))[:16]
+
+
 def from_db(text):
     """Wire form of a stored time: 'YYYY-MM-DDTHH:MM:SSZ', or None for None."""
     if text is None:

@@ -324,8 +324,14 @@ def extract_credentials(params, headers, keep_method_params=False):
     whose own parameters they are.
     Returns Credentials. Parameters win over headers.
     """
-    if params.keys().isdisjoint(_ALL_PARAM_NAMES) and headers.keys().isdisjoint(_ALL_HEADERS):
-        return Credentials()          # most calls: nothing to take out
+    if params.keys().isdisjoint(_ALL_PARAM_NAMES):
+        if headers.keys().isdisjoint(_ALL_HEADERS):
+            return Credentials()          # most calls: nothing to take out
+        if not keep_method_params:
+            # An API client's call: the credentials are in headers alone.
+            creds = Credentials()
+            _take_headers(creds, headers)
+            return creds
     creds = Credentials(api_key=_first(params, _API_KEY_PARAMS),
                         login=_first(params, _LOGIN_PARAMS),
                         password=_first(params, _PASSWORD_PARAMS),
@@ -338,13 +344,7 @@ def extract_credentials(params, headers, keep_method_params=False):
         if name in params:
             creds.restrict = params[name]
             break
-    for kind, header_names in _HEADERS.items():
-        if getattr(creds, kind) is None:
-            for header in header_names:
-                value = headers.get(header)
-                if value:
-                    setattr(creds, kind, unquote(value))
-                    break
+    _take_headers(creds, headers)
     # An empty login given with a password is a sign-in that fails (300),
     # never an anonymous call.
     pair = "login" in params and "password" in params
@@ -353,10 +353,6 @@ def extract_credentials(params, headers, keep_method_params=False):
         if pair or creds.password is not None or any(params.get(name) is not None
                                                      for name in _PASSWORD_PARAMS):
             creds.login = ""
-    if creds.api_key is None:
-        authorization = headers.get("AUTHORIZATION") or ""
-        if authorization[:7].lower() == "bearer " and authorization[7:].strip():
-            creds.api_key = authorization[7:].strip()
     if keep_method_params:
         # login, logout and valid_login read these under their plain names,
         # whichever parameter or header carried them.
@@ -374,6 +370,23 @@ def extract_credentials(params, headers, keep_method_params=False):
         params.pop("login", None)
         params.pop("password", None)
     return creds
+
+
+def _take_headers(creds, headers):
+    """Fill in, from `headers`, the credentials `creds` does not hold yet
+    (parameters win over headers): X-BUGZILLA-* (or X-SERVICE-*) headers,
+    then an API key as `Authorization: Bearer KEY`."""
+    for kind, header_names in _HEADERS.items():
+        if getattr(creds, kind) is None:
+            for header in header_names:
+                value = headers.get(header)
+                if value:
+                    setattr(creds, kind, unquote(value))
+                    break
+    if creds.api_key is None:
+        authorization = headers.get("AUTHORIZATION") or ""
+        if authorization[:7].lower() == "bearer " and authorization[7:].strip():
+            creds.api_key = authorization[7:].strip()
 
 
 # Resolving the caller ----------------------------------------------------------
@@ -766,9 +779,10 @@ class Authenticator:
                                      "wrong, expired or used already.", subject)
         _clear(conn, subject)
 
-    def identify(self, conn, creds, ip_address, now, may_write=False):
+    def identify(self, conn, creds, ip_address, now, may_write=False, generations=None):
         """The Caller for an API key or login token, read on `conn` (a call's
-        own transaction: nothing is written unless `may_write`).
+        own transaction: nothing is written unless `may_write`; generations:
+        its cache.Generations, when the caller has them).
 
         Returns (caller, SecretUse due to be recorded with record_use, or
         None; always None when may_write, as it was recorded).
@@ -780,7 +794,8 @@ class Authenticator:
         """
         acting = caller = None
         if creds.api_key:
-            caller, use = self._check_api_key(conn, creds.api_key, ip_address, now)
+            caller, use = self._check_api_key(conn, creds.api_key, ip_address, now,
+                                              generations)
         else:
             user_id, use, acting = self._check_token(conn, creds.token, ip_address, now)
         if use is not None and may_write:
@@ -856,16 +871,17 @@ class Authenticator:
     def _due(last_used, now):
         """True when a use at `now` is to be recorded: the stored one is of
         another minute."""
-        return last_used is None or last_used[:16] != dates.to_db(now)[:16]
+        return last_used is None or last_used[:16] != dates.minute_to_db(now)
 
-    def _check_api_key(self, conn, key, ip_address, now):
+    def _check_api_key(self, conn, key, ip_address, now, generations=None):
         """(the Caller of API key `key`, or None when its account is gone;
         SecretUse when its use is due to be recorded). A key this process
-        resolved at the credential generation `conn` sees is not read again
-        (ApiKeyCache); the generation is read before the key, so a key kept
-        is never older than that generation."""
+        resolved at the credential generation `conn` sees (`generations`'s,
+        when given) is not read again (ApiKeyCache); the generation is read
+        before the key, so a key kept is never older than that generation."""
         digest = secret_hash(key)
-        generation = cache.credential_generation(conn)
+        generation = (generations.credential if generations is not None
+                      else cache.credential_generation(conn))
         known = self.api_keys.get(generation, digest)
         if known is None:
             known = self._read_api_key(conn, digest, ip_address, now)

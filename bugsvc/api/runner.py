@@ -6,7 +6,7 @@ rule, trim the answer to the requested fields. Services never see
 credentials or field lists."""
 
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 from .. import errors
 from ..accounts.auth import CredentialsRefused, extract_credentials
@@ -21,6 +21,11 @@ from .operation import EXEMPT, REQUIRED, SELF
 # fields, and the reference's web-session token (a cookie's twin that only
 # its own pages send), which the service never reads.
 _CALL_KEYS = ("include_fields", "exclude_fields", "Bugzilla_api_token", "Service_api_token")
+# The filter of a call that names no fields (most calls): one for all, as a
+# filter never changes once made.
+_NO_CHOICE = FieldFilter()
+# The block of a call whose transaction nobody times (no --metrics).
+_UNTIMED = nullcontext()
 
 
 class Runner:
@@ -155,8 +160,9 @@ class Runner:
         names = tuple(operation.name for operation, _, _ in prepared)
         counted, counted_more = [], []
 
-        def identify(conn):
-            caller = self._identify(conn, given, creds, remote_ip, False, use_recorded)
+        def identify(conn, generations):
+            caller = self._identify(conn, generations, given, creds, remote_ip, False,
+                                    use_recorded)
             self._count(conn, caller, creds, remote_ip, names, False, counted)
             return caller
 
@@ -231,9 +237,9 @@ class Runner:
         call's API key or token use is to be recorded first."""
         counted = []
 
-        def identify(conn):
-            who = self._identify(conn, caller, creds, remote_ip, forgiving, use_recorded,
-                                 may_write=operation.writes)
+        def identify(conn, generations):
+            who = self._identify(conn, generations, caller, creds, remote_ip, forgiving,
+                                 use_recorded, may_write=operation.writes)
             self._count(conn, who, creds, remote_ip, (operation.name,), operation.writes,
                         counted)
             return who
@@ -261,9 +267,13 @@ class Runner:
             self.limiter.check(conn, caller, creds.api_key if creds else None, remote_ip,
                                names, writes)
 
-    @contextmanager
     def _timed(self, writes):
-        """Tell on_transaction how long the block's transaction took."""
+        """A context manager telling on_transaction (when set) how long the
+        block's transaction took."""
+        return _UNTIMED if self.on_transaction is None else self._timing(writes)
+
+    @contextmanager
+    def _timing(self, writes):
         started = time.perf_counter()
         try:
             yield
@@ -271,15 +281,16 @@ class Runner:
             if self.on_transaction is not None:
                 self.on_transaction(writes, time.perf_counter() - started)
 
-    def _identify(self, conn, caller, creds, remote_ip, forgiving, use_recorded,
+    def _identify(self, conn, generations, caller, creds, remote_ip, forgiving, use_recorded,
                   may_write=False):
-        """The call's Caller, in its transaction `conn`: `creds` (when not
-        None) are checked first (see _run_in_transaction); a `caller` given
-        as an account id (or None with no creds: anonymous) is loaded."""
+        """The call's Caller, in its transaction `conn` (whose generations
+        are `generations`, a cache.Generations): `creds` (when not None) are
+        checked first (see _run_in_transaction); a `caller` given as an
+        account id (or None with no creds: anonymous) is loaded."""
         if creds is not None:
             try:
                 caller, use = self.auth.identify(conn, creds, remote_ip, self.units.clock(),
-                                                 may_write=may_write)
+                                                 may_write=may_write, generations=generations)
             except errors.ServiceError:
                 if not forgiving:
                     raise
@@ -350,9 +361,11 @@ def _prepared(calls):
 def _field_filter(params):
     """The include/exclude choice of a call, taken out of its `params`
     together with the other keys that shape the call rather than its work."""
-    flt = FieldFilter(params.get("include_fields"), params.get("exclude_fields"))
-    for key in _CALL_KEYS:
-        params.pop(key, None)
+    include, exclude = params.get("include_fields"), params.get("exclude_fields")
+    flt = _NO_CHOICE if include is None and exclude is None else FieldFilter(include, exclude)
+    if not params.keys().isdisjoint(_CALL_KEYS):
+        for key in _CALL_KEYS:
+            params.pop(key, None)
     return flt
 
 

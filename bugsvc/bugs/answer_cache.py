@@ -115,7 +115,8 @@ def answer(ctx, params, make):
         return make()
     shared = not ctx.fields.active
     answers = ctx.cached("search answers", _new_cache)
-    generations = (ctx.catalog_generation, *cache.answer_generations(ctx.conn))
+    seen = ctx.generations if ctx.generations is not None else cache.Generations(ctx.conn)
+    generations = (ctx.catalog_generation, seen.bug, seen.credential)
     kept = answers.get(key, generations)
     if kept is not None:
         return kept if shared else orjson.loads(kept)

@@ -13,10 +13,27 @@ from datetime import datetime, timezone
 from ..store import server_secrets
 
 
-def update_tokens(conn, user_id, states):
+def token_key(ctx):
+    """The HMAC key of update tokens, as `ctx`'s call sees it. A secret never
+    changes once stored, so the process keeps the one it read (with the
+    catalogue's copies, store/cache.py); one this call had to make
+    (a database installed without it) is kept only once it is read back."""
+    stored = ctx.cached("update token secret", _stored_secret)
+    if stored is None:
+        stored = server_secrets.secret(ctx.conn, server_secrets.UPDATE_TOKEN)
+    return stored.encode()
+
+
+def _stored_secret(conn):
+    row = conn.execute("SELECT value FROM server_secrets WHERE name = ?",
+                       (server_secrets.UPDATE_TOKEN,)).fetchone()
+    return None if row is None else row[0]
+
+
+def update_tokens(key, user_id, states):
     """{bug id: token} for `states` = {bug id: (stored last_change_time,
-    number of history rows, number of comments)}."""
-    key = server_secrets.secret(conn, server_secrets.UPDATE_TOKEN).encode()
+    number of history rows, number of comments)}, with the HMAC key `key`
+    (token_key's)."""
     tokens = {}
     for bug_id, (last_change_time, changes, comments) in states.items():
         moment = datetime.fromisoformat(last_change_time).replace(tzinfo=timezone.utc)
@@ -35,7 +52,8 @@ def current_token(conn, user_id, bug_id):
                            (bug_id,)).fetchone()[0]
     comments = conn.execute("SELECT COUNT(*) FROM comments WHERE bug_id = ?",
                             (bug_id,)).fetchone()[0]
-    return update_tokens(conn, user_id, {bug_id: (changed, changes, comments)})[bug_id]
+    key = server_secrets.secret(conn, server_secrets.UPDATE_TOKEN).encode()
+    return update_tokens(key, user_id, {bug_id: (changed, changes, comments)})[bug_id]
 
 
 def is_current(conn, user_id, bug_id, token):

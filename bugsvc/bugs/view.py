@@ -15,7 +15,7 @@ from ..catalogue.field_types import BUG_ID
 from ..store.db import placeholders
 from . import custom_fields, visibility
 from .status import workflow as status_workflow
-from .token import update_tokens
+from .token import token_key, update_tokens
 
 
 USER_FIELDS = ("assigned_to", "creator", "qa_contact", "cc")
@@ -48,7 +48,8 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
     """Bug objects for `bug_ids`, in the given order (unknown ids skipped).
 
     One query reads the bugs with everything held in other tables (each as
-    a JSON array made by the database), so the cost per bug is one row.
+    a JSON array made by the database), and what the update tokens and the
+    time worked are made from, so the cost per bug is one row.
     with_update_token: add `update_token` for logged-in callers (bug get).
     """
     order = [int(bug_id) for bug_id in bug_ids]
@@ -56,13 +57,13 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
     if not ids:
         return []
     conn = ctx.conn
-
-    def wants(name):
-        return ctx.fields.wants(name, BUG_SHAPE)
-    custom = [field for field in custom_fields.active_fields(ctx) if wants(field["name"])]
+    wanted = ctx.fields.wanted(_ASKED, BUG_SHAPE)
+    custom = [field for field in custom_fields.active_fields(ctx)
+              if ctx.fields.wants(field["name"], BUG_SHAPE)]
     timetracker = visibility.is_timetracker(ctx)
-    with_actual_time = timetracker and wants("actual_time")
-    select, args = _select(ctx, wants, bool(custom), with_actual_time)
+    actual_time = timetracker and "actual_time" in wanted
+    tokens_wanted = with_update_token and ctx.caller.is_logged_in and "update_token" in wanted
+    select, args = _select(ctx, wanted, bool(custom), actual_time, tokens_wanted)
     bugs = {}
     for chunk in _chunks(ids):
         cursor = conn.execute(f"{select} WHERE b.id IN ({placeholders(chunk)})", args + chunk)
@@ -82,12 +83,14 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
         login = email(login)
         return {"id": user_id, "real_name": real_name, "name": login, "email": login}
 
-    tags = _tags(ctx, ids) if wants("tags") else None
+    tags = _tags(ctx, ids) if "tags" in wanted else None
     customs = {bug_id: _list(bugs[bug_id]["custom"]) for bug_id in ids} if custom else {}
     shown_bugs = _shown_bug_id_values(ctx, custom, customs)
     tokens = {}
-    if with_update_token and ctx.caller.is_logged_in and wants("update_token"):
-        tokens = update_tokens(conn, ctx.caller.id, _token_states(conn, bugs, ids))
+    if tokens_wanted:
+        tokens = update_tokens(token_key(ctx), ctx.caller.id, {
+            bug_id: (bugs[bug_id]["last_change_time"], bugs[bug_id]["activity_count"],
+                     bugs[bug_id]["comment_count"]) for bug_id in ids})
     objects = {}
     for bug_id in ids:
         row = bugs[bug_id]
@@ -141,7 +144,7 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
         if timetracker:
             obj["estimated_time"] = float(row["estimated_time"] or 0)
             obj["remaining_time"] = float(row["remaining_time"] or 0)
-            obj["actual_time"] = float(get("actual_time") or 0)
+            obj["actual_time"] = float(row["actual_time"] or 0) if actual_time else 0.0
             obj["deadline"] = row["deadline"]
         if custom:
             stored = {}
@@ -214,38 +217,78 @@ _DEPENDENCY_COLUMNS = (
 # The visible bugs marked duplicates of the bug ({visible}: the condition on
 # alias d).
 _DUPLICATES_COLUMN = (["d.id"], "FROM bugs d WHERE d.dupe_of = b.id AND {visible}", "d.id")
-# The hours worked on the bug (time tracking; NULL: none).
-_ACTUAL_TIME_COLUMN = ("(SELECT SUM(wc.work_time) FROM comments wc WHERE wc.bug_id = b.id)"
-                       " AS actual_time")
 _CUSTOM_COLUMN = (["f.name", "v.value"], "FROM bug_custom_values v JOIN fields f"
                                          " ON f.id = v.field_id WHERE v.bug_id = b.id", "v.id")
+# The hours worked on the bug (time tracking), and what its update token is
+# made of besides its last change time: how many history rows and comments
+# it has.
+_ACTUAL_TIME_COLUMN = "(SELECT SUM(work_time) FROM comments WHERE bug_id = b.id) AS actual_time"
+_TOKEN_COUNT_COLUMNS = ("(SELECT COUNT(*) FROM bug_activity WHERE bug_id = b.id) AS activity_count,"
+                        " (SELECT COUNT(*) FROM comments WHERE bug_id = b.id) AS comment_count")
+# Every field name bug_objects asks the field choice about (custom fields
+# apart), and those whose lists only name the bugs the caller may see.
+_ASKED = tuple(name for names, *_ in _LIST_COLUMNS for name in names) + tuple(
+    name for name, *_ in _DEPENDENCY_COLUMNS) + ("duplicates", "actual_time", "tags",
+                                                 "update_token")
+_VISIBLE_LISTS = frozenset(("depends_on", "blocks", "duplicates"))
+# The SELECTs made, by choice of fields and caller's visibility condition:
+# at most this many are kept, then they are made afresh.
+_SELECTS_KEPT = 512
+_SELECTS = {}
 
 
-def _select(ctx, wants, with_custom, with_actual_time=False):
-    """The SELECT (without WHERE) reading bugs with the wanted related lists
-    (and the hours worked on each, `with_actual_time`), and its arguments."""
+def _select(ctx, wanted, with_custom, actual_time, token_counts):
+    """The SELECT (without WHERE) reading bugs with the `wanted` related
+    lists (a set of field names), the custom field values when
+    `with_custom`, the hours worked when `actual_time`, the counts an
+    update token is made of when `token_counts`; and its arguments. Made
+    once for each choice and caller (its visibility condition is the
+    caller's)."""
     dialect = ctx.conn.dialect
-    columns, args = [_BUG_COLUMNS], []
+    conditions = {}
+    if wanted & _VISIBLE_LISTS:
+        for alias in ("b2", "d"):
+            conditions[alias] = visibility.bug_visibility_sql(ctx, alias)
+    key = (dialect.name, wanted, with_custom, actual_time, token_counts,
+           conditions.get("b2", ("",))[0])
+    found = _SELECTS.get(key)
+    if found is None:
+        found = _make_select(dialect, wanted, with_custom, actual_time, token_counts,
+                             conditions)
+        if len(_SELECTS) >= _SELECTS_KEPT:
+            _SELECTS.clear()
+        _SELECTS[key] = found
+    sql, conditions_used = found
+    args = []
+    for alias in conditions_used:
+        args += conditions[alias][1]
+    return sql, args
+
+
+def _make_select(dialect, wanted, with_custom, actual_time, token_counts, conditions):
+    """_select's SQL and the aliases whose visibility conditions' arguments
+    it takes, in order."""
+    columns, used = [_BUG_COLUMNS], []
     for names, values, source, order, name in _LIST_COLUMNS:
-        if any(wants(wanted) for wanted in names):
+        if any(wanted_name in wanted for wanted_name in names):
             columns.append(f"{dialect.json_list(values, source, order)} AS {name}")
     for name, values, source, order in _DEPENDENCY_COLUMNS:
-        if wants(name):
-            condition, condition_args = visibility.bug_visibility_sql(ctx, "b2")
-            columns.append(f"{dialect.json_list(values, source.format(visible=condition), order)}"
-                           f" AS {name}")
-            args += condition_args
-    if wants("duplicates"):
-        condition, condition_args = visibility.bug_visibility_sql(ctx, "d")
+        if name in wanted:
+            source = source.format(visible=conditions["b2"][0])
+            columns.append(f"{dialect.json_list(values, source, order)} AS {name}")
+            used.append("b2")
+    if "duplicates" in wanted:
         values, source, order = _DUPLICATES_COLUMN
-        columns.append(f"{dialect.json_list(values, source.format(visible=condition), order)}"
-                       " AS duplicates")
-        args += condition_args
+        source = source.format(visible=conditions["d"][0])
+        columns.append(f"{dialect.json_list(values, source, order)} AS duplicates")
+        used.append("d")
     if with_custom:
         columns.append(f"{dialect.json_list(*_CUSTOM_COLUMN)} AS custom")
-    if with_actual_time:
+    if actual_time:
         columns.append(_ACTUAL_TIME_COLUMN)
-    return ", ".join(columns) + _BUG_TABLES, args
+    if token_counts:
+        columns.append(_TOKEN_COUNT_COLUMNS)
+    return ", ".join(columns) + _BUG_TABLES, tuple(used)
 
 
 def _shown_bug_id_values(ctx, custom, customs):
@@ -270,16 +313,6 @@ def _tags(ctx, ids):
                                             " ORDER BY lower(t.name)", ids, (ctx.caller.id,)):
             tags.setdefault(bug_id, []).append(name)
     return tags
-
-
-def _token_states(conn, bugs, ids):
-    """{bug id: (last_change_time, history rows, comments)} for update tokens."""
-    counts = {}
-    for table in ("bug_activity", "comments"):
-        counts[table] = dict(_rows(conn, f"SELECT bug_id, COUNT(*) FROM {table}"
-                                         " WHERE bug_id IN ({ids}) GROUP BY bug_id", ids))
-    return {bug_id: (bugs[bug_id]["last_change_time"], counts["bug_activity"].get(bug_id, 0),
-                     counts["comments"].get(bug_id, 0)) for bug_id in ids}
 
 
 def _flag(flag, email):

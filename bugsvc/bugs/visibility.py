@@ -3,28 +3,42 @@ bug groups a bug is restricted to, its reporter, assignee, QA contact and
 CC list (the reference's rule); private comments and attachments for the
 insidergroup, the time fields for the timetrackinggroup."""
 
+import functools
+
 from ..accounts.membership import not_member_sql
 from ..store.db import placeholders
 
 
 def bug_visibility_sql(ctx, bug="b"):
-    """SQL condition (and its arguments) true for the rows of table alias
-    `bug` that the caller may see.
+    """SQL condition (and its arguments, a new list) true for the rows of
+    table alias `bug` that the caller may see.
 
     A bug is visible when the caller is in every group the bug is restricted
     to, or is its reporter (while is_creator_accessible), on its CC list
     (while is_cc_accessible), its assignee or its QA contact.
     """
-    condition, args = not_member_sql(ctx.caller, "bg.group_id")
+    try:
+        sql, args = _visibility_sql(ctx.caller, bug)
+    except TypeError:                   # a caller that cannot be a key (not a frozen Caller)
+        sql, args = _visibility_sql.__wrapped__(ctx.caller, bug)
+    return sql, list(args)
+
+
+@functools.lru_cache(maxsize=1024)
+def _visibility_sql(caller, bug):
+    """bug_visibility_sql's (condition, arguments as a tuple) for `caller`,
+    a Caller: it never changes, so the same caller always gets the same
+    text, made once."""
+    condition, args = not_member_sql(caller, "bg.group_id")
     sql = f"(NOT EXISTS (SELECT 1 FROM bug_groups bg WHERE bg.bug_id = {bug}.id AND {condition})"
-    user_id = ctx.caller.id
+    user_id = caller.id
     if user_id is not None:
         sql += (f" OR ({bug}.reporter = ? AND {bug}.is_creator_accessible = 1)"
                 f" OR {bug}.assigned_to = ? OR {bug}.qa_contact = ?"
                 f" OR ({bug}.is_cc_accessible = 1 AND EXISTS (SELECT 1 FROM bug_cc cc"
                 f" WHERE cc.bug_id = {bug}.id AND cc.user_id = ?))")
         args = args + [user_id, user_id, user_id, user_id]
-    return sql + ")", args
+    return sql + ")", tuple(args)
 
 
 def visible_bug_ids(ctx, bug_ids):

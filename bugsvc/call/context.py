@@ -66,6 +66,9 @@ class Context:
     fields: FieldFilter = field(default_factory=FieldFilter)
     catalog: cache.CatalogCache | None = None
     catalog_generation: int | None = None
+    # The generations the call's transaction first saw (read once, by one
+    # statement; a write call reads the catalog generation again itself).
+    generations: cache.Generations | None = None
     writes: bool = True
     # Facts found out in this call's snapshot that other calls in the same
     # snapshot may reuse (Runner.run_many): None when the call runs alone.

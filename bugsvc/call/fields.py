@@ -23,9 +23,11 @@ _SHARED_CHOICES = 256
 Types: TypeAlias = Iterable[str]
 # What a filter decided: (field name, shape signature, prefix) -> wanted ...
 Answers: TypeAlias = dict[tuple[str, Any, str | None], bool]
-# ... and (shape signature, prefix) -> (names kept, names dropped).
+# ... and (shape signature, prefix) -> (names kept, names dropped) ...
 Decisions: TypeAlias = dict[tuple[Any, str | None], tuple[set[str], set[str]]]
-_shared: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[Answers, Decisions]] = {}
+# ... and (names asked about, shape signature) -> the names wanted.
+Wanted: TypeAlias = dict[tuple[tuple[str, ...], Any], frozenset[str]]
+_shared: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[Answers, Decisions, Wanted]] = {}
 
 
 def _names(value: object) -> list[str]:
@@ -57,10 +59,10 @@ class FieldFilter:
         self.choice = key
         shared = _shared.get(key)
         if shared is None:
-            shared = ({}, {})
+            shared = ({}, {}, {})
             if len(_shared) < _SHARED_CHOICES:
                 shared = _shared.setdefault(key, shared)
-        self._answers, self._decisions = shared
+        self._answers, self._decisions, self._wanted = shared
 
     @staticmethod
     def _split(names: list[str]) -> tuple[set[str], set[str]]:
@@ -92,6 +94,16 @@ class FieldFilter:
             types = shape.types_of(name) if shape is not None else DEFAULT
             answer = self._answers[key] = self._decide(name, types, prefix)
         return answer
+
+    def wanted(self, names: tuple[str, ...], shape: "Shape") -> frozenset[str]:
+        """Those of `names` that are to be returned in objects of `shape`
+        (`wants` for each, asked once for all filters with this choice)."""
+        key = (names, shape.signature)
+        found = self._wanted.get(key)
+        if found is None:
+            found = self._wanted[key] = frozenset(name for name in names
+                                                  if self.wants(name, shape))
+        return found
 
     def _decide(self, name: str, types: Types, prefix: str | None) -> bool:
         path = f"{prefix}.{name}" if prefix else name

@@ -83,7 +83,7 @@ class UnitOfWork:
             self._events_written()
 
     def run(self, work: Callable[[Context], T], write: bool = False,
-            caller: int | None | Callable[[Connection], Caller] = None,
+            caller: int | None | Callable[[Connection, cache.Generations], Caller] = None,
             now: datetime | None = None, remote_ip: str = LOCAL,
             fields: FieldFilter | None = None, events: bool = True, catalog: bool = True,
             replica: bool = False, anonymous: bool = False) -> T:
@@ -92,9 +92,11 @@ class UnitOfWork:
         cannot be ordered with (Database.attempts); committed when it
         returns, rolled back when it raises.
 
-        caller: an account id, None (anonymous), or a function(conn) giving
-        the Caller, called first in each try (the Runner checks credentials
-        so). now: the time of the work (default: the clock, read once the
+        caller: an account id, None (anonymous), or a function(conn,
+        generations) giving the Caller, called first in each try (the
+        Runner checks credentials so; generations: the transaction's
+        cache.Generations, which the Context's copies then use too).
+        now: the time of the work (default: the clock, read once the
         transaction is open and the caller known: writes waiting for one
         another are then stamped in the order they are stored). catalog:
         False keeps no copies of the catalogue (work whose transaction must
@@ -112,9 +114,12 @@ class UnitOfWork:
         written = 0
         for attempt in self.db.attempts(write=write):
             with attempt as conn:
-                who = caller(conn) if callable(caller) else self._load_caller(conn, caller)
+                seen = cache.Generations(conn)
+                who = caller(conn, seen) if callable(caller) else self._load_caller(conn, caller)
                 ctx = self.new_context(conn, who, now or self.clock(), remote_ip, fields, write,
-                                       catalog=catalog, events=events)
+                                       catalog=catalog, events=events,
+                                       generation=seen.catalog if catalog else None)
+                ctx.generations = seen
                 result = work(ctx)
                 written = 0
                 if write:
@@ -128,7 +133,8 @@ class UnitOfWork:
         return result
 
     def _on_replica(self, work: Callable[[Context], T],
-                    caller: int | None | Callable[[Connection], Caller], now: datetime | None,
+                    caller: int | None | Callable[[Connection, cache.Generations], Caller],
+                    now: datetime | None,
                     remote_ip: str, fields: FieldFilter | None, events: bool, catalog: bool,
                     anonymous: bool) -> T:
         """work(ctx) in a read transaction on a replica. The caller is known
@@ -142,12 +148,14 @@ class UnitOfWork:
         if not anonymous:
             for attempt in self.db.attempts():
                 with attempt as conn:
-                    who = caller(conn) if callable(caller) else self._load_caller(conn, caller)
+                    who = (caller(conn, cache.Generations(conn)) if callable(caller)
+                           else self._load_caller(conn, caller))
                     after = (self.db.caller_position(conn, who.id) if who.id is not None
                              else None)
         with self.db.replica_transaction(after) as conn:
             if who is None:
-                who = caller(conn) if callable(caller) else self._load_caller(conn, caller)
+                who = (caller(conn, cache.Generations(conn)) if callable(caller)
+                       else self._load_caller(conn, caller))
             ctx = self.new_context(conn, who, now or self.clock(), remote_ip, fields, False,
                                    catalog=catalog, events=events)
             result = work(ctx)

@@ -33,12 +33,46 @@ def credential_generation(conn: Connection) -> int:
     return conn.execute("SELECT value FROM credential_generation WHERE id = 1").fetchone()[0]
 
 
-def answer_generations(conn: Connection) -> tuple[int, int]:
-    """(bug generation, credential generation) the connection's transaction
-    sees, in one statement: with the catalog generation they decide whether
-    a kept search answer is still the answer (bugs/answer_cache.py)."""
-    return tuple(conn.execute("SELECT (SELECT value FROM bug_generation WHERE id = 1),"
-                              " (SELECT value FROM credential_generation WHERE id = 1)").fetchone())
+class Generations:
+    """The generations one transaction sees, all read by one statement the
+    first time one is asked for: the catalog and credential generations (a
+    keyed call needs both: the credential one to resolve its key, the
+    catalog one for its copies) and, where the engine keeps it, the bug
+    generation (with the other two it decides whether a kept search answer
+    is still the answer: bugs/answer_cache.py). conn: the connection,
+    inside that transaction."""
+
+    __slots__ = ("_conn", "_values")
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+        self._values: tuple[int, int, int | None] | None = None
+
+    def _read(self) -> tuple[int, int, int | None]:
+        if self._values is None:
+            sql = ("SELECT (SELECT value FROM catalog_generation WHERE id = 1),"
+                   " (SELECT value FROM credential_generation WHERE id = 1)")
+            with_bugs = self._conn.dialect.keeps_bug_generation
+            if with_bugs:
+                sql += ", (SELECT value FROM bug_generation WHERE id = 1)"
+            row = self._conn.execute(sql).fetchone()
+            self._values = (row[0], row[1], row[2] if with_bugs else None)
+        return self._values
+
+    @property
+    def catalog(self) -> int:
+        """generation(conn)'s value."""
+        return self._read()[0]
+
+    @property
+    def credential(self) -> int:
+        """credential_generation(conn)'s value."""
+        return self._read()[1]
+
+    @property
+    def bug(self) -> int | None:
+        """The bug generation (None where the engine keeps none)."""
+        return self._read()[2]
 
 
 class CatalogCache:

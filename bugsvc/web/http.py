@@ -145,6 +145,8 @@ def etag(body, content_type):
 def etag_matches(if_none_match, tag):
     """True when an If-None-Match header names `tag` (or is `*`); it may list
     several tags, quoted or not, weak or strong."""
+    if not if_none_match:
+        return False
     for candidate in re.split(r"[\s,]+", if_none_match or ""):
         candidate = candidate[2:] if candidate.startswith("W/") else candidate
         if candidate == "*" or candidate.strip('"') == tag.strip('"'):
