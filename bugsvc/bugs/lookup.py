@@ -11,7 +11,7 @@ from . import visibility
 
 
 # No bug id reaches 2**63 (SQLite integers); longer numbers are never looked up.
-_MAX_ID = 2**63
+MAX_BUG_ID = 2**63
 
 
 def _text(value):
@@ -29,18 +29,18 @@ def numeric_bug_id(value):
     if not (text.isdigit() and text.isascii()):
         return None
     # Past 19 digits no id exists (and Python will not convert 4300).
-    return int(text) if len(text.lstrip("0")) <= 19 else _MAX_ID
+    return int(text) if len(text.lstrip("0")) <= 19 else MAX_BUG_ID
 
 
 def _exists(ctx, bug_id):
-    return bug_id < _MAX_ID and ctx.conn.execute("SELECT 1 FROM bugs WHERE id = ?",
-                                                 (bug_id,)).fetchone() is not None
+    return bug_id < MAX_BUG_ID and ctx.conn.execute("SELECT 1 FROM bugs WHERE id = ?",
+                                                    (bug_id,)).fetchone() is not None
 
 
 def _visibility(ctx, bug_id):
     """True when bug `bug_id` exists and the caller may see it, False when it
     exists hidden, None when there is no such bug (one query)."""
-    if bug_id >= _MAX_ID:
+    if bug_id >= MAX_BUG_ID:
         return None
     condition, args = visibility.bug_visibility_sql(ctx)
     row = ctx.conn.execute(f"SELECT {condition} FROM bugs b WHERE b.id = ?",

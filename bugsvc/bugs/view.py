@@ -44,13 +44,15 @@ def _list(text):
     return [] if text == "[]" else orjson.loads(text)
 
 
-def bug_objects(ctx, bug_ids, with_update_token=False):
+def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
     """Bug objects for `bug_ids`, in the given order (unknown ids skipped).
 
     One query reads the bugs with everything held in other tables (each as
     a JSON array made by the database), and what the update tokens and the
     time worked are made from, so the cost per bug is one row.
     with_update_token: add `update_token` for logged-in callers (bug get).
+    visible_only: skip the bugs the caller may not see too (the same query
+    checks; otherwise the caller has checked each id).
     """
     order = [int(bug_id) for bug_id in bug_ids]
     ids = list(dict.fromkeys(order))
@@ -64,9 +66,14 @@ def bug_objects(ctx, bug_ids, with_update_token=False):
     actual_time = timetracker and "actual_time" in wanted
     tokens_wanted = with_update_token and ctx.caller.is_logged_in and "update_token" in wanted
     select, args = _select(ctx, wanted, bool(custom), actual_time, tokens_wanted)
+    where, where_args = "", []
+    if visible_only:
+        condition, where_args = visibility.bug_visibility_sql(ctx, "b")
+        where = f" AND {condition}"
     bugs = {}
     for chunk in _chunks(ids):
-        cursor = conn.execute(f"{select} WHERE b.id IN ({placeholders(chunk)})", args + chunk)
+        cursor = conn.execute(f"{select} WHERE b.id IN ({placeholders(chunk)}){where}",
+                              args + chunk + where_args)
         names = [column[0] for column in cursor.description]
         for row in cursor:
             bugs[row[0]] = dict(zip(names, row, strict=True))

@@ -7,7 +7,7 @@ from ..bugs.duplicates import MAX_RESULTS, possible_duplicates as find_duplicate
 from ..bugs.edit_options import edit_options as bug_edit_options
 from ..bugs.groups import of_bugs as bug_groups_of, offered_for_new_bug
 from ..bugs.history import histories
-from ..bugs.lookup import visible_bug_id
+from ..bugs.lookup import MAX_BUG_ID, numeric_bug_id, visible_bug_id
 from ..bugs.requests import (
     QUEUE_LIMIT,
     QUEUE_STATUSES,
@@ -38,6 +38,15 @@ def get(ctx, params):
     if not values:
         raise ServiceError(OBJECT_NOT_SPECIFIED, "You must specify the ids of the bugs to get.")
     permissive = p.bool("permissive")
+    numbers = [numeric_bug_id(value) for value in values]
+    if all(number is not None and number < MAX_BUG_ID for number in numbers):
+        # Bugs named by number, read with their visibility in one query (a
+        # round trip less on PostgreSQL): when the caller sees every one,
+        # that is the answer; else each is looked up in turn below, for
+        # its error.
+        bugs = view.bug_objects(ctx, numbers, with_update_token=True, visible_only=True)
+        if len(bugs) == len(numbers):
+            return {"bugs": bugs, "faults": []}
     bug_ids, faults = [], []
     for value in values:
         try:
