@@ -88,6 +88,20 @@ def test_permissive_get_reports_a_fault(services, world, caller):
     assert [f["faultCode"] for f in result["faults"]] == [102]
 
 
+@pytest.mark.parametrize("caller", CANNOT_SEE + CAN_SEE)
+def test_get_of_several_numbers_checks_each(services, world, caller):
+    # Bugs named by number are read with their visibility in one query;
+    # one hidden among them fails the call as when it is named alone.
+    params = {"ids": [world["public"], f"#{world['secret']}", world["public"]]}
+    if caller in CANNOT_SEE:
+        assert error_of(services, bug_service.get, params, caller).code == 102
+    else:
+        result = services.call(bug_service.get, params, as_user=caller, write=False)
+        assert [b["id"] for b in result["bugs"]] == [world["public"], world["secret"],
+                                                     world["public"]]
+        assert result["faults"] == []
+
+
 @pytest.mark.parametrize("caller, sees", [(c, False) for c in CANNOT_SEE]
                          + [(c, True) for c in CAN_SEE])
 def test_dependencies_of_visible_bugs(services, world, caller, sees):
