@@ -21,8 +21,11 @@ Only where the engine keeps the bug generation (SQLite, whose writers take
 turns; see the dialect's keeps_bug_generation) and only in read
 transactions: a call that writes searches anew.
 
-Bounded: at most MAX_ENTRIES answers and MAX_BYTES of them in all (their
-JSON text's length; least recently used first out).
+Bounded: at most MAX_ENTRIES answers and MAX_BYTES of memory in all
+(least recently used first out): an answer kept as JSON text counts its
+length, one kept as objects OBJECT_BYTES_PER_JSON_BYTE times its JSON
+text's length (Python's dicts, lists and strings of a 50-bug answer take
+3.5 times the bytes of its JSON text, measured with tracemalloc).
 
 An answer asked for without a field choice is kept as the objects made and
 given as they are, to every caller it is kept for: the ways in only encode
@@ -42,7 +45,9 @@ from ..store import cache
 
 
 MAX_ENTRIES = 512
-MAX_BYTES = 24 * 1024 * 1024
+MAX_BYTES = 16 * 1024 * 1024
+# Memory an answer kept as objects takes, per byte of its JSON text.
+OBJECT_BYTES_PER_JSON_BYTE = 4
 # An answer larger than this is not kept (a search of hundreds of bugs).
 MAX_ANSWER_BYTES = 2 * 1024 * 1024
 # Parameters a kept answer may have been asked with: fields compared with
@@ -125,7 +130,8 @@ def answer(ctx, params, make):
         text = orjson.dumps(result)
     except TypeError:
         return result           # not JSON (cannot be): never kept
-    answers.put(key, generations, result if shared else text, len(text))
+    answers.put(key, generations, result if shared else text,
+                len(text) * OBJECT_BYTES_PER_JSON_BYTE if shared else len(text))
     return result
 
 

@@ -265,6 +265,27 @@ def test_answers_kept_as_objects_count_their_json_text():
     assert kept.get(("key", 2), (1, 1, 1)) == {"bugs": []}
 
 
+def test_an_answer_kept_as_objects_counts_the_memory_they_take(services, world, monkeypatch):
+    """Objects take about 3.5 times their JSON text's bytes: the bound
+    counts them at OBJECT_BYTES_PER_JSON_BYTE times, text at its length."""
+    import orjson
+    if not keeps(services):
+        pytest.skip("PostgreSQL keeps no answers")
+    sizes = []
+    put = AnswerCache.put
+
+    def recording(self, key, generations, answer, size=None):
+        sizes.append((size, answer))
+        return put(self, key, generations, answer, size)
+    monkeypatch.setattr(AnswerCache, "put", recording)
+    shared = search(services, PAM)
+    search(services, PAM, dict(SEARCH, include_fields="id,summary"))
+    (objects_size, objects), (text_size, text) = sizes
+    assert objects is shared
+    assert objects_size == len(orjson.dumps(shared)) * answer_cache.OBJECT_BYTES_PER_JSON_BYTE
+    assert isinstance(text, bytes) and text_size == len(text)
+
+
 def test_answers_kept_are_bounded_in_number_and_bytes():
     kept = AnswerCache(max_entries=3, max_bytes=100)
     for number in range(5):
