@@ -382,12 +382,12 @@ class _Importer:
             return {}
         if pages is None:
             if self.source.client.api_key:
-                self.report.note("The source's grants between groups (groups that are members "
-                                 "of other groups, may bless them or see their members) are "
-                                 "only on its administration pages: give the password of the "
-                                 "key's account (a creategroups member) in "
-                                 "BUGSVC_IMPORT_PASSWORD to carry them, or set them on "
-                                 "editgroups.cgi.")
+                self.report.note("The grants between groups (groups that are members of other "
+                                 "groups, may bless them or see their members) were not "
+                                 "carried: the import reads them only from Bugzilla 5.2's "
+                                 "administration pages, with the password of the key's "
+                                 "account (a creategroups member) in BUGSVC_IMPORT_PASSWORD; "
+                                 "else set them on editgroups.cgi.")
             return {}
         grants = {}
         for group in listed:
