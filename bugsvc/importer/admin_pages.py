@@ -76,7 +76,7 @@ class AdminPages:
         page = self._page(_GROUP_PAGE, {"action": "changeform", "group": group_id})
         parser = _GroupGrants()
         parser.feed(page.text)
-        if not parser.is_group_page:
+        if not parser.is_page:
             raise PagesRefused(f"the source answered '{(parser.title or '').strip()}' instead of "
                                "the group's page")
         return {GRANT_LISTS[name]: names for name, names in parser.lists.items()}
@@ -132,7 +132,7 @@ def _title(text):
 def _read_controls(page):
     parser = _Controls()
     parser.feed(page.text)
-    if not parser.is_controls_page:
+    if not parser.is_page:
         raise PagesRefused(f"the source answered '{(parser.title or '').strip()}' instead of "
                            "the group controls")
     return parser.controls, parser.disabled
@@ -169,18 +169,17 @@ class _Form(HTMLParser):
             self.hidden = {}
 
 
-class _Controls(HTMLParser):
-    """The rows of editgroupcontrols."""
+class _AdminPage(HTMLParser):
+    """An administration page: its title, and whether its form is the one
+    expected (an `action` input of value ACTION). Subclasses read the rest
+    in start(), data() and end()."""
+
+    ACTION = ""
 
     def __init__(self):
         super().__init__()
-        self.controls = {}
-        self.disabled = []
         self.title = None
-        self.is_controls_page = False
-        self._row = None
-        self._cell = None
-        self._select = None
+        self.is_page = False
         self._in_title = False
 
     def handle_starttag(self, tag, attrs):
@@ -188,9 +187,47 @@ class _Controls(HTMLParser):
         if tag == "title":
             self._in_title, self.title = True, ""
         elif tag == "input" and attrs.get("name") == "action" \
-                and attrs.get("value") == "updategroupcontrols":
-            self.is_controls_page = True
-        elif tag == "tr":
+                and attrs.get("value") == self.ACTION:
+            self.is_page = True
+        else:
+            self.start(tag, attrs)
+
+    def handle_data(self, data):
+        if self._in_title:
+            self.title += data
+        self.data(data)
+
+    def handle_endtag(self, tag):
+        if tag == "title":
+            self._in_title = False
+        else:
+            self.end(tag)
+
+    def start(self, tag, attrs):
+        """A start tag other than the title and the action (attrs: a dict)."""
+
+    def data(self, data):
+        """Text, the title's too."""
+
+    def end(self, tag):
+        """An end tag other than the title's."""
+
+
+class _Controls(_AdminPage):
+    """The rows of editgroupcontrols."""
+
+    ACTION = "updategroupcontrols"
+
+    def __init__(self):
+        super().__init__()
+        self.controls = {}
+        self.disabled = []
+        self._row = None
+        self._cell = None
+        self._select = None
+
+    def start(self, tag, attrs):
+        if tag == "tr":
             self._row = {"cells": [], "values": {}}
         elif self._row is None:
             return
@@ -208,16 +245,12 @@ class _Controls(HTMLParser):
             if value.isdigit() and int(value) <= 3:
                 self._row["values"][self._select] = int(value)
 
-    def handle_data(self, data):
-        if self._in_title:
-            self.title += data
+    def data(self, data):
         if self._cell is not None:
             self._cell += data
 
-    def handle_endtag(self, tag):
-        if tag == "title":
-            self._in_title = False
-        elif tag == "td" and self._row is not None and self._cell is not None:
+    def end(self, tag):
+        if tag == "td" and self._row is not None and self._cell is not None:
             self._row["cells"].append(" ".join(self._cell.split()))
             self._cell = None
         elif tag == "select":
@@ -234,27 +267,20 @@ class _Controls(HTMLParser):
                                        for kind in _BOXES + _CHOICES}
 
 
-class _GroupGrants(HTMLParser):
+class _GroupGrants(_AdminPage):
     """The grant lists of editgroups.cgi?action=changeform: the options of
     the `<list>_remove` selects of GRANT_LISTS, by list."""
+
+    ACTION = "postchanges"
 
     def __init__(self):
         super().__init__()
         self.lists = {}
-        self.title = None
-        self.is_group_page = False
         self._list = None
         self._option = None
-        self._in_title = False
 
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "title":
-            self._in_title, self.title = True, ""
-        elif tag == "input" and attrs.get("name") == "action" \
-                and attrs.get("value") == "postchanges":
-            self.is_group_page = True
-        elif tag == "select":
+    def start(self, tag, attrs):
+        if tag == "select":
             name = attrs.get("name") or ""
             kind = name[:-len("_remove")] if name.endswith("_remove") else None
             self._list = kind if kind in GRANT_LISTS else None
@@ -264,16 +290,12 @@ class _GroupGrants(HTMLParser):
             self._end_option()          # an option need not be closed
             self._option = ""
 
-    def handle_data(self, data):
-        if self._in_title:
-            self.title += data
+    def data(self, data):
         if self._option is not None:
             self._option += data
 
-    def handle_endtag(self, tag):
-        if tag == "title":
-            self._in_title = False
-        elif tag == "option":
+    def end(self, tag):
+        if tag == "option":
             self._end_option()
         elif tag == "select":
             self._end_option()

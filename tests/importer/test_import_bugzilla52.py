@@ -702,6 +702,6 @@ def test_a_group_page_is_read_as_html_is_written_not_as_the_fake_writes_it():
                 '<select name=bless_from_remove></select>'
                 '<SELECT NAME=visible_from_remove><OPTION VALUE=1>admin</OPTION></SELECT>'
                 '</form>')
-    assert parser.is_group_page
+    assert parser.is_page
     assert parser.lists == {"members": ["devs", "qa & test"], "bless_from": [],
                             "visible_from": ["admin"]}
