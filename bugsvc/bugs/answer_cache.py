@@ -67,7 +67,7 @@ class AnswerCache:
 
     def __init__(self, max_entries=MAX_ENTRIES, max_bytes=MAX_BYTES):
         self.max_entries, self.max_bytes = max_entries, max_bytes
-        self._entries = OrderedDict()       # key -> (generations, JSON bytes)
+        self._entries = OrderedDict()       # key -> (generations, answer, size counted)
         self._bytes = 0
         self._lock = threading.Lock()
 
@@ -76,7 +76,7 @@ class AnswerCache:
 
     @property
     def size(self):
-        """Bytes of the answers kept."""
+        """Memory the answers kept take, as counted by put()."""
         return self._bytes
 
     def get(self, key, generations):
@@ -92,9 +92,9 @@ class AnswerCache:
             return entry[1]
 
     def put(self, key, generations, answer, size=None):
-        """Keep `answer` (its JSON text, or the objects whose JSON text is
-        `size` bytes long) for `key` made at `generations`; the least
-        recently used answers go to make room."""
+        """Keep `answer` (its JSON text, or objects) for `key` made at
+        `generations`, counted as `size` bytes of memory (the text's length
+        when None); the least recently used answers go to make room."""
         size = len(answer) if size is None else size
         if size > min(MAX_ANSWER_BYTES, self.max_bytes):
             return
