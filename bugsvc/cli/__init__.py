@@ -9,8 +9,8 @@ the operator's commands. Serving itself is bugsvc/serving/server.py.
 
 import logging
 import sys
-import time
 
+from ..log_lines import LineHandler
 from ..serving import startup
 from ..serving.server import serve
 from ..store.schema import SchemaError
@@ -30,33 +30,12 @@ from .mail_listener import listen
 from .options import UsageError, build_parser, make_config
 
 
-class LineFormatter(logging.Formatter):
-    """logging's Formatter, writing the date and time of a line as it does
-    ('2026-11-27 14:05:01,123', local time), with the part up to the second
-    made once a second rather than for every line (the access log writes one
-    per request)."""
-
-    _second = (None, "")
-
-    def formatTime(self, record, datefmt=None):
-        if datefmt is not None:
-            return super().formatTime(record, datefmt)
-        second = int(record.created)
-        kept, text = self._second
-        if kept != second:
-            text = time.strftime(self.default_time_format, self.converter(record.created))
-            self._second = (second, text)
-        return self.default_msec_format % (text, record.msecs)
-
-
 def main(argv, environ, out=None, err=None):
     """Run the command line. Returns the exit status."""
     out = out or sys.stdout
     err = err or sys.stderr
     args = build_parser().parse_args(argv)
-    handler = logging.StreamHandler(err)
-    handler.setFormatter(LineFormatter("%(asctime)s %(name)s %(message)s"))
-    logging.basicConfig(level=logging.INFO, handlers=[handler])
+    logging.basicConfig(level=logging.INFO, handlers=[LineHandler(err)])
     # Nothing logged shows where it was logged from or by which thread or
     # process: skip finding out, for every access line (the logging HOWTO's
     # "Optimization").

@@ -14,6 +14,7 @@ from urllib.parse import unquote, unquote_plus
 import orjson
 
 from ..errors import USER_ERROR, RequestTooLarge, ServiceError
+from ..log_lines import line_writer
 from .client_address import client_address
 
 
@@ -215,8 +216,13 @@ class AccessLog:
         status = resp.status if isinstance(resp.status, int) else str(resp.status).split()[0]
         size = len(resp.data) if resp.data is not None else 0
         address = getattr(req.context, "client_address", req.remote_addr)
-        access_log.info('%s "%s %s%s" %s %d %.1fms', address, req.method, req.path,
-                        redacted(req.query_string), status, size, elapsed)
+        message = (f'{address} "{req.method} {req.path}{redacted(req.query_string)}" {status} '
+                   f'{size} {elapsed:.1f}ms')
+        write_line = line_writer(access_log)
+        if write_line is not None:
+            write_line(access_log.name, message)    # the same line, without a LogRecord
+        else:
+            access_log.info("%s", message)
 
 
 class BodyLimit:
