@@ -15,6 +15,13 @@ a ratio, and the report shows their median, lowest and highest:
 - the service with --workers 2 against --workers 1, for the read scenarios
   (the 1.6x target).
 
+With --postgresql the same service on PostgreSQL too (a cluster of its own
+holding a copy of the same seeded database, bench.postgres; --pg-folder
+keeps it between runs): the ceiling against it, SQLite's service against
+it for every scenario (the target: PostgreSQL at 0.5 of SQLite's rate or
+more), and its --workers 2 against 1. The SQLite service keeps search
+answers (`search`); on PostgreSQL every search is made anew.
+
 Every request carries an API key, reads too (`X-BUGZILLA-API-KEY`, one of
 the writers' keys the run creates), as the speed targets are set: an API
 client signs each request, so resolving the key is part of what a read
@@ -29,6 +36,7 @@ Writes bench/results/DATE-bugsN-paired.md and .json.
 """
 
 import argparse
+import contextlib
 import json
 import random
 import shutil
@@ -40,7 +48,7 @@ from pathlib import Path
 
 from bugsvc.config import DEFAULT_THREADS
 
-from . import scenarios
+from . import postgres, scenarios
 from .report import HEADLINE_CONCURRENCY
 from .run import (
     RESULTS_DIR,
@@ -64,6 +72,7 @@ SHARE_TARGETS = {"bug_get": 0.50, "search": 0.15, "search_anew": 0.15, "comment_
 SCALING_SCENARIOS = ("bug_get", "search", "comments")
 SCALING_TARGET = 1.6
 P99_TARGET = 5.0
+ENGINE_TARGET = 0.5
 
 
 class PairedRun:
@@ -77,30 +86,69 @@ class PairedRun:
         self.driver = "wrk" if wrk_available() else "python"
         self.work = Path(tempfile.mkdtemp(prefix="bench-paired-"))
         self.log_dir = Path(tempfile.mkdtemp(prefix="bench-paired-logs-"))
-        self.workload = scenarios.Workload.from_db(self.db_path, random.Random(args.seed))
+        self.workloads = {"sqlite": scenarios.Workload.from_db(self.db_path,
+                                                               random.Random(args.seed))}
         self.files = {}
+        self.pg_url = None
+
+    @property
+    def workload(self):
+        """The SQLite database's workload (bench.ab and bench.pages use it)."""
+        return self.workloads["sqlite"]
 
     @property
     def keyed(self):
         """True when every request carries an API key (--anonymous-reads not given)."""
         return not getattr(self.args, "anonymous_reads", True)
 
-    def request_file(self, name):
-        if name not in self.files:
-            requests = scenarios.requests_for(name, self.workload, self.args.seed)
+    def request_file(self, name, engine="sqlite"):
+        """The request file of scenario `name` for a server of `engine` (each
+        engine's database holds API keys of its own)."""
+        if (name, engine) not in self.files:
+            workload = self.workloads[engine]
+            requests = scenarios.requests_for(name, workload, self.args.seed)
             if self.keyed:
-                requests = scenarios.keyed(requests, self.workload.keys, self.args.seed)
-            self.files[name] = scenarios.write_request_file(self.work / f"{name}.txt", requests)
-        return self.files[name]
+                requests = scenarios.keyed(requests, workload.keys, self.args.seed)
+            self.files[name, engine] = scenarios.write_request_file(
+                self.work / f"{name}-{engine}.txt", requests)
+        return self.files[name, engine]
 
-    def start(self, name, command):
-        return Server([sys.executable] + command + ["--port", "0", "--threads",
-                                                    str(self.args.threads)],
-                      self.log_dir / f"{name}.log", name)
+    def start(self, name, command, engine="sqlite"):
+        server = Server([sys.executable] + command + ["--port", "0", "--threads",
+                                                      str(self.args.threads)],
+                        self.log_dir / f"{name}.log", name)
+        server.engine = engine
+        return server
+
+    def start_service(self, name, engine, workers=1):
+        """bugsvc on `engine`'s database with `workers` processes."""
+        db = str(self.db_path) if engine == "sqlite" else self.pg_url
+        extra = ["--workers", str(workers)] if workers > 1 else []
+        return self.start(name, ["bugsvc.py", "--db", db] + extra, engine)
+
+    @contextlib.contextmanager
+    def postgresql(self):
+        """A cluster holding a copy of the seeded database (the one in
+        --pg-folder, kept afterwards, or a new one, removed afterwards),
+        with the workload of its own; yields the database's URL."""
+        folder = self.args.pg_folder or tempfile.mkdtemp(prefix="bench-paired-pg-")
+        cluster = postgres.Cluster(folder).start()
+        try:
+            self.log(f"PostgreSQL: the seeded database in a cluster of its own ({folder}) ...")
+            self.pg_url, seconds = postgres.load(cluster, self.db_path)
+            if seconds is not None:
+                self.log(f"  copied in {seconds:.0f} s")
+            self.workloads["postgresql"] = scenarios.Workload.from_db(
+                self.pg_url, random.Random(self.args.seed))
+            yield cluster
+        finally:
+            cluster.stop(remove=not self.args.pg_folder)
 
     def rps(self, server, scenario):
-        figures = measure(server, self.driver, self.request_file(scenario), [HEADLINE_CONCURRENCY],
-                          self.args.duration, self.args.warmup, lambda _: None)
+        engine = getattr(server, "engine", "sqlite")
+        figures = measure(server, self.driver, self.request_file(scenario, engine),
+                          [HEADLINE_CONCURRENCY], self.args.duration, self.args.warmup,
+                          lambda _: None)
         return figures[HEADLINE_CONCURRENCY]
 
     def pairs(self, first, second, scenario_of_first, scenario_of_second, label):
@@ -118,6 +166,23 @@ class PairedRun:
             self.log(f"  {label} round {number + 1}: {a['rps']:,.0f} / {b['rps']:,.0f} req/s"
                      f" -> {ratio:.3f}")
         return rounds
+
+
+def _shares_and_scaling(paired, ceiling, one, servers, results, engine):
+    """Measure `one` (a one-process service on `engine`) against the
+    ceiling for every share target, then a two-process one against it for
+    the scaling target, into results["shares"] and results["scaling"]."""
+    shown = "" if engine == "sqlite" else " (PostgreSQL)"
+    for scenario in SHARE_TARGETS:
+        paired.log(f"{scenario}{shown} against the ceiling")
+        rounds = paired.pairs(ceiling, one, "version", scenario, scenario)
+        results["shares"][scenario] = {"rounds": rounds, **summary(rounds)}
+    two = paired.start_service(f"{engine}-w2", engine, workers=2)
+    servers.append(two)
+    for scenario in SCALING_SCENARIOS:
+        paired.log(f"{scenario}{shown}: --workers 2 against 1")
+        rounds = paired.pairs(one, two, scenario, scenario, scenario)
+        results["scaling"][scenario] = {"rounds": rounds, **summary(rounds)}
 
 
 def summary(rounds):
@@ -145,19 +210,25 @@ def run(args, log=print):
     try:
         ceiling = paired.start("ceiling", ["-m", "bench.ceiling"])
         servers.append(ceiling)
-        one = paired.start("service-w1", ["bugsvc.py", "--db", str(paired.db_path)])
+        one = paired.start_service("service-w1", "sqlite")
         servers.append(one)
-        for scenario in SHARE_TARGETS:
-            log(f"{scenario} against the ceiling")
-            rounds = paired.pairs(ceiling, one, "version", scenario, scenario)
-            results["shares"][scenario] = {"rounds": rounds, **summary(rounds)}
-        two = paired.start("service-w2", ["bugsvc.py", "--db", str(paired.db_path),
-                                          "--workers", "2"])
-        servers.append(two)
-        for scenario in SCALING_SCENARIOS:
-            log(f"{scenario}: --workers 2 against 1")
-            rounds = paired.pairs(one, two, scenario, scenario, scenario)
-            results["scaling"][scenario] = {"rounds": rounds, **summary(rounds)}
+        _shares_and_scaling(paired, ceiling, one, servers, results, "sqlite")
+        if args.postgresql:
+            with paired.postgresql() as cluster:
+                results["postgresql"] = engine_results = {
+                    "settings": cluster.settings(), "shares": {}, "scaling": {}, "engines": {}}
+                pg_one = paired.start_service("postgresql-w1", "postgresql")
+                servers.append(pg_one)
+                for scenario in SHARE_TARGETS:
+                    log(f"{scenario}: PostgreSQL against SQLite")
+                    rounds = paired.pairs(one, pg_one, scenario, scenario, scenario)
+                    engine_results["engines"][scenario] = {"rounds": rounds, **summary(rounds)}
+                _shares_and_scaling(paired, ceiling, pg_one, servers, engine_results,
+                                    "postgresql")
+                for server in servers[:]:
+                    if server.engine == "postgresql":    # before their database server stops
+                        server.stop()
+                        servers.remove(server)
     finally:
         for server in servers:
             server.stop()
@@ -184,20 +255,40 @@ def markdown(results):
              "| ratio | rounds (req/s: first / second -> ratio) | median | lowest | highest "
              "| target | met (median) |",
              "|---|---|---:|---:|---:|---:|---|"]
-    for scenario, figures in results["shares"].items():
-        target = SHARE_TARGETS[scenario]
-        lines.append(_row(f"{scenario} / ceiling", figures, f"{target:.0%}",
-                          figures["median"] >= target, percent=True))
-    for scenario, figures in results["scaling"].items():
-        lines.append(_row(f"{scenario}: --workers 2 / 1", figures, f"{SCALING_TARGET}x",
-                          figures["median"] >= SCALING_TARGET))
+    pg = results.get("postgresql")
+    for engine, part in (("", results), (" (PostgreSQL)", pg)):
+        if part is None:
+            continue
+        for scenario, figures in part["shares"].items():
+            target = SHARE_TARGETS[scenario]
+            lines.append(_row(f"{scenario}{engine} / ceiling", figures, f"{target:.0%}",
+                              figures["median"] >= target, percent=True))
+        for scenario, figures in part.get("engines", {}).items():
+            lines.append(_row(f"{scenario}: PostgreSQL / SQLite", figures,
+                              f"{ENGINE_TARGET:.0%}", figures["median"] >= ENGINE_TARGET,
+                              percent=True))
+        for scenario, figures in part["scaling"].items():
+            lines.append(_row(f"{scenario}{engine}: --workers 2 / 1", figures,
+                              f"{SCALING_TARGET}x", figures["median"] >= SCALING_TARGET))
     lines += ["", "Medians of the rounds: the second server's latency and both servers' CPU "
               f"time per request (p99 within {P99_TARGET:g} times p50 wanted).", "",
               "| measurement | p50 ms | p99 ms | p99 / p50 | within | CPU ms/req, first / second |",
               "|---|---:|---:|---:|---|---:|"]
-    for kind, label in (("shares", "{} / ceiling"), ("scaling", "{}: --workers 2 / 1")):
-        for scenario, figures in results[kind].items():
-            lines.append(_latency_row(label.format(scenario), figures))
+    for engine, part in (("", results), (" (PostgreSQL)", pg)):
+        if part is None:
+            continue
+        for kind, label in (("shares", "{}%s / ceiling" % engine),
+                            ("engines", "{}: PostgreSQL / SQLite"),
+                            ("scaling", "{}%s: --workers 2 / 1" % engine)):
+            for scenario, figures in part.get(kind, {}).items():
+                lines.append(_latency_row(label.format(scenario), figures))
+    if pg is not None:
+        settings = ", ".join(f"{name}={value}" for name, value in pg["settings"].items()
+                             if name != "server_version")
+        lines += ["", f"PostgreSQL {pg['settings'].get('server_version')} on the same machine, "
+                  f"a copy of the same seeded database ({settings}); its server's own CPU is not "
+                  "in the service's CPU per request. On PostgreSQL every search is made anew "
+                  "(no kept answers)."]
     return "\n".join(lines) + "\n"
 
 
@@ -254,6 +345,11 @@ def add_key_option(parser):
 def build_parser():
     parser = argparse.ArgumentParser(prog="python -m bench.paired",
                                      description=__doc__.split("\n")[0])
+    parser.add_argument("--postgresql", action="store_true",
+                        help="measure the service on PostgreSQL too (see the module's docstring)")
+    parser.add_argument("--pg-folder",
+                        help="with --postgresql: the cluster's folder, kept after the run (made "
+                             "and loaded when missing); default: a new one, removed")
     return add_key_option(add_round_options(parser, "request threads per process"))
 
 

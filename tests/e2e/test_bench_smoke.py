@@ -277,6 +277,36 @@ def test_postgresql_run_serves_the_seeded_bugs_from_a_cluster_of_its_own(tmp_pat
     assert Path(folder).name.startswith("bench-pg-") and not Path(folder).exists()
 
 
+def test_paired_run_on_postgresql_reports_its_ratios_beside_sqlite(tmp_path, tiny_db):
+    """--postgresql: the same service on a cluster of its own holding a copy
+    of the same database, against the ceiling, against SQLite's and with
+    two processes against one; the cluster is gone afterwards."""
+    postgresql_or_skip()
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(tiny_db, copy)
+    command = [sys.executable, "-m", "bench.paired", "--db", str(copy), "--rounds", "1",
+               "--duration", "0.5", "--warmup", "0", "--postgresql", "--out", str(tmp_path),
+               "--name", "paired"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((tmp_path / "paired.json").read_text())
+    pg = results["postgresql"]
+    assert pg["settings"]["fsync"] == "on" and pg["settings"]["server_version"]
+    assert set(pg["shares"]) == set(pg["engines"]) == set(results["shares"])
+    assert set(pg["scaling"]) == set(results["scaling"])
+    for figures in [*pg["shares"].values(), *pg["engines"].values(), *pg["scaling"].values()]:
+        (measured,) = figures["rounds"]
+        assert measured["first_rps"] > 0 and measured["second_rps"] > 0
+        assert measured["second_errors"] == 0
+        assert figures["median"] == measured["ratio"] > 0
+    table = (tmp_path / "paired.md").read_text()
+    for row in ("| bug_get (PostgreSQL) / ceiling |", "| comment_add: PostgreSQL / SQLite |",
+                "| search (PostgreSQL): --workers 2 / 1 |", "| bug_get / ceiling |"):
+        assert row in table, row
+    folder = re.search(r"a cluster of its own \((.+?)\)", done.stdout).group(1)
+    assert Path(folder).name.startswith("bench-paired-pg-") and not Path(folder).exists()
+
+
 def test_engines_report_puts_runs_side_by_side(tmp_path, tiny_db):
     copy = tmp_path / "copy.sqlite"
     shutil.copyfile(tiny_db, copy)
