@@ -162,7 +162,8 @@ class PairedRun:
                            "second_p50_ms": b["p50_ms"], "second_p99_ms": b["p99_ms"],
                            "second_errors": b["errors"],
                            "first_cpu_ms": a.get("cpu_ms_per_request"),
-                           "second_cpu_ms": b.get("cpu_ms_per_request")})
+                           "second_cpu_ms": b.get("cpu_ms_per_request"),
+                           "second_driver_cpu_ms": b.get("driver_cpu_ms_per_request")})
             self.log(f"  {label} round {number + 1}: {a['rps']:,.0f} / {b['rps']:,.0f} req/s"
                      f" -> {ratio:.3f}")
         return rounds
@@ -191,7 +192,8 @@ def summary(rounds):
     ratios = [r["ratio"] for r in rounds]
     result = {"median": round(statistics.median(ratios), 3), "lowest": min(ratios),
               "highest": max(ratios)}
-    for key in ("second_p50_ms", "second_p99_ms", "first_cpu_ms", "second_cpu_ms"):
+    for key in ("second_p50_ms", "second_p99_ms", "first_cpu_ms", "second_cpu_ms",
+                "second_driver_cpu_ms"):
         values = [r[key] for r in rounds if r.get(key) is not None]
         result[key] = round(statistics.median(values), 3) if values else None
     return result
@@ -271,9 +273,12 @@ def markdown(results):
             lines.append(_row(f"{scenario}{engine}: --workers 2 / 1", figures,
                               f"{SCALING_TARGET}x", figures["median"] >= SCALING_TARGET))
     lines += ["", "Medians of the rounds: the second server's latency and both servers' CPU "
-              f"time per request (p99 within {P99_TARGET:g} times p50 wanted).", "",
-              "| measurement | p50 ms | p99 ms | p99 / p50 | within | CPU ms/req, first / second |",
-              "|---|---:|---:|---:|---|---:|"]
+              f"time per request (p99 within {P99_TARGET:g} times p50 wanted), and the load "
+              "generator's (wrk's) while it measured the second: it runs on the same cores, "
+              "so a server can use at most what it leaves.", "",
+              "| measurement | p50 ms | p99 ms | p99 / p50 | within | CPU ms/req, first / second "
+              "| load generator's CPU ms/req (second) |",
+              "|---|---:|---:|---:|---|---:|---:|"]
     for engine, part in (("", results), (" (PostgreSQL)", pg)):
         if part is None:
             continue
@@ -299,7 +304,8 @@ def _latency_row(label, figures):
     cpu = " / ".join("-" if value is None else f"{value:.2f}"
                      for value in (figures.get("first_cpu_ms"), figures.get("second_cpu_ms")))
     return (f"| {label} | {_or_dash(p50)} | {_or_dash(p99)} "
-            f"| {'-' if spread is None else f'{spread:.1f}'} | {within} | {cpu} |")
+            f"| {'-' if spread is None else f'{spread:.1f}'} | {within} | {cpu} "
+            f"| {_or_dash(figures.get('second_driver_cpu_ms'))} |")
 
 
 def _or_dash(value):

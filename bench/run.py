@@ -43,6 +43,12 @@ from bugsvc.store.location import Location, open_database
 from . import postgres, profile, report, scenarios, seed as seeding
 
 
+try:
+    import resource  # Unix: the load generator's CPU time
+except ImportError:
+    resource = None
+
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 LUA_SCRIPT = Path(__file__).resolve().parent / "requests.lua"
@@ -169,12 +175,27 @@ def drive(driver, url, request_file, concurrency, duration):
         command = [sys.executable, "-m", "bench.driver", "--url", url, "--requests",
                    str(request_file), "--concurrency", str(concurrency),
                    "--duration", str(duration), "--timeout", str(REQUEST_TIMEOUT)]
+    before = _children_cpu_seconds()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
                           timeout=duration + REQUEST_TIMEOUT + 120)
+    driver_cpu = _children_cpu_seconds() - before
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or not lines:
         raise RuntimeError(f"{driver} failed ({done.returncode}): {done.stderr.strip()[-500:]}")
-    return summarise(json.loads(lines[-1]))
+    figures = summarise(json.loads(lines[-1]))
+    if figures["requests"]:
+        # What the load generator itself took of the machine's cores per request.
+        figures["driver_cpu_ms_per_request"] = round(driver_cpu * 1000 / figures["requests"], 3)
+    return figures
+
+
+def _children_cpu_seconds():
+    """CPU time (user + system) of this process's children waited for so far
+    (0 where the resource module is missing)."""
+    if resource is None:
+        return 0.0
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def summarise(raw):

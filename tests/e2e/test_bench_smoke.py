@@ -149,6 +149,7 @@ def test_paired_run_reports_every_ratio_with_its_rounds(tmp_path, tiny_db):
         assert measured["second_errors"] == 0
         assert figures["median"] == measured["ratio"] > 0
         assert figures["second_cpu_ms"] > 0 and figures["second_p99_ms"] >= figures["second_p50_ms"]
+        assert figures["second_driver_cpu_ms"] > 0      # the load generator's share of the cores
     table = (tmp_path / "paired.md").read_text()
     assert "| bug_get / ceiling |" in table and "| search: --workers 2 / 1 |" in table
     assert "an API key on every request, reads too" in table
