@@ -150,6 +150,7 @@ def test_the_queue_keeps_its_promises_in_any_sequence(per_address, steps):
                 else min(len(waiting[address]),
                          per_address - sum(1 for _, a in running if a == address))
                 for address in can_run)
+            assert queue.more_than_one_ready() == (queue.ready_count() > 1)
             if can_run:
                 task, address = queue.take()
                 assert address in can_run and task == waiting[address].pop(0)   # in order
@@ -192,6 +193,45 @@ def test_the_dispatcher_runs_another_address_while_one_holds_its_share():
         assert started == ["a0", "b0", "a1", "a2"]
     finally:
         release.set()
+        dispatcher.shutdown()
+
+
+@pytest.mark.parametrize("per_address", [0, 1, 2])
+def test_every_task_runs_when_threads_take_the_next_themselves(per_address):
+    """A thread done with a task takes the next ready one itself and wakes
+    another only for a second: with many addresses' tasks arriving while
+    threads finish theirs, none is left waiting, and no address ever runs
+    more than its share."""
+    dispatcher = FairTaskDispatcher(per_address=per_address)
+    dispatcher.set_thread_count(4)
+    lock, running, most = threading.Lock(), {}, {}
+
+    class Task:
+        def __init__(self, address):
+            self.address = address
+            self.done = threading.Event()
+
+        def service(self):
+            with lock:
+                running[self.address] = running.get(self.address, 0) + 1
+                most[self.address] = max(most.get(self.address, 0), running[self.address])
+            sum(range(3000))                       # a little work, so tasks overlap
+            with lock:
+                running[self.address] -= 1
+            self.done.set()
+
+        def cancel(self):
+            pass
+
+    tasks = [Task("abc"[n % 3] if n % 5 else "d") for n in range(300)]
+    try:
+        for number, task in enumerate(tasks, 1):
+            dispatcher.add_task(task, task.address)
+            if number % 50 == 0:                   # every thread idle again, then more come
+                assert all(task.done.wait(WAIT) for task in tasks[:number])
+        assert all(task.done.wait(WAIT) for task in tasks)
+        assert not per_address or max(most.values()) <= per_address
+    finally:
         dispatcher.shutdown()
 
 
