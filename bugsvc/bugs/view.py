@@ -294,10 +294,11 @@ _LIST_COLUMNS = {
 }
 _CUSTOM_COLUMN = _ListColumn("custom", ("f.name", "v.value"), "bug_custom_values v JOIN fields f"
                              " ON f.id = v.field_id", "v.bug_id", "v.id")
-# The hours worked on the bug (time tracking), and what its update token is
-# made of besides its last change time: how many history rows and comments
-# it has.
-_ACTUAL_TIME_COLUMN = "(SELECT SUM(work_time) FROM comments WHERE bug_id = b.id) AS actual_time"
+# The hours worked on the bug (time tracking: the comments that have any,
+# read from their index), and what its update token is made of besides its
+# last change time: how many history rows and comments it has.
+_ACTUAL_TIME_COLUMN = ("(SELECT SUM(work_time) FROM comments WHERE bug_id = b.id"
+                       " AND work_time <> 0) AS actual_time")
 _TOKEN_COUNT_COLUMNS = ("(SELECT COUNT(*) FROM bug_activity WHERE bug_id = b.id) AS activity_count,"
                         " (SELECT COUNT(*) FROM comments WHERE bug_id = b.id) AS comment_count")
 # Every field name bug_objects asks the field choice about (custom fields
