@@ -4,7 +4,7 @@ them) served through falcon's test client, without HTTP or a load
 generator, so the figure holds on a busy host where rates do not.
 
     python -m bench.cpu --db FILE [--requests 500] [--scenarios search_anew,bug_get_key]
-                        [--rounds 5] [--profile] [--copy]
+                        [--rounds 5] [--anonymous-reads] [--profile] [--copy]
 
 FILE is an SQLite database seeded by bench.seed. Making the workload
 stores the writers' API keys in it: with --copy the run works on a copy in
@@ -45,10 +45,11 @@ class Service:
         self.client = testing.TestClient(create_app(Config(database=str(path))))
         self.seed = seed
 
-    def requests(self, name, count):
-        """`count` keyed request tuples of scenario `name`."""
+    def requests(self, name, count, keyed=True):
+        """`count` request tuples of scenario `name`, each with an API key
+        when `keyed` (reads without one otherwise, as bench.scale sends them)."""
         made = scenarios.requests_for(name, self.workload, self.seed, count=count)
-        return scenarios.keyed(made, self.workload.keys, self.seed)
+        return scenarios.keyed(made, self.workload.keys, self.seed) if keyed else made
 
     def call(self, request):
         """The answer's status and body bytes."""
@@ -93,6 +94,8 @@ def main(argv=None):
     parser.add_argument("--requests", type=int, default=500)
     parser.add_argument("--scenarios", default="search_anew,search,bug_get_key")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--anonymous-reads", action="store_true",
+                        help="reads without an API key (default: every request has one)")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
@@ -112,7 +115,8 @@ def main(argv=None):
         service = Service(path, args.seed)
         print("| scenario | CPU ms per request, lowest round | median |\n|---|---:|---:|")
         for name in chosen:
-            requests = service.requests(name, WARM_UP + args.requests)
+            requests = service.requests(name, WARM_UP + args.requests,
+                                        keyed=not args.anonymous_reads)
             for request in requests[:WARM_UP]:
                 service.call(request)
             rounds = sorted(cpu_ms(service, requests[WARM_UP:]) for _ in range(args.rounds))
