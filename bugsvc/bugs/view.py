@@ -137,7 +137,7 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
             "depends_on": get("depends_on") or [],
             "cc": cc_logins,
             "cc_detail": [{"id": user[0], "real_name": user[2], "name": login, "email": login}
-                          for user, login in zip(cc, cc_logins)],
+                          for user, login in zip(cc, cc_logins, strict=True)],
             "assigned_to": assigned_login,
             "assigned_to_detail": {"id": row["assigned_to"], "real_name": row["assigned_name"],
                                    "name": assigned_login, "email": assigned_login},

@@ -6,6 +6,7 @@ byte for byte as they were made. Every other way in (XML-RPC, JSON-RPC,
 the web pages, REST's HTML answer) gets plain values."""
 
 import contextvars
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 
@@ -13,7 +14,7 @@ _WELCOME = contextvars.ContextVar("fragments_welcome", default=False)
 
 
 @contextmanager
-def fragments_welcome(welcome=True):
+def fragments_welcome(welcome: bool = True) -> Iterator[None]:
     """Within the block (one request's call, in its thread), fragments are
     welcome in answers when `welcome`."""
     token = _WELCOME.set(bool(welcome))
@@ -23,6 +24,6 @@ def fragments_welcome(welcome=True):
         _WELCOME.reset(token)
 
 
-def fragments_are_welcome():
+def fragments_are_welcome() -> bool:
     """True when the current request's answer may hold orjson.Fragment values."""
     return _WELCOME.get()
