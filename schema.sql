@@ -435,6 +435,9 @@ CREATE TABLE comments (
 );
 CREATE UNIQUE INDEX comments_bug_count_idx ON comments (bug_id, count);
 CREATE INDEX comments_author_idx ON comments (author_id);
+-- The comments with hours worked, for a bug's sum of them (actual_time): in
+-- the order of their numbers, as the sum over every comment adds them.
+CREATE INDEX comments_work_time_idx ON comments (bug_id, count, work_time) WHERE work_time <> 0;
 
 -- BEGIN comment text index
 -- Full-text searches of comments (quicksearch's words while

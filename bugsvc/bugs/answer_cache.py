@@ -22,18 +22,18 @@ turns; see the dialect's keeps_bug_generation) and only in read
 transactions: a call that writes searches anew.
 
 Bounded: at most MAX_ENTRIES answers and MAX_BYTES of memory in all
-(least recently used first out): an answer kept as JSON text counts its
-length, one kept as objects OBJECT_BYTES_PER_JSON_BYTE times its JSON
-text's length (Python's dicts, lists and strings of a 50-bug answer take
-3.5 times the bytes of its JSON text, measured with tracemalloc).
+(least recently used first out). An answer is kept as the JSON text of
+each of its values (the list of {"bugs": [...]}), which takes about the
+memory of the text: counted as its length and ENTRY_BYTES for the entry
+around it (measured with tracemalloc), where the objects the answer was
+made of take 3.5 times the text's bytes.
 
-An answer asked for without a field choice is kept as the objects made and
-given as they are, to every caller it is kept for: the ways in only encode
-such an answer (the Runner trims only for a field choice; REST and JSON-RPC
-encode it, XML-RPC makes its own values of it), and none may change it, as
-none changes the catalogue's copies (tests/bugs/test_answer_cache.py checks
-each way in). An answer with a field choice, which the Runner trims in
-place, is kept as its JSON text and given as a new copy each time.
+A kept answer is given as new values each time, so no way in can change
+it for another: as orjson.Fragment values, the text written out as it was
+made, where the way in writes the answer out with orjson as it is (REST's
+JSON, call/encoding.py) and there is no field choice; else as new objects
+read from the text (XML-RPC, JSON-RPC, the pages, and a field choice, which
+the Runner trims in place).
 """
 
 import threading
@@ -41,13 +41,16 @@ from collections import OrderedDict
 
 import orjson
 
+from ..call.encoding import fragments_are_welcome
 from ..store import cache
 
 
 MAX_ENTRIES = 512
 MAX_BYTES = 16 * 1024 * 1024
-# Memory an answer kept as objects takes, per byte of its JSON text.
-OBJECT_BYTES_PER_JSON_BYTE = 4
+# The memory a kept answer takes besides its JSON text: its key (the
+# caller, the parameters), generations and entry (measured with
+# tracemalloc: tests/bugs/test_answer_cache.py).
+ENTRY_BYTES = 2048
 # An answer larger than this is not kept (a search of hundreds of bugs).
 MAX_ANSWER_BYTES = 2 * 1024 * 1024
 # Parameters a kept answer may have been asked with: fields compared with
@@ -92,9 +95,9 @@ class AnswerCache:
             return entry[1]
 
     def put(self, key, generations, answer, size=None):
-        """Keep `answer` (its JSON text, or objects) for `key` made at
-        `generations`, counted as `size` bytes of memory (the text's length
-        when None); the least recently used answers go to make room."""
+        """Keep `answer` for `key` made at `generations`, counted as `size`
+        bytes of memory (its length when None); the least recently used
+        answers go to make room."""
         size = len(answer) if size is None else size
         if size > min(MAX_ANSWER_BYTES, self.max_bytes):
             return
@@ -111,27 +114,30 @@ class AnswerCache:
 
 
 def answer(ctx, params, make):
-    """make() (a search's answer: JSON values), or the answer kept for this
-    caller, `params` and field choice at the generations the call's
-    transaction sees: shared without a field choice (never to be changed),
-    else a new copy (see the module's docstring)."""
+    """make() (a search's answer: a dict of JSON values), or the answer
+    kept for this caller, `params` and field choice at the generations the
+    call's transaction sees, given as new values (see the module's
+    docstring)."""
     key = _key(ctx, params)
     if key is None:
         return make()
-    shared = not ctx.fields.active
     answers = ctx.cached("search answers", _new_cache)
     seen = ctx.generations if ctx.generations is not None else cache.Generations(ctx.conn)
     generations = (ctx.catalog_generation, seen.bug, seen.credential)
     kept = answers.get(key, generations)
     if kept is not None:
-        return kept if shared else orjson.loads(kept)
+        if not ctx.fields.active and fragments_are_welcome():
+            return {name: orjson.Fragment(text) for name, text in kept}
+        return {name: orjson.loads(text) for name, text in kept}
     result = make()
     try:
-        text = orjson.dumps(result)
+        # Copied to bytes of their length: orjson's own hold the buffer it
+        # grew while writing, up to half as large again.
+        kept = tuple((name, memoryview(orjson.dumps(value)).tobytes())
+                     for name, value in result.items())
     except TypeError:
         return result           # not JSON (cannot be): never kept
-    answers.put(key, generations, result if shared else text,
-                len(text) * OBJECT_BYTES_PER_JSON_BYTE if shared else len(text))
+    answers.put(key, generations, kept, sum(len(text) for _, text in kept) + ENTRY_BYTES)
     return result
 
 

@@ -7,6 +7,8 @@ Bug ID fields naming them, time tracking for non-timetrackers) is left out
 here.
 """
 
+from dataclasses import dataclass
+
 import orjson
 
 from .. import dates
@@ -47,9 +49,12 @@ def _list(text):
 def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
     """Bug objects for `bug_ids`, in the given order (unknown ids skipped).
 
-    One query reads the bugs with everything held in other tables (each as
-    a JSON array made by the database), and what the update tokens and the
-    time worked are made from, so the cost per bug is one row.
+    One query reads the bugs, and what the update tokens and the time
+    worked are made from; what is held in other tables comes with each bug
+    as a JSON array made by the database (one statement in all), or, for
+    several bugs where statements cost no round trip
+    (dialect.reads_lists_apart), by one more statement per list over all
+    of them.
     with_update_token: add `update_token` for logged-in callers (bug get).
     visible_only: skip the bugs the caller may not see too (the same query
     checks; otherwise the caller has checked each id).
@@ -65,7 +70,8 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
     timetracker = visibility.is_timetracker(ctx)
     actual_time = timetracker and "actual_time" in wanted
     tokens_wanted = with_update_token and ctx.caller.is_logged_in and "update_token" in wanted
-    select, args = _select(ctx, wanted, bool(custom), actual_time, tokens_wanted)
+    apart = len(ids) > 1 and conn.dialect.reads_lists_apart
+    select, args, lists = _select(ctx, wanted, bool(custom), actual_time, tokens_wanted, apart)
     where, where_args = "", []
     if visible_only:
         condition, where_args = visibility.bug_visibility_sql(ctx, "b")
@@ -80,18 +86,18 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
     ids = [bug_id for bug_id in ids if bug_id in bugs]
     if not ids:
         return []
+    if apart:
+        for name, (sql, list_args) in lists.items():
+            _read_list(conn, bugs, ids, name, sql, list_args)
+    else:
+        for name in lists:
+            for row in bugs.values():
+                row[name] = _list(row[name])
     statuses = status_workflow(ctx).by_name
     hide_domains = not ctx.caller.is_logged_in and ctx.param_is_on("webservice_email_filter")
-
-    def email(address):
-        return address.split("@", 1)[0] if hide_domains and address else address
-
-    def detail(user_id, login, real_name):
-        login = email(login)
-        return {"id": user_id, "real_name": real_name, "name": login, "email": login}
-
+    email = _email_without_domain if hide_domains else _email_as_is
     tags = _tags(ctx, ids) if "tags" in wanted else None
-    customs = {bug_id: _list(bugs[bug_id]["custom"]) for bug_id in ids} if custom else {}
+    customs = {bug_id: bugs[bug_id]["custom"] or [] for bug_id in ids} if custom else {}
     shown_bugs = _shown_bug_id_values(ctx, custom, customs)
     tokens = {}
     if tokens_wanted:
@@ -103,9 +109,12 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
         row = bugs[bug_id]
         get = row.get
         state = statuses.get(row["status"])
+        cc = get("cc") or ()
+        cc_logins = [email(login) for _, login, _ in cc]
+        assigned_login, reporter_login = email(row["assigned_login"]), email(row["reporter_login"])
         obj = {
             "id": bug_id,
-            "alias": _list(get("aliases", "[]")),
+            "alias": get("aliases") or [],
             "summary": row["summary"],
             "status": row["status"],
             "resolution": row["resolution"],
@@ -123,27 +132,28 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
             "severity": row["severity"],
             "url": row["url"],
             "whiteboard": row["whiteboard"],
-            "keywords": _list(get("keywords", "[]")),
-            "blocks": _list(get("blocks", "[]")),
-            "depends_on": _list(get("depends_on", "[]")),
+            "keywords": get("keywords") or [],
+            "blocks": get("blocks") or [],
+            "depends_on": get("depends_on") or [],
+            "cc": cc_logins,
+            "cc_detail": [{"id": user[0], "real_name": user[2], "name": login, "email": login}
+                          for user, login in zip(cc, cc_logins, strict=True)],
+            "assigned_to": assigned_login,
+            "assigned_to_detail": {"id": row["assigned_to"], "real_name": row["assigned_name"],
+                                   "name": assigned_login, "email": assigned_login},
+            "creator": reporter_login,
+            "creator_detail": {"id": row["reporter"], "real_name": row["reporter_name"],
+                               "name": reporter_login, "email": reporter_login},
         }
-        cc = _list(get("cc", "[]"))
-        obj["cc"] = [email(login) for _, login, _ in cc]
-        obj["cc_detail"] = [detail(*user) for user in cc]
-        obj["assigned_to"] = email(row["assigned_login"])
-        obj["assigned_to_detail"] = detail(row["assigned_to"], row["assigned_login"],
-                                           row["assigned_name"])
-        obj["creator"] = email(row["reporter_login"])
-        obj["creator_detail"] = detail(row["reporter"], row["reporter_login"],
-                                       row["reporter_name"])
         if row["qa_contact"] is not None:
-            obj["qa_contact"] = email(row["qa_login"])
-            obj["qa_contact_detail"] = detail(row["qa_contact"], row["qa_login"], row["qa_name"])
+            obj["qa_contact"] = qa_login = email(row["qa_login"])
+            obj["qa_contact_detail"] = {"id": row["qa_contact"], "real_name": row["qa_name"],
+                                        "name": qa_login, "email": qa_login}
         else:
             obj["qa_contact"] = ""
-        obj["groups"] = _list(get("groups", "[]"))
-        obj["flags"] = [_flag(flag, email) for flag in _list(get("flags", "[]"))]
-        obj["see_also"] = _list(get("see_also", "[]"))
+        obj["groups"] = get("groups") or []
+        obj["flags"] = [_flag(flag, email) for flag in get("flags") or ()]
+        obj["see_also"] = get("see_also") or []
         obj["creation_time"] = dates.from_db(row["creation_time"])
         obj["last_change_time"] = dates.from_db(row["last_change_time"])
         obj["is_cc_accessible"] = bool(row["is_cc_accessible"])
@@ -165,7 +175,7 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
         if tags is not None:
             obj["tags"] = tags.get(bug_id, [])
         if "duplicates" in row:
-            obj["duplicates"] = _list(row["duplicates"])
+            obj["duplicates"] = row["duplicates"] or []
         if bug_id in tokens:
             obj["update_token"] = tokens[bug_id]
         objects[bug_id] = obj
@@ -176,6 +186,33 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
             result.append(dict(objects[bug_id]) if bug_id in seen else objects[bug_id])
             seen.add(bug_id)
     return result
+
+
+def _email_as_is(address):
+    return address
+
+
+def _email_without_domain(address):
+    """The address without its domain (webservice_email_filter, for
+    logged-out callers)."""
+    return address.split("@", 1)[0] if address else address
+
+
+def _read_list(conn, bugs, ids, name, sql, args):
+    """Set each of `bugs`' rows' `name` to its list (absent: none) from the
+    rows of `sql` (list_sql's) over `ids`: each row the bug's id and the
+    item's value, or values (a tuple)."""
+    found = {}
+    for chunk in _chunks(ids):
+        for row in conn.execute(sql.format(ids=placeholders(chunk)), list(chunk) + args):
+            item = row[1] if len(row) == 2 else tuple(row[1:])
+            items = found.get(row[0])
+            if items is None:
+                found[row[0]] = [item]
+            else:
+                items.append(item)
+    for bug_id in ids:
+        bugs[bug_id][name] = found.get(bug_id)
 
 
 _BUG_COLUMNS = (
@@ -194,108 +231,134 @@ _BUG_TABLES = (
     " JOIN users ua ON ua.id = b.assigned_to JOIN users ur ON ur.id = b.reporter"
     " LEFT JOIN users uq ON uq.id = b.qa_contact")
 
-# Fields held in other tables: (field names that want it, the JSON list's
-# values, source, order, column name). Each is a JSON array, in the order
-# the reference lists them.
-_LIST_COLUMNS = (
-    (("alias",), ["alias"], "FROM bug_aliases WHERE bug_id = b.id", "id", "aliases"),
-    (("keywords",), ["k.name"], "FROM bug_keywords bk JOIN keywords k ON k.id = bk.keyword_id"
-                                " WHERE bk.bug_id = b.id", "lower(k.name)", "keywords"),
-    (("cc",), ["u.id", "u.login", "u.real_name"], "FROM bug_cc cc JOIN users u"
-                                                  " ON u.id = cc.user_id WHERE cc.bug_id = b.id",
-     "lower(u.login)", "cc"),
-    (("groups",), ["g.name"], "FROM bug_groups bg JOIN groups g ON g.id = bg.group_id"
-                              " WHERE bg.bug_id = b.id", "lower(g.name)", "groups"),
-    (("flags",), ["f.id", "f.type_id", "t.name", "f.status", "us.login", "uq.login",
-                  "f.created_at", "f.modified_at"],
-     "FROM flags f JOIN flag_types t ON t.id = f.type_id JOIN users us ON us.id = f.setter_id"
-     " LEFT JOIN users uq ON uq.id = f.requestee_id WHERE f.bug_id = b.id"
-     " AND f.attachment_id IS NULL", "t.sort_key, lower(t.name), t.id, f.id", "flags"),
-    (("see_also",), ["url"], "FROM bug_see_also WHERE bug_id = b.id", "id", "see_also"),
-)
-# Dependencies list only the bugs the caller may see ({visible} is the
-# condition on alias b2).
-_DEPENDENCY_COLUMNS = (
-    ("depends_on", ["d.depends_on"], "FROM dependencies d JOIN bugs b2 ON b2.id = d.depends_on"
-                                     " WHERE d.blocked = b.id AND {visible}", "d.depends_on"),
-    ("blocks", ["d.blocked"], "FROM dependencies d JOIN bugs b2 ON b2.id = d.blocked"
-                              " WHERE d.depends_on = b.id AND {visible}", "d.blocked"),
-)
-# The visible bugs marked duplicates of the bug ({visible}: the condition on
-# alias d).
-_DUPLICATES_COLUMN = (["d.id"], "FROM bugs d WHERE d.dupe_of = b.id AND {visible}", "d.id")
-_CUSTOM_COLUMN = (["f.name", "v.value"], "FROM bug_custom_values v JOIN fields f"
-                                         " ON f.id = v.field_id WHERE v.bug_id = b.id", "v.id")
-# The hours worked on the bug (time tracking), and what its update token is
-# made of besides its last change time: how many history rows and comments
-# it has.
-_ACTUAL_TIME_COLUMN = "(SELECT SUM(work_time) FROM comments WHERE bug_id = b.id) AS actual_time"
+
+@dataclass(frozen=True)
+class _ListColumn:
+    """A bug's list held in other tables, read as `name`: the rows of
+    `tables` (FROM and joins) whose `owner` column is the bug's id and for
+    which `condition` holds (SQL after AND, or ''; '{visible}' in it is the
+    caller's visibility condition on alias `visible`), each item the value
+    of `values` (or the list of their values), in the order `order` (a
+    total one, so both ways of reading give the same list)."""
+    name: str
+    values: tuple
+    tables: str
+    owner: str
+    order: str
+    condition: str = ""
+    visible: str = ""
+
+    def sql(self, dialect, visible):
+        """The correlated subquery (its JSON array, bug alias b) reading
+        the list, `visible` the visibility condition's SQL."""
+        condition = self.condition.format(visible=visible)
+        return dialect.json_list(list(self.values), f"FROM {self.tables} WHERE {self.owner}"
+                                                    f" = b.id{condition}", self.order)
+
+    def apart(self, visible):
+        """The statement reading the list of every bug in an IN list
+        ('{ids}'): the bug's id, then the item's values, in the bugs' and
+        the items' order."""
+        condition = self.condition.format(visible=visible)
+        return (f"SELECT {self.owner}, {', '.join(self.values)} FROM {self.tables}"
+                f" WHERE {self.owner} IN ({{ids}}){condition}"
+                f" ORDER BY {self.owner}, {self.order}")
+
+
+# Fields held in other tables, in the order the reference lists them, each
+# by the field name that wants it (custom fields: "custom"): dependencies
+# and duplicates list only the bugs the caller may see.
+_LIST_COLUMNS = {
+    "alias": _ListColumn("aliases", ("alias",), "bug_aliases", "bug_id", "id"),
+    "keywords": _ListColumn("keywords", ("k.name",), "bug_keywords bk JOIN keywords k"
+                            " ON k.id = bk.keyword_id", "bk.bug_id", "lower(k.name)"),
+    "cc": _ListColumn("cc", ("u.id", "u.login", "u.real_name"), "bug_cc cc JOIN users u"
+                      " ON u.id = cc.user_id", "cc.bug_id", "lower(u.login)"),
+    "groups": _ListColumn("groups", ("g.name",), "bug_groups bg JOIN groups g"
+                          " ON g.id = bg.group_id", "bg.bug_id", "lower(g.name)"),
+    "flags": _ListColumn("flags", ("f.id", "f.type_id", "t.name", "f.status", "us.login",
+                                   "uq.login", "f.created_at", "f.modified_at"),
+                         "flags f JOIN flag_types t ON t.id = f.type_id JOIN users us"
+                         " ON us.id = f.setter_id LEFT JOIN users uq ON uq.id = f.requestee_id",
+                         "f.bug_id", "t.sort_key, lower(t.name), t.id, f.id",
+                         " AND f.attachment_id IS NULL"),
+    "see_also": _ListColumn("see_also", ("url",), "bug_see_also", "bug_id", "id"),
+    "depends_on": _ListColumn("depends_on", ("d.depends_on",), "dependencies d JOIN bugs b2"
+                              " ON b2.id = d.depends_on", "d.blocked", "d.depends_on",
+                              " AND {visible}", "b2"),
+    "blocks": _ListColumn("blocks", ("d.blocked",), "dependencies d JOIN bugs b2"
+                          " ON b2.id = d.blocked", "d.depends_on", "d.blocked",
+                          " AND {visible}", "b2"),
+    "duplicates": _ListColumn("duplicates", ("d.id",), "bugs d", "d.dupe_of", "d.id",
+                              " AND {visible}", "d"),
+}
+_CUSTOM_COLUMN = _ListColumn("custom", ("f.name", "v.value"), "bug_custom_values v JOIN fields f"
+                             " ON f.id = v.field_id", "v.bug_id", "v.id")
+# The hours worked on the bug (time tracking: the comments that have any,
+# read from their index), and what its update token is made of besides its
+# last change time: how many history rows and comments it has.
+_ACTUAL_TIME_COLUMN = ("(SELECT SUM(work_time) FROM comments WHERE bug_id = b.id"
+                       " AND work_time <> 0) AS actual_time")
 _TOKEN_COUNT_COLUMNS = ("(SELECT COUNT(*) FROM bug_activity WHERE bug_id = b.id) AS activity_count,"
                         " (SELECT COUNT(*) FROM comments WHERE bug_id = b.id) AS comment_count")
 # Every field name bug_objects asks the field choice about (custom fields
-# apart), and those whose lists only name the bugs the caller may see.
-_ASKED = tuple(name for names, *_ in _LIST_COLUMNS for name in names) + tuple(
-    name for name, *_ in _DEPENDENCY_COLUMNS) + ("duplicates", "actual_time", "tags",
-                                                 "update_token")
-_VISIBLE_LISTS = frozenset(("depends_on", "blocks", "duplicates"))
+# apart).
+_ASKED = tuple(_LIST_COLUMNS) + ("actual_time", "tags", "update_token")
 # The SELECTs made, by choice of fields and caller's visibility condition:
 # at most this many are kept, then they are made afresh.
 _SELECTS_KEPT = 512
 _SELECTS = {}
 
 
-def _select(ctx, wanted, with_custom, actual_time, token_counts):
-    """The SELECT (without WHERE) reading bugs with the `wanted` related
-    lists (a set of field names), the custom field values when
-    `with_custom`, the hours worked when `actual_time`, the counts an
-    update token is made of when `token_counts`; and its arguments. Made
-    once for each choice and caller (its visibility condition is the
-    caller's)."""
+def _select(ctx, wanted, with_custom, actual_time, token_counts, apart):
+    """(the SELECT without WHERE reading bugs, its arguments, {list name:
+    (its statement, arguments)}): the `wanted` related lists (a set of
+    field names), the custom field values when `with_custom`, the hours
+    worked when `actual_time`, the counts an update token is made of when
+    `token_counts`. The lists are JSON arrays in the SELECT (the dict's
+    statements are None), or read `apart` by a statement each (bugs' ids
+    in '{ids}', then the arguments). Made once for each choice and caller
+    (the visibility condition is the caller's)."""
     dialect = ctx.conn.dialect
-    conditions = {}
-    if wanted & _VISIBLE_LISTS:
-        for alias in ("b2", "d"):
-            conditions[alias] = visibility.bug_visibility_sql(ctx, alias)
-    key = (dialect.name, wanted, with_custom, actual_time, token_counts,
-           conditions.get("b2", ("",))[0])
+    columns = [_LIST_COLUMNS[name] for name in _LIST_COLUMNS if name in wanted]
+    if with_custom:
+        columns.append(_CUSTOM_COLUMN)
+    conditions = {column.visible: visibility.bug_visibility_sql(ctx, column.visible)
+                  for column in columns if column.visible}
+    key = (dialect.name, wanted, with_custom, actual_time, token_counts, apart,
+           next(iter(conditions.values()), ("",))[0])
     found = _SELECTS.get(key)
     if found is None:
-        found = _make_select(dialect, wanted, with_custom, actual_time, token_counts,
-                             conditions)
+        found = _make_select(dialect, columns, actual_time, token_counts, apart, conditions)
         if len(_SELECTS) >= _SELECTS_KEPT:
             _SELECTS.clear()
         _SELECTS[key] = found
-    sql, conditions_used = found
-    args = []
-    for alias in conditions_used:
-        args += conditions[alias][1]
-    return sql, args
+    sql, used, statements = found
+    args = [arg for alias in used for arg in conditions[alias][1]]
+    lists = {name: (statement, list(conditions[alias][1]) if alias else [])
+             for name, statement, alias in statements}
+    return sql, args, lists
 
 
-def _make_select(dialect, wanted, with_custom, actual_time, token_counts, conditions):
-    """_select's SQL and the aliases whose visibility conditions' arguments
-    it takes, in order."""
-    columns, used = [_BUG_COLUMNS], []
-    for names, values, source, order, name in _LIST_COLUMNS:
-        if any(wanted_name in wanted for wanted_name in names):
-            columns.append(f"{dialect.json_list(values, source, order)} AS {name}")
-    for name, values, source, order in _DEPENDENCY_COLUMNS:
-        if name in wanted:
-            source = source.format(visible=conditions["b2"][0])
-            columns.append(f"{dialect.json_list(values, source, order)} AS {name}")
-            used.append("b2")
-    if "duplicates" in wanted:
-        values, source, order = _DUPLICATES_COLUMN
-        source = source.format(visible=conditions["d"][0])
-        columns.append(f"{dialect.json_list(values, source, order)} AS duplicates")
-        used.append("d")
-    if with_custom:
-        columns.append(f"{dialect.json_list(*_CUSTOM_COLUMN)} AS custom")
+def _make_select(dialect, columns, actual_time, token_counts, apart, conditions):
+    """_select's SQL, the aliases whose visibility conditions' arguments it
+    takes, in order, and [(list name, its statement or None, the alias of
+    the visibility condition it takes or '')]."""
+    select, used, statements = [_BUG_COLUMNS], [], []
+    for column in columns:
+        visible = conditions[column.visible][0] if column.visible else ""
+        if apart:
+            statements.append((column.name, column.apart(visible), column.visible))
+            continue
+        select.append(f"{column.sql(dialect, visible)} AS {column.name}")
+        statements.append((column.name, None, ""))
+        if column.visible:
+            used.append(column.visible)
     if actual_time:
-        columns.append(_ACTUAL_TIME_COLUMN)
+        select.append(_ACTUAL_TIME_COLUMN)
     if token_counts:
-        columns.append(_TOKEN_COUNT_COLUMNS)
-    return ", ".join(columns) + _BUG_TABLES, tuple(used)
+        select.append(_TOKEN_COUNT_COLUMNS)
+    return ", ".join(select) + _BUG_TABLES, tuple(used), tuple(statements)
 
 
 def _shown_bug_id_values(ctx, custom, customs):

@@ -99,6 +99,13 @@ class Dialect:
     # writers take turns anyway; PostgreSQL's concurrent writers would queue
     # on the counter's row lock.
     keeps_bug_generation: ClassVar[bool] = False
+    # True when a statement costs no round trip (SQLite runs in the
+    # process): many bugs' related lists are then read by one statement per
+    # list over all of them (bugs/view.py), which the engine answers faster
+    # than a subquery per bug and list; False where each statement is a
+    # round trip to a server (PostgreSQL: the subqueries stay in the bugs'
+    # one statement).
+    reads_lists_apart: ClassVar[bool] = False
 
     # Text ------------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 27
+SCHEMA_VERSION = 28
 
 
 class SchemaError(Exception):
@@ -142,6 +142,14 @@ def _markdown_comments(conn: Connection) -> None:
         run_script(conn, schema_section("comment revisions"))
 
 
+def _worked_hours_index(conn: Connection) -> None:
+    """Version 28: the comments with hours worked indexed by bug and number,
+    so a bug's sum of them (actual_time, bugs/view.py) reads those alone.
+    A step run twice leaves the index as it is."""
+    conn.execute("CREATE INDEX IF NOT EXISTS comments_work_time_idx ON comments"
+                 " (bug_id, count, work_time) WHERE work_time <> 0")
+
+
 def _sudo_sessions(conn: Connection) -> None:
     """Version 19: a page session may act as another account (relogin.cgi's
     sudo, bugsvc/accounts/sudo.py): whom it acts as and since when, on its
@@ -243,6 +251,7 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     26: _trailing_comment_text_index,
     # 27: the counter of changes to what bug searches answer (bugs/answer_cache.py).
     27: _new_tables("bug generation", "bug_generation"),
+    28: _worked_hours_index,
 }
 
 

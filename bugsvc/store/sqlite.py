@@ -97,6 +97,7 @@ class SqliteDialect(Dialect):
     candidates_form = "query"
     comment_text_index_trails = True
     keeps_bug_generation = True
+    reads_lists_apart = True
 
     def contains(self, haystack: str, needle: str) -> str:
         return f"instr({haystack}, {needle}) > 0"

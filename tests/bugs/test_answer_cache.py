@@ -107,8 +107,8 @@ def test_an_answer_with_a_field_choice_is_the_callers_to_change(services, world)
 
 
 def test_no_way_in_changes_a_kept_answer(services, world, client):
-    """Kept answers without a field choice are shared: each way in, asked
-    twice (the second answer from the kept one), leaves it as made."""
+    """Each way in, asked twice (the second answer from the kept one), is
+    given the answer as made, whatever another did with its copy."""
     key = services.api_key(PAT)
     fresh = made_anew(services, PAT)
     rest = [client.simulate_get("/rest/bug", params=dict(SEARCH, api_key=key)).json
@@ -257,33 +257,69 @@ def test_a_tag_of_the_callers_own_is_seen_at_once(services, world):
     assert after == made_anew(services, PAT, tagged) != before
 
 
-def test_answers_kept_as_objects_count_their_json_text():
+def test_answers_count_the_size_they_are_given():
     kept = AnswerCache(max_entries=10, max_bytes=100)
-    kept.put(("key", 1), (1, 1, 1), {"bugs": []}, size=60)
-    kept.put(("key", 2), (1, 1, 1), {"bugs": []}, size=60)
+    kept.put(("key", 1), (1, 1, 1), (("bugs", b"[]"),), size=60)
+    kept.put(("key", 2), (1, 1, 1), (("bugs", b"[]"),), size=60)
     assert len(kept) == 1 and kept.size == 60
-    assert kept.get(("key", 2), (1, 1, 1)) == {"bugs": []}
+    assert kept.get(("key", 2), (1, 1, 1)) == (("bugs", b"[]"),)
 
 
-def test_an_answer_kept_as_objects_counts_the_memory_they_take(services, world, monkeypatch):
-    """Objects take about 3.5 times their JSON text's bytes: the bound
-    counts them at OBJECT_BYTES_PER_JSON_BYTE times, text at its length."""
+def test_an_answer_is_kept_as_its_json_text_counted_at_the_memory_it_takes(services, world):
+    """An answer is kept as its values' JSON text; the bound counts the text
+    and ENTRY_BYTES for each, no less than the memory the kept answers take
+    (tracemalloc, answers of 50 bugs kept by real searches)."""
+    import gc
+    import tracemalloc
+
     import orjson
     if not keeps(services):
         pytest.skip("PostgreSQL keeps no answers")
-    sizes = []
-    put = AnswerCache.put
+    for number in range(60):
+        add_bug(services, summary=f"Many {number}", cc=[PAT, PAM], keywords=["crash"])
+    kept = AnswerCache(max_entries=1000, max_bytes=1 << 30)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(answer_cache, "_new_cache", lambda conn: kept)
+        first = search(services, PAM, dict(SEARCH, limit=50))
+        assert len(first["bugs"]) == 50 and len(kept) == 1
+        assert kept.size == len(orjson.dumps(first["bugs"])) + answer_cache.ENTRY_BYTES
+        tracemalloc.start()
+        try:
+            for offset in range(1, 41):
+                search(services, PAM, dict(SEARCH, limit=50, offset=offset))
+            gc.collect()
+            # What the kept answers hold, all made by answer_cache.py: their
+            # text, keys, generations and entries.
+            held = tracemalloc.take_snapshot().filter_traces(
+                [tracemalloc.Filter(True, answer_cache.__file__)])
+        finally:
+            tracemalloc.stop()
+    assert len(kept) == 41
+    taken = sum(stat.size for stat in held.statistics("filename"))
+    texts = sum(len(text) for _, (_, answer, _) in list(kept._entries.items())[1:]
+                for _, text in answer)
+    assert texts < taken <= kept.size * 40 / 41
 
-    def recording(self, key, generations, answer, size=None):
-        sizes.append((size, answer))
-        return put(self, key, generations, answer, size)
-    monkeypatch.setattr(AnswerCache, "put", recording)
-    shared = search(services, PAM)
-    search(services, PAM, dict(SEARCH, include_fields="id,summary"))
-    (objects_size, objects), (text_size, text) = sizes
-    assert objects is shared
-    assert objects_size == len(orjson.dumps(shared)) * answer_cache.OBJECT_BYTES_PER_JSON_BYTE
-    assert isinstance(text, bytes) and text_size == len(text)
+
+@pytest.mark.parametrize("accept, callback", [
+    (None, None), ("application/json", None), ("text/html", None), (None, "show")])
+def test_a_kept_answer_is_written_out_as_the_answer_made_anew(services, world, client,
+                                                             accept, callback):
+    """Over REST, an answer given from the kept text is the same bytes as
+    the answer made anew, for each caller, in each form REST writes."""
+    for who in CALLERS:
+        headers = {"X-BUGZILLA-API-KEY": services.api_key(who)} if who else {}
+        if accept:
+            headers["Accept"] = accept
+        query = dict(SEARCH, **({"callback": callback} if callback else {}))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(answer_cache, "KEPT_PARAMS", frozenset())
+            anew = client.simulate_get("/rest/bug", params=query, headers=headers)
+        answers = [client.simulate_get("/rest/bug", params=query, headers=headers)
+                   for _ in range(3)]
+        assert anew.status_code == 200 and b"Open to all" in anew.content
+        assert [answer.content for answer in answers] == [anew.content] * 3
+        assert [answer.headers["ETag"] for answer in answers] == [anew.headers["ETag"]] * 3
 
 
 def test_answers_kept_are_bounded_in_number_and_bytes():

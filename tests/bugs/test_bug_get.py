@@ -130,6 +130,19 @@ def test_actual_time_sums_work_time(services):
     assert bug["actual_time"] == 3.5 and bug["remaining_time"] == 6.5
 
 
+def test_actual_time_adds_the_hours_in_the_order_they_were_worked(services):
+    """0.3 + 0.2 + 0.1 is 0.6 in that order and 0.6000000000000001 from the
+    smallest up: the hours are added in the comments' order, comments of no
+    hours between them, alike for one bug and for a search's several."""
+    from bugsvc.services import bug_search
+    bug_id, other = file_bug(services, estimated_time=10), file_bug(services, estimated_time=1)
+    for hours in (0.3, 0, 0.2, 0, 0.1):
+        update_bug(services, bug_id, work_time=hours, comment={"body": f"{hours} hours"})
+    assert get_bug(services, bug_id)["actual_time"] == 0.3 + 0.2 + 0.1 == 0.6
+    found = services.call(bug_search.search, {"id": f"{bug_id},{other}"}, as_user=ADMIN)["bugs"]
+    assert [(bug["id"], bug["actual_time"]) for bug in found] == [(bug_id, 0.6), (other, 0.0)]
+
+
 def test_update_token_only_for_logged_in_and_changes_on_update(services):
     at = datetime(2026, 1, 1, tzinfo=timezone.utc)
     bug_id = file_bug(services, now=at)

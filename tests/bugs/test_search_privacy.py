@@ -409,3 +409,43 @@ def test_updating_a_bug_id_field_never_names_the_hidden_bug(services, related):
                            as_user=ADMIN)
     assert answer["bugs"][0]["changes"] == {"cf_related": {"removed": "", "added": str(other)}}
     assert services.query(stored, (visible,)) == [(str(other),)]
+
+
+@pytest.mark.parametrize("who", [None, PAT, STAFF])
+def test_each_bug_of_a_page_is_shown_as_its_own_read_shows_it(services, world, who):
+    """A page of bugs has their lists read for all of them at once (one
+    statement per list on SQLite): each bug of a search's answer is the
+    object its own read gives, hidden bugs left out of its dependencies,
+    duplicates and Bug ID field alike, for each caller."""
+    link = add_custom_field(services, "cf_link", BUG_ID)
+    neighbours = [add_bug(services, summary=f"Neighbour {n}", cc=[PAT, STAFF], aliases=[f"n{n}"])
+                  for n in range(3)]
+    add_dependency(services, world["grouped"], neighbours[0])
+    add_dependency(services, neighbours[1], world["visible"])
+    dupes = {name: add_bug(services, summary=f"{name} duplicate", status="RESOLVED",
+                           resolution="DUPLICATE", dupe_of=neighbours[2], groups=groups)
+             for name, groups in (("hidden", ["staff"]), ("open", []))}
+    set_custom_value(services, neighbours[0], link, str(world["grouped"]))
+    set_custom_value(services, neighbours[1], link, str(world["visible"]))
+    shown = {"id": ",".join(map(str, [world["visible"], *neighbours])),
+             "include_fields": "_default,duplicates"}
+    found = services.call(bug_search.search, shown, as_user=who, write=False)["bugs"]
+    assert [bug["id"] for bug in found] == [world["visible"], *neighbours]
+    for bug in found:
+        alone = services.call(bug_service.get, {"ids": [bug["id"]],
+                                                "include_fields": "_default,duplicates"},
+                              as_user=who, write=False)["bugs"][0]
+        alone.pop("update_token", None)
+        assert bug == alone
+    by_id = {bug["id"]: bug for bug in found}
+    sees = who == STAFF
+    assert by_id[world["visible"]]["depends_on"] == (
+        sorted([world["grouped"], world["vault"]]) if sees else [])
+    assert by_id[neighbours[0]]["blocks"] == ([world["grouped"]] if sees else [])
+    assert by_id[neighbours[0]]["cf_link"] == (world["grouped"] if sees else None)
+    assert by_id[neighbours[1]]["depends_on"] == [world["visible"]]
+    assert by_id[neighbours[1]]["cf_link"] == world["visible"]
+    assert by_id[neighbours[2]]["duplicates"] == (
+        sorted(dupes.values()) if sees else [dupes["open"]])
+    assert [bug["alias"] for bug in found[1:]] == [["n0"], ["n1"], ["n2"]]
+    assert MARK not in repr(found) or sees

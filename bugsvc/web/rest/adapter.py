@@ -9,6 +9,7 @@ from falcon.media.multipart import MultipartFormHandler
 
 from ... import errors
 from ...api import json_input
+from ...call.encoding import fragments_welcome
 from ...errors import ServiceError
 from .. import landing
 from ..http import parse_query, raw_path, read_body, upper_headers, valid_callback
@@ -155,7 +156,11 @@ class RestAdapter:
         body = {} if method == "GET" else parse_body(req, self.max_body_bytes)
         params = merge_params(method, path_params, query, body)
         params.pop("callback", None)
-        result = self.runner.run(operation, params, upper_headers(req), req.context.client_address)
+        # A JSON answer (JSONP too) is written out by orjson as it is:
+        # kept answers may come as their JSON text (call/encoding.py).
+        with fragments_welcome(render.negotiate(req.get_header("Accept")) != render.HTML):
+            result = self.runner.run(operation, params, upper_headers(req),
+                                     req.context.client_address)
         render.respond(req, resp, result, route.status, callback)
 
     def _options(self, req, resp, allowed, callback):
