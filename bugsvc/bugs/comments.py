@@ -24,8 +24,8 @@ from ..errors import (
 )
 from ..store.db import placeholders
 from . import activity, values, visibility
-from .lookup import visible_bug_id
-from .permissions import require_product_edit
+from .lookup import MAX_BUG_ID, numeric_bug_id, visible_bug_id
+from .permissions import product_edit_denied, product_edit_sql
 
 
 MAX_COMMENT_LENGTH = 65535
@@ -52,15 +52,23 @@ def normalise(text):
     return text
 
 
+# The count of a bug's next comment (as `insert` reads it), over alias `bug` of bugs.
+NEXT_COUNT_SQL = ("(SELECT COALESCE(MAX(nc.count) + 1, 0) FROM comments nc"
+                  " WHERE nc.bug_id = {bug}.id)")
+
+
 def insert(conn, bug_id, author_id, body, when, is_private=False, work_time=0.0, kind=PLAIN,
-           extra=None, attachment_id=None, is_markdown=False):
+           extra=None, attachment_id=None, is_markdown=False, count=None):
     """Store a comment as the bug's next one (count 0 is the description).
 
     body: already normalised text. when: aware datetime. is_markdown: the
-    body is shown rendered as Markdown. Returns the new id.
+    body is shown rendered as Markdown. count: the bug's next count
+    (NEXT_COUNT_SQL) when already read in this transaction, else None.
+    Returns the new id.
     """
-    count = conn.execute("SELECT COALESCE(MAX(count) + 1, 0) FROM comments WHERE bug_id = ?",
-                         (bug_id,)).fetchone()[0]
+    if count is None:
+        count = conn.execute("SELECT COALESCE(MAX(count) + 1, 0) FROM comments WHERE bug_id = ?",
+                             (bug_id,)).fetchone()[0]
     cur = conn.execute(
         "INSERT INTO comments (bug_id, count, author_id, created_at, body, is_private, work_time,"
         " kind, extra, attachment_id, is_markdown) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -71,11 +79,11 @@ def insert(conn, bug_id, author_id, body, when, is_private=False, work_time=0.0,
 
 
 def add(ctx, bug_id, body, is_private=False, work_time=0.0, kind=PLAIN, extra=None,
-        attachment_id=None, is_markdown=False):
+        attachment_id=None, is_markdown=False, count=None):
     """Store a comment of the caller at the call's time (see `insert`) and
     note it in the call's journal of events. Returns the new id."""
     comment_id = insert(ctx.conn, bug_id, ctx.caller.id, body, ctx.now, is_private, work_time,
-                        kind, extra, attachment_id, is_markdown)
+                        kind, extra, attachment_id, is_markdown, count)
     ctx.events.commented(bug_id, comment_id)
     return comment_id
 
@@ -273,10 +281,9 @@ def post(ctx, bug_value, text, is_private=False, work_time=None, is_markdown=Fal
     bugs; 114 comment too long; 113 private without being an insider; 52/54
     bad work_time.
     """
-    bug_id = visible_bug_id(ctx, bug_value)
-    product = ctx.conn.execute("SELECT p.id, p.name FROM bugs b JOIN products p"
-                               " ON p.id = b.product_id WHERE b.id = ?", (bug_id,)).fetchone()
-    require_product_edit(ctx, product[0], product[1])
+    bug_id, target = _comment_target(ctx, bug_value)
+    if not target["may_edit"]:
+        raise product_edit_denied(target["product"])
     body = normalise(text)
     if is_private and not visibility.is_insider(ctx):
         raise ServiceError(USER_NOT_INSIDER, "You are not allowed to make comments private.")
@@ -284,11 +291,40 @@ def post(ctx, bug_value, text, is_private=False, work_time=None, is_markdown=Fal
     if visibility.is_timetracker(ctx) and work_time is not None:
         hours = values.time_value(work_time, "work_time", allow_negative=True)
     comment_id = add(ctx, bug_id, body, is_private=is_private, work_time=hours,
-                     is_markdown=is_markdown)
+                     is_markdown=is_markdown, count=target["next_count"])
     if hours:
         record_work_time(ctx, bug_id, comment_id, hours)
     activity.touch(ctx.conn, bug_id, ctx.now)
     return comment_id
+
+
+def _comment_target(ctx, bug_value):
+    """(bug id, row) of the bug of `bug_value` that the caller must see; the
+    row: "product" (its product's name), "may_edit" (the caller may edit
+    the product's bugs, see permissions.can_edit_product) and "next_count"
+    (the count its next comment takes). A visible bug named by its number
+    is read with all of that by one statement; any other value is found
+    by visible_bug_id, which raises its errors.
+    Errors: 100/101/102 the bug (visible_bug_id's)."""
+    number = numeric_bug_id(bug_value)
+    if number is not None and number < MAX_BUG_ID:
+        row = _target_row(ctx, number, check_visible=True)
+        if row is not None and row["visible"]:
+            return number, row
+    bug_id = visible_bug_id(ctx, bug_value)
+    return bug_id, _target_row(ctx, bug_id, check_visible=False)
+
+
+def _target_row(ctx, bug_id, check_visible):
+    """_comment_target's row of bug `bug_id` (None when there is none),
+    with "visible" (the caller may see it) when `check_visible`."""
+    visible, args = visibility.bug_visibility_sql(ctx) if check_visible else ("1", [])
+    may_edit, edit_args = product_edit_sql(ctx, "b.product_id")
+    return ctx.conn.execute(
+        f"SELECT {visible} AS visible, p.name AS product, {may_edit} AS may_edit,"
+        f" {NEXT_COUNT_SQL.format(bug='b')} AS next_count"
+        " FROM bugs b JOIN products p ON p.id = b.product_id WHERE b.id = ?",
+        args + edit_args + [bug_id]).fetchone()
 
 
 # Editing comments ---------------------------------------------------------------

@@ -130,11 +130,13 @@ class Journal:
 
 
 def _people(conn, bug_id):
-    row = conn.execute("SELECT assigned_to, qa_contact, reporter FROM bugs WHERE id = ?",
-                       (bug_id,)).fetchone()
-    cc = [r[0] for r in conn.execute("SELECT user_id FROM bug_cc WHERE bug_id = ?"
-                                     " ORDER BY user_id", (bug_id,))]
-    return {"assigned_to": row[0], "qa_contact": row[1], "reporter": row[2], "cc": cc}
+    # One statement: a row per CC member (one with none when there is none).
+    rows = conn.execute("SELECT b.assigned_to, b.qa_contact, b.reporter, cc.user_id FROM bugs b"
+                        " LEFT JOIN bug_cc cc ON cc.bug_id = b.id WHERE b.id = ?"
+                        " ORDER BY cc.user_id", (bug_id,)).fetchall()
+    row = rows[0]
+    return {"assigned_to": row[0], "qa_contact": row[1], "reporter": row[2],
+            "cc": [r[3] for r in rows if r[3] is not None]}
 
 
 def load(text):

@@ -233,7 +233,7 @@ class Deliverer:
             rows = outbox.events_to_expand(ctx.conn, EXPAND_BATCH)
             for row in rows:
                 recipients.expand(ctx, row)
-                outbox.mark_expanded(ctx.conn, row["id"], now)
+            outbox.mark_expanded(ctx.conn, [row["id"] for row in rows], now)
             return rows
         rows = self._write(expand_batch, now)
         if rows:

@@ -86,9 +86,11 @@ def events_to_expand(conn: Connection, limit: int) -> list[Row]:
                         " WHERE expanded_at IS NULL ORDER BY id LIMIT ?", (limit,)).fetchall()
 
 
-def mark_expanded(conn: Connection, event_id: int, now: datetime) -> None:
-    conn.execute("UPDATE outbox_events SET expanded_at = ? WHERE id = ?",
-                 (dates.to_db(now), event_id))
+def mark_expanded(conn: Connection, event_ids: Sequence[int], now: datetime) -> None:
+    """Mark the events of `event_ids` expanded (one statement for a batch)."""
+    if event_ids:
+        conn.execute(f"UPDATE outbox_events SET expanded_at = ? WHERE id IN"
+                     f" ({placeholders(event_ids)})", [dates.to_db(now), *event_ids])
 
 
 def event(conn: Connection, event_id: int) -> Row | None:

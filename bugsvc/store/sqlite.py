@@ -1,11 +1,18 @@
 """The SQLite engine: one file, one writer at a time.
 
-One connection per thread (waitress serves each request on a worker thread;
-a connection is never shared between threads). One transaction per service
-call: `BEGIN IMMEDIATE` for writes, so concurrent writers queue on the busy
-timeout instead of failing, and a plain `BEGIN` for reads, so a call sees one
-consistent snapshot (WAL mode: readers never wait for the writer). Writes
-are never run again: SQLite runs one writer at a time, so none meets another.
+Reads run on a connection per thread (waitress serves each request on a
+worker thread). One transaction per service call: `BEGIN IMMEDIATE` for
+writes, so concurrent writers queue on the busy timeout instead of failing,
+and a plain `BEGIN` for reads, so a call sees one consistent snapshot (WAL
+mode: readers never wait for the writer). Writes are never run again:
+SQLite runs one writer at a time, so none meets another.
+
+The write transactions of a process all run on one connection of its own,
+passed from writer to writer with their turn (below): a connection drops its
+whole page cache when it begins a transaction after another connection
+wrote, so with a connection per thread every write read each page it needed
+from the operating system again; the writers' connection keeps its pages
+from one write to the next (until another process writes).
 
 Writers first queue on a lock of their own: SQLite's busy handler polls
 with growing sleeps (1, 2, 5, 10 ... 100 ms), which under load makes some
@@ -310,6 +317,10 @@ class SqliteDatabase(db.Database[SqliteConnection]):
         self._write_lock = threading.RLock()
         self._writers_file = _LockFile(writers_lock_path) if writers_lock_path else None
         self._write_depth = 0
+        # The process's connection for write transactions (and the process
+        # that made it: a worker process forked after it makes its own).
+        self._writer: SqliteConnection | None = None
+        self._writer_pid: int | None = None
 
     def connect(self) -> SqliteConnection:
         """Open and configure a new connection (autocommit mode; we issue BEGIN)."""
@@ -330,9 +341,39 @@ class SqliteDatabase(db.Database[SqliteConnection]):
         self.connection().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
 
     def in_transaction(self) -> bool:
-        """True while this thread's connection is inside a transaction."""
+        """True while this thread is inside a transaction: on its own
+        connection, or a write transaction on the writers' connection."""
         conn = getattr(self._local, "conn", None)
-        return conn is not None and conn.in_transaction
+        return (conn is not None and conn.in_transaction) or super().in_transaction()
+
+    @contextmanager
+    def transaction(self, write: bool = False, queue: bool = False) -> Iterator[SqliteConnection]:
+        """Database.transaction; write and queue transactions run on the
+        process's writers' connection (see the module's docstring)."""
+        if not (write or queue):
+            with super().transaction() as conn:
+                yield conn
+            return
+        with self._transaction_on(self._writers_connection(), db.QUEUE if queue else db.WRITE) \
+                as conn:
+            yield conn
+
+    def _writers_connection(self) -> SqliteConnection:
+        """The process's connection for write transactions, opened on first
+        use. Only a thread holding the writers' turn uses it."""
+        with self._write_lock:
+            if self._writer is None or self._writer_pid != os.getpid():
+                # One a parent process made is left alone: it is the parent's.
+                self._writer, self._writer_pid = self.connect(), os.getpid()
+            return self._writer
+
+    def close(self) -> None:
+        """Close this thread's own connection and the writers' one."""
+        super().close()
+        with self._write_lock:
+            if self._writer is not None and self._writer_pid == os.getpid():
+                self._writer.close()
+            self._writer = self._writer_pid = None
 
     @staticmethod
     def statement_too_large(exc: BaseException) -> bool:

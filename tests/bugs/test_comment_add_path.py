@@ -1,0 +1,183 @@
+"""Adding a comment (Bug.add_comment): the bug is found, checked and
+numbered by one read when it is named by its number, and by the shared
+lookup otherwise; every way gives the same answers, and each refusal stores
+nothing (no comment, no change of the bug, no outbox event)."""
+
+import pytest
+
+from bug_rows import ADMIN, add_bug, add_group, set_param, user_id
+from bugsvc.bugs import events
+from bugsvc.errors import ServiceError, http_status
+from bugsvc.services import comment
+from rpc_support import xmlrpc_call
+
+
+PLAIN = "plain@example.com"
+INSIDER = "insider@example.com"
+MEMBER = "member@example.com"
+REPORTER = "reporter@example.com"
+CC = "cc@example.com"
+ASSIGNEE = "assignee@example.com"
+QA = "qa@example.com"
+
+
+@pytest.fixture
+def world(services):
+    for login in (PLAIN, INSIDER, MEMBER, REPORTER, CC, ASSIGNEE, QA):
+        services.add_user(login)
+    add_group(services, "insiders", members=[INSIDER])
+    set_param(services, "insidergroup", "insiders")
+    add_group(services, "secret", members=[MEMBER])
+    public = add_bug(services, summary="Public", reporter=REPORTER, assigned_to=ASSIGNEE,
+                     qa_contact=QA, cc=[CC, PLAIN], aliases=["public-one"],
+                     description="Opening words.")
+    hidden = add_bug(services, summary="Hidden", groups=["secret"], reporter=REPORTER,
+                     assigned_to=ASSIGNEE, qa_contact=QA, cc=[CC], aliases=["hidden-one"])
+    closed_doors = add_bug(services, summary="Not even for its people", groups=["secret"],
+                           reporter=REPORTER, cc=[CC], is_cc_accessible=0,
+                           is_creator_accessible=0)
+    return {"public": public, "hidden": hidden, "closed": closed_doors}
+
+
+def stored(services):
+    """What a refused call must leave as it was: every comment, every bug's
+    last change and remaining time, every outbox event."""
+    return (services.query("SELECT id, bug_id, count, author_id, body, is_private, work_time"
+                           " FROM comments ORDER BY id"),
+            services.query("SELECT id, last_change_time, remaining_time FROM bugs ORDER BY id"),
+            services.query("SELECT id, bug_id, data FROM outbox_events ORDER BY id"))
+
+
+def add(services, as_user, bug, text="A comment", **more):
+    return services.call(comment.add, {"id": bug, "comment": text, **more}, as_user=as_user)["id"]
+
+
+def refused(services, as_user, bug, text="A comment", **more):
+    """The error code of a refused call, checking that it stored nothing."""
+    before = stored(services)
+    with pytest.raises(ServiceError) as caught:
+        add(services, as_user, bug, text, **more)
+    assert stored(services) == before
+    return caught.value.code
+
+
+@pytest.mark.parametrize("name", ["{id}", "#{id}", " 000{id} ", "public-one", "PUBLIC-ONE"])
+def test_every_way_of_naming_the_bug_numbers_the_comment_next(services, world, name):
+    public = world["public"]
+    first = add(services, PLAIN, name.format(id=public), "First")
+    second = add(services, PLAIN, name.format(id=public), "Second")
+    assert services.query("SELECT id, count, body FROM comments WHERE bug_id = ? AND count > 0"
+                          " ORDER BY count", (public,)) == [(first, 1, "First"),
+                                                             (second, 2, "Second")]
+
+
+def test_the_event_holds_the_people_of_the_bug_as_the_comment_left_them(services, world):
+    comment_id = add(services, PLAIN, world["public"])
+    bug_id, changer, data = services.query(
+        "SELECT bug_id, changer_id, data FROM outbox_events ORDER BY id DESC LIMIT 1")[0]
+    data = events.load(data)
+    assert (bug_id, changer) == (world["public"], user_id(services, PLAIN))
+    assert data["comments"] == [comment_id]
+    assert data["people"] == {"assigned_to": user_id(services, ASSIGNEE),
+                              "qa_contact": user_id(services, QA),
+                              "reporter": user_id(services, REPORTER),
+                              "cc": sorted([user_id(services, CC), user_id(services, PLAIN)])}
+
+
+def test_the_event_of_a_bug_without_cc_or_qa_contact(services, world):
+    bare = add_bug(services, summary="Bare", reporter=PLAIN, assigned_to=ADMIN)
+    add(services, PLAIN, bare)
+    data = events.load(services.query("SELECT data FROM outbox_events WHERE bug_id = ?",
+                                      (bare,))[0][0])
+    assert data["people"] == {"assigned_to": user_id(services, ADMIN), "qa_contact": None,
+                              "reporter": user_id(services, PLAIN), "cc": []}
+
+
+@pytest.mark.parametrize("who", [MEMBER, REPORTER, CC, ASSIGNEE, QA])
+def test_those_who_see_a_restricted_bug_may_comment_on_it(services, world, who):
+    hidden = world["hidden"]
+    comment_id = add(services, who, hidden, "Seen")
+    assert services.query("SELECT bug_id, count, author_id FROM comments WHERE id = ?",
+                          (comment_id,)) == [(hidden, 1, user_id(services, who))]
+    assert services.query("SELECT COUNT(*) FROM outbox_events WHERE bug_id = ?",
+                          (hidden,)) == [(1,)]
+
+
+@pytest.mark.parametrize("who", [PLAIN, INSIDER, ADMIN])
+def test_a_restricted_bug_is_102_by_number_and_100_by_alias_to_others(services, world, who):
+    hidden = world["hidden"]
+    assert refused(services, who, hidden) == 102
+    assert refused(services, who, f"#{hidden}") == 102
+    assert refused(services, who, "hidden-one") == 100
+    assert services.query("SELECT COUNT(*) FROM comments WHERE bug_id = ?", (hidden,)) == [(1,)]
+
+
+@pytest.mark.parametrize("who", [REPORTER, CC])
+def test_reporter_and_cc_lose_a_bug_closed_to_them(services, world, who):
+    assert refused(services, who, world["closed"]) == 102
+    assert add(services, MEMBER, world["closed"])
+
+
+def test_a_missing_bug_is_101_only_to_a_caller_who_sees_every_bug(services, world):
+    missing = world["closed"] + 1000
+    assert refused(services, PLAIN, missing) == 102
+    assert refused(services, MEMBER, missing) == 101
+    assert refused(services, MEMBER, "99999999999999999999999999") == 101
+    assert refused(services, PLAIN, "99999999999999999999999999") == 102
+    for value in ("no-such-alias", "", "12abc"):
+        assert refused(services, MEMBER, value) == 100
+
+
+def test_private_comments_are_for_insiders_alone(services, world):
+    public = world["public"]
+    assert refused(services, PLAIN, public, is_private=True) == 113
+    assert refused(services, MEMBER, world["hidden"], is_private=True) == 113
+    comment_id = add(services, INSIDER, public, "Between us", is_private=True)
+    assert services.query("SELECT is_private FROM comments WHERE id = ?", (comment_id,)) == [(1,)]
+    # The insider's private comment on a bug it may not see is still refused as hidden.
+    assert refused(services, INSIDER, world["hidden"], is_private=True) == 102
+
+
+def test_product_edit_rights_109_store_nothing(services, world):
+    editors = add_group(services, "editors", members=[INSIDER, MEMBER])
+    product_id = services.query("SELECT product_id FROM bugs WHERE id = ?",
+                                (world["hidden"],))[0][0]
+    with services.db.transaction(write=True) as conn:
+        conn.execute("INSERT INTO group_controls (group_id, product_id, membercontrol,"
+                     " othercontrol, canedit) VALUES (?, ?, 1, 1, 1)", (editors, product_id))
+    assert refused(services, PLAIN, world["public"]) == 109
+    assert refused(services, REPORTER, "hidden-one") == 109
+    assert refused(services, CC, world["hidden"]) == 109
+    # Hidden comes first: who may not see the bug is not told about the product.
+    assert refused(services, PLAIN, world["hidden"]) == 102
+    assert add(services, MEMBER, world["hidden"])
+    assert add(services, INSIDER, "public-one")
+
+
+def test_too_long_and_bad_work_time_store_nothing(services, world):
+    assert refused(services, MEMBER, world["hidden"], "x" * 65536) == 114
+    assert refused(services, PLAIN, world["public"], "x", work_time="100000") == 54
+    assert refused(services, MEMBER, world["hidden"], "x", work_time="lots") == 52
+
+
+def test_over_http_and_xmlrpc_the_answers_are_the_same(client, services, world):
+    hidden = world["hidden"]
+    key = services.api_key(PLAIN)
+    before = stored(services)
+    resp = client.simulate_post(f"/rest/bug/{hidden}/comment",
+                                headers={"X-BUGZILLA-API-KEY": key}, json={"comment": "Hi"})
+    assert (resp.status_code, resp.json["code"]) == (http_status(102), 102)
+    assert xmlrpc_call(client, "Bug.add_comment", {"id": hidden, "comment": "Hi",
+                                                   "Bugzilla_api_key": key}) == (None, 102)
+    assert stored(services) == before
+    member_key = services.api_key(MEMBER)
+    resp = client.simulate_post(f"/rest/bug/{hidden}/comment",
+                                headers={"X-BUGZILLA-API-KEY": member_key},
+                                json={"comment": "Hi"})
+    assert resp.status_code == 201
+    result, fault = xmlrpc_call(client, "Bug.add_comment", {"id": "hidden-one", "comment": "Again",
+                                                            "Bugzilla_api_key": member_key})
+    assert fault is None
+    assert services.query("SELECT id, count FROM comments WHERE bug_id = ? AND count > 0"
+                          " ORDER BY count", (hidden,)) == [(resp.json["id"], 1),
+                                                             (result["id"], 2)]
