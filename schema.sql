@@ -1024,8 +1024,8 @@ CREATE TABLE replica_waits (
 -- Its triggers are SQLite's alone: SQLite's writers take turns, so one row
 -- moved in each write's own transaction makes none of them wait; on
 -- PostgreSQL that row's lock would queue every concurrent bug write until
--- the one before commits, so there the counter stays at 0 and no answer is
--- kept (the dialect's keeps_bug_generation).
+-- the one before commits, so there the counter stays at 0 and the reading
+-- transaction's snapshot stands for it (the dialect's bug_generation_sql).
 CREATE TABLE bug_generation (
     id     INTEGER PRIMARY KEY CHECK (id = 1),
     value  INTEGER NOT NULL

@@ -59,7 +59,8 @@ def markdown(runs, title):
     for concurrency in concurrencies:
         lines += ["", f"## {concurrency} connection{'s' if concurrency > 1 else ''}", "",
                   "Requests per second, then p50 / p99 latency in ms and the server's CPU time "
-                  "per request in ms (all its processes; PostgreSQL's own server not included).",
+                  "per request in ms (all its processes; + the PostgreSQL server's processes, "
+                  "where measured: they run on the same machine).",
                   "", "| scenario | " + " | ".join(name for name, _ in runs) + " |",
                   "|---|" + "---:|" * len(runs)]
         for scenario in names:
@@ -69,10 +70,10 @@ def markdown(runs, title):
                 if not figures:
                     cells.append("")
                     continue
-                cpu = figures.get("cpu_ms_per_request")
+                cpu = report.cpu_text(figures, "db")
                 cells.append(f"**{figures['rps']:,.0f}** ({figures['p50_ms']:.1f} / "
                              f"{figures['p99_ms']:.1f}"
-                             + ("" if cpu is None else f"; cpu {cpu:.2f}") + ")"
+                             + (f"; cpu {cpu}" if cpu else "") + ")"
                              + (f" {figures['errors']} errors" if figures["errors"] else ""))
             lines.append(f"| {scenario} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

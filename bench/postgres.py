@@ -178,6 +178,53 @@ class Cluster:
                 shutil.rmtree(self.folder, ignore_errors=True)
 
 
+class LocalServer:
+    """The processes of a PostgreSQL server running on this machine, for
+    their CPU time: the postmaster (found as the parent of a connection's
+    backend) and its children, running or ended."""
+
+    def __init__(self, postmaster):
+        self.postmaster = postmaster
+
+    @classmethod
+    def of(cls, url):
+        """The server at `url` when it runs here (Linux /proc), else None."""
+        import psycopg
+        try:
+            with psycopg.connect(str(url), autocommit=True) as conn:
+                backend = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+            parent = int(_stat_fields(backend)[1])
+            if b"postgres" not in Path(f"/proc/{parent}/cmdline").read_bytes():
+                return None             # another machine's (or namespace's) process id
+        except (psycopg.Error, OSError, ValueError, IndexError):
+            return None
+        return cls(parent)
+
+    def cpu_seconds(self):
+        """CPU time (user + system) of the server so far: the postmaster's,
+        its running children's and that of the children that ended (which
+        the postmaster waited for: connections closed meanwhile)."""
+        ticks = 0
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                fields = _stat_fields(name)
+            except OSError:
+                continue                # ended meanwhile
+            if int(name) == self.postmaster:
+                ticks += sum(int(value) for value in fields[11:15])
+            elif int(fields[1]) == self.postmaster:
+                ticks += int(fields[11]) + int(fields[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _stat_fields(pid):
+    """The fields of /proc/PID/stat after the command's name (state first)."""
+    text = Path(f"/proc/{pid}/stat").read_text()
+    return text[text.rindex(")") + 2:].split()
+
+
 def _free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -108,10 +108,17 @@ def _row(name, title, concurrency, figures, ceiling):
     share = ""
     if ceiling and ceiling.get("rps"):
         share = f"{figures['rps'] / ceiling['rps']:.1%}"
-    cpu = figures.get("cpu_ms_per_request")
     return (f"| {name} | {title} | {concurrency} | {figures['rps']:,.1f} | {figures['p50_ms']:.2f} "
-            f"| {figures['p99_ms']:.2f} | {figures['errors']} | {share} | "
-            f"{'' if cpu is None else f'{cpu:.2f}'} |")
+            f"| {figures['p99_ms']:.2f} | {figures['errors']} | {share} | {cpu_text(figures)} |")
+
+
+def cpu_text(figures, database_name="database"):
+    """The serving processes' CPU ms per request, and the database server's
+    when measured ('1.20 + database 0.95'); '' when not measured."""
+    cpu = figures.get("cpu_ms_per_request")
+    text = "" if cpu is None else f"{cpu:.2f}"
+    database = figures.get("db_cpu_ms_per_request")
+    return text if database is None else f"{text} + {database_name} {database:.2f}"
 
 
 def engine_text(results):
@@ -153,7 +160,7 @@ def markdown(results):
         lines.append("- mixed load: " + ", ".join(f"{n} {s:.0f}%"
                                                   for n, s in results["mixed_shares"].items()))
     lines += ["", "| scenario | request | c | req/s | p50 ms | p99 ms | errors | of ceiling "
-                  "| server CPU ms/req |",
+                  "| server CPU ms/req (+ PostgreSQL's on this machine) |",
               "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for concurrency in results["concurrency"]:
         figures = _at(results.get("ceiling"), concurrency)

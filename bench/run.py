@@ -208,13 +208,16 @@ def summarise(raw):
             "errors": errors, "requests": raw["requests"], "raw": raw}
 
 
-def measure(server, driver, request_file, concurrencies, duration, warmup, log, sample=None):
+def measure(server, driver, request_file, concurrencies, duration, warmup, log, sample=None,
+            database=None):
     """{concurrency: figures} for one server and request file.
 
     Besides the driver's figures: the server's CPU time per request, which
     other work on the machine changes much less than the rate.
     sample: (pids, output path) to profile with py-spy during the
     measurement at the headline concurrency; the summary goes into its figures.
+    database: the database server's processes when they run on this
+    machine (postgres.LocalServer): their CPU time per request too.
     """
     results = {}
     url = server.url
@@ -225,11 +228,15 @@ def measure(server, driver, request_file, concurrencies, duration, warmup, log, 
         if sample and concurrency == profile_concurrency(concurrencies):
             samplers = profile.start(sample[0], duration, sample[1])
         cpu_before = server.cpu_seconds()
+        db_before = database.cpu_seconds() if database is not None else None
         figures = drive(driver, url, request_file, concurrency, duration)
         cpu_after = server.cpu_seconds()
         if cpu_before is not None and cpu_after is not None and figures["requests"]:
             figures["cpu_ms_per_request"] = round(
                 (cpu_after - cpu_before) * 1000 / figures["requests"], 3)
+        if db_before is not None and figures["requests"]:
+            figures["db_cpu_ms_per_request"] = round(
+                (database.cpu_seconds() - db_before) * 1000 / figures["requests"], 3)
         if samplers is not None:
             profile.wait(samplers)
             paths = [sample[1]] + [f"{sample[1]}.{n}" for n in range(len(sample[0]))]
@@ -237,7 +244,9 @@ def measure(server, driver, request_file, concurrencies, duration, warmup, log, 
         results[concurrency] = figures
         log(f"  c={concurrency:<3} {figures['rps']:>9,.1f} req/s  p50 {figures['p50_ms']:7.2f} ms"
             f"  p99 {figures['p99_ms']:7.2f} ms  errors {figures['errors']}"
-            f"  cpu {figures.get('cpu_ms_per_request', 0):.2f} ms/req")
+            f"  cpu {figures.get('cpu_ms_per_request', 0):.2f} ms/req"
+            + (f" (database {figures['db_cpu_ms_per_request']:.2f})"
+               if "db_cpu_ms_per_request" in figures else ""))
     return results
 
 
@@ -410,8 +419,11 @@ class LoadRun:
             "duration_s": args.duration, "warmup_s": args.warmup,
             "concurrency": self.concurrencies, "ceiling": {},
             "scenarios": {}, "skipped": {}, "memory_mb": {}, "log_dir": str(self.log_dir)}
+        # The database server's processes, when they are this machine's.
+        self.database = None
         if Location.of(db_path).engine_name == "postgresql":
             self.results["postgresql"] = postgresql_facts(db_path)
+            self.database = postgres.LocalServer.of(db_path)
         log(f"{self.results['bugs']:,} bugs in {db_path}; driver {driver}; {args.workers} "
             f"worker(s); {args.duration}s per measurement")
 
@@ -421,7 +433,8 @@ class LoadRun:
     def _measure(self, server, name, requests, sample=None):
         request_file = scenarios.write_request_file(self.work / f"{name}.txt", requests)
         return measure(server, self.driver, request_file, self.concurrencies, self.args.duration,
-                       self.args.warmup, self.log, sample)
+                       self.args.warmup, self.log, sample,
+                       self.database if server.name == "service" else None)
 
     def measure_ceiling(self):
         ceiling = Server([sys.executable, "-m", "bench.ceiling", "--port", "0", "--workers",

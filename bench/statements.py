@@ -17,7 +17,6 @@ Prints one line per scenario.
 """
 
 import argparse
-import os
 import random
 import sys
 import time
@@ -28,24 +27,6 @@ from . import postgres, scenarios
 COUNTED = 20                   # requests whose statements are counted
 WARM_UP = 30                   # requests before: caches filled, statements prepared
 LOGGED = ("LOG:  execute ", "LOG:  statement: ")
-
-
-def server_cpu_ms(cluster):
-    """CPU time (ms) of the cluster's server processes so far."""
-    postmaster = cluster.pid()
-    ticks = 0
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as stat:
-                text = stat.read()
-        except OSError:
-            continue
-        fields = text[text.rindex(")") + 2:].split()
-        if int(name) == postmaster or int(fields[1]) == postmaster:
-            ticks += int(fields[11]) + int(fields[12])
-    return ticks * 1000 / os.sysconf("SC_CLK_TCK")
 
 
 def logged_statements(cluster):
@@ -98,12 +79,13 @@ def measure(cluster, service, scenario, requests):
         admin.execute("ALTER SYSTEM RESET log_statement")
         admin.execute("SELECT pg_reload_conf()")
     time.sleep(0.3)
-    server, ours = server_cpu_ms(cluster), time.process_time()
+    database = postgres.LocalServer(cluster.pid())
+    server, ours = database.cpu_seconds(), time.process_time()
     for _ in range(requests):
         service.call(scenario)
     return {"statements": counted / COUNTED,
             "cpu_ms": (time.process_time() - ours) * 1000 / requests,
-            "server_cpu_ms": (server_cpu_ms(cluster) - server) / requests}
+            "server_cpu_ms": (database.cpu_seconds() - server) * 1000 / requests}
 
 
 def main(argv=None):

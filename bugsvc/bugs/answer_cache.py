@@ -17,9 +17,10 @@ committed by any process, however it was made (a call, the importer, a
 command, a repair by hand in SQL), is seen by the next request of every
 process.
 
-Only where the engine keeps the bug generation (SQLite, whose writers take
-turns; see the dialect's keeps_bug_generation) and only in read
-transactions: a call that writes searches anew.
+Only where the engine keeps a bug generation (SQLite: a counter, as its
+writers take turns; PostgreSQL: the reading transaction's snapshot, which
+any committed write moves; see the dialect's keeps_bug_generation) and only
+in read transactions: a call that writes searches anew.
 
 Bounded: at most MAX_ENTRIES answers and MAX_BYTES of memory in all
 (least recently used first out). An answer is kept as the JSON text of

@@ -46,15 +46,16 @@ class Generations:
 
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
-        self._values: tuple[int, int, int | None] | None = None
+        self._values: tuple[int, int, int | str | None] | None = None
 
-    def _read(self) -> tuple[int, int, int | None]:
+    def _read(self) -> tuple[int, int, int | str | None]:
         if self._values is None:
             sql = ("SELECT (SELECT value FROM catalog_generation WHERE id = 1),"
                    " (SELECT value FROM credential_generation WHERE id = 1)")
-            with_bugs = self._conn.dialect.keeps_bug_generation
+            dialect = self._conn.dialect
+            with_bugs = dialect.keeps_bug_generation
             if with_bugs:
-                sql += ", (SELECT value FROM bug_generation WHERE id = 1)"
+                sql += ", " + dialect.bug_generation_sql
             row = self._conn.execute(sql).fetchone()
             self._values = (row[0], row[1], row[2] if with_bugs else None)
         return self._values
@@ -70,8 +71,9 @@ class Generations:
         return self._read()[1]
 
     @property
-    def bug(self) -> int | None:
-        """The bug generation (None where the engine keeps none)."""
+    def bug(self) -> int | str | None:
+        """The bug generation (None where the engine keeps none; a value to
+        compare for equality only: Dialect.bug_generation_sql)."""
         return self._read()[2]
 
 

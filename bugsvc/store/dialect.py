@@ -93,12 +93,17 @@ class Dialect:
     name: ClassVar[str]         # "sqlite" or "postgresql"
     # An ORDER BY term giving rows in the order they were stored (migrations only).
     insertion_order: ClassVar[str]
-    # True when every bug change moves the bug generation (schema.sql's bug
-    # generation section) in its own transaction, so that a serving process
-    # may keep search answers (bugs/answer_cache.py). SQLite's only: its
-    # writers take turns anyway; PostgreSQL's concurrent writers would queue
-    # on the counter's row lock.
+    # True when the engine has a bug generation: a value that every change
+    # to what a bug search answers moves, read in a transaction by the SQL
+    # expression bug_generation_sql, so that a serving process may keep
+    # search answers (bugs/answer_cache.py). SQLite's is a counter moved in
+    # each bug write's own transaction (schema.sql's bug generation section:
+    # its writers take turns anyway). PostgreSQL's is the transaction's
+    # snapshot itself: two transactions with the same snapshot see the very
+    # same rows, and any write committed meanwhile gives a new one (a
+    # counter row would queue its concurrent writers on the row's lock).
     keeps_bug_generation: ClassVar[bool] = False
+    bug_generation_sql: ClassVar[str] = "(SELECT value FROM bug_generation WHERE id = 1)"
     # True when a statement costs no round trip (SQLite runs in the
     # process): many bugs' related lists are then read by one statement per
     # list over all of them (bugs/view.py), which the engine answers faster

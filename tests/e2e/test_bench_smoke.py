@@ -272,6 +272,10 @@ def test_postgresql_run_serves_the_seeded_bugs_from_a_cluster_of_its_own(tmp_pat
     for name in ("bug_get", "quicksearch", "comment_add"):
         figures = results["scenarios"][name]["2"]
         assert figures["requests"] > 0 and figures["errors"] == 0, name
+    # The PostgreSQL server runs here: its CPU time per request is measured too.
+    assert sum(results["scenarios"][name]["2"]["db_cpu_ms_per_request"]
+               for name in ("bug_get", "quicksearch", "comment_add")) > 0
+    assert re.search(r"\| bug_get \|.*\| [\d.]+ \+ database [\d.]+ \|", table)
     assert "- database engine: PostgreSQL " in table
     # The cluster is gone: its server stopped and its folder removed.
     folder = re.search(r"a cluster of its own \((.+?)\)", printed).group(1)

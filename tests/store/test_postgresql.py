@@ -113,6 +113,64 @@ def test_question_marks_become_placeholders_only_outside_quotes():
     assert psycopg_sql("SELECT 'it''s ?' WHERE a = ?") == "SELECT 'it''s ?' WHERE a = %s"
 
 
+def test_in_lists_of_several_placeholders_become_one_array_each():
+    from bugsvc.store.postgres.sql import array_lists
+    assert array_lists("SELECT 1 FROM t WHERE a IN (?, ?,?) AND b = ? AND c NOT IN (?, ?)"
+                       " AND d in(?,?) AND e IN (?)") == (
+        "SELECT 1 FROM t WHERE a = ANY(?) AND b = ? AND c <> ALL(?) AND d = ANY(?)"
+        " AND e IN (?)", ((0, 3), (4, 2), (6, 2)))
+    # Quoted text, lists of anything but placeholders and lists of one stay.
+    assert array_lists("SELECT 'x IN (?, ?)', (a, b) IN ((?, ?)), lower(c) IN (lower(?), ?),"
+                       " d IN (?) FROM JOIN") is None
+
+
+def test_in_lists_answer_as_lists_of_values_whatever_their_length(db):
+    """On both engines; on PostgreSQL a list of whole numbers is sent as one
+    array (`= ANY`, `<> ALL`), others value by value."""
+    with db.transaction() as conn:
+        def ids(sql, params):
+            return [row[0] for row in conn.execute(
+                "SELECT n FROM (SELECT 1 AS n UNION SELECT 2 UNION SELECT 3) AS v WHERE " + sql
+                + " ORDER BY n", params)]
+        assert ids("n IN (?, ?, ?)", (3, 1, 7)) == [1, 3]
+        assert ids("n NOT IN (?, ?) AND n > ?", (3, 1, 0)) == [2]
+        assert ids("n NOT IN (?, ?)", (3, None)) == []             # NULL: never true
+        assert ids("n IN (?, ?)", (2, None)) == [2]
+        assert ids("n IN (?, ?) AND ? = 'x'", (2, 3, "x")) == [2, 3]
+        assert ids("CAST(n AS TEXT) IN (?, ?)", ("1", "3")) == [1, 3]
+        assert ids("n IN (?, ?)", (1, 2.0)) == [1, 2]
+        with pytest.raises(OverflowError):
+            ids("n IN (?, ?)", (1, 2 ** 64))
+
+
+@pytest.mark.engine("postgresql")
+def test_an_in_list_of_any_length_is_one_prepared_statement(db, backend):
+    with db.transaction() as conn:
+        for length in (2, 3, 7, 2, 3, 7, 2, 3, 7, 11):
+            conn.execute("SELECT id FROM bugs WHERE id IN (" + ", ".join("?" * length) + ")",
+                         list(range(1, length + 1))).fetchall()
+        prepared = [row[0] for row in conn.execute(
+            "SELECT statement FROM pg_prepared_statements WHERE statement LIKE ?",
+            ("SELECT id FROM bugs WHERE id %",))]
+    assert prepared == ["SELECT id FROM bugs WHERE id = ANY($1)"]
+
+
+@pytest.mark.engine("postgresql")
+def test_rows_are_named_by_the_columns_a_statement_has_now(db, backend):
+    """Column names are kept per statement, and read again once the schema
+    changed."""
+    with db.transaction(write=True) as conn:
+        conn.execute("CREATE TEMPORARY TABLE shape (a BIGINT, b BIGINT)")
+        conn.execute("INSERT INTO shape (a, b) VALUES (1, 2)")
+        for _ in range(3):
+            row = conn.execute("SELECT * FROM shape").fetchone()
+        assert dict(row) == {"a": 1, "b": 2}
+        conn.execute("ALTER TABLE shape RENAME COLUMN b TO c")
+        cursor = conn.execute("SELECT * FROM shape")
+        assert [column[0] for column in cursor.description] == ["a", "c"]
+        assert dict(cursor.fetchone()) == {"a": 1, "c": 2}
+
+
 @pytest.mark.engine("postgresql")
 def test_rows_values_and_ids_are_what_sqlite3_gives(db, backend):
     with db.transaction(write=True) as conn:

@@ -16,7 +16,7 @@ from .. import db
 from ..dialect import Params
 from ..regexp import current_regexp_budget
 from ..schema import SchemaError
-from .sql import psycopg_sql
+from .sql import array_lists, psycopg_sql
 
 
 try:
@@ -105,18 +105,40 @@ def _row_class(names: tuple[str, ...]) -> type[Row]:
     return type("Row", (Row,), {"__slots__": (), "_index": index, "_names": names})
 
 
-def _row_factory(cursor: Any) -> Callable[[Iterable[Any]], tuple[Any, ...]]:
-    # The column names straight from the result: cursor.description would
-    # build a Column object (with its type's lookup) for each of a bug
-    # row's eighty columns on every query, a third of psycopg's time.
+# The row class of each statement's results, by the statement's text and
+# its number of columns: their names are read from the first result only,
+# not on every query (a bug row has eighty). Forgotten whenever this process
+# changes the schema (a table's columns may then be others).
+_ROW_CLASSES: dict[tuple[str | None, int], type[Row]] = {}
+_ROW_CLASSES_KEPT = 4096
+
+
+def _result_row_class(cursor: Any) -> type[Row] | None:
+    """The row class of the cursor's result (None: no result, or no rows to
+    come, as after COPY). The cursor's `statement` (set by PgConnection)
+    keeps it for the next results of that statement."""
     result = cursor.pgresult
     if result is None or not result.nfields:
-        return tuple
-    fname = result.fname
-    names = tuple(fname(number) for number in range(result.nfields))
-    if None in names:               # no rows to come (COPY): nothing to name
-        return tuple
-    return _row_class(tuple(name.decode() for name in names))
+        return None
+    key = (getattr(cursor, "statement", None), result.nfields)
+    found = _ROW_CLASSES.get(key)
+    if found is None:
+        # The names straight from the result: cursor.description would
+        # build a Column object (with its type's lookup) for each column.
+        fname = result.fname
+        names = [fname(number) for number in range(result.nfields)]
+        if None in names:
+            return None
+        found = _row_class(tuple(name.decode() for name in names))
+        if key[0] is not None:
+            if len(_ROW_CLASSES) >= _ROW_CLASSES_KEPT:
+                _ROW_CLASSES.clear()
+            _ROW_CLASSES[key] = found
+    return found
+
+
+def _row_factory(cursor: Any) -> Callable[[Iterable[Any]], tuple[Any, ...]]:
+    return _result_row_class(cursor) or tuple
 
 
 def _configure(conn: psycopg.Connection[Any]) -> None:
@@ -135,6 +157,33 @@ _INSERT = re.compile(r"^\s*INSERT\s+INTO\s+(\w+)", re.I)
 _RETURNING = re.compile(r"\bRETURNING\b", re.I)
 
 
+def _as_arrays(sql: str, params: Params) -> tuple[str, Params]:
+    """`sql` and `params` with each IN list of whole numbers sent as one
+    array (sql.array_lists); as given when a list holds anything else (a
+    text, a NULL), whose type an array would fix where each value's own
+    is inferred."""
+    found = array_lists(sql)
+    if found is None:
+        return sql, params
+    text, lists = found
+    values = list(params)
+    sent: list[Any] = []
+    position = 0
+    for start, count in lists:
+        listed = values[start:start + count]
+        for value in listed:
+            if value.__class__ is not int:
+                return sql, params
+        sent.extend(values[position:start])
+        sent.append(listed)
+        position = start + count
+    sent.extend(values[position:])
+    return text, sent
+
+
+_SCHEMA_CHANGE = re.compile(r"^\s*(CREATE|ALTER|DROP)\b", re.I)
+
+
 @functools.lru_cache(maxsize=4096)
 def _insert_table(sql: str) -> str | None:
     """The table an INSERT without RETURNING writes to, else None."""
@@ -142,11 +191,20 @@ def _insert_table(sql: str) -> str | None:
     return match.group(1).lower() if match and not _RETURNING.search(sql) else None
 
 
+@functools.lru_cache(maxsize=4096)
+def _changes_schema(sql: str) -> bool:
+    """True for a statement that creates, alters or drops (a table's columns may change)."""
+    return _SCHEMA_CHANGE.match(sql) is not None
+
+
 if psycopg is not None:
     class _Cursor(psycopg.Cursor[Any]):
         """psycopg's cursor with sqlite3's lastrowid: after an INSERT into a
-        table with an id column, the new row's id; else None."""
+        table with an id column, the new row's id; else None. statement:
+        the SQL text run (PgConnection sets it; None for others), under
+        which its results' column names are kept."""
         lastrowid: int | None = None
+        statement: str | None = None
 
         @property
         def description(self) -> list[tuple[Any, ...]] | None:  # type: ignore[override]
@@ -156,8 +214,11 @@ if psycopg is not None:
             result = self.pgresult
             if result is None or not result.nfields:
                 return None
-            return [((result.fname(number) or b"").decode(), None, None, None, None, None, None)
-                    for number in range(result.nfields)]
+            found = _result_row_class(self)
+            if found is None:
+                return [((result.fname(number) or b"").decode(), None, None, None, None, None,
+                         None) for number in range(result.nfields)]
+            return [(name, None, None, None, None, None, None) for name in found._names]
 
 
 class PgConnection:
@@ -219,6 +280,7 @@ class PgConnection:
         if self._trace is not None:
             self._trace(sql)
         cursor = cast(_Cursor, self.raw.cursor())      # the connection's cursor_factory
+        cursor.statement = statement = sql
         budget = current_regexp_budget()
         bounded = budget is not None and not budget.bounded
         table = _insert_table(sql)
@@ -231,6 +293,7 @@ class PgConnection:
             self.dialect.bound_regexps(self, budget)
         try:
             if params:
+                sql, params = _as_arrays(sql, params)
                 cursor.execute(psycopg_sql(sql), params)
             else:
                 cursor.execute(sql if "%" not in sql else psycopg_sql(sql))
@@ -240,6 +303,8 @@ class PgConnection:
             if "NUL" in str(exc):
                 raise db.TextRefused(str(exc)) from None
             raise
+        if _changes_schema(statement):
+            _ROW_CLASSES.clear()
         if bounded:
             # Only that statement is bounded: the next one of the
             # transaction lifts the limit first (the end of the transaction

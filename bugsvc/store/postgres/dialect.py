@@ -55,6 +55,10 @@ class PostgresDialect(Dialect):
     name = "postgresql"
     insertion_order = "ctid"
     candidates_form = "condition"
+    # The bug generation is the transaction's snapshot (the transactions it
+    # sees as running, and the first one not begun yet): see Dialect.
+    keeps_bug_generation = True
+    bug_generation_sql = "pg_current_snapshot()::text"
 
     def __init__(self, unicode_regexps: bool = True) -> None:
         self.unicode_regexps = unicode_regexps

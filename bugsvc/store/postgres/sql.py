@@ -65,6 +65,43 @@ def psycopg_sql(sql: str) -> str:
     return "".join(out)
 
 
+# An IN list of two or more placeholders alone: `x IN (?, ?)`, `x NOT IN (?, ?, ?)`.
+_IN_LIST = re.compile(r"\b(NOT\s+)?IN\s*\(\s*\?(?:\s*,\s*\?)+\s*\)", re.I)
+
+
+@functools.lru_cache(maxsize=8192)
+def array_lists(sql: str) -> tuple[str, tuple[tuple[int, int], ...]] | None:
+    """`sql` with each IN list of two or more placeholders alone as one
+    placeholder for an array (`x IN (?, ?)` as `x = ANY(?)`, `x NOT IN (?,
+    ?)` as `x <> ALL(?)`, which PostgreSQL defines alike, NULLs included),
+    and where each list's values are among the statement's (first position,
+    count); None when `sql` has no such list. One text whatever the lists'
+    lengths, so PostgreSQL prepares and plans it once, not once per length.
+    A list of one stays `x IN (?)`, which PostgreSQL plans as `x = ?`: the
+    plan it keeps for an array assumes several values (a GET of one bug
+    would then be planned anew each time, as cheaper than that plan)."""
+    out: list[str] = []
+    lists: list[tuple[int, int]] = []
+    index = 0
+    for kind, text in _scan(sql):
+        if kind != "code":
+            out.append(text)
+            continue
+        position = 0
+        for match in _IN_LIST.finditer(text):
+            before = text[position:match.start()]
+            index += before.count("?")
+            count = match.group(0).count("?")
+            lists.append((index, count))
+            index += count
+            out.append(before)
+            out.append("<> ALL(?)" if match.group(1) else "= ANY(?)")
+            position = match.end()
+        out.append(text[position:])
+        index += text[position:].count("?")
+    return ("".join(out), tuple(lists)) if lists else None
+
+
 def _without_comments(sql: str) -> str:
     return "".join(text for kind, text in _scan(sql) if kind != "comment").strip()
 
