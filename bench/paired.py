@@ -19,8 +19,8 @@ With --postgresql the same service on PostgreSQL too (a cluster of its own
 holding a copy of the same seeded database, bench.postgres; --pg-folder
 keeps it between runs): the ceiling against it, SQLite's service against
 it for every scenario (the target: PostgreSQL at 0.5 of SQLite's rate or
-more), and its --workers 2 against 1. The SQLite service keeps search
-answers (`search`); on PostgreSQL every search is made anew.
+more), and its --workers 2 against 1, with the PostgreSQL server's CPU
+time per request beside the service's.
 
 Every request carries an API key, reads too (`X-BUGZILLA-API-KEY`, one of
 the writers' keys the run creates), as the speed targets are set: an API
@@ -90,6 +90,7 @@ class PairedRun:
                                                                random.Random(args.seed))}
         self.files = {}
         self.pg_url = None
+        self.pg_server = None           # its processes, for their CPU time (postgres.LocalServer)
 
     @property
     def workload(self):
@@ -136,6 +137,7 @@ class PairedRun:
         try:
             self.log(f"PostgreSQL: the seeded database in a cluster of its own ({folder}) ...")
             self.pg_url, seconds = postgres.load(cluster, self.db_path)
+            self.pg_server = postgres.LocalServer.of(self.pg_url)
             if seconds is not None:
                 self.log(f"  copied in {seconds:.0f} s")
             self.workloads["postgresql"] = scenarios.Workload.from_db(
@@ -148,7 +150,8 @@ class PairedRun:
         engine = getattr(server, "engine", "sqlite")
         figures = measure(server, self.driver, self.request_file(scenario, engine),
                           [HEADLINE_CONCURRENCY], self.args.duration, self.args.warmup,
-                          lambda _: None)
+                          lambda _: None, database=self.pg_server if engine == "postgresql"
+                          else None)
         return figures[HEADLINE_CONCURRENCY]
 
     def pairs(self, first, second, scenario_of_first, scenario_of_second, label):
@@ -163,7 +166,8 @@ class PairedRun:
                            "second_errors": b["errors"],
                            "first_cpu_ms": a.get("cpu_ms_per_request"),
                            "second_cpu_ms": b.get("cpu_ms_per_request"),
-                           "second_driver_cpu_ms": b.get("driver_cpu_ms_per_request")})
+                           "second_driver_cpu_ms": b.get("driver_cpu_ms_per_request"),
+                           "second_db_cpu_ms": b.get("db_cpu_ms_per_request")})
             self.log(f"  {label} round {number + 1}: {a['rps']:,.0f} / {b['rps']:,.0f} req/s"
                      f" -> {ratio:.3f}")
         return rounds
@@ -193,7 +197,7 @@ def summary(rounds):
     result = {"median": round(statistics.median(ratios), 3), "lowest": min(ratios),
               "highest": max(ratios)}
     for key in ("second_p50_ms", "second_p99_ms", "first_cpu_ms", "second_cpu_ms",
-                "second_driver_cpu_ms"):
+                "second_driver_cpu_ms", "second_db_cpu_ms"):
         values = [r[key] for r in rounds if r.get(key) is not None]
         result[key] = round(statistics.median(values), 3) if values else None
     return result
@@ -291,9 +295,8 @@ def markdown(results):
         settings = ", ".join(f"{name}={value}" for name, value in pg["settings"].items()
                              if name != "server_version")
         lines += ["", f"PostgreSQL {pg['settings'].get('server_version')} on the same machine, "
-                  f"a copy of the same seeded database ({settings}); its server's own CPU is not "
-                  "in the service's CPU per request. On PostgreSQL every search is made anew "
-                  "(no kept answers)."]
+                  f"a copy of the same seeded database ({settings}); its server's own CPU per "
+                  "request is shown apart (+ PostgreSQL's), when the second server is on it."]
     return "\n".join(lines) + "\n"
 
 
@@ -303,6 +306,8 @@ def _latency_row(label, figures):
     within = "" if spread is None else ("yes" if spread <= P99_TARGET else "**no**")
     cpu = " / ".join("-" if value is None else f"{value:.2f}"
                      for value in (figures.get("first_cpu_ms"), figures.get("second_cpu_ms")))
+    if figures.get("second_db_cpu_ms") is not None:
+        cpu += f" (+ PostgreSQL's {figures['second_db_cpu_ms']:.2f})"
     return (f"| {label} | {_or_dash(p50)} | {_or_dash(p99)} "
             f"| {'-' if spread is None else f'{spread:.1f}'} | {within} | {cpu} "
             f"| {_or_dash(figures.get('second_driver_cpu_ms'))} |")

@@ -193,7 +193,8 @@ class LocalServer:
         try:
             with psycopg.connect(str(url), autocommit=True) as conn:
                 backend = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
-            parent = int(_stat_fields(backend)[1])
+                # While the connection is open: its backend ends with it.
+                parent = int(_stat_fields(backend)[1])
             if b"postgres" not in Path(f"/proc/{parent}/cmdline").read_bytes():
                 return None             # another machine's (or namespace's) process id
         except (psycopg.Error, OSError, ValueError, IndexError):

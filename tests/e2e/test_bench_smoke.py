@@ -304,6 +304,9 @@ def test_paired_run_on_postgresql_reports_its_ratios_beside_sqlite(tmp_path, tin
         assert measured["first_rps"] > 0 and measured["second_rps"] > 0
         assert measured["second_errors"] == 0
         assert figures["median"] == measured["ratio"] > 0
+    # The PostgreSQL server's own CPU beside the service's, when it is measured.
+    assert pg["shares"]["bug_get"]["second_db_cpu_ms"] > 0
+    assert pg["engines"]["comment_add"]["second_db_cpu_ms"] > 0
     table = (tmp_path / "paired.md").read_text()
     for row in ("| bug_get (PostgreSQL) / ceiling |", "| comment_add: PostgreSQL / SQLite |",
                 "| search (PostgreSQL): --workers 2 / 1 |", "| bug_get / ceiling |"):
