@@ -86,7 +86,7 @@ class UnitOfWork:
             caller: int | None | Callable[[Connection, cache.Generations], Caller] = None,
             now: datetime | None = None, remote_ip: str = LOCAL,
             fields: FieldFilter | None = None, events: bool = True, catalog: bool = True,
-            replica: bool = False, anonymous: bool = False) -> T:
+            replica: bool = False, anonymous: bool = False, locked: bool = False) -> T:
         """work(ctx) in one transaction, run again from the start (in a new
         transaction, with a new Context) when it met a concurrent one it
         cannot be ordered with (Database.attempts); committed when it
@@ -103,6 +103,7 @@ class UnitOfWork:
         not read before its first write). replica: a read that a replica of
         the database may serve (when it has replicas: see _on_replica);
         anonymous: the caller reads nothing to be known (no credentials).
+        locked: a write whose work holds a lock row (Database.transaction).
         Returns work's result.
         """
         if replica and not write and self.db.has_replicas:
@@ -112,7 +113,7 @@ class UnitOfWork:
             except Unserved:
                 pass                    # the primary serves it, as without replicas
         written = 0
-        for attempt in self.db.attempts(write=write):
+        for attempt in self.db.attempts(write=write or locked, locked=locked):
             with attempt as conn:
                 seen = cache.Generations(conn)
                 who = caller(conn, seen) if callable(caller) else self._load_caller(conn, caller)

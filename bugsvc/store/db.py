@@ -40,10 +40,11 @@ BUSY_TIMEOUT_MS = 30000
 # Seconds a read replica may be behind its primary and still serve reads (default).
 REPLICA_MAX_LAG = 5.0
 
-# What a transaction is for: reading (one snapshot), writing, or claiming and
-# settling queue rows (store/outbox.py), which engines with many writers at
-# once run otherwise than other writes.
-READ, WRITE, QUEUE = "read", "write", "queue"
+# What a transaction is for: reading (one snapshot), writing, claiming and
+# settling queue rows (store/outbox.py), or writing what only the holder of
+# a lock row writes (the outbox's expansion), which engines with many
+# writers at once run otherwise than other writes.
+READ, WRITE, QUEUE, LOCKED = "read", "write", "queue", "locked"
 
 
 class Unserved(Exception):
@@ -147,12 +148,17 @@ class Database(Generic[C]):
     # Transactions ------------------------------------------------------------------
 
     @contextmanager
-    def transaction(self, write: bool = False, queue: bool = False) -> Iterator[C]:
+    def transaction(self, write: bool = False, queue: bool = False,
+                    locked: bool = False) -> Iterator[C]:
         """Yield a connection inside one transaction (this thread's own, or
         one the engine lends). Commits when the block ends normally; rolls
         back on any exception. queue: a write transaction that claims or
-        settles queue rows (store/outbox.py)."""
-        mode = QUEUE if queue else WRITE if write else READ
+        settles queue rows (store/outbox.py). locked: a write transaction
+        whose work holds a lock row, so that no concurrent transaction
+        writes what it writes; it reads one snapshot, without the checks
+        that order concurrent writers (PostgreSQL's serializable ones would
+        cancel it for reads that merely overlap theirs)."""
+        mode = QUEUE if queue else LOCKED if locked else WRITE if write else READ
         with self._transaction_connection() as conn:
             with self._transaction_on(conn, mode):
                 yield conn
@@ -175,15 +181,15 @@ class Database(Generic[C]):
             conn.close()
 
     def attempts(self, write: bool = False, separate: bool = False,
-                 queue: bool = False) -> "Attempts[C]":
+                 queue: bool = False, locked: bool = False) -> "Attempts[C]":
         """Tries of one transaction (see Attempts): run again from the start
         when it met a concurrent one it cannot be ordered with (only engines
         with many writers at once meet one)."""
         if separate:
             return Attempts(lambda: self.separate_transaction(write), self._retryable,
                             self.TRIES, self.PATIENCE)
-        return Attempts(lambda: self.transaction(write, queue), self._retryable, self.TRIES,
-                        self.PATIENCE)
+        return Attempts(lambda: self.transaction(write, queue, locked), self._retryable,
+                        self.TRIES, self.PATIENCE)
 
     # Read replicas (engines with has_replicas) ------------------------------------
 

@@ -347,10 +347,12 @@ class SqliteDatabase(db.Database[SqliteConnection]):
         return (conn is not None and conn.in_transaction) or super().in_transaction()
 
     @contextmanager
-    def transaction(self, write: bool = False, queue: bool = False) -> Iterator[SqliteConnection]:
-        """Database.transaction; write and queue transactions run on the
-        process's writers' connection (see the module's docstring)."""
-        if not (write or queue):
+    def transaction(self, write: bool = False, queue: bool = False,
+                    locked: bool = False) -> Iterator[SqliteConnection]:
+        """Database.transaction; write, queue and locked transactions run on
+        the process's writers' connection (see the module's docstring), all
+        as writes: SQLite's writers take turns anyway."""
+        if not (write or queue or locked):
             with super().transaction() as conn:
                 yield conn
             return

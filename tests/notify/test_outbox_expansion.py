@@ -45,3 +45,28 @@ def test_a_round_marks_its_batch_expanded_and_leaves_the_rest_for_the_next(servi
     assert sorted(row[0] for row in services.query(
         "SELECT DISTINCT bug_id FROM outbox_messages")) == bugs
     assert deliverer.expand() == 0
+
+
+def test_expanding_holds_its_lock_without_serializable_checks(services, monkeypatch):
+    """The expansion writes only what its lock row's holder writes: it runs
+    as a write (SQLite: in the writers' turn) in one snapshot, without the
+    serializable checks that on PostgreSQL cancelled it for reading the
+    bugs and events concurrent comments were writing."""
+    services.add_user("dev@example.com")
+    set_param(services, "mail_delivery_method", "Test")
+    file_bug(services, assigned_to="dev@example.com", summary="Watched")
+    seen = []
+    expand = worker.recipients.expand
+
+    def watched(ctx, row):
+        conn = ctx.conn
+        if conn.dialect.name == "postgresql":
+            seen.append(conn.execute("SHOW transaction_isolation").fetchone()[0])
+        else:
+            seen.append("writers' turn" if services.db._write_depth else "no turn")
+        return expand(ctx, row)
+    monkeypatch.setattr(worker.recipients, "expand", watched)
+    assert Deliverer(services.units, clock=lambda: T0).expand() == 1
+    wanted = "repeatable read" if services.db.dialect.name == "postgresql" else "writers' turn"
+    assert seen == [wanted]
+    assert services.query("SELECT COUNT(*) FROM outbox_messages")[0][0] > 0

@@ -45,6 +45,7 @@ _BULK = "bulk"
 _BEGINS = {db.READ: "BEGIN ISOLATION LEVEL REPEATABLE READ",
            db.WRITE: "BEGIN ISOLATION LEVEL SERIALIZABLE",
            db.QUEUE: "BEGIN ISOLATION LEVEL READ COMMITTED",
+           db.LOCKED: "BEGIN ISOLATION LEVEL REPEATABLE READ",
            _BULK: "BEGIN"}
 # SQLSTATEs of a transaction that met a concurrent one: serialization
 # failure, deadlock, and a unique key taken by a concurrent insert (which
