@@ -332,6 +332,22 @@ def keyed(requests, keys, seed):
             for method, target, key, body in requests]
 
 
+def simulate(client, request):
+    """Send `request` (a request tuple) through falcon's test `client`, in
+    process; returns the answer's body bytes. Errors: RuntimeError for an
+    answer of 300 or more."""
+    method, target, key, body = request
+    headers = {"X-BUGZILLA-API-KEY": key} if key else {}
+    if body:
+        headers["Content-Type"] = "application/json"
+    path, _, query = target.partition("?")
+    answer = client.simulate_request(method, path, query_string=query, headers=headers,
+                                     body=body or None)
+    if answer.status_code >= 300:
+        raise RuntimeError(f"{method} {target}: {answer.status_code} {answer.text[:200]}")
+    return answer.content
+
+
 def write_request_file(path, requests):
     """One request per line: METHOD, path, API key, body, separated by tabs."""
     with open(path, "w", encoding="utf-8") as handle:

@@ -49,15 +49,7 @@ class Service:
         self.rng = rng
 
     def call(self, scenario):
-        method, path, key, body = scenario.make(self.workload, self.rng)
-        headers = {"X-BUGZILLA-API-KEY": key} if key else {}
-        if body:
-            headers["Content-Type"] = "application/json"
-        path, _, query = path.partition("?")
-        answer = self.client.simulate_request(method, path, query_string=query,
-                                              headers=headers, body=body or None)
-        if answer.status_code >= 300:
-            raise RuntimeError(f"{method} {path}: {answer.status_code} {answer.text[:200]}")
+        scenarios.simulate(self.client, scenario.make(self.workload, self.rng))
 
 
 def measure(cluster, service, scenario, requests):
