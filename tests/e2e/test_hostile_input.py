@@ -470,14 +470,18 @@ def test_a_statement_beyond_sqlites_limits_is_a_user_error_and_rolls_back(config
 
     def careless_service(ctx, params):
         ctx.conn.execute("INSERT INTO keywords (name, description) VALUES ('kept?', 'x')")
-        ids = params["ids"]
-        ctx.conn.execute(f"SELECT id FROM bugs WHERE id IN ({', '.join('?' for _ in ids)})", ids)
+        aliases = params["aliases"]
+        marks = ", ".join("?" for _ in aliases)
+        ctx.conn.execute(f"SELECT bug_id FROM bug_aliases WHERE alias IN ({marks})", aliases)
         return {}
 
+    # Text values, each one a value of the statement on either engine (a list
+    # of whole numbers goes to PostgreSQL as one array, of any length).
     runner = Runner(unit_of_work(db, config, lambda: FIXED_NOW))
     with pytest.raises(ServiceError) as raised:
         runner.run(Operation("Test.careless", careless_service, writes=True),
-                   {"ids": list(range(MORE_THAN_SQLITE_TAKES + 1))}, {}, "127.0.0.1")
+                   {"aliases": [f"a{n}" for n in range(MORE_THAN_SQLITE_TAKES + 1)]}, {},
+                   "127.0.0.1")
     assert raised.value.code == 32000 and "too many values" in raised.value.message
     assert services.query("SELECT COUNT(*) FROM keywords WHERE name = 'kept?'") == [(0,)]
 
