@@ -113,7 +113,7 @@ class UnitOfWork:
             except Unserved:
                 pass                    # the primary serves it, as without replicas
         written = 0
-        for attempt in self.db.attempts(write=write or locked, locked=locked):
+        for attempt in self.db.attempts(write=write, locked=locked):
             with attempt as conn:
                 seen = cache.Generations(conn)
                 who = caller(conn, seen) if callable(caller) else self._load_caller(conn, caller)

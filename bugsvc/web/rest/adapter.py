@@ -158,10 +158,11 @@ class RestAdapter:
         params.pop("callback", None)
         # A JSON answer (JSONP too) is written out by orjson as it is:
         # kept answers may come as their JSON text (call/encoding.py).
-        with fragments_welcome(render.negotiate(req.get_header("Accept")) != render.HTML):
+        media = render.negotiate(req.get_header("Accept"))
+        with fragments_welcome(media != render.HTML):
             result = self.runner.run(operation, params, upper_headers(req),
                                      req.context.client_address)
-        render.respond(req, resp, result, route.status, callback)
+        render.respond(req, resp, result, route.status, callback, media)
 
     def _options(self, req, resp, allowed, callback):
         render.respond(req, resp, {}, 200, callback)

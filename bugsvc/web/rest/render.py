@@ -61,9 +61,10 @@ def encode(result, media, callback=None):
     return json_bytes(data), content_type
 
 
-def respond(req, resp, result, status, callback=None):
-    """Fill falcon's `resp` with `result`, negotiated against `req`."""
-    media = negotiate(req.get_header("Accept"))
+def respond(req, resp, result, status, callback=None, media=None):
+    """Fill falcon's `resp` with `result`, as `media` (default: negotiated
+    against `req`'s Accept header)."""
+    media = media or negotiate(req.get_header("Accept"))
     body, content_type = encode(result, media, callback)
     resp.status = status
     resp.content_type = content_type
