@@ -269,6 +269,8 @@ def test_an_administrators_key_carries_every_account_and_its_memberships(bugzill
     # read, and the import makes no membership the source does not show.
     imported = {"kernel-insiders", "kernel-staff", "old-team", "reviewers"}
     assert not imported & {name for name, _ in memberships(target, "admin@example.com")}
+    assert "The groups the import made have no member groups and no blessing groups (not " \
+           "even admin)" in report
     # Granted by kernel-staff's regexp at the source: a regexp grant here
     # too, also for Dana, whom 5.2 shows alike although she was added by hand.
     assert memberships(target, "ken@kernel.example.org") == [("kernel-staff", 2)]
