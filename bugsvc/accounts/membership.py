@@ -45,11 +45,11 @@ def grant_admin(conn, group_id):
     """Make the admin group a member of group `group_id` with a bless and a
     visibility grant on it, as the reference does for every group it
     creates once its admin group exists, and make the accounts that are
-    members of admin members of it (derived). Returns whether there is an
-    admin group (nothing is done without one, or for admin itself)."""
+    members of admin members of it (derived). Nothing without an admin
+    group, or for admin itself."""
     admin = conn.execute("SELECT id FROM groups WHERE name = 'admin'").fetchone()
     if admin is None or admin[0] == group_id:
-        return False
+        return
     conn.execute("INSERT INTO group_group_map (member_id, grantor_id) VALUES (?, ?)",
                  (admin[0], group_id))
     conn.execute("INSERT INTO group_grants (member_id, grantor_id, grant_type) VALUES (?, ?, ?)",
@@ -60,7 +60,6 @@ def grant_admin(conn, group_id):
         (admin[0],))]
     if admins:
         refresh_derived(conn, admins)
-    return True
 
 
 def create_bug_group(conn, name, description, user_regexp="", is_active=True, icon_url=""):
