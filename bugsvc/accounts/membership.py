@@ -17,8 +17,10 @@ GRANT_DIRECT = 0
 GRANT_DERIVED = 1
 GRANT_REGEXP = 2
 
-# group_grants' grant type by which members of one group see the members of
-# another while usevisibilitygroups is on.
+# group_grants' grant types: the members of one group may add and remove
+# the members of another (bless), or see them while usevisibilitygroups is
+# on (visibility).
+GRANT_BLESS = 1
 GRANT_VISIBLE = 2
 
 
@@ -39,25 +41,39 @@ def grant_admin_visibility(conn, group_ids):
                       if group_id != admin[0] and group_id not in held])
 
 
+def grant_admin(conn, group_id):
+    """Make the admin group a member of group `group_id` with a bless and a
+    visibility grant on it, as the reference does for every group it
+    creates once its admin group exists, and make the accounts that are
+    members of admin members of it (derived). Nothing without an admin
+    group, or for admin itself."""
+    admin = conn.execute("SELECT id FROM groups WHERE name = 'admin'").fetchone()
+    if admin is None or admin[0] == group_id:
+        return
+    conn.execute("INSERT INTO group_group_map (member_id, grantor_id) VALUES (?, ?)",
+                 (admin[0], group_id))
+    conn.execute("INSERT INTO group_grants (member_id, grantor_id, grant_type) VALUES (?, ?, ?)",
+                 (admin[0], group_id, GRANT_BLESS))
+    grant_admin_visibility(conn, [group_id])
+    admins = [row[0] for row in conn.execute(
+        "SELECT DISTINCT user_id FROM user_groups WHERE group_id = ? AND is_bless = 0",
+        (admin[0],))]
+    if admins:
+        refresh_derived(conn, admins)
+
+
 def create_bug_group(conn, name, description, user_regexp="", is_active=True, icon_url=""):
-    """Store a new bug group with the members it starts with: members of
-    `admin` become its members and blessers (the reference grants them
-    through its admin group), the admin group sees its members, and
-    accounts whose login matches `user_regexp` become members. Returns the
-    group's id."""
+    """Store a new bug group: the admin group becomes its member, with bless
+    and visibility grants on it (grant_admin), so the members of admin are
+    members through it (derived, for as long as they are admins), and
+    accounts whose login matches `user_regexp` become members. Nobody is
+    made a direct member. Returns the group's id."""
     cur = conn.execute(
         "INSERT INTO groups (name, description, is_bug_group, user_regexp, is_active, icon_url)"
         " VALUES (?, ?, 1, ?, ?, ?) RETURNING id",
         (name, description, user_regexp, int(is_active), icon_url))
     group_id = cur.fetchone()[0]
-    admins = [row[0] for row in conn.execute(
-        "SELECT DISTINCT ug.user_id FROM user_groups ug JOIN groups g ON g.id = ug.group_id"
-        " WHERE g.name = 'admin' AND ug.is_bless = 0")]
-    conn.executemany("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
-                     " VALUES (?, ?, ?, ?)",
-                     [(user_id, group_id, is_bless, GRANT_DIRECT)
-                      for user_id in admins for is_bless in (0, 1)])
-    grant_admin_visibility(conn, [group_id])
+    grant_admin(conn, group_id)
     refresh_for_group(conn, group_id)
     return group_id
 

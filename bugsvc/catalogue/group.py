@@ -83,8 +83,9 @@ def _clean_icon_url(url):
 
 def create(ctx, name, description, user_regexp, is_active, icon_url):
     """Store a new bug group. Accounts whose login matches user_regexp
-    become members at once; members of `admin` become members and blessers
-    of the group. Returns its id.
+    become members at once; the admin group becomes a member of it, with
+    bless and visibility grants, so members of `admin` are its members and
+    blessers for as long as they are admins. Returns its id.
     Errors: 800 empty name; 801 name exists; 804 unusable name; 802 empty
     description; 803 invalid regexp.
     """
@@ -236,7 +237,7 @@ def _members(ctx, group_id):
 
 # Bugzilla's grant types between groups kept in group_grants (its
 # membership grant, 0, is group_group_map's).
-GRANT_BLESS, GRANT_VISIBLE = 1, 2
+GRANT_BLESS, GRANT_VISIBLE = membership.GRANT_BLESS, membership.GRANT_VISIBLE
 # The lists of groups editgroups.cgi sets, each with where it is kept.
 GRANT_LISTS = {"member_groups": None, "bless_groups": GRANT_BLESS,
                "visible_to": GRANT_VISIBLE}

@@ -196,7 +196,8 @@ def create(ctx, name, description, version, default_milestone=None, classificati
 def _create_product_group(ctx, product_id, product_name):
     """The reference's makeproductgroups: a bug group named like the product
     (with '_' appended while taken), Default for members, NA for others;
-    members of admin get membership and bless rights, as on group create."""
+    the admin group is made its member, with bless and visibility grants,
+    as on group create."""
     group_name = product_name
     while catalog.group_by_name(ctx.conn, group_name) is not None:
         group_name += "_"

@@ -387,7 +387,10 @@ class _Importer:
                                  "carried: the import reads them only from Bugzilla 5.2's "
                                  "administration pages, with the password of the key's "
                                  "account (a creategroups member) in BUGSVC_IMPORT_PASSWORD; "
-                                 "else set them on editgroups.cgi.")
+                                 "else set them on editgroups.cgi. The groups the import made "
+                                 "have no member groups and no blessing groups (not even "
+                                 "admin): the target's administrators are their members only "
+                                 "where the source showed them so.")
             return {}
         grants = {}
         for group in listed:

@@ -220,18 +220,12 @@ class Target:
             group_id = self.groups[name.lower()] = cur.lastrowid
             self.regexps[group_id] = ""
             self.report.count("groups")
-            # As every new group: the administrators become members and blessers,
-            # and the admin group sees its members.
+            # The admin group sees its members, as the target's every group.
+            # It is not made a member (nor a blesser) of it, as a group made
+            # by Group.create is: who is a member, and through which groups,
+            # is the source's, whose inheritance carry_group_grants brings
+            # (the admin group's among it, where the source still has it).
             grant_admin_visibility(self.conn, [group_id])
-            admins = [row[0] for row in self.conn.execute(
-                "SELECT DISTINCT ug.user_id FROM user_groups ug JOIN groups g"
-                " ON g.id = ug.group_id WHERE g.name = 'admin' AND ug.is_bless = 0")]
-            for user_id in admins:
-                for is_bless in (0, 1):
-                    self.conn.execute(
-                        "INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
-                        " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                        (user_id, group_id, is_bless, GRANT_DIRECT))
         return group_id
 
     # Products and what belongs to them -------------------------------------------

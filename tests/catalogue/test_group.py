@@ -4,9 +4,13 @@ from datetime import datetime, timezone
 
 import pytest
 
-from accounts import ADMIN
+from accounts import ADMIN, ADMIN_PASSWORD
+from bug_support import NA, SHOWN, control, file_bug
+from bugsvc.accounts.caller import load_caller
+from bugsvc.accounts.membership import GRANT_DERIVED as DERIVED
 from bugsvc.errors import ServiceError
 from bugsvc.services import group, instance
+from page_support import Browser
 
 
 SYSTEM_GROUP_COUNT = 14
@@ -29,6 +33,19 @@ def member_ids(services, group_id, grant_type=None):
         sql += " AND grant_type = ?"
         args.append(grant_type)
     return {row[0] for row in services.query(sql, args)}
+
+
+def rows_in_group(services, login, group_id):
+    """(is_bless, grant_type) of each row putting `login` in the group."""
+    return services.query("SELECT ug.is_bless, ug.grant_type FROM user_groups ug"
+                          " JOIN users u ON u.id = ug.user_id WHERE lower(u.login) = lower(?)"
+                          " AND ug.group_id = ? ORDER BY 1, 2", (login, group_id))
+
+
+def load(services, user_id):
+    """The Caller of account `user_id`, as a call would resolve it."""
+    with services.db.transaction() as conn:
+        return load_caller(conn, user_id)
 
 
 def error_code(services, function, params, as_user):
@@ -109,14 +126,23 @@ def test_create_applies_user_regexp_at_once(services):
     assert carol not in regexp_members
 
 
-def test_create_makes_admins_members_and_blessers_but_not_the_creator(services, creator):
+def test_create_makes_the_admin_group_a_member_blesser_and_viewer_and_nobody_direct(
+        services, creator):
+    """As Bugzilla's Group->create: the admin group becomes a member of the
+    new group, with bless and visibility grants on it; the administrator is
+    a member through admin (derived), with no direct row and no bless row of
+    its own, and blesses it through admin's grant."""
     group_id = make_group(services, "fresh")
-    admin_id = services.query("SELECT id FROM users WHERE login = ?", (ADMIN,))[0][0]
-    assert admin_id in member_ids(services, group_id)
-    assert services.query("SELECT 1 FROM user_groups WHERE user_id = ? AND group_id = ?"
-                          " AND is_bless = 1", (admin_id, group_id))
+    answer = services.call(group.inheritance, {"ids": [group_id]}, as_user=ADMIN, write=False)
+    assert answer["groups"][0] == {"id": group_id, "name": "fresh", "member_groups": ["admin"],
+                                   "member_of": [], "bless_groups": ["admin"],
+                                   "visible_to": ["admin"]}
+    admin_id = services.user_id(ADMIN)
+    assert rows_in_group(services, ADMIN, group_id) == [(0, DERIVED)]
+    assert group_id in load(services, admin_id).bless_group_ids
     other = services.call(group.create, {"name": "by-creator", "description": "d"}, as_user=creator)
     assert creator not in member_ids(services, other["id"])
+    assert member_ids(services, other["id"]) == {admin_id}
 
 
 def test_create_is_audited_for_last_audit_time(services):
@@ -149,6 +175,135 @@ def test_create_over_http_as_anonymous_and_plain_user(client, services):
     plain = client.simulate_post("/rest/group", params={"Bugzilla_api_key": key}, json=body)
     assert (plain.status_code, plain.json["code"]) == (401, 304)
     assert group_row(services, "nope") is None
+
+
+# Admins: members through the admin group ----------------------------------------
+#
+# Bugzilla makes the admin group a member of every group it creates: the
+# members of admin are members of the group (and may bless it) for as long
+# as they are admins, whenever they became admins.
+
+FORMER, LATER, PLAIN = "former@example.com", "later@example.com", "plain@example.com"
+PASSWORD = "admins-password-1"
+
+
+def rest_key(services, login):
+    return {"X-BUGZILLA-API-KEY": services.api_key(login)}
+
+
+def set_admin(client, services, login, member):
+    """Add `login` to admin (or take it out) over REST, as the administrator."""
+    change = {"add" if member else "remove": ["admin"]}
+    answer = client.simulate_put(f"/rest/user/{login}", headers=rest_key(services, ADMIN),
+                                 json={"groups": change})
+    assert answer.status_code == 200, answer.text
+
+
+def private_bug(services, name):
+    """A group `name` made by the administrator and a bug restricted to it;
+    returns (group id, bug id)."""
+    group_id = make_group(services, name, is_active=True)
+    control(services, group_id, SHOWN, NA)
+    return group_id, file_bug(services, summary=f"Hole known to {name}", groups=[name])
+
+
+def bug_answer(client, services, login, bug_id):
+    """(status, error code or None) of GET /rest/bug/{bug_id} as `login` (None: anonymous)."""
+    headers = rest_key(services, login) if login else {}
+    answer = client.simulate_get(f"/rest/bug/{bug_id}", headers=headers)
+    return answer.status_code, answer.json.get("code")
+
+
+def bug_page(app, login, bug_id):
+    """(status, shows the summary) of show_bug.cgi as `login` (None: anonymous)."""
+    browser = Browser(app)
+    if login:
+        browser.login(login, ADMIN_PASSWORD if login == ADMIN else PASSWORD)
+    page = browser.get(f"/show_bug.cgi?id={bug_id}")
+    return page.status_code, "Hole known to" in page.text
+
+
+def test_an_account_taken_out_of_admin_loses_the_groups_made_while_it_was_admin(
+        app, client, services):
+    services.add_user(FORMER, password=PASSWORD)
+    set_admin(client, services, FORMER, True)
+    group_id, bug_id = private_bug(services, "hotfixes")
+    assert rows_in_group(services, FORMER, group_id) == [(0, DERIVED)]
+    assert bug_answer(client, services, FORMER, bug_id) == (200, None)
+    assert bug_page(app, FORMER, bug_id) == (200, True)
+    set_admin(client, services, FORMER, False)
+    # No membership and no bless right is left behind.
+    assert rows_in_group(services, FORMER, group_id) == []
+    assert group_id not in load(services, services.user_id(FORMER)).bless_group_ids
+    assert bug_answer(client, services, FORMER, bug_id) == (401, 102)
+    assert bug_page(app, FORMER, bug_id) == (401, False)
+    # The administrator, still an admin, keeps it.
+    assert bug_answer(client, services, ADMIN, bug_id) == (200, None)
+    assert bug_page(app, ADMIN, bug_id) == (200, True)
+
+
+def test_an_account_made_admin_later_is_a_member_of_the_groups_made_before_and_blesses_them(
+        app, client, services):
+    services.add_user(LATER, password=PASSWORD)
+    services.add_user(PLAIN)
+    group_id, bug_id = private_bug(services, "hotfixes")
+    grant = {"groups": {"add": ["hotfixes"]}}
+    refused = client.simulate_put(f"/rest/user/{PLAIN}", headers=rest_key(services, LATER),
+                                  json=grant)
+    assert (refused.status_code, refused.json["code"]) == (401, 304)
+    assert bug_answer(client, services, LATER, bug_id) == (401, 102)
+    set_admin(client, services, LATER, True)
+    assert rows_in_group(services, LATER, group_id) == [(0, DERIVED)]
+    assert bug_answer(client, services, LATER, bug_id) == (200, None)
+    assert bug_page(app, LATER, bug_id) == (200, True)
+    # LATER is in admin alone (not editusers): the bless right is admin's grant.
+    done = client.simulate_put(f"/rest/user/{PLAIN}", headers=rest_key(services, LATER),
+                               json=grant)
+    assert done.status_code == 200, done.text
+    assert rows_in_group(services, PLAIN, group_id) == [(0, 0)]
+
+
+def test_get_membership_lists_the_admins_through_the_admin_group(client, services):
+    """Bugzilla's Group.get lists the members of the groups that are members
+    of the group too: every admin, and nobody once out of admin."""
+    services.add_user(FORMER)
+    services.add_user(LATER)
+    set_admin(client, services, FORMER, True)
+    group_id = make_group(services, "hotfixes")
+    set_admin(client, services, LATER, True)
+
+    def listed():
+        answer = client.simulate_get("/rest/group/hotfixes", headers=rest_key(services, ADMIN),
+                                     params={"membership": "1"})
+        assert answer.status_code == 200, answer.text
+        return [member["name"] for member in answer.json["groups"][0]["membership"]]
+
+    assert listed() == [ADMIN, FORMER, LATER]
+    set_admin(client, services, FORMER, False)
+    assert listed() == [ADMIN, LATER]
+    # User.get shows the group among LATER's, as Bugzilla's (derived ones included).
+    answer = client.simulate_get(f"/rest/user/{LATER}", headers=rest_key(services, ADMIN))
+    assert "hotfixes" in [g["name"] for g in answer.json["users"][0]["groups"]]
+    assert rows_in_group(services, ADMIN, group_id) == [(0, DERIVED)]
+
+
+def test_a_plain_user_and_a_visitor_gain_nothing_from_the_admin_grant(app, client, services):
+    services.add_user(PLAIN, password=PASSWORD)
+    group_id, bug_id = private_bug(services, "hotfixes")
+    assert rows_in_group(services, PLAIN, group_id) == []
+    assert group_id not in load(services, services.user_id(PLAIN)).bless_group_ids
+    for login in (PLAIN, None):
+        assert bug_answer(client, services, login, bug_id) == (401, 102)
+        assert bug_page(app, login, bug_id) == (401, False)
+    plain = client.simulate_get("/rest/group/hotfixes", headers=rest_key(services, PLAIN),
+                                params={"membership": "1"})
+    assert (plain.status_code, plain.json["code"]) == (400, 805)
+    anonymous = client.simulate_get("/rest/group/hotfixes", params={"membership": "1"})
+    assert (anonymous.status_code, anonymous.json["code"]) == (401, 410)
+    blessed = client.simulate_put(f"/rest/user/{PLAIN}", headers=rest_key(services, PLAIN),
+                                  json={"groups": {"add": ["hotfixes"]}})
+    assert (blessed.status_code, blessed.json["code"]) == (401, 304)
+    assert rows_in_group(services, PLAIN, group_id) == []
 
 
 # Update ----------------------------------------------------------------------

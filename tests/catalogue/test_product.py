@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 import pytest
 from freezegun import freeze_time
 
+from bugsvc.accounts.membership import GRANT_DERIVED
 from bugsvc.errors import ServiceError
 from bugsvc.services import classification, component, product, version
 from catalog_support import (
@@ -443,8 +444,17 @@ def test_create_with_makeproductgroups(services):
     assert group[2] == 1
     assert services.query("SELECT membercontrol, othercontrol FROM group_controls"
                           " WHERE product_id = ?", (new["id"],)) == [(DEFAULT, NA)]
-    assert services.query("SELECT COUNT(*) FROM user_groups ug JOIN users u ON u.id = ug.user_id"
-                          " WHERE ug.group_id = ? AND u.login = ?", (group[0], ADMIN)) == [(2,)]
+    # As every new group: the admin group is its member, may bless it and
+    # sees its members; the administrator is a member through admin only.
+    assert services.query("SELECT g.name FROM group_group_map m JOIN groups g"
+                          " ON g.id = m.member_id WHERE m.grantor_id = ?", (group[0],)
+                          ) == [("admin",)]
+    assert services.query("SELECT g.name, m.grant_type FROM group_grants m JOIN groups g"
+                          " ON g.id = m.member_id WHERE m.grantor_id = ? ORDER BY 2",
+                          (group[0],)) == [("admin", 1), ("admin", 2)]
+    assert services.query("SELECT ug.is_bless, ug.grant_type FROM user_groups ug"
+                          " JOIN users u ON u.id = ug.user_id WHERE ug.group_id = ?"
+                          " AND u.login = ?", (group[0], ADMIN)) == [(0, GRANT_DERIVED)]
 
 
 @freeze_time("2026-05-06 07:08:09")

@@ -264,6 +264,13 @@ def test_an_administrators_key_carries_every_account_and_its_memberships(bugzill
     # shows the administrator in all of them.
     assert memberships(target, ADMIN) == [(name, 0) for name in ALL_GROUPS]
     assert memberships(target, "viewer@example.org") == []
+    # The target's own administrator is in none of the groups the import
+    # made: the source's inheritance (its admin group's among it) was not
+    # read, and the import makes no membership the source does not show.
+    imported = {"kernel-insiders", "kernel-staff", "old-team", "reviewers"}
+    assert not imported & {name for name, _ in memberships(target, "admin@example.com")}
+    assert "The groups the import made have no member groups and no blessing groups (not " \
+           "even admin)" in report
     # Granted by kernel-staff's regexp at the source: a regexp grant here
     # too, also for Dana, whom 5.2 shows alike although she was added by hand.
     assert memberships(target, "ken@kernel.example.org") == [("kernel-staff", 2)]
@@ -380,6 +387,11 @@ def test_grants_between_groups_come_from_the_group_pages_when_the_password_is_gi
     assert memberships(target, "manager@example.org") == [
         ("editcomponents", 0), ("kernel-insiders", 0), ("old-team", 0), ("reviewers", 1)]
     assert "  memberships derived from another group: 15\n" in report
+    # The target's own administrator is a member of the groups the import
+    # made through the admin group's membership the source has, never directly.
+    imported = ["kernel-insiders", "kernel-staff", "old-team", "reviewers"]
+    assert [m for m in memberships(target, "admin@example.com") if m[0] in imported] == [
+        (name, 1) for name in imported]
     # Taking old-team out of reviewers' members takes the manager out too.
     reviewers = rows(target, "SELECT id FROM groups WHERE name = 'reviewers'")[0][0]
     call_as_target_admin(target, "Group.update_inheritance",

@@ -85,6 +85,14 @@ def test_groups_are_created_and_changed(admin, services):
                                           "desc": "The testers", "isactive": "1"})
     assert "Group testers" in page.text
     group_id = services.query("SELECT id FROM groups WHERE name = 'testers'")[0][0]
+    # As Bugzilla's: the admin group is a member of the new group and may
+    # bless it; the administrator is a member through it (derived), only.
+    form = admin.get(f"/editgroups.cgi?action=changeform&group={group_id}").text
+    assert 'name="member_groups" value="admin" checked' in form
+    assert 'name="bless_groups" value="admin" checked' in form
+    assert services.query("SELECT ug.is_bless, ug.grant_type FROM user_groups ug JOIN users u"
+                          " ON u.id = ug.user_id WHERE u.login = ? AND ug.group_id = ?",
+                          (ADMIN, group_id)) == [(0, 1)]
     admin.post("/editgroups.cgi", {"action": "update", "group": group_id, "name": "qa",
                                    "desc": "Quality", "regexp": "@example\\.com$"})
     assert services.query("SELECT name, description, user_regexp, is_active FROM groups"
