@@ -6,6 +6,8 @@ difference between the old and the new record."""
 import copy
 from dataclasses import dataclass, field
 
+import orjson
+
 
 # The bugs columns a record carries, in table order (id excluded).
 COLUMNS = ("product_id", "component_id", "version", "target_milestone", "summary", "status",
@@ -67,37 +69,57 @@ class BugRecord:
 
 
 def load(conn, bug_id):
-    """The record of bug `bug_id` (which must exist)."""
-    row = conn.execute(f"SELECT {', '.join(COLUMNS)} FROM bugs WHERE id = ?", (bug_id,)).fetchone()
+    """The record of bug `bug_id` (which must exist), read by one statement:
+    its row, and each of its lists as a JSON array made by the database."""
+    row = conn.execute(_load_sql(conn.dialect), (bug_id,)).fetchone()
     values = {name: row[name] for name in COLUMNS}
     for name in _BOOLEAN_COLUMNS:
         values[name] = bool(values[name])
     values["estimated_time"] = float(values["estimated_time"] or 0)
     values["remaining_time"] = float(values["remaining_time"] or 0)
     record = BugRecord(id=bug_id, **values)
-    record.aliases = _column(conn, "SELECT alias FROM bug_aliases WHERE bug_id = ? ORDER BY id",
-                             bug_id)
-    record.cc = _column(conn, "SELECT user_id FROM bug_cc WHERE bug_id = ? ORDER BY user_id",
-                        bug_id)
-    record.keywords = _column(conn, "SELECT keyword_id FROM bug_keywords WHERE bug_id = ?"
-                                    " ORDER BY keyword_id", bug_id)
-    record.groups = _column(conn, "SELECT group_id FROM bug_groups WHERE bug_id = ?"
-                                  " ORDER BY group_id", bug_id)
-    record.depends_on = _column(conn, "SELECT depends_on FROM dependencies WHERE blocked = ?"
-                                      " ORDER BY depends_on", bug_id)
-    record.blocks = _column(conn, "SELECT blocked FROM dependencies WHERE depends_on = ?"
-                                  " ORDER BY blocked", bug_id)
-    record.see_also = _column(conn, "SELECT url FROM bug_see_also WHERE bug_id = ? ORDER BY id",
-                              bug_id)
-    for name, value in conn.execute(
-            "SELECT f.name, v.value FROM bug_custom_values v JOIN fields f ON f.id = v.field_id"
-            " WHERE v.bug_id = ? ORDER BY f.name, v.id", (bug_id,)):
+    for name, _, _, _ in _LISTS:
+        setattr(record, name, _items(row[name]))
+    for name, value in _items(row["custom"]):
         record.custom.setdefault(name, []).append(value)
-    record.flags = [dict(row) for row in conn.execute(
-        "SELECT id, type_id, status, setter_id, requestee_id, created_at, modified_at FROM flags"
-        " WHERE bug_id = ? AND attachment_id IS NULL ORDER BY id", (bug_id,))]
+    record.flags = [dict(zip(_FLAG_KEYS, flag, strict=True)) for flag in _items(row["flags"])]
     return record
 
 
-def _column(conn, sql, bug_id):
-    return [row[0] for row in conn.execute(sql, (bug_id,))]
+# A record's lists: (attribute, the values of each item, where they are
+# read (the bug's alias is b), their order).
+_LISTS = (
+    ("aliases", ("alias",), "FROM bug_aliases WHERE bug_id = b.id", "id"),
+    ("cc", ("user_id",), "FROM bug_cc WHERE bug_id = b.id", "user_id"),
+    ("keywords", ("keyword_id",), "FROM bug_keywords WHERE bug_id = b.id", "keyword_id"),
+    ("groups", ("group_id",), "FROM bug_groups WHERE bug_id = b.id", "group_id"),
+    ("depends_on", ("depends_on",), "FROM dependencies WHERE blocked = b.id", "depends_on"),
+    ("blocks", ("blocked",), "FROM dependencies WHERE depends_on = b.id", "blocked"),
+    ("see_also", ("url",), "FROM bug_see_also WHERE bug_id = b.id", "id"),
+)
+_FLAG_KEYS = ("id", "type_id", "status", "setter_id", "requestee_id", "created_at",
+              "modified_at")
+_LOAD_SQL: dict = {}
+
+
+def _load_sql(dialect):
+    """load's statement in `dialect` (made once for each)."""
+    sql = _LOAD_SQL.get(dialect.name)
+    if sql is None:
+        lists = [f"{dialect.json_list(list(values), source, order)} AS {name}"
+                 for name, values, source, order in _LISTS]
+        lists.append(dialect.json_list(
+            ["f.name", "v.value"], "FROM bug_custom_values v JOIN fields f ON f.id = v.field_id"
+            " WHERE v.bug_id = b.id", "f.name, v.id") + " AS custom")
+        lists.append(dialect.json_list(
+            list(_FLAG_KEYS), "FROM flags WHERE bug_id = b.id AND attachment_id IS NULL", "id")
+            + " AS flags")
+        columns = ", ".join(f"b.{name}" for name in COLUMNS)
+        sql = _LOAD_SQL[dialect.name] = (f"SELECT {columns}, {', '.join(lists)}"
+                                         " FROM bugs b WHERE b.id = ?")
+    return sql
+
+
+def _items(text):
+    """The items of a JSON array made by the dialect's json_list."""
+    return [] if text == "[]" else orjson.loads(text)
