@@ -6,6 +6,7 @@ writes a row alone (history that tells nobody, such as a product's group
 controls restricting its bugs)."""
 
 from .. import dates
+from . import events
 
 
 def record(conn, bug_id, who, when, field, removed, added, attachment_id=None, comment_id=None):
@@ -26,6 +27,28 @@ def log(ctx, bug_id, field, removed, added, attachment_id=None, comment_id=None)
     ctx.events.changed(bug_id, field, removed, added, attachment_id, comment_id)
 
 
-def touch(conn, bug_id, when):
-    """Set the bug's last_change_time to `when`."""
-    conn.execute("UPDATE bugs SET last_change_time = ? WHERE id = ?", (dates.to_db(when), bug_id))
+def touch(conn, bug_id, when, journal=None):
+    """Set the bug's last_change_time to `when`. journal: the call's Journal
+    (bugs/events.py), told the bug's people as the same statement leaves
+    them (so that its event need not read them again when nothing is
+    written after)."""
+    if journal is None or not journal.enabled:
+        conn.execute("UPDATE bugs SET last_change_time = ? WHERE id = ?",
+                     (dates.to_db(when), bug_id))
+        return
+    row = conn.execute(_touch_sql(conn.dialect), (dates.to_db(when), bug_id)).fetchone()
+    journal.people_seen(bug_id, events.people_of(row), conn.writes_so_far())
+
+
+_TOUCH_SQL = {}
+
+
+def _touch_sql(dialect):
+    """touch's statement that also answers the bug's people (made once per dialect)."""
+    sql = _TOUCH_SQL.get(dialect.name)
+    if sql is None:
+        cc = dialect.json_list(["user_id"], "FROM bug_cc WHERE bug_id = bugs.id", "user_id")
+        sql = _TOUCH_SQL[dialect.name] = (
+            "UPDATE bugs SET last_change_time = ? WHERE id = ?"
+            f" RETURNING assigned_to, qa_contact, reporter, {cc}")
+    return sql

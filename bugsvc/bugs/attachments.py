@@ -499,7 +499,7 @@ def attach(ctx, bug_values, data, summary, file_name, content_type=None, is_patc
         comments.add(ctx, bug.id, body, is_private=fields["is_private"],
                      kind=comments.ATTACHMENT_CREATED, extra=str(attachment["id"]),
                      attachment_id=attachment["id"])
-        activity.touch(ctx.conn, bug.id, ctx.now)
+        activity.touch(ctx.conn, bug.id, ctx.now, ctx.events)
         created.append(attachment["id"])
     for edit in obsolete:
         edit.save(ctx)
@@ -579,7 +579,7 @@ def change(ctx, attachment_ids, given, comment=None, flags=None):
                          kind=comments.ATTACHMENT_UPDATED, extra=str(edit.id),
                          attachment_id=edit.id)
         if changes or body:
-            activity.touch(ctx.conn, bug_id, ctx.now)
+            activity.touch(ctx.conn, bug_id, ctx.now, ctx.events)
         results.append({"id": edit.id, "changes": changes,
                         "last_change_time": dates.from_db(edit.new["last_change_time"])})
     return results

@@ -294,7 +294,7 @@ def post(ctx, bug_value, text, is_private=False, work_time=None, is_markdown=Fal
                      is_markdown=is_markdown, count=target["next_count"])
     if hours:
         record_work_time(ctx, bug_id, comment_id, hours)
-    activity.touch(ctx.conn, bug_id, ctx.now)
+    activity.touch(ctx.conn, bug_id, ctx.now, ctx.events)
     return comment_id
 
 
@@ -382,7 +382,7 @@ def edit(ctx, comment_id, text, is_markdown=None):
                       row["is_markdown"]))
     ctx.conn.execute("UPDATE comments SET body = ?, is_markdown = ?, edit_count = edit_count + 1"
                      " WHERE id = ?", (body, int(markdown), comment_id))
-    activity.touch(ctx.conn, row["bug_id"], ctx.now)
+    activity.touch(ctx.conn, row["bug_id"], ctx.now, ctx.events)
     count = ctx.conn.execute("SELECT COUNT(*) FROM comment_revisions WHERE comment_id = ?",
                              (comment_id,)).fetchone()[0]
     return {"text": body, "is_markdown": markdown, "bug_id": row["bug_id"], "count": count}

@@ -44,6 +44,8 @@ class Journal:
     def __init__(self, enabled=True):
         self.enabled = enabled
         self._bugs = {}
+        # bug id -> (its people, the connection's writes_so_far when read)
+        self._people = {}
 
     def _of(self, bug_id):
         note = self._bugs.get(bug_id)
@@ -112,21 +114,42 @@ class Journal:
             self._of(bug_id).setdefault("blockers", []).append(
                 {"id": blocker_id, "status": list(status), "resolution": list(resolution)})
 
+    def people_seen(self, bug_id, people, writes):
+        """Bug `bug_id`'s people ({"assigned_to", "qa_contact", "reporter",
+        "cc"}) as a write just left them, `writes` the connection's
+        writes_so_far after it: the event takes them when nothing was
+        written since (else it reads them)."""
+        if self.enabled:
+            self._people[bug_id] = (people, writes)
+
     def write(self, conn, changer_id, now):
         """Store one outbox event per bug noted (in the caller's transaction)
         and forget them. Returns how many were stored."""
         if not self.enabled or changer_id is None:
             self._bugs.clear()
+            self._people.clear()
             return 0
         stamp = dates.to_db(now)
         rows = []
+        writes = conn.writes_so_far()
         for bug_id, note in self._bugs.items():
-            note["people"] = _people(conn, bug_id)
+            seen = self._people.get(bug_id)
+            note["people"] = seen[0] if seen is not None and seen[1] == writes \
+                else _people(conn, bug_id)
             rows.append((bug_id, changer_id, stamp, orjson.dumps(note).decode()))
         conn.executemany("INSERT INTO outbox_events (bug_id, changer_id, created_at, data)"
                          " VALUES (?, ?, ?, ?)", rows)
         self._bugs.clear()
+        self._people.clear()
         return len(rows)
+
+
+def people_of(row):
+    """The people of a row of assigned_to, qa_contact, reporter and the CC
+    list as a JSON array (Dialect.json_list)."""
+    cc = row[3]
+    return {"assigned_to": row[0], "qa_contact": row[1], "reporter": row[2],
+            "cc": [] if cc == "[]" else orjson.loads(cc)}
 
 
 def _people(conn, bug_id):

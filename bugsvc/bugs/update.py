@@ -550,7 +550,7 @@ class BugUpdate:
         self._save_duplicate()
         self._save_see_also_mirror()
         if changes or self.comments or self.privacy:
-            activity.touch(conn, bug.id, when)
+            activity.touch(conn, bug.id, when, ctx.events)
         return changes
 
     def _save_duplicate(self):

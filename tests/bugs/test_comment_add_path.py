@@ -3,10 +3,12 @@ numbered by one read when it is named by its number, and by the shared
 lookup otherwise; every way gives the same answers, and each refusal stores
 nothing (no comment, no change of the bug, no outbox event)."""
 
+from datetime import datetime, timezone
+
 import pytest
 
 from bug_rows import ADMIN, add_bug, add_group, set_param, user_id
-from bugsvc.bugs import events
+from bugsvc.bugs import activity, events
 from bugsvc.errors import ServiceError, http_status
 from bugsvc.services import comment
 from rpc_support import xmlrpc_call
@@ -181,3 +183,41 @@ def test_over_http_and_xmlrpc_the_answers_are_the_same(client, services, world):
     assert services.query("SELECT id, count FROM comments WHERE bug_id = ? AND count > 0"
                           " ORDER BY count", (hidden,)) == [(resp.json["id"], 1),
                                                              (result["id"], 2)]
+
+
+def test_the_comment_reads_its_bugs_people_once_with_the_bugs_last_change(services, world):
+    """The statement that stamps the bug's last change answers its people,
+    which the event takes: the comment sends no statement of its own for
+    them."""
+    statements = []
+    original = services.units.new_context
+
+    def traced(conn, *args, **kwargs):
+        conn.set_trace_callback(statements.append)
+        return original(conn, *args, **kwargs)
+
+    services.units.new_context = traced
+    try:
+        add(services, PLAIN, world["public"])
+    finally:
+        services.units.new_context = original
+    assert not [sql for sql in statements if "LEFT JOIN bug_cc" in sql]
+    assert any("RETURNING assigned_to" in sql for sql in statements)
+
+
+def test_people_written_after_the_stamp_are_read_again_for_the_event(services, world, db):
+    """A write after the stamp (here a CC added in the same transaction)
+    makes the event read the people again, so it holds them as the call
+    left them."""
+    bug_id = world["public"]
+    journal = events.Journal()
+    with db.transaction(write=True) as conn:
+        activity.touch(conn, bug_id, datetime(2026, 11, 27, tzinfo=timezone.utc), journal)
+        journal.changed(bug_id, "cc", "", INSIDER)
+        conn.execute("INSERT INTO bug_cc (bug_id, user_id) VALUES (?, ?)",
+                     (bug_id, user_id(services, INSIDER)))
+        journal.write(conn, user_id(services, PLAIN), datetime(2026, 11, 27, tzinfo=timezone.utc))
+    data = events.load(services.query("SELECT data FROM outbox_events WHERE bug_id = ?"
+                                      " ORDER BY id DESC LIMIT 1", (bug_id,))[0][0])
+    assert data["people"]["cc"] == sorted(user_id(services, login)
+                                          for login in (CC, PLAIN, INSIDER))
