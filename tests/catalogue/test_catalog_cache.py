@@ -2,7 +2,10 @@
 a change is seen by the very next call, whoever made it, and a change that
 was rolled back is never kept."""
 
+from contextlib import contextmanager
 from datetime import datetime, timezone
+
+import pytest
 
 from bug_support import file_bug
 from bugsvc.accounts.caller import ANONYMOUS
@@ -57,6 +60,21 @@ def test_new_custom_field_shows_on_bugs_at_once(client, admin_key, services):
     assert client.simulate_get(f"/rest/bug/{bug_id}").json["bugs"][0]["cf_build"] == ""
 
 
+@contextmanager
+def _rolled_back_write(db):
+    """A write transaction (its connection) rolled back when the block ends."""
+    with pytest.raises(RuntimeError, match="roll back"):
+        with db.transaction(write=True) as conn:
+            yield conn
+            raise RuntimeError("roll back")
+
+
+def _set_maintainer(conn, login):
+    """Change the parameter maintainer in `conn`'s transaction."""
+    conn.execute("INSERT INTO params (name, value) VALUES ('maintainer', ?)"
+                 " ON CONFLICT (name) DO UPDATE SET value = excluded.value", (login,))
+
+
 def _context(conn, catalog, writes):
     return Context(conn=conn, caller=ANONYMOUS, now=datetime.now(timezone.utc),
                    catalog=catalog, catalog_generation=cache.generation(conn), writes=writes,
@@ -68,16 +86,11 @@ def test_a_change_rolled_back_is_never_kept(db):
     with db.transaction() as conn:
         before = _context(conn, catalog, writes=False).param("maintainer")
     assert before != "x@example.com"
-    try:
-        with db.transaction(write=True) as conn:
-            ctx = _context(conn, catalog, writes=True)
-            conn.execute("INSERT INTO params (name, value) VALUES ('maintainer', 'x@example.com')"
-                         " ON CONFLICT (name) DO UPDATE SET value = excluded.value")
-            ctx.forget_params()
-            assert ctx.param("maintainer") == "x@example.com"     # its own change, read afresh
-            raise RuntimeError("roll back")
-    except RuntimeError:
-        pass
+    with _rolled_back_write(db) as conn:
+        ctx = _context(conn, catalog, writes=True)
+        _set_maintainer(conn, "x@example.com")
+        ctx.forget_params()
+        assert ctx.param("maintainer") == "x@example.com"     # its own change, read afresh
     with db.transaction() as conn:
         assert _context(conn, catalog, writes=False).param("maintainer") == before
 
@@ -95,8 +108,7 @@ def test_copies_are_reused_within_a_generation(db):
             _context(conn, catalog, writes=False).cached("params", load)
     assert len(loads) == 1
     with db.transaction(write=True) as conn:
-        conn.execute("INSERT INTO params (name, value) VALUES ('maintainer', 'y@example.com')"
-                     " ON CONFLICT (name) DO UPDATE SET value = excluded.value")
+        _set_maintainer(conn, "y@example.com")
     with db.transaction() as conn:
         assert _context(conn, catalog, writes=False).cached("params", load)["maintainer"] \
             == "y@example.com"
@@ -145,27 +157,22 @@ def test_a_write_reads_the_generation_again_only_once_it_wrote(db):
         return settings.load(conn)
 
     statements = []
-    try:
-        with db.transaction(write=True) as conn:
-            ctx = _context(conn, catalog, writes=True)
-            ctx.catalog_checked_at = conn.writes_so_far()
-            conn.set_trace_callback(statements.append)
-            for _ in range(3):
-                assert ctx.cached("params", load)["maintainer"] == before
-            assert (_generation_reads(statements), len(loads)) == (0, 0)    # the kept copy
-            conn.execute("UPDATE users SET real_name = real_name || '.' WHERE id = 1")
-            for _ in range(3):
-                assert ctx.cached("params", load)["maintainer"] == before
-            assert (_generation_reads(statements), len(loads)) == (1, 0)    # looked once
-            conn.execute("INSERT INTO params (name, value) VALUES ('maintainer', 'w@example.com')"
-                         " ON CONFLICT (name) DO UPDATE SET value = excluded.value")
-            for _ in range(2):
-                assert ctx.cached("params", load)["maintainer"] == "w@example.com"
-            assert (_generation_reads(statements), len(loads)) == (2, 2)    # its own, afresh
-            conn.set_trace_callback(None)
-            raise RuntimeError("roll back")
-    except RuntimeError:
-        pass
+    with _rolled_back_write(db) as conn:
+        ctx = _context(conn, catalog, writes=True)
+        ctx.catalog_checked_at = conn.writes_so_far()
+        conn.set_trace_callback(statements.append)
+        for _ in range(3):
+            assert ctx.cached("params", load)["maintainer"] == before
+        assert (_generation_reads(statements), len(loads)) == (0, 0)    # the kept copy
+        conn.execute("UPDATE users SET real_name = real_name || '.' WHERE id = 1")
+        for _ in range(3):
+            assert ctx.cached("params", load)["maintainer"] == before
+        assert (_generation_reads(statements), len(loads)) == (1, 0)    # looked once
+        _set_maintainer(conn, "w@example.com")
+        for _ in range(2):
+            assert ctx.cached("params", load)["maintainer"] == "w@example.com"
+        assert (_generation_reads(statements), len(loads)) == (2, 2)    # its own, afresh
+        conn.set_trace_callback(None)
     with db.transaction() as conn:
         assert _context(conn, catalog, writes=False).param("maintainer") == before
 
@@ -179,6 +186,5 @@ def test_writes_so_far_moves_with_each_write_and_never_with_a_read(db):
         conn.execute("UPDATE users SET real_name = real_name WHERE id = 1")
         after_update = conn.writes_so_far()
         assert after_update > start
-        conn.execute("INSERT INTO params (name, value) VALUES ('maintainer', 'v@example.com')"
-                     " ON CONFLICT (name) DO UPDATE SET value = excluded.value")
+        _set_maintainer(conn, "v@example.com")
         assert conn.writes_so_far() > after_update
