@@ -2,6 +2,8 @@
 to an in-memory copy of the bug, in the reference's order, then the
 difference is written with its history and side effects on other bugs."""
 
+import orjson
+
 from .. import dates
 from ..call.params import Params, as_bool
 from ..catalogue import bug_fields, catalog
@@ -91,13 +93,26 @@ def update(ctx, params):
                 changes[name] = shown
             else:
                 del changes[name]
-        aliases = [row[0] for row in ctx.conn.execute(
-            "SELECT alias FROM bug_aliases WHERE bug_id = ? ORDER BY id", (bug_id,))]
-        changed_at = ctx.conn.execute("SELECT last_change_time FROM bugs WHERE id = ?",
-                                      (bug_id,)).fetchone()[0]
-        result.append({"id": bug_id, "alias": aliases,
+        changed_at, aliases = ctx.conn.execute(_answer_sql(ctx.conn.dialect),
+                                               (bug_id,)).fetchone()
+        result.append({"id": bug_id, "alias": [] if aliases == "[]" else orjson.loads(aliases),
                        "last_change_time": dates.from_db(changed_at), "changes": changes})
     return result
+
+
+_ANSWER_SQL = {}
+
+
+def _answer_sql(dialect):
+    """The statement reading what an update's answer tells of a bug as the
+    whole call left it: its last change time and its aliases (a JSON
+    array); made once per dialect."""
+    sql = _ANSWER_SQL.get(dialect.name)
+    if sql is None:
+        aliases = dialect.json_list(["alias"], "FROM bug_aliases WHERE bug_id = b.id", "id")
+        sql = _ANSWER_SQL[dialect.name] = (f"SELECT b.last_change_time, {aliases}"
+                                           " FROM bugs b WHERE b.id = ?")
+    return sql
 
 
 class BugUpdate:
