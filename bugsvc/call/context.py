@@ -67,7 +67,8 @@ class Context:
     catalog: cache.CatalogCache | None = None
     catalog_generation: int | None = None
     # The generations the call's transaction first saw (read once, by one
-    # statement; a write call reads the catalog generation again itself).
+    # statement; a write call reads the catalog generation again after it
+    # wrote, to know whether it changed the catalogue).
     generations: cache.Generations | None = None
     writes: bool = True
     # Facts found out in this call's snapshot that other calls in the same
@@ -77,6 +78,12 @@ class Context:
     load_parameters: Callable[[Connection], dict[str, str]] | None = None
     credentials: Any = None
     _params: dict[str, str] | None = None
+    # For a write: the transaction's count of writes (Connection.writes_so_far)
+    # when its catalog generation was last seen unchanged (the generation
+    # moves with a write only, so until the next write it is not read
+    # again), and whether this transaction has changed it.
+    catalog_checked_at: int | None = None
+    _catalog_changed: bool = False
 
     def cached(self, name: str, load: Callable[[Connection], T]) -> T:
         """`load(conn)`, or the process's copy of it made at this call's
@@ -84,9 +91,24 @@ class Context:
         change it."""
         if self.catalog is None or self.catalog_generation is None:
             return load(self.conn)
-        if self.writes and cache.generation(self.conn) != self.catalog_generation:
+        if self.writes and self._changed_catalog():
             return load(self.conn)      # this call changed the catalog: keep nothing
         return self.catalog.get(self.catalog_generation, name, lambda: load(self.conn))
+
+    def _changed_catalog(self) -> bool:
+        """True when this call's transaction has moved the catalog
+        generation since the call read it; read again only when the
+        transaction wrote since it was last seen unchanged."""
+        if self._catalog_changed:
+            return True
+        written = self.conn.writes_so_far()
+        if written == self.catalog_checked_at:
+            return False
+        if cache.generation(self.conn) != self.catalog_generation:
+            self._catalog_changed = True        # a counter: it never comes back
+            return True
+        self.catalog_checked_at = written
+        return False
 
     def param(self, name: str) -> str:
         """The current value (a string) of instance parameter `name`.

@@ -119,7 +119,8 @@ class UnitOfWork:
                 who = caller(conn, seen) if callable(caller) else self._load_caller(conn, caller)
                 ctx = self.new_context(conn, who, now or self.clock(), remote_ip, fields, write,
                                        catalog=catalog, events=events,
-                                       generation=seen.catalog if catalog else None)
+                                       generation=seen.catalog if catalog else None,
+                                       writes_before=seen.writes_before if catalog else None)
                 ctx.generations = seen
                 result = work(ctx)
                 written = 0
@@ -165,20 +166,25 @@ class UnitOfWork:
     def new_context(self, conn: Connection, caller: Caller, now: datetime,
                     remote_ip: str = LOCAL, fields: FieldFilter | None = None,
                     writes: bool = False, catalog: bool = True, generation: int | None = None,
-                    events: bool = True) -> Context:
+                    events: bool = True, writes_before: int | None = None) -> Context:
         """The one place a Context is made, on `conn`, a transaction the
         caller opened and ends. catalog: use the process's copies of the
         catalogue at the transaction's generation (`generation`, when the
-        transaction read it already). events: False for a journal that
-        notes nothing. The journal's events are the caller's to write
+        transaction read it already; `writes_before`: the connection's
+        writes_so_far when it did, None when unknown). events: False for a
+        journal that notes nothing. The journal's events are the caller's to write
         (ctx.events.write) before the commit."""
+        checked_at: int | None
         if catalog and generation is None:
+            checked_at = conn.writes_so_far()
             generation = cache.generation(conn)
+        else:
+            checked_at = writes_before
         return Context(conn=conn, caller=caller, now=now, config=self.config, auth=self.auth,
                        remote_ip=remote_ip, fields=fields or FieldFilter(), catalog=self.catalog,
                        catalog_generation=generation if catalog else None, writes=writes,
                        events=self._new_journal(events),
-                       load_parameters=self._load_parameters)
+                       load_parameters=self._load_parameters, catalog_checked_at=checked_at)
 
     def _events_written(self) -> None:
         if self.on_events is not None:

@@ -42,11 +42,12 @@ class Generations:
     is still the answer: bugs/answer_cache.py). conn: the connection,
     inside that transaction."""
 
-    __slots__ = ("_conn", "_values")
+    __slots__ = ("_conn", "_values", "_writes")
 
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
         self._values: tuple[int, int, int | str | None] | None = None
+        self._writes = 0
 
     def _read(self) -> tuple[int, int, int | str | None]:
         if self._values is None:
@@ -56,9 +57,17 @@ class Generations:
             with_bugs = dialect.keeps_bug_generation
             if with_bugs:
                 sql += ", " + dialect.bug_generation_sql
+            self._writes = self._conn.writes_so_far()
             row = self._conn.execute(sql).fetchone()
             self._values = (row[0], row[1], row[2] if with_bugs else None)
         return self._values
+
+    @property
+    def writes_before(self) -> int:
+        """The connection's writes_so_far when the generations were read
+        (read now if they were not yet)."""
+        self._read()
+        return self._writes
 
     @property
     def catalog(self) -> int:

@@ -363,4 +363,8 @@ def ids_written(conn: Connection, table: str) -> None:
 
 def placeholders(values: Iterable[object]) -> str:
     """'?, ?, ?' for an IN list of `values` (at least one)."""
-    return ", ".join("?" for _ in values)
+    try:
+        count = len(values)  # type: ignore[arg-type]
+    except TypeError:                       # an iterator: counted as it goes
+        count = sum(1 for _ in values)
+    return ", ".join("?" * count)          # one "?" per character, joined

@@ -73,6 +73,12 @@ class Connection(Protocol):
 
     def set_trace_callback(self, callback: Callable[[str], object] | None, /) -> None: ...
 
+    def writes_so_far(self) -> int:
+        """A count that grows with every statement that may have written
+        (rows changed, on SQLite) since the connection was opened: equal
+        counts mean nothing was written in between."""
+        ...
+
     def close(self) -> None: ...
 
 

@@ -291,6 +291,11 @@ class SqliteConnection(sqlite3.Connection):
     """sqlite3's connection, which also says its dialect."""
     dialect = DIALECT
 
+    def writes_so_far(self) -> int:
+        """Rows inserted, changed or deleted since the connection opened
+        (triggers' included): Connection.writes_so_far."""
+        return self.total_changes
+
 
 class SqliteDatabase(db.Database[SqliteConnection]):
     """The SQLite file behind the service.

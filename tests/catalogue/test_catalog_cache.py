@@ -125,3 +125,60 @@ def test_version_1_database_gets_the_generation_counter(tmp_path):
         conn.execute("INSERT INTO params (name, value) VALUES ('maintainer', 'z@example.com')")
         assert cache.generation(conn) == before + 1
     migrated.close()
+
+
+def _generation_reads(statements):
+    return sum(1 for sql in statements if sql.startswith("SELECT value FROM catalog_generation"))
+
+
+def test_a_write_reads_the_generation_again_only_once_it_wrote(db):
+    """A write call's copies are its catalogue's while it has written
+    nothing (the generation moves only with a write); after each write it
+    looks once, and once it changed the catalogue it reads afresh."""
+    catalog = cache.CatalogCache()
+    with db.transaction() as conn:
+        before = _context(conn, catalog, writes=False).param("maintainer")
+    loads = []
+
+    def load(conn):
+        loads.append(1)
+        return settings.load(conn)
+
+    statements = []
+    try:
+        with db.transaction(write=True) as conn:
+            ctx = _context(conn, catalog, writes=True)
+            ctx.catalog_checked_at = conn.writes_so_far()
+            conn.set_trace_callback(statements.append)
+            for _ in range(3):
+                assert ctx.cached("params", load)["maintainer"] == before
+            assert (_generation_reads(statements), len(loads)) == (0, 0)    # the kept copy
+            conn.execute("UPDATE users SET real_name = real_name || '.' WHERE id = 1")
+            for _ in range(3):
+                assert ctx.cached("params", load)["maintainer"] == before
+            assert (_generation_reads(statements), len(loads)) == (1, 0)    # looked once
+            conn.execute("INSERT INTO params (name, value) VALUES ('maintainer', 'w@example.com')"
+                         " ON CONFLICT (name) DO UPDATE SET value = excluded.value")
+            for _ in range(2):
+                assert ctx.cached("params", load)["maintainer"] == "w@example.com"
+            assert (_generation_reads(statements), len(loads)) == (2, 2)    # its own, afresh
+            conn.set_trace_callback(None)
+            raise RuntimeError("roll back")
+    except RuntimeError:
+        pass
+    with db.transaction() as conn:
+        assert _context(conn, catalog, writes=False).param("maintainer") == before
+
+
+def test_writes_so_far_moves_with_each_write_and_never_with_a_read(db):
+    with db.transaction(write=True) as conn:
+        start = conn.writes_so_far()
+        conn.execute("SELECT value FROM params WHERE name = 'maintainer'").fetchall()
+        conn.execute("SELECT COUNT(*) FROM users").fetchone()
+        assert conn.writes_so_far() == start
+        conn.execute("UPDATE users SET real_name = real_name WHERE id = 1")
+        after_update = conn.writes_so_far()
+        assert after_update > start
+        conn.execute("INSERT INTO params (name, value) VALUES ('maintainer', 'v@example.com')"
+                     " ON CONFLICT (name) DO UPDATE SET value = excluded.value")
+        assert conn.writes_so_far() > after_update

@@ -389,3 +389,19 @@ def test_a_database_made_before_admin_visibility_grants_gets_them(new_db):
         assert conn.execute("SELECT COUNT(*) FROM group_grants WHERE member_id <> (SELECT id"
                             " FROM groups WHERE name = 'admin')").fetchone()[0] == 0
     migrated.close()
+
+
+def test_placeholders_stand_one_for_each_value_of_a_list_or_an_iterator(new_db):
+    database = open_database(new_db())
+    database.initialize()
+    values = [3, 1, 2]
+    with database.transaction() as conn:
+        for given in (values, tuple(values), iter(values), (value for value in values)):
+            marks = dbmodule.placeholders(given)
+            assert marks == "?, ?, ?"
+            found = conn.execute(f"SELECT value FROM (SELECT 1 AS value UNION SELECT 2"
+                                 f" UNION SELECT 4) AS v WHERE value IN ({marks}) ORDER BY value",
+                                 values).fetchall()
+            assert [row[0] for row in found] == [1, 2]
+        assert dbmodule.placeholders([7]) == "?"
+    database.close()

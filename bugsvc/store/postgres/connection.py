@@ -154,6 +154,9 @@ def _configure(conn: psycopg.Connection[Any]) -> None:
 
 
 _INSERT = re.compile(r"^\s*INSERT\s+INTO\s+(\w+)", re.I)
+# A statement that writes nothing: a SELECT (our SQL calls no function that
+# writes) or a VALUES list. WITH may lead to a write, so it counts as one.
+_READS_ONLY = re.compile(r"\s*(?:SELECT|VALUES)\b", re.I)
 _RETURNING = re.compile(r"\bRETURNING\b", re.I)
 
 
@@ -236,6 +239,8 @@ class PgConnection:
         self._pending_begin: str | None = None
         # True while the statement timeout of a search's statement is set.
         self._bounded = False
+        # Statements run that may have written (writes_so_far).
+        self._writes = 0
 
     def begin(self, statement: str) -> None:
         """Begin a transaction with `statement` (a BEGIN), sent just before
@@ -272,6 +277,16 @@ class PgConnection:
         if not self.raw.closed:
             self.raw.execute(statement)
 
+    def writes_so_far(self) -> int:
+        """Statements run so far other than plain SELECTs, and bulk copies
+        (Connection.writes_so_far): counted whether or not they changed a
+        row, which only makes a caller look again."""
+        return self._writes
+
+    def wrote(self) -> None:
+        """Count a write made on `raw` directly (a COPY)."""
+        self._writes += 1
+
     def set_trace_callback(self, callback: Callable[[str], object] | None) -> None:
         """Call `callback(sql)` with every statement run (None: stop), as sqlite3 does."""
         self._trace = callback
@@ -281,6 +296,8 @@ class PgConnection:
             self._trace(sql)
         cursor = cast(_Cursor, self.raw.cursor())      # the connection's cursor_factory
         cursor.statement = statement = sql
+        if not _READS_ONLY.match(sql):
+            self._writes += 1
         budget = current_regexp_budget()
         bounded = budget is not None and not budget.bounded
         table = _insert_table(sql)
@@ -318,6 +335,7 @@ class PgConnection:
     def executemany(self, sql: str, rows: Iterable[Params]) -> _Cursor:
         if self._trace is not None:
             self._trace(sql)
+        self._writes += 1
         self.begun()
         self.unbound()
         cursor = cast(_Cursor, self.raw.cursor())      # the connection's cursor_factory

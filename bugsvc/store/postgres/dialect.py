@@ -25,11 +25,14 @@ if TYPE_CHECKING:
 class OnPsycopg(Protocol):
     """A connection of this engine (connection.py's PgConnection, which
     imports this module): its psycopg connection is `raw`, on which its
-    transaction's BEGIN is sent by `begun()` (before the first statement)."""
+    transaction's BEGIN is sent by `begun()` (before the first statement);
+    `wrote()` counts a write made on `raw` itself."""
 
     raw: psycopg.Connection[Any]
 
     def begun(self) -> bool: ...
+
+    def wrote(self) -> None: ...
 
 
 def _pg(conn: Connection) -> OnPsycopg:
@@ -187,6 +190,7 @@ class PostgresDialect(Dialect):
     def bulk_insert(self, conn: Connection, table: str, columns: Sequence[str],
                     rows: Iterable[Sequence[Any]]) -> None:
         _pg(conn).begun()
+        _pg(conn).wrote()
         with _pg(conn).raw.cursor().copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
             for row in rows:
                 copy.write_row(row)
