@@ -2,7 +2,7 @@
 up the world (parameters, groups, rights) directly in the database."""
 
 from accounts import ADMIN
-from bugsvc.accounts.membership import grant_admin_visibility, refresh_for_user
+from bugsvc.accounts.membership import grant_admin_visibility, refresh_derived, refresh_for_user
 from bugsvc.services import bug as bug_service, group as group_service
 
 
@@ -52,6 +52,7 @@ def add_to_group(services, login, group_name):
         group_id = conn.execute("SELECT id FROM groups WHERE name = ?", (group_name,)).fetchone()[0]
         conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                      " VALUES (?, ?, 0, 0) ON CONFLICT DO NOTHING", (user_id, group_id))
+        refresh_derived(conn, [user_id])      # what the group's membership of others gives
 
 
 def add_bug_group(services, name, members=(), with_admin=True):

@@ -447,13 +447,14 @@ class Services:
                 (login, real_name, auth.hash_password(password, FAST_COST) if password else None,
                  disabled_text))
             user_id = cur.lastrowid
-            refresh_for_user(conn, user_id)
             for names, is_bless in ((groups, 0), (bless, 1)):
                 for name in names:
                     group_id = conn.execute("SELECT id FROM groups WHERE name = ?",
                                             (name,)).fetchone()[0]
                     conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                                  " VALUES (?, ?, ?, 0)", (user_id, group_id, is_bless))
+            # Regexp memberships, and those the groups' inheritance gives.
+            refresh_for_user(conn, user_id)
         return user_id
 
     def api_key(self, login):

@@ -282,12 +282,15 @@ def account_of(ctx, provider, claims, may_create):
 
 def _grant_groups(ctx, provider, claims, user_id):
     """Make the account a member of the groups the provider's map names for
-    the values of its group claim (audited); memberships are never taken
-    away here."""
+    the values of its group claim (audited), and of the groups those are
+    members of (derived: admin gives every system group); memberships are
+    never taken away here."""
     from ..store import audit
+    from .membership import refresh_derived
     values = claims.get(provider.get("group_claim") or "groups")
     if not isinstance(values, list) or not provider.get("groups"):
         return
+    granted = False
     for value in values:
         group = provider["groups"].get(value) if isinstance(value, str) else None
         if group is None:
@@ -301,3 +304,6 @@ def _grant_groups(ctx, provider, claims, user_id):
         ctx.conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
                          " VALUES (?, ?, 0, 0)", (user_id, row["id"]))
         audit.record(ctx, "User", user_id, "groups", "", row["name"])
+        granted = True
+    if granted:
+        refresh_derived(ctx.conn, [user_id])

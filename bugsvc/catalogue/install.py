@@ -6,7 +6,7 @@ nothing of what goes in it. Whoever prepares a database (serving's start,
 the importer) calls this after Database.initialize."""
 
 from .. import dates
-from ..accounts.membership import GRANT_DIRECT, grant_admin_visibility, refresh_for_user
+from ..accounts.membership import GRANT_DIRECT, grant_admin, refresh_for_user
 from ..store import server_secrets
 from . import bug_fields, settings
 
@@ -47,11 +47,20 @@ SYSTEM_GROUPS = [
     ("bz_sudo_protect", "Can not be impersonated by other users", ""),
     ("bz_quip_moderators", "Can moderate quips", ""),
 ]
+# The system groups whose members are, besides admin, the members of other
+# system groups (the reference's inherited_by): {group: its member groups}.
+INHERITED_BY = {
+    "bz_canusewhines": ("editbugs", "bz_canusewhineatothers"),
+    "bz_sudo_protect": ("bz_sudoers",),
+}
 
 
 def install_defaults(conn):
     """Write fields, their values, the workflow, system groups, parameters,
-    the Unclassified classification. Runs inside the caller's transaction."""
+    the Unclassified classification. As in the reference, the admin group
+    is a member of every other system group, may bless it and sees its
+    members (grant_admin), and the groups of INHERITED_BY are members of
+    theirs. Runs inside the caller's transaction."""
     rows = sorted((field for field in bug_fields.STANDARD if field.description),
                   key=lambda field: field.sort_key)
     for field in rows:
@@ -73,10 +82,16 @@ def install_defaults(conn):
     for old, new in WORKFLOW:
         conn.execute("INSERT INTO status_workflow (old_status_id, new_status_id) VALUES (?, ?)",
                      (status_id[old] if old else None, status_id[new]))
+    group_id = {}
     for name, description, regexp in SYSTEM_GROUPS:
-        conn.execute("INSERT INTO groups (name, description, is_bug_group, user_regexp, is_active)"
-                     " VALUES (?, ?, 0, ?, 1)", (name, description, regexp))
-    grant_admin_visibility(conn, [row[0] for row in conn.execute("SELECT id FROM groups")])
+        cur = conn.execute("INSERT INTO groups (name, description, is_bug_group, user_regexp,"
+                           " is_active) VALUES (?, ?, 0, ?, 1) RETURNING id",
+                           (name, description, regexp))
+        group_id[name] = cur.fetchone()[0]
+        grant_admin(conn, group_id[name])
+        conn.executemany("INSERT INTO group_group_map (member_id, grantor_id) VALUES (?, ?)",
+                         [(group_id[member], group_id[name])
+                          for member in INHERITED_BY.get(name, ())])
     for name, value in settings.defaults().items():
         conn.execute("INSERT INTO params (name, value) VALUES (?, ?)", (name, value))
     server_secrets.install(conn)
@@ -85,20 +100,24 @@ def install_defaults(conn):
 
 
 def create_admin(conn, login, password_hash, now, real_name="Administrator", test_product=True):
-    """Create the first administrator, member of every system group and,
-    while nobody is, the installation's maintainer (as the reference's
-    setup makes it), and (unless `test_product` is false: a database an
-    import fills) the test product whose component it owns. Returns the
-    account id."""
+    """Create the first administrator and, while nobody is, the
+    installation's maintainer, as the reference's make_admin: a direct
+    member of admin who may bless it, and a direct member of editusers;
+    every other system group through admin (derived), so it is theirs for
+    as long as the account is in admin. Also (unless `test_product` is
+    false: a database an import fills) the test product whose component it
+    owns. Returns the account id."""
     cur = conn.execute("INSERT INTO users (login, real_name, password_hash, created_at)"
                        " VALUES (?, ?, ?, ?) RETURNING id",
                        (login, real_name, password_hash, dates.to_db(now)))
     admin_id = cur.fetchone()[0]
-    for (group_id,) in conn.execute("SELECT id FROM groups ORDER BY id").fetchall():
-        conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
-                     " VALUES (?, ?, 0, ?)", (admin_id, group_id, GRANT_DIRECT))
-        conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
-                     " VALUES (?, ?, 1, ?)", (admin_id, group_id, GRANT_DIRECT))
+    group_id = {name: gid for name, gid in conn.execute(
+        "SELECT name, id FROM groups WHERE name IN ('admin', 'editusers')")}
+    conn.executemany("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
+                     " VALUES (?, ?, ?, ?)",
+                     [(admin_id, group_id["admin"], 0, GRANT_DIRECT),
+                      (admin_id, group_id["admin"], 1, GRANT_DIRECT),
+                      (admin_id, group_id["editusers"], 0, GRANT_DIRECT)])
     refresh_for_user(conn, admin_id)
     conn.execute("UPDATE params SET value = ? WHERE name = 'maintainer' AND value = ''", (login,))
     if test_product:

@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 28
+SCHEMA_VERSION = 29
 
 
 class SchemaError(Exception):
@@ -193,6 +193,56 @@ def _admin_sees_every_group(conn: Connection) -> None:
                  " AND h.grant_type = 2)", (admin[0], admin[0], admin[0]))
 
 
+# The reference's system groups but admin, and those of them whose members
+# are members of another (its inherited_by), as version 29 links them.
+_SYSTEM_GROUPS = ("tweakparams", "editusers", "creategroups", "editclassifications",
+                  "editcomponents", "editkeywords", "editbugs", "canconfirm",
+                  "bz_canusewhineatothers", "bz_canusewhines", "bz_sudoers", "bz_sudo_protect",
+                  "bz_quip_moderators")
+_INHERITED_BY = (("editbugs", "bz_canusewhines"), ("bz_canusewhineatothers", "bz_canusewhines"),
+                 ("bz_sudoers", "bz_sudo_protect"))
+
+
+def _admin_in_system_groups(conn: Connection) -> None:
+    """Version 29: the admin group is a member of every system group, may
+    bless it and sees its members, and editbugs and bz_canusewhineatothers
+    are members of bz_canusewhines, bz_sudoers of bz_sudo_protect, as the
+    reference's installation makes them (earlier installations gave the
+    first administrator a direct membership and bless row in each system
+    group instead). Then each account gets the memberships these give it
+    (derived, user_groups grant_type 1, as accounts/membership.py's
+    refresh_derived: only added, since grants were only added). Every row
+    kept, the first administrator's direct ones among them: they cannot be
+    told from ones given on purpose. A group missing is skipped; a step
+    run twice adds nothing."""
+    ids = {name: group_id for group_id, name in conn.execute("SELECT id, name FROM groups")
+           if name == "admin" or name in _SYSTEM_GROUPS}
+    links = [(ids["admin"], ids[name]) for name in _SYSTEM_GROUPS
+             if "admin" in ids and name in ids]
+    links += [(ids[member], ids[grantor]) for member, grantor in _INHERITED_BY
+              if member in ids and grantor in ids]
+    for member_id, grantor_id in links:
+        if conn.execute("SELECT 1 FROM group_group_map WHERE member_id = ? AND grantor_id = ?",
+                        (member_id, grantor_id)).fetchone() is None:
+            conn.execute("INSERT INTO group_group_map (member_id, grantor_id) VALUES (?, ?)",
+                         (member_id, grantor_id))
+    for member_id, grantor_id in links:
+        for grant_type in (1, 2):          # bless and visibility, admin's alone
+            if member_id != ids.get("admin") or conn.execute(
+                    "SELECT 1 FROM group_grants WHERE member_id = ? AND grantor_id = ?"
+                    " AND grant_type = ?", (member_id, grantor_id, grant_type)).fetchone():
+                continue
+            conn.execute("INSERT INTO group_grants (member_id, grantor_id, grant_type)"
+                         " VALUES (?, ?, ?)", (member_id, grantor_id, grant_type))
+    while conn.execute(
+            "INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
+            " SELECT DISTINCT ug.user_id, m.grantor_id, 0, 1 FROM user_groups ug"
+            " JOIN group_group_map m ON m.member_id = ug.group_id WHERE ug.is_bless = 0"
+            " AND NOT EXISTS (SELECT 1 FROM user_groups x WHERE x.user_id = ug.user_id"
+            " AND x.group_id = m.grantor_id AND x.is_bless = 0)").rowcount:
+        pass
+
+
 MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
@@ -252,6 +302,9 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 27: the counter of changes to what bug searches answer (bugs/answer_cache.py).
     27: _new_tables("bug generation", "bug_generation"),
     28: _worked_hours_index,
+    # 29: the admin group a member (and blesser) of every system group, and
+    # the system groups' other inheritance, as the reference installs them.
+    29: _admin_in_system_groups,
 }
 
 

@@ -195,6 +195,18 @@ def test_groups_are_granted_from_the_claim(services, provider):
     assert sign_in(services, "alice")["id"] == user_id        # granted once
 
 
+def test_admin_granted_from_the_claim_gives_the_system_groups_at_once(services, provider):
+    """admin is a member of every system group: the account is a member of
+    them through it as soon as the claim makes it an admin."""
+    configure(services, provider, create="1", groups={"devs": "admin"})
+    user_id = sign_in(services, "alice")["id"]
+    held = dict(services.query("SELECT g.name, ug.grant_type FROM user_groups ug JOIN groups g"
+                               " ON g.id = ug.group_id WHERE ug.user_id = ? AND ug.is_bless = 0"
+                               " AND g.name IN ('admin', 'tweakparams', 'editusers')",
+                               (user_id,)))
+    assert held == {"admin": 0, "tweakparams": 1, "editusers": 1}
+
+
 def test_a_disabled_account_is_refused(services, provider):
     configure(services, provider)
     services.add_user("bob@example.org", disabled_text="Gone")

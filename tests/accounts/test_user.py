@@ -6,7 +6,7 @@ import pytest
 from freezegun import freeze_time
 
 from accounts import ADMIN
-from bug_support import grant_visibility
+from bug_support import editbugs_only_for_members, grant_visibility
 from bugsvc.accounts.membership import grant_admin_visibility
 from bugsvc.errors import ServiceError
 from bugsvc.services import group as group_service, user
@@ -101,7 +101,9 @@ def test_create_over_http_answers_201_and_the_account_can_log_in(client, admin_k
 def test_create_joins_the_groups_whose_regexp_matches(services):
     add_group(services, "example-staff", r"@example\.com$")
     new_id = services.call(user.create, {"email": "joe@example.com"}, as_user=ADMIN)["id"]
-    assert all_groups(services, new_id) == {"editbugs", "example-staff"}
+    # editbugs by its regexp '.*', and bz_canusewhines through editbugs (a
+    # member group of it, as Bugzilla's installation makes it).
+    assert all_groups(services, new_id) == {"editbugs", "bz_canusewhines", "example-staff"}
     assert direct_groups(services, new_id) == set()
 
 
@@ -267,7 +269,7 @@ def test_email_change_renames_the_login_and_rederives_regexp_groups(client, serv
     result = services.call(user.update, {"ids": [bob], "email": "bob@partner.org"}, as_user=ADMIN)
     assert result["users"][0]["changes"] == {
         "email": {"removed": "bob@example.com", "added": "bob@partner.org"}}
-    assert all_groups(services, bob) == {"editbugs", "partners"}
+    assert all_groups(services, bob) == {"editbugs", "bz_canusewhines", "partners"}
     assert can_log_in(client, "bob@partner.org", "bob-secret")
 
 
@@ -474,8 +476,8 @@ def test_own_account_shows_all_groups_and_saved_searches(services, plain, teams)
     execute(services, "INSERT INTO saved_reports (user_id, name, query) VALUES (?, 'Chart',"
                       " 'x_axis_field=priority')", (plain,))
     found = services.call(user.get, {"names": ["plain@example.com"]}, as_user=plain)["users"][0]
-    assert [g["name"] for g in found["groups"]] == ["editbugs", "red"]
-    assert found["groups"][1] == {"id": teams["red"], "name": "red", "description": "red people"}
+    assert [g["name"] for g in found["groups"]] == ["bz_canusewhines", "editbugs", "red"]
+    assert found["groups"][2] == {"id": teams["red"], "name": "red", "description": "red people"}
     assert [s["name"] for s in found["saved_searches"]] == ["Mine"]
     assert found["saved_searches"][0]["query"] == "product=TestProduct"
     assert [s["name"] for s in found["saved_reports"]] == ["Chart"]
@@ -490,7 +492,7 @@ def test_editusers_sees_details_but_not_others_saved_searches(services, plain):
     found = services.call(user.get, {"ids": [plain]}, as_user=ADMIN)["users"][0]
     assert found["email_enabled"] is False and found["login_denied_text"] == "Gone"
     assert found["can_login"] is False
-    assert [g["name"] for g in found["groups"]] == ["editbugs"]
+    assert [g["name"] for g in found["groups"]] == ["bz_canusewhines", "editbugs"]
     assert "saved_searches" not in found and "saved_reports" not in found
 
 
@@ -616,8 +618,7 @@ def isolated(services, plain, bob, teams):
     and carol are members of red, whose members see red's members (the
     grant an administrator sets on editgroups.cgi); bob is in no group."""
     set_param(services, "usevisibilitygroups", "1")
-    execute(services, "UPDATE groups SET user_regexp = '' WHERE name = 'editbugs'")
-    execute(services, "DELETE FROM user_groups WHERE grant_type = 2")
+    editbugs_only_for_members(services)
     carol = services.add_user("carol@example.com", real_name="Carol")
     for member in (plain, carol):
         execute(services, "INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"

@@ -12,7 +12,7 @@ import pytest
 from freezegun import freeze_time
 
 from accounts import ADMIN
-from bug_support import add_to_group, file_bug
+from bug_support import add_to_group, editbugs_only_for_members, file_bug
 from bugsvc.bugs import whine
 from bugsvc.cli import main
 from bugsvc.errors import ServiceError
@@ -71,6 +71,10 @@ def at(text):
 
 @pytest.mark.parametrize("who, code", [(None, 410), (PLAIN, 304)])
 def test_only_members_of_bz_canusewhines_schedule_searches(services, world, who, code):
+    # editbugs (whose regexp '.*' makes every account a member by default)
+    # is a member of bz_canusewhines, as in Bugzilla: made an ordinary
+    # group, it leaves the plain user outside.
+    editbugs_only_for_members(services)
     for call, params in ((whine_service.get, {}), (whine_service.create_event, {}),
                          (whine_service.update_event, {"id": 1}),
                          (whine_service.delete_event, {"id": 1})):
@@ -78,6 +82,19 @@ def test_only_members_of_bz_canusewhines_schedule_searches(services, world, who,
             services.call(call, params, as_user=who)
         assert refused.value.code == code
     assert services.query("SELECT COUNT(*) FROM whine_events") == [(0,)]
+
+
+def test_by_default_every_account_schedules_searches_through_editbugs(services, world):
+    """Bugzilla's installation makes editbugs and bz_canusewhineatothers
+    members of bz_canusewhines, and editbugs' regexp takes in every account:
+    a plain user may schedule searches until editbugs is made an ordinary
+    group."""
+    assert services.call(whine_service.get, {}, as_user=PLAIN)["events"] == []
+    assert services.call(whine_service.create_event, {}, as_user=PLAIN)["id"]
+    editbugs_only_for_members(services)
+    with pytest.raises(ServiceError) as refused:
+        services.call(whine_service.get, {}, as_user=PLAIN)
+    assert refused.value.code == 304
 
 
 def test_a_member_keeps_events_and_nobody_else_sees_or_changes_them(services, world):

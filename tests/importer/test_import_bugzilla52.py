@@ -20,6 +20,7 @@ import sqlite3
 import pytest
 
 import import_support as support
+from bugsvc.catalogue.install import SYSTEM_GROUPS
 from bugsvc.importer import verify
 from bugsvc.importer.client import Client, Limits
 from bugsvc.importer.run import run_import
@@ -261,13 +262,18 @@ def test_an_administrators_key_carries_every_account_and_its_memberships(bugzill
     assert "The grants between groups (groups that are members of other groups, may bless " \
            "them or see their members) were not carried" in report
     # 5.2 gives the admin group every other group's membership: User.get
-    # shows the administrator in all of them.
-    assert memberships(target, ADMIN) == [(name, 0) for name in ALL_GROUPS]
+    # shows the administrator in all of them. The target's admin group is a
+    # member of each of its system groups (as 5.2's installation makes it),
+    # so there the administrator is a member through admin; of the groups
+    # the import made, directly (their inheritance was not read).
+    imported = {"kernel-insiders", "kernel-staff", "old-team", "reviewers"}
+    through_admin = [(name, 1) for name, _, _ in SYSTEM_GROUPS if name != "admin"]
+    assert memberships(target, ADMIN) == sorted(
+        [("admin", 0)] + through_admin + [(name, 0) for name in imported])
     assert memberships(target, "viewer@example.org") == []
     # The target's own administrator is in none of the groups the import
     # made: the source's inheritance (its admin group's among it) was not
     # read, and the import makes no membership the source does not show.
-    imported = {"kernel-insiders", "kernel-staff", "old-team", "reviewers"}
     assert not imported & {name for name, _ in memberships(target, "admin@example.com")}
     assert "The groups the import made have no member groups and no blessing groups (not " \
            "even admin)" in report
@@ -293,6 +299,11 @@ def test_a_regexp_grant_goes_when_the_expression_changes_later(bugzilla, tmp_pat
     assert memberships(target, "dana@kernel.example.org") == []
 
 
+# What the target gives every account of its own: editbugs by its regexp
+# '.*', and bz_canusewhines through editbugs (as 5.2's installation makes it).
+TARGETS_OWN = [("bz_canusewhines", 1), ("editbugs", 2)]
+
+
 def test_a_plain_key_lists_every_account_but_leaves_memberships_it_cannot_see(
         bugzilla, tmp_path):
     """The reader may bless nothing: it is shown no one's groups but its
@@ -300,7 +311,7 @@ def test_a_plain_key_lists_every_account_but_leaves_memberships_it_cannot_see(
     target = tmp_path / "target.sqlite"
     report, _ = import_as(bugzilla, target, READER_KEY, READER)
     assert len(rows(target, "SELECT 1 FROM users WHERE login LIKE '%example.org'")) == 11
-    assert memberships(target, "manager@example.org") == [("editbugs", 2)]   # the target's own
+    assert memberships(target, "manager@example.org") == TARGETS_OWN   # the target's own
     assert "regular expression grants at the source are direct ones here" in report
 
 
@@ -315,7 +326,7 @@ def test_a_blessers_key_carries_the_members_of_the_groups_it_may_bless(bugzilla,
                            " '%example.org' ORDER BY u.login")
     assert members == [("admin@example.org",), ("dave@example.org",), ("manager@example.org",),
                        (READER,)]
-    assert memberships(target, "alice@example.org") == [("editbugs", 2)]
+    assert memberships(target, "alice@example.org") == TARGETS_OWN
 
 
 def test_an_anonymous_reader_carries_the_accounts_on_bugs_and_says_so(bugzilla, tmp_path):
@@ -326,7 +337,7 @@ def test_an_anonymous_reader_carries_the_accounts_on_bugs_and_says_so(bugzilla, 
     assert "accounts: 1 (an anonymous reader may not list the source's accounts: only those " \
            "on bugs come): those on no bug" in report
     assert rows(target, "SELECT COUNT(*) FROM bug_tags") == [(0,)]
-    assert memberships(target, "dave@example.org") == [("editbugs", 2)]   # the target's own
+    assert memberships(target, "dave@example.org") == TARGETS_OWN   # the target's own
 
 
 # Personal tags ------------------------------------------------------------------------
@@ -345,10 +356,14 @@ def test_the_keys_personal_tags_come_and_nobody_elses(bugzilla, tmp_path):
 
 # Grants between groups -----------------------------------------------------------------
 
-ALL_GROUPS = sorted(["admin", "bz_canusewhines", "bz_sudoers", "canconfirm", "creategroups",
-                     "editbugs", "editclassifications", "editcomponents", "editkeywords",
-                     "editusers", "kernel-insiders", "kernel-staff", "old-team", "reviewers",
-                     "tweakparams"])
+ALL_GROUPS = sorted(["admin", "bz_canusewhineatothers", "bz_canusewhines", "bz_quip_moderators",
+                     "bz_sudo_protect", "bz_sudoers", "canconfirm", "creategroups", "editbugs",
+                     "editclassifications", "editcomponents", "editkeywords", "editusers",
+                     "kernel-insiders", "kernel-staff", "old-team", "reviewers", "tweakparams"])
+# The system groups' inheritance 5.2's installation makes besides admin's
+# (its inherited_by), as (member, grantor, 0).
+INHERITED_BY = [("bz_canusewhineatothers", "bz_canusewhines", 0),
+                ("bz_sudoers", "bz_sudo_protect", 0), ("editbugs", "bz_canusewhines", 0)]
 
 
 def grants(target):
@@ -367,7 +382,7 @@ def test_grants_between_groups_come_from_the_group_pages_when_the_password_is_gi
     carried = grants(target)
     others = [name for name in ALL_GROUPS if name != "admin"]
     assert [g for g in carried if g[2] == 0] == (
-        [("admin", name, 0) for name in others] + [("old-team", "reviewers", 0)])
+        [("admin", name, 0) for name in others] + INHERITED_BY + [("old-team", "reviewers", 0)])
     assert [g for g in carried if g[2] == 1] == (
         [("admin", name, 1) for name in others] + [("kernel-staff", "reviewers", 1)])
     # usevisibilitygroups is off at the source: its pages show no visibility
@@ -375,8 +390,8 @@ def test_grants_between_groups_come_from_the_group_pages_when_the_password_is_gi
     visibility = [g for g in carried if g[2] == 2]
     assert {member for member, _, _ in visibility} == {"admin"}
     assert {grantor for _, grantor, _ in visibility} >= set(others)
-    assert "  groups that are members of groups: 15\n" in report
-    assert "  group bless grants: 15\n" in report
+    assert "  groups that are members of groups: 21\n" in report
+    assert "  group bless grants: 18\n" in report
     assert "while its usevisibilitygroups is off: those of the target are kept" in report
     assert "the admin's own password" not in report + err
     assert bugzilla.signed_in == [ADMIN] and bugzilla.signed_out == [ADMIN]   # one session
@@ -386,7 +401,9 @@ def test_grants_between_groups_come_from_the_group_pages_when_the_password_is_gi
     assert memberships(target, ADMIN) == [("admin", 0)] + [(name, 1) for name in others]
     assert memberships(target, "manager@example.org") == [
         ("editcomponents", 0), ("kernel-insiders", 0), ("old-team", 0), ("reviewers", 1)]
-    assert "  memberships derived from another group: 15\n" in report
+    # 17 of the administrator's, the manager's reviewers, and
+    # bz_canusewhines through editbugs for the reader and Alice.
+    assert "  memberships derived from another group: 20\n" in report
     # The target's own administrator is a member of the groups the import
     # made through the admin group's membership the source has, never directly.
     imported = ["kernel-insiders", "kernel-staff", "old-team", "reviewers"]
@@ -417,7 +434,7 @@ def test_visibility_grants_come_while_the_source_shows_them(bugzilla, tmp_path):
     # groups (bugsvc's system groups the source lacks) keep theirs.
     assert [g for g in grants(target) if g[2] == 2 and g[1] in ALL_GROUPS] == (
         [("admin", name, 2) for name in others] + [("kernel-staff", "kernel-insiders", 2)])
-    assert "  group visibility grants: 15\n" in report
+    assert "  group visibility grants: 18\n" in report
     assert "usevisibilitygroups is off" not in report
     # A later run carries a grant the source took away, and leaves the rest.
     bugzilla.installation["group_grants"].remove(["kernel-staff", "kernel-insiders", 2])
@@ -436,8 +453,17 @@ def test_a_key_without_creategroups_leaves_the_grants_and_says_so(bugzilla, tmp_
     target = tmp_path / "target.sqlite"
     report, _ = import_as(bugzilla, target, MANAGER_KEY, "manager@example.org",
                           source_password="the manager's own password")
-    # Only the target's own: its admin group sees every group's members.
-    assert {(member, grant_type) for member, _, grant_type in grants(target)} == {("admin", 2)}
+    # Only the target's own: its admin group sees every group's members and
+    # is a member of its system groups, which may bless them, and the
+    # system groups' other inheritance (5.2's installation's).
+    imported = {"kernel-insiders", "kernel-staff", "old-team", "reviewers"}
+    assert {(member, grant_type) for member, grantor, grant_type in grants(target)
+            if grantor in imported} == {("admin", 2)}
+    assert [g for g in grants(target) if g[2] == 0 and g[0] != "admin"] == INHERITED_BY
+    assert {(grantor, grant_type) for member, grantor, grant_type in grants(target)
+            if member == "admin" and grant_type < 2} == {
+        (name, grant_type) for name, _, _ in SYSTEM_GROUPS if name != "admin"
+        for grant_type in (0, 1)}
     assert "group grants: " in report
     assert "(the administration pages could not be read: the source answered " \
            "'Authorization Required' instead of the group's page)" in report

@@ -405,3 +405,101 @@ def test_placeholders_stand_one_for_each_value_of_a_list_or_an_iterator(new_db):
             assert [row[0] for row in found] == [1, 2]
         assert dbmodule.placeholders([7]) == "?"
     database.close()
+
+
+def test_a_database_made_before_admin_in_system_groups_gets_the_grants_and_keeps_its_rows(
+        new_db):
+    """Version 29: on an installation made as earlier versions made it (the
+    first administrator a direct member and blesser of every group, no
+    group a member of any system group), the admin group becomes a member,
+    blesser and viewer of every system group and the reference's
+    inherited_by links are made; accounts get the memberships those give
+    (derived), and every row held before stays, the first
+    administrator's direct ones among them. Run twice, it adds nothing."""
+    from datetime import datetime, timezone
+
+    from bugsvc.accounts.caller import load_caller
+    from bugsvc.catalogue import install
+
+    version = next(number for number, step in schema.MIGRATIONS.items()
+                   if step is schema._admin_in_system_groups)
+    before = {}
+
+    def add_user(conn, login, groups=()):
+        user_id = conn.execute("INSERT INTO users (login, real_name, created_at) VALUES"
+                               " (?, '', '2026-01-01 00:00:00.000000') RETURNING id",
+                               (login,)).fetchone()[0]
+        conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
+                     " SELECT ?, id, 0, 2 FROM groups WHERE name = 'editbugs'", (user_id,))
+        for name in groups:
+            conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
+                         " SELECT ?, id, 0, 0 FROM groups WHERE name = ?", (user_id, name))
+
+    def undo(conn):
+        install.install_defaults(conn)
+        install.create_admin(conn, "first@example.com", None,
+                             datetime(2026, 1, 1, tzinfo=timezone.utc), test_product=False)
+        # As version 28 left it: no inheritance, no bless grants, the first
+        # administrator direct member and blesser of every group.
+        conn.execute("DELETE FROM group_group_map")
+        conn.execute("DELETE FROM group_grants WHERE grant_type = 1")
+        conn.execute("DELETE FROM user_groups WHERE grant_type = 1")
+        first = conn.execute("SELECT id FROM users WHERE login = 'first@example.com'"
+                             ).fetchone()[0]
+        conn.execute("DELETE FROM user_groups WHERE user_id = ? AND grant_type = 0", (first,))
+        conn.execute("INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
+                     " SELECT ?, g.id, b.is_bless, 0 FROM groups g,"
+                     " (SELECT 0 AS is_bless UNION ALL SELECT 1) b", (first,))
+        add_user(conn, "later@example.com", ["admin"])        # made an admin afterwards
+        add_user(conn, "keeper@example.com", ["tweakparams"])  # given on purpose
+        add_user(conn, "sudoer@example.com", ["bz_sudoers"])
+        for table, columns in (("user_groups", "user_id, group_id, is_bless, grant_type"),
+                               ("group_group_map", "member_id, grantor_id"),
+                               ("group_grants", "member_id, grantor_id, grant_type")):
+            before[table] = {tuple(row) for row in conn.execute(
+                f"SELECT {columns} FROM {table}")}
+
+    migrated = _migrated(new_db, version, undo)
+    system = [name for name, _, _ in install.SYSTEM_GROUPS if name != "admin"]
+    with migrated.transaction(write=True) as conn:
+        ids = {name: group_id for group_id, name in conn.execute("SELECT id, name FROM groups")}
+        users = {login: user_id for user_id, login in conn.execute("SELECT id, login FROM users")}
+        after = {}
+        for table, columns in (("user_groups", "user_id, group_id, is_bless, grant_type"),
+                               ("group_group_map", "member_id, grantor_id"),
+                               ("group_grants", "member_id, grantor_id, grant_type")):
+            after[table] = {tuple(row) for row in conn.execute(
+                f"SELECT {columns} FROM {table}")}
+            assert before[table] <= after[table]
+        links = {(ids["admin"], ids[name]) for name in system} | {
+            (ids[member], ids[grantor]) for grantor, members in install.INHERITED_BY.items()
+            for member in members}
+        assert after["group_group_map"] == links
+        assert after["group_grants"] - before["group_grants"] == {
+            (ids["admin"], ids[name], 1) for name in system}
+        assert {(ids["admin"], ids[name], 2) for name in system} <= after["group_grants"]
+        # The first administrator keeps its direct rows; the account made an
+        # administrator later is now a member of every system group
+        # (through admin) and may bless them.
+        first_direct = {(group_id, is_bless) for user_id, group_id, is_bless, grant
+                        in after["user_groups"] if user_id == users["first@example.com"]
+                        and grant == 0}
+        assert first_direct == {(group_id, is_bless) for group_id in ids.values()
+                                for is_bless in (0, 1)}
+        later = load_caller(conn, users["later@example.com"])
+        assert set(system) <= set(later.group_names)
+        assert all(later.can_bless(ids[name]) for name in system)
+        derived = {(users[login], ids[name], 0, 1) for login, name in (
+            ("sudoer@example.com", "bz_sudo_protect"), ("keeper@example.com", "bz_canusewhines"),
+            ("later@example.com", "tweakparams"))}
+        assert derived <= after["user_groups"] - before["user_groups"]
+        keeper = load_caller(conn, users["keeper@example.com"])
+        assert "tweakparams" in keeper.group_names and "editusers" not in keeper.group_names
+        # A second run adds nothing.
+        schema._admin_in_system_groups(conn)
+        for table, columns in (("user_groups", "user_id, group_id, is_bless, grant_type"),
+                               ("group_group_map", "member_id, grantor_id"),
+                               ("group_grants", "member_id, grantor_id, grant_type")):
+            assert {tuple(row) for row in conn.execute(
+                f"SELECT {columns} FROM {table}")} == after[table]
+    migrated.close()

@@ -8,6 +8,7 @@ import re
 import pytest
 from freezegun import freeze_time
 
+from bug_support import editbugs_only_for_members
 from bugsvc.services import saved_search
 from page_support import PASSWORDS, PLAIN, Browser, World, text_of
 
@@ -38,6 +39,9 @@ def first_event(services):
 
 
 def test_anonymous_visitors_and_plain_users_are_turned_away(app, world, services):
+    # The plain user is no member of editbugs, so none of bz_canusewhines
+    # (editbugs is one of its member groups, as in Bugzilla).
+    editbugs_only_for_members(services)
     anonymous = Browser(app)
     page = anonymous.get("/editwhines.cgi")
     assert page.status_code == 401 and "Sign in" in page.text
@@ -130,7 +134,8 @@ def test_whining_at_others_on_the_form(app, world, services):
         (1, "2026-03-02 09:00:00.000000")]                 # saved in its hour: due at once
 
 
-def test_the_home_page_links_to_it_for_members_only(app, world):
+def test_the_home_page_links_to_it_for_members_only(app, world, services):
+    editbugs_only_for_members(services)
     member = signed_in(app, WHINER, "whiner-password-1")
     assert 'href="/editwhines.cgi"' in member.get("/").text
     plain = signed_in(app, PLAIN, PASSWORDS[PLAIN])
