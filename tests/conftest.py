@@ -90,6 +90,7 @@ def pytest_configure(config):
                                        "(tests/browser_site.py)")
     config.addinivalue_line("markers", "xdist_group(name): pytest-xdist runs the tests of one "
                                        "group on one worker (set by pytest_collection_modifyitems)")
+    config.pluginmanager.register(_GroupNames(), "bugsvc_group_names")
 
 
 def pytest_generate_tests(metafunc):
@@ -111,13 +112,17 @@ def pytest_generate_tests(metafunc):
 _ENGINE = pytest.StashKey[str]()
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Mark every test that starts a real server `slow` (pytest -m 'not slow'
     leaves them out of the everyday loop; CI runs everything), note which
     engine each test runs on, and keep the tests of a module that share a
     module-scoped fixture of that module (a server, a browser, a seeded
     database) on one pytest-xdist worker (`--dist loadgroup`), which then
-    sets the fixture up once."""
+    sets the fixture up once.
+
+    It runs first, before pytest-xdist's worker reads the xdist_group marks
+    in its own pytest_collection_modifyitems (see _name_the_groups)."""
     for item in items:
         if _SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
@@ -132,6 +137,30 @@ def pytest_collection_modifyitems(config, items):
             item.stash[_ENGINE] = callspec.params["site_engine"]
         if _shares_a_module_fixture(item):
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
+class _GroupNames:
+    """Names each grouped test's xdist_group in its node id ("...@group"),
+    which is how pytest-xdist's `--dist loadgroup` learns the groups from
+    its workers. pytest-xdist 3.8's worker sets it by assigning the item's
+    `_nodeid`, which pytest 9 no longer reads (its node id is `_id`): the
+    groups were lost and each worker set the module-scoped fixtures up
+    again (the browser tests' server and Chromium, a seeded source). This
+    sets it, after the worker, where the worker's assignment was lost."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config, items):
+        in_a_worker = os.environ.get("PYTEST_XDIST_WORKER")
+        if not (in_a_worker and getattr(config.option, "loadgroup", False)):
+            return
+        from _pytest.nodeid import NodeId
+        for item in items:
+            names = {str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                     for mark in item.iter_markers("xdist_group")}
+            suffix = "@" + "_".join(sorted(names))
+            if (names and not item.nodeid.endswith(suffix)
+                    and isinstance(getattr(item, "_id", None), NodeId)):
+                item._id = NodeId.parse(item.nodeid + suffix)
 
 
 def _shares_a_module_fixture(item):

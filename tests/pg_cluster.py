@@ -110,6 +110,7 @@ class Cluster:
         self._names = itertools.count(1)
         self._lock = threading.Lock()
         self._work = {}               # template database -> its work database
+        self._restorers = {}          # work database -> the session restoring it
         self._make_and_start(lambda: self._run(
             "initdb", "-D", str(self.data), "-U", "postgres", "-A", "trust", "-E", "UTF8",
             "--locale=C.UTF-8", "--no-sync"), _SETTINGS)
@@ -179,33 +180,65 @@ class Cluster:
         return name
 
     def drop_database(self, name):
+        self._close_restorer(name)
         self.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
     def work_database(self, template):
         """The URL of `template`'s work database, holding exactly what
         `template` holds (see the module's docstring; each template has a
-        work database of its own)."""
+        work database of its own).
+
+        The restore runs through one session per work database, kept open
+        between tests: a new session would plan every statement of
+        restore() anew (its plans live in the session), several times the
+        cost of the restore itself. A session gone (a test that ended every
+        session) is opened again."""
         import psycopg
         name = self._work.get(template)
         if name is not None:
             try:
-                with psycopg.connect(self.url(name), autocommit=True) as conn:
-                    # What a test left at work (idle sessions of pools stay).
-                    conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                                 " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-                                 " AND state <> 'idle'")
+                conn = self._restorers.get(name)
+                if conn is None or conn.closed:
+                    conn = self._restorers[name] = psycopg.connect(self.url(name),
+                                                                   autocommit=True)
                     conn.execute("SET lock_timeout = '5s'")
-                    if conn.execute("SELECT bugsvc_snapshot.restore()").fetchone()[0]:
-                        return self.url(name)
+                try:
+                    restored = self._restore(conn)
+                except psycopg.OperationalError:
+                    conn.close()     # ended by a test: once more with a new session
+                    conn = self._restorers[name] = psycopg.connect(self.url(name),
+                                                                   autocommit=True)
+                    conn.execute("SET lock_timeout = '5s'")
+                    restored = self._restore(conn)
+                if restored:
+                    return self.url(name)
             except psycopg.Error:
                 pass
+            self._close_restorer(name)
             self.drop_database(name)
         name = self._work[template] = self.create_database(template)
         with psycopg.connect(self.url(name), autocommit=True) as conn:
             _snapshot(conn)
         return self.url(name)
 
+    @staticmethod
+    def _restore(conn):
+        """End what a test left at work (idle sessions of pools stay) and
+        put the template's rows back; true when the database then has no
+        other table."""
+        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                     " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                     " AND state <> 'idle'")
+        return conn.execute("SELECT bugsvc_snapshot.restore()").fetchone()[0]
+
+    def _close_restorer(self, name):
+        conn = getattr(self, "_restorers", {}).pop(name, None)
+        if conn is not None:
+            conn.close()
+
     def stop(self):
+        for name in list(self._restorers):
+            self._close_restorer(name)
         try:
             self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
         finally:
