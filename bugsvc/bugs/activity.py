@@ -6,6 +6,7 @@ writes a row alone (history that tells nobody, such as a product's group
 controls restricting its bugs)."""
 
 from .. import dates
+from ..store.dialect import once_per_dialect
 from . import events
 
 
@@ -40,15 +41,8 @@ def touch(conn, bug_id, when, journal=None):
     journal.people_seen(bug_id, events.people_of(row), conn.writes_so_far())
 
 
-_TOUCH_SQL = {}
-
-
+@once_per_dialect
 def _touch_sql(dialect):
-    """touch's statement that also answers the bug's people (made once per dialect)."""
-    sql = _TOUCH_SQL.get(dialect.name)
-    if sql is None:
-        cc = dialect.json_list(["user_id"], "FROM bug_cc WHERE bug_id = bugs.id", "user_id")
-        sql = _TOUCH_SQL[dialect.name] = (
-            "UPDATE bugs SET last_change_time = ? WHERE id = ?"
-            f" RETURNING assigned_to, qa_contact, reporter, {cc}")
-    return sql
+    """touch's statement that also answers the bug's people."""
+    return ("UPDATE bugs SET last_change_time = ? WHERE id = ?"
+            f" RETURNING {events.people_columns(dialect)}")

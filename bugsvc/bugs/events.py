@@ -28,6 +28,7 @@ An event holds references and the change itself, never a rendering:
 import orjson
 
 from .. import dates
+from ..store.dialect import json_items, once_per_dialect
 
 
 _FLAG_KEYS = ("status", "setter_id", "requestee_id")
@@ -144,22 +145,28 @@ class Journal:
         return len(rows)
 
 
+@once_per_dialect
+def people_columns(dialect):
+    """The columns of a row of bugs (the table named `bugs`, no alias) that
+    people_of reads: the roles, and the CC list as a JSON array."""
+    cc = dialect.json_list(["user_id"], "FROM bug_cc WHERE bug_id = bugs.id", "user_id")
+    return f"assigned_to, qa_contact, reporter, {cc}"
+
+
 def people_of(row):
-    """The people of a row of assigned_to, qa_contact, reporter and the CC
-    list as a JSON array (Dialect.json_list)."""
-    cc = row[3]
+    """The people ({"assigned_to", "qa_contact", "reporter", "cc"}) of a row
+    of people_columns."""
     return {"assigned_to": row[0], "qa_contact": row[1], "reporter": row[2],
-            "cc": [] if cc == "[]" else orjson.loads(cc)}
+            "cc": json_items(row[3])}
+
+
+@once_per_dialect
+def _people_sql(dialect):
+    return f"SELECT {people_columns(dialect)} FROM bugs WHERE id = ?"
 
 
 def _people(conn, bug_id):
-    # One statement: a row per CC member (one with none when there is none).
-    rows = conn.execute("SELECT b.assigned_to, b.qa_contact, b.reporter, cc.user_id FROM bugs b"
-                        " LEFT JOIN bug_cc cc ON cc.bug_id = b.id WHERE b.id = ?"
-                        " ORDER BY cc.user_id", (bug_id,)).fetchall()
-    row = rows[0]
-    return {"assigned_to": row[0], "qa_contact": row[1], "reporter": row[2],
-            "cc": [r[3] for r in rows if r[3] is not None]}
+    return people_of(conn.execute(_people_sql(conn.dialect), (bug_id,)).fetchone())
 
 
 def load(text):

@@ -6,7 +6,7 @@ difference between the old and the new record."""
 import copy
 from dataclasses import dataclass, field
 
-import orjson
+from ..store.dialect import json_items, once_per_dialect
 
 
 # The bugs columns a record carries, in table order (id excluded).
@@ -79,10 +79,11 @@ def load(conn, bug_id):
     values["remaining_time"] = float(values["remaining_time"] or 0)
     record = BugRecord(id=bug_id, **values)
     for name, _, _, _ in _LISTS:
-        setattr(record, name, _items(row[name]))
-    for name, value in _items(row["custom"]):
+        setattr(record, name, json_items(row[name]))
+    for name, value in json_items(row["custom"]):
         record.custom.setdefault(name, []).append(value)
-    record.flags = [dict(zip(_FLAG_KEYS, flag, strict=True)) for flag in _items(row["flags"])]
+    record.flags = [dict(zip(_FLAG_KEYS, flag, strict=True))
+                    for flag in json_items(row["flags"])]
     return record
 
 
@@ -99,27 +100,18 @@ _LISTS = (
 )
 _FLAG_KEYS = ("id", "type_id", "status", "setter_id", "requestee_id", "created_at",
               "modified_at")
-_LOAD_SQL: dict = {}
 
 
+@once_per_dialect
 def _load_sql(dialect):
-    """load's statement in `dialect` (made once for each)."""
-    sql = _LOAD_SQL.get(dialect.name)
-    if sql is None:
-        lists = [f"{dialect.json_list(list(values), source, order)} AS {name}"
-                 for name, values, source, order in _LISTS]
-        lists.append(dialect.json_list(
-            ["f.name", "v.value"], "FROM bug_custom_values v JOIN fields f ON f.id = v.field_id"
-            " WHERE v.bug_id = b.id", "f.name, v.id") + " AS custom")
-        lists.append(dialect.json_list(
-            list(_FLAG_KEYS), "FROM flags WHERE bug_id = b.id AND attachment_id IS NULL", "id")
-            + " AS flags")
-        columns = ", ".join(f"b.{name}" for name in COLUMNS)
-        sql = _LOAD_SQL[dialect.name] = (f"SELECT {columns}, {', '.join(lists)}"
-                                         " FROM bugs b WHERE b.id = ?")
-    return sql
-
-
-def _items(text):
-    """The items of a JSON array made by the dialect's json_list."""
-    return [] if text == "[]" else orjson.loads(text)
+    """load's statement in `dialect`."""
+    lists = [f"{dialect.json_list(list(values), source, order)} AS {name}"
+             for name, values, source, order in _LISTS]
+    lists.append(dialect.json_list(
+        ["f.name", "v.value"], "FROM bug_custom_values v JOIN fields f ON f.id = v.field_id"
+        " WHERE v.bug_id = b.id", "f.name, v.id") + " AS custom")
+    lists.append(dialect.json_list(
+        list(_FLAG_KEYS), "FROM flags WHERE bug_id = b.id AND attachment_id IS NULL", "id")
+        + " AS flags")
+    columns = ", ".join(f"b.{name}" for name in COLUMNS)
+    return f"SELECT {columns}, {', '.join(lists)} FROM bugs b WHERE b.id = ?"

@@ -2,8 +2,6 @@
 to an in-memory copy of the bug, in the reference's order, then the
 difference is written with its history and side effects on other bugs."""
 
-import orjson
-
 from .. import dates
 from ..call.params import Params, as_bool
 from ..catalogue import bug_fields, catalog
@@ -16,6 +14,7 @@ from ..errors import (
     USER_NOT_INSIDER,
     ServiceError,
 )
+from ..store.dialect import json_items, once_per_dialect
 from . import (
     activity,
     comments,
@@ -95,24 +94,18 @@ def update(ctx, params):
                 del changes[name]
         changed_at, aliases = ctx.conn.execute(_answer_sql(ctx.conn.dialect),
                                                (bug_id,)).fetchone()
-        result.append({"id": bug_id, "alias": [] if aliases == "[]" else orjson.loads(aliases),
+        result.append({"id": bug_id, "alias": json_items(aliases),
                        "last_change_time": dates.from_db(changed_at), "changes": changes})
     return result
 
 
-_ANSWER_SQL = {}
-
-
+@once_per_dialect
 def _answer_sql(dialect):
     """The statement reading what an update's answer tells of a bug as the
     whole call left it: its last change time and its aliases (a JSON
-    array); made once per dialect."""
-    sql = _ANSWER_SQL.get(dialect.name)
-    if sql is None:
-        aliases = dialect.json_list(["alias"], "FROM bug_aliases WHERE bug_id = b.id", "id")
-        sql = _ANSWER_SQL[dialect.name] = (f"SELECT b.last_change_time, {aliases}"
-                                           " FROM bugs b WHERE b.id = ?")
-    return sql
+    array)."""
+    aliases = dialect.json_list(["alias"], "FROM bug_aliases WHERE bug_id = b.id", "id")
+    return f"SELECT b.last_change_time, {aliases} FROM bugs b WHERE b.id = ?"
 
 
 class BugUpdate:

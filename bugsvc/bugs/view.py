@@ -9,12 +9,11 @@ here.
 
 from dataclasses import dataclass
 
-import orjson
-
 from .. import dates
 from ..call.fields import Shape
 from ..catalogue.field_types import BUG_ID
 from ..store.db import placeholders
+from ..store.dialect import json_items
 from . import custom_fields, visibility
 from .status import workflow as status_workflow
 from .token import token_key, update_tokens
@@ -39,11 +38,6 @@ def _rows(conn, sql, ids, extra_args=()):
     """Rows of `sql` (with one '{ids}' IN list) for every chunk of `ids`."""
     for chunk in _chunks(ids):
         yield from conn.execute(sql.format(ids=placeholders(chunk)), list(chunk) + list(extra_args))
-
-
-def _list(text):
-    """A JSON array made by the dialect's json_list, as a list."""
-    return [] if text == "[]" else orjson.loads(text)
 
 
 def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
@@ -92,7 +86,7 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
     else:
         for name in lists:
             for row in bugs.values():
-                row[name] = _list(row[name])
+                row[name] = json_items(row[name])
     statuses = status_workflow(ctx).by_name
     hide_domains = not ctx.caller.is_logged_in and ctx.param_is_on("webservice_email_filter")
     email = _email_without_domain if hide_domains else _email_as_is

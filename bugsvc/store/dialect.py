@@ -18,9 +18,12 @@ a dialect runs SQL on a connection.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, ClassVar, Protocol, TypeAlias
+
+import orjson
 
 
 # The values of a statement's `?` placeholders, in order (psycopg and
@@ -308,3 +311,23 @@ class Dialect:
     def reset_ids(self, conn: Connection, tables: Iterable[str]) -> None:
         """Make the next id of each of `tables` follow its highest one."""
         raise NotImplementedError
+
+
+def json_items(text: str) -> list[Any]:
+    """The items of a JSON array made by Dialect.json_list ('[]' for none)."""
+    return [] if text == "[]" else orjson.loads(text)
+
+
+def once_per_dialect(make: Callable[[Dialect], str]) -> Callable[[Dialect], str]:
+    """`make(dialect)` (a statement's text in that dialect), made the first
+    time each dialect asks and kept: the decorator of the statements that
+    are written once for every engine from Dialect's spellings."""
+    made: dict[str, str] = {}
+
+    @functools.wraps(make)
+    def get(dialect: Dialect) -> str:
+        text = made.get(dialect.name)
+        if text is None:
+            text = made[dialect.name] = make(dialect)
+        return text
+    return get
