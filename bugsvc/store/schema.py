@@ -217,23 +217,22 @@ def _admin_in_system_groups(conn: Connection) -> None:
     run twice adds nothing."""
     ids = {name: group_id for group_id, name in conn.execute("SELECT id, name FROM groups")
            if name == "admin" or name in _SYSTEM_GROUPS}
-    links = [(ids["admin"], ids[name]) for name in _SYSTEM_GROUPS
-             if "admin" in ids and name in ids]
-    links += [(ids[member], ids[grantor]) for member, grantor in _INHERITED_BY
-              if member in ids and grantor in ids]
+    admin_links = [(ids["admin"], ids[name]) for name in _SYSTEM_GROUPS
+                   if "admin" in ids and name in ids]
+    links = admin_links + [(ids[member], ids[grantor]) for member, grantor in _INHERITED_BY
+                           if member in ids and grantor in ids]
     for member_id, grantor_id in links:
         if conn.execute("SELECT 1 FROM group_group_map WHERE member_id = ? AND grantor_id = ?",
                         (member_id, grantor_id)).fetchone() is None:
             conn.execute("INSERT INTO group_group_map (member_id, grantor_id) VALUES (?, ?)",
                          (member_id, grantor_id))
-    for member_id, grantor_id in links:
-        for grant_type in (1, 2):          # bless and visibility, admin's alone
-            if member_id != ids.get("admin") or conn.execute(
-                    "SELECT 1 FROM group_grants WHERE member_id = ? AND grantor_id = ?"
-                    " AND grant_type = ?", (member_id, grantor_id, grant_type)).fetchone():
-                continue
-            conn.execute("INSERT INTO group_grants (member_id, grantor_id, grant_type)"
-                         " VALUES (?, ?, ?)", (member_id, grantor_id, grant_type))
+    for member_id, grantor_id in admin_links:
+        for grant_type in (1, 2):          # bless and visibility
+            if conn.execute("SELECT 1 FROM group_grants WHERE member_id = ? AND grantor_id = ?"
+                            " AND grant_type = ?",
+                            (member_id, grantor_id, grant_type)).fetchone() is None:
+                conn.execute("INSERT INTO group_grants (member_id, grantor_id, grant_type)"
+                             " VALUES (?, ?, ?)", (member_id, grantor_id, grant_type))
     while conn.execute(
             "INSERT INTO user_groups (user_id, group_id, is_bless, grant_type)"
             " SELECT DISTINCT ug.user_id, m.grantor_id, 0, 1 FROM user_groups ug"
