@@ -139,8 +139,13 @@ def test_in_lists_answer_as_lists_of_values_whatever_their_length(db):
         assert ids("n IN (?, ?) AND ? = 'x'", (2, 3, "x")) == [2, 3]
         assert ids("CAST(n AS TEXT) IN (?, ?)", ("1", "3")) == [1, 3]
         assert ids("n IN (?, ?)", (1, 2.0)) == [1, 2]
-        with pytest.raises(OverflowError):
-            ids("n IN (?, ?)", (1, 2 ** 64))
+        assert ids("n IN (?, ?, ?)", (-3, 2 ** 63 - 1, 2)) == [2]
+        assert ids("n IN (?, ?, ?)", (-2 ** 63, 3, -1)) == [3]
+        assert ids("n NOT IN (?, ?, ?)", (-2 ** 63, 2 ** 63 - 1, 1)) == [2, 3]
+        assert ids("n IN (?, ?)", (True, 3)) == [1, 3]
+        for beyond in (2 ** 64, 2 ** 63, -2 ** 63 - 1):
+            with pytest.raises(OverflowError):
+                ids("n IN (?, ?)", (1, beyond))
 
 
 @pytest.mark.engine("postgresql")
