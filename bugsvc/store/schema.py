@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 29
+SCHEMA_VERSION = 30
 
 
 class SchemaError(Exception):
@@ -115,6 +115,15 @@ def _trailing_comment_text_index(conn: Connection) -> None:
     the index's highest id. The comments stored are all indexed already. A
     step run twice leaves the triggers as they are."""
     conn.dialect.trail_comment_text_index(conn)
+
+
+def _comment_text_index_merging(conn: Connection) -> None:
+    """Version 30: the comment text index merges its segments less often
+    (schema.sql's comment text index merging: SQLite's FTS5 automerge).
+    Nothing where the engine has no such setting; a step run twice sets
+    the same value."""
+    if conn.dialect.has_comment_text_index(conn):
+        run_script(conn, schema_section("comment text index merging"))
 
 
 def _new_tables(section: str, table: str) -> Callable[[Connection], None]:
@@ -304,6 +313,8 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 29: the admin group a member (and blesser) of every system group, and
     # the system groups' other inheritance, as the reference installs them.
     29: _admin_in_system_groups,
+    # 30: SQLite's comment text index merges 16 segments at a time, not 4.
+    30: _comment_text_index_merging,
 }
 
 

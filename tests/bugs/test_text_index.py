@@ -318,6 +318,41 @@ def test_migration_lets_the_comment_index_trail_the_comments(services, bugs, db,
     check_comment_index(services)
 
 
+def test_comments_indexed_a_few_at_a_time_are_found_and_the_index_merges_sixteen_segments(
+        services, bugs, db, db_path):
+    """A database of version 29 (FTS5 merging the comment index's segments
+    four at a time) is moved forward to merging sixteen at a time; comments
+    then indexed one round each (a segment each, left unmerged up to
+    sixteen) are all found, by quicksearch and `content matches`, and the
+    index passes its own check."""
+    from bugsvc.services import comment
+    version = next(number for number, step in schema.MIGRATIONS.items()
+                   if step is schema._comment_text_index_merging)
+    with db.transaction(write=True) as conn:
+        if conn.dialect.comment_text_index_trails:
+            conn.execute("DELETE FROM comments_fts_config WHERE k = 'automerge'")
+        conn.dialect.set_schema_version(conn, version - 1)
+    db.close()
+    reopened = open_database(db_path)
+    try:
+        assert reopened.initialize() is False
+        with reopened.transaction() as conn:
+            assert conn.dialect.schema_version(conn) == schema.SCHEMA_VERSION
+            if conn.dialect.comment_text_index_trails:
+                assert conn.execute("SELECT v FROM comments_fts_config WHERE k = 'automerge'"
+                                    ).fetchone()[0] == 16
+    finally:
+        reopened.close()
+    for number in range(20):
+        name = ("plain", "crash")[number % 2]
+        services.call(comment.add, {"id": bugs[name], "comment": f"Flamingo number {number}"},
+                      as_user=ADMIN)
+        index_comments(services)
+    assert searched(services, bugs, "flamingo number") == (["crash", "plain"], ["crash", "plain"])
+    assert searched(services, bugs, "flamingo number 17") == (["crash"], ["crash"])
+    check_comment_index(services)
+
+
 def searched(services, bugs, text, as_user=None):
     """The bugs found by quicksearch of `text` and by `content matches`,
     checked to be those found without the index."""
