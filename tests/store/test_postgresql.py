@@ -148,6 +148,28 @@ def test_in_lists_answer_as_lists_of_values_whatever_their_length(db):
                 ids("n IN (?, ?)", (1, beyond))
 
 
+def test_executemany_stores_each_row_however_many_there_are(db):
+    """One row (PostgreSQL: run as one execute), several, none, from a
+    list or an iterator; a whole number beyond 64 bits refused as sqlite3
+    refuses it, in one row as in several."""
+    insert = "INSERT INTO keywords (name, description) VALUES (?, ?)"
+    with db.transaction(write=True) as conn:
+        conn.executemany(insert, [("solo", "one row")])
+        conn.executemany(insert, (row for row in [("first", "a"), ("second", "b")]))
+        conn.executemany(insert, iter([("third", "c")]))
+        conn.executemany(insert, [])
+        assert [tuple(row) for row in conn.execute(
+            "SELECT name, description FROM keywords WHERE name IN"
+            " ('solo', 'first', 'second', 'third') ORDER BY name")] == [
+            ("first", "a"), ("second", "b"), ("solo", "one row"), ("third", "c")]
+    for rows in ([(2 ** 64,)], [(1,), (2 ** 64,)]):
+        with pytest.raises(OverflowError), db.transaction(write=True) as conn:
+            conn.executemany("UPDATE keywords SET description = 'x' WHERE id = ?", rows)
+    with db.transaction() as conn:
+        assert conn.execute("SELECT COUNT(*) FROM keywords WHERE description = 'x'"
+                            ).fetchone()[0] == 0
+
+
 @pytest.mark.engine("postgresql")
 def test_an_in_list_of_any_length_is_one_prepared_statement(db, backend):
     with db.transaction() as conn:

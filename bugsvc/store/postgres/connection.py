@@ -351,6 +351,12 @@ class PgConnection:
         return cursor
 
     def executemany(self, sql: str, rows: Iterable[Params]) -> _Cursor:
+        """Run `sql` once for each of `rows` (one row: as execute, without
+        the pipeline psycopg's executemany sets up for several)."""
+        if not isinstance(rows, list):
+            rows = list(rows)
+        if len(rows) == 1:
+            return self.execute(sql, rows[0])
         if self._trace is not None:
             self._trace(sql)
         self._writes += 1
