@@ -510,6 +510,27 @@ def test_huge_nesting_on_the_bug_page_is_shown_bounded_and_inert(app, world, ser
     assert runnable(comment_region(page)) == []
 
 
+def test_a_bug_page_parses_its_markdown_comments_once_not_on_every_view(
+        app, world, services, monkeypatch):
+    """The rendered comments and the names a Markdown comment @mentions are
+    kept (pages/render.py COMMENTS): a signed-in visitor's next views of
+    the bug parse none of its comments again, however costly they are."""
+    hostile = "@admin look: " + "[x][" * 2000 + " " + "![" * 4000
+    services.call(comment_service.add, {"id": world.bug, "comment": hostile,
+                                        "is_markdown": True}, as_user=ADMIN)
+    parses = []
+    parse = markup._MARKDOWN.parse
+    monkeypatch.setattr(markup._MARKDOWN, "parse",
+                        lambda text, env=None: parses.append(text) or parse(text, env))
+    browser = signed_in(app, PLAIN)
+    first = browser.get(f"/show_bug.cgi?id={world.bug}").text
+    assert parses.count(hostile) >= 1 and "![" * 4000 in first
+    parses.clear()
+    again = browser.get(f"/show_bug.cgi?id={world.bug}").text
+    assert parses == [] and "![" * 4000 in again
+    assert markdown_blocks(again) == markdown_blocks(first)
+
+
 def test_the_preview_and_render_comment_of_hostile_markdown_are_inert(app, world, services,
                                                                       client):
     browser = signed_in(app, PLAIN)
