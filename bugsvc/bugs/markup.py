@@ -12,14 +12,21 @@ attributes Markdown makes, a second wall should the renderer ever let
 something through. The references (bug N, comment N, attachment N, web
 addresses) are made links in the text of a Markdown comment too, never
 inside its code, and so are @mentions of the people the reader may see.
+
+Whatever a comment holds, rendering it costs time in step with its size:
+markdown-it's search for where links end is bounded (see
+LINK_SCAN_BUDGET_PER_CHARACTER), so runs of brackets beyond anything a
+person writes are shown as text instead of costing seconds.
 """
 
+import contextvars
 import html
 import re
+import types
 from urllib.parse import quote
 
 import nh3
-from markdown_it import MarkdownIt
+from markdown_it import MarkdownIt, helpers
 
 
 # What becomes a link in comment text, as the reference's quoteUrls does:
@@ -43,6 +50,24 @@ _MENTION = re.compile(r"(?<![\w@.+\-])@([\w+\-]+(?:\.[\w+\-]+)*(?:@[\w\-]+(?:\.[
 MAX_MENTIONS = 50
 # Markdown's nesting (quotes in lists in quotes...) deeper than this is text.
 MAX_NESTING = 20
+# The steps markdown-it may take looking for where a link or image ends (a
+# token of its text "[...]" stepped over, a character of its address
+# "(...)"), for each character of a comment, and a few more for a short one.
+# Ordinary Markdown, links in links included, takes under one a character.
+# Without a bound, a run of "[" or "![" takes 20 to 40 (each "[" looks again
+# for its "]", down to MAX_NESTING) and one of "[](" about 30 (each address
+# is read up to 32 unclosed "("): over a second for a comment at the size
+# limit. Past the budget, no more links or images are found: the rest of
+# their "[", "](" and addresses is shown as text.
+LINK_SCAN_BUDGET_PER_CHARACTER = 2
+LINK_SCAN_BUDGET_BASE = 1000
+# [steps left] of the parse under way (set as each parse starts).
+_LINK_SCANS = contextvars.ContextVar("bugsvc_link_scans")
+# Where markdown-it's reading of a link's address stops at the latest:
+# <...> at a line's end or an angle bracket, else at a space or a control
+# (a backslash before one of them makes it read on).
+_BRACKETED_ADDRESS_END = re.compile(r"(?<!\\)[\n<>]")
+_ADDRESS_END = re.compile(r"(?<!\\)[\x00-\x20\x7f]")
 
 # What a Markdown comment may hold once rendered; anything else is removed.
 _TAGS = {"p", "br", "em", "strong", "del", "s", "code", "pre", "blockquote", "ul", "ol", "li",
@@ -190,10 +215,67 @@ def _mark_links(state):
                 token.meta["in_link"] = True
 
 
+def _link_scan_budget(state):
+    """Core rule (before the block parse, which reads link definitions): the
+    budget of this parse's link scanning (see LINK_SCAN_BUDGET_PER_CHARACTER)."""
+    _LINK_SCANS.set([int(LINK_SCAN_BUDGET_PER_CHARACTER * len(state.src)) + LINK_SCAN_BUDGET_BASE])
+
+
+def _spend_link_scans(steps):
+    """True, and `steps` taken from the parse's budget, if they fit in it;
+    else False and nothing left."""
+    left = _LINK_SCANS.get()
+    if steps > left[0]:
+        left[0] = 0
+        return False
+    left[0] -= steps
+    return True
+
+
+def _bound_link_scans(md):
+    """Make parser `md` count its link scanning against the parse's budget
+    (see LINK_SCAN_BUDGET_PER_CHARACTER): each token it steps over in a
+    link's text, each character of a link's address it may read (up to
+    where the reading stops at the latest). Once the budget is spent, a
+    search for the end of a link's text ends at the end of the paragraph, as
+    markdown-it does past its nesting limit, and an address is not read:
+    the link is not found and its characters stay text, at no further cost."""
+    skip_token = md.inline.skipToken
+
+    def bounded_skip_token(state):
+        if _spend_link_scans(1):
+            skip_token(state)
+        else:
+            state.pos = state.posMax
+
+    def bounded_link_destination(string, pos, maximum):
+        # Read no further than the budget goes; then charged for what was
+        # read: the address found, or up to where reading stops at the latest.
+        window = min(maximum, pos + _LINK_SCANS.get()[0])
+        found = helpers.parseLinkDestination(string, pos, window)
+        if found.ok and not (found.pos == window < maximum):
+            _spend_link_scans(found.pos - pos)
+            return found
+        if string.startswith(")", pos):
+            _spend_link_scans(1)        # (no address: "[text]()")
+        else:
+            end = _BRACKETED_ADDRESS_END if string.startswith("<", pos) else _ADDRESS_END
+            stop = end.search(string, pos + 1, window)
+            _spend_link_scans((stop.start() if stop else window) - pos)
+        return helpers.parseLinkDestination(string, pos, pos)   # (no address)
+
+    md.inline.skipToken = bounded_skip_token
+    md.helpers = types.SimpleNamespace(parseLinkLabel=helpers.parseLinkLabel,
+                                       parseLinkTitle=helpers.parseLinkTitle,
+                                       parseLinkDestination=bounded_link_destination)
+
+
 def _parser():
     md = MarkdownIt("commonmark", {"html": False, "maxNesting": MAX_NESTING})
     md.enable(["table", "strikethrough"])
     md.validateLink = _allowed_link
+    md.core.ruler.before("block", "bugsvc_link_scan_budget", _link_scan_budget)
+    _bound_link_scans(md)
     md.core.ruler.push("bugsvc_links", _mark_links)
     md.add_render_rule("text", _text)
     md.add_render_rule("image", _image)

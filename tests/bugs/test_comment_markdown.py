@@ -5,6 +5,10 @@ or data: links, whatever the nesting), the references still made links,
 plain text for old comments, the preference that the comment forms start
 with, the mail carrying the source text, and Preview that stores nothing."""
 
+import cProfile
+import json
+import pathlib
+import pstats
 import re
 import tracemalloc
 
@@ -138,6 +142,85 @@ def test_huge_nesting_allocates_at_most_a_bounded_multiple_of_its_size(text):
     finally:
         tracemalloc.stop()
     assert peak <= PEAK_BYTES_PER_CHARACTER * len(text) + 100_000, peak
+
+
+def costly(n):
+    """Texts of about `n` characters whose links and images markdown-it looks
+    for again and again: runs of "[" and "![" (each looks for its "]" through
+    all the others), addresses read up to 32 unclosed "(" each, and the like."""
+    return ["[" * n, "![" * (n // 2), "[![" * (n // 3), "[\n" * (n // 2), "[x][" * (n // 4),
+            "[" * (n // 2) + "x" + "]" * (n // 2), "[a](" * (n // 8) + "x" + ")" * (n // 8),
+            "[](" * (n // 3), "[x](" * (n // 4), "[](a\\\n" * (n // 6), "[*a" * (n // 3),
+            "[a`b`" * (n // 6), "[a](<" * (n // 5), "[a]: <" * (n // 6)]
+
+
+def render_work(text):
+    """(steps of markdown-it's link scanning, all calls of functions) made
+    to render `text`: the steps are its calls of the functions that step
+    over a token of a link's text (ParserInline.skipToken) and that read a
+    character of a link's address or title (charCodeAt). Counts, not times:
+    the same on every machine."""
+    profile = cProfile.Profile()
+    profile.runcall(markup.markdown_html, text, 1)
+    stats = pstats.Stats(profile)
+    steps = sum(calls for (_, _, name), (_, calls, *_) in stats.stats.items()
+                if name in ("skipToken", "charCodeAt"))
+    return steps, stats.total_calls
+
+
+@pytest.mark.parametrize("index", range(len(costly(8))))
+def test_looking_for_links_costs_a_few_steps_a_character_whatever_the_brackets(index):
+    """Each text of costly() makes markdown-it scan for links at most a few
+    steps a character (unbounded, 10 to 40: over a second of CPU at the size
+    limit of a comment), and the whole rendering grows in step with its
+    size; what it renders is inert."""
+    small, large = costly(2048)[index], costly(4 * 2048)[index]
+    small_work, large_work = render_work(small), render_work(large)
+    # (Steps counted at all: markdown-it still has the functions counted.)
+    assert small_work[0] > 0
+    for text, (steps, _) in ((small, small_work), (large, large_work)):
+        assert steps <= 3 * len(text) + 1000, (text[:20], steps / len(text))
+        assert_inert(markup.markdown_html(text, 1))
+    assert large_work[1] <= 4.5 * small_work[1]
+
+
+def test_past_the_link_budget_brackets_are_text_and_earlier_links_still_links():
+    n = 65535 // 2
+    assert markup.markdown_html("![" * n, 1) == "<p>" + "![" * n + "</p>\n"
+    assert markup.markdown_html("[" * 65535, 1) == "<p>" + "[" * 65535 + "</p>\n"
+    html = markup.markdown_html("See [the log](https://example.com/log).\n\n" + "[![" * 20000
+                                + "\n\nand [late](https://example.com/late)", 1)
+    assert html.startswith('<p>See <a href="https://example.com/log" '
+                           'rel="nofollow noopener noreferrer">the log</a>.</p>')
+    assert "[![" * 20000 in html
+    # A link found after the budget is spent is text, its address still a link.
+    assert html.endswith('<p>and [late](<a href="https://example.com/late" '
+                         'rel="nofollow noopener noreferrer">https://example.com/late</a>)</p>\n')
+
+
+# Ordinary Markdown with the HTML (and @mentions) the renderer made of it
+# before link scanning had a budget.
+ORDINARY = json.loads((pathlib.Path(__file__).parent.parent / "data" / "markdown"
+                       / "ordinary.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", ORDINARY, ids=range(len(ORDINARY)))
+def test_ordinary_markdown_renders_as_before(case):
+    people = {"dev": ("dev@example.com", "Dana Dev")}
+    assert markup.markdown_html(case["text"], 7, people) == case["html"]
+    assert markup.mention_names(case["text"], True) == case["mentions"]
+
+
+def test_an_ordinary_comment_at_the_size_limit_is_within_the_link_budget(monkeypatch):
+    """The ordinary texts together, repeated up to a comment's size limit,
+    render the same with an unlimited budget: the budget only ever cuts
+    what no person writes."""
+    text = "\n\n".join(case["text"] for case in ORDINARY)
+    text = (text + "\n\n") * (65535 // (len(text) + 2))
+    assert 60000 < len(text) <= 65535
+    bounded = markup.markdown_html(text, 7)
+    monkeypatch.setattr(markup, "LINK_SCAN_BUDGET_PER_CHARACTER", 10 ** 6)
+    assert markup.markdown_html(text, 7) == bounded
 
 
 def test_markdown_makes_its_structure_and_references_still_link_but_not_in_code():
@@ -427,6 +510,27 @@ def test_huge_nesting_on_the_bug_page_is_shown_bounded_and_inert(app, world, ser
         assert_inert(block)
         assert block.count("<blockquote>") <= markup.MAX_NESTING
     assert runnable(comment_region(page)) == []
+
+
+def test_a_bug_page_parses_its_markdown_comments_once_not_on_every_view(
+        app, world, services, monkeypatch):
+    """The rendered comments and the names a Markdown comment @mentions are
+    kept (pages/render.py COMMENTS): a signed-in visitor's next views of
+    the bug parse none of its comments again, however costly they are."""
+    hostile = "@admin look: " + "[x][" * 2000 + " " + "![" * 4000
+    services.call(comment_service.add, {"id": world.bug, "comment": hostile,
+                                        "is_markdown": True}, as_user=ADMIN)
+    parses = []
+    parse = markup._MARKDOWN.parse
+    monkeypatch.setattr(markup._MARKDOWN, "parse",
+                        lambda text, env=None: parses.append(text) or parse(text, env))
+    browser = signed_in(app, PLAIN)
+    first = browser.get(f"/show_bug.cgi?id={world.bug}").text
+    assert parses.count(hostile) >= 1 and "![" * 4000 in first
+    parses.clear()
+    again = browser.get(f"/show_bug.cgi?id={world.bug}").text
+    assert parses == [] and "![" * 4000 in again
+    assert markdown_blocks(again) == markdown_blocks(first)
 
 
 def test_the_preview_and_render_comment_of_hostile_markdown_are_inert(app, world, services,

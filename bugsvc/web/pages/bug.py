@@ -20,7 +20,7 @@ from ...catalogue import bug_fields
 from ...errors import ServiceError
 from . import bulk, feeds
 from .base import Page, require_user, responder, show_error
-from .render import field_label
+from .render import field_label, mention_names
 from .site import url
 
 
@@ -244,7 +244,7 @@ def mentioned_people(call, texts):
         return {}
     names = []
     for text, is_markdown in texts:
-        names += [name for name in markup.mention_names(text, bool(is_markdown))
+        names += [name for name in mention_names(text, is_markdown)
                   if name not in names]
         if len(names) >= markup.MAX_MENTIONS:
             break

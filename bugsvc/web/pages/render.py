@@ -71,9 +71,23 @@ def hours(value):
     return f"{float(value or 0):.1f}"
 
 
-# Comments as markup, by their text (a bug page with a thousand comments
-# would otherwise build them all for every visitor).
+# Comments as markup, and the names a Markdown comment @mentions, by their
+# text (a bug page with a thousand comments would otherwise build them all,
+# or parse its Markdown ones, for every visitor).
 COMMENTS = BoundedMemo(16 * 1024 * 1024)
+
+
+def mention_names(text, is_markdown=False):
+    """The names a comment's `text` @mentions (markup.mention_names), those
+    of a Markdown comment kept in COMMENTS: finding them parses it."""
+    if not is_markdown or "@" not in text:
+        return markup.mention_names(text, bool(is_markdown))
+    key = ("mentions", text)
+    names = COMMENTS.get(key)
+    if names is None:
+        names = tuple(markup.mention_names(text, True))
+        COMMENTS.put(key, names, sys.getsizeof(text) + sum(map(sys.getsizeof, names)) + 64)
+    return list(names)
 
 
 def comment_html(text, bug_id=None, is_markdown=False, people=None):
@@ -85,7 +99,7 @@ def comment_html(text, bug_id=None, is_markdown=False, people=None):
     mentioned = ()
     if people and "@" in text:
         mentioned = tuple(sorted((name, people[name]) for name in
-                                 markup.mention_names(text, bool(is_markdown)) if name in people))
+                                 mention_names(text, is_markdown) if name in people))
     key = (text, bug_id, bool(is_markdown), mentioned)
     html_text = COMMENTS.get(key)
     if html_text is None:
