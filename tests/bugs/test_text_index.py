@@ -4,6 +4,8 @@ what comparing every bug answers: words, phrases, any case, non-ASCII
 letters, LIKE's wildcard characters, texts shorter than a trigram, changed
 and new summaries and whiteboards, hidden bugs left out."""
 
+from contextlib import contextmanager
+
 import pytest
 
 from accounts import ADMIN
@@ -258,10 +260,29 @@ def test_private_comments_and_hidden_bugs_are_searched_only_by_those_who_see_the
     assert counted["bug_count"] == (1 if sees else 0)
 
 
+@contextmanager
+def migrated_from(db, db_path, version, undo):
+    """The test's database put back as schema version `version` left it by
+    undo(conn), then opened again and brought up to date: yields a
+    connection in a read transaction on it."""
+    with db.transaction(write=True) as conn:
+        undo(conn)
+        conn.dialect.set_schema_version(conn, version)
+    db.close()
+    reopened = open_database(db_path)
+    try:
+        assert reopened.initialize() is False
+        with reopened.transaction() as conn:
+            assert conn.dialect.schema_version(conn) == schema.SCHEMA_VERSION
+            yield conn
+    finally:
+        reopened.close()
+
+
 def test_migration_indexes_the_comments_already_stored(services, commented, db, db_path):
     """A database from before the comment index (version 8) is moved
     forward with its comments in the index."""
-    with db.transaction(write=True) as conn:
+    def undo(conn):
         if conn.dialect.name == "sqlite":
             for event in ("insert", "update", "delete"):
                 conn.execute(f"DROP TRIGGER comments_fts_{event}")
@@ -269,16 +290,8 @@ def test_migration_indexes_the_comments_already_stored(services, commented, db, 
         else:
             conn.execute("DROP INDEX comments_body_trgm_idx")
         assert not conn.dialect.has_comment_text_index(conn)
-        conn.dialect.set_schema_version(conn, 8)
-    db.close()
-    reopened = open_database(db_path)
-    try:
-        assert reopened.initialize() is False
-        with reopened.transaction() as conn:
-            assert conn.dialect.has_comment_text_index(conn)
-            assert conn.dialect.schema_version(conn) == schema.SCHEMA_VERSION
-    finally:
-        reopened.close()
+    with migrated_from(db, db_path, 8, undo) as conn:
+        assert conn.dialect.has_comment_text_index(conn)
     assert found(services, commented, quicksearch="zeppelin") == ["plain"]
     assert found(services, commented, as_user=STAFF, quicksearch="quasimodo") == ["crash"]
 
@@ -291,25 +304,17 @@ def test_migration_lets_the_comment_index_trail_the_comments(services, bugs, db,
     next comments are indexed by the delivery worker."""
     from bugsvc.services import comment
     services.call(comment.add, {"id": bugs["plain"], "comment": "Stored before"}, as_user=ADMIN)
-    with db.transaction(write=True) as conn:
+    def undo(conn):
         if conn.dialect.comment_text_index_trails:
             conn.execute("DROP TRIGGER comments_fts_insert")
             conn.execute("CREATE TRIGGER comments_fts_insert AFTER INSERT ON comments BEGIN"
                          " INSERT INTO comments_fts (rowid, body) VALUES (new.id, new.body); END")
             conn.execute("INSERT INTO comments_fts (comments_fts) VALUES ('rebuild')")
-        conn.dialect.set_schema_version(conn, 25)
-    db.close()
-    reopened = open_database(db_path)
-    try:
-        assert reopened.initialize() is False
-        with reopened.transaction() as conn:
-            assert conn.dialect.schema_version(conn) == schema.SCHEMA_VERSION
-            triggers = conn.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger'"
-                                    " AND name LIKE 'comments_fts_%' AND sql LIKE '%docsize%'"
-                                    ).fetchone()[0] if conn.dialect.name == "sqlite" else 3
-            assert triggers == 3
-    finally:
-        reopened.close()
+    with migrated_from(db, db_path, 25, undo) as conn:
+        triggers = conn.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger'"
+                                " AND name LIKE 'comments_fts_%' AND sql LIKE '%docsize%'"
+                                ).fetchone()[0] if conn.dialect.name == "sqlite" else 3
+        assert triggers == 3
     check_comment_index(services)
     services.call(comment.add, {"id": bugs["crash"], "comment": "Stored after"}, as_user=ADMIN)
     assert searched(services, bugs, "stored") == (["crash", "plain"], ["crash", "plain"])
@@ -328,21 +333,13 @@ def test_comments_indexed_a_few_at_a_time_are_found_and_the_index_merges_sixteen
     from bugsvc.services import comment
     version = next(number for number, step in schema.MIGRATIONS.items()
                    if step is schema._comment_text_index_merging)
-    with db.transaction(write=True) as conn:
+    def undo(conn):
         if conn.dialect.comment_text_index_trails:
             conn.execute("DELETE FROM comments_fts_config WHERE k = 'automerge'")
-        conn.dialect.set_schema_version(conn, version - 1)
-    db.close()
-    reopened = open_database(db_path)
-    try:
-        assert reopened.initialize() is False
-        with reopened.transaction() as conn:
-            assert conn.dialect.schema_version(conn) == schema.SCHEMA_VERSION
-            if conn.dialect.comment_text_index_trails:
-                assert conn.execute("SELECT v FROM comments_fts_config WHERE k = 'automerge'"
-                                    ).fetchone()[0] == 16
-    finally:
-        reopened.close()
+    with migrated_from(db, db_path, version - 1, undo) as conn:
+        if conn.dialect.comment_text_index_trails:
+            assert conn.execute("SELECT v FROM comments_fts_config WHERE k = 'automerge'"
+                                ).fetchone()[0] == 16
     for number in range(20):
         name = ("plain", "crash")[number % 2]
         services.call(comment.add, {"id": bugs[name], "comment": f"Flamingo number {number}"},
