@@ -304,6 +304,7 @@ def test_migration_lets_the_comment_index_trail_the_comments(services, bugs, db,
     next comments are indexed by the delivery worker."""
     from bugsvc.services import comment
     services.call(comment.add, {"id": bugs["plain"], "comment": "Stored before"}, as_user=ADMIN)
+
     def undo(conn):
         if conn.dialect.comment_text_index_trails:
             conn.execute("DROP TRIGGER comments_fts_insert")
@@ -333,6 +334,7 @@ def test_comments_indexed_a_few_at_a_time_are_found_and_the_index_merges_sixteen
     from bugsvc.services import comment
     version = next(number for number, step in schema.MIGRATIONS.items()
                    if step is schema._comment_text_index_merging)
+
     def undo(conn):
         if conn.dialect.comment_text_index_trails:
             conn.execute("DELETE FROM comments_fts_config WHERE k = 'automerge'")
