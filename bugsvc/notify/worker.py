@@ -252,6 +252,11 @@ class Deliverer:
         comments (store/sqlite.py). Returns how many were added."""
         if not self.db.dialect.comment_text_index_trails:
             return 0
+        # Looked for in a read first: a round with nothing to add (every
+        # round of an idle server) takes no turn of the writers.
+        with self.db.transaction() as conn:
+            if not conn.dialect.comment_text_to_index(conn):
+                return 0
         with self.db.transaction(write=True) as conn:
             return conn.dialect.index_comment_text(conn, INDEX_BATCH)
 

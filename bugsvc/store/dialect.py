@@ -197,6 +197,11 @@ class Dialect:
         index was made (a migration)."""
         raise NotImplementedError
 
+    def comment_text_to_index(self, conn: Connection) -> bool:
+        """True when comments wait to be added to the comment text index
+        (only where the engine's index trails the comments)."""
+        return False
+
     def index_comment_text(self, conn: Connection, most: int) -> int:
         """Add to the comment text index up to `most` of the comments it
         does not hold yet, in the caller's write transaction, for an engine

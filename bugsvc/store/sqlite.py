@@ -184,6 +184,10 @@ class SqliteDialect(Dialect):
     def fill_comment_text_index(self, conn: Connection) -> None:
         conn.execute("INSERT INTO comments_fts (comments_fts) VALUES ('rebuild')")
 
+    def comment_text_to_index(self, conn: Connection) -> bool:
+        return conn.execute(f"SELECT 1 FROM comments WHERE id > {_COMMENTS_INDEXED_UPTO}"
+                            " LIMIT 1").fetchone() is not None
+
     def index_comment_text(self, conn: Connection, most: int) -> int:
         # The comments above the index's highest id, oldest first: after
         # them, the index again holds every comment up to its highest id.

@@ -352,6 +352,32 @@ def test_comments_indexed_a_few_at_a_time_are_found_and_the_index_merges_sixteen
     check_comment_index(services)
 
 
+def test_a_round_with_no_comment_to_index_writes_nothing(services, bugs, monkeypatch):
+    """Every round of an idle server's delivery worker looks for comments to
+    index: with none waiting it opens no write transaction (on SQLite that
+    would take every writer's turn, across the service's processes); with
+    one waiting it indexes it (where the engine's index trails)."""
+    from bugsvc.services import comment
+    index_comments(services)
+    opened = []
+    transaction = type(services.db).transaction
+
+    def noted(db, write=False, *args, **kwargs):
+        opened.append(write)
+        return transaction(db, write, *args, **kwargs)
+    monkeypatch.setattr(type(services.db), "transaction", noted)
+    deliverer = Deliverer(services.units)
+    assert deliverer.index_comments() == 0
+    assert True not in opened
+    services.call(comment.add, {"id": bugs["plain"], "comment": "Waiting"}, as_user=ADMIN)
+    opened.clear()
+    trails = services.db.dialect.comment_text_index_trails
+    assert deliverer.index_comments() == (1 if trails else 0)
+    assert (True in opened) == trails
+    assert deliverer.index_comments() == 0
+    check_comment_index(services)
+
+
 def searched(services, bugs, text, as_user=None):
     """The bugs found by quicksearch of `text` and by `content matches`,
     checked to be those found without the index."""
