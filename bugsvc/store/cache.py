@@ -58,7 +58,7 @@ class Generations:
             if with_bugs:
                 sql += ", " + dialect.bug_generation_sql
             self._writes = self._conn.writes_so_far()
-            row = self._conn.execute(sql).fetchone()
+            row = self._conn.execute_first(sql).fetchone()
             self._values = (row[0], row[1], row[2] if with_bugs else None)
         return self._values
 

@@ -74,6 +74,13 @@ class Connection(Protocol):
 
     def executemany(self, sql: str, rows: Iterable[Params], /) -> Cursor: ...
 
+    def execute_first(self, sql: str, /) -> Cursor:
+        """Run `sql`, a statement taking no values whose answer any moment's
+        snapshot may give (the generations, store/cache.py), as the first of
+        a read transaction: where the engine's BEGIN costs a round trip, the
+        statement may run on its own before the transaction begins."""
+        ...
+
     def set_trace_callback(self, callback: Callable[[str], object] | None, /) -> None: ...
 
     def writes_so_far(self) -> int:

@@ -300,6 +300,11 @@ class SqliteConnection(sqlite3.Connection):
         (triggers' included): Connection.writes_so_far."""
         return self.total_changes
 
+    def execute_first(self, sql: str) -> sqlite3.Cursor:
+        """Connection.execute_first: in the transaction, whose BEGIN costs
+        SQLite no round trip."""
+        return self.execute(sql)
+
 
 class SqliteDatabase(db.Database[SqliteConnection]):
     """The SQLite file behind the service.

@@ -171,6 +171,46 @@ def test_executemany_stores_each_row_however_many_there_are(db):
 
 
 @pytest.mark.engine("postgresql")
+def test_a_read_sends_its_begin_only_after_the_generations(db, backend, monkeypatch):
+    """The generations a call looks at first are read ahead of a read
+    transaction's BEGIN (any moment's snapshot may give them): a read that
+    runs nothing else sends no BEGIN; one that does begins before its next
+    statement, which then reads one snapshot to its end; a write's BEGIN
+    comes first, as ever."""
+    from bugsvc.store import cache
+    from bugsvc.store.postgres.connection import PgConnection
+    begun = []
+    send = PgConnection.begun
+
+    def noted(self):
+        if self._pending_begin is not None:
+            begun.append(self._pending_begin)
+        return send(self)
+    monkeypatch.setattr(PgConnection, "begun", noted)
+    with db.transaction() as conn:
+        seen = cache.Generations(conn)
+        stored = (seen.catalog, seen.credential)
+    assert begun == []
+    with db.transaction() as conn:
+        assert stored == (
+            conn.execute("SELECT value FROM catalog_generation WHERE id = 1").fetchone()[0],
+            conn.execute("SELECT value FROM credential_generation WHERE id = 1").fetchone()[0])
+    begun.clear()
+    with db.transaction() as conn:
+        assert cache.Generations(conn).catalog == stored[0]
+        assert begun == []
+        before = conn.execute("SELECT COUNT(*) FROM keywords").fetchone()[0]
+        assert begun == ["BEGIN ISOLATION LEVEL REPEATABLE READ"]
+        with db.separate_transaction(write=True) as other:
+            other.execute("INSERT INTO keywords (name, description) VALUES ('later', 'x')")
+        assert conn.execute("SELECT COUNT(*) FROM keywords").fetchone()[0] == before
+    begun.clear()
+    with db.transaction(write=True) as conn:
+        assert cache.Generations(conn).catalog >= stored[0]
+        assert begun == ["BEGIN ISOLATION LEVEL SERIALIZABLE"]
+
+
+@pytest.mark.engine("postgresql")
 def test_an_in_list_of_any_length_is_one_prepared_statement(db, backend):
     with db.transaction() as conn:
         for length in (2, 3, 7, 2, 3, 7, 2, 3, 7, 11):

@@ -5,7 +5,10 @@ Connections come from a pool (psycopg_pool), one per transaction, so a
 process's threads share a few connections and a broken one is replaced.
 Reads run in `REPEATABLE READ` transactions (one snapshot for the whole
 call, as SQLite's reads have; the few that write, as login writes its
-token, may, as on SQLite); writes run `SERIALIZABLE`, so
+token, may, as on SQLite; the generations a read looks at first, which
+any moment's snapshot may give, are read just before its BEGIN, so that a
+read answered from what the process keeps runs no transaction at all:
+Connection.execute_first); writes run `SERIALIZABLE`, so
 concurrent calls behave as if run one after another, as they are on
 SQLite: a write PostgreSQL cannot order with another one fails with a
 serialization failure (or a deadlock, or a unique key taken meanwhile) and

@@ -253,22 +253,26 @@ class PgConnection:
     def __init__(self, raw: psycopg.Connection[Any], dialect: PostgresDialect) -> None:
         self.raw = raw
         self.dialect = dialect
-        # The BEGIN of a transaction not sent yet (see begin()).
+        # The BEGIN of a transaction not sent yet (see begin()), and whether
+        # that transaction only reads (see execute_first()).
         self._pending_begin: str | None = None
+        self._pending_read = False
         # True while the statement timeout of a search's statement is set.
         self._bounded = False
         # Statements run that may have written (writes_so_far).
         self._writes = 0
 
-    def begin(self, statement: str) -> None:
+    def begin(self, statement: str, read: bool = False) -> None:
         """Begin a transaction with `statement` (a BEGIN), sent just before
         the transaction's first statement: a transaction that runs none
         costs no round trip. (Sending it in one simple query with a first
         statement that takes no values saves a round trip, but that
         statement is then parsed and planned each time instead of
         prepared: in paired runs it saved no CPU of ours and cost the
-        server a little more.)"""
+        server a little more.) read: the transaction only reads
+        (execute_first may then run its first statement ahead of it)."""
         self._pending_begin = statement
+        self._pending_read = read
 
     def begun(self) -> bool:
         """Send the pending BEGIN, if any. Returns False when the
@@ -278,6 +282,21 @@ class PgConnection:
         statement, self._pending_begin = self._pending_begin, None
         self.raw.execute(statement)
         return True
+
+    def execute_first(self, sql: str) -> _Cursor:
+        """Run `sql`, a statement taking no values whose answer any moment's
+        snapshot may give, as Connection.execute_first: ahead of a read
+        transaction whose BEGIN is not sent yet, on its own (the BEGIN waits
+        for the next statement: a read that runs nothing else, a search
+        answered from the answers kept, costs no BEGIN and no COMMIT);
+        inside the transaction otherwise."""
+        if self._pending_begin is None or not self._pending_read:
+            return self.execute(sql)
+        pending, self._pending_begin = self._pending_begin, None
+        try:
+            return self.execute(sql)
+        finally:
+            self._pending_begin = pending
 
     def unbound(self) -> None:
         """Lift the time limit set for a search's statement, if one is set."""

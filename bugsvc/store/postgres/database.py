@@ -207,7 +207,7 @@ class PostgresDatabase(db.Database[PgConnection]):
             yield PgConnection(raw, self.dialect)
 
     def _begin(self, conn: PgConnection, mode: str) -> None:
-        conn.begin(_BEGINS[mode])
+        conn.begin(_BEGINS[mode], read=mode == db.READ)
 
     def _commit(self, conn: PgConnection) -> None:
         conn.end("COMMIT")
