@@ -526,5 +526,21 @@ def plain_key(services):
 
 
 @pytest.fixture
+def begins_sent(monkeypatch):
+    """The BEGINs this process sends PostgreSQL from now on, in order (the
+    transactions the server is asked to open; PgConnection.begun)."""
+    from bugsvc.store.postgres.connection import PgConnection
+    sent = []
+    send = PgConnection.begun
+
+    def noted(self):
+        if self._pending_begin is not None:
+            sent.append(self._pending_begin)
+        return send(self)
+    monkeypatch.setattr(PgConnection, "begun", noted)
+    return sent
+
+
+@pytest.fixture
 def admin_key(services):
     return services.api_key(ADMIN_EMAIL)

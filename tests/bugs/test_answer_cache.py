@@ -95,25 +95,18 @@ def test_the_same_search_is_answered_without_searching(services, world, counted)
 
 @pytest.mark.engine("postgresql")
 def test_a_kept_answer_costs_postgresql_no_transaction(services, world, client, counted,
-                                                       monkeypatch):
+                                                       begins_sent):
     """A search with an API key answered from the kept answers reads only
     the generations (the key's account is kept too), ahead of its read
     transaction's BEGIN: the server gets no BEGIN and no COMMIT for it."""
-    from bugsvc.store.postgres.connection import PgConnection
     headers = {"X-BUGZILLA-API-KEY": services.api_key(PAT)}
     first = client.simulate_get("/rest/bug", params=SEARCH, headers=headers).json
-    begun = []
-    send = PgConnection.begun
-
-    def noted(self):
-        if self._pending_begin is not None:
-            begun.append(self._pending_begin)
-        return send(self)
-    monkeypatch.setattr(PgConnection, "begun", noted)
+    assert begins_sent                               # made: in a transaction
+    begins_sent.clear()
     assert client.simulate_get("/rest/bug", params=SEARCH, headers=headers).json == first
     assert len(counted) == 1
     assert ids(first) == sorted([world["open"], world["other"], world["reported"]])
-    assert begun == []
+    assert begins_sent == []
 
 
 def test_an_answer_with_a_field_choice_is_the_callers_to_change(services, world):

@@ -171,22 +171,14 @@ def test_executemany_stores_each_row_however_many_there_are(db):
 
 
 @pytest.mark.engine("postgresql")
-def test_a_read_sends_its_begin_only_after_the_generations(db, backend, monkeypatch):
+def test_a_read_sends_its_begin_only_after_the_generations(db, backend, begins_sent):
     """The generations a call looks at first are read ahead of a read
     transaction's BEGIN (any moment's snapshot may give them): a read that
     runs nothing else sends no BEGIN; one that does begins before its next
     statement, which then reads one snapshot to its end; a write's BEGIN
     comes first, as ever."""
     from bugsvc.store import cache
-    from bugsvc.store.postgres.connection import PgConnection
-    begun = []
-    send = PgConnection.begun
-
-    def noted(self):
-        if self._pending_begin is not None:
-            begun.append(self._pending_begin)
-        return send(self)
-    monkeypatch.setattr(PgConnection, "begun", noted)
+    begun = begins_sent
     with db.transaction() as conn:
         seen = cache.Generations(conn)
         stored = (seen.catalog, seen.credential)
