@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from .dialect import PostgresDialect
 
 _INT8 = (-2 ** 63, 2 ** 63 - 1)
+# What sqlite3 says of a whole number beyond 64 bits (OverflowError).
+_BEYOND_INT8 = "Python int too large to convert to SQLite INTEGER"
 
 
 def require_driver() -> None:
@@ -48,7 +50,7 @@ if psycopg is not None:
 
         def dump(self, obj: int) -> bytes | bytearray | memoryview | None:
             if not _INT8[0] <= obj <= _INT8[1]:
-                raise OverflowError("Python int too large to convert to SQLite INTEGER")
+                raise OverflowError(_BEYOND_INT8)
             return super().dump(obj)
 
     class _IntArrayDumper(Dumper):
@@ -60,7 +62,7 @@ if psycopg is not None:
 
         def dump(self, obj: list[int]) -> bytes:
             if min(obj) < _INT8[0] or max(obj) > _INT8[1]:
-                raise OverflowError("Python int too large to convert to SQLite INTEGER")
+                raise OverflowError(_BEYOND_INT8)
             return ("{" + ",".join(map(str, obj)) + "}").encode()
 
     class _BoolDumper(Dumper):
