@@ -199,17 +199,12 @@ class Cluster:
             try:
                 conn = self._restorers.get(name)
                 if conn is None or conn.closed:
-                    conn = self._restorers[name] = psycopg.connect(self.url(name),
-                                                                   autocommit=True)
-                    conn.execute("SET lock_timeout = '5s'")
+                    conn = self._open_restorer(name)
                 try:
                     restored = self._restore(conn)
                 except psycopg.OperationalError:
                     conn.close()     # ended by a test: once more with a new session
-                    conn = self._restorers[name] = psycopg.connect(self.url(name),
-                                                                   autocommit=True)
-                    conn.execute("SET lock_timeout = '5s'")
-                    restored = self._restore(conn)
+                    restored = self._restore(self._open_restorer(name))
                 if restored:
                     return self.url(name)
             except psycopg.Error:
@@ -220,6 +215,14 @@ class Cluster:
         with psycopg.connect(self.url(name), autocommit=True) as conn:
             _snapshot(conn)
         return self.url(name)
+
+    def _open_restorer(self, name):
+        """A new session restoring work database `name`, kept for the next
+        restores."""
+        import psycopg
+        conn = self._restorers[name] = psycopg.connect(self.url(name), autocommit=True)
+        conn.execute("SET lock_timeout = '5s'")
+        return conn
 
     @staticmethod
     def _restore(conn):
@@ -232,7 +235,7 @@ class Cluster:
         return conn.execute("SELECT bugsvc_snapshot.restore()").fetchone()[0]
 
     def _close_restorer(self, name):
-        conn = getattr(self, "_restorers", {}).pop(name, None)
+        conn = self._restorers.pop(name, None)
         if conn is not None:
             conn.close()
 
