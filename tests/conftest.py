@@ -42,10 +42,12 @@ from bugsvc.store.location import open_database
 # The fixtures of these support modules (`start`: a real server; `smtp` and
 # `receiver`: a real SMTP server and webhook receiver; `site` and `driver`: the
 # browser tests' server and Chromium; `plain` and `people`: the accounts of the
-# people menus) serve every test module,
+# people menus; `callers_world`: bugs each kind of caller sees differently)
+# serve every test module,
 # which names them as parameters without importing them (an imported fixture
 # would be shadowed by the parameter, which pyflakes reports as F811).
-pytest_plugins = ["live_server", "notify_support", "browser_site", "page_support"]
+pytest_plugins = ["live_server", "notify_support", "browser_site", "page_support",
+                  "bug_changes"]
 
 FAST_COST = ScryptCost(n=16, r=1, p=1)   # tests only: hashing must not dominate
 _OPERATION_OF = {operation.service: operation for operations in (OPERATIONS, PAGE_OPERATIONS)

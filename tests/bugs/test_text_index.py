@@ -4,7 +4,6 @@ what comparing every bug answers: words, phrases, any case, non-ASCII
 letters, LIKE's wildcard characters, texts shorter than a trigram, changed
 and new summaries and whiteboards, hidden bugs left out."""
 
-from contextlib import contextmanager
 
 import pytest
 
@@ -17,6 +16,7 @@ from bugsvc.services import bug_search
 from bugsvc.store import schema
 from bugsvc.store.location import open_database
 from conftest import world_fixture
+from migration_support import migrated_from
 
 
 PAT, STAFF = "pat@example.com", "staff@example.com"
@@ -258,25 +258,6 @@ def test_private_comments_and_hidden_bugs_are_searched_only_by_those_who_see_the
     counted = services.call(bug_search.search, {"quicksearch": "quasimodo", "count_only": True},
                             as_user=who, write=False)
     assert counted["bug_count"] == (1 if sees else 0)
-
-
-@contextmanager
-def migrated_from(db, db_path, version, undo):
-    """The test's database put back as schema version `version` left it by
-    undo(conn), then opened again and brought up to date: yields a
-    connection in a read transaction on it."""
-    with db.transaction(write=True) as conn:
-        undo(conn)
-        conn.dialect.set_schema_version(conn, version)
-    db.close()
-    reopened = open_database(db_path)
-    try:
-        assert reopened.initialize() is False
-        with reopened.transaction() as conn:
-            assert conn.dialect.schema_version(conn) == schema.SCHEMA_VERSION
-            yield conn
-    finally:
-        reopened.close()
 
 
 def test_migration_indexes_the_comments_already_stored(services, commented, db, db_path):
