@@ -1091,3 +1091,63 @@ CREATE TRIGGER group_group_map_update_moves_bugs AFTER UPDATE ON group_group_map
 CREATE TRIGGER group_group_map_delete_moves_bugs AFTER DELETE ON group_group_map BEGIN UPDATE bug_generation SET value = value + 1; END;
 -- END sqlite only
 -- END bug generation
+
+-- BEGIN bug revisions
+-- Each bug's revision: a counter that every change to what the bug's object
+-- shows moves, whoever makes it (a call, the importer, a command, a repair by
+-- hand, another server process): the bug's row and its rows in every table
+-- the object reads (aliases, keywords, CC, groups, flags, see also,
+-- dependencies at both ends, custom values, the comments with hours worked).
+-- A bug with no row here is at revision 0. Names shown in an object that
+-- other tables hold (products, components, keywords, flag types, groups,
+-- statuses, fields) move the catalog generation, accounts' names the
+-- credential generation. A serving process keeps bug objects at a revision
+-- (bugs/object_cache.py); an object is used while its bug's revision and
+-- those generations stand. A row per bug, moved only by writes to that bug,
+-- so concurrent writes to different bugs never wait for each other.
+CREATE TABLE bug_revisions (
+    bug_id    INTEGER PRIMARY KEY,
+    revision  INTEGER NOT NULL
+);
+CREATE TRIGGER bugs_insert_moves_revision AFTER INSERT ON bugs BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (new.id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bugs_update_moves_revision AFTER UPDATE ON bugs BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (new.id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; INSERT INTO bug_revisions (bug_id, revision) SELECT old.id, 1 WHERE old.id <> new.id ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bugs_delete_moves_revision AFTER DELETE ON bugs BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (old.id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bug_aliases_insert_moves_revision AFTER INSERT ON bug_aliases BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (new.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bug_aliases_update_moves_revision AFTER UPDATE ON bug_aliases BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (new.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; INSERT INTO bug_revisions (bug_id, revision) SELECT old.bug_id, 1 WHERE old.bug_id <> new.bug_id ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bug_aliases_delete_moves_revision AFTER DELETE ON bug_aliases BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (old.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bug_keywords_insert_moves_revision AFTER INSERT ON bug_keywords BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (new.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bug_keywords_update_moves_revision AFTER UPDATE ON bug_keywords BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (new.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; INSERT INTO bug_revisions (bug_id, revision) SELECT old.bug_id, 1 WHERE old.bug_id <> new.bug_id ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bug_keywords_delete_moves_revision AFTER DELETE ON bug_keywords BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (old.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bug_cc_insert_moves_revision AFTER INSERT ON bug_cc BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (new.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bug_cc_update_moves_revision AFTER UPDATE ON bug_cc BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (new.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; INSERT INTO bug_revisions (bug_id, revision) SELECT old.bug_id, 1 WHERE old.bug_id <> new.bug_id ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bug_cc_delete_moves_revision AFTER DELETE ON bug_cc BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (old.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bug_groups_insert_moves_revision AFTER INSERT ON bug_groups BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (new.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bug_groups_update_moves_revision AFTER UPDATE ON bug_groups BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (new.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; INSERT INTO bug_revisions (bug_id, revision) SELECT old.bug_id, 1 WHERE old.bug_id <> new.bug_id ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bug_groups_delete_moves_revision AFTER DELETE ON bug_groups BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (old.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER flags_insert_moves_revision AFTER INSERT ON flags BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (new.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER flags_update_moves_revision AFTER UPDATE ON flags BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (new.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; INSERT INTO bug_revisions (bug_id, revision) SELECT old.bug_id, 1 WHERE old.bug_id <> new.bug_id ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER flags_delete_moves_revision AFTER DELETE ON flags BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (old.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bug_see_also_insert_moves_revision AFTER INSERT ON bug_see_also BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (new.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bug_see_also_update_moves_revision AFTER UPDATE ON bug_see_also BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (new.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; INSERT INTO bug_revisions (bug_id, revision) SELECT old.bug_id, 1 WHERE old.bug_id <> new.bug_id ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bug_see_also_delete_moves_revision AFTER DELETE ON bug_see_also BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (old.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bug_custom_values_insert_moves_revision AFTER INSERT ON bug_custom_values BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (new.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bug_custom_values_update_moves_revision AFTER UPDATE ON bug_custom_values BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (new.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; INSERT INTO bug_revisions (bug_id, revision) SELECT old.bug_id, 1 WHERE old.bug_id <> new.bug_id ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER bug_custom_values_delete_moves_revision AFTER DELETE ON bug_custom_values BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (old.bug_id, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER dependencies_insert_moves_revision AFTER INSERT ON dependencies BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (new.blocked, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; INSERT INTO bug_revisions (bug_id, revision) VALUES (new.depends_on, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER dependencies_update_moves_revision AFTER UPDATE ON dependencies BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (old.blocked, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; INSERT INTO bug_revisions (bug_id, revision) VALUES (old.depends_on, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; INSERT INTO bug_revisions (bug_id, revision) SELECT new.blocked, 1 WHERE new.blocked NOT IN (old.blocked, old.depends_on) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; INSERT INTO bug_revisions (bug_id, revision) SELECT new.depends_on, 1 WHERE new.depends_on NOT IN (old.blocked, old.depends_on) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER dependencies_delete_moves_revision AFTER DELETE ON dependencies BEGIN INSERT INTO bug_revisions (bug_id, revision) VALUES (old.blocked, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; INSERT INTO bug_revisions (bug_id, revision) VALUES (old.depends_on, 1) ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER comments_insert_moves_revision AFTER INSERT ON comments BEGIN INSERT INTO bug_revisions (bug_id, revision) SELECT new.bug_id, 1 WHERE new.work_time <> 0 ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER comments_update_moves_revision AFTER UPDATE OF bug_id, work_time ON comments BEGIN INSERT INTO bug_revisions (bug_id, revision) SELECT new.bug_id, 1 WHERE new.work_time <> old.work_time OR new.bug_id <> old.bug_id ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; INSERT INTO bug_revisions (bug_id, revision) SELECT old.bug_id, 1 WHERE old.bug_id <> new.bug_id AND old.work_time <> 0 ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+CREATE TRIGGER comments_delete_moves_revision AFTER DELETE ON comments BEGIN INSERT INTO bug_revisions (bug_id, revision) SELECT old.bug_id, 1 WHERE old.work_time <> 0 ON CONFLICT (bug_id) DO UPDATE SET revision = bug_revisions.revision + 1; END;
+-- END bug revisions
+
+-- BEGIN catalog generation of bug object names
+-- The names of keywords and flag types, shown in bug objects, move the
+-- catalog generation too (bugs/object_cache.py keeps objects at one).
+CREATE TRIGGER keywords_insert_moves_generation AFTER INSERT ON keywords BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER keywords_update_moves_generation AFTER UPDATE ON keywords BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER keywords_delete_moves_generation AFTER DELETE ON keywords BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER flag_types_insert_moves_generation AFTER INSERT ON flag_types BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER flag_types_update_moves_generation AFTER UPDATE ON flag_types BEGIN UPDATE catalog_generation SET value = value + 1; END;
+CREATE TRIGGER flag_types_delete_moves_generation AFTER DELETE ON flag_types BEGIN UPDATE catalog_generation SET value = value + 1; END;
+-- END catalog generation of bug object names

@@ -41,6 +41,8 @@ class Service:
 
         from bugsvc.app import create_app
         from bugsvc.config import Config
+        from bugsvc.store.location import open_database
+        open_database(str(path)).initialize()       # migrated as a server would
         self.workload = scenarios.Workload.from_db(str(path), random.Random(seed))
         self.client = testing.TestClient(create_app(Config(database=str(path))))
         self.seed = seed

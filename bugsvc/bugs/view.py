@@ -14,7 +14,7 @@ from ..call.fields import Shape
 from ..catalogue.field_types import BUG_ID
 from ..store.db import placeholders
 from ..store.dialect import json_items
-from . import custom_fields, visibility
+from . import custom_fields, object_cache, visibility
 from .status import workflow as status_workflow
 from .token import token_key, update_tokens
 
@@ -48,7 +48,9 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
     as a JSON array made by the database (one statement in all), or, for
     several bugs where statements cost no round trip
     (dialect.reads_lists_apart), by one more statement per list over all
-    of them.
+    of them. In read transactions the objects of bugs unchanged since the
+    process last made them are taken from those it keeps
+    (object_cache.py), where nothing in them is the caller's own.
     with_update_token: add `update_token` for logged-in callers (bug get).
     visible_only: skip the bugs the caller may not see too (the same query
     checks; otherwise the caller has checked each id).
@@ -57,15 +59,40 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
     ids = list(dict.fromkeys(order))
     if not ids:
         return []
-    conn = ctx.conn
     wanted = ctx.fields.wanted(_ASKED, BUG_SHAPE)
     custom = [field for field in custom_fields.active_fields(ctx)
               if ctx.fields.wants(field["name"], BUG_SHAPE)]
     timetracker = visibility.is_timetracker(ctx)
+    hide_domains = not ctx.caller.is_logged_in and ctx.param_is_on("webservice_email_filter")
+    if object_cache.applies(ctx, with_update_token, visible_only, wanted, custom):
+        objects = object_cache.objects(
+            ctx, ids, (hide_domains, timetracker),
+            lambda missing: _made(ctx, missing, wanted, custom, timetracker, hide_domains,
+                                  whole_lists=True).values())
+    else:
+        objects = _made(ctx, ids, wanted, custom, timetracker, hide_domains, with_update_token,
+                        visible_only)
+    result, seen = [], set()
+    for bug_id in order:
+        obj = objects.get(bug_id)
+        if obj is not None:
+            # A bug named twice is listed twice, as separate objects.
+            result.append(dict(obj) if bug_id in seen and isinstance(obj, dict) else obj)
+            seen.add(bug_id)
+    return result
+
+
+def _made(ctx, ids, wanted, custom, timetracker, hide_domains, with_update_token=False,
+          visible_only=False, whole_lists=False):
+    """{bug id: its object} for `ids` read anew (bug_objects' arguments;
+    the bugs missing or, when `visible_only`, hidden left out); with
+    `whole_lists`, depends_on and blocks name every bug, seen or not."""
+    conn = ctx.conn
     actual_time = timetracker and "actual_time" in wanted
     tokens_wanted = with_update_token and ctx.caller.is_logged_in and "update_token" in wanted
     apart = len(ids) > 1 and conn.dialect.reads_lists_apart
-    select, args, lists = _select(ctx, wanted, bool(custom), actual_time, tokens_wanted, apart)
+    select, args, lists = _select(ctx, wanted, bool(custom), actual_time, tokens_wanted, apart,
+                                  whole_lists)
     where, where_args = "", []
     if visible_only:
         condition, where_args = visibility.bug_visibility_sql(ctx, "b")
@@ -79,7 +106,7 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
             bugs[row[0]] = dict(zip(names, row, strict=True))
     ids = [bug_id for bug_id in ids if bug_id in bugs]
     if not ids:
-        return []
+        return {}
     if apart:
         for name, (sql, list_args) in lists.items():
             _read_list(conn, bugs, ids, name, sql, list_args)
@@ -88,7 +115,6 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
             for row in bugs.values():
                 row[name] = json_items(row[name])
     statuses = status_workflow(ctx).by_name
-    hide_domains = not ctx.caller.is_logged_in and ctx.param_is_on("webservice_email_filter")
     email = _email_without_domain if hide_domains else _email_as_is
     tags = _tags(ctx, ids) if "tags" in wanted else None
     customs = {bug_id: bugs[bug_id]["custom"] or [] for bug_id in ids} if custom else {}
@@ -173,13 +199,7 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
         if bug_id in tokens:
             obj["update_token"] = tokens[bug_id]
         objects[bug_id] = obj
-    result, seen = [], set()
-    for bug_id in order:
-        if bug_id in objects:
-            # A bug named twice is listed twice, as separate objects.
-            result.append(dict(objects[bug_id]) if bug_id in seen else objects[bug_id])
-            seen.add(bug_id)
-    return result
+    return objects
 
 
 def _email_as_is(address):
@@ -304,7 +324,7 @@ _SELECTS_KEPT = 512
 _SELECTS = {}
 
 
-def _select(ctx, wanted, with_custom, actual_time, token_counts, apart):
+def _select(ctx, wanted, with_custom, actual_time, token_counts, apart, whole_lists=False):
     """(the SELECT without WHERE reading bugs, its arguments, {list name:
     (its statement, arguments)}): the `wanted` related lists (a set of
     field names), the custom field values when `with_custom`, the hours
@@ -312,12 +332,14 @@ def _select(ctx, wanted, with_custom, actual_time, token_counts, apart):
     `token_counts`. The lists are JSON arrays in the SELECT (the dict's
     statements are None), or read `apart` by a statement each (bugs' ids
     in '{ids}', then the arguments). Made once for each choice and caller
-    (the visibility condition is the caller's)."""
+    (the visibility condition is the caller's; with `whole_lists` there is
+    none: the lists name every bug)."""
     dialect = ctx.conn.dialect
     columns = [_LIST_COLUMNS[name] for name in _LIST_COLUMNS if name in wanted]
     if with_custom:
         columns.append(_CUSTOM_COLUMN)
-    conditions = {column.visible: visibility.bug_visibility_sql(ctx, column.visible)
+    conditions = {column.visible: ("1 = 1", []) if whole_lists
+                  else visibility.bug_visibility_sql(ctx, column.visible)
                   for column in columns if column.visible}
     key = (dialect.name, wanted, with_custom, actual_time, token_counts, apart,
            next(iter(conditions.values()), ("",))[0])

@@ -26,9 +26,10 @@ from .location import Location, open_database
 from .schema import SCHEMA_VERSION, SchemaError, bring_up_to_date, schema_sql
 
 
-# The counters of catalogue, credential and bug changes (cache.py) are copied
-# after every other table, whose inserts move the target's own counters.
-_LAST = ("catalog_generation", "credential_generation", "bug_generation")
+# The counters of catalogue, credential and bug changes (cache.py) and the
+# bugs' revisions (bugs/object_cache.py) are copied after every other table,
+# whose inserts move the target's own counters.
+_LAST = ("catalog_generation", "credential_generation", "bug_generation", "bug_revisions")
 BATCH = 2000
 
 

@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 30
+SCHEMA_VERSION = 31
 
 
 class SchemaError(Exception):
@@ -124,6 +124,17 @@ def _comment_text_index_merging(conn: Connection) -> None:
     the same value."""
     if conn.dialect.has_comment_text_index(conn):
         run_script(conn, schema_section("comment text index merging"))
+
+
+def _bug_revisions(conn: Connection) -> None:
+    """Version 31: each bug's revision, moved by every change to what its
+    object shows, and the catalog generation moved by the names of keywords
+    and flag types too (schema.sql's bug revisions; bugs/object_cache.py).
+    Bugs stored before are at revision 0, as a bug with no row is. A step
+    run twice leaves the schema as it is."""
+    if not conn.dialect.table_exists(conn, "bug_revisions"):
+        run_script(conn, schema_section("bug revisions"))
+        run_script(conn, schema_section("catalog generation of bug object names"))
 
 
 def _new_tables(section: str, table: str) -> Callable[[Connection], None]:
@@ -315,6 +326,7 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     29: _admin_in_system_groups,
     # 30: SQLite's comment text index merges 16 segments at a time, not 4.
     30: _comment_text_index_merging,
+    31: _bug_revisions,
 }
 
 

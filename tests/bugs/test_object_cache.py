@@ -1,0 +1,287 @@
+"""Bug objects kept by a serving process (bugs/object_cache.py): a search
+made anew takes the objects of the bugs unchanged since they were made;
+after every kind of change (through the API, or written straight into the
+tables) the changed bug's object is made anew, and the answer is the one
+made without kept objects; no caller is ever given what another may not
+see (anonymous, plain accounts, a member of a bug's group, an insider, a
+time tracker), through any way in. Both engines keep objects, by each
+bug's revision (schema.sql's bug revisions)."""
+
+import gc
+import tracemalloc
+
+import orjson
+import pytest
+
+from bug_changes import CALLERS, CHANGES, MEMBER, PAM, PAT, SEARCH, TIMER, sql_change
+from bug_rows import ADMIN, add_bug, set_param
+from bugsvc.bugs import answer_cache, object_cache, view
+from bugsvc.bugs.object_cache import ObjectCache
+from bugsvc.services import bug as bug_service, bug_search
+from bugsvc.store import schema
+from bugsvc.store.location import open_database
+from migration_support import migrated_from
+from rpc_support import xmlrpc_call
+
+
+@pytest.fixture
+def world(callers_world):
+    """bug_changes' world: {name: bug id} of the four bugs."""
+    return callers_world
+
+
+@pytest.fixture(autouse=True)
+def no_kept_answers(monkeypatch):
+    """Every search is made anew (no answer kept: answer_cache.py), so its
+    objects come from the kept ones or are made."""
+    monkeypatch.setattr(answer_cache, "KEPT_PARAMS", frozenset())
+
+
+@pytest.fixture
+def made(monkeypatch):
+    """The ids of the bugs whose objects were made (view._made), a list per
+    call."""
+    calls = []
+    real = view._made
+
+    def counting(ctx, ids, *args, **kwargs):
+        calls.append(list(ids))
+        return real(ctx, ids, *args, **kwargs)
+    monkeypatch.setattr(view, "_made", counting)
+    return calls
+
+
+def search(services, who, params=SEARCH):
+    return services.call(bug_search.search, dict(params), as_user=who)
+
+
+def without_kept_objects(services, who, params=SEARCH):
+    """The answer made with no object kept."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(object_cache, "applies", lambda *args: False)
+        return search(services, who, params)
+
+
+def test_objects_of_unchanged_bugs_are_not_made_again(services, world, made):
+    first = search(services, PAT)
+    assert made == [sorted([world["open"], world["other"], world["reported"]])]
+    assert search(services, PAT) == first == without_kept_objects(services, PAT)
+    assert len(made) == 2                           # only the one without kept objects
+
+
+def test_a_change_to_one_bug_makes_only_its_object_anew(services, world, made):
+    search(services, ADMIN)
+    services.call(bug_service.update, {"ids": [world["other"]], "priority": "High"},
+                  as_user=ADMIN)
+    made.clear()
+    answer = search(services, ADMIN)
+    assert made == [[world["other"]]]
+    assert answer == without_kept_objects(services, ADMIN)
+    assert [bug["priority"] for bug in answer["bugs"] if bug["id"] == world["other"]] == ["High"]
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_after_each_kind_of_change_the_answer_is_made_anew(services, world, change):
+    who, write = CHANGES[change]
+    before = search(services, who)
+    assert search(services, who) == before
+    write(services, world)
+    after = search(services, who)
+    assert after == without_kept_objects(services, who)
+    assert after != before
+    assert search(services, who) == after
+
+
+def with_dependency_on_staff(services, world):
+    """The open bug depends on the staff bug and blocks the other one."""
+    sql_change("INSERT INTO dependencies (blocked, depends_on) VALUES ({open}, {staff})",
+               "INSERT INTO dependencies (blocked, depends_on) VALUES ({other}, {open})")(
+        services, world)
+
+
+def test_no_caller_is_given_what_another_may_see(services, world):
+    with_dependency_on_staff(services, world)
+    fresh = {who: without_kept_objects(services, who) for who in CALLERS}
+    for order in (CALLERS, tuple(reversed(CALLERS))):
+        for who in order:
+            assert search(services, who) == fresh[who], who
+
+    def bug(who, name):
+        return next(bug for bug in fresh[who]["bugs"] if bug["id"] == world[name])
+    assert bug(MEMBER, "open")["depends_on"] == [world["staff"]]
+    assert bug(PAM, "open")["depends_on"] == bug(None, "open")["depends_on"] == []
+    assert bug(PAM, "open")["blocks"] == [world["other"]]
+    assert "estimated_time" in bug(TIMER, "open") and "estimated_time" not in bug(PAT, "open")
+
+
+def test_a_bug_named_in_a_list_hidden_later_is_left_out_at_once(services, world):
+    sql_change("INSERT INTO dependencies (blocked, depends_on) VALUES ({open}, {other})")(
+        services, world)
+    before = search(services, PAT)
+    assert [bug["depends_on"] for bug in before["bugs"] if bug["id"] == world["open"]] == [
+        [world["other"]]]
+    # Only the other bug changes (the open one's revision stands).
+    sql_change("INSERT INTO bug_groups (bug_id, group_id) SELECT {other}, id FROM groups"
+               " WHERE name = 'staff'")(services, world)
+    after = search(services, PAT)
+    assert [bug["id"] for bug in after["bugs"]] == [world["open"], world["reported"]]
+    assert after["bugs"][0]["depends_on"] == []
+    assert after == without_kept_objects(services, PAT)
+
+
+def test_addresses_without_domains_are_kept_apart(services, world):
+    set_param(services, "webservice_email_filter", "1")
+    signed_in = search(services, PAT)
+    anonymous = search(services, None)
+    assert anonymous == without_kept_objects(services, None)
+    assert signed_in == without_kept_objects(services, PAT)
+    assert "@" in signed_in["bugs"][0]["creator"] and "@" not in anonymous["bugs"][0]["creator"]
+    assert search(services, PAT) == signed_in
+
+
+@pytest.mark.parametrize("params", [
+    dict(SEARCH, include_fields="id,summary,depends_on"), dict(SEARCH, include_fields="_all"),
+    dict(SEARCH, include_fields="tags")])
+def test_a_field_choice_makes_its_objects_anew(services, world, made, params):
+    assert search(services, MEMBER, params) == search(services, MEMBER, params)
+    assert len(made) == 2
+
+
+def test_bug_get_makes_its_objects_anew(services, world, made):
+    for _ in range(2):
+        services.call(bug_service.get, {"ids": [world["open"]]}, as_user=PAT)
+    assert made == [[world["open"]], [world["open"]]]
+
+
+@pytest.mark.parametrize("accept, callback", [
+    (None, None), ("application/json", None), ("text/html", None), (None, "show")])
+def test_kept_objects_are_written_out_as_those_made_anew(services, world, client,
+                                                         accept, callback):
+    """Over REST, an answer made of kept objects is the same bytes as the
+    answer made without them, for each caller, in each form REST writes."""
+    with_dependency_on_staff(services, world)
+    for who in CALLERS:
+        headers = {"X-BUGZILLA-API-KEY": services.api_key(who)} if who else {}
+        if accept:
+            headers["Accept"] = accept
+        query = dict(SEARCH, **({"callback": callback} if callback else {}))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(object_cache, "applies", lambda *args: False)
+            anew = client.simulate_get("/rest/bug", params=query, headers=headers)
+        answers = [client.simulate_get("/rest/bug", params=query, headers=headers)
+                   for _ in range(3)]
+        assert anew.status_code == 200 and b"Open to all" in anew.content
+        assert [answer.content for answer in answers] == [anew.content] * 3, who
+
+
+def test_no_way_in_changes_a_kept_object(services, world, client):
+    key = services.api_key(MEMBER)
+    with_dependency_on_staff(services, world)
+    fresh = without_kept_objects(services, MEMBER)
+    for _ in range(2):
+        answer, fault = xmlrpc_call(client, "Bug.search", dict(SEARCH, Bugzilla_api_key=key))
+        assert fault is None and [bug["id"] for bug in answer["bugs"]] == [
+            bug["id"] for bug in fresh["bugs"]]
+        body = {"method": "Bug.search", "params": [dict(SEARCH, Bugzilla_api_key=key)],
+                "id": 1}
+        answer = client.simulate_post("/jsonrpc.cgi", json=body).json
+        assert answer["result"] == fresh
+        answer["result"]["bugs"][0]["depends_on"].append(1)
+    assert search(services, MEMBER) == fresh
+
+
+def test_a_write_still_running_leaves_the_object_kept_and_its_commit_drops_it(
+        services, world, made):
+    before = search(services, PAT)
+    with services.db.separate_transaction(write=True) as conn:
+        conn.execute("UPDATE bugs SET summary = 'Renamed meanwhile' WHERE id = ?",
+                     (world["other"],))
+        assert search(services, PAT) == before
+    made.clear()
+    after = search(services, PAT)
+    assert made == [[world["other"]]]
+    assert "Renamed meanwhile" in [bug["summary"] for bug in after["bugs"]]
+
+
+def test_objects_kept_are_bounded_in_number_and_bytes():
+    kept = ObjectCache(max_entries=3, max_bytes=3 * (10 + object_cache.ENTRY_BYTES))
+    for number in range(5):
+        kept.put((number, ()), (1, 1), b"x" * 10, ())
+    assert len(kept) == 3 and kept.get((0, ()), (1, 1)) is None
+    assert kept.get((4, ()), (1, 1)) == (b"x" * 10, ())
+    kept.get((2, ()), (1, 1))                        # used: the last to go
+    kept.put((9, ()), (1, 1), b"y" * 20, (5,))       # 3 and 4 go to make room
+    assert len(kept) == 2 and kept.size == 30 + 2 * object_cache.ENTRY_BYTES
+    assert kept.get((2, ()), (1, 1)) == (b"x" * 10, ())
+    assert kept.get((9, ()), (2, 1)) is None         # another revision: dropped
+    assert kept.get((9, ()), (1, 1)) is None and len(kept) == 1
+
+
+def test_an_object_is_kept_as_its_json_text_counted_at_the_memory_it_takes(services, world):
+    """The bound counts each object's text and ENTRY_BYTES, no less than the
+    memory the kept objects take (tracemalloc, objects kept by real
+    searches)."""
+    for number in range(120):
+        add_bug(services, summary=f"Many {number}", cc=[PAT, PAM], keywords=["crash"])
+    kept = ObjectCache(max_entries=10000, max_bytes=1 << 30)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(object_cache, "_new_cache", lambda conn: kept)
+        search(services, PAM, dict(SEARCH, limit=10))
+        tracemalloc.start()
+        try:
+            for offset in range(10, 120, 10):
+                search(services, PAM, dict(SEARCH, limit=10, offset=offset))
+            gc.collect()
+            held = tracemalloc.take_snapshot().filter_traces(
+                [tracemalloc.Filter(True, object_cache.__file__)])
+        finally:
+            tracemalloc.stop()
+    assert len(kept) >= 120
+    taken = sum(stat.size for stat in held.statistics("filename"))
+    later = list(kept._entries.values())[10:]
+    assert sum(len(text) for _, text, _, _ in later) < taken
+    assert taken <= sum(size for _, _, _, size in later)
+
+
+def test_a_database_from_before_bug_revisions_moves_forward(services, world, db, db_path):
+    """A version 30 database gets the bugs' revisions (every bug at 0) and
+    the triggers that move them."""
+    sections = (schema.schema_section("bug revisions")
+                + schema.schema_section("catalog generation of bug object names"))
+    triggers = [line.split()[2] for line in sections.splitlines()
+                if line.startswith("CREATE TRIGGER")]
+
+    def undo(conn):
+        for name in triggers:
+            on = "" if conn.dialect.name == "sqlite" else f" ON {_table_of(name)}"
+            conn.execute(f"DROP TRIGGER {name}{on}")
+        conn.execute("DROP TABLE bug_revisions")
+    with migrated_from(db, db_path, 30, undo) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM bug_revisions").fetchone()[0] == 0
+    reopened = open_database(db_path)
+    try:
+        with reopened.transaction(write=True) as conn:
+            conn.execute("UPDATE bugs SET summary = 'After the move' WHERE id = ?",
+                         (world["open"],))
+            conn.execute("UPDATE keywords SET name = 'boom' WHERE name = 'crash'")
+        with reopened.transaction() as conn:
+            rows = conn.execute("SELECT bug_id, revision FROM bug_revisions").fetchall()
+            assert [tuple(row) for row in rows] == [(world["open"], 1)]
+    finally:
+        reopened.close()
+
+
+def _table_of(trigger):
+    """The table a trigger of the bug revisions section is on."""
+    for table in ("bug_custom_values", "bug_see_also", "bug_keywords", "bug_aliases",
+                  "bug_groups", "bug_cc", "dependencies", "comments", "flag_types", "flags",
+                  "keywords", "bugs"):
+        if trigger.startswith(table + "_"):
+            return table
+    raise AssertionError(trigger)
+
+
+def test_answers_are_the_same_objects_as_json():
+    """orjson writes a kept object's text as the object it was made of."""
+    obj = {"id": 1, "depends_on": [2], "summary": "é"}
+    assert orjson.dumps([orjson.Fragment(orjson.dumps(obj))]) == orjson.dumps([obj])
