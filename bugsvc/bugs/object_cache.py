@@ -42,8 +42,8 @@ from ..store.db import placeholders
 from . import visibility
 
 
-MAX_ENTRIES = 20000
-MAX_BYTES = 24 * 1024 * 1024
+MAX_ENTRIES = 16384
+MAX_BYTES = 16 * 1024 * 1024
 # The memory a kept object takes besides its JSON text: its key, revision,
 # related bug ids and entry (measured with tracemalloc:
 # tests/bugs/test_object_cache.py).
