@@ -133,3 +133,17 @@ CHANGES = {
         "UPDATE field_values SET is_open = 0 WHERE value = 'IN_PROGRESS' AND field_id ="
         " (SELECT id FROM fields WHERE name = 'bug_status')")),
 }
+
+
+def change_is_seen(services, world, change, search, made_anew):
+    """Search (`search(services, who)`, twice) before and after the change
+    CHANGES[change]: the answer after is `made_anew(services, who)`'s,
+    differs from the one before, and is given again when asked again."""
+    who, write = CHANGES[change]
+    before = search(services, who)
+    assert search(services, who) == before
+    write(services, world)
+    after = search(services, who)
+    assert after == made_anew(services, who)
+    assert after != before
+    assert search(services, who) == after

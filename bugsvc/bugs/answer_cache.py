@@ -67,7 +67,9 @@ MAX_KEY_CHARS = 2000
 
 
 class AnswerCache:
-    """The answers one process keeps (see the module's docstring)."""
+    """The answers one process keeps (see the module's docstring), or any
+    other values kept by key at a stamp the same way (the bug objects of
+    object_cache.py)."""
 
     def __init__(self, max_entries=MAX_ENTRIES, max_bytes=MAX_BYTES):
         self.max_entries, self.max_bytes = max_entries, max_bytes

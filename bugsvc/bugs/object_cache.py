@@ -30,9 +30,6 @@ out with orjson as it is (REST's JSON), else as new objects read from the
 text.
 """
 
-import threading
-from collections import OrderedDict
-
 import orjson
 
 from ..call.encoding import fragments_are_welcome
@@ -40,6 +37,7 @@ from ..catalogue.field_types import BUG_ID
 from ..store import cache
 from ..store.db import placeholders
 from . import visibility
+from .answer_cache import AnswerCache
 
 
 MAX_ENTRIES = 16384
@@ -50,54 +48,6 @@ MAX_BYTES = 16 * 1024 * 1024
 ENTRY_BYTES = 400
 # Bug ids per statement reading revisions.
 _CHUNK = 500
-
-
-class ObjectCache:
-    """The bug objects one process keeps (see the module's docstring)."""
-
-    def __init__(self, max_entries=MAX_ENTRIES, max_bytes=MAX_BYTES):
-        self.max_entries, self.max_bytes = max_entries, max_bytes
-        self._entries = OrderedDict()   # (bug id, variant) -> (stamp, text, related, size)
-        self._bytes = 0
-        self._lock = threading.Lock()
-
-    def __len__(self):
-        return len(self._entries)
-
-    @property
-    def size(self):
-        """Memory the objects kept take, as counted by put()."""
-        return self._bytes
-
-    def get(self, key, stamp):
-        """(text, related ids) kept for `key` at `stamp`, or None."""
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                return None
-            if entry[0] != stamp:
-                self._drop(key)
-                return None
-            self._entries.move_to_end(key)
-            return entry[1], entry[2]
-
-    def put(self, key, stamp, text, related):
-        """Keep `text` (an object's JSON) and `related` (the ids of the bugs
-        it names in depends_on and blocks) for `key` made at `stamp`; the
-        least recently used objects go to make room."""
-        size = len(text) + ENTRY_BYTES
-        if size > self.max_bytes:
-            return
-        with self._lock:
-            if key in self._entries:
-                self._drop(key)
-            self._entries[key] = (stamp, text, related, size)
-            self._bytes += size
-            while len(self._entries) > self.max_entries or self._bytes > self.max_bytes:
-                self._drop(next(iter(self._entries)))
-
-    def _drop(self, key):
-        self._bytes -= self._entries.pop(key)[3]
 
 
 def applies(ctx, with_update_token, visible_only, wanted, custom):
@@ -140,7 +90,8 @@ def objects(ctx, ids, variant, build):
             # buffer it wrote into.
             text = memoryview(orjson.dumps(obj)).tobytes()
             related = tuple(dict.fromkeys(obj["depends_on"] + obj["blocks"]))
-            kept.put((bug_id, variant), (revisions.get(bug_id, 0), credential), text, related)
+            kept.put((bug_id, variant), (revisions.get(bug_id, 0), credential), (text, related),
+                     len(text) + ENTRY_BYTES)
             found[bug_id] = (text, related)
     named = {related for _, listed in found.values() for related in listed}
     hidden = named - visibility.visible_bug_ids(ctx, named) if named else set()
@@ -158,4 +109,6 @@ def objects(ctx, ids, variant, build):
 
 
 def _new_cache(conn):
-    return ObjectCache()
+    """The process's bug objects: (text, related ids) by (bug id, variant),
+    bounded as search answers are."""
+    return AnswerCache(MAX_ENTRIES, MAX_BYTES)

@@ -13,10 +13,20 @@ import tracemalloc
 import orjson
 import pytest
 
-from bug_changes import CALLERS, CHANGES, MEMBER, PAM, PAT, SEARCH, TIMER, sql_change
+from bug_changes import (
+    CALLERS,
+    CHANGES,
+    MEMBER,
+    PAM,
+    PAT,
+    SEARCH,
+    TIMER,
+    change_is_seen,
+    sql_change,
+)
 from bug_rows import ADMIN, add_bug, set_param
 from bugsvc.bugs import answer_cache, object_cache, view
-from bugsvc.bugs.object_cache import ObjectCache
+from bugsvc.bugs.answer_cache import AnswerCache
 from bugsvc.services import bug as bug_service, bug_search
 from bugsvc.store import schema
 from bugsvc.store.location import open_database
@@ -82,14 +92,7 @@ def test_a_change_to_one_bug_makes_only_its_object_anew(services, world, made):
 
 @pytest.mark.parametrize("change", sorted(CHANGES))
 def test_after_each_kind_of_change_the_answer_is_made_anew(services, world, change):
-    who, write = CHANGES[change]
-    before = search(services, who)
-    assert search(services, who) == before
-    write(services, world)
-    after = search(services, who)
-    assert after == without_kept_objects(services, who)
-    assert after != before
-    assert search(services, who) == after
+    change_is_seen(services, world, change, search, without_kept_objects)
 
 
 def with_dependency_on_staff(services, world):
@@ -203,27 +206,13 @@ def test_a_write_still_running_leaves_the_object_kept_and_its_commit_drops_it(
     assert "Renamed meanwhile" in [bug["summary"] for bug in after["bugs"]]
 
 
-def test_objects_kept_are_bounded_in_number_and_bytes():
-    kept = ObjectCache(max_entries=3, max_bytes=3 * (10 + object_cache.ENTRY_BYTES))
-    for number in range(5):
-        kept.put((number, ()), (1, 1), b"x" * 10, ())
-    assert len(kept) == 3 and kept.get((0, ()), (1, 1)) is None
-    assert kept.get((4, ()), (1, 1)) == (b"x" * 10, ())
-    kept.get((2, ()), (1, 1))                        # used: the last to go
-    kept.put((9, ()), (1, 1), b"y" * 20, (5,))       # 3 and 4 go to make room
-    assert len(kept) == 2 and kept.size == 30 + 2 * object_cache.ENTRY_BYTES
-    assert kept.get((2, ()), (1, 1)) == (b"x" * 10, ())
-    assert kept.get((9, ()), (2, 1)) is None         # another revision: dropped
-    assert kept.get((9, ()), (1, 1)) is None and len(kept) == 1
-
-
 def test_an_object_is_kept_as_its_json_text_counted_at_the_memory_it_takes(services, world):
     """The bound counts each object's text and ENTRY_BYTES, no less than the
     memory the kept objects take (tracemalloc, objects kept by real
     searches)."""
     for number in range(120):
         add_bug(services, summary=f"Many {number}", cc=[PAT, PAM], keywords=["crash"])
-    kept = ObjectCache(max_entries=10000, max_bytes=1 << 30)
+    kept = AnswerCache(max_entries=10000, max_bytes=1 << 30)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(object_cache, "_new_cache", lambda conn: kept)
         search(services, PAM, dict(SEARCH, limit=10))
@@ -233,14 +222,15 @@ def test_an_object_is_kept_as_its_json_text_counted_at_the_memory_it_takes(servi
                 search(services, PAM, dict(SEARCH, limit=10, offset=offset))
             gc.collect()
             held = tracemalloc.take_snapshot().filter_traces(
-                [tracemalloc.Filter(True, object_cache.__file__)])
+                [tracemalloc.Filter(True, object_cache.__file__),
+                 tracemalloc.Filter(True, answer_cache.__file__)])
         finally:
             tracemalloc.stop()
     assert len(kept) >= 120
     taken = sum(stat.size for stat in held.statistics("filename"))
     later = list(kept._entries.values())[10:]
-    assert sum(len(text) for _, text, _, _ in later) < taken
-    assert taken <= sum(size for _, _, _, size in later)
+    assert sum(len(text) for _, (text, _), _ in later) < taken
+    assert taken <= sum(size for _, _, size in later)
 
 
 def test_a_database_from_before_bug_revisions_moves_forward(services, world, db, db_path):
