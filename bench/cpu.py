@@ -4,14 +4,17 @@ them) served through falcon's test client, without HTTP or a load
 generator, so the figure holds on a busy host where rates do not.
 
     python -m bench.cpu --db FILE [--requests 500] [--scenarios search_anew,bug_get_key]
-                        [--rounds 5] [--anonymous-reads] [--profile] [--copy]
+                        [--rounds 5] [--anonymous-reads] [--objects-anew] [--profile]
+                        [--copy]
 
 FILE is an SQLite database seeded by bench.seed. Making the workload
 stores the writers' API keys in it: with --copy the run works on a copy in
 a temporary folder and FILE is only read (a benchmark's data stays as it
 was). Each scenario is warmed up, then timed over --requests requests
 (process CPU time), --rounds times: the lowest round is the figure (other
-work on the host only adds to a round), the median follows. --profile runs
+work on the host only adds to a round), the median follows. --objects-anew
+makes every bug object anew, as the first time a process shows a bug (none
+taken from those it keeps: bugsvc/bugs/object_cache.py). --profile runs
 them again under cProfile and prints the functions with the most time,
 inclusive and own.
 """
@@ -89,6 +92,8 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--anonymous-reads", action="store_true",
                         help="reads without an API key (default: every request has one)")
+    parser.add_argument("--objects-anew", action="store_true",
+                        help="keep no bug objects (each made anew, as the first time)")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
@@ -104,6 +109,9 @@ def main(argv=None):
         folder = Path(tempfile.mkdtemp(prefix="bench-cpu-"))
         shutil.copyfile(path, folder / path.name)
         path = folder / path.name
+    if args.objects_anew:
+        from bugsvc.bugs import object_cache
+        object_cache.applies = lambda *arguments: False
     try:
         service = Service(path, args.seed)
         print("| scenario | CPU ms per request, lowest round | median |\n|---|---:|---:|")

@@ -66,8 +66,10 @@ from .seed import default_db_path
 # search: the 50-bug search as clients repeat it (a process answers a
 # search it answered before, while nothing changed, from the answer it
 # kept: bugsvc/bugs/answer_cache.py); search_anew: the same searches made
-# and built anew on every request (what each costs when bugs change between
-# requests, or the first time).
+# anew on every request, their answers made of the bug objects the process
+# keeps while each bug is unchanged (bugsvc/bugs/object_cache.py): what a
+# search costs when other bugs changed between requests. What it costs the
+# first time a process shows its bugs: bench.cpu with the objects' cache off.
 SHARE_TARGETS = {"bug_get": 0.50, "search": 0.15, "search_anew": 0.15, "comment_add": 0.30}
 SCALING_SCENARIOS = ("bug_get", "search", "comments")
 SCALING_TARGET = 1.6

@@ -141,7 +141,9 @@ def search_anew(w, rng):
     """The search of `search` with its operator spelt out (the default one,
     so the same SQL and the same answer): a search with an operator is never
     answered from the answers a process keeps (bugsvc/bugs/answer_cache.py),
-    so every request searches and builds its answer anew."""
+    so every request searches anew and builds its answer, from the bug
+    objects the process keeps while their bugs do not change
+    (bugsvc/bugs/object_cache.py)."""
     query = urlencode({"product": rng.choice(w.products), "status": rng.choice(w.statuses),
                        "status_type": "anyexact", "limit": 50})
     return ("GET", f"/rest/bug?{query}", "", "")
