@@ -73,6 +73,23 @@ def _user(column, source=None, coalesce=False):
                 lookup=(column, _USERS), user_id=column)
 
 
+# The tables of the catalogue (moved with the catalog generation) whose ids
+# a search looks up by name: from the process's copy of {folded name: ids}
+# (Context.cached) instead of a statement per search.
+_CATALOG_LOOKUPS = {}
+# What SQL's lower() folds on both engines (SQLite without ICU, PostgreSQL
+# in the "C" collation): ASCII letters only.
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _by_name(table):
+    """The lookup statement (without its IN list) of `table`'s ids by name,
+    answered from the catalogue's copy (_CATALOG_LOOKUPS)."""
+    select = f"SELECT id FROM {table} WHERE lower(name)"
+    _CATALOG_LOOKUPS[select] = table
+    return select
+
+
 def _real_name(column):
     return dict(expr=f"COALESCE((SELECT u.real_name FROM users u WHERE u.id = {column}), '')")
 
@@ -88,9 +105,9 @@ _READS = {
         lookup=("b.product_id", "SELECT p.id FROM products p JOIN classifications cl"
                                 " ON cl.id = p.classification_id WHERE lower(cl.name)")),
     "product": dict(expr="(SELECT p.name FROM products p WHERE p.id = b.product_id)",
-                    lookup=("b.product_id", "SELECT id FROM products WHERE lower(name)")),
+                    lookup=("b.product_id", _by_name("products"))),
     "component": dict(expr="(SELECT co.name FROM components co WHERE co.id = b.component_id)",
-                      lookup=("b.component_id", "SELECT id FROM components WHERE lower(name)")),
+                      lookup=("b.component_id", _by_name("components"))),
     "assigned_to": _user("b.assigned_to"),
     "reporter": _user("b.reporter"),
     "qa_contact": _user("b.qa_contact", coalesce=True),
@@ -119,7 +136,7 @@ _READS = {
     # Fields with any number of values per bug.
     "alias": dict(expr="ba.alias", source="alias"),
     "keywords": dict(expr="k.name", source="keywords", words_exact=True,
-                     lookup=("bk.keyword_id", "SELECT id FROM keywords WHERE lower(name)")),
+                     lookup=("bk.keyword_id", _by_name("keywords"))),
     "cc": _user("cc.user_id", source="cc"),
     "dependson": dict(expr="dep.depends_on", source="dependson"),
     "blocked": dict(expr="dep.blocked", source="blocked"),
@@ -775,8 +792,7 @@ class Compiler:
                 # The ids first, so the planner sees constants and can use
                 # the bugs' indexes (a subquery here hid them from it).
                 column, select = definition.lookup
-                ids = [row[0] for row in self.ctx.conn.execute(
-                    f"{select} IN ({', '.join('lower(?)' for _ in values)})", values)]
+                ids = self._ids_by_name(select, values)
                 parts.append(f"{column} IN ({placeholders(ids)})" if ids else "1 = 0")
                 args.extend(ids)
             else:
@@ -785,6 +801,18 @@ class Compiler:
         if not parts:
             return None
         return ("(" + " OR ".join(parts) + ")" if len(parts) > 1 else parts[0]), args
+
+    def _ids_by_name(self, select, values):
+        """The ids `select` (a lookup's statement) finds for the names
+        `values`, compared case-folded as SQL's lower() folds."""
+        table = _CATALOG_LOOKUPS.get(select)
+        if table is None:
+            return [row[0] for row in self.ctx.conn.execute(
+                f"{select} IN ({', '.join('lower(?)' for _ in values)})", values)]
+        by_name = self.ctx.cached(f"{table} ids by name",
+                                  lambda conn: _ids_by_folded_name(conn, table))
+        return list(dict.fromkeys(found for value in values
+                                  for found in by_name.get(str(value).translate(_ASCII_LOWER), ())))
 
     def _ordering(self, kind, expr, sign, text):
         if kind == NUMBER:
@@ -995,3 +1023,11 @@ def _read_legal_values(conn):
                                     " JOIN fields f ON f.id = fv.field_id"):
         legal.setdefault(name, {})[value.lower()] = value
     return legal
+
+
+def _ids_by_folded_name(conn, table):
+    """{name folded as SQL's lower() folds: [ids]} of `table`'s rows."""
+    found = {}
+    for row_id, name in conn.execute(f"SELECT id, name FROM {table} ORDER BY id"):
+        found.setdefault(name.translate(_ASCII_LOWER), []).append(row_id)
+    return found
