@@ -19,8 +19,10 @@ statement for all the bugs of an answer, when any of them has such a
 list).
 
 Only in read transactions, for the default fields (no field choice, no
-update tokens, no tags or duplicates, no Bug ID custom field: each of
-those is the caller's own); any other call makes its objects anew.
+tags or duplicates, no Bug ID custom field: each of those is the caller's
+own); any other call makes its objects anew. An update token (GET
+/rest/bug/{id}) is the caller's own too: made anew for each answer from
+what is read with the revisions.
 
 Bounded: at most MAX_ENTRIES objects and MAX_BYTES of memory in all (least
 recently used first out), each counted as its JSON text and ENTRY_BYTES
@@ -38,6 +40,7 @@ from ..store import cache
 from ..store.db import placeholders
 from . import visibility
 from .answer_cache import AnswerCache
+from .token import TOKEN_COUNT_COLUMNS, token_key, update_tokens
 
 
 MAX_ENTRIES = 16384
@@ -50,35 +53,34 @@ ENTRY_BYTES = 400
 _CHUNK = 500
 
 
-def applies(ctx, with_update_token, visible_only, wanted, custom):
+def applies(ctx, wanted, custom):
     """True when bug_objects may take its objects from the kept ones (see
     the module's docstring): `wanted` the field names asked for, `custom`
     the custom fields shown."""
-    return (not with_update_token and not visible_only and not ctx.writes
-            and ctx.catalog_generation is not None and not ctx.fields.active
+    return (not ctx.writes and ctx.catalog_generation is not None and not ctx.fields.active
             and "tags" not in wanted and "duplicates" not in wanted
             and not any(field["type"] == BUG_ID for field in custom))
 
 
-def objects(ctx, ids, variant, build):
-    """{bug id: the caller's object} for `ids` (existing bugs the caller may
-    see; an id missing from the answer is a bug that is gone): kept ones
+def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False):
+    """{bug id: the caller's object} for `ids` (bugs gone, and with
+    `visible_only` those the caller may not see, left out): kept ones
     where the bug's revision and the credential generation stand, the
     others made by `build(ids)` (bug objects with depends_on and blocks
-    whole) and kept. `variant`: what besides the bug the object depends on
-    (hashable)."""
+    whole, no update token) and kept. `variant`: what besides the bug the
+    object depends on (hashable). with_tokens: each object gets the
+    caller's `update_token` (read with the revisions: its history and
+    comments are counted anew)."""
     conn = ctx.conn
-    revisions = {}
-    for start in range(0, len(ids), _CHUNK):
-        chunk = ids[start:start + _CHUNK]
-        revisions.update(conn.execute("SELECT bug_id, revision FROM bug_revisions"
-                                      f" WHERE bug_id IN ({placeholders(chunk)})", chunk))
+    stamps = _stamps(ctx, ids, with_tokens, visible_only)
     seen = ctx.generations if ctx.generations is not None else cache.Generations(conn)
     credential = seen.credential
     kept = ctx.cached("bug objects", _new_cache)
     found, missing = {}, []
     for bug_id in ids:
-        entry = kept.get((bug_id, variant), (revisions.get(bug_id, 0), credential))
+        if bug_id not in stamps:
+            continue
+        entry = kept.get((bug_id, variant), (stamps[bug_id][0], credential))
         if entry is None:
             missing.append(bug_id)
         else:
@@ -90,22 +92,50 @@ def objects(ctx, ids, variant, build):
             # buffer it wrote into.
             text = memoryview(orjson.dumps(obj)).tobytes()
             related = tuple(dict.fromkeys(obj["depends_on"] + obj["blocks"]))
-            kept.put((bug_id, variant), (revisions.get(bug_id, 0), credential), (text, related),
+            kept.put((bug_id, variant), (stamps[bug_id][0], credential), (text, related),
                      len(text) + ENTRY_BYTES)
             found[bug_id] = (text, related)
     named = {related for _, listed in found.values() for related in listed}
     hidden = named - visibility.visible_bug_ids(ctx, named) if named else set()
+    tokens = {}
+    if with_tokens:
+        tokens = update_tokens(token_key(ctx), ctx.caller.id,
+                               {bug_id: stamps[bug_id][1:] for bug_id in found})
     as_text = fragments_are_welcome()
     result = {}
     for bug_id, (text, listed) in found.items():
-        if hidden and not hidden.isdisjoint(listed):
+        if bug_id in tokens or (hidden and not hidden.isdisjoint(listed)):
             obj = orjson.loads(text)
-            obj["depends_on"] = [other for other in obj["depends_on"] if other not in hidden]
-            obj["blocks"] = [other for other in obj["blocks"] if other not in hidden]
+            if hidden:
+                obj["depends_on"] = [other for other in obj["depends_on"] if other not in hidden]
+                obj["blocks"] = [other for other in obj["blocks"] if other not in hidden]
+            if bug_id in tokens:
+                obj["update_token"] = tokens[bug_id]
             result[bug_id] = obj
         else:
             result[bug_id] = orjson.Fragment(text) if as_text else orjson.loads(text)
     return result
+
+
+def _stamps(ctx, ids, with_tokens, visible_only):
+    """{bug id: (revision,) or, with_tokens, (revision, last change time,
+    history rows, comments)} of the bugs of `ids` that exist (and, with
+    `visible_only`, that the caller may see)."""
+    columns = "b.id, COALESCE(r.revision, 0)"
+    if with_tokens:
+        columns += ", b.last_change_time, " + TOKEN_COUNT_COLUMNS
+    where, where_args = "", []
+    if visible_only:
+        condition, where_args = visibility.bug_visibility_sql(ctx, "b")
+        where = f" AND {condition}"
+    stamps = {}
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start:start + _CHUNK]
+        for row in ctx.conn.execute(
+                f"SELECT {columns} FROM bugs b LEFT JOIN bug_revisions r ON r.bug_id = b.id"
+                f" WHERE b.id IN ({placeholders(chunk)}){where}", chunk + list(where_args)):
+            stamps[row[0]] = tuple(row[1:])
+    return stamps
 
 
 def _new_cache(conn):

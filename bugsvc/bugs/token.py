@@ -13,6 +13,12 @@ from datetime import datetime, timezone
 from ..store import server_secrets
 
 
+# What an update token is made of besides the bug's last change time, as
+# columns of a query over bugs b: how many history rows and comments it has.
+TOKEN_COUNT_COLUMNS = ("(SELECT COUNT(*) FROM bug_activity WHERE bug_id = b.id) AS activity_count,"
+                       " (SELECT COUNT(*) FROM comments WHERE bug_id = b.id) AS comment_count")
+
+
 def token_key(ctx):
     """The HMAC key of update tokens, as `ctx`'s call sees it. A secret never
     changes once stored, so the process keeps the one it read (with the

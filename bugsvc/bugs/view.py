@@ -16,7 +16,7 @@ from ..store.db import placeholders
 from ..store.dialect import json_items
 from . import custom_fields, object_cache, visibility
 from .status import workflow as status_workflow
-from .token import token_key, update_tokens
+from .token import TOKEN_COUNT_COLUMNS, token_key, update_tokens
 
 
 USER_FIELDS = ("assigned_to", "creator", "qa_contact", "cc")
@@ -64,11 +64,12 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
               if ctx.fields.wants(field["name"], BUG_SHAPE)]
     timetracker = visibility.is_timetracker(ctx)
     hide_domains = not ctx.caller.is_logged_in and ctx.param_is_on("webservice_email_filter")
-    if object_cache.applies(ctx, with_update_token, visible_only, wanted, custom):
+    if object_cache.applies(ctx, wanted, custom):
         objects = object_cache.objects(
             ctx, ids, (hide_domains, timetracker),
             lambda missing: _made(ctx, missing, wanted, custom, timetracker, hide_domains,
-                                  whole_lists=True).values())
+                                  whole_lists=True).values(),
+            with_tokens=_tokens_wanted(ctx, with_update_token, wanted), visible_only=visible_only)
     else:
         objects = _made(ctx, ids, wanted, custom, timetracker, hide_domains, with_update_token,
                         visible_only)
@@ -89,7 +90,7 @@ def _made(ctx, ids, wanted, custom, timetracker, hide_domains, with_update_token
     `whole_lists`, depends_on and blocks name every bug, seen or not."""
     conn = ctx.conn
     actual_time = timetracker and "actual_time" in wanted
-    tokens_wanted = with_update_token and ctx.caller.is_logged_in and "update_token" in wanted
+    tokens_wanted = _tokens_wanted(ctx, with_update_token, wanted)
     apart = len(ids) > 1 and conn.dialect.reads_lists_apart
     select, args, lists = _select(ctx, wanted, bool(custom), actual_time, tokens_wanted, apart,
                                   whole_lists)
@@ -202,6 +203,12 @@ def _made(ctx, ids, wanted, custom, timetracker, hide_domains, with_update_token
     return objects
 
 
+def _tokens_wanted(ctx, with_update_token, wanted):
+    """True when the objects get the caller's update tokens (logged-in
+    callers, when asked for)."""
+    return with_update_token and ctx.caller.is_logged_in and "update_token" in wanted
+
+
 def _email_as_is(address):
     return address
 
@@ -309,12 +316,9 @@ _LIST_COLUMNS = {
 _CUSTOM_COLUMN = _ListColumn("custom", ("f.name", "v.value"), "bug_custom_values v JOIN fields f"
                              " ON f.id = v.field_id", "v.bug_id", "v.id")
 # The hours worked on the bug (time tracking: the comments that have any,
-# read from their index), and what its update token is made of besides its
-# last change time: how many history rows and comments it has.
+# read from their index).
 _ACTUAL_TIME_COLUMN = ("(SELECT SUM(work_time) FROM comments WHERE bug_id = b.id"
                        " AND work_time <> 0) AS actual_time")
-_TOKEN_COUNT_COLUMNS = ("(SELECT COUNT(*) FROM bug_activity WHERE bug_id = b.id) AS activity_count,"
-                        " (SELECT COUNT(*) FROM comments WHERE bug_id = b.id) AS comment_count")
 # Every field name bug_objects asks the field choice about (custom fields
 # apart).
 _ASKED = tuple(_LIST_COLUMNS) + ("actual_time", "tags", "update_token")
@@ -373,7 +377,7 @@ def _make_select(dialect, columns, actual_time, token_counts, apart, conditions)
     if actual_time:
         select.append(_ACTUAL_TIME_COLUMN)
     if token_counts:
-        select.append(_TOKEN_COUNT_COLUMNS)
+        select.append(TOKEN_COUNT_COLUMNS)
     return ", ".join(select) + _BUG_TABLES, tuple(used), tuple(statements)
 
 

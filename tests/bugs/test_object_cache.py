@@ -150,31 +150,79 @@ def test_a_field_choice_makes_its_objects_anew(services, world, made, params):
     assert len(made) == 2
 
 
-def test_bug_get_makes_its_objects_anew(services, world, made):
-    for _ in range(2):
-        services.call(bug_service.get, {"ids": [world["open"]]}, as_user=PAT)
-    assert made == [[world["open"]], [world["open"]]]
+def get(services, who, *names_or_ids, world=None):
+    """Bug.get of bugs named in `world` (or ids), as `who`."""
+    ids = [world[name] if world else name for name in names_or_ids]
+    return services.call(bug_service.get, {"ids": ids, "permissive": True}, as_user=who)
+
+
+def get_without_kept_objects(services, who, *names, world=None):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(object_cache, "applies", lambda *args: False)
+        return get(services, who, *names, world=world)
+
+
+def test_bug_get_takes_kept_objects_with_the_callers_own_update_token(services, world, made):
+    first = get(services, PAT, "open", "other", world=world)
+    assert made == [[world["open"], world["other"]]]
+    again = get(services, PAT, "open", "other", world=world)
+    assert len(made) == 1 and again == first
+    assert first == get_without_kept_objects(services, PAT, "open", "other", world=world)
+    tokens = [bug["update_token"] for bug in first["bugs"]]
+    assert all(tokens) and len(set(tokens)) == 2
+    others = get(services, PAM, "open", "other", world=world)
+    assert [bug["update_token"] for bug in others["bugs"]] != tokens
+    assert others == get_without_kept_objects(services, PAM, "open", "other", world=world)
+    anonymous = get(services, None, "open", world=world)
+    assert "update_token" not in anonymous["bugs"][0]
+    assert anonymous == get_without_kept_objects(services, None, "open", world=world)
+
+
+def test_a_comment_written_by_hand_changes_the_update_token(services, world, made):
+    """A comment without hours worked does not move the bug's revision (its
+    object shows no comment), but the update token counts comments."""
+    before = get(services, PAT, "open", world=world)
+    sql_change("INSERT INTO comments (bug_id, count, author_id, created_at, body, is_private,"
+               " work_time, kind) VALUES ({open}, 1, 1, '2026-01-02 00:00:00', 'hi', 0, 0, 0)")(
+        services, world)
+    after = get(services, PAT, "open", world=world)
+    assert len(made) == 1                          # the object kept, the token anew
+    assert after["bugs"][0]["update_token"] != before["bugs"][0]["update_token"]
+    assert after == get_without_kept_objects(services, PAT, "open", world=world)
+
+
+def test_bug_get_never_gives_a_kept_object_to_a_caller_who_may_not_see_it(services, world):
+    seen = get(services, MEMBER, "staff", world=world)
+    assert [bug["id"] for bug in seen["bugs"]] == [world["staff"]]
+    for who in (None, PAM):
+        denied = get(services, who, "staff", world=world)
+        assert denied["bugs"] == [] and [fault["id"] for fault in denied["faults"]] == [
+            world["staff"]]
+        assert denied == get_without_kept_objects(services, who, "staff", world=world)
+    assert get(services, PAT, "reported", world=world)["bugs"][0]["id"] == world["reported"]
 
 
 @pytest.mark.parametrize("accept, callback", [
     (None, None), ("application/json", None), ("text/html", None), (None, "show")])
 def test_kept_objects_are_written_out_as_those_made_anew(services, world, client,
                                                          accept, callback):
-    """Over REST, an answer made of kept objects is the same bytes as the
-    answer made without them, for each caller, in each form REST writes."""
+    """Over REST, an answer made of kept objects (a search, GET bug) is the
+    same bytes as the answer made without them, for each caller, in each
+    form REST writes."""
     with_dependency_on_staff(services, world)
     for who in CALLERS:
         headers = {"X-BUGZILLA-API-KEY": services.api_key(who)} if who else {}
         if accept:
             headers["Accept"] = accept
         query = dict(SEARCH, **({"callback": callback} if callback else {}))
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(object_cache, "applies", lambda *args: False)
-            anew = client.simulate_get("/rest/bug", params=query, headers=headers)
-        answers = [client.simulate_get("/rest/bug", params=query, headers=headers)
-                   for _ in range(3)]
-        assert anew.status_code == 200 and b"Open to all" in anew.content
-        assert [answer.content for answer in answers] == [anew.content] * 3, who
+        for path in ("/rest/bug", f"/rest/bug/{world['open']}"):
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(object_cache, "applies", lambda *args: False)
+                anew = client.simulate_get(path, params=query, headers=headers)
+            answers = [client.simulate_get(path, params=query, headers=headers)
+                       for _ in range(3)]
+            assert anew.status_code == 200 and b"Open to all" in anew.content
+            assert [answer.content for answer in answers] == [anew.content] * 3, (who, path)
 
 
 def test_no_way_in_changes_a_kept_object(services, world, client):
