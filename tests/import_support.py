@@ -230,9 +230,10 @@ def options(url, target, key=None, login=None, **extra):
 
 
 def dump(path, exclude=("import_state", "server_secrets", "catalog_generation",
-                         "credential_generation", "bug_generation")):
+                         "credential_generation", "bug_generation", "bug_revisions")):
     """Every row of every table of the database at `path` (a comparable
-    picture), less `exclude`, the account columns a run stamps and the row
+    picture), less `exclude` (secrets, and the counters of writes, which
+    count how the rows were written), the account columns a run stamps and the row
     ids of history, See Also, aliases and custom values (rows a run writes
     anew)."""
     database = open_database(path)
