@@ -27,6 +27,8 @@ every other client out. The server and connection classes here add:
   turn, so one client's expensive requests cannot keep every thread.
 
 The limits hold per serving process (each of --workers N has its own).
+Worker processes sharing one listening socket take new connections in
+turn by how many each holds (workers.ConnectionBalance).
 """
 
 import dataclasses
@@ -147,9 +149,11 @@ class GuardedServer(TcpWSGIServer):
 
     channel_class = GuardedChannel
 
-    def __init__(self, application, rules, **kw):
+    def __init__(self, application, rules, balance=None, **kw):
         self.rules = rules
+        self.balance = balance     # the workers' ConnectionBalance (workers.py), or None
         self.per_address = {}
+        self.connections = 0
         self.refused = 0           # connections refused for their address's limit
         self.cut_off = 0           # connections closed for a missed deadline or a stall
         super().__init__(application, **kw)
@@ -158,6 +162,9 @@ class GuardedServer(TcpWSGIServer):
 
     def opened(self, channel):
         self.per_address[channel.client] = self.per_address.get(channel.client, 0) + 1
+        self.connections += 1
+        if self.balance is not None:
+            self.balance.hold(self.connections)
 
     def closed(self, channel):
         count = self.per_address.get(channel.client, 0) - 1
@@ -165,6 +172,9 @@ class GuardedServer(TcpWSGIServer):
             self.per_address[channel.client] = count
         else:
             self.per_address.pop(channel.client, None)
+        self.connections -= 1
+        if self.balance is not None:
+            self.balance.hold(self.connections)
 
     def client_of(self, channel):
         """The client address of the request `channel` is about to serve:
@@ -205,6 +215,8 @@ class GuardedServer(TcpWSGIServer):
         if self.accepting and len(self._map) >= self.adj.connection_limit:
             # Idle connections give way to new ones before the server stops accepting.
             self._make_room(len(self._map) - self.adj.connection_limit + 1)
+        if self.balance is not None and not self.balance.may_accept(self.connections):
+            return False        # another worker holds fewer connections: it takes the next
         return super().readable()
 
     def _make_room(self, wanted, address=None):
@@ -244,11 +256,12 @@ def _refuse(conn):
         conn.close()
 
 
-def create_server(application, sock, rules, map, **adjustments):
+def create_server(application, sock, rules, map, balance=None, **adjustments):
     """A GuardedServer of `application` on the listening socket `sock`,
     registered in the socket map `map`; `adjustments` are waitress's
     (threads, ident, max_request_body_size ...). The connection limit,
-    timeouts and polling come from `rules`."""
+    timeouts and polling come from `rules`. balance: the ConnectionBalance
+    of the worker processes sharing `sock` (workers.py), or None."""
     adj = Adjustments(
         connection_limit=rules.limit, channel_timeout=max(1, int(rules.idle_seconds)),
         cleanup_interval=1, asyncore_use_poll=True, sockets=[sock], **adjustments)
@@ -256,6 +269,7 @@ def create_server(application, sock, rules, map, **adjustments):
                                     unlimited=functools.partial(in_networks,
                                                                 networks=rules.exempt))
     dispatcher.set_thread_count(adj.threads)
-    return GuardedServer(application, rules, map=map, _sock=sock, dispatcher=dispatcher, adj=adj,
+    return GuardedServer(application, rules, balance=balance, map=map, _sock=sock,
+                         dispatcher=dispatcher, adj=adj,
                          bind_socket=False,
                          sockinfo=(sock.family, sock.type, sock.proto, sock.getsockname()))

@@ -70,10 +70,11 @@ def _url_host(host):
     return f"[{host}]" if ":" in host else host
 
 
-def _create_server(config, sock, writers_lock_path=None):
+def _create_server(config, sock, writers_lock_path=None, balance=None):
     """The waitress server of the app on the listening socket `sock`, with the
     delivery worker of the process (unless config.deliver is off).
-    writers_lock_path: the lock file the worker processes' writers share."""
+    writers_lock_path: the lock file the worker processes' writers share;
+    balance: their workers.ConnectionBalance."""
     from ..app import create_app
     from ..compose import unit_of_work
     from ..notify.worker import Deliverer
@@ -88,7 +89,8 @@ def _create_server(config, sock, writers_lock_path=None):
     app = create_app(config, db=db, on_events=deliverer.wake if deliverer else None,
                      deliverer=deliverer)
     server = connections.create_server(
-        app, sock, connection_rules(config), listeners, threads=config.threads, ident="bugsvc",
+        app, sock, connection_rules(config), listeners, balance=balance, threads=config.threads,
+        ident="bugsvc",
         max_request_body_size=server_errors.waitress_body_limit(config.max_body_bytes))
     return _Serving(server, deliverer, config.delivery_threads)
 
@@ -211,7 +213,7 @@ def _serve_workers(config, sock, out):
     _print_serving(config, sock, out)
     try:
         status = workers.serve_forked(
-            lambda shared: _create_server(config, shared, lock_path), sock,
+            lambda shared, balance: _create_server(config, shared, lock_path, balance), sock,
             config.workers, pin=config.pin_cores, on_exit=on_exit)
     finally:
         sock.close()

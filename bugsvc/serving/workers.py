@@ -11,6 +11,10 @@ measured four times the throughput and a sixth of the CPU per request for a
 pinned process. Worker i takes the i-th allowed core (counting on from a
 per-service offset, so two services on one host tend to take different ones).
 
+The workers take new connections in turn by how many each holds
+(ConnectionBalance), so that clients keeping a few connections open spread
+over them.
+
 Windows has no fork: there the service falls back to one process.
 """
 
@@ -96,25 +100,66 @@ def bound_socket(host, port):
     return sock
 
 
+class ConnectionBalance:
+    """How many connections each worker holds, in memory the workers share
+    (made before forking): a worker takes a new connection only while no
+    other holds fewer. All the workers wait on the one listening socket and
+    whichever wakes first accepts; clients that keep their connections
+    open (a load balancer's, a benchmark's eight) could all end up on one
+    worker, the others idle. A worker that is gone counts as holding none
+    and is left out until its replacement holds its first.
+
+    workers: how many; each worker calls join(slot) once forked."""
+
+    ABSENT = -1
+
+    def __init__(self, workers):
+        from multiprocessing.sharedctypes import RawArray
+        self._held = RawArray("i", [self.ABSENT] * workers)
+        self.slot = None
+
+    def join(self, slot):
+        """This process is worker `slot`, holding no connection yet."""
+        self.slot = slot
+        self._held[slot] = 0
+
+    def leave(self, slot):
+        """Worker `slot` is gone (called by the parent)."""
+        self._held[slot] = self.ABSENT
+
+    def hold(self, connections):
+        """This worker now holds `connections`."""
+        self._held[self.slot] = connections
+
+    def may_accept(self, connections):
+        """True unless another worker holds fewer than `connections` (this
+        worker's)."""
+        return all(held < 0 or held >= connections
+                   for slot, held in enumerate(self._held) if slot != self.slot)
+
+
 def serve_forked(make_server, sock, workers, pin=True, on_exit=None):
     """Run `workers` processes serving the listening `sock` until SIGTERM or
-    SIGINT. `make_server(sock)` builds, inside each worker, the waitress
-    server on that socket (waitress.create_server(app, sockets=[sock], ...)).
-    pin: keep each worker on a core of its own (pin_to_core). on_exit:
-    called with the pid of each worker that ended.
+    SIGINT. `make_server(sock, balance)` builds, inside each worker, the
+    waitress server on that socket (connections.create_server), taking new
+    connections by `balance` (the worker's ConnectionBalance). pin: keep
+    each worker on a core of its own (pin_to_core). on_exit: called with
+    the pid of each worker that ended.
     Returns the exit status: 0 after a requested stop, 1 when workers keep
     dying."""
     children = {}
     state = {"stopping": False}
     deaths = []
     offset = core_offset()
+    balance = ConnectionBalance(workers)
 
     def start(slot):
         pid = os.fork()
         if pid == 0:
             if pin:
                 pin_to_core(offset + slot)
-            _worker(make_server, sock)      # never returns
+            balance.join(slot)
+            _worker(lambda shared: make_server(shared, balance), sock)    # never returns
         children[pid] = slot
 
     def stop(signum, frame):
@@ -132,6 +177,7 @@ def serve_forked(make_server, sock, workers, pin=True, on_exit=None):
             except ChildProcessError:
                 break
             slot = children.pop(pid, 0)
+            balance.leave(slot)
             if on_exit is not None:
                 on_exit(pid)
             if state["stopping"]:

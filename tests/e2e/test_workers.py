@@ -232,6 +232,53 @@ def test_two_workers_serve_one_port_replace_a_dead_one_and_stop_together(worker_
         get_json(url + "/rest/version")
 
 
+def connections_held(pids, port):
+    """{pid: connections established to `port` that the process holds}
+    (Linux: its socket descriptors matched against /proc/net/tcp)."""
+    established = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as lines:
+            next(lines)
+            for line in lines:
+                fields = line.split()
+                if fields[3] == "01" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                    established.add(fields[9])
+    held = {}
+    for pid in pids:
+        inodes = set()
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+        held[pid] = len(inodes & established)
+    return held
+
+
+@linux_only
+def test_keep_alive_connections_spread_over_the_workers(worker_server):
+    """Eight connections opened at once, as a benchmark's or a load
+    balancer's, are held four by each of two workers, time after time
+    (whichever woke first used to take them all)."""
+    process, url, _ = worker_server
+    port = int(url.rsplit(":", 1)[1])
+    pids = children_of(process.pid)
+    for _ in range(5):
+        clients = [socket.create_connection(("127.0.0.1", port)) for _ in range(8)]
+        try:
+            for client in clients:
+                client.sendall(b"GET /rest/version HTTP/1.1\r\nHost: x\r\n\r\n")
+            for client in clients:
+                assert client.recv(4096).startswith(b"HTTP/1.1 200")
+            assert sorted(connections_held(pids, port).values()) == [4, 4]
+        finally:
+            for client in clients:
+                client.close()
+        wait_for(lambda: sum(connections_held(pids, port).values()) == 0)
+
+
 @linux_only
 def test_a_single_server_process_runs_all_its_threads_on_one_core(tmp_path):
     with socket.socket() as probe:
