@@ -120,7 +120,18 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False):
 def _stamps(ctx, ids, with_tokens, visible_only):
     """{bug id: (revision,) or, with_tokens, (revision, last change time,
     history rows, comments)} of the bugs of `ids` that exist (and, with
-    `visible_only`, that the caller may see)."""
+    `visible_only`, that the caller may see). Bugs a search found (neither
+    flag) exist: only their revisions are read (a bug with no row is at 0)."""
+    conn = ctx.conn
+    if not with_tokens and not visible_only:
+        stamps = dict.fromkeys(ids, (0,))
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start:start + _CHUNK]
+            for bug_id, revision in conn.execute(
+                    "SELECT bug_id, revision FROM bug_revisions"
+                    f" WHERE bug_id IN ({placeholders(chunk)})", chunk):
+                stamps[bug_id] = (revision,)
+        return stamps
     columns = "b.id, COALESCE(r.revision, 0)"
     if with_tokens:
         columns += ", b.last_change_time, " + TOKEN_COUNT_COLUMNS
@@ -131,7 +142,7 @@ def _stamps(ctx, ids, with_tokens, visible_only):
     stamps = {}
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start:start + _CHUNK]
-        for row in ctx.conn.execute(
+        for row in conn.execute(
                 f"SELECT {columns} FROM bugs b LEFT JOIN bug_revisions r ON r.bug_id = b.id"
                 f" WHERE b.id IN ({placeholders(chunk)}){where}", chunk + list(where_args)):
             stamps[row[0]] = tuple(row[1:])
