@@ -43,8 +43,8 @@ from .answer_cache import AnswerCache
 from .token import TOKEN_COUNT_COLUMNS, token_key, update_tokens
 
 
-MAX_ENTRIES = 16384
-MAX_BYTES = 16 * 1024 * 1024
+MAX_ENTRIES = 8192
+MAX_BYTES = 8 * 1024 * 1024
 # The memory a kept object takes besides its JSON text: its key, revision,
 # related bug ids and entry (measured with tracemalloc:
 # tests/bugs/test_object_cache.py).
