@@ -535,10 +535,10 @@ def begins_sent(monkeypatch):
     sent = []
     send = PgConnection.begun
 
-    def noted(self):
+    def noted(self, also=""):
         if self._pending_begin is not None:
             sent.append(self._pending_begin)
-        return send(self)
+        return send(self, also)
     monkeypatch.setattr(PgConnection, "begun", noted)
     return sent
 

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from bug_rows import add_bug
+from bug_rows import ADMIN, add_bug
 from bugsvc.errors import ServiceError
 from bugsvc.services import bug_search
 from bugsvc.store import regexp as bugsvc_regexp
@@ -128,3 +128,26 @@ def test_a_hostile_search_answers_an_error_while_other_calls_go_on(services, db_
     assert "takes too long" in body["message"]
     # The server is as responsive as before.
     assert server.call("GET", "/rest/version")[:2] == (200, {"version": "5.2"})
+
+
+@pytest.mark.engine("postgresql")
+def test_a_searchs_time_limit_goes_with_its_transactions_begin(services, client, monkeypatch):
+    """PostgreSQL: a search whose statement is the first of its read
+    transaction (the catalogue's copies made, the caller's key kept) sends
+    the BEGIN and the statement's time limit in one round trip."""
+    import psycopg
+    headers = {"X-BUGZILLA-API-KEY": services.api_key(ADMIN)}
+    query = {"product": "TestProduct", "status": "CONFIRMED", "status_type": "anyexact"}
+    assert client.simulate_get("/rest/bug", params=query, headers=headers).status_code == 200
+    sent = []
+    execute = psycopg.Connection.execute
+
+    def noted(self, statement, *args, **kwargs):
+        sent.append(str(statement))
+        return execute(self, statement, *args, **kwargs)
+    monkeypatch.setattr(psycopg.Connection, "execute", noted)
+    assert client.simulate_get("/rest/bug", params=query, headers=headers).status_code == 200
+    begins = [text for text in sent if text.startswith("BEGIN")]
+    assert len(begins) == 1
+    assert begins[0].startswith("BEGIN ISOLATION LEVEL REPEATABLE READ; "
+                                "SET LOCAL statement_timeout = ")

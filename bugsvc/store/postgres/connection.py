@@ -276,14 +276,24 @@ class PgConnection:
         self._pending_begin = statement
         self._pending_read = read
 
-    def begun(self) -> bool:
-        """Send the pending BEGIN, if any. Returns False when the
-        transaction ran no statement yet (then nothing is to be ended)."""
+    def begun(self, also: str = "") -> bool:
+        """Send the pending BEGIN, if any, and `also` (statements taking no
+        values, or '') in the same round trip: one simple query. Returns
+        True (the transaction has begun on the server)."""
         if self._pending_begin is None:
+            if also:
+                self.raw.execute(also)
             return True
         statement, self._pending_begin = self._pending_begin, None
-        self.raw.execute(statement)
+        self.raw.execute(f"{statement}; {also}" if also else statement)
         return True
+
+    def limit_next_statement(self, milliseconds: int) -> None:
+        """Cancel the transaction's next statement after `milliseconds`
+        (the limit stays until unbound() or the transaction's end). A
+        BEGIN not sent yet goes in the same round trip: one simple query
+        of the two (the limit a whole number, written in it)."""
+        self.begun(f"SET LOCAL statement_timeout = {int(milliseconds)}")
 
     def execute_first(self, sql: str) -> _Cursor:
         """Run `sql`, a statement taking no values whose answer any moment's
@@ -343,10 +353,12 @@ class PgConnection:
         with_id = table is not None and self.dialect.has_id_column(self, table)
         if with_id:
             sql += " RETURNING id"
-        self.begun()
-        self.unbound()
         if budget is not None and bounded:
-            self.dialect.bound_regexps(self, budget)
+            self.unbound()
+            self.dialect.bound_regexps(self, budget)    # sends the pending BEGIN with it
+        else:
+            self.begun()
+            self.unbound()
         try:
             if params:
                 sql, params = _as_arrays(sql, params)

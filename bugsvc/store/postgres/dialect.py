@@ -26,11 +26,14 @@ class OnPsycopg(Protocol):
     """A connection of this engine (connection.py's PgConnection, which
     imports this module): its psycopg connection is `raw`, on which its
     transaction's BEGIN is sent by `begun()` (before the first statement);
-    `wrote()` counts a write made on `raw` itself."""
+    `wrote()` counts a write made on `raw` itself; `limit_next_statement()`
+    bounds the time of its next statement."""
 
     raw: psycopg.Connection[Any]
 
-    def begun(self) -> bool: ...
+    def begun(self, also: str = "") -> bool: ...
+
+    def limit_next_statement(self, milliseconds: int) -> None: ...
 
     def wrote(self) -> None: ...
 
@@ -95,9 +98,7 @@ class PostgresDialect(Dialect):
         budget.patterns = getattr(_patterns, "pending", [])
         _patterns.pending = []
         rows = self._rows_to_match(conn)
-        milliseconds = int(1000 * (budget.seconds + budget.per_value * float(rows))) + 1
-        conn.raw.execute("SELECT set_config('statement_timeout', %s, true)",
-                         (str(milliseconds),))
+        conn.limit_next_statement(int(1000 * (budget.seconds + budget.per_value * float(rows))) + 1)
 
     def _rows_to_match(self, conn: OnPsycopg) -> float:
         """PostgreSQL's estimate of how many bugs and comments there are,
