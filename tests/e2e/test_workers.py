@@ -175,8 +175,9 @@ def worker_server(tmp_path):
         yield process, url, tmp_path
     finally:
         if process.poll() is None:
+            workers_left = children_of(process.pid)     # before the parent goes: then orphans
             process.kill()
-            for child in children_of(process.pid):
+            for child in workers_left:
                 os.kill(child, signal.SIGKILL)
             process.wait()
         out.close()
