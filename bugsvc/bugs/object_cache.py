@@ -37,7 +37,7 @@ import orjson
 from ..call.encoding import fragments_are_welcome
 from ..catalogue.field_types import BUG_ID
 from ..store import cache
-from ..store.db import placeholders
+from ..store.db import rows_for_ids
 from . import visibility
 from .answer_cache import AnswerCache
 from .token import TOKEN_COUNT_COLUMNS, token_key, update_tokens
@@ -49,8 +49,6 @@ MAX_BYTES = 8 * 1024 * 1024
 # related bug ids and entry (measured with tracemalloc:
 # tests/bugs/test_object_cache.py).
 ENTRY_BYTES = 400
-# Bug ids per statement reading revisions.
-_CHUNK = 500
 
 
 def applies(ctx, wanted, custom):
@@ -125,12 +123,9 @@ def _stamps(ctx, ids, with_tokens, visible_only):
     conn = ctx.conn
     if not with_tokens and not visible_only:
         stamps = dict.fromkeys(ids, (0,))
-        for start in range(0, len(ids), _CHUNK):
-            chunk = ids[start:start + _CHUNK]
-            for bug_id, revision in conn.execute(
-                    "SELECT bug_id, revision FROM bug_revisions"
-                    f" WHERE bug_id IN ({placeholders(chunk)})", chunk):
-                stamps[bug_id] = (revision,)
+        for bug_id, revision in rows_for_ids(
+                conn, "SELECT bug_id, revision FROM bug_revisions WHERE bug_id IN ({ids})", ids):
+            stamps[bug_id] = (revision,)
         return stamps
     columns = "b.id, COALESCE(r.revision, 0)"
     if with_tokens:
@@ -139,14 +134,9 @@ def _stamps(ctx, ids, with_tokens, visible_only):
     if visible_only:
         condition, where_args = visibility.bug_visibility_sql(ctx, "b")
         where = f" AND {condition}"
-    stamps = {}
-    for start in range(0, len(ids), _CHUNK):
-        chunk = ids[start:start + _CHUNK]
-        for row in conn.execute(
-                f"SELECT {columns} FROM bugs b LEFT JOIN bug_revisions r ON r.bug_id = b.id"
-                f" WHERE b.id IN ({placeholders(chunk)}){where}", chunk + list(where_args)):
-            stamps[row[0]] = tuple(row[1:])
-    return stamps
+    return {row[0]: tuple(row[1:]) for row in rows_for_ids(
+        conn, f"SELECT {columns} FROM bugs b LEFT JOIN bug_revisions r ON r.bug_id = b.id"
+              f" WHERE b.id IN ({{ids}}){where}", ids, where_args)}
 
 
 def _new_cache(conn):

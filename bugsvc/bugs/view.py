@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from .. import dates
 from ..call.fields import Shape
 from ..catalogue.field_types import BUG_ID
-from ..store.db import placeholders
+from ..store.db import id_chunks, placeholders, rows_for_ids
 from ..store.dialect import json_items
 from . import custom_fields, object_cache, visibility
 from .status import workflow as status_workflow
@@ -26,18 +26,6 @@ BUG_SHAPE = Shape(types={"tags": ("extra",), "duplicates": ("extra",)}, custom_p
                   children={f"{name}_detail": Shape() for name in USER_FIELDS},
                   follows={f"{name}_detail": name for name in USER_FIELDS})
 BUG_SHAPES = {"bugs": BUG_SHAPE}
-_CHUNK = 500
-
-
-def _chunks(ids):
-    for start in range(0, len(ids), _CHUNK):
-        yield ids[start:start + _CHUNK]
-
-
-def _rows(conn, sql, ids, extra_args=()):
-    """Rows of `sql` (with one '{ids}' IN list) for every chunk of `ids`."""
-    for chunk in _chunks(ids):
-        yield from conn.execute(sql.format(ids=placeholders(chunk)), list(chunk) + list(extra_args))
 
 
 def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
@@ -99,7 +87,7 @@ def _made(ctx, ids, wanted, custom, timetracker, hide_domains, with_update_token
         condition, where_args = visibility.bug_visibility_sql(ctx, "b")
         where = f" AND {condition}"
     bugs = {}
-    for chunk in _chunks(ids):
+    for chunk in id_chunks(ids):
         cursor = conn.execute(f"{select} WHERE b.id IN ({placeholders(chunk)}){where}",
                               args + chunk + where_args)
         names = [column[0] for column in cursor.description]
@@ -224,14 +212,13 @@ def _read_list(conn, bugs, ids, name, sql, args):
     rows of `sql` (list_sql's) over `ids`: each row the bug's id and the
     item's value, or values (a tuple)."""
     found = {}
-    for chunk in _chunks(ids):
-        for row in conn.execute(sql.format(ids=placeholders(chunk)), list(chunk) + args):
-            item = row[1] if len(row) == 2 else tuple(row[1:])
-            items = found.get(row[0])
-            if items is None:
-                found[row[0]] = [item]
-            else:
-                items.append(item)
+    for row in rows_for_ids(conn, sql, ids, args):
+        item = row[1] if len(row) == 2 else tuple(row[1:])
+        items = found.get(row[0])
+        if items is None:
+            found[row[0]] = [item]
+        else:
+            items.append(item)
     for bug_id in ids:
         bugs[bug_id][name] = found.get(bug_id)
 
@@ -397,7 +384,7 @@ def _tags(ctx, ids):
     """{bug id: [the caller's tag names]} (none for logged-out callers)."""
     tags = {}
     if ctx.caller.is_logged_in:
-        for bug_id, name in _rows(ctx.conn, "SELECT bt.bug_id, t.name FROM bug_tags bt"
+        for bug_id, name in rows_for_ids(ctx.conn, "SELECT bt.bug_id, t.name FROM bug_tags bt"
                                             " JOIN personal_tags t ON t.id = bt.tag_id"
                                             " WHERE bt.bug_id IN ({ids}) AND t.user_id = ?"
                                             " ORDER BY lower(t.name)", ids, (ctx.caller.id,)):

@@ -361,6 +361,24 @@ def ids_written(conn: Connection, table: str) -> None:
     conn.dialect.reset_ids(conn, [table])
 
 
+# Values in one IN list of a statement made for a list of ids of any length.
+IN_LIST_CHUNK = 500
+
+
+def id_chunks(ids: Sequence[object]) -> Iterator[Sequence[object]]:
+    """`ids` in slices of at most IN_LIST_CHUNK, each one statement's IN list."""
+    for start in range(0, len(ids), IN_LIST_CHUNK):
+        yield ids[start:start + IN_LIST_CHUNK]
+
+
+def rows_for_ids(conn: Connection, sql: str, ids: Sequence[object],
+                 args: Sequence[object] = ()) -> Iterator[Sequence[object]]:
+    """The rows of `sql` (with one '{ids}' IN list, followed by the values
+    `args`) run over every chunk of `ids` (id_chunks)."""
+    for chunk in id_chunks(ids):
+        yield from conn.execute(sql.format(ids=placeholders(chunk)), [*chunk, *args])
+
+
 def placeholders(values: Iterable[object]) -> str:
     """'?, ?, ?' for an IN list of `values` (at least one)."""
     try:
