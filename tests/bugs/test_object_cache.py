@@ -9,6 +9,7 @@ bug's revision (schema.sql's bug revisions)."""
 
 import gc
 import tracemalloc
+from contextlib import contextmanager
 
 import orjson
 import pytest
@@ -65,10 +66,17 @@ def search(services, who, params=SEARCH):
     return services.call(bug_search.search, dict(params), as_user=who)
 
 
-def without_kept_objects(services, who, params=SEARCH):
-    """The answer made with no object kept."""
+@contextmanager
+def objects_made_anew():
+    """Within it, every bug object is made anew (none kept, none taken)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(object_cache, "applies", lambda *args: False)
+        yield
+
+
+def without_kept_objects(services, who, params=SEARCH):
+    """The answer made with no object kept."""
+    with objects_made_anew():
         return search(services, who, params)
 
 
@@ -157,8 +165,7 @@ def get(services, who, *names_or_ids, world=None):
 
 
 def get_without_kept_objects(services, who, *names, world=None):
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(object_cache, "applies", lambda *args: False)
+    with objects_made_anew():
         return get(services, who, *names, world=world)
 
 
@@ -216,8 +223,7 @@ def test_kept_objects_are_written_out_as_those_made_anew(services, world, client
             headers["Accept"] = accept
         query = dict(SEARCH, **({"callback": callback} if callback else {}))
         for path in ("/rest/bug", f"/rest/bug/{world['open']}"):
-            with pytest.MonkeyPatch.context() as patch:
-                patch.setattr(object_cache, "applies", lambda *args: False)
+            with objects_made_anew():
                 anew = client.simulate_get(path, params=query, headers=headers)
             answers = [client.simulate_get(path, params=query, headers=headers)
                        for _ in range(3)]
