@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from .dialect import PostgresDialect
 
 _INT8 = (-2 ** 63, 2 ** 63 - 1)
+# A transaction's time limit for its statements, in milliseconds (0: none).
+_TIME_LIMIT = "SET LOCAL statement_timeout = {}"
 # What sqlite3 says of a whole number beyond 64 bits (OverflowError).
 _BEYOND_INT8 = "Python int too large to convert to SQLite INTEGER"
 
@@ -293,7 +295,7 @@ class PgConnection:
         (the limit stays until unbound() or the transaction's end). A
         BEGIN not sent yet goes in the same round trip: one simple query
         of the two (the limit a whole number, written in it)."""
-        self.begun(f"SET LOCAL statement_timeout = {int(milliseconds)}")
+        self.begun(_TIME_LIMIT.format(int(milliseconds)))
 
     def execute_first(self, sql: str) -> _Cursor:
         """Run `sql`, a statement taking no values whose answer any moment's
@@ -314,7 +316,7 @@ class PgConnection:
         """Lift the time limit set for a search's statement, if one is set."""
         if self._bounded:
             self._bounded = False
-            self.raw.execute("SELECT set_config('statement_timeout', '0', true)")
+            self.raw.execute(_TIME_LIMIT.format(0))
 
     def end(self, statement: str) -> None:
         """End the transaction with `statement` (COMMIT or ROLLBACK), unless
