@@ -321,7 +321,15 @@ CREATE TABLE bugs (
     is_cc_accessible       INTEGER NOT NULL DEFAULT 1,
     is_creator_accessible  INTEGER NOT NULL DEFAULT 1
 );
+-- BEGIN bug product status index
+-- A search of one product and status (Bugzilla's commonest) reads its bugs
+-- in id order, the default order, from this index and stops at its limit:
+-- SQLite's indexes end with the rowid by themselves; PostgreSQL's is told.
+-- BEGIN sqlite only
 CREATE INDEX bugs_product_status_idx ON bugs (product_id, status);
+-- END sqlite only
+--postgresql: CREATE INDEX bugs_product_status_idx ON bugs (product_id, status, id);
+-- END bug product status index
 CREATE INDEX bugs_component_idx ON bugs (component_id);
 CREATE INDEX bugs_status_idx ON bugs (status);
 CREATE INDEX bugs_assigned_to_idx ON bugs (assigned_to);

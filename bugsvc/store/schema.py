@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 31
+SCHEMA_VERSION = 32
 
 
 class SchemaError(Exception):
@@ -262,6 +262,18 @@ def _admin_in_system_groups(conn: Connection) -> None:
         pass
 
 
+def _product_status_index_in_id_order(conn: Connection) -> None:
+    """Version 32: PostgreSQL's index of bugs by product and status ends
+    with the bug id (schema.sql's bug product status index), so a search
+    of one product and status stops at its limit instead of sorting every
+    match. SQLite's index has the rowid at its end already: nothing there.
+    A step run twice makes the same index again."""
+    if conn.dialect.name == "sqlite":
+        return
+    conn.execute("DROP INDEX IF EXISTS bugs_product_status_idx")
+    run_script(conn, schema_section("bug product status index"))
+
+
 MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 2: the catalog generation counter and its triggers (bugsvc/cache.py).
     2: lambda conn: run_script(conn, schema_section("catalog generation")),
@@ -327,6 +339,7 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 30: SQLite's comment text index merges 16 segments at a time, not 4.
     30: _comment_text_index_merging,
     31: _bug_revisions,
+    32: _product_status_index_in_id_order,
 }
 
 

@@ -7,6 +7,7 @@ import os
 import pytest
 
 from bugsvc.store.location import open_database
+from migration_support import migrated_from
 
 
 def test_postgresql_is_there_to_test_against(pytestconfig):
@@ -102,6 +103,31 @@ def test_the_postgresql_schema_has_every_table_column_key_index_and_trigger_of_s
         assert tables[table][1] == key, table
         assert shared(tables[table][2]) == shared(indexes), table
     assert triggers - engine_own == expected_triggers - engine_own
+
+
+def _index_columns(conn, index):
+    """The columns of PostgreSQL's index `index`, in order."""
+    return [row[0] for row in conn.execute(
+        "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid"
+        " AND a.attnum = ANY(i.indkey) WHERE i.indexrelid = CAST(? AS regclass)"
+        " ORDER BY array_position(i.indkey, a.attnum)", (index,))]
+
+
+@pytest.mark.engine("postgresql")
+def test_the_product_status_index_ends_with_the_bug_id_fresh_and_migrated(db, db_path):
+    """A search of one product and status reads its bugs in id order from
+    the index and stops at its limit (at 100,000 bugs a sparse product and
+    status took 0.8 ms of the server's time sorting every match, 0.05 ms
+    reading the index): SQLite's index ends with the rowid by itself,
+    PostgreSQL's says id, in new databases and in those version 31 made."""
+    with db.transaction() as conn:
+        assert _index_columns(conn, "bugs_product_status_idx") == ["product_id", "status", "id"]
+
+    def undo(conn):
+        conn.execute("DROP INDEX bugs_product_status_idx")
+        conn.execute("CREATE INDEX bugs_product_status_idx ON bugs (product_id, status)")
+    with migrated_from(db, db_path, 31, undo) as conn:
+        assert _index_columns(conn, "bugs_product_status_idx") == ["product_id", "status", "id"]
 
 
 # SQL as written for sqlite3 ---------------------------------------------------------------
