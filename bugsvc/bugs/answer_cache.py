@@ -97,6 +97,12 @@ class AnswerCache:
             self._entries.move_to_end(key)
             return entry[1]
 
+    def peek(self, key):
+        """The answer kept for `key` whatever its generations (not counted
+        as a use), or None: a guess, never an answer to give."""
+        entry = self._entries.get(key)
+        return None if entry is None else entry[1]
+
     def put(self, key, generations, answer, size=None):
         """Keep `answer` for `key` made at `generations`, counted as `size`
         bytes of memory (its length when None); the least recently used

@@ -125,6 +125,27 @@ def test_no_caller_is_given_what_another_may_see(services, world):
     assert "estimated_time" in bug(TIMER, "open") and "estimated_time" not in bug(PAT, "open")
 
 
+def test_revisions_and_whether_the_caller_sees_the_bugs_named_are_read_together(
+        services, world, db):
+    """A search answered from kept objects reads their bugs' revisions and
+    whether the caller may see the bugs they name in one statement (one
+    round trip on PostgreSQL), and still leaves out those it may not."""
+    with_dependency_on_staff(services, world)
+    first = search(services, PAT)
+    statements = []
+    conn = db.connection()
+    conn.set_trace_callback(statements.append)
+    try:
+        again = search(services, PAT)
+    finally:
+        conn.set_trace_callback(None)
+    assert again == first == without_kept_objects(services, PAT)
+    assert [bug["depends_on"] for bug in again["bugs"] if bug["id"] == world["open"]] == [[]]
+    assert len([text for text in statements if "bug_revisions" in text]) == 1
+    assert not [text for text in statements if text.startswith("SELECT b.id FROM bugs b WHERE")
+                and "bug_revisions" not in text and "ORDER BY" not in text]
+
+
 def test_a_bug_named_in_a_list_hidden_later_is_left_out_at_once(services, world):
     sql_change("INSERT INTO dependencies (blocked, depends_on) VALUES ({open}, {other})")(
         services, world)
