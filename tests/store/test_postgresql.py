@@ -229,6 +229,33 @@ def test_a_read_sends_its_begin_only_after_the_generations(db, backend, begins_s
 
 
 @pytest.mark.engine("postgresql")
+def test_a_searchs_time_limit_is_lifted_in_the_next_statements_round_trip(
+        db, backend, monkeypatch):
+    """Only a search's own statement has its time limit: the statement
+    after it in the transaction runs without one, the limit lifted in that
+    statement's round trip (one pipeline, one wait for the server)."""
+    import psycopg
+
+    from bugsvc.store.regexp import regexp_budget
+    pipelines = []
+    pipeline = psycopg.Connection.pipeline
+
+    def counted(self):
+        pipelines.append(self)
+        return pipeline(self)
+    monkeypatch.setattr(psycopg.Connection, "pipeline", counted)
+    with db.transaction() as conn:
+        with regexp_budget(seconds=2, per_value=0):
+            limit = conn.execute("SELECT current_setting('statement_timeout')").fetchone()[0]
+        assert pipelines == []
+        after = conn.execute("SELECT current_setting('statement_timeout')").fetchone()[0]
+        assert len(pipelines) == 1
+        again = conn.execute("SELECT current_setting('statement_timeout')").fetchone()[0]
+    assert (limit, after, again) == ("2001ms", "0", "0")
+    assert len(pipelines) == 1
+
+
+@pytest.mark.engine("postgresql")
 def test_an_in_list_of_any_length_is_one_prepared_statement(db, backend):
     with db.transaction() as conn:
         for length in (2, 3, 7, 2, 3, 7, 2, 3, 7, 11):

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from .dialect import PostgresDialect
 
 _INT8 = (-2 ** 63, 2 ** 63 - 1)
+# Whether libpq sends several statements before reading their results
+# (libpq 14 and later).
+_PIPELINES = psycopg is not None and psycopg.Pipeline.is_supported()
 # A transaction's time limit for its statements, in milliseconds (0: none).
 _TIME_LIMIT = "SET LOCAL statement_timeout = {}"
 # What sqlite3 says of a whole number beyond 64 bits (OverflowError).
@@ -355,18 +358,28 @@ class PgConnection:
         with_id = table is not None and self.dialect.has_id_column(self, table)
         if with_id:
             sql += " RETURNING id"
+        lift = False
         if budget is not None and bounded:
             self.unbound()
             self.dialect.bound_regexps(self, budget)    # sends the pending BEGIN with it
         else:
             self.begun()
-            self.unbound()
+            lift, self._bounded = self._bounded, False
         try:
             if params:
                 sql, params = _as_arrays(sql, params)
-                cursor.execute(psycopg_sql(sql), params)
+                sql = psycopg_sql(sql)
+            elif "%" in sql:
+                sql = psycopg_sql(sql)
+            if lift and _PIPELINES:
+                # The limit lifted in the statement's own round trip.
+                with self.raw.pipeline():
+                    self.raw.execute(_TIME_LIMIT.format(0))
+                    cursor.execute(sql, params or None)
             else:
-                cursor.execute(sql if "%" not in sql else psycopg_sql(sql))
+                if lift:
+                    self.raw.execute(_TIME_LIMIT.format(0))
+                cursor.execute(sql, params or None)
         except pg_errors.NumericValueOutOfRange as exc:
             raise OverflowError(str(exc)) from None
         except psycopg.DataError as exc:
