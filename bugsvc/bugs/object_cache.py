@@ -71,13 +71,15 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False):
     comments are counted anew)."""
     conn = ctx.conn
     kept = ctx.cached("bug objects", _new_cache)
-    # The bugs the kept objects name (most are still theirs): whether the
-    # caller may see them is read with the revisions.
+    # Where a statement is a round trip (not SQLite), whether the caller
+    # may see the bugs the kept objects name (most are still theirs) is
+    # read with the revisions.
     guessed = set()
-    for bug_id in ids:
-        entry = kept.peek((bug_id, variant))
-        if entry is not None:
-            guessed.update(entry[1])
+    if not conn.dialect.reads_lists_apart:
+        for bug_id in ids:
+            entry = kept.peek((bug_id, variant))
+            if entry is not None:
+                guessed.update(entry[1])
     stamps, visible = _stamps(ctx, ids, with_tokens, visible_only, guessed)
     seen = ctx.generations if ctx.generations is not None else cache.Generations(conn)
     credential = seen.credential
@@ -131,7 +133,8 @@ def _stamps(ctx, ids, with_tokens, visible_only, related=()):
     first for the bugs of `ids` that exist (and, with `visible_only`, that
     the caller may see). Bugs a search found (neither flag) exist: only
     their revisions are read (a bug with no row is at 0). Both in one
-    statement while the lists fit one (a round trip fewer on PostgreSQL)."""
+    statement (UNION ALL) while the lists fit one: a round trip fewer on
+    PostgreSQL."""
     conn = ctx.conn
     related = list(related)
     together = related and len(ids) + len(related) <= IN_LIST_CHUNK
