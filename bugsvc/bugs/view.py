@@ -88,8 +88,8 @@ def _made(ctx, ids, wanted, custom, timetracker, hide_domains, with_update_token
         where = f" AND {condition}"
     bugs = {}
     for chunk in id_chunks(ids):
-        cursor = conn.execute(f"{select} WHERE b.id IN ({placeholders(chunk)}){where}",
-                              args + chunk + where_args)
+        cursor = conn.execute_one_plan(f"{select} WHERE b.id IN ({placeholders(chunk)}){where}",
+                                       args + chunk + where_args)
         names = [column[0] for column in cursor.description]
         for row in cursor:
             bugs[row[0]] = dict(zip(names, row, strict=True))

@@ -81,6 +81,12 @@ class Connection(Protocol):
         statement may run on its own before the transaction begins."""
         ...
 
+    def execute_one_plan(self, sql: str, params: Params, /) -> Cursor:
+        """Run `sql` as execute does: a statement whose best plan is the
+        same whatever its values (rows read by their ids), which the engine
+        may then plan once for all of them."""
+        ...
+
     def set_trace_callback(self, callback: Callable[[str], object] | None, /) -> None: ...
 
     def writes_so_far(self) -> int:

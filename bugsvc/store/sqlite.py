@@ -34,7 +34,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, cast
 
 from . import db
-from .dialect import TEXT_INDEXED, TRIGRAM, Connection, Dialect, WorkBudgetExceeded
+from .dialect import TEXT_INDEXED, TRIGRAM, Connection, Dialect, Params, WorkBudgetExceeded
 from .regexp import sql_regexp
 from .schema import SchemaError, run_script, schema_section, split_script
 
@@ -304,6 +304,11 @@ class SqliteConnection(sqlite3.Connection):
         """Connection.execute_first: in the transaction, whose BEGIN costs
         SQLite no round trip."""
         return self.execute(sql)
+
+    def execute_one_plan(self, sql: str, params: Params) -> sqlite3.Cursor:
+        """Connection.execute_one_plan: SQLite plans a statement when it is
+        prepared, whatever the values."""
+        return self.execute(sql, params)
 
 
 class SqliteDatabase(db.Database[SqliteConnection]):

@@ -256,6 +256,31 @@ def test_a_searchs_time_limit_is_lifted_in_the_next_statements_round_trip(
 
 
 @pytest.mark.engine("postgresql")
+def test_reads_by_ids_keep_one_plan_for_every_list(db, backend):
+    """Left to choose, PostgreSQL plans a prepared statement with a list of
+    ids anew on every run once its first runs had short lists; run with
+    execute_one_plan it keeps one generic plan for all, and the statements
+    after it choose as before."""
+    read = "SELECT b.id, (SELECT COUNT(*) FROM bug_cc WHERE bug_id = b.id) FROM bugs b"
+
+    def plans(conn, marker):
+        """(generic plans, custom plans) of the prepared statement with `marker`."""
+        return tuple(conn.execute(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+            " WHERE statement LIKE ? AND statement NOT LIKE '%pg_prepared%'",
+            (f"%{marker}%",)).fetchone())
+    with db.transaction() as conn:
+        for _ in range(8):
+            conn.execute(f"{read} WHERE b.id IN (?, ?) AND 1 = 1", [1, 2]).fetchall()
+            conn.execute_one_plan(f"{read} WHERE b.id IN (?, ?) AND 2 = 2", [1, 2]).fetchall()
+        chosen, kept = plans(conn, "1 = 1"), plans(conn, "2 = 2")
+        mode = conn.execute("SELECT current_setting('plan_cache_mode')").fetchone()[0]
+    assert chosen[0] == 0 and chosen[1] > 0
+    assert kept[0] > 0 and kept[1] == 0
+    assert mode == "auto"
+
+
+@pytest.mark.engine("postgresql")
 def test_an_in_list_of_any_length_is_one_prepared_statement(db, backend):
     with db.transaction() as conn:
         for length in (2, 3, 7, 2, 3, 7, 2, 3, 7, 11):

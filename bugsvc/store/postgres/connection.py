@@ -36,6 +36,10 @@ _INT8 = (-2 ** 63, 2 ** 63 - 1)
 _PIPELINES = psycopg is not None and psycopg.Pipeline.is_supported()
 # A transaction's time limit for its statements, in milliseconds (0: none).
 _TIME_LIMIT = "SET LOCAL statement_timeout = {}"
+# The plans of prepared statements: the one kept for every value, or as
+# PostgreSQL chooses (execute_one_plan).
+_GENERIC_PLANS = "SET LOCAL plan_cache_mode = force_generic_plan"
+_CHOSEN_PLANS = "SET LOCAL plan_cache_mode = auto"
 # What sqlite3 says of a whole number beyond 64 bits (OverflowError).
 _BEYOND_INT8 = "Python int too large to convert to SQLite INTEGER"
 
@@ -346,6 +350,18 @@ class PgConnection:
         self._trace = callback
 
     def execute(self, sql: str, params: Params | None = None) -> _Cursor:
+        return self._execute(sql, params, False)
+
+    def execute_one_plan(self, sql: str, params: Params) -> _Cursor:
+        """Connection.execute_one_plan: a statement whose IN lists of ids
+        became arrays runs under the generic plan PostgreSQL keeps for it.
+        Left to choose, PostgreSQL plans it anew on every run once its first
+        runs had short lists (its generic plan assumes longer ones): over a
+        millisecond for the bug objects' statement, whose plan (primary key
+        lookups) is the same for any list."""
+        return self._execute(sql, params, True)
+
+    def _execute(self, sql: str, params: Params | None, one_plan: bool) -> _Cursor:
         if self._trace is not None:
             self._trace(sql)
         cursor = cast(_Cursor, self.raw.cursor())      # the connection's cursor_factory
@@ -358,28 +374,40 @@ class PgConnection:
         with_id = table is not None and self.dialect.has_id_column(self, table)
         if with_id:
             sql += " RETURNING id"
-        lift = False
+        # Statements sent in the same round trip, before and after this one.
+        before: list[str] = []
+        after: list[str] = []
         if budget is not None and bounded:
             self.unbound()
             self.dialect.bound_regexps(self, budget)    # sends the pending BEGIN with it
         else:
             self.begun()
-            lift, self._bounded = self._bounded, False
+            if self._bounded:
+                self._bounded = False
+                before.append(_TIME_LIMIT.format(0))
         try:
             if params:
-                sql, params = _as_arrays(sql, params)
+                sql, sent = _as_arrays(sql, params)
+                if one_plan and sent is not params:
+                    before.append(_GENERIC_PLANS)
+                    after.append(_CHOSEN_PLANS)
+                params = sent
                 sql = psycopg_sql(sql)
             elif "%" in sql:
                 sql = psycopg_sql(sql)
-            if lift and _PIPELINES:
-                # The limit lifted in the statement's own round trip.
+            if before and _PIPELINES:
                 with self.raw.pipeline():
-                    self.raw.execute(_TIME_LIMIT.format(0))
+                    for text in before:
+                        self.raw.execute(text)
                     cursor.execute(sql, params or None)
+                    for text in after:
+                        self.raw.execute(text)
             else:
-                if lift:
-                    self.raw.execute(_TIME_LIMIT.format(0))
+                for text in before:
+                    self.raw.execute(text)
                 cursor.execute(sql, params or None)
+                for text in after:
+                    self.raw.execute(text)
         except pg_errors.NumericValueOutOfRange as exc:
             raise OverflowError(str(exc)) from None
         except psycopg.DataError as exc:
@@ -390,8 +418,8 @@ class PgConnection:
             _ROW_CLASSES.clear()
         if bounded:
             # Only that statement is bounded: the next one of the
-            # transaction lifts the limit first (the end of the transaction
-            # lifts it anyway, so a search's last statement costs no more).
+            # transaction lifts the limit first, in its own round trip (the
+            # end of the transaction lifts it anyway).
             self._bounded = True
         if with_id:
             row = cursor.fetchone()
