@@ -140,7 +140,9 @@ def jsonp(callback, json_text):
 
 def etag(body, content_type):
     """The ETag of a response: MD5 of the body and its content type."""
-    return '"' + hashlib.md5(body + content_type.encode(), usedforsecurity=False).hexdigest() + '"'
+    digest = hashlib.md5(body, usedforsecurity=False)
+    digest.update(content_type.encode())        # not body + ...: a copy of the whole body
+    return '"' + digest.hexdigest() + '"'
 
 
 def etag_matches(if_none_match, tag):
