@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 32
+SCHEMA_VERSION = 33
 
 
 class SchemaError(Exception):
@@ -118,10 +118,11 @@ def _trailing_comment_text_index(conn: Connection) -> None:
 
 
 def _comment_text_index_merging(conn: Connection) -> None:
-    """Version 30: the comment text index merges its segments less often
-    (schema.sql's comment text index merging: SQLite's FTS5 automerge).
-    Nothing where the engine has no such setting; a step run twice sets
-    the same value."""
+    """Versions 30 and 33: the comment text index merges its segments less
+    often, and bit by bit before it would merge a whole level at once
+    (schema.sql's comment text index merging: SQLite's FTS5 automerge and
+    crisismerge). Nothing where the engine has no such setting; a step run
+    twice sets the same values."""
     if conn.dialect.has_comment_text_index(conn):
         run_script(conn, schema_section("comment text index merging"))
 
@@ -336,10 +337,13 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 29: the admin group a member (and blesser) of every system group, and
     # the system groups' other inheritance, as the reference installs them.
     29: _admin_in_system_groups,
-    # 30: SQLite's comment text index merges 16 segments at a time, not 4.
+    # 30: SQLite's comment text index merges 16 segments at a time, not 4 ...
     30: _comment_text_index_merging,
     31: _bug_revisions,
     32: _product_status_index_in_id_order,
+    # 33: ... and merges a whole level at once only at 64 segments (FTS5's
+    # crisismerge), after merging bit by bit from 16.
+    33: _comment_text_index_merging,
 }
 
 

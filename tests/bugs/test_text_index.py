@@ -305,6 +305,28 @@ def test_migration_lets_the_comment_index_trail_the_comments(services, bugs, db,
     check_comment_index(services)
 
 
+def test_the_comment_index_merges_a_whole_level_at_once_only_at_64_segments(db, db_path):
+    """SQLite: a database of version 32 (FTS5's crisis merge at its default
+    16 segments, the count at which the index begins to merge: so a level
+    was merged whole inside one batch of comments, for seconds at millions
+    of comments) is moved forward to a crisis count of 64, the index's
+    merging count staying 16."""
+    def config(conn, key):
+        row = conn.execute("SELECT v FROM comments_fts_config WHERE k = ?", (key,)).fetchone()
+        return row[0] if row is not None else None
+    with db.transaction() as conn:
+        trails = conn.dialect.comment_text_index_trails
+        if trails:
+            assert (config(conn, "automerge"), config(conn, "crisismerge")) == (16, 64)
+
+    def undo(conn):
+        if trails:
+            conn.execute("DELETE FROM comments_fts_config WHERE k = 'crisismerge'")
+    with migrated_from(db, db_path, 32, undo) as conn:
+        if trails:
+            assert (config(conn, "automerge"), config(conn, "crisismerge")) == (16, 64)
+
+
 def test_comments_indexed_a_few_at_a_time_are_found_and_the_index_merges_sixteen_segments(
         services, bugs, db, db_path):
     """A database of version 29 (FTS5 merging the comment index's segments
