@@ -271,9 +271,11 @@ def test_reads_by_ids_keep_one_plan_for_every_list(db, backend):
             (f"%{marker}%",)).fetchone())
     with db.transaction() as conn:
         for _ in range(8):
-            conn.execute(f"{read} WHERE b.id IN (?, ?) AND 1 = 1", [1, 2]).fetchall()
-            conn.execute_one_plan(f"{read} WHERE b.id IN (?, ?) AND 2 = 2", [1, 2]).fetchall()
-        chosen, kept = plans(conn, "1 = 1"), plans(conn, "2 = 2")
+            conn.execute(f"{read} WHERE b.id IN (?, ?) AND 7031 = 7031", [1, 2]).fetchall()
+            conn.execute_one_plan(f"{read} WHERE b.id IN (?, ?) AND 7032 = 7032",
+                                  [1, 2]).fetchall()
+        # Markers no other statement of the session's pooled connections has.
+        chosen, kept = plans(conn, "7031 = 7031"), plans(conn, "7032 = 7032")
         mode = conn.execute("SELECT current_setting('plan_cache_mode')").fetchone()[0]
     assert chosen[0] == 0 and chosen[1] > 0
     assert kept[0] > 0 and kept[1] == 0
