@@ -138,28 +138,30 @@ def _stamps(ctx, ids, with_tokens, visible_only, related=()):
     conn = ctx.conn
     related = list(related)
     together = related and len(ids) + len(related) <= IN_LIST_CHUNK
+    # Each row: 0, the bug's id and its stamp's columns (1 and an id the
+    # caller may see, for the rows of `related`).
     if not with_tokens and not visible_only:
+        columns = ["revision"]
         sql = "SELECT 0, bug_id, revision FROM bug_revisions WHERE bug_id IN ({ids})"
         args = []
         stamps = dict.fromkeys(ids, (0,))
     else:
-        columns = "0, b.id, COALESCE(r.revision, 0)"
+        columns = ["COALESCE(r.revision, 0)"]
         if with_tokens:
-            columns += ", b.last_change_time, " + TOKEN_COUNT_COLUMNS
+            columns += ["b.last_change_time", *TOKEN_COUNT_COLUMNS]
         where, args = "", []
         if visible_only:
             condition, args = visibility.bug_visibility_sql(ctx, "b")
             where = f" AND {condition}"
-        sql = (f"SELECT {columns} FROM bugs b LEFT JOIN bug_revisions r ON r.bug_id = b.id"
-               f" WHERE b.id IN ({{ids}}){where}")
+        sql = (f"SELECT 0, b.id, {', '.join(columns)} FROM bugs b"
+               f" LEFT JOIN bug_revisions r ON r.bug_id = b.id WHERE b.id IN ({{ids}}){where}")
         stamps = {}
     visible = set()
     if together:
         condition, seen_args = visibility.bug_visibility_sql(ctx, "b")
-        width = 5 if with_tokens else 2
         rows = conn.execute(
             sql.format(ids=placeholders(ids))
-            + f" UNION ALL SELECT 1, b.id{', NULL' * (width - 1)} FROM bugs b"
+            + f" UNION ALL SELECT 1, b.id{', NULL' * len(columns)} FROM bugs b"
               f" WHERE b.id IN ({placeholders(related)}) AND {condition}",
             [*ids, *args, *related, *seen_args])
     else:

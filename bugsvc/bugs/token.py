@@ -15,8 +15,8 @@ from ..store import server_secrets
 
 # What an update token is made of besides the bug's last change time, as
 # columns of a query over bugs b: how many history rows and comments it has.
-TOKEN_COUNT_COLUMNS = ("(SELECT COUNT(*) FROM bug_activity WHERE bug_id = b.id) AS activity_count,"
-                       " (SELECT COUNT(*) FROM comments WHERE bug_id = b.id) AS comment_count")
+TOKEN_COUNT_COLUMNS = ("(SELECT COUNT(*) FROM bug_activity WHERE bug_id = b.id) AS activity_count",
+                       "(SELECT COUNT(*) FROM comments WHERE bug_id = b.id) AS comment_count")
 
 
 def token_key(ctx):

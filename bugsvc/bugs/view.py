@@ -364,7 +364,7 @@ def _make_select(dialect, columns, actual_time, token_counts, apart, conditions)
     if actual_time:
         select.append(_ACTUAL_TIME_COLUMN)
     if token_counts:
-        select.append(TOKEN_COUNT_COLUMNS)
+        select.extend(TOKEN_COUNT_COLUMNS)
     return ", ".join(select) + _BUG_TABLES, tuple(used), tuple(statements)
 
 
