@@ -251,8 +251,22 @@ def test_a_searchs_time_limit_is_lifted_in_the_next_statements_round_trip(
         after = conn.execute("SELECT current_setting('statement_timeout')").fetchone()[0]
         assert len(pipelines) == 1
         again = conn.execute("SELECT current_setting('statement_timeout')").fetchone()[0]
+        # A second search in the transaction has its own limit, and only it.
+        with regexp_budget(seconds=3, per_value=0):
+            second = conn.execute("SELECT current_setting('statement_timeout')").fetchone()[0]
+            within = conn.execute("SELECT current_setting('statement_timeout')").fetchone()[0]
     assert (limit, after, again) == ("2001ms", "0", "0")
-    assert len(pipelines) == 1
+    assert (second, within) == ("3001ms", "0")
+    assert len(pipelines) == 2
+    # A search right after another: its limit replaces the one still set.
+    with db.transaction() as conn:
+        shown = []
+        for seconds in (2, 3):
+            with regexp_budget(seconds=seconds, per_value=0):
+                shown.append(conn.execute(
+                    "SELECT current_setting('statement_timeout')").fetchone()[0])
+        shown.append(conn.execute("SELECT current_setting('statement_timeout')").fetchone()[0])
+    assert shown == ["2001ms", "3001ms", "0"]
 
 
 @pytest.mark.engine("postgresql")

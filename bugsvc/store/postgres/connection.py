@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, cast
 
@@ -321,9 +322,17 @@ class PgConnection:
 
     def unbound(self) -> None:
         """Lift the time limit set for a search's statement, if one is set."""
-        if self._bounded:
-            self._bounded = False
-            self.raw.execute(_TIME_LIMIT.format(0))
+        for statement in self._lifting():
+            self.raw.execute(statement)
+
+    def _lifting(self) -> list[str]:
+        """The statement lifting the time limit set for a search's
+        statement, to send now (the limit then counts as lifted); none
+        when no limit is set."""
+        if not self._bounded:
+            return []
+        self._bounded = False
+        return [_TIME_LIMIT.format(0)]
 
     def end(self, statement: str) -> None:
         """End the transaction with `statement` (COMMIT or ROLLBACK), unless
@@ -378,13 +387,11 @@ class PgConnection:
         before: list[str] = []
         after: list[str] = []
         if budget is not None and bounded:
-            self.unbound()
+            self._bounded = False                       # the new limit replaces one still set
             self.dialect.bound_regexps(self, budget)    # sends the pending BEGIN with it
         else:
             self.begun()
-            if self._bounded:
-                self._bounded = False
-                before.append(_TIME_LIMIT.format(0))
+            before = self._lifting()
         try:
             if params:
                 sql, sent = _as_arrays(sql, params)
@@ -395,14 +402,7 @@ class PgConnection:
                 sql = psycopg_sql(sql)
             elif "%" in sql:
                 sql = psycopg_sql(sql)
-            if before and _PIPELINES:
-                with self.raw.pipeline():
-                    for text in before:
-                        self.raw.execute(text)
-                    cursor.execute(sql, params or None)
-                    for text in after:
-                        self.raw.execute(text)
-            else:
+            with self.raw.pipeline() if before and _PIPELINES else nullcontext():
                 for text in before:
                     self.raw.execute(text)
                 cursor.execute(sql, params or None)
