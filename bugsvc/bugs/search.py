@@ -284,8 +284,6 @@ def _basic_fields(compiler, simple, raw):
     the operator; dotted field names may use '_' for '.')."""
     clause = Clause()
     for name in compiler.field_names():
-        if name not in simple and ("." not in name or name.replace(".", "_") not in simple):
-            continue                            # most fields: not in the request
         underscored = name.replace(".", "_")
         value = simple.get(name, simple.get(underscored))
         if value is None or name in ("delta_ts", "creation_ts") or name in _ROLES:
