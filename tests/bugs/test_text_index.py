@@ -305,6 +305,7 @@ def test_migration_lets_the_comment_index_trail_the_comments(services, bugs, db,
     check_comment_index(services)
 
 
+@pytest.mark.engine("sqlite")
 def test_the_comment_index_merges_a_whole_level_at_once_only_at_64_segments(db, db_path):
     """SQLite: a database of version 32 (FTS5's crisis merge at its default
     16 segments, the count at which the index begins to merge: so a level
@@ -315,16 +316,10 @@ def test_the_comment_index_merges_a_whole_level_at_once_only_at_64_segments(db, 
         row = conn.execute("SELECT v FROM comments_fts_config WHERE k = ?", (key,)).fetchone()
         return row[0] if row is not None else None
     with db.transaction() as conn:
-        trails = conn.dialect.comment_text_index_trails
-        if trails:
-            assert (config(conn, "automerge"), config(conn, "crisismerge")) == (16, 64)
-
-    def undo(conn):
-        if trails:
-            conn.execute("DELETE FROM comments_fts_config WHERE k = 'crisismerge'")
-    with migrated_from(db, db_path, 32, undo) as conn:
-        if trails:
-            assert (config(conn, "automerge"), config(conn, "crisismerge")) == (16, 64)
+        assert (config(conn, "automerge"), config(conn, "crisismerge")) == (16, 64)
+    with migrated_from(db, db_path, 32, lambda conn: conn.execute(
+            "DELETE FROM comments_fts_config WHERE k = 'crisismerge'")) as conn:
+        assert (config(conn, "automerge"), config(conn, "crisismerge")) == (16, 64)
 
 
 def test_comments_indexed_a_few_at_a_time_are_found_and_the_index_merges_sixteen_segments(
