@@ -30,6 +30,7 @@ serving process.
 """
 
 import collections
+import threading
 
 from waitress.task import ThreadedTaskDispatcher
 
@@ -120,12 +121,48 @@ class AddressQueue:
         return self.per_address - self.running.get(address, 0)
 
 
+class WakeOnce:
+    """The request threads' condition (waitress's `queue_cv`: wait, notify,
+    notify_all), which knows how many of the threads it woke have not yet
+    come back from `wait` (`woken`), so that a task is not given a second
+    thread while the first is still on its way, and which wakes the thread
+    that went to sleep last (its stack and data are the likeliest still in
+    the core's caches). Every call is made with `lock` held."""
+
+    def __init__(self, lock):
+        self.lock = lock
+        self.sleepers = []          # a held lock per sleeping thread, the latest last
+        self.woken = 0
+
+    def wait(self):
+        """Release the lock and sleep until woken; hold the lock again."""
+        sleeper = threading.Lock()
+        sleeper.acquire()
+        self.sleepers.append(sleeper)
+        self.lock.release()
+        try:
+            sleeper.acquire()
+        finally:
+            self.lock.acquire()
+        self.woken -= 1
+
+    def notify(self, n=1):
+        """Wake up to `n` sleeping threads, the latest sleepers first."""
+        for _ in range(min(n, len(self.sleepers))):
+            self.sleepers.pop().release()
+            self.woken += 1
+
+    def notify_all(self):
+        self.notify(len(self.sleepers))
+
+
 class FairTaskDispatcher(ThreadedTaskDispatcher):
     """waitress's thread pool taking tasks from an AddressQueue: `add_task`
     takes the client address of the task too."""
 
     def __init__(self, per_address, unlimited=lambda address: False):
         super().__init__()
+        self.queue_cv = WakeOnce(self.lock)
         self.queue = AddressQueue(per_address, unlimited)
 
     def add_task(self, task, address=""):
@@ -133,17 +170,25 @@ class FairTaskDispatcher(ThreadedTaskDispatcher):
             self.queue.put(task, address)
             if not self.queue.ready():
                 return
-            self.queue_cv.notify()
-            backlog = self.queue.ready_count() - (len(self.threads) - self.stop_count
-                                                  - self.active_count)
+            ready = self.queue.ready_count()
+            self._wake_for(ready)
+            backlog = ready - (len(self.threads) - self.stop_count - self.active_count)
         if backlog > 0:
             self.queue_logger.warning("Task queue depth is %d", backlog)
 
     def handler_thread(self, thread_no):
         """A request thread: run tasks in turn until told to stop (waitress's
         loop, with the address of each task counted while it runs)."""
+        finished = None                 # the address of the task this thread just ran
         while True:
             with self.lock:
+                # The end of one task and the taking of the next are one step
+                # under the lock, so the network thread never sees the room
+                # between them and wakes another thread for a task this one
+                # takes.
+                if finished is not None:
+                    self.queue.done(finished)
+                    finished = None
                 while not self.queue.ready() and self.stop_count == 0:
                     self.active_count -= 1
                     self.queue_cv.wait()
@@ -154,20 +199,22 @@ class FairTaskDispatcher(ThreadedTaskDispatcher):
                     self.threads.discard(thread_no)
                     self.thread_exit_cv.notify()
                     break
-                task, address = self.queue.take()
+                task, finished = self.queue.take()
+                if self.queue.ready():
+                    self._wake_for(self.queue.ready_count())
             try:
                 task.service()
             except BaseException:
                 self.logger.exception("Exception when servicing %r", task)
-            finally:
-                with self.lock:
-                    self.queue.done(address)
-                    # This thread takes the next ready task itself, at the
-                    # top of its loop; another is woken only for a second
-                    # one (waking one per task cost a thread switch, and
-                    # the interpreter's lock, for nothing on most requests).
-                    if self.stop_count or self.queue.more_than_one_ready():
-                        self.queue_cv.notify()
+
+    def _wake_for(self, ready):
+        """Wake a sleeping thread when the `ready` tasks outnumber the threads
+        already woken for them (a woken thread takes some time to run: on one
+        core, until the running ones give up the interpreter's lock; waking
+        one per task queued meanwhile woke threads that found nothing, and
+        spread the requests over every thread). Call with the lock held."""
+        if ready > self.queue_cv.woken:
+            self.queue_cv.notify()
 
     def shutdown(self, cancel_pending=True, timeout=5):
         """Stop the threads (waiting up to `timeout` seconds); cancel the

@@ -235,6 +235,76 @@ def test_every_task_runs_when_threads_take_the_next_themselves(per_address):
         dispatcher.shutdown()
 
 
+class _ThreadNoted:
+    """A task that notes the thread it ran on."""
+
+    def __init__(self):
+        self.thread = None
+        self.done = threading.Event()
+
+    def service(self):
+        self.thread = threading.get_ident()
+        self.done.set()
+
+    def cancel(self):
+        pass
+
+
+def test_tasks_queued_behind_a_running_one_wake_no_other_thread():
+    """Tasks that cannot run yet (their address holds its share) wake no
+    thread; the thread running the first takes each next one itself."""
+    dispatcher = FairTaskDispatcher(per_address=1)
+    release = threading.Event()
+    wakes = []
+    sleep = dispatcher.queue_cv.wait
+
+    def counted_sleep(*args):
+        woke = sleep(*args)
+        wakes.append(threading.get_ident())
+        return woke
+
+    class Held(_ThreadNoted):
+        def service(self):
+            super().service()
+            release.wait(WAIT)
+
+    tasks = [Held()] + [_ThreadNoted() for _ in range(40)]
+    try:
+        dispatcher.queue_cv.wait = counted_sleep
+        dispatcher.set_thread_count(8)
+        _until(lambda: dispatcher.active_count == 0)      # every thread asleep first
+        for task in tasks:
+            dispatcher.add_task(task, "a")
+        assert tasks[0].done.wait(WAIT)
+        time.sleep(0.2)                                   # any other thread woken comes back
+        assert wakes == [tasks[0].thread]
+        release.set()
+        assert all(task.done.wait(WAIT) for task in tasks)
+        assert {task.thread for task in tasks} == {tasks[0].thread}
+    finally:
+        release.set()
+        dispatcher.shutdown()
+
+
+def test_tasks_one_after_another_reuse_the_thread_that_slept_last():
+    """With tasks coming one at a time, the thread woken is the one that went
+    to sleep last (warm caches), not each of the pool's threads in turn."""
+    dispatcher = FairTaskDispatcher(per_address=2)
+    dispatcher.set_thread_count(8)
+    threads = set()
+    try:
+        _until(lambda: dispatcher.active_count == 0)
+        for _ in range(100):
+            task = _ThreadNoted()
+            dispatcher.add_task(task, "a")
+            assert task.done.wait(WAIT)
+            threads.add(task.thread)
+            _until(lambda: dispatcher.active_count == 0)
+        assert len(threads) == 1
+    finally:
+        dispatcher.shutdown()
+
+
 # A real server ----------------------------------------------------------------------
 
 class HeldServer:
