@@ -63,13 +63,15 @@ class AddressQueue:
         return sum(min(len(self.waiting[address]), self._free(address))
                    for address in self.turns)
 
-    def more_than_one_ready(self):
-        """True when two tasks or more could be taken now (cheaper than
-        ready_count: at most one address's counts are read)."""
-        if len(self.turns) != 1:
-            return len(self.turns) > 1
-        address = self.turns[0]
-        return min(len(self.waiting[address]), self._free(address)) > 1
+    def more_ready_than(self, count):
+        """True when more than `count` tasks could be taken now (ready_count()
+        > count, reading no more addresses than it takes to know)."""
+        ready = 0
+        for address in self.turns:
+            ready += min(len(self.waiting[address]), self._free(address))
+            if ready > count:
+                return True
+        return False
 
     def put(self, task, address):
         """Queue `task` of client `address`."""
@@ -170,11 +172,12 @@ class FairTaskDispatcher(ThreadedTaskDispatcher):
             self.queue.put(task, address)
             if not self.queue.ready():
                 return
-            ready = self.queue.ready_count()
-            self._wake_for(ready)
-            backlog = ready - (len(self.threads) - self.stop_count - self.active_count)
-        if backlog > 0:
-            self.queue_logger.warning("Task queue depth is %d", backlog)
+            self._wake_if_more_ready()
+            idle = len(self.threads) - self.stop_count - self.active_count
+            if not self.queue.more_ready_than(idle):
+                return
+            backlog = self.queue.ready_count() - idle
+        self.queue_logger.warning("Task queue depth is %d", backlog)
 
     def handler_thread(self, thread_no):
         """A request thread: run tasks in turn until told to stop (waitress's
@@ -200,20 +203,19 @@ class FairTaskDispatcher(ThreadedTaskDispatcher):
                     self.thread_exit_cv.notify()
                     break
                 task, finished = self.queue.take()
-                if self.queue.ready():
-                    self._wake_for(self.queue.ready_count())
+                self._wake_if_more_ready()
             try:
                 task.service()
             except BaseException:
                 self.logger.exception("Exception when servicing %r", task)
 
-    def _wake_for(self, ready):
-        """Wake a sleeping thread when the `ready` tasks outnumber the threads
+    def _wake_if_more_ready(self):
+        """Wake a sleeping thread when the ready tasks outnumber the threads
         already woken for them (a woken thread takes some time to run: on one
         core, until the running ones give up the interpreter's lock; waking
         one per task queued meanwhile woke threads that found nothing, and
         spread the requests over every thread). Call with the lock held."""
-        if ready > self.queue_cv.woken:
+        if self.queue.more_ready_than(self.queue_cv.woken):
             self.queue_cv.notify()
 
     def shutdown(self, cancel_pending=True, timeout=5):

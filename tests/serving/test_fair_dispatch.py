@@ -150,7 +150,8 @@ def test_the_queue_keeps_its_promises_in_any_sequence(per_address, steps):
                 else min(len(waiting[address]),
                          per_address - sum(1 for _, a in running if a == address))
                 for address in can_run)
-            assert queue.more_than_one_ready() == (queue.ready_count() > 1)
+            assert all(queue.more_ready_than(count) == (queue.ready_count() > count)
+                       for count in range(4))
             if can_run:
                 task, address = queue.take()
                 assert address in can_run and task == waiting[address].pop(0)   # in order
@@ -281,6 +282,33 @@ def test_tasks_queued_behind_a_running_one_wake_no_other_thread():
         release.set()
         assert all(task.done.wait(WAIT) for task in tasks)
         assert {task.thread for task in tasks} == {tasks[0].thread}
+    finally:
+        release.set()
+        dispatcher.shutdown()
+
+
+def test_tasks_beyond_the_idle_threads_are_logged_as_the_queue_depth(caplog):
+    """As waitress does: a task that finds no idle thread is logged with how
+    many wait; none is logged while a thread is free for each."""
+    dispatcher = FairTaskDispatcher(per_address=0)
+    release = threading.Event()
+
+    class Held(_ThreadNoted):
+        def service(self):
+            super().service()
+            release.wait(WAIT)
+
+    held = Held()
+    try:
+        dispatcher.set_thread_count(1)
+        _until(lambda: dispatcher.active_count == 0)
+        with caplog.at_level("WARNING", logger="waitress.queue"):
+            dispatcher.add_task(held, "a")
+            assert held.done.wait(WAIT)
+            assert caplog.messages == []
+            dispatcher.add_task(_ThreadNoted(), "b")
+            dispatcher.add_task(_ThreadNoted(), "a")
+        assert caplog.messages == ["Task queue depth is 1", "Task queue depth is 2"]
     finally:
         release.set()
         dispatcher.shutdown()
