@@ -66,14 +66,8 @@ CACHE_KIB = 4096
 # longest 244 ms) and 0.15 ms with a checkpoint made between them instead.
 # The delivery worker checkpoints after each round (Database.checkpoint),
 # outside any transaction; the automatic one is kept for a process without
-# a delivery worker, at a size such rounds do not reach. The log starts
-# again from its beginning only when no reader is still on an older
-# snapshot, which under steady reads and writes is seldom, so it grows
-# past what one round wrote: with 4,000 pages, 2,000 comments a second
-# reached it and commits checkpointed (the app's own p99 for a comment 3.5
-# to 4.6 ms; with 20,000, 2.0 to 2.2 ms, and wrk's p99 / p50 5.8 to 6.6
-# against 7.7 to 8.2; 90% reads with 10% comments ran at the same rate).
-AUTOCHECKPOINT_PAGES = 20000
+# a delivery worker, at a size such rounds do not reach.
+AUTOCHECKPOINT_PAGES = 4000
 # Virtual machine instructions between two calls of a bounded_work
 # block's progress handler.
 _STEPS_PER_CALL = 1000

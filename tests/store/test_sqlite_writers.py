@@ -118,23 +118,3 @@ def test_close_closes_the_writers_connection(database):
     # The database opens a new one for its next write.
     write_maintainer(database, "y@example.com")
     assert maintainer(database) == "y@example.com"
-
-
-def test_commits_leave_the_log_to_the_delivery_workers_checkpoints(database, tmp_path):
-    """A commit copies the log into the database file itself only past
-    AUTOCHECKPOINT_PAGES of log: 5,000 pages written in a few commits (more
-    than the 4,000 at which commits under steady load checkpointed) leave
-    the file as it was, all in the log."""
-    path = tmp_path / "writers.sqlite"
-    with database.transaction(write=True) as conn:
-        conn.execute("CREATE TABLE scratch (data BLOB)")
-    database.checkpoint()
-    size = path.stat().st_size
-    page = bytes(4000)
-    for _ in range(10):
-        with database.transaction(write=True) as conn:
-            conn.executemany("INSERT INTO scratch (data) VALUES (?)", [(page,)] * 500)
-    assert path.stat().st_size == size
-    assert (tmp_path / "writers.sqlite-wal").stat().st_size > 5000 * 4096
-    database.checkpoint()
-    assert path.stat().st_size > size + 5000 * 4000
