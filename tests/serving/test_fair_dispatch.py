@@ -237,15 +237,19 @@ def test_every_task_runs_when_threads_take_the_next_themselves(per_address):
 
 
 class _ThreadNoted:
-    """A task that notes the thread it ran on."""
+    """A task that notes the thread it ran on; with `hold` (an Event), it
+    then keeps its thread until the event is set."""
 
-    def __init__(self):
+    def __init__(self, hold=None):
         self.thread = None
         self.done = threading.Event()
+        self.hold = hold
 
     def service(self):
         self.thread = threading.get_ident()
         self.done.set()
+        if self.hold is not None:
+            self.hold.wait(WAIT)
 
     def cancel(self):
         pass
@@ -264,12 +268,7 @@ def test_tasks_queued_behind_a_running_one_wake_no_other_thread():
         wakes.append(threading.get_ident())
         return woke
 
-    class Held(_ThreadNoted):
-        def service(self):
-            super().service()
-            release.wait(WAIT)
-
-    tasks = [Held()] + [_ThreadNoted() for _ in range(40)]
+    tasks = [_ThreadNoted(hold=release)] + [_ThreadNoted() for _ in range(40)]
     try:
         dispatcher.queue_cv.wait = counted_sleep
         dispatcher.set_thread_count(8)
@@ -293,12 +292,7 @@ def test_tasks_beyond_the_idle_threads_are_logged_as_the_queue_depth(caplog):
     dispatcher = FairTaskDispatcher(per_address=0)
     release = threading.Event()
 
-    class Held(_ThreadNoted):
-        def service(self):
-            super().service()
-            release.wait(WAIT)
-
-    held = Held()
+    held = _ThreadNoted(hold=release)
     try:
         dispatcher.set_thread_count(1)
         _until(lambda: dispatcher.active_count == 0)
