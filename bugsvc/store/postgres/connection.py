@@ -418,8 +418,8 @@ class PgConnection:
             _ROW_CLASSES.clear()
         if bounded:
             # Only that statement is bounded: the next one of the
-            # transaction sends the lifting of the limit in its own round
-            # trip, ahead of itself (the end of the transaction lifts it
+            # transaction sends the lifting of the limit ahead of itself in
+            # the same round trip (the end of the transaction lifts it
             # anyway).
             self._bounded = True
         if with_id:
