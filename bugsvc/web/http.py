@@ -139,8 +139,11 @@ def jsonp(callback, json_text):
 
 
 def etag(body, content_type):
-    """The ETag of a response: MD5 of the body and its content type."""
-    digest = hashlib.md5(body, usedforsecurity=False)
+    """The ETag of a response: a 128-bit BLAKE2b digest of the body and its
+    content type (opaque to clients; BLAKE2b, unlike MD5, is not broken, and
+    on 64-bit processors hashes about 1.6 times as fast: a 50-bug answer is
+    about 60 KB)."""
+    digest = hashlib.blake2b(body, digest_size=16, usedforsecurity=False)
     digest.update(content_type.encode())        # not body + ...: a copy of the whole body
     return '"' + digest.hexdigest() + '"'
 
