@@ -296,6 +296,23 @@ def test_the_network_loop_waits_while_a_request_thread_writes_its_answer(loop):
     assert sock.recv(200) == b"y" * 100
 
 
+def test_an_answer_goes_out_with_its_header_in_one_send(loop):
+    server = loop()
+    sock = server.connect()
+    channel = server.channel()
+    sent = []
+    send = channel.send
+
+    def recording_send(data, do_close=True):
+        sent.append(bytes(data))
+        return send(data, do_close=do_close)
+    channel.send = recording_send
+    sock.sendall(b"GET /?300 HTTP/1.1\r\nHost: x\r\n\r\n")
+    answer = _read_answer(server, sock, 300)
+    assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"\r\n\r\n" + b"x" * 300)
+    assert sent == [answer]        # not the header, then the body
+
+
 def test_an_answer_larger_than_the_socket_takes_arrives_whole(loop):
     server = loop()
     size = 5_000_000
