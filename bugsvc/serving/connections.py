@@ -37,6 +37,7 @@ import socket
 import time
 
 from waitress.adjustments import Adjustments
+from waitress.channel import ClientDisconnected
 from waitress.server import TcpWSGIServer
 from waitress.task import WSGITask
 
@@ -74,7 +75,8 @@ class OneSendTask(WSGITask):
     """waitress's request task, except that an answer written in one piece
     whose length is declared goes out with its header in one send (waitress
     sends the header, then the body: two system calls and two packets for
-    the client to wake up for, where one does)."""
+    the client to wake up for, where one does), straight from the answer's
+    bytes (GuardedChannel.send_soon)."""
 
     def write(self, data):
         if (self.complete and not self.wrote_header and self.has_body and data
@@ -82,7 +84,7 @@ class OneSendTask(WSGITask):
             header = self.build_response_header()
             self.wrote_header = True
             self.content_bytes_written += len(data)
-            self.channel.write_soon(header + data)
+            self.channel.send_soon(header + data)
             return
         super().write(data)
 
@@ -112,6 +114,25 @@ class GuardedChannel(JsonErrorChannel):
         if self.request is None and self.requests:
             self.request_began = None           # complete: the deadline is met
         return result
+
+    def send_soon(self, data):
+        """write_soon, for a request thread's whole answer `data`: what the
+        socket takes at once is sent from `data` itself when nothing waits
+        to be sent before it; only the rest goes through waitress's buffers
+        (which copy an answer over 8 KB into a BytesIO and out again, and
+        one over 1 MB into a temporary file). Errors: ClientDisconnected
+        when the client is gone."""
+        if not self.connected:
+            raise ClientDisconnected
+        with self.outbuf_lock:
+            if not self.total_outbufs_len:
+                sent = self.send(data, do_close=False)
+                if sent:
+                    self.last_activity = time.time()
+                    if sent == len(data):
+                        return
+                    data = data[sent:]
+        self.write_soon(data)
 
     def del_channel(self, map=None):
         if self._fileno is not None and self._fileno in self.server.active_channels:

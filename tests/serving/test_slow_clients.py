@@ -313,6 +313,43 @@ def test_an_answer_goes_out_with_its_header_in_one_send(loop):
     assert sent == [answer]        # not the header, then the body
 
 
+def test_an_answer_the_socket_takes_bypasses_the_buffers(loop):
+    server = loop()
+    sock = server.connect()
+    channel = server.channel()
+    buffered = []
+    write_soon = channel.write_soon
+
+    def recording_write_soon(data):
+        buffered.append(len(data))
+        return write_soon(data)
+    channel.write_soon = recording_write_soon
+    sock.sendall(b"GET /?300 HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert _read_answer(server, sock, 300).endswith(b"x" * 300)
+    assert buffered == []
+
+
+def test_an_answer_waits_behind_what_is_still_buffered(loop):
+    server = loop()
+    sock = server.connect()
+    channel = server.channel()
+    with channel.outbuf_lock:
+        channel.outbufs[-1].append(b"y" * 100)
+        channel.total_outbufs_len += 100
+    channel.send_soon(b"z" * 50)
+    sock.settimeout(0.05)
+    received = b""
+    for _ in range(100):
+        server.step(1)
+        try:
+            received += sock.recv(1000)
+        except socket.timeout:
+            continue
+        if len(received) >= 150:
+            break
+    assert received == b"y" * 100 + b"z" * 50
+
+
 def test_an_answer_larger_than_the_socket_takes_arrives_whole(loop):
     server = loop()
     size = 5_000_000
