@@ -29,6 +29,11 @@ every other client out. The server and connection classes here add:
 The limits hold per serving process (each of --workers N has its own).
 Worker processes sharing one listening socket take new connections in
 turn by how many each holds (workers.ConnectionBalance).
+
+A request thread sends an answer written in one piece with its header in
+one send, straight from the answer's bytes (OneSendTask,
+GuardedChannel.send_soon); waitress's buffers hold only what the socket
+does not take at once.
 """
 
 import dataclasses
