@@ -44,8 +44,8 @@ from .token import TOKEN_COUNT_COLUMNS, token_key, update_tokens
 
 
 # About 11,000 bug objects of the seeded data (2.2 KB each with its entry):
-# a process peaks at about 120 MB at a million bugs with them
-# (docs/benchmark.md), under the 150 MB each may take.
+# with them a process peaked at 110 MB at a million bugs (bench.scale,
+# docs/benchmark.md), under the 150 MB each may take.
 MAX_ENTRIES = 16384
 MAX_BYTES = 24 * 1024 * 1024
 # The memory a kept object takes besides its JSON text: its key, revision,
@@ -63,7 +63,7 @@ def applies(ctx, wanted, custom):
             and not any(field["type"] == BUG_ID for field in custom))
 
 
-def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False):
+def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alone=False):
     """{bug id: the caller's object} for `ids` (bugs gone, and with
     `visible_only` those the caller may not see, left out): kept ones
     where the bug's revision and the credential generation stand, the
@@ -71,7 +71,12 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False):
     whole, no update token) and kept. `variant`: what besides the bug the
     object depends on (hashable). with_tokens: each object gets the
     caller's `update_token` (read with the revisions: its history and
-    comments are counted anew)."""
+    comments are counted anew). alone: the call reads nothing else for
+    its answer, so the revisions may be read ahead of its transaction
+    (Connection.execute_ahead): when every object is kept, the call runs
+    no transaction (on PostgreSQL, a BEGIN and a COMMIT fewer); when one
+    must be made, they are read again in the transaction, on the snapshot
+    the making reads."""
     conn = ctx.conn
     kept = ctx.cached("bug objects", _new_cache)
     # Where a statement is a round trip (not SQLite), whether the caller
@@ -83,18 +88,13 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False):
             entry = kept.peek((bug_id, variant))
             if entry is not None:
                 guessed.update(entry[1])
-    stamps, visible = _stamps(ctx, ids, with_tokens, visible_only, guessed)
+    stamps, visible, ahead = _stamps(ctx, ids, with_tokens, visible_only, guessed, alone)
     seen = ctx.generations if ctx.generations is not None else cache.Generations(conn)
     credential = seen.credential
-    found, missing = {}, []
-    for bug_id in ids:
-        if bug_id not in stamps:
-            continue
-        entry = kept.get((bug_id, variant), (stamps[bug_id][0], credential))
-        if entry is None:
-            missing.append(bug_id)
-        else:
-            found[bug_id] = entry
+    found, missing = _kept(kept, ids, variant, stamps, credential)
+    if missing and ahead:
+        stamps, visible, _ = _stamps(ctx, ids, with_tokens, visible_only, guessed)
+        found, missing = _kept(kept, ids, variant, stamps, credential)
     if missing:
         for obj in build(missing):
             bug_id = obj["id"]
@@ -130,14 +130,30 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False):
     return result
 
 
-def _stamps(ctx, ids, with_tokens, visible_only, related=()):
+def _kept(kept, ids, variant, stamps, credential):
+    """({bug id: its kept (text, related ids)}, [ids of bugs with no object
+    kept at their stamp]) for the bugs of `ids` that have `stamps`."""
+    found, missing = {}, []
+    for bug_id in ids:
+        if bug_id not in stamps:
+            continue
+        entry = kept.get((bug_id, variant), (stamps[bug_id][0], credential))
+        if entry is None:
+            missing.append(bug_id)
+        else:
+            found[bug_id] = entry
+    return found, missing
+
+
+def _stamps(ctx, ids, with_tokens, visible_only, related=(), ahead=False):
     """({bug id: (revision,) or, with_tokens, (revision, last change time,
-    history rows, comments)}, the ids of `related` the caller may see), the
-    first for the bugs of `ids` that exist (and, with `visible_only`, that
-    the caller may see). Bugs a search found (neither flag) exist: only
-    their revisions are read (a bug with no row is at 0). Both in one
-    statement (UNION ALL) while the lists fit one: a round trip fewer on
-    PostgreSQL."""
+    history rows, comments)}, the ids of `related` the caller may see,
+    whether they were read ahead of the transaction), the first for the
+    bugs of `ids` that exist (and, with `visible_only`, that the caller may
+    see). Bugs a search found (neither flag) exist: only their revisions
+    are read (a bug with no row is at 0). Both in one statement (UNION ALL)
+    while the lists fit one: a round trip fewer on PostgreSQL. ahead: one
+    statement may run ahead of the transaction (Connection.execute_ahead)."""
     conn = ctx.conn
     related = list(related)
     together = related and len(ids) + len(related) <= IN_LIST_CHUNK
@@ -160,23 +176,29 @@ def _stamps(ctx, ids, with_tokens, visible_only, related=()):
                f" LEFT JOIN bug_revisions r ON r.bug_id = b.id WHERE b.id IN ({{ids}}){where}")
         stamps = {}
     visible = set()
+    statement = None
     if together:
         condition, seen_args = visibility.bug_visibility_sql(ctx, "b")
-        rows = conn.execute(
-            sql.format(ids=placeholders(ids))
-            + f" UNION ALL SELECT 1, b.id{', NULL' * len(columns)} FROM bugs b"
-              f" WHERE b.id IN ({placeholders(related)}) AND {condition}",
-            [*ids, *args, *related, *seen_args])
-    else:
+        statement = (sql.format(ids=placeholders(ids))
+                     + f" UNION ALL SELECT 1, b.id{', NULL' * len(columns)} FROM bugs b"
+                       f" WHERE b.id IN ({placeholders(related)}) AND {condition}",
+                     [*ids, *args, *related, *seen_args])
+    elif not related and len(ids) <= IN_LIST_CHUNK:
+        statement = sql.format(ids=placeholders(ids)), [*ids, *args]
+    rows = conn.execute_ahead(*statement) if ahead and statement is not None else None
+    read_ahead = rows is not None
+    if statement is None:
         rows = rows_for_ids(conn, sql, ids, args)
         if related:
             visible = visibility.visible_bug_ids(ctx, related)
+    elif rows is None:
+        rows = conn.execute(*statement)
     for row in rows:
         if row[0]:
             visible.add(row[1])
         else:
             stamps[row[1]] = tuple(row[2:])
-    return stamps, visible
+    return stamps, visible, read_ahead
 
 
 def _new_cache(conn):

@@ -28,7 +28,7 @@ BUG_SHAPE = Shape(types={"tags": ("extra",), "duplicates": ("extra",)}, custom_p
 BUG_SHAPES = {"bugs": BUG_SHAPE}
 
 
-def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
+def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False, alone=False):
     """Bug objects for `bug_ids`, in the given order (unknown ids skipped).
 
     One query reads the bugs, and what the update tokens and the time
@@ -41,7 +41,8 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
     (object_cache.py), where nothing in them is the caller's own.
     with_update_token: add `update_token` for logged-in callers (bug get).
     visible_only: skip the bugs the caller may not see too (the same query
-    checks; otherwise the caller has checked each id).
+    checks; otherwise the caller has checked each id). alone: the call
+    reads nothing else for its answer (object_cache.objects).
     """
     order = [int(bug_id) for bug_id in bug_ids]
     ids = list(dict.fromkeys(order))
@@ -57,7 +58,8 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False):
             ctx, ids, (hide_domains, timetracker),
             lambda missing: _made(ctx, missing, wanted, custom, timetracker, hide_domains,
                                   whole_lists=True).values(),
-            with_tokens=_tokens_wanted(ctx, with_update_token, wanted), visible_only=visible_only)
+            with_tokens=_tokens_wanted(ctx, with_update_token, wanted), visible_only=visible_only,
+            alone=alone)
     else:
         objects = _made(ctx, ids, wanted, custom, timetracker, hide_domains, with_update_token,
                         visible_only)

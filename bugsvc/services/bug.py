@@ -42,9 +42,10 @@ def get(ctx, params):
     if all(number is not None and number < MAX_BUG_ID for number in numbers):
         # Bugs named by number, read with their visibility in one query (a
         # round trip less on PostgreSQL): when the caller sees every one,
-        # that is the answer; else each is looked up in turn below, for
-        # its error.
-        bugs = view.bug_objects(ctx, numbers, with_update_token=True, visible_only=True)
+        # that is the answer, and nothing else is read for it (alone); else
+        # each is looked up in turn below, for its error, and read again.
+        bugs = view.bug_objects(ctx, numbers, with_update_token=True, visible_only=True,
+                                alone=True)
         if len(bugs) == len(numbers):
             return {"bugs": bugs, "faults": []}
     bug_ids, faults = [], []

@@ -81,6 +81,16 @@ class Connection(Protocol):
         statement may run on its own before the transaction begins."""
         ...
 
+    def execute_ahead(self, sql: str, params: Params, /) -> Cursor | None:
+        """Run `sql`, a statement that reads, on its own ahead of a read
+        transaction whose BEGIN is not sent yet, where the engine's BEGIN
+        costs a round trip: its answer is then of a snapshot of its own,
+        which a call may use alone but not with anything the transaction
+        reads later. None (nothing run) where the engine's BEGIN costs
+        nothing, or when a statement already ran in the transaction or it
+        writes: run it with execute instead."""
+        ...
+
     def execute_one_plan(self, sql: str, params: Params, /) -> Cursor:
         """Run `sql` as execute does: a statement whose best plan is the
         same whatever its values (rows read by their ids), which the engine

@@ -305,6 +305,11 @@ class SqliteConnection(sqlite3.Connection):
         SQLite no round trip."""
         return self.execute(sql)
 
+    def execute_ahead(self, sql: str, params: Params) -> None:
+        """Connection.execute_ahead: never (SQLite's BEGIN costs no round
+        trip)."""
+        return None
+
     def execute_one_plan(self, sql: str, params: Params) -> sqlite3.Cursor:
         """Connection.execute_one_plan: SQLite plans a statement when it is
         prepared, whatever the values."""

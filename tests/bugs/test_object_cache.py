@@ -221,6 +221,33 @@ def test_a_comment_written_by_hand_changes_the_update_token(services, world, mad
     assert after == get_without_kept_objects(services, PAT, "open", world=world)
 
 
+@pytest.mark.engine("postgresql")
+def test_bug_get_of_kept_objects_costs_postgresql_no_transaction(services, world, client, made,
+                                                                 begins_sent):
+    """GET bug with an API key answered from kept objects reads the
+    revisions (with the bugs' visibility) ahead of its read transaction's
+    BEGIN: the server gets no BEGIN and no COMMIT for it. A bug changed
+    since is made in the transaction, its revision read again there; a bug
+    the caller may not see is refused all the same."""
+    headers = {"X-BUGZILLA-API-KEY": services.api_key(PAT)}
+    path = f"/rest/bug/{world['open']}"
+    first = client.simulate_get(path, headers=headers).json
+    assert made == [[world["open"]]] and begins_sent
+    begins_sent.clear()
+    assert client.simulate_get(path, headers=headers).json == first
+    assert len(made) == 1 and begins_sent == []
+    services.call(bug_service.update, {"ids": [world["open"]], "summary": "Renamed"},
+                  as_user=ADMIN)
+    begins_sent.clear()
+    after = client.simulate_get(path, headers=headers).json
+    assert made[1:] == [[world["open"]]] and len(begins_sent) == 1
+    assert after["bugs"][0]["summary"] == "Renamed"
+    assert after["bugs"] == get_without_kept_objects(services, PAT, "open", world=world)["bugs"]
+    get(services, MEMBER, "staff", world=world)                 # kept for a member
+    denied = client.simulate_get(f"/rest/bug/{world['staff']}", headers=headers)
+    assert denied.status_code == 401 and denied.json["code"] == 102
+
+
 def test_bug_get_never_gives_a_kept_object_to_a_caller_who_may_not_see_it(services, world):
     seen = get(services, MEMBER, "staff", world=world)
     assert [bug["id"] for bug in seen["bugs"]] == [world["staff"]]

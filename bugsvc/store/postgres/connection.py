@@ -320,6 +320,18 @@ class PgConnection:
         finally:
             self._pending_begin = pending
 
+    def execute_ahead(self, sql: str, params: Params) -> _Cursor | None:
+        """Connection.execute_ahead: `sql` on its own while the BEGIN of a
+        read transaction is not sent yet (which then waits for the next
+        statement, if any); else None."""
+        if self._pending_begin is None or not self._pending_read:
+            return None
+        pending, self._pending_begin = self._pending_begin, None
+        try:
+            return self.execute(sql, params)
+        finally:
+            self._pending_begin = pending
+
     def unbound(self) -> None:
         """Lift the time limit set for a search's statement, if one is set."""
         for statement in self._lifting():
