@@ -8,11 +8,12 @@ call, as SQLite's reads have; the few that write, as login writes its
 token, may, as on SQLite; the generations a read looks at first, which
 any moment's snapshot may give, are read just before its BEGIN, so that a
 read answered from what the process keeps runs no transaction at all:
-Connection.execute_first); writes run `SERIALIZABLE`, so
-concurrent calls behave as if run one after another, as they are on
-SQLite: a write PostgreSQL cannot order with another one fails with a
-serialization failure (or a deadlock, or a unique key taken meanwhile) and
-the caller runs it again from the start (db.Attempts).
+Connection.execute_first; so are the revisions of the bugs GET bug answers
+with kept objects, its one read: Connection.execute_ahead); writes run
+`SERIALIZABLE`, so concurrent calls behave as if run one after another,
+as they are on SQLite: a write PostgreSQL cannot order with another one
+fails with a serialization failure (or a deadlock, or a unique key taken
+meanwhile) and the caller runs it again from the start (db.Attempts).
 
 The same SQL as on SQLite runs here: `?` placeholders become psycopg's,
 whole numbers are sent as bigint (beyond 64 bits: OverflowError, as
