@@ -72,23 +72,30 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
     object depends on (hashable). with_tokens: each object gets the
     caller's `update_token` (read with the revisions: its history and
     comments are counted anew). alone: the call reads nothing else for
-    its answer, so the revisions may be read ahead of its transaction
-    (Connection.execute_ahead): when every object is kept, the call runs
-    no transaction (on PostgreSQL, a BEGIN and a COMMIT fewer); when one
-    must be made, they are read again in the transaction, on the snapshot
-    the making reads."""
+    its answer, so while every bug has an object kept the revisions may be
+    read ahead of its transaction (Connection.execute_ahead): when each
+    object is still the bug's, the call runs no transaction (on
+    PostgreSQL, a BEGIN and a COMMIT fewer); when one must be made anew,
+    they are read again in the transaction, on the snapshot the making
+    reads."""
     conn = ctx.conn
     kept = ctx.cached("bug objects", _new_cache)
     # Where a statement is a round trip (not SQLite), whether the caller
     # may see the bugs the kept objects name (most are still theirs) is
     # read with the revisions.
     guessed = set()
+    unkept = False
     if not conn.dialect.reads_lists_apart:
         for bug_id in ids:
             entry = kept.peek((bug_id, variant))
-            if entry is not None:
+            if entry is None:
+                unkept = True
+            else:
                 guessed.update(entry[1])
-    stamps, visible, ahead = _stamps(ctx, ids, with_tokens, visible_only, guessed, alone)
+    # Ahead of the transaction only while each bug has an object kept (at
+    # whatever revision): one with none is made in the transaction anyway.
+    stamps, visible, ahead = _stamps(ctx, ids, with_tokens, visible_only, guessed,
+                                     alone and not unkept)
     seen = ctx.generations if ctx.generations is not None else cache.Generations(conn)
     credential = seen.credential
     found, missing = _kept(kept, ids, variant, stamps, credential)
