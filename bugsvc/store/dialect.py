@@ -87,8 +87,8 @@ class Connection(Protocol):
         costs a round trip: its answer is then of a snapshot of its own,
         which a call may use alone but not with anything the transaction
         reads later. None (nothing run) where the engine's BEGIN costs
-        nothing, or when a statement already ran in the transaction or it
-        writes: run it with execute instead."""
+        nothing, or when the transaction is no read whose BEGIN is still to
+        be sent: run it with execute instead."""
         ...
 
     def execute_one_plan(self, sql: str, params: Params, /) -> Cursor:

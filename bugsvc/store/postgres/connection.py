@@ -312,15 +312,10 @@ class PgConnection:
         for the next statement: a read that runs nothing else, a search
         answered from the answers kept, costs no BEGIN and no COMMIT);
         inside the transaction otherwise."""
-        if self._pending_begin is None or not self._pending_read:
-            return self.execute(sql)
-        pending, self._pending_begin = self._pending_begin, None
-        try:
-            return self.execute(sql)
-        finally:
-            self._pending_begin = pending
+        cursor = self.execute_ahead(sql, None)
+        return cursor if cursor is not None else self.execute(sql)
 
-    def execute_ahead(self, sql: str, params: Params) -> _Cursor | None:
+    def execute_ahead(self, sql: str, params: Params | None) -> _Cursor | None:
         """Connection.execute_ahead: `sql` on its own while the BEGIN of a
         read transaction is not sent yet (which then waits for the next
         statement, if any); else None."""
