@@ -428,7 +428,7 @@ def search_tags(ctx, query, limit):
     """At most `limit` comment tags containing `query` (case-insensitive),
     most used first. Only tags of comments the caller can see count
     (visible bugs; private comments only for insiders)."""
-    visible, args = visibility.bug_visibility_sql(ctx)
+    visible, args = visibility.bug_visibility_sql(ctx, scan=True)
     private = "" if visibility.is_insider(ctx) else " AND c.is_private = 0"
     rows = ctx.conn.execute(
         "SELECT MIN(t.tag), COUNT(*) AS uses FROM comment_tags t"

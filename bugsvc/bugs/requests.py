@@ -16,7 +16,7 @@ def requests_of_caller(ctx, limit=REQUEST_LIMIT):
     `limit`."""
     if not ctx.caller.is_logged_in:
         return []
-    visible, args = visibility.bug_visibility_sql(ctx, "b")
+    visible, args = visibility.bug_visibility_sql(ctx, "b", scan=True)
     private = "" if visibility.is_insider(ctx) else (
         " AND NOT EXISTS (SELECT 1 FROM attachments a WHERE a.id = f.attachment_id"
         " AND a.is_private <> 0)")
@@ -56,7 +56,7 @@ def request_queue(ctx, requester=None, requestee=None, either=False, product=Non
     particular); either: a flag of one or the other. product, component,
     type_name: names. status: "?", "+", "-", "+-" (granted or denied) or
     None for any."""
-    visible, args = visibility.bug_visibility_sql(ctx, "b")
+    visible, args = visibility.bug_visibility_sql(ctx, "b", scan=True)
     where, where_args = [visible], list(args)
     if not visibility.is_insider(ctx):
         where.append("NOT EXISTS (SELECT 1 FROM attachments pa WHERE pa.id = f.attachment_id"

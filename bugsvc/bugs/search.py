@@ -114,6 +114,7 @@ def find(ctx, params, count_only=False):
     """
     compiler = Compiler(ctx)
     query = parse(ctx, compiler, params)
+    compiler.scans = count_only or query.limit is None
     compiler.first_only = (not count_only and query.limit is not None
                            and query.limit + query.offset <= FIRST_ONLY
                            and query.order.split(",")[0].split()[0] == "b.id")

@@ -333,6 +333,10 @@ class Compiler:
         # `where` left a common text's candidates out for it.
         self.first_only = False
         self.common_left_out = False
+        # False when the search stops at a limit (its bugs' visibility is
+        # then looked up bug by bug); True for counts and reports, which go
+        # over every bug the criteria select (bug_visibility_sql's scan).
+        self.scans = True
         self._deadline = _clock() + BUILD_SECONDS
 
     def where(self, criteria):
@@ -348,7 +352,7 @@ class Compiler:
         a superset of the bugs the criteria select, which the criteria and
         the visibility rule in the CASE then narrow exactly.
         """
-        visible, visible_args = visibility.bug_visibility_sql(self.ctx)
+        visible, visible_args = visibility.bug_visibility_sql(self.ctx, scan=self.scans)
         plain, guarded, narrowed = [], [], []
         self.common_left_out = False
         for node, (sql, args) in self._and_terms(criteria):

@@ -33,8 +33,8 @@ def most_duplicated(ctx, products=(), bug_ids=(), since=None, open_only=False,
     Errors: 32000 an unknown sort."""
     if sort not in DUPLICATE_ORDER:
         raise ServiceError(USER_ERROR, f"sortby must be one of {', '.join(DUPLICATE_ORDER)}.")
-    dupe_visible, dupe_args = visibility.bug_visibility_sql(ctx, "d")
-    target_visible, target_args = visibility.bug_visibility_sql(ctx, "t")
+    dupe_visible, dupe_args = visibility.bug_visibility_sql(ctx, "d", scan=True)
+    target_visible, target_args = visibility.bug_visibility_sql(ctx, "t", scan=True)
     where, args = [target_visible], list(target_args)
     if products:
         where.append(f"p.name IN ({placeholders(products)})")

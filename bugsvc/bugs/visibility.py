@@ -9,34 +9,43 @@ from ..accounts.membership import not_member_sql
 from ..store.db import placeholders
 
 
-def bug_visibility_sql(ctx, bug="b"):
+def bug_visibility_sql(ctx, bug="b", scan=False):
     """SQL condition (and its arguments, a new list) true for the rows of
     table alias `bug` that the caller may see.
 
     A bug is visible when the caller is in every group the bug is restricted
     to, or is its reporter (while is_creator_accessible), on its CC list
     (while is_cc_accessible), its assignee or its QA contact.
+
+    Its subqueries are looked up for each bug the statement reaches
+    (dialect.per_row_subquery_end), as SQLite does: their cost follows the
+    bugs checked, not the size of bug_groups or of the caller's CC list.
+    scan: the statement may go over most bugs (a count, a report, a
+    queue): the engine may then read each subquery's table once instead.
     """
+    end = "" if scan else ctx.conn.dialect.per_row_subquery_end
     try:
-        sql, args = _visibility_sql(ctx.caller, bug)
+        sql, args = _visibility_sql(ctx.caller, bug, end)
     except TypeError:                   # a caller that cannot be a key (not a frozen Caller)
-        sql, args = _visibility_sql.__wrapped__(ctx.caller, bug)
+        sql, args = _visibility_sql.__wrapped__(ctx.caller, bug, end)
     return sql, list(args)
 
 
 @functools.lru_cache(maxsize=1024)
-def _visibility_sql(caller, bug):
+def _visibility_sql(caller, bug, end):
     """bug_visibility_sql's (condition, arguments as a tuple) for `caller`,
     a Caller: it never changes, so the same caller always gets the same
-    text, made once."""
+    text, made once. end: what ends each subquery (the dialect's
+    per_row_subquery_end)."""
     condition, args = not_member_sql(caller, "bg.group_id")
-    sql = f"(NOT EXISTS (SELECT 1 FROM bug_groups bg WHERE bg.bug_id = {bug}.id AND {condition})"
+    sql = (f"(NOT EXISTS (SELECT 1 FROM bug_groups bg WHERE bg.bug_id = {bug}.id"
+           f" AND {condition}{end})")
     user_id = caller.id
     if user_id is not None:
         sql += (f" OR ({bug}.reporter = ? AND {bug}.is_creator_accessible = 1)"
                 f" OR {bug}.assigned_to = ? OR {bug}.qa_contact = ?"
                 f" OR ({bug}.is_cc_accessible = 1 AND EXISTS (SELECT 1 FROM bug_cc cc"
-                f" WHERE cc.bug_id = {bug}.id AND cc.user_id = ?))")
+                f" WHERE cc.bug_id = {bug}.id AND cc.user_id = ?{end}))")
         args = args + [user_id, user_id, user_id, user_id]
     return sql + ")", tuple(args)
 

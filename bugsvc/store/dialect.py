@@ -143,6 +143,13 @@ class Dialect:
     # round trip to a server (PostgreSQL: the subqueries stay in the bugs'
     # one statement).
     reads_lists_apart: ClassVar[bool] = False
+    # What ends a correlated subquery that is to be looked up for each row of
+    # its statement (an index probe), never run once over its whole table
+    # into a hash (the visibility subqueries: bugs/visibility.py). SQLite
+    # always looks them up per row; PostgreSQL's planner would hash all of
+    # bug_groups and all of the caller's CC rows for every statement that
+    # checks a few bugs, a cost that grows with the whole table.
+    per_row_subquery_end: ClassVar[str] = ""
 
     # Text ------------------------------------------------------------------------
 

@@ -173,3 +173,32 @@ def test_marking_a_duplicate_does_not_cc_a_reporter_who_cannot_see_the_original(
     update_bug(services, dupe, dupe_of=world["secret"])
     assert get_bug(services, world["secret"])["cc"] == []
     assert error_of(services, bug_service.get, {"ids": [world["secret"]]}, PLAIN).code == 102
+
+
+@pytest.mark.engine("postgresql")
+@pytest.mark.parametrize("caller", [None, PLAIN, MEMBER])
+def test_a_few_bugs_are_checked_bug_by_bug_and_a_count_may_read_every_group(
+        services, world, caller):
+    """Whether the caller may see a few bugs is looked up for each of them
+    (PostgreSQL's planner would otherwise read all of bug_groups, and all of
+    the caller's CC rows, into a hash for every such statement: a cost that
+    grows with every restricted bug of the installation). A statement that
+    goes over every bug (scan) leaves that choice to the planner. Both
+    answer the same."""
+    from bugsvc.bugs import visibility
+
+    def plans_and_answers(ctx, params):
+        found = {}
+        for scan in (False, True):
+            condition, args = visibility.bug_visibility_sql(ctx, scan=scan)
+            sql = f"SELECT b.id FROM bugs b WHERE b.id IN (?, ?) AND {condition}"
+            ids = [world["secret"], world["public"]]
+            plan = "\n".join(row[0] for row in ctx.conn.execute(f"EXPLAIN {sql}", ids + args))
+            found[scan] = plan, sorted(row[0] for row in ctx.conn.execute(sql, ids + args))
+        return found
+
+    found = services.call(plans_and_answers, as_user=caller, write=False)
+    plan, seen = found[False]
+    assert "hash" not in plan.lower()        # no hashed subplan, no hash join
+    assert seen == sorted([world["public"]] + ([world["secret"]] if caller == MEMBER else []))
+    assert found[True][1] == seen

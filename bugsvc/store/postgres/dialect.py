@@ -65,6 +65,8 @@ class PostgresDialect(Dialect):
     # sees as running, and the first one not begun yet): see Dialect.
     keeps_bug_generation = True
     bug_generation_sql = "pg_current_snapshot()::text"
+    # OFFSET 0 keeps the planner from turning the subquery into a hash.
+    per_row_subquery_end = " OFFSET 0"
 
     def __init__(self, unicode_regexps: bool = True) -> None:
         self.unicode_regexps = unicode_regexps
