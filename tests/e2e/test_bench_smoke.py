@@ -11,6 +11,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -335,3 +336,35 @@ def test_engines_report_puts_runs_side_by_side(tmp_path, tiny_db):
     stored = json.loads(side.with_suffix(".json").read_text())
     assert [run["label"] for run in stored["runs"]] == ["SQLite, 1 process",
                                                         "SQLite, 2 processes"]
+
+
+def test_a_kept_cluster_with_events_left_unexpanded_is_refused(tmp_path, tiny_db):
+    """A cluster kept in --pg-folder is used again as it is, unless earlier
+    runs without a delivery worker left bug events unexpanded: the servers
+    measured would spend their first seconds on them, so bench says so and
+    measures nothing."""
+    postgresql_or_skip()
+    from bench import postgres
+    # Not under tmp_path: the server runs as the postgres user, which may
+    # not enter pytest's own folders.
+    folder = tempfile.mkdtemp(prefix="bench-kept-pg-")
+    cluster = postgres.Cluster(folder).start()
+    try:
+        url, seconds = postgres.load(cluster, tiny_db)
+        assert seconds is not None                    # copied the first time
+        assert postgres.load(cluster, tiny_db) == (url, None)
+        import psycopg
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("INSERT INTO outbox_events (bug_id, changer_id, created_at, data)"
+                         " SELECT b.id, b.reporter, '2026-11-28 12:00:00', '{}'"
+                         " FROM bugs b CROSS JOIN generate_series(1, 4) LIMIT %s",
+                         (postgres.BACKLOG_LIMIT + 1,))
+        command = [sys.executable, "-m", "bench.paired", "--db", str(tiny_db), "--rounds", "1",
+                   "--duration", "0.5", "--warmup", "0", "--postgresql", "--pg-folder",
+                   folder, "--out", str(tmp_path), "--name", "refused"]
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert done.returncode != 0
+        assert f"{postgres.BACKLOG_LIMIT + 1:,} bug events" in done.stdout + done.stderr
+        assert not (tmp_path / "refused.json").exists()
+    finally:
+        cluster.stop(remove=True)
