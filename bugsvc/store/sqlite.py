@@ -370,19 +370,16 @@ class SqliteDatabase(db.Database[SqliteConnection]):
         conn = getattr(self._local, "conn", None)
         return (conn is not None and conn.in_transaction) or super().in_transaction()
 
-    @contextmanager
     def transaction(self, write: bool = False, queue: bool = False,
-                    locked: bool = False) -> Iterator[SqliteConnection]:
-        """Database.transaction; write, queue and locked transactions run on
-        the process's writers' connection (see the module's docstring), all
-        as writes: SQLite's writers take turns anyway."""
+                    locked: bool = False) -> AbstractContextManager[SqliteConnection]:
+        """Database.transaction: reads on this thread's connection; write,
+        queue and locked transactions on the process's writers' connection
+        (see the module's docstring), all as writes: SQLite's writers take
+        turns anyway."""
         if not (write or queue or locked):
-            with super().transaction() as conn:
-                yield conn
-            return
-        with self._transaction_on(self._writers_connection(), db.QUEUE if queue else db.WRITE) \
-                as conn:
-            yield conn
+            return self._transaction_on(self.connection(), db.READ)
+        return self._transaction_on(self._writers_connection(),
+                                    db.QUEUE if queue else db.WRITE)
 
     def _writers_connection(self) -> SqliteConnection:
         """The process's connection for write transactions, opened on first

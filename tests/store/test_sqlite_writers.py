@@ -118,3 +118,50 @@ def test_close_closes_the_writers_connection(database):
     # The database opens a new one for its next write.
     write_maintainer(database, "y@example.com")
     assert maintainer(database) == "y@example.com"
+
+
+class RecordedTurn:
+    """A writers' turn that notes what it was given back with."""
+
+    def __init__(self, seen):
+        self.seen = seen
+
+    def __enter__(self):
+        self.seen.append("taken")
+
+    def __exit__(self, kind, exc, tb):
+        self.seen.append(("given back", kind))
+
+
+def test_a_failed_commit_gives_the_writers_turn_back(database, monkeypatch):
+    write_maintainer(database, "kept@example.com")
+    seen = []
+    monkeypatch.setattr(database, "_writer_turn", lambda mode: RecordedTurn(seen))
+
+    def commit_fails(conn):
+        conn.execute("ROLLBACK")        # as SQLite does when it cannot write the log
+        raise sqlite_store.sqlite3.OperationalError("disk I/O error")
+    monkeypatch.setattr(database, "_commit", commit_fails)
+    with pytest.raises(sqlite_store.sqlite3.OperationalError, match="disk I/O"):
+        write_maintainer(database, "lost@example.com")
+    assert seen == ["taken", ("given back", sqlite_store.sqlite3.OperationalError)]
+    assert database.in_transaction() is False
+    monkeypatch.undo()
+    write_maintainer(database, "next@example.com")
+    assert maintainer(database) == "next@example.com"
+
+
+def test_a_failed_call_is_rolled_back_and_gives_the_turn_back_with_its_error(database,
+                                                                             monkeypatch):
+    seen = []
+    monkeypatch.setattr(database, "_writer_turn", lambda mode: RecordedTurn(seen))
+    with pytest.raises(KeyError):
+        with database.transaction(write=True) as conn:
+            conn.execute("INSERT INTO params (name, value) VALUES ('maintainer', 'lost')")
+            raise KeyError("the call failed")
+    assert seen == ["taken", ("given back", KeyError)]
+    assert database.in_transaction() is False
+    monkeypatch.undo()
+    with database.transaction() as conn:
+        assert conn.execute("SELECT COUNT(*) FROM params WHERE name = 'maintainer'"
+                            ).fetchone()[0] == 0
