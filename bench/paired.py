@@ -71,6 +71,11 @@ from .seed import default_db_path
 # search costs when other bugs changed between requests. What it costs the
 # first time a process shows its bugs: bench.cpu with the objects' cache off.
 SHARE_TARGETS = {"bug_get": 0.50, "search": 0.15, "search_anew": 0.15, "comment_add": 0.30}
+# Measured against the ceiling beside the targets, with none of its own: a
+# call that answers almost nothing (GET /rest/version, keyed as the others),
+# what the service's serving, dispatch, credentials and read transaction
+# cost any call. A scenario's share cannot pass it.
+REFERENCE_SCENARIO = "version"
 SCALING_SCENARIOS = ("bug_get", "search", "comments")
 SCALING_TARGET = 1.6
 P99_TARGET = 5.0
@@ -184,6 +189,9 @@ def _shares_and_scaling(paired, ceiling, one, servers, results, engine):
         paired.log(f"{scenario}{shown} against the ceiling")
         rounds = paired.pairs(ceiling, one, "version", scenario, scenario)
         results["shares"][scenario] = {"rounds": rounds, **summary(rounds)}
+    paired.log(f"{REFERENCE_SCENARIO}{shown} against the ceiling (the reference)")
+    rounds = paired.pairs(ceiling, one, "version", REFERENCE_SCENARIO, REFERENCE_SCENARIO)
+    results["reference"] = {REFERENCE_SCENARIO: {"rounds": rounds, **summary(rounds)}}
     two = paired.start_service(f"{engine}-w2", engine, workers=2)
     servers.append(two)
     for scenario in SCALING_SCENARIOS:
@@ -271,6 +279,9 @@ def markdown(results):
             target = SHARE_TARGETS[scenario]
             lines.append(_row(f"{scenario}{engine} / ceiling", figures, f"{target:.0%}",
                               figures["median"] >= target, percent=True))
+        for scenario, figures in part.get("reference", {}).items():
+            lines.append(_row(f"{scenario}{engine} / ceiling (reference)", figures, "-", None,
+                              percent=True))
         for scenario, figures in part.get("engines", {}).items():
             lines.append(_row(f"{scenario}: PostgreSQL / SQLite", figures,
                               f"{ENGINE_TARGET:.0%}", figures["median"] >= ENGINE_TARGET,
@@ -289,6 +300,7 @@ def markdown(results):
         if part is None:
             continue
         for kind, label in (("shares", "{}%s / ceiling" % engine),
+                            ("reference", "{}%s / ceiling (reference)" % engine),
                             ("engines", "{}: PostgreSQL / SQLite"),
                             ("scaling", "{}%s: --workers 2 / 1" % engine)):
             for scenario, figures in part.get(kind, {}).items():
@@ -320,11 +332,14 @@ def _or_dash(value):
 
 
 def _row(label, figures, target, met, percent=False):
+    """A table row of `figures`' rounds; met: True, False, or None for a
+    reference without a target."""
     show = (lambda v: f"{v:.1%}") if percent else (lambda v: f"{v:.2f}x")
     rounds = "; ".join(f"{r['first_rps']:,.0f} / {r['second_rps']:,.0f} -> {show(r['ratio'])}"
                        for r in figures["rounds"])
+    verdict = "-" if met is None else "yes" if met else "**no**"
     return (f"| {label} | {rounds} | {show(figures['median'])} | {show(figures['lowest'])} "
-            f"| {show(figures['highest'])} | {target} | {'yes' if met else '**no**'} |")
+            f"| {show(figures['highest'])} | {target} | {verdict} |")
 
 
 def add_round_options(parser, threads_help, one_database=True):

@@ -144,7 +144,10 @@ def test_paired_run_reports_every_ratio_with_its_rounds(tmp_path, tiny_db):
     assert results["keyed"] is True          # an API key on every request, reads too
     assert set(results["shares"]) == {"bug_get", "search", "search_anew", "comment_add"}
     assert set(results["scaling"]) == {"bug_get", "search", "comments"}
-    for figures in [*results["shares"].values(), *results["scaling"].values()]:
+    # Beside the targets, a keyed call that answers almost nothing: what any call costs.
+    assert set(results["reference"]) == {"version"}
+    for figures in [*results["shares"].values(), *results["scaling"].values(),
+                    *results["reference"].values()]:
         (measured,) = figures["rounds"]
         assert measured["first_rps"] > 0 and measured["second_rps"] > 0
         assert measured["second_errors"] == 0
@@ -153,6 +156,7 @@ def test_paired_run_reports_every_ratio_with_its_rounds(tmp_path, tiny_db):
         assert figures["second_driver_cpu_ms"] > 0      # the load generator's share of the cores
     table = (tmp_path / "paired.md").read_text()
     assert "| bug_get / ceiling |" in table and "| search: --workers 2 / 1 |" in table
+    assert "| version / ceiling (reference) |" in table
     assert "an API key on every request, reads too" in table
 
 
@@ -300,7 +304,9 @@ def test_paired_run_on_postgresql_reports_its_ratios_beside_sqlite(tmp_path, tin
     assert pg["settings"]["fsync"] == "on" and pg["settings"]["server_version"]
     assert set(pg["shares"]) == set(pg["engines"]) == set(results["shares"])
     assert set(pg["scaling"]) == set(results["scaling"])
-    for figures in [*pg["shares"].values(), *pg["engines"].values(), *pg["scaling"].values()]:
+    assert set(pg["reference"]) == {"version"}
+    for figures in [*pg["shares"].values(), *pg["engines"].values(), *pg["scaling"].values(),
+                    *pg["reference"].values()]:
         (measured,) = figures["rounds"]
         assert measured["first_rps"] > 0 and measured["second_rps"] > 0
         assert measured["second_errors"] == 0
@@ -310,7 +316,8 @@ def test_paired_run_on_postgresql_reports_its_ratios_beside_sqlite(tmp_path, tin
     assert pg["engines"]["comment_add"]["second_db_cpu_ms"] > 0
     table = (tmp_path / "paired.md").read_text()
     for row in ("| bug_get (PostgreSQL) / ceiling |", "| comment_add: PostgreSQL / SQLite |",
-                "| search (PostgreSQL): --workers 2 / 1 |", "| bug_get / ceiling |"):
+                "| search (PostgreSQL): --workers 2 / 1 |", "| bug_get / ceiling |",
+                "| version (PostgreSQL) / ceiling (reference) |"):
         assert row in table, row
     folder = re.search(r"a cluster of its own \((.+?)\)", done.stdout).group(1)
     assert Path(folder).name.startswith("bench-paired-pg-") and not Path(folder).exists()
