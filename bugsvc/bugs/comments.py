@@ -281,21 +281,62 @@ def post(ctx, bug_value, text, is_private=False, work_time=None, is_markdown=Fal
     bugs; 114 comment too long; 113 private without being an insider; 52/54
     bad work_time.
     """
-    bug_id, target = _comment_target(ctx, bug_value)
-    if not target["may_edit"]:
-        raise product_edit_denied(target["product"])
-    body = normalise(text)
-    if is_private and not visibility.is_insider(ctx):
-        raise ServiceError(USER_NOT_INSIDER, "You are not allowed to make comments private.")
-    hours = 0.0
-    if visibility.is_timetracker(ctx) and work_time is not None:
-        hours = values.time_value(work_time, "work_time", allow_negative=True)
-    comment_id = add(ctx, bug_id, body, is_private=is_private, work_time=hours,
-                     is_markdown=is_markdown, count=target["next_count"])
+    try:
+        body = normalise(text)
+        if is_private and not visibility.is_insider(ctx):
+            raise ServiceError(USER_NOT_INSIDER, "You are not allowed to make comments private.")
+        hours = 0.0
+        if visibility.is_timetracker(ctx) and work_time is not None:
+            hours = values.time_value(work_time, "work_time", allow_negative=True)
+    except ServiceError:
+        _editable_target(ctx, bug_value)        # the bug's own errors come first
+        raise
+    number = numeric_bug_id(bug_value)
+    comment_id = None
+    if number is not None and number < MAX_BUG_ID:
+        bug_id = number
+        comment_id = _add_if_editable(ctx, number, body, is_private, hours, is_markdown)
+    if comment_id is None:
+        # A bug named by alias, or one the caller may not see or edit (the
+        # lookup says which error), is read first.
+        bug_id, target = _editable_target(ctx, bug_value)
+        comment_id = add(ctx, bug_id, body, is_private=is_private, work_time=hours,
+                         is_markdown=is_markdown, count=target["next_count"])
     if hours:
         record_work_time(ctx, bug_id, comment_id, hours)
     activity.touch(ctx.conn, bug_id, ctx.now, ctx.events)
     return comment_id
+
+
+def _add_if_editable(ctx, bug_id, body, is_private, hours, is_markdown):
+    """Store the caller's comment as bug `bug_id`'s next one and note it in
+    the call's journal (as `add`), by one statement that also checks what
+    _editable_target checks: that the caller may see the bug and edit its
+    product's bugs. Returns the new id, or None when nothing was stored (no
+    such bug, or one of those checks failed: _editable_target says which)."""
+    visible, args = visibility.bug_visibility_sql(ctx)
+    may_edit, edit_args = product_edit_sql(ctx, "b.product_id")
+    row = ctx.conn.execute(
+        "INSERT INTO comments (bug_id, count, author_id, created_at, body, is_private, work_time,"
+        " kind, extra, attachment_id, is_markdown)"
+        f" SELECT b.id, {NEXT_COUNT_SQL.format(bug='b')}, ?, ?, ?, ?, ?, ?, NULL, NULL, ?"
+        f" FROM bugs b WHERE b.id = ? AND {visible} AND {may_edit} RETURNING id",
+        [ctx.caller.id, dates.to_db(ctx.now), body, 1 if is_private else 0, hours or 0, PLAIN,
+         1 if is_markdown else 0, bug_id, *args, *edit_args]).fetchone()
+    if row is None:
+        return None
+    ctx.events.commented(bug_id, row[0])
+    return row[0]
+
+
+def _editable_target(ctx, bug_value):
+    """_comment_target's (bug id, row) of the bug of `bug_value`, which the
+    caller must see and may edit.
+    Errors: 100/101/102 the bug; 109 the caller may not edit its product's bugs."""
+    bug_id, target = _comment_target(ctx, bug_value)
+    if not target["may_edit"]:
+        raise product_edit_denied(target["product"])
+    return bug_id, target
 
 
 def _comment_target(ctx, bug_value):

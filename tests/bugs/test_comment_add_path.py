@@ -1,7 +1,8 @@
-"""Adding a comment (Bug.add_comment): the bug is found, checked and
-numbered by one read when it is named by its number, and by the shared
-lookup otherwise; every way gives the same answers, and each refusal stores
-nothing (no comment, no change of the bug, no outbox event)."""
+"""Adding a comment (Bug.add_comment): when the bug is named by its number
+one statement finds, checks, numbers and stores the comment; otherwise (an
+alias) the shared lookup finds the bug first; every way gives the same
+answers and errors in the same order, and each refusal stores nothing (no
+comment, no change of the bug, no outbox event)."""
 
 from datetime import datetime, timezone
 
@@ -160,6 +161,48 @@ def test_too_long_and_bad_work_time_store_nothing(services, world):
     assert refused(services, MEMBER, world["hidden"], "x" * 65536) == 114
     assert refused(services, PLAIN, world["public"], "x", work_time="100000") == 54
     assert refused(services, MEMBER, world["hidden"], "x", work_time="lots") == 52
+
+
+@pytest.mark.parametrize("more", [{"text": "x" * 65536}, {"is_private": True},
+                                  {"work_time": "lots"}])
+def test_the_bugs_own_errors_come_before_those_of_the_comment(services, world, more):
+    """Who may not see the bug learns nothing about what they sent, by
+    number or by alias; who may not edit it hears 109 first."""
+    assert refused(services, PLAIN, world["hidden"], **more) == 102
+    assert refused(services, PLAIN, "hidden-one", **more) == 100
+    assert refused(services, PLAIN, world["closed"] + 1000, **more) == 102
+    editors = add_group(services, "editors", members=[MEMBER])
+    product_id = services.query("SELECT product_id FROM bugs WHERE id = ?",
+                                (world["public"],))[0][0]
+    with services.db.transaction(write=True) as conn:
+        conn.execute("INSERT INTO group_controls (group_id, product_id, membercontrol,"
+                     " othercontrol, canedit) VALUES (?, ?, 1, 1, 1)", (editors, product_id))
+    assert refused(services, PLAIN, world["public"], **more) == 109
+    assert refused(services, PLAIN, "public-one", **more) == 109
+
+
+def test_a_bug_named_by_its_number_is_checked_and_commented_by_one_statement(services, world):
+    statements = []
+    original = services.units.new_context
+
+    def traced(conn, *args, **kwargs):
+        conn.set_trace_callback(statements.append)
+        return original(conn, *args, **kwargs)
+
+    services.units.new_context = traced
+    try:
+        comment_id = add(services, MEMBER, world["hidden"], "Seen")
+    finally:
+        services.units.new_context = original
+    # (SQLite traces a statement again for each trigger it runs.)
+    inserts = {sql for sql in statements if sql.startswith("INSERT INTO comments")}
+    assert len(inserts) == 1 and "FROM bugs b WHERE b.id = " in inserts.pop()
+    # Nothing read the bug for the comment before: no target row, no count.
+    assert not [sql for sql in statements
+                if sql.startswith("SELECT") and ("FROM bugs b JOIN products p" in sql
+                                                 or "MAX(count)" in sql)]
+    assert services.query("SELECT bug_id, count, body FROM comments WHERE id = ?",
+                          (comment_id,)) == [(world["hidden"], 1, "Seen")]
 
 
 def test_over_http_and_xmlrpc_the_answers_are_the_same(client, services, world):
