@@ -55,6 +55,24 @@ def add(services, as_user, bug, text="A comment", **more):
     return services.call(comment.add, {"id": bug, "comment": text, **more}, as_user=as_user)["id"]
 
 
+def traced_add(services, as_user, bug, text="A comment"):
+    """(the statements the call ran, as the connection traced them; the new
+    comment's id)."""
+    statements = []
+    original = services.units.new_context
+
+    def traced(conn, *args, **kwargs):
+        conn.set_trace_callback(statements.append)
+        return original(conn, *args, **kwargs)
+
+    services.units.new_context = traced
+    try:
+        comment_id = add(services, as_user, bug, text)
+    finally:
+        services.units.new_context = original
+    return statements, comment_id
+
+
 def refused(services, as_user, bug, text="A comment", **more):
     """The error code of a refused call, checking that it stored nothing."""
     before = stored(services)
@@ -182,18 +200,7 @@ def test_the_bugs_own_errors_come_before_those_of_the_comment(services, world, m
 
 
 def test_a_bug_named_by_its_number_is_checked_and_commented_by_one_statement(services, world):
-    statements = []
-    original = services.units.new_context
-
-    def traced(conn, *args, **kwargs):
-        conn.set_trace_callback(statements.append)
-        return original(conn, *args, **kwargs)
-
-    services.units.new_context = traced
-    try:
-        comment_id = add(services, MEMBER, world["hidden"], "Seen")
-    finally:
-        services.units.new_context = original
+    statements, comment_id = traced_add(services, MEMBER, world["hidden"], "Seen")
     # (SQLite traces a statement again for each trigger it runs.)
     inserts = {sql for sql in statements if sql.startswith("INSERT INTO comments")}
     assert len(inserts) == 1 and "FROM bugs b WHERE b.id = " in inserts.pop()
@@ -232,18 +239,7 @@ def test_the_comment_reads_its_bugs_people_once_with_the_bugs_last_change(servic
     """The statement that stamps the bug's last change answers its people,
     which the event takes: the comment sends no statement of its own for
     them."""
-    statements = []
-    original = services.units.new_context
-
-    def traced(conn, *args, **kwargs):
-        conn.set_trace_callback(statements.append)
-        return original(conn, *args, **kwargs)
-
-    services.units.new_context = traced
-    try:
-        add(services, PLAIN, world["public"])
-    finally:
-        services.units.new_context = original
+    statements, _ = traced_add(services, PLAIN, world["public"])
     assert not [sql for sql in statements
                 if sql.startswith("SELECT assigned_to, qa_contact, reporter")]
     assert any("RETURNING assigned_to" in sql for sql in statements)
