@@ -57,6 +57,19 @@ NEXT_COUNT_SQL = ("(SELECT COALESCE(MAX(nc.count) + 1, 0) FROM comments nc"
                   " WHERE nc.bug_id = {bug}.id)")
 
 
+# A comment's columns as `insert` and the caller's comment (_add_if_editable)
+# store them: the bug and its count, then _stored_values's.
+_INSERT_COMMENT = ("INSERT INTO comments (bug_id, count, author_id, created_at, body, is_private,"
+                   " work_time, kind, extra, attachment_id, is_markdown)")
+
+
+def _stored_values(author_id, body, when, is_private, work_time, kind, extra, attachment_id,
+                   is_markdown):
+    """The values of a new comment's columns after its bug and count, as stored."""
+    return (author_id, dates.to_db(when), body, 1 if is_private else 0, work_time or 0, kind,
+            extra, attachment_id, 1 if is_markdown and kind == PLAIN else 0)
+
+
 def insert(conn, bug_id, author_id, body, when, is_private=False, work_time=0.0, kind=PLAIN,
            extra=None, attachment_id=None, is_markdown=False, count=None):
     """Store a comment as the bug's next one (count 0 is the description).
@@ -70,11 +83,9 @@ def insert(conn, bug_id, author_id, body, when, is_private=False, work_time=0.0,
         count = conn.execute("SELECT COALESCE(MAX(count) + 1, 0) FROM comments WHERE bug_id = ?",
                              (bug_id,)).fetchone()[0]
     cur = conn.execute(
-        "INSERT INTO comments (bug_id, count, author_id, created_at, body, is_private, work_time,"
-        " kind, extra, attachment_id, is_markdown) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " RETURNING id",
-        (bug_id, count, author_id, dates.to_db(when), body, 1 if is_private else 0, work_time or 0,
-         kind, extra, attachment_id, 1 if is_markdown and kind == PLAIN else 0))
+        f"{_INSERT_COMMENT} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        (bug_id, count, *_stored_values(author_id, body, when, is_private, work_time, kind,
+                                        extra, attachment_id, is_markdown)))
     return cur.fetchone()[0]
 
 
@@ -317,12 +328,11 @@ def _add_if_editable(ctx, bug_id, body, is_private, hours, is_markdown):
     visible, args = visibility.bug_visibility_sql(ctx)
     may_edit, edit_args = product_edit_sql(ctx, "b.product_id")
     row = ctx.conn.execute(
-        "INSERT INTO comments (bug_id, count, author_id, created_at, body, is_private, work_time,"
-        " kind, extra, attachment_id, is_markdown)"
-        f" SELECT b.id, {NEXT_COUNT_SQL.format(bug='b')}, ?, ?, ?, ?, ?, ?, NULL, NULL, ?"
+        f"{_INSERT_COMMENT} SELECT b.id, {NEXT_COUNT_SQL.format(bug='b')},"
+        " ?, ?, ?, ?, ?, ?, ?, ?, ?"
         f" FROM bugs b WHERE b.id = ? AND {visible} AND {may_edit} RETURNING id",
-        [ctx.caller.id, dates.to_db(ctx.now), body, 1 if is_private else 0, hours or 0, PLAIN,
-         1 if is_markdown else 0, bug_id, *args, *edit_args]).fetchone()
+        [*_stored_values(ctx.caller.id, body, ctx.now, is_private, hours, PLAIN, None, None,
+                         is_markdown), bug_id, *args, *edit_args]).fetchone()
     if row is None:
         return None
     ctx.events.commented(bug_id, row[0])

@@ -320,15 +320,16 @@ class TransactionOn(Generic[C]):
         assert turn is not None, "__exit__ without __enter__"
         self._turn = None
         try:
-            if kind is None:
-                database._commit(self._conn)
-            else:
-                database._rollback(self._conn)
+            try:
+                if kind is None:
+                    database._commit(self._conn)
+                else:
+                    database._rollback(self._conn)
+            finally:
+                database._local.depth -= 1
         except BaseException:
-            database._local.depth -= 1
             turn.__exit__(*sys.exc_info())
             raise
-        database._local.depth -= 1
         turn.__exit__(kind, exc, tb)
 
 
