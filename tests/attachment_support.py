@@ -87,6 +87,6 @@ def editbugs_only_for_admin(services):
 
 def stored_state(services):
     """Everything an attachment call may write, to check that a failed call wrote nothing."""
-    return [services.query(f"SELECT * FROM {table} ORDER BY 1")
+    return [services.table(table)
             for table in ("attachments", "attachment_data", "flags", "comments", "bug_activity")
             ] + [services.query("SELECT id, last_change_time FROM bugs ORDER BY id")]

@@ -504,6 +504,12 @@ class Services:
         with self.db.transaction() as conn:
             return [tuple(row) for row in conn.execute(sql, args).fetchall()]
 
+    def table(self, name):
+        """Every row of table `name`, in an order both engines agree on (a
+        sort of whole rows: ORDER BY 1 leaves ties, as in user_groups, in the
+        engine's order, which PostgreSQL changes when rows are rewritten)."""
+        return sorted(self.query(f"SELECT * FROM {name}"), key=repr)
+
 
 @pytest.fixture
 def swap_service(monkeypatch):

@@ -47,7 +47,7 @@ def direct_rows(services, login):
 
 def stored(services):
     """What the refused calls below could change."""
-    return {table: services.query(f"SELECT * FROM {table} ORDER BY 1")
+    return {table: services.table(table)
             for table in ("users", "components", "params", "user_groups")}
 
 

@@ -48,7 +48,7 @@ def xmlrpc_call(client, method, params, key=None):
 
 
 def stored(services):
-    return [services.query(f"SELECT * FROM {table} ORDER BY 1")
+    return [services.table(table)
             for table in ("bugs", "comments", "comment_tags", "attachments", "flag_types")]
 
 

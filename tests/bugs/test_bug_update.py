@@ -43,7 +43,7 @@ def snapshot(services):
     """Everything stored about bugs, to prove a failed update changed nothing."""
     tables = ("bugs", "bug_aliases", "bug_cc", "bug_keywords", "dependencies", "bug_groups",
               "bug_see_also", "bug_custom_values", "comments", "bug_activity", "flags")
-    return {table: services.query(f"SELECT * FROM {table} ORDER BY 1, 2") for table in tables}
+    return {table: services.table(table) for table in tables}
 
 
 # Through HTTP ---------------------------------------------------------------------------

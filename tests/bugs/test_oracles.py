@@ -234,7 +234,7 @@ def test_hidden_alias_never_shows_its_bug_number(client, world):
 @pytest.mark.parametrize("caller", CALLERS)
 def test_nothing_changes_when_the_bug_is_hidden_or_missing(client, services, world, caller):
     def state():
-        return [services.query(f"SELECT * FROM {table} ORDER BY 1")
+        return [services.table(table)
                 for table in ("bugs", "comments", "attachments", "dependencies", "bug_see_also",
                               "bug_user_last_visit")]
     before = state()

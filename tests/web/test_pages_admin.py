@@ -124,11 +124,11 @@ def test_keywords_are_created_and_changed(admin, services):
 ])
 def test_others_are_refused_and_nothing_changes(plain, services, path, fields):
     tables = ("products", "components", "versions", "users", "groups", "params", "keywords")
-    before = {table: services.query(f"SELECT * FROM {table}") for table in tables}
+    before = {table: services.table(table) for table in tables}
     plain.get("/")
     result = plain.post(path, fields)
     assert result.status_code == 401 and "Sorry" in result.text
-    assert {table: services.query(f"SELECT * FROM {table}") for table in tables} == before
+    assert {table: services.table(table) for table in tables} == before
 
 
 def test_code_forge_repositories_are_registered_changed_and_removed(admin, services):
@@ -166,7 +166,7 @@ def test_others_may_not_register_code_forges(plain, services):
 def test_refusals_come_back_on_the_form_as_typed(admin, services):
     """Products, components, groups and keywords: the form again, with what
     was typed and the reason (role="alert"), nothing stored."""
-    before = [services.query(f"SELECT * FROM {table}")
+    before = [services.table(table)
               for table in ("products", "components", "groups", "keywords")]
     admin.get("/editproducts.cgi?action=add")
     page = admin.post("/editproducts.cgi", {"action": "new", "name": "testproduct",
@@ -196,7 +196,7 @@ def test_refusals_come_back_on_the_form_as_typed(admin, services):
                                             "description": "Second words"})
     assert page.status_code == 400 and 'role="alert"' in page.text
     assert "Second words" in page.text
-    after = [services.query(f"SELECT * FROM {table}")
+    after = [services.table(table)
              for table in ("products", "components", "groups")]
     assert after == before[:3]
     assert len(services.query("SELECT * FROM keywords")) == len(before[3]) + 1
