@@ -23,7 +23,7 @@ from ..errors import (
     require_login,
 )
 from ..store.db import placeholders
-from . import activity, values, visibility
+from . import activity, events, values, visibility
 from .lookup import MAX_BUG_ID, numeric_bug_id, visible_bug_id
 from .permissions import product_edit_denied, product_edit_sql
 
@@ -303,10 +303,15 @@ def post(ctx, bug_value, text, is_private=False, work_time=None, is_markdown=Fal
         _editable_target(ctx, bug_value)        # the bug's own errors come first
         raise
     number = numeric_bug_id(bug_value)
-    comment_id = None
+    comment_id, touched = None, False
     if number is not None and number < MAX_BUG_ID:
         bug_id = number
-        comment_id = _add_if_editable(ctx, number, body, is_private, hours, is_markdown)
+        if ctx.conn.dialect.writes_several_tables:
+            comment_id = _add_and_touch_if_editable(ctx, number, body, is_private, hours,
+                                                    is_markdown)
+            touched = comment_id is not None
+        else:
+            comment_id = _add_if_editable(ctx, number, body, is_private, hours, is_markdown)
     if comment_id is None:
         # A bug named by alias, or one the caller may not see or edit (the
         # lookup says which error), is read first.
@@ -315,7 +320,8 @@ def post(ctx, bug_value, text, is_private=False, work_time=None, is_markdown=Fal
                          is_markdown=is_markdown, count=target["next_count"])
     if hours:
         record_work_time(ctx, bug_id, comment_id, hours)
-    activity.touch(ctx.conn, bug_id, ctx.now, ctx.events)
+    if not touched:
+        activity.touch(ctx.conn, bug_id, ctx.now, ctx.events)
     return comment_id
 
 
@@ -336,6 +342,31 @@ def _add_if_editable(ctx, bug_id, body, is_private, hours, is_markdown):
     if row is None:
         return None
     ctx.events.commented(bug_id, row[0])
+    return row[0]
+
+
+def _add_and_touch_if_editable(ctx, bug_id, body, is_private, hours, is_markdown):
+    """_add_if_editable and activity.touch of the bug in one statement, for
+    an engine that writes several tables in one (dialect.writes_several_tables):
+    the bug's row is changed first, so that the comment's reference to it
+    takes no lock of its own. Returns the new id, or None when nothing was
+    stored or changed."""
+    visible, args = visibility.bug_visibility_sql(ctx, "bugs")
+    may_edit, edit_args = product_edit_sql(ctx, "bugs.product_id")
+    row = ctx.conn.execute(
+        "WITH touched AS (UPDATE bugs SET last_change_time = ?"
+        f" WHERE bugs.id = ? AND {visible} AND {may_edit}"
+        f" RETURNING bugs.id, {events.people_columns(ctx.conn.dialect)}),"
+        f" added AS ({_INSERT_COMMENT} SELECT b.id, {NEXT_COUNT_SQL.format(bug='b')},"
+        " ?, ?, ?, ?, ?, ?, ?, ?, ? FROM touched b RETURNING id)"
+        " SELECT added.id, touched.* FROM added, touched",
+        [dates.to_db(ctx.now), bug_id, *args, *edit_args,
+         *_stored_values(ctx.caller.id, body, ctx.now, is_private, hours, PLAIN, None, None,
+                         is_markdown)]).fetchone()
+    if row is None:
+        return None
+    ctx.events.commented(bug_id, row[0])
+    ctx.events.people_seen(bug_id, events.people_of(row[2:]), ctx.conn.writes_so_far())
     return row[0]
 
 

@@ -143,6 +143,10 @@ class Dialect:
     # round trip to a server (PostgreSQL: the subqueries stay in the bugs'
     # one statement).
     reads_lists_apart: ClassVar[bool] = False
+    # True when one statement may write several tables (a WITH of
+    # data-modifying statements: PostgreSQL), so that writes that go
+    # together need one round trip; SQLite's statements write one table.
+    writes_several_tables: ClassVar[bool] = False
     # What ends a correlated subquery that is to be looked up for each row of
     # its statement (an index probe), never run once over its whole table
     # into a hash (the visibility subqueries: bugs/visibility.py). SQLite

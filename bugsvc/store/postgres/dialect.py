@@ -67,6 +67,7 @@ class PostgresDialect(Dialect):
     bug_generation_sql = "pg_current_snapshot()::text"
     # OFFSET 0 keeps the planner from turning the subquery into a hash.
     per_row_subquery_end = " OFFSET 0"
+    writes_several_tables = True
 
     def __init__(self, unicode_regexps: bool = True) -> None:
         self.unicode_regexps = unicode_regexps
