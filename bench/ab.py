@@ -120,7 +120,7 @@ def run(args, log=print):
     finally:
         for server in servers.values():
             server.stop()
-        shutil.rmtree(paired.work, ignore_errors=True)
+        paired.remove_folders()
     results["machine"]["load_after"] = load_average()
     return results
 

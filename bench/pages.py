@@ -15,7 +15,6 @@ less than the rate). Writes bench/results/DATE-bugsN-pages.md and .json.
 """
 
 import argparse
-import shutil
 import statistics
 import sys
 from datetime import datetime, timezone
@@ -67,7 +66,7 @@ def run(args, log=print):
                     f"CPU ms/req, {figures['errors']} errors")
     finally:
         service.stop()
-        shutil.rmtree(paired.work, ignore_errors=True)
+        paired.remove_folders()
     for name, measured in rounds.items():
         results["scenarios"][name] = {"rounds": measured, "median": median_figures(measured)}
     for page, rest in scenarios.PAGE_PAIRS:

@@ -39,7 +39,6 @@ import argparse
 import contextlib
 import json
 import random
-import shutil
 import statistics
 import sys
 import tempfile
@@ -57,6 +56,7 @@ from .run import (
     load_average,
     machine,
     measure,
+    remove_run_folders,
     shown_path,
     wrk_available,
 )
@@ -120,6 +120,11 @@ class PairedRun:
             self.files[name, engine] = scenarios.write_request_file(
                 self.work / f"{name}-{engine}.txt", requests)
         return self.files[name, engine]
+
+    def remove_folders(self):
+        """In the run's `finally`: bench.run.remove_run_folders of its work
+        folder and servers' logs."""
+        remove_run_folders(self.work, self.log_dir, self.log)
 
     def start(self, name, command, engine="sqlite"):
         server = Server([sys.executable] + command + ["--port", "0", "--threads",
@@ -248,7 +253,7 @@ def run(args, log=print):
     finally:
         for server in servers:
             server.stop()
-        shutil.rmtree(paired.work, ignore_errors=True)
+        paired.remove_folders()
     results["machine"]["load_after"] = load_average()
     return results
 

@@ -324,6 +324,17 @@ def load_average():
         return None
 
 
+def remove_run_folders(work, log_dir, log):
+    """Called in a run's `finally`: remove its work folder, and its servers'
+    logs unless an exception is on its way out (then `log` says where they
+    are, to read why)."""
+    shutil.rmtree(work, ignore_errors=True)
+    if sys.exc_info()[0] is not None:
+        log(f"The servers' logs are in {log_dir}")
+    else:
+        shutil.rmtree(log_dir, ignore_errors=True)
+
+
 def shown_path(path):
     """`path` relative to the project when inside it (results are committed);
     a PostgreSQL URL without its password."""

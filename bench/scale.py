@@ -16,7 +16,6 @@ and .json.
 
 import argparse
 import random
-import shutil
 import statistics
 import sys
 import tempfile
@@ -32,6 +31,7 @@ from .run import (
     load_average,
     machine,
     measure,
+    remove_run_folders,
     shown_path,
     wrk_available,
 )
@@ -114,7 +114,7 @@ def run(args, log=print):
     finally:
         for side in sides:
             side.server.stop()
-        shutil.rmtree(work, ignore_errors=True)
+        remove_run_folders(work, log_dir, log)
     results["machine"]["load_after"] = load_average()
     results["bugs"] = results["large"]["bugs"]
     return results

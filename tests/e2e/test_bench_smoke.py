@@ -138,8 +138,12 @@ def test_a_round_counts_the_request_it_started_however_slow(tmp_path, driver):
 def test_paired_run_reports_every_ratio_with_its_rounds(tmp_path, tiny_db):
     command = [sys.executable, "-m", "bench.paired", "--db", str(tiny_db), "--rounds", "1",
                "--duration", "1", "--warmup", "0", "--out", str(tmp_path), "--name", "paired"]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240,
+                          env={**os.environ, "TMPDIR": str(scratch)})
     assert done.returncode == 0, done.stdout + done.stderr
+    assert not list(scratch.iterdir())      # its work folder and the servers' logs are gone
     results = json.loads((tmp_path / "paired.json").read_text())
     assert results["keyed"] is True          # an API key on every request, reads too
     assert set(results["shares"]) == {"bug_get", "search", "search_anew", "comment_add"}
@@ -160,6 +164,21 @@ def test_paired_run_reports_every_ratio_with_its_rounds(tmp_path, tiny_db):
     assert "an API key on every request, reads too" in table
 
 
+def test_a_failed_run_keeps_the_servers_logs_and_says_where(tmp_path):
+    work, logs = tmp_path / "work", tmp_path / "logs"
+    said = []
+    for folder in (work, logs):
+        folder.mkdir()
+    with pytest.raises(RuntimeError):
+        try:
+            raise RuntimeError("the service did not start")
+        finally:
+            bench_run.remove_run_folders(work, logs, said.append)
+    assert not work.exists() and logs.exists() and said == [f"The servers' logs are in {logs}"]
+    bench_run.remove_run_folders(work, logs, said.append)
+    assert not logs.exists() and len(said) == 1
+
+
 def test_keyed_requests_carry_a_key_and_keep_the_writers_own():
     requests = [("GET", "/rest/bug/1", "", ""), ("POST", "/rest/bug/1/comment", "mine", "{}"),
                 ("GET", "/index.cgi", "session:1-abc", "")]
@@ -176,8 +195,12 @@ def test_scale_run_measures_two_databases_in_turn(tmp_path, tiny_db):
     command = [sys.executable, "-m", "bench.scale", "--small", str(tiny_db), "--large",
                str(larger), "--rounds", "1", "--duration", "1", "--warmup", "0",
                "--out", str(tmp_path), "--name", "scale"]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240,
+                          env={**os.environ, "TMPDIR": str(scratch)})
     assert done.returncode == 0, done.stdout + done.stderr
+    assert not list(scratch.iterdir())
     results = json.loads((tmp_path / "scale.json").read_text())
     assert (results["small"]["bugs"], results["large"]["bugs"]) == (300, 600)
     assert set(results["scenarios"]) == {"bug_get", "search", "comment_add"}
