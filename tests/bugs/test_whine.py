@@ -149,14 +149,13 @@ def test_mailing_others_needs_bz_canusewhineatothers(services, world, mailto_typ
 ])
 def test_refused_changes_store_nothing(services, world, change, code):
     event_id = schedule(services, BOSS)
-    before = services.query("SELECT * FROM whine_schedules"), services.query(
-        "SELECT * FROM whine_queries"), services.query("SELECT * FROM whine_events")
+    tables = ("whine_schedules", "whine_queries", "whine_events")
+    before = [services.table(table) for table in tables]
     with pytest.raises(ServiceError) as refused:
         services.call(whine_service.update_event, dict({"id": event_id}, **change),
                       as_user=BOSS)
     assert refused.value.code == code
-    assert (services.query("SELECT * FROM whine_schedules"), services.query(
-        "SELECT * FROM whine_queries"), services.query("SELECT * FROM whine_events")) == before
+    assert [services.table(table) for table in tables] == before
 
 
 # When --------------------------------------------------------------------------------------

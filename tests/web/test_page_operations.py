@@ -269,12 +269,12 @@ def test_an_update_based_on_a_stale_state_is_refused_and_changes_nothing(people)
     bug_id = file_bug(people)
     token = get_bug(people, bug_id, as_user="plain@example.com")["update_token"]
     update_bug(people, bug_id, priority="High")          # someone else, meanwhile
-    before = people.query("SELECT * FROM bugs")
+    before = people.table("bugs")
     with pytest.raises(ServiceError) as caught:
         update_bug(people, bug_id, as_user="plain@example.com", summary="Mine",
                    comment={"body": "lost?"}, update_token=token)
     assert caught.value.code == 32000 and "Mid-air collision" in caught.value.message
-    assert people.query("SELECT * FROM bugs") == before
+    assert people.table("bugs") == before
     assert people.query("SELECT COUNT(*) FROM comments WHERE body = 'lost?'") == [(0,)]
 
 

@@ -53,11 +53,11 @@ def test_a_product_with_components_versions_and_milestones(admin, services):
 
 def test_a_refused_product_change_says_why_and_stores_nothing(admin, services):
     admin.get("/editproducts.cgi?action=add")
-    before = services.query("SELECT * FROM products")
+    before = services.table("products")
     page = admin.post("/editproducts.cgi", {"action": "new", "name": "TestProduct",
                                             "description": "again", "version": "1"})
     assert page.status_code == 400 and "702" in page.text
-    assert services.query("SELECT * FROM products") == before
+    assert services.table("products") == before
 
 
 def test_users_are_created_put_in_groups_and_disabled(admin, services):
@@ -199,7 +199,7 @@ def test_refusals_come_back_on_the_form_as_typed(admin, services):
     after = [services.table(table)
              for table in ("products", "components", "groups")]
     assert after == before[:3]
-    assert len(services.query("SELECT * FROM keywords")) == len(before[3]) + 1
+    assert len(services.table("keywords")) == len(before[3]) + 1
 
 
 def test_a_refused_account_comes_back_on_the_form_as_typed(admin, services):

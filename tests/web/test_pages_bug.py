@@ -406,10 +406,10 @@ def test_a_change_based_on_a_stale_page_is_shown_not_applied(app, world, service
 
 def test_a_form_without_changes_changes_nothing(app, world, services):
     browser = signed_in(app, ADMIN)
-    before = services.query("SELECT * FROM bugs")
+    before = services.table("bugs")
     submit(browser, "/process_bug.cgi",
            form_fields(browser.get(f"/show_bug.cgi?id={world.bug}").text))
-    assert services.query("SELECT * FROM bugs") == before
+    assert services.table("bugs") == before
 
 
 # Attachments ------------------------------------------------------------------------------

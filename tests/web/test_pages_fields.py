@@ -86,13 +86,13 @@ def test_a_field_is_changed_and_made_obsolete(admin, services):
 
 
 def test_refusals_are_shown_on_the_form_as_typed(admin, services):
-    before = services.query("SELECT * FROM fields")
+    before = services.table("fields")
     page = new_field(admin, name="colour", display_name="Typed name")
     assert page.status_code == 400 and 'role="alert"' in page.text
     assert 'value="colour"' in page.text and 'value="Typed name"' in page.text
     page = new_field(admin, visibility=["product:TestProduct", "cf_x:y"])
     assert page.status_code == 400 and "one other field" in page.text
-    assert services.query("SELECT * FROM fields") == before
+    assert services.table("fields") == before
     new_field(admin)
     admin.get("/editvalues.cgi?field=cf_colour")
     page = admin.post("/editvalues.cgi", {"field": "cf_colour", "action": "add",
@@ -103,7 +103,7 @@ def test_refusals_are_shown_on_the_form_as_typed(admin, services):
 
 def test_plain_users_and_visitors_are_refused(app, admin, services):
     new_field(admin)
-    before = services.query("SELECT * FROM fields"), values(services)
+    before = services.table("fields"), values(services)
     visitor = Browser(app)
     page = visitor.get("/editfields.cgi")
     assert page.status_code == 401 and "Sign in" in page.text and "cf_colour" not in page.text
@@ -117,4 +117,4 @@ def test_plain_users_and_visitors_are_refused(app, admin, services):
                                           "type": "1"}).status_code == 401
     assert plain.post("/editvalues.cgi", {"field": "cf_colour", "action": "add",
                                           "value": "x"}).status_code == 401
-    assert (services.query("SELECT * FROM fields"), values(services)) == before
+    assert (services.table("fields"), values(services)) == before

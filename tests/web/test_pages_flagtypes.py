@@ -100,13 +100,13 @@ def test_a_copy_starts_from_the_type_without_its_name(editor, services):
 
 
 def test_a_refusal_is_shown_as_typed_and_nothing_is_stored(editor, services):
-    before = services.query("SELECT * FROM flag_types")
+    before = services.table("flag_types")
     page = new_review(editor, name="code review", description="Typed text")
     assert page.status_code == 400
     assert re.search(r'role="alert"[^>]*>[^<]+', page.text)
     assert 'value="code review"' in page.text and "Typed text</textarea>" in page.text
     assert '<option value="TestProduct:TestComponent" selected>' in page.text
-    assert services.query("SELECT * FROM flag_types") == before
+    assert services.table("flag_types") == before
 
 
 def test_deletion_is_confirmed_and_takes_the_flags_along(editor, services):
@@ -131,7 +131,7 @@ def test_deletion_is_confirmed_and_takes_the_flags_along(editor, services):
 def test_plain_users_and_visitors_are_refused(app, editor, services, client):
     new_review(editor)
     type_id = stored_type(services)[0][0]
-    before = services.query("SELECT * FROM flag_types")
+    before = services.table("flag_types")
     visitor = Browser(app)
     page = visitor.get("/editflagtypes.cgi")
     assert page.status_code == 401 and "Sign in" in page.text and "Code review" not in page.text
@@ -146,7 +146,7 @@ def test_plain_users_and_visitors_are_refused(app, editor, services, client):
     refused = plain.post("/editflagtypes.cgi", {"action": "insert", "name": "x",
                                                 "description": "x"})
     assert refused.status_code == 401
-    assert services.query("SELECT * FROM flag_types") == before
+    assert services.table("flag_types") == before
     # The calls beneath the page refuse the same people.
     plain_key = services.api_key(PLAIN)
     assert client.simulate_get("/rest/flag_type", params={
@@ -154,7 +154,7 @@ def test_plain_users_and_visitors_are_refused(app, editor, services, client):
     assert client.simulate_delete(f"/rest/flag_type/{type_id}", params={
         "Bugzilla_api_key": plain_key}).json["code"] == 304
     assert client.simulate_delete(f"/rest/flag_type/{type_id}").json["code"] == 410
-    assert services.query("SELECT * FROM flag_types") == before
+    assert services.table("flag_types") == before
 
 
 def test_the_rest_calls_list_and_delete(client, services, admin_key):

@@ -77,7 +77,7 @@ def test_the_new_type_form_offers_their_products_and_groups_alone(team, services
 
 
 def test_a_type_for_another_product_is_refused_on_the_form_as_typed(team, services):
-    before = services.query("SELECT * FROM flag_types")
+    before = services.table("flag_types")
     for inclusions in (["Other:__Any__"], ["__Any__:__Any__"]):
         team.get("/editflagtypes.cgi?action=enter&target_type=bug")
         page = team.post("/editflagtypes.cgi", {
@@ -87,7 +87,7 @@ def test_a_type_for_another_product_is_refused_on_the_form_as_typed(team, servic
         alert = re.search(r'role="alert"[^>]*>([^<]+)', page.text)[1]
         assert "editcomponents" in alert or "administer" in alert
         assert 'value="qa"' in page.text and "Typed by hand</textarea>" in page.text
-    assert services.query("SELECT * FROM flag_types") == before
+    assert services.table("flag_types") == before
 
 
 def test_a_shared_type_shows_its_fields_locked_and_changes_in_their_products(team, services,
@@ -142,7 +142,7 @@ def test_a_type_wholly_theirs_is_edited_copied_deactivated_and_deleted(client, a
 
 
 def test_a_shared_type_is_neither_deleted_nor_deactivated(team, services, types):
-    before = services.query("SELECT * FROM flag_types")
+    before = services.table("flag_types")
     confirm = team.get(f"/editflagtypes.cgi?action=confirmdelete&id={types['shared']}")
     assert confirm.status_code == 400
     assert "also applies to products you do not administer" in text_of(confirm.text)
@@ -154,11 +154,11 @@ def test_a_shared_type_is_neither_deleted_nor_deactivated(team, services, types)
     assert "also applies to products you do not administer" in text_of(refused.text)
     refused = team.post("/editflagtypes.cgi", {"action": "delete", "id": types["elsewhere"]})
     assert refused.status_code == 400 and "not available for the products" in refused.text
-    assert services.query("SELECT * FROM flag_types") == before
+    assert services.table("flag_types") == before
 
 
 def test_plain_users_and_visitors_are_refused(app, services, types):
-    before = services.query("SELECT * FROM flag_types")
+    before = services.table("flag_types")
     plain = signed_in(app, PLAIN, PLAIN_PASSWORD)
     for path in ("/editflagtypes.cgi", f"/editflagtypes.cgi?action=edit&id={types['mine']}",
                  "/editflagtypes.cgi?action=enter&target_type=bug"):
@@ -169,7 +169,7 @@ def test_plain_users_and_visitors_are_refused(app, services, types):
                                              "id": types["mine"]}).status_code == 401
     visitor = Browser(app).get("/editflagtypes.cgi")
     assert visitor.status_code == 401 and "Sign in" in visitor.text
-    assert services.query("SELECT * FROM flag_types") == before
+    assert services.table("flag_types") == before
 
 
 def test_a_member_of_editcomponents_sees_every_type_and_any_product(app, types):
