@@ -392,9 +392,15 @@ def test_a_kept_cluster_with_events_left_unexpanded_is_refused(tmp_path, tiny_db
         command = [sys.executable, "-m", "bench.paired", "--db", str(tiny_db), "--rounds", "1",
                    "--duration", "0.5", "--warmup", "0", "--postgresql", "--pg-folder",
                    folder, "--out", str(tmp_path), "--name", "refused"]
-        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+        scratch = tmp_path / "scratch"
+        scratch.mkdir()
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "TMPDIR": str(scratch)})
         assert done.returncode != 0
         assert f"{postgres.BACKLOG_LIMIT + 1:,} bug events" in done.stdout + done.stderr
+        # A failed run keeps its servers' logs, and says where.
+        (logs,) = scratch.glob("bench-paired-logs-*")
+        assert f"The servers' logs are in {logs}" in done.stdout
         assert not (tmp_path / "refused.json").exists()
     finally:
         cluster.stop(remove=True)
