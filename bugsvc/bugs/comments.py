@@ -306,12 +306,8 @@ def post(ctx, bug_value, text, is_private=False, work_time=None, is_markdown=Fal
     comment_id, touched = None, False
     if number is not None and number < MAX_BUG_ID:
         bug_id = number
-        if ctx.conn.dialect.writes_several_tables:
-            comment_id = _add_and_touch_if_editable(ctx, number, body, is_private, hours,
-                                                    is_markdown)
-            touched = comment_id is not None
-        else:
-            comment_id = _add_if_editable(ctx, number, body, is_private, hours, is_markdown)
+        comment_id, touched = _add_if_editable(ctx, number, body, is_private, hours,
+                                               is_markdown)
     if comment_id is None:
         # A bug named by alias, or one the caller may not see or edit (the
         # lookup says which error), is read first.
@@ -329,45 +325,39 @@ def _add_if_editable(ctx, bug_id, body, is_private, hours, is_markdown):
     """Store the caller's comment as bug `bug_id`'s next one and note it in
     the call's journal (as `add`), by one statement that also checks what
     _editable_target checks: that the caller may see the bug and edit its
-    product's bugs. Returns the new id, or None when nothing was stored (no
-    such bug, or one of those checks failed: _editable_target says which)."""
-    visible, args = visibility.bug_visibility_sql(ctx)
-    may_edit, edit_args = product_edit_sql(ctx, "b.product_id")
-    row = ctx.conn.execute(
-        f"{_INSERT_COMMENT} SELECT b.id, {NEXT_COUNT_SQL.format(bug='b')},"
-        " ?, ?, ?, ?, ?, ?, ?, ?, ?"
-        f" FROM bugs b WHERE b.id = ? AND {visible} AND {may_edit} RETURNING id",
-        [*_stored_values(ctx.caller.id, body, ctx.now, is_private, hours, PLAIN, None, None,
-                         is_markdown), bug_id, *args, *edit_args]).fetchone()
+    product's bugs. Where one statement may write several tables
+    (dialect.writes_several_tables) it is also activity.touch of the bug,
+    whose row it changes first, so that the comment's reference to it takes
+    no lock of its own. Returns (the new id, whether the bug was touched),
+    or (None, False) when nothing was stored (no such bug, or one of those
+    checks failed: _editable_target says which)."""
+    conn = ctx.conn
+    touches = conn.dialect.writes_several_tables
+    bug = "bugs" if touches else "b"
+    visible, args = visibility.bug_visibility_sql(ctx, bug)
+    may_edit, edit_args = product_edit_sql(ctx, f"{bug}.product_id")
+    stored = _stored_values(ctx.caller.id, body, ctx.now, is_private, hours, PLAIN, None, None,
+                            is_markdown)
+    chosen = f"{bug}.id = ? AND {visible} AND {may_edit}"
+    if touches:
+        row = conn.execute(
+            f"WITH touched AS (UPDATE bugs SET last_change_time = ? WHERE {chosen}"
+            f" RETURNING bugs.id, {events.people_columns(conn.dialect)}),"
+            f" added AS ({_INSERT_COMMENT} SELECT b.id, {NEXT_COUNT_SQL.format(bug='b')},"
+            " ?, ?, ?, ?, ?, ?, ?, ?, ? FROM touched b RETURNING id)"
+            " SELECT added.id, touched.* FROM added, touched",
+            [dates.to_db(ctx.now), bug_id, *args, *edit_args, *stored]).fetchone()
+    else:
+        row = conn.execute(
+            f"{_INSERT_COMMENT} SELECT b.id, {NEXT_COUNT_SQL.format(bug='b')},"
+            f" ?, ?, ?, ?, ?, ?, ?, ?, ? FROM bugs b WHERE {chosen} RETURNING id",
+            [*stored, bug_id, *args, *edit_args]).fetchone()
     if row is None:
-        return None
+        return None, False
     ctx.events.commented(bug_id, row[0])
-    return row[0]
-
-
-def _add_and_touch_if_editable(ctx, bug_id, body, is_private, hours, is_markdown):
-    """_add_if_editable and activity.touch of the bug in one statement, for
-    an engine that writes several tables in one (dialect.writes_several_tables):
-    the bug's row is changed first, so that the comment's reference to it
-    takes no lock of its own. Returns the new id, or None when nothing was
-    stored or changed."""
-    visible, args = visibility.bug_visibility_sql(ctx, "bugs")
-    may_edit, edit_args = product_edit_sql(ctx, "bugs.product_id")
-    row = ctx.conn.execute(
-        "WITH touched AS (UPDATE bugs SET last_change_time = ?"
-        f" WHERE bugs.id = ? AND {visible} AND {may_edit}"
-        f" RETURNING bugs.id, {events.people_columns(ctx.conn.dialect)}),"
-        f" added AS ({_INSERT_COMMENT} SELECT b.id, {NEXT_COUNT_SQL.format(bug='b')},"
-        " ?, ?, ?, ?, ?, ?, ?, ?, ? FROM touched b RETURNING id)"
-        " SELECT added.id, touched.* FROM added, touched",
-        [dates.to_db(ctx.now), bug_id, *args, *edit_args,
-         *_stored_values(ctx.caller.id, body, ctx.now, is_private, hours, PLAIN, None, None,
-                         is_markdown)]).fetchone()
-    if row is None:
-        return None
-    ctx.events.commented(bug_id, row[0])
-    ctx.events.people_seen(bug_id, events.people_of(row[2:]), ctx.conn.writes_so_far())
-    return row[0]
+    if touches:
+        ctx.events.people_seen(bug_id, events.people_of(row[2:]), conn.writes_so_far())
+    return row[0], touches
 
 
 def _editable_target(ctx, bug_value):
