@@ -40,7 +40,7 @@ from ..store import cache
 from ..store.db import IN_LIST_CHUNK, placeholders, rows_for_ids
 from . import visibility
 from .answer_cache import AnswerCache
-from .token import TOKEN_COUNT_COLUMNS, token_key, update_tokens
+from .token import token_key, update_tokens
 
 
 # About 11,000 bug objects of the seeded data (2.2 KB each with its entry):
@@ -70,8 +70,8 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
     others made by `build(ids)` (bug objects with depends_on and blocks
     whole, no update token) and kept. `variant`: what besides the bug the
     object depends on (hashable). with_tokens: each object gets the
-    caller's `update_token` (read with the revisions: its history and
-    comments are counted anew). alone: the call reads nothing else for
+    caller's `update_token` (made from the revision and the last change
+    time read with it). alone: the call reads nothing else for
     its answer, so while every bug has an object kept the revisions may be
     read ahead of its transaction (Connection.execute_ahead): when each
     object is still the bug's, the call runs no transaction (on
@@ -120,7 +120,7 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
     tokens = {}
     if with_tokens:
         tokens = update_tokens(token_key(ctx), ctx.caller.id,
-                               {bug_id: stamps[bug_id][1:] for bug_id in found})
+                               {bug_id: (stamps[bug_id][1], stamps[bug_id][0]) for bug_id in found})
     as_text = fragments_are_welcome()
     result = {}
     for bug_id, (text, listed) in found.items():
@@ -153,8 +153,8 @@ def _kept(kept, ids, variant, stamps, credential):
 
 
 def _stamps(ctx, ids, with_tokens, visible_only, related=(), ahead=False):
-    """({bug id: (revision,) or, with_tokens, (revision, last change time,
-    history rows, comments)}, the ids of `related` the caller may see,
+    """({bug id: (revision,) or, with_tokens, (revision, last change
+    time)}, the ids of `related` the caller may see,
     whether they were read ahead of the transaction), the first for the
     bugs of `ids` that exist (and, with `visible_only`, that the caller may
     see). Bugs a search found (neither flag) exist: only their revisions
@@ -174,7 +174,7 @@ def _stamps(ctx, ids, with_tokens, visible_only, related=(), ahead=False):
     else:
         columns = ["COALESCE(r.revision, 0)"]
         if with_tokens:
-            columns += ["b.last_change_time", *TOKEN_COUNT_COLUMNS]
+            columns.append("b.last_change_time")
         where, args = "", []
         if visible_only:
             condition, args = visibility.bug_visibility_sql(ctx, "b")

@@ -1,9 +1,10 @@
 """The bug's `update_token`: stable for one bug, one
 caller and one state of the bug; it changes on every update.
 
-It is an HMAC of the bug id, its last change time, how many history rows and
-comments it has (so two updates within one second still differ) and the
-caller's id, with a server secret kept in the server_secrets table.
+It is an HMAC of the bug id, its last change time, its revision (schema.sql's
+bug revisions, moved by every change to the bug, so two updates within one
+second still differ) and the caller's id, with a server secret kept in the
+server_secrets table.
 """
 
 import hashlib
@@ -13,10 +14,10 @@ from datetime import datetime, timezone
 from ..store import server_secrets
 
 
-# What an update token is made of besides the bug's last change time, as
-# columns of a query over bugs b: how many history rows and comments it has.
-TOKEN_COUNT_COLUMNS = ("(SELECT COUNT(*) FROM bug_activity WHERE bug_id = b.id) AS activity_count",
-                       "(SELECT COUNT(*) FROM comments WHERE bug_id = b.id) AS comment_count")
+# What an update token is made of besides the bug's last change time, as a
+# column of a query over bugs b: its revision (0 while it has none).
+TOKEN_REVISION_COLUMN = ("COALESCE((SELECT revision FROM bug_revisions WHERE bug_id = b.id), 0)"
+                         " AS revision")
 
 
 def token_key(ctx):
@@ -38,13 +39,12 @@ def _stored_secret(conn):
 
 def update_tokens(key, user_id, states):
     """{bug id: token} for `states` = {bug id: (stored last_change_time,
-    number of history rows, number of comments)}, with the HMAC key `key`
-    (token_key's)."""
+    revision)}, with the HMAC key `key` (token_key's)."""
     tokens = {}
-    for bug_id, (last_change_time, changes, comments) in states.items():
+    for bug_id, (last_change_time, revision) in states.items():
         moment = datetime.fromisoformat(last_change_time).replace(tzinfo=timezone.utc)
         stamp = int(moment.timestamp())
-        message = f"{bug_id}:{last_change_time}:{changes}:{comments}:{user_id}".encode()
+        message = f"{bug_id}:{last_change_time}:{revision}:{user_id}".encode()
         digest = hmac.new(key, message, hashlib.sha256).hexdigest()[:32]
         tokens[bug_id] = f"{stamp}-{digest}"
     return tokens
@@ -52,14 +52,10 @@ def update_tokens(key, user_id, states):
 
 def current_token(conn, user_id, bug_id):
     """The update_token bug `bug_id` has now for account `user_id`."""
-    changed = conn.execute("SELECT last_change_time FROM bugs WHERE id = ?",
-                           (bug_id,)).fetchone()[0]
-    changes = conn.execute("SELECT COUNT(*) FROM bug_activity WHERE bug_id = ?",
-                           (bug_id,)).fetchone()[0]
-    comments = conn.execute("SELECT COUNT(*) FROM comments WHERE bug_id = ?",
-                            (bug_id,)).fetchone()[0]
+    state = conn.execute(f"SELECT b.last_change_time, {TOKEN_REVISION_COLUMN} FROM bugs b"
+                         " WHERE b.id = ?", (bug_id,)).fetchone()
     key = server_secrets.secret(conn, server_secrets.UPDATE_TOKEN).encode()
-    return update_tokens(key, user_id, {bug_id: (changed, changes, comments)})[bug_id]
+    return update_tokens(key, user_id, {bug_id: tuple(state)})[bug_id]
 
 
 def is_current(conn, user_id, bug_id, token):

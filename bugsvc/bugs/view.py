@@ -16,7 +16,7 @@ from ..store.db import id_chunks, placeholders, rows_for_ids
 from ..store.dialect import json_items
 from . import custom_fields, object_cache, visibility
 from .status import workflow as status_workflow
-from .token import TOKEN_COUNT_COLUMNS, token_key, update_tokens
+from .token import TOKEN_REVISION_COLUMN, token_key, update_tokens
 
 
 USER_FIELDS = ("assigned_to", "creator", "qa_contact", "cc")
@@ -113,8 +113,8 @@ def _made(ctx, ids, wanted, custom, timetracker, hide_domains, with_update_token
     tokens = {}
     if tokens_wanted:
         tokens = update_tokens(token_key(ctx), ctx.caller.id, {
-            bug_id: (bugs[bug_id]["last_change_time"], bugs[bug_id]["activity_count"],
-                     bugs[bug_id]["comment_count"]) for bug_id in ids})
+            bug_id: (bugs[bug_id]["last_change_time"], bugs[bug_id]["revision"])
+            for bug_id in ids})
     objects = {}
     for bug_id in ids:
         row = bugs[bug_id]
@@ -317,12 +317,12 @@ _SELECTS_KEPT = 512
 _SELECTS = {}
 
 
-def _select(ctx, wanted, with_custom, actual_time, token_counts, apart, whole_lists=False):
+def _select(ctx, wanted, with_custom, actual_time, token_revision, apart, whole_lists=False):
     """(the SELECT without WHERE reading bugs, its arguments, {list name:
     (its statement, arguments)}): the `wanted` related lists (a set of
     field names), the custom field values when `with_custom`, the hours
-    worked when `actual_time`, the counts an update token is made of when
-    `token_counts`. The lists are JSON arrays in the SELECT (the dict's
+    worked when `actual_time`, the revision an update token is made of when
+    `token_revision`. The lists are JSON arrays in the SELECT (the dict's
     statements are None), or read `apart` by a statement each (bugs' ids
     in '{ids}', then the arguments). Made once for each choice and caller
     (the visibility condition is the caller's; with `whole_lists` there is
@@ -334,11 +334,11 @@ def _select(ctx, wanted, with_custom, actual_time, token_counts, apart, whole_li
     conditions = {column.visible: ("1 = 1", []) if whole_lists
                   else visibility.bug_visibility_sql(ctx, column.visible)
                   for column in columns if column.visible}
-    key = (dialect.name, wanted, with_custom, actual_time, token_counts, apart,
+    key = (dialect.name, wanted, with_custom, actual_time, token_revision, apart,
            next(iter(conditions.values()), ("",))[0])
     found = _SELECTS.get(key)
     if found is None:
-        found = _make_select(dialect, columns, actual_time, token_counts, apart, conditions)
+        found = _make_select(dialect, columns, actual_time, token_revision, apart, conditions)
         if len(_SELECTS) >= _SELECTS_KEPT:
             _SELECTS.clear()
         _SELECTS[key] = found
@@ -349,7 +349,7 @@ def _select(ctx, wanted, with_custom, actual_time, token_counts, apart, whole_li
     return sql, args, lists
 
 
-def _make_select(dialect, columns, actual_time, token_counts, apart, conditions):
+def _make_select(dialect, columns, actual_time, token_revision, apart, conditions):
     """_select's SQL, the aliases whose visibility conditions' arguments it
     takes, in order, and [(list name, its statement or None, the alias of
     the visibility condition it takes or '')]."""
@@ -365,8 +365,8 @@ def _make_select(dialect, columns, actual_time, token_counts, apart, conditions)
             used.append(column.visible)
     if actual_time:
         select.append(_ACTUAL_TIME_COLUMN)
-    if token_counts:
-        select.extend(TOKEN_COUNT_COLUMNS)
+    if token_revision:
+        select.append(TOKEN_REVISION_COLUMN)
     return ", ".join(select) + _BUG_TABLES, tuple(used), tuple(statements)
 
 

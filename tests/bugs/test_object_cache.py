@@ -208,15 +208,15 @@ def test_bug_get_takes_kept_objects_with_the_callers_own_update_token(services, 
     assert anonymous == get_without_kept_objects(services, None, "open", world=world)
 
 
-def test_a_comment_written_by_hand_changes_the_update_token(services, world, made):
-    """A comment without hours worked does not move the bug's revision (its
-    object shows no comment), but the update token counts comments."""
+def test_a_change_within_the_same_second_changes_the_update_token(services, world, made):
+    """The update token is made from the bug's revision as well as its last
+    change time: a change that leaves the last change time as it was (here
+    one written by hand) still gives the bug a new token, and a new object."""
     before = get(services, PAT, "open", world=world)
-    sql_change("INSERT INTO comments (bug_id, count, author_id, created_at, body, is_private,"
-               " work_time, kind) VALUES ({open}, 1, 1, '2026-01-02 00:00:00', 'hi', 0, 0, 0)")(
-        services, world)
+    sql_change("UPDATE bugs SET summary = 'Renamed by hand' WHERE id = {open}")(services, world)
     after = get(services, PAT, "open", world=world)
-    assert len(made) == 1                          # the object kept, the token anew
+    assert len(made) == 2
+    assert after["bugs"][0]["last_change_time"] == before["bugs"][0]["last_change_time"]
     assert after["bugs"][0]["update_token"] != before["bugs"][0]["update_token"]
     assert after == get_without_kept_objects(services, PAT, "open", world=world)
 
