@@ -124,17 +124,29 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
     as_text = fragments_are_welcome()
     result = {}
     for bug_id, (text, listed) in found.items():
-        if bug_id in tokens or (hidden and not hidden.isdisjoint(listed)):
+        token = tokens.get(bug_id)
+        if hidden and not hidden.isdisjoint(listed):
             obj = orjson.loads(text)
-            if hidden:
-                obj["depends_on"] = [other for other in obj["depends_on"] if other not in hidden]
-                obj["blocks"] = [other for other in obj["blocks"] if other not in hidden]
-            if bug_id in tokens:
-                obj["update_token"] = tokens[bug_id]
+            obj["depends_on"] = [other for other in obj["depends_on"] if other not in hidden]
+            obj["blocks"] = [other for other in obj["blocks"] if other not in hidden]
+            if token is not None:
+                obj["update_token"] = token
             result[bug_id] = obj
+        elif as_text:
+            result[bug_id] = orjson.Fragment(text if token is None else _with_token(text, token))
         else:
-            result[bug_id] = orjson.Fragment(text) if as_text else orjson.loads(text)
+            obj = orjson.loads(text)
+            if token is not None:
+                obj["update_token"] = token
+            result[bug_id] = obj
     return result
+
+
+def _with_token(text, token):
+    """The JSON text of object `text` with `update_token` added as its last
+    member, as orjson writes the object with it added (the token's
+    characters, digits, letters and a dash, need no escaping)."""
+    return b"".join((text[:-1], b',"update_token":"', token.encode(), b'"}'))
 
 
 def _kept(kept, ids, variant, stamps, credential):
