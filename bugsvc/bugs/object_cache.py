@@ -120,25 +120,22 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
     tokens = {}
     if with_tokens:
         tokens = update_tokens(token_key(ctx), ctx.caller.id,
-                               {bug_id: (stamps[bug_id][1], stamps[bug_id][0]) for bug_id in found})
+                               {bug_id: stamps[bug_id] for bug_id in found})
     as_text = fragments_are_welcome()
     result = {}
     for bug_id, (text, listed) in found.items():
         token = tokens.get(bug_id)
-        if hidden and not hidden.isdisjoint(listed):
-            obj = orjson.loads(text)
+        filtered = hidden and not hidden.isdisjoint(listed)
+        if as_text and not filtered:
+            result[bug_id] = orjson.Fragment(text if token is None else _with_token(text, token))
+            continue
+        obj = orjson.loads(text)
+        if filtered:
             obj["depends_on"] = [other for other in obj["depends_on"] if other not in hidden]
             obj["blocks"] = [other for other in obj["blocks"] if other not in hidden]
-            if token is not None:
-                obj["update_token"] = token
-            result[bug_id] = obj
-        elif as_text:
-            result[bug_id] = orjson.Fragment(text if token is None else _with_token(text, token))
-        else:
-            obj = orjson.loads(text)
-            if token is not None:
-                obj["update_token"] = token
-            result[bug_id] = obj
+        if token is not None:
+            obj["update_token"] = token
+        result[bug_id] = obj
     return result
 
 

@@ -38,10 +38,10 @@ def _stored_secret(conn):
 
 
 def update_tokens(key, user_id, states):
-    """{bug id: token} for `states` = {bug id: (stored last_change_time,
-    revision)}, with the HMAC key `key` (token_key's)."""
+    """{bug id: token} for `states` = {bug id: (revision, stored
+    last_change_time)}, with the HMAC key `key` (token_key's)."""
     tokens = {}
-    for bug_id, (last_change_time, revision) in states.items():
+    for bug_id, (revision, last_change_time) in states.items():
         moment = datetime.fromisoformat(last_change_time).replace(tzinfo=timezone.utc)
         stamp = int(moment.timestamp())
         message = f"{bug_id}:{last_change_time}:{revision}:{user_id}".encode()
@@ -52,7 +52,7 @@ def update_tokens(key, user_id, states):
 
 def current_token(conn, user_id, bug_id):
     """The update_token bug `bug_id` has now for account `user_id`."""
-    state = conn.execute(f"SELECT b.last_change_time, {TOKEN_REVISION_COLUMN} FROM bugs b"
+    state = conn.execute(f"SELECT {TOKEN_REVISION_COLUMN}, b.last_change_time FROM bugs b"
                          " WHERE b.id = ?", (bug_id,)).fetchone()
     key = server_secrets.secret(conn, server_secrets.UPDATE_TOKEN).encode()
     return update_tokens(key, user_id, {bug_id: tuple(state)})[bug_id]

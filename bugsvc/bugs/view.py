@@ -113,7 +113,7 @@ def _made(ctx, ids, wanted, custom, timetracker, hide_domains, with_update_token
     tokens = {}
     if tokens_wanted:
         tokens = update_tokens(token_key(ctx), ctx.caller.id, {
-            bug_id: (bugs[bug_id]["last_change_time"], bugs[bug_id]["revision"])
+            bug_id: (bugs[bug_id]["revision"], bugs[bug_id]["last_change_time"])
             for bug_id in ids})
     objects = {}
     for bug_id in ids:
