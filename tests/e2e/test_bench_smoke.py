@@ -52,6 +52,16 @@ def run_bench(tmp_path, db, *options):
     return results, table, done.stdout
 
 
+def run_in_scratch(tmp_path, command, timeout):
+    """(the finished `command`, the scratch folder it had as its TMPDIR): run
+    from the project, so that what it leaves in the temporary folder shows."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "TMPDIR": str(scratch)})
+    return done, scratch
+
+
 def test_smoke_run_measures_a_scenario_against_the_ceiling(tmp_path, tiny_db):
     results, table, _ = run_bench(tmp_path, tiny_db, "--scenarios", "bug_get")
     assert results["driver"] == ("wrk" if shutil.which("wrk") else "python")
@@ -138,10 +148,7 @@ def test_a_round_counts_the_request_it_started_however_slow(tmp_path, driver):
 def test_paired_run_reports_every_ratio_with_its_rounds(tmp_path, tiny_db):
     command = [sys.executable, "-m", "bench.paired", "--db", str(tiny_db), "--rounds", "1",
                "--duration", "1", "--warmup", "0", "--out", str(tmp_path), "--name", "paired"]
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240,
-                          env={**os.environ, "TMPDIR": str(scratch)})
+    done, scratch = run_in_scratch(tmp_path, command, timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
     assert not list(scratch.iterdir())      # its work folder and the servers' logs are gone
     results = json.loads((tmp_path / "paired.json").read_text())
@@ -195,10 +202,7 @@ def test_scale_run_measures_two_databases_in_turn(tmp_path, tiny_db):
     command = [sys.executable, "-m", "bench.scale", "--small", str(tiny_db), "--large",
                str(larger), "--rounds", "1", "--duration", "1", "--warmup", "0",
                "--out", str(tmp_path), "--name", "scale"]
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240,
-                          env={**os.environ, "TMPDIR": str(scratch)})
+    done, scratch = run_in_scratch(tmp_path, command, timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
     assert not list(scratch.iterdir())
     results = json.loads((tmp_path / "scale.json").read_text())
@@ -392,10 +396,7 @@ def test_a_kept_cluster_with_events_left_unexpanded_is_refused(tmp_path, tiny_db
         command = [sys.executable, "-m", "bench.paired", "--db", str(tiny_db), "--rounds", "1",
                    "--duration", "0.5", "--warmup", "0", "--postgresql", "--pg-folder",
                    folder, "--out", str(tmp_path), "--name", "refused"]
-        scratch = tmp_path / "scratch"
-        scratch.mkdir()
-        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300,
-                              env={**os.environ, "TMPDIR": str(scratch)})
+        done, scratch = run_in_scratch(tmp_path, command, timeout=300)
         assert done.returncode != 0
         assert f"{postgres.BACKLOG_LIMIT + 1:,} bug events" in done.stdout + done.stderr
         # A failed run keeps its servers' logs, and says where.
