@@ -2,6 +2,7 @@
 socket) and SQLite in WAL mode with writes in BEGIN IMMEDIATE and a busy
 timeout, so concurrent writers wait instead of failing."""
 
+import contextlib
 import io
 import json
 import os
@@ -200,6 +201,8 @@ def test_two_workers_serve_one_port_replace_a_dead_one_and_stop_together(worker_
         # Each worker runs, with all its threads, on one core of its own.
         cores = [thread_cores(pid) for pid in first]
         assert all(len(c) == 1 for c in cores) and cores[0] != cores[1]
+    # Each worker's network loop wakes without preempting its requests.
+    assert [os.sched_getscheduler(pid) for pid in first] == [os.SCHED_BATCH] * 2
     results = []
 
     def client():
@@ -280,8 +283,10 @@ def test_keep_alive_connections_spread_over_the_workers(worker_server):
         wait_for(lambda: sum(connections_held(pids, port).values()) == 0)
 
 
-@linux_only
-def test_a_single_server_process_runs_all_its_threads_on_one_core(tmp_path):
+@contextlib.contextmanager
+def single_server(tmp_path):
+    """A real one-process bugsvc on a free port, answering; yields its
+    process and stops it afterwards."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -292,13 +297,56 @@ def test_a_single_server_process_runs_all_its_threads_on_one_core(tmp_path):
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for(lambda: _answers(f"http://127.0.0.1:{port}"))
+        yield process
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+@linux_only
+def test_a_single_server_process_runs_all_its_threads_on_one_core(tmp_path):
+    with single_server(tmp_path) as process:
         cores = thread_cores(process.pid)
         assert len(list(Path(f"/proc/{process.pid}/task").iterdir())) > 8    # waitress's threads
         if len(os.sched_getaffinity(0)) >= 2:
             assert len(cores) == 1 and len(next(iter(cores))) == 1
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
+
+
+def thread_policies(pid):
+    """{thread id: its scheduling policy} of every thread of process `pid`."""
+    return {int(task.name): os.sched_getscheduler(int(task.name))
+            for task in Path(f"/proc/{pid}/task").iterdir()}
+
+
+@linux_only
+def test_the_network_loop_wakes_without_preempting_the_request_threads(tmp_path):
+    with single_server(tmp_path) as process:
+        policies = thread_policies(process.pid)
+        # The main thread runs waitress's network loop: SCHED_BATCH, so that
+        # a client's bytes arriving do not take the core from a request.
+        assert policies.pop(process.pid) == os.SCHED_BATCH
+        # The request threads, started before it, keep the usual policy;
+        # the delivery threads, started after, inherit the loop's.
+        ordinary = [tid for tid, policy in policies.items() if policy == os.SCHED_OTHER]
+        assert len(ordinary) == DEFAULT_THREADS
+        assert set(policies.values()) == {os.SCHED_OTHER, os.SCHED_BATCH}
+
+
+@linux_only
+def test_a_server_run_in_process_gives_its_thread_back_its_policy():
+    seen = []
+
+    class Recording:
+        def run(self):
+            seen.append(os.sched_getscheduler(0))
+
+        def close(self):
+            seen.append("closed")
+
+    before = os.sched_getscheduler(0)
+    workers.run_until_stopped(Recording())
+    assert seen == [os.SCHED_BATCH, "closed"]
+    assert os.sched_getscheduler(0) == before
 
 
 @linux_only
