@@ -307,9 +307,14 @@ def create_server(application, sock, rules, map, balance=None, **adjustments):
     (threads, ident, max_request_body_size ...). The connection limit,
     timeouts and polling come from `rules`. balance: the ConnectionBalance
     of the worker processes sharing `sock` (workers.py), or None."""
+    # clear_untrusted_proxy_headers off: waitress would otherwise drop every
+    # X-Forwarded-* header (it trusts no proxy of its own), and the app,
+    # which believes them from the trusted proxies alone (web/client_address.py),
+    # would never see a trusted proxy's.
     adj = Adjustments(
         connection_limit=rules.limit, channel_timeout=max(1, int(rules.idle_seconds)),
-        cleanup_interval=1, asyncore_use_poll=True, sockets=[sock], **adjustments)
+        cleanup_interval=1, asyncore_use_poll=True, sockets=[sock],
+        clear_untrusted_proxy_headers=False, **adjustments)
     dispatcher = FairTaskDispatcher(rules.requests_per_address,
                                     unlimited=functools.partial(in_networks,
                                                                 networks=rules.exempt))

@@ -181,3 +181,30 @@ def test_port_zero_picks_a_free_port_and_prints_it(tmp_path):
     finally:
         process.terminate()
         assert process.wait(timeout=15) == 0
+
+
+def _forwarded_calls(server):
+    """A REST call and the login page, each with X-Forwarded-For and
+    X-Forwarded-Proto; returns (the REST call's access line, the visit
+    cookie's header)."""
+    forwarded = {"X-Forwarded-For": "198.51.100.7", "X-Forwarded-Proto": "https"}
+    assert server.call("GET", "/rest/version", headers=forwarded)[0] == 200
+    request = urllib.request.Request(server.url + "/login", headers=forwarded)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        cookie = response.headers["Set-Cookie"]
+    _, _, stderr = server.stop()
+    return access_lines(stderr)[0], cookie
+
+
+def test_a_trusted_proxys_forwarded_headers_pass_through_waitress(start, tmp_path):
+    # waitress, left to itself, drops every X-Forwarded-* header before the
+    # app sees it; the app decides whom to believe.
+    env = {"BUGSVC_ADMIN_PASSWORD": ADMIN_PASSWORD, "BUGSVC_TRUSTED_PROXIES": "127.0.0.1"}
+    line, cookie = _forwarded_calls(start(tmp_path / "proxied.sqlite", env))
+    assert " bugsvc.access 198.51.100.7 " in line
+    assert "Secure" in cookie.split("; ")
+    # From anyone else the same headers are not believed.
+    line, cookie = _forwarded_calls(start(tmp_path / "direct.sqlite",
+                                          {"BUGSVC_ADMIN_PASSWORD": ADMIN_PASSWORD}))
+    assert " bugsvc.access 127.0.0.1 " in line
+    assert "Secure" not in cookie.split("; ")
