@@ -32,8 +32,12 @@ def create_app():
 
 
 def create_server(threads=DEFAULT_THREADS, **where):
+    """waitress's server of the constant app, with the one adjustment bugsvc
+    makes to waitress's defaults that changes a request's work: forwarded
+    headers left to the app (serving/connections.py)."""
     import waitress
-    return waitress.create_server(create_app(), threads=threads, ident="ceiling", **where)
+    return waitress.create_server(create_app(), threads=threads, ident="ceiling",
+                                  clear_untrusted_proxy_headers=False, **where)
 
 
 def main(argv=None):
