@@ -211,18 +211,20 @@ def wake_without_preempting():
     policy or refuses it)."""
     if not hasattr(os, "SCHED_BATCH"):
         return lambda: None
-    before = os.sched_getscheduler(0), os.sched_getparam(0)
-    if not _set_policy(os.SCHED_BATCH, os.sched_param(0)):
+    try:
+        before = os.sched_getscheduler(0), os.sched_getparam(0)
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+    except OSError:
         return lambda: None
-    return lambda: _set_policy(*before)
+    return lambda: _give_back_policy(*before)
 
 
-def _set_policy(policy, param):
+def _give_back_policy(policy, param):
+    """The calling thread back on `policy` with `param`, if the system lets it."""
     try:
         os.sched_setscheduler(0, policy, param)
     except OSError:
-        return False
-    return True
+        pass
 
 
 def run_until_stopped(server):
