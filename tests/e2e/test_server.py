@@ -185,8 +185,8 @@ def test_port_zero_picks_a_free_port_and_prints_it(tmp_path):
 
 def _forwarded_calls(server):
     """A REST call and the login page, each with X-Forwarded-For and
-    X-Forwarded-Proto; returns (the REST call's access line, the visit
-    cookie's header)."""
+    X-Forwarded-Proto, then the server stopped (its log is complete);
+    returns (the REST call's access line, the visit cookie's header)."""
     forwarded = {"X-Forwarded-For": "198.51.100.7", "X-Forwarded-Proto": "https"}
     assert server.call("GET", "/rest/version", headers=forwarded)[0] == 200
     request = urllib.request.Request(server.url + "/login", headers=forwarded)

@@ -2,7 +2,6 @@
 socket) and SQLite in WAL mode with writes in BEGIN IMMEDIATE and a busy
 timeout, so concurrent writers wait instead of failing."""
 
-import contextlib
 import io
 import json
 import os
@@ -283,33 +282,21 @@ def test_keep_alive_connections_spread_over_the_workers(worker_server):
         wait_for(lambda: sum(connections_held(pids, port).values()) == 0)
 
 
-@contextlib.contextmanager
-def single_server(tmp_path):
-    """A real one-process bugsvc on a free port, answering; yields its
-    process and stops it afterwards."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BUGSVC_")}
-    env.update(BUGSVC_ADMIN_PASSWORD="single-password")
-    process = subprocess.Popen([sys.executable, "bugsvc.py", "--db", str(tmp_path / "s.sqlite"),
-                                "--port", str(port)], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for(lambda: _answers(f"http://127.0.0.1:{port}"))
-        yield process
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
+def single_server(start, tmp_path):
+    """A real one-process bugsvc (live_server's `start`), answering: by then
+    its request and delivery threads have started."""
+    server = start(tmp_path / "s.sqlite", {"BUGSVC_ADMIN_PASSWORD": "single-password"})
+    assert server.call("GET", "/rest/version")[0] == 200
+    return server.process
 
 
 @linux_only
-def test_a_single_server_process_runs_all_its_threads_on_one_core(tmp_path):
-    with single_server(tmp_path) as process:
-        cores = thread_cores(process.pid)
-        assert len(list(Path(f"/proc/{process.pid}/task").iterdir())) > 8    # waitress's threads
-        if len(os.sched_getaffinity(0)) >= 2:
-            assert len(cores) == 1 and len(next(iter(cores))) == 1
+def test_a_single_server_process_runs_all_its_threads_on_one_core(start, tmp_path):
+    process = single_server(start, tmp_path)
+    cores = thread_cores(process.pid)
+    assert len(list(Path(f"/proc/{process.pid}/task").iterdir())) > 8    # waitress's threads
+    if len(os.sched_getaffinity(0)) >= 2:
+        assert len(cores) == 1 and len(next(iter(cores))) == 1
 
 
 def thread_policies(pid):
@@ -319,17 +306,17 @@ def thread_policies(pid):
 
 
 @linux_only
-def test_the_network_loop_wakes_without_preempting_the_request_threads(tmp_path):
-    with single_server(tmp_path) as process:
-        policies = thread_policies(process.pid)
-        # The main thread runs waitress's network loop: SCHED_BATCH, so that
-        # a client's bytes arriving do not take the core from a request.
-        assert policies.pop(process.pid) == os.SCHED_BATCH
-        # The request threads, started before it, keep the usual policy;
-        # the delivery threads, started after, inherit the loop's.
-        ordinary = [tid for tid, policy in policies.items() if policy == os.SCHED_OTHER]
-        assert len(ordinary) == DEFAULT_THREADS
-        assert set(policies.values()) == {os.SCHED_OTHER, os.SCHED_BATCH}
+def test_the_network_loop_wakes_without_preempting_the_request_threads(start, tmp_path):
+    process = single_server(start, tmp_path)
+    policies = thread_policies(process.pid)
+    # The main thread runs waitress's network loop: SCHED_BATCH, so that
+    # a client's bytes arriving do not take the core from a request.
+    assert policies.pop(process.pid) == os.SCHED_BATCH
+    # The request threads, started before it, keep the usual policy;
+    # the delivery threads, started after, inherit the loop's.
+    ordinary = [tid for tid, policy in policies.items() if policy == os.SCHED_OTHER]
+    assert len(ordinary) == DEFAULT_THREADS
+    assert set(policies.values()) == {os.SCHED_OTHER, os.SCHED_BATCH}
 
 
 @linux_only
