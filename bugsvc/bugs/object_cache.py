@@ -201,6 +201,13 @@ def _stamps(ctx, ids, with_tokens, visible_only, related=(), ahead=False):
                      [*ids, *args, *related, *seen_args])
     elif not related and len(ids) <= IN_LIST_CHUNK:
         statement = sql.format(ids=placeholders(ids)), [*ids, *args]
+    # Read ahead, the statement carries the generations the call assumed
+    # (a row 2, catalog, credential: cache.Generations.carried).
+    carried = ctx.generations.carried() if ahead and statement is not None \
+        and ctx.generations is not None else None
+    if carried is not None:
+        statement = (f"{statement[0]} UNION ALL SELECT 2, {carried}"
+                     f"{', NULL' * (len(columns) - 1)}", statement[1])
     rows = conn.execute_ahead(*statement) if ahead and statement is not None else None
     read_ahead = rows is not None
     if statement is None:
@@ -209,11 +216,16 @@ def _stamps(ctx, ids, with_tokens, visible_only, related=(), ahead=False):
             visible = visibility.visible_bug_ids(ctx, related)
     elif rows is None:
         rows = conn.execute(*statement)
+    generations = None
     for row in rows:
-        if row[0]:
+        if not row[0]:
+            stamps[row[1]] = tuple(row[2:])
+        elif row[0] == 1:
             visible.add(row[1])
         else:
-            stamps[row[1]] = tuple(row[2:])
+            generations = row[1], row[2]
+    if carried is not None:
+        ctx.generations.confirm(*generations)
     return stamps, visible, read_ahead
 
 

@@ -59,6 +59,10 @@ class UnitOfWork:
         self.catalog = cache.CatalogCache()
         self.on_events: Callable[[], object] | None = None
         self._load_caller = load_caller
+        # The catalog and credential generations this process last read
+        # (read calls assume them where a statement is a round trip:
+        # cache.Generations).
+        self._generations_seen: tuple[int, int] | None = None
         self._load_parameters = load_parameters
         self._new_journal = new_journal
 
@@ -115,24 +119,39 @@ class UnitOfWork:
         written = 0
         for attempt in self.db.attempts(write=write, locked=locked):
             with attempt as conn:
-                seen = cache.Generations(conn)
-                who = caller(conn, seen) if callable(caller) else self._load_caller(conn, caller)
-                ctx = self.new_context(conn, who, now or self.clock(), remote_ip, fields, write,
-                                       catalog=catalog, events=events,
-                                       generation=seen.catalog if catalog else None,
-                                       writes_before=seen.writes_before if catalog else None)
-                ctx.generations = seen
-                result = work(ctx)
-                written = 0
-                if write:
-                    # The work's events, in its own transaction: committed
-                    # with the change or rolled back with it.
-                    written = _write_events(ctx)
+                assumed = (self._generations_seen if not write and catalog and attempt.number == 1
+                           and conn.dialect.statements_are_round_trips else None)
+                seen = cache.Generations(conn, assumed, self._saw_generations)
+                try:
+                    who = (caller(conn, seen) if callable(caller)
+                           else self._load_caller(conn, caller))
+                    ctx = self.new_context(conn, who, now or self.clock(), remote_ip, fields,
+                                           write, catalog=catalog, events=events,
+                                           generation=seen.catalog if catalog else None,
+                                           writes_before=seen.writes_before if catalog
+                                           else None)
+                    ctx.generations = seen
+                    result = work(ctx)
+                    written = 0
+                    if write:
+                        # The work's events, in its own transaction: committed
+                        # with the change or rolled back with it.
+                        written = _write_events(ctx)
+                except BaseException:
+                    _settle_failed(seen)
+                    raise
+                # Assumed generations are checked before an answer leaves
+                # (GenerationsMoved: the call is tried again).
+                seen.settle()
         if write and self.db.has_replicas and who.id is not None:
             self.db.note_write(who.id)
         if written:
             self._events_written()
         return result
+
+    def _saw_generations(self, catalog: int, credential: int) -> None:
+        """Keep the generations a transaction read, for the next read calls."""
+        self._generations_seen = (catalog, credential)
 
     def _on_replica(self, work: Callable[[Context], T],
                     caller: int | None | Callable[[Connection, cache.Generations], Caller],
@@ -189,6 +208,20 @@ class UnitOfWork:
     def _events_written(self) -> None:
         if self.on_events is not None:
             self.on_events()
+
+
+def _settle_failed(seen: cache.Generations) -> None:
+    """Check the generations a call that failed assumed, before its error
+    leaves: GenerationsMoved (the call is tried again) when they were not
+    its transaction's. When they cannot be read (the failure ended the
+    transaction) the call's own error goes on."""
+    if seen.unconfirmed:
+        try:
+            seen.settle()
+        except cache.GenerationsMoved:
+            raise
+        except Exception:                  # noqa: BLE001, S110 - the call's error goes on
+            pass
 
 
 def _write_events(ctx: Context) -> int:

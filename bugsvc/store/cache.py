@@ -20,6 +20,11 @@ from .dialect import Connection
 T = TypeVar("T")
 
 
+# The catalog and credential generations, as two columns of a SELECT.
+_GENERATIONS = ("(SELECT value FROM catalog_generation WHERE id = 1),"
+                " (SELECT value FROM credential_generation WHERE id = 1)")
+
+
 def generation(conn: Connection) -> int:
     """The catalog generation the connection's transaction sees."""
     return conn.execute("SELECT value FROM catalog_generation WHERE id = 1").fetchone()[0]
@@ -33,6 +38,12 @@ def credential_generation(conn: Connection) -> int:
     return conn.execute("SELECT value FROM credential_generation WHERE id = 1").fetchone()[0]
 
 
+class GenerationsMoved(Exception):
+    """The generations a call assumed were not those its transaction sees:
+    the call is run again from the start (Database.attempts tries it
+    again), reading them first."""
+
+
 class Generations:
     """The generations one transaction sees, all read by one statement the
     first time one is asked for: the catalog and credential generations (a
@@ -40,49 +51,110 @@ class Generations:
     catalog one for its copies) and, where the engine keeps it, the bug
     generation (with the other two it decides whether a kept search answer
     is still the answer: bugs/answer_cache.py). conn: the connection,
-    inside that transaction."""
+    inside that transaction.
 
-    __slots__ = ("_conn", "_values", "_writes")
+    assumed: (catalog, credential) generations to take as the
+    transaction's without reading them (the newest this process saw),
+    where a statement is a round trip: a read call then runs on them and
+    they are checked by the first statement it runs (read with it when
+    that statement carries them: carried(), else read on their own just
+    before it), or at its end (settle()) when it ran none. When they turn
+    out otherwise, GenerationsMoved is raised before anything read under
+    them is kept or answered. The bug generation is never assumed.
+    on_read: called with (catalog, credential) each time they are read.
+    """
 
-    def __init__(self, conn: Connection) -> None:
+    __slots__ = ("_conn", "_values", "_writes", "_assumed", "_on_read")
+
+    def __init__(self, conn: Connection,
+                 assumed: tuple[int, int] | None = None,
+                 on_read: Callable[[int, int], object] | None = None) -> None:
         self._conn = conn
         self._values: tuple[int, int, int | str | None] | None = None
         self._writes = 0
+        self._assumed = assumed
+        self._on_read = on_read
+        if assumed is not None:
+            self._writes = conn.writes_so_far()
+            conn.before_next_statement(self.settle)
 
     def _read(self) -> tuple[int, int, int | str | None]:
         if self._values is None:
-            sql = ("SELECT (SELECT value FROM catalog_generation WHERE id = 1),"
-                   " (SELECT value FROM credential_generation WHERE id = 1)")
+            sql = f"SELECT {_GENERATIONS}"
             dialect = self._conn.dialect
             with_bugs = dialect.keeps_bug_generation
             if with_bugs:
                 sql += ", " + dialect.bug_generation_sql
-            self._writes = self._conn.writes_so_far()
+            if self._assumed is None:
+                self._writes = self._conn.writes_so_far()
             row = self._conn.execute_first(sql).fetchone()
             self._values = (row[0], row[1], row[2] if with_bugs else None)
+            self._check(row[0], row[1])
         return self._values
+
+    @property
+    def unconfirmed(self) -> bool:
+        """True while the generations are assumed and not yet checked."""
+        return self._assumed is not None and self._values is None
+
+    def carried(self) -> str | None:
+        """While unconfirmed: the SQL of two columns giving the catalog and
+        credential generations, for the statement about to run to carry
+        them (its caller hands them to confirm() before using its answer,
+        and they are no longer read before that statement); else None."""
+        if not self.unconfirmed:
+            return None
+        self._conn.before_next_statement(None)
+        return _GENERATIONS
+
+    def confirm(self, catalog: int, credential: int) -> None:
+        """Check the assumed generations against those a statement carried
+        (see carried()). Errors: GenerationsMoved when they differ."""
+        self._values = (catalog, credential, None)
+        self._check(catalog, credential)
+
+    def settle(self) -> None:
+        """Check the assumed generations, reading them, unless that was done.
+        Errors: GenerationsMoved when they were not the transaction's."""
+        if self.unconfirmed:
+            self._conn.before_next_statement(None)
+            self._read()
+
+    def _check(self, catalog: int, credential: int) -> None:
+        if self._on_read is not None:
+            self._on_read(catalog, credential)
+        if self._assumed is not None and self._assumed != (catalog, credential):
+            raise GenerationsMoved()
 
     @property
     def writes_before(self) -> int:
         """The connection's writes_so_far when the generations were read
-        (read now if they were not yet)."""
-        self._read()
+        (read now if they were not yet), or assumed."""
+        if self._assumed is None:
+            self._read()
         return self._writes
 
     @property
     def catalog(self) -> int:
-        """generation(conn)'s value."""
-        return self._read()[0]
+        """generation(conn)'s value (the assumed one while unconfirmed)."""
+        return self._assumed[0] if self._assumed is not None else self._read()[0]
 
     @property
     def credential(self) -> int:
-        """credential_generation(conn)'s value."""
-        return self._read()[1]
+        """credential_generation(conn)'s value (the assumed one while
+        unconfirmed)."""
+        return self._assumed[1] if self._assumed is not None else self._read()[1]
 
     @property
     def bug(self) -> int | str | None:
         """The bug generation (None where the engine keeps none; a value to
-        compare for equality only: Dialect.bug_generation_sql)."""
+        compare for equality only: Dialect.bug_generation_sql), read with
+        the other two (which are then checked, when assumed)."""
+        if (self._values is not None and self._values[2] is None
+                and self._conn.dialect.keeps_bug_generation):
+            self._values = None             # a statement carried the other two only
+        if self._values is None:
+            self._conn.before_next_statement(None)
         return self._read()[2]
 
 

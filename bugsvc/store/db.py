@@ -29,6 +29,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from types import TracebackType
 from typing import ClassVar, Generic, TypeVar
 
+from .cache import GenerationsMoved
 from .dialect import Connection, Dialect
 from .schema import bring_up_to_date
 
@@ -364,6 +365,8 @@ class Attempts(Generic[C]):
             time.sleep(_backoff(self.number))
 
     def _may_try_again(self, exc: BaseException) -> bool:
+        if isinstance(exc, GenerationsMoved):
+            return True         # the next try reads them (only a first one assumes)
         return self._retryable(exc) and (self.number < self._tries
                                          or time.monotonic() < self._give_up_at)
 

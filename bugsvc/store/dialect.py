@@ -99,6 +99,12 @@ class Connection(Protocol):
 
     def set_trace_callback(self, callback: Callable[[str], object] | None, /) -> None: ...
 
+    def before_next_statement(self, hook: Callable[[], object] | None, /) -> None:
+        """Call `hook()` once, just before the next statement runs (None:
+        forget the hook set). Where a statement costs no round trip the
+        engine may call it at once."""
+        ...
+
     def writes_so_far(self) -> int:
         """A count that grows with every statement that may have written
         (rows changed, on SQLite) since the connection was opened: equal
@@ -143,6 +149,11 @@ class Dialect:
     # round trip to a server (PostgreSQL: the subqueries stay in the bugs'
     # one statement).
     reads_lists_apart: ClassVar[bool] = False
+    # True when each statement is a round trip to a server (PostgreSQL): a
+    # read call then takes the generations as this process last saw them
+    # and checks them with its first statement (store/cache.py,
+    # Generations), a round trip fewer.
+    statements_are_round_trips: ClassVar[bool] = True
     # True when one statement may write several tables (a WITH of
     # data-modifying statements: PostgreSQL), so that writes that go
     # together need one round trip; SQLite's statements write one table.

@@ -96,6 +96,19 @@ def current_regexp_budget() -> RegexpBudget | None:
 
 
 @contextmanager
+def outside_regexp_budget() -> Iterator[None]:
+    """Run the block's statements outside the budget of the `regexp_budget`
+    block this thread is in (statements a search's statement makes run
+    before it: Connection.before_next_statement's)."""
+    previous = getattr(_regexp_state, "budget", None)
+    _regexp_state.budget = None
+    try:
+        yield
+    finally:
+        _regexp_state.budget = previous
+
+
+@contextmanager
 def regexp_budget(seconds: float | None = None,
                   per_value: float | None = None) -> Iterator[RegexpBudget]:
     """Bound the time REGEXP spends in the statements this thread runs

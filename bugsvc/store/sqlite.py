@@ -29,7 +29,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, cast
 
@@ -105,6 +105,7 @@ class SqliteDialect(Dialect):
     comment_text_index_trails = True
     keeps_bug_generation = True
     reads_lists_apart = True
+    statements_are_round_trips = False
 
     def contains(self, haystack: str, needle: str) -> str:
         return f"instr({haystack}, {needle}) > 0"
@@ -299,6 +300,12 @@ class SqliteConnection(sqlite3.Connection):
         """Rows inserted, changed or deleted since the connection opened
         (triggers' included): Connection.writes_so_far."""
         return self.total_changes
+
+    def before_next_statement(self, hook: Callable[[], object] | None) -> None:
+        """Connection.before_next_statement: `hook` is called at once (a
+        statement costs SQLite no round trip)."""
+        if hook is not None:
+            hook()
 
     def execute_first(self, sql: str) -> sqlite3.Cursor:
         """Connection.execute_first: in the transaction, whose BEGIN costs

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from .. import db
 from ..dialect import Params
-from ..regexp import current_regexp_budget
+from ..regexp import current_regexp_budget, outside_regexp_budget
 from ..schema import SchemaError
 from .sql import array_lists, psycopg_sql
 
@@ -273,6 +273,8 @@ class PgConnection:
         self._bounded = False
         # Statements run that may have written (writes_so_far).
         self._writes = 0
+        # Called before the next statement (before_next_statement).
+        self._before_next: Callable[[], object] | None = None
 
     def begin(self, statement: str, read: bool = False) -> None:
         """Begin a transaction with `statement` (a BEGIN), sent just before
@@ -361,6 +363,17 @@ class PgConnection:
         """Count a write made on `raw` directly (a COPY)."""
         self._writes += 1
 
+    def before_next_statement(self, hook: Callable[[], object] | None) -> None:
+        """Connection.before_next_statement."""
+        self._before_next = hook
+
+    def _run_hook(self) -> None:
+        """Call the hook set by before_next_statement, once."""
+        hook, self._before_next = self._before_next, None
+        if hook is not None:
+            with outside_regexp_budget():     # the statement's limit is its own
+                hook()
+
     def set_trace_callback(self, callback: Callable[[str], object] | None) -> None:
         """Call `callback(sql)` with every statement run (None: stop), as sqlite3 does."""
         self._trace = callback
@@ -378,6 +391,8 @@ class PgConnection:
         return self._execute(sql, params, True)
 
     def _execute(self, sql: str, params: Params | None, one_plan: bool) -> _Cursor:
+        if self._before_next is not None:
+            self._run_hook()
         if self._trace is not None:
             self._trace(sql)
         cursor = cast(_Cursor, self.raw.cursor())      # the connection's cursor_factory
@@ -441,6 +456,8 @@ class PgConnection:
             rows = list(rows)
         if len(rows) == 1:
             return self.execute(sql, rows[0])
+        if self._before_next is not None:
+            self._run_hook()
         if self._trace is not None:
             self._trace(sql)
         self._writes += 1

@@ -1,0 +1,156 @@
+"""Generations a read call assumes (store/cache.py, Generations): where a
+statement is a round trip (PostgreSQL), a read call takes the catalog and
+credential generations its process last read instead of reading them
+first, and checks them with its first statement. A keyed GET of a kept bug
+is then one statement; a change another process made (a revoked key, a
+membership taken away, a parameter) is seen by the very next call all the
+same, on both engines, the call being tried once more when what it
+assumed was not so."""
+
+import pytest
+
+from bug_changes import MEMBER, PAT
+from bug_rows import set_param, user_id
+from bugsvc.store import cache
+from bugsvc.store.regexp import regexp_budget
+
+
+@pytest.fixture
+def world(callers_world):
+    """bug_changes' world: {name: bug id} of the four bugs."""
+    return callers_world
+
+
+@pytest.fixture
+def moved(monkeypatch):
+    """How many times a call found its assumed generations moved (each
+    such call is tried once more)."""
+    count = []
+    real = cache.Generations._check
+
+    def counting(self, catalog, credential):
+        try:
+            real(self, catalog, credential)
+        except cache.GenerationsMoved:
+            count.append((catalog, credential))
+            raise
+    monkeypatch.setattr(cache.Generations, "_check", counting)
+    return count
+
+
+@pytest.fixture
+def statements(monkeypatch):
+    """The statements this process sends PostgreSQL from now on (each a
+    round trip, or one of a pipeline), as their text."""
+    import psycopg
+    sent = []
+    for cls in (psycopg.Connection, psycopg.Cursor):
+        real = cls.execute
+
+        def noted(self, statement, *args, real=real, **kwargs):
+            sent.append(str(statement))
+            return real(self, statement, *args, **kwargs)
+        monkeypatch.setattr(cls, "execute", noted)
+    return sent
+
+
+def _write(services, sql, args=()):
+    with services.db.transaction(write=True) as conn:
+        conn.execute(sql, args)
+
+
+@pytest.mark.engine("postgresql")
+def test_a_keyed_get_of_a_kept_bug_is_one_statement(services, world, client, statements):
+    """The bug's revision, whether the caller may see it and the two
+    generations the call assumed: one statement, no BEGIN, no COMMIT."""
+    headers = {"X-BUGZILLA-API-KEY": services.api_key(PAT)}
+    path = f"/rest/bug/{world['open']}"
+    first = client.simulate_get(path, headers=headers)
+    assert client.simulate_get(path, headers=headers).json == first.json
+    statements.clear()
+    assert client.simulate_get(path, headers=headers).json == first.json
+    assert len(statements) == 1
+    assert "catalog_generation" in statements[0] and "credential_generation" in statements[0]
+    assert "bug_revisions" in statements[0]
+
+
+def test_a_key_revoked_by_another_process_is_refused_on_the_next_call(
+        services, world, client, moved, backend):
+    headers = {"X-BUGZILLA-API-KEY": services.api_key(PAT)}
+    path = f"/rest/bug/{world['open']}"
+    for _ in range(2):
+        assert client.simulate_get(path, headers=headers).status_code == 200
+    assert client.simulate_get("/rest/whoami", headers=headers).status_code == 200
+    _write(services, "UPDATE api_keys SET revoked = 1 WHERE user_id = ?",
+           (user_id(services, PAT),))
+    refused = client.simulate_get(path, headers=headers)
+    assert (refused.status_code, refused.json["code"]) == (400, 306)
+    assert len(moved) == (1 if backend == "postgresql" else 0)
+    # A call that runs no statement of its own checks what it assumed too.
+    _write(services, "UPDATE api_keys SET revoked = 0 WHERE user_id = ?",
+           (user_id(services, PAT),))
+    assert client.simulate_get("/rest/whoami", headers=headers).json["name"] == PAT
+    _write(services, "UPDATE api_keys SET revoked = 1 WHERE user_id = ?",
+           (user_id(services, PAT),))
+    refused = client.simulate_get("/rest/whoami", headers=headers)
+    assert (refused.status_code, refused.json["code"]) == (400, 306)
+
+
+def test_a_membership_taken_away_hides_the_bug_on_the_next_call(
+        services, world, client, moved, backend):
+    headers = {"X-BUGZILLA-API-KEY": services.api_key(MEMBER)}
+    path = f"/rest/bug/{world['staff']}"
+    for _ in range(2):
+        assert client.simulate_get(path, headers=headers).json["bugs"][0]["id"] == world["staff"]
+    _write(services, "DELETE FROM user_groups WHERE user_id = ?", (user_id(services, MEMBER),))
+    denied = client.simulate_get(path, headers=headers)
+    assert (denied.status_code, denied.json["code"]) == (401, 102)
+    assert len(moved) == (1 if backend == "postgresql" else 0)
+
+
+def test_a_parameter_set_by_another_process_rules_the_next_call(
+        services, world, client, moved, backend):
+    """An anonymous call too: requirelogin turned on elsewhere refuses it
+    at once, though the answer it assumed would have been given."""
+    path = f"/rest/bug/{world['open']}"
+    for _ in range(2):
+        assert client.simulate_get(path).status_code == 200
+    set_param(services, "requirelogin", "1")
+    refused = client.simulate_get(path)
+    assert (refused.status_code, refused.json["code"]) == (401, 410)
+    assert len(moved) == (1 if backend == "postgresql" else 0)
+
+
+def test_generations_assumed_are_checked_before_the_first_statement_or_carried(db):
+    """Unit: assumed values are given without a read; the first statement
+    reads them first (outside a search's time budget) unless it carried
+    them; values that moved raise GenerationsMoved."""
+    with db.transaction() as conn:
+        actual = cache.Generations(conn)
+        now = (actual.catalog, actual.credential)
+    seen_values = []
+    with db.transaction() as conn:
+        seen = cache.Generations(conn, now, lambda *values: seen_values.append(values))
+        assert (seen.catalog, seen.credential) == now
+        assert seen.unconfirmed == db.dialect.statements_are_round_trips
+        with regexp_budget(seconds=2, per_value=0):
+            conn.execute("SELECT 1").fetchone()
+        assert not seen.unconfirmed and seen_values == [now]
+    stale = (now[0], now[1] - 1)
+    with db.transaction() as conn:
+        if db.dialect.statements_are_round_trips:
+            seen = cache.Generations(conn, stale)
+            with pytest.raises(cache.GenerationsMoved):
+                conn.execute("SELECT 1")
+        else:
+            with pytest.raises(cache.GenerationsMoved):
+                cache.Generations(conn, stale)
+    if not db.dialect.statements_are_round_trips:
+        return
+    with db.transaction() as conn:
+        seen = cache.Generations(conn, stale)
+        columns = seen.carried()
+        row = conn.execute(f"SELECT {columns}").fetchone()
+        with pytest.raises(cache.GenerationsMoved):
+            seen.confirm(row[0], row[1])
+        seen.settle()                           # checked already: nothing read again
