@@ -201,9 +201,10 @@ def _stamps(ctx, ids, with_tokens, visible_only, related=(), ahead=False):
                      [*ids, *args, *related, *seen_args])
     elif not related and len(ids) <= IN_LIST_CHUNK:
         statement = sql.format(ids=placeholders(ids)), [*ids, *args]
-    # Read ahead, the statement carries the generations the call assumed
-    # (a row 2, catalog, credential: cache.Generations.carried).
-    carried = ctx.generations.carried() if ahead and statement is not None \
+    # The statement carries the generations the call assumed, if it has
+    # not checked them yet (a row 2, catalog, credential:
+    # cache.Generations.carried).
+    carried = ctx.generations.carried() if statement is not None \
         and ctx.generations is not None else None
     if carried is not None:
         statement = (f"{statement[0]} UNION ALL SELECT 2, {carried}"

@@ -10,6 +10,7 @@ quicksearch; all of them are ANDed.
 """
 
 import re
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from ..call.params import Params, as_bool
@@ -172,8 +173,11 @@ def run(ctx, sql, args):
     """The rows of search statement `sql`, within the budget of regular
     expressions and statements. Errors: 32000 a regular expression or a
     statement that takes too long, or an invalid regular expression."""
+    # Generations the call assumed are checked with its next statement
+    # (the revisions of the bugs found: bugs/object_cache.py) or its end.
+    later = ctx.generations.checked_later() if ctx.generations is not None else nullcontext()
     try:
-        with regexp_budget():
+        with regexp_budget(), later:
             return ctx.conn.execute(sql, args).fetchall()
     except RegexpTooSlow as slow:
         raise ServiceError(USER_ERROR, f"The regular expression '{slow.pattern}' takes too "

@@ -138,7 +138,7 @@ class UnitOfWork:
                         # with the change or rolled back with it.
                         written = _write_events(ctx)
                 except BaseException:
-                    _settle_failed(seen)
+                    _settle_failed(self.db, seen)
                     raise
                 # Assumed generations are checked before an answer leaves
                 # (GenerationsMoved: the call is tried again).
@@ -210,18 +210,22 @@ class UnitOfWork:
             self.on_events()
 
 
-def _settle_failed(seen: cache.Generations) -> None:
+def _settle_failed(db: Database[Any], seen: cache.Generations) -> None:
     """Check the generations a call that failed assumed, before its error
     leaves: GenerationsMoved (the call is tried again) when they were not
-    its transaction's. When they cannot be read (the failure ended the
-    transaction) the call's own error goes on."""
-    if seen.unconfirmed:
-        try:
-            seen.settle()
-        except cache.GenerationsMoved:
-            raise
-        except Exception:                  # noqa: BLE001, S110 - the call's error goes on
-            pass
+    its transaction's. When the failure ended that transaction they are
+    read in one of their own, which began later: the generations only
+    grow, so the same values there were the call's too."""
+    if not seen.unconfirmed:
+        return
+    try:
+        seen.settle()
+    except cache.GenerationsMoved:
+        raise
+    except Exception:                  # noqa: BLE001 - read them apart instead
+        with db.separate_transaction() as conn:
+            later = cache.Generations(conn)
+            seen.confirm(later.catalog, later.credential)
 
 
 def _write_events(ctx: Context) -> int:

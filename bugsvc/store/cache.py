@@ -11,7 +11,8 @@ later rolled back is ever kept (Context.cached).
 """
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from .dialect import Connection
@@ -106,6 +107,22 @@ class Generations:
             return None
         self._conn.before_next_statement(None)
         return _GENERATIONS
+
+    @contextmanager
+    def checked_later(self) -> Iterator[None]:
+        """While unconfirmed, the block's statements run before the check
+        (their answers are used only once a later statement of the same
+        transaction, or its end, found the generations as assumed): a
+        search's statement, whose revisions' statement then carries them."""
+        if not self.unconfirmed:
+            yield
+            return
+        self._conn.before_next_statement(None)
+        try:
+            yield
+        finally:
+            if self.unconfirmed:
+                self._conn.before_next_statement(self.settle)
 
     def confirm(self, catalog: int, credential: int) -> None:
         """Check the assumed generations against those a statement carried

@@ -154,3 +154,54 @@ def test_generations_assumed_are_checked_before_the_first_statement_or_carried(d
         with pytest.raises(cache.GenerationsMoved):
             seen.confirm(row[0], row[1])
         seen.settle()                           # checked already: nothing read again
+
+
+@pytest.mark.engine("postgresql")
+def test_a_search_made_anew_carries_them_in_its_revisions_statement(
+        services, world, client, statements):
+    """The search's statement runs before the check; the revisions of the
+    bugs it found carry the generations: no statement of their own."""
+    headers = {"X-BUGZILLA-API-KEY": services.api_key(PAT)}
+    query = {"product": "TestProduct", "status": ["CONFIRMED", "IN_PROGRESS"],
+             "status_type": "anyexact", "limit": "50"}
+    first = client.simulate_get("/rest/bug", params=query, headers=headers).json
+    assert {bug["id"] for bug in first["bugs"]} >= {world["open"], world["other"]}
+    statements.clear()
+    assert client.simulate_get("/rest/bug", params=query, headers=headers).json == first
+    carrying = [text for text in statements if "catalog_generation" in text]
+    assert len(carrying) == 1 and "bug_revisions" in carrying[0]
+
+
+def test_a_search_that_fails_after_a_move_gives_its_own_error(
+        services, world, client, moved, backend):
+    headers = {"X-BUGZILLA-API-KEY": services.api_key(PAT)}
+    assert client.simulate_get(f"/rest/bug/{world['open']}", headers=headers).status_code == 200
+    set_param(services, "insidergroup", "")
+    wrong = {"f1": "short_desc", "o1": "regexp", "v1": "(unclosed"}
+    refused = client.simulate_get("/rest/bug", params=wrong, headers=headers)
+    assert (refused.status_code, refused.json["code"]) == (400, 32000)
+    assert len(moved) == (1 if backend == "postgresql" else 0)
+
+
+@pytest.mark.engine("postgresql")
+def test_a_failure_that_ended_the_transaction_is_checked_apart(db):
+    """A call whose statement failed (the transaction can read no more)
+    has what it assumed read in a transaction of its own: moved, it is
+    tried again; as assumed, its own error goes on."""
+    import psycopg
+
+    from bugsvc.call.unit_of_work import _settle_failed
+    with db.transaction() as conn:
+        actual = cache.Generations(conn)
+        now = (actual.catalog, actual.credential)
+    for assumed, outcome in ((now, psycopg.errors.DivisionByZero),
+                             ((now[0] - 1, now[1]), cache.GenerationsMoved)):
+        with pytest.raises(outcome):
+            with db.transaction() as conn:
+                seen = cache.Generations(conn, assumed)
+                try:
+                    with seen.checked_later():
+                        conn.execute("SELECT 1 / 0")
+                except BaseException:
+                    _settle_failed(db, seen)
+                    raise
