@@ -340,13 +340,23 @@ def _add_if_editable(ctx, bug_id, body, is_private, hours, is_markdown):
                             is_markdown)
     chosen = f"{bug}.id = ? AND {visible} AND {may_edit}"
     if touches:
+        # It carries the generations the call assumed, if not checked yet
+        # (cache.Generations.carried): its last two columns.
+        carried = ctx.generations.carried() if ctx.generations is not None else None
         row = conn.execute(
             f"WITH touched AS (UPDATE bugs SET last_change_time = ? WHERE {chosen}"
             f" RETURNING bugs.id, {events.people_columns(conn.dialect)}),"
             f" added AS ({_INSERT_COMMENT} SELECT b.id, {NEXT_COUNT_SQL.format(bug='b')},"
             " ?, ?, ?, ?, ?, ?, ?, ?, ? FROM touched b RETURNING id)"
-            " SELECT added.id, touched.* FROM added, touched",
+            f" SELECT added.id, touched.*{', ' + carried if carried else ''}"
+            " FROM added, touched",
             [dates.to_db(ctx.now), bug_id, *args, *edit_args, *stored]).fetchone()
+        if carried:
+            if row is None:
+                ctx.generations.settle()
+            else:
+                ctx.generations.confirm(row[-2], row[-1])
+                row = row[:-2]
     else:
         row = conn.execute(
             f"{_INSERT_COMMENT} SELECT b.id, {NEXT_COUNT_SQL.format(bug='b')},"

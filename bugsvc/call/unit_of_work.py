@@ -119,7 +119,7 @@ class UnitOfWork:
         written = 0
         for attempt in self.db.attempts(write=write, locked=locked):
             with attempt as conn:
-                assumed = (self._generations_seen if not write and catalog and attempt.number == 1
+                assumed = (self._generations_seen if catalog and attempt.number == 1
                            and conn.dialect.statements_are_round_trips else None)
                 seen = cache.Generations(conn, assumed, self._saw_generations)
                 try:
@@ -137,8 +137,8 @@ class UnitOfWork:
                         # The work's events, in its own transaction: committed
                         # with the change or rolled back with it.
                         written = _write_events(ctx)
-                except BaseException:
-                    _settle_failed(self.db, seen)
+                except BaseException as failure:
+                    _settle_failed(self.db, seen, failure)
                     raise
                 # Assumed generations are checked before an answer leaves
                 # (GenerationsMoved: the call is tried again).
@@ -210,13 +210,15 @@ class UnitOfWork:
             self.on_events()
 
 
-def _settle_failed(db: Database[Any], seen: cache.Generations) -> None:
-    """Check the generations a call that failed assumed, before its error
-    leaves: GenerationsMoved (the call is tried again) when they were not
-    its transaction's. When the failure ended that transaction they are
-    read in one of their own, which began later: the generations only
-    grow, so the same values there were the call's too."""
-    if not seen.unconfirmed:
+def _settle_failed(db: Database[Any], seen: cache.Generations, failure: BaseException) -> None:
+    """Check the generations a call that failed with `failure` assumed,
+    before its error leaves: GenerationsMoved (the call is tried again) when
+    they were not its transaction's. A failure that has the call tried
+    again anyway needs no check (the next try reads them). When the failure
+    ended the transaction they are read in one of their own, which began
+    later: the generations only grow, so the same values there were the
+    call's too."""
+    if not seen.unconfirmed or db.met_concurrent(failure):
         return
     try:
         seen.settle()

@@ -56,10 +56,11 @@ class Generations:
 
     assumed: (catalog, credential) generations to take as the
     transaction's without reading them (the newest this process saw),
-    where a statement is a round trip: a read call then runs on them and
-    they are checked by the first statement it runs (read with it when
-    that statement carries them: carried(), else read on their own just
-    before it), or at its end (settle()) when it ran none. When they turn
+    where a statement is a round trip: a call then runs on them and they
+    are checked by the first statement it runs (read with it when that
+    statement carries them: carried(), else read on their own just before
+    it; a search's statement may run first: checked_later()), or at its
+    end (settle()) when it ran none. When they turn
     out otherwise, GenerationsMoved is raised before anything read under
     them is kept or answered. The bug generation is never assumed.
     on_read: called with (catalog, credential) each time they are read.

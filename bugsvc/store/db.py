@@ -221,6 +221,11 @@ class Database(Generic[C]):
         (more values than one statement takes, an expression too deep ...)."""
         raise NotImplementedError
 
+    def met_concurrent(self, exc: BaseException) -> bool:
+        """True when `exc` says a transaction met a concurrent one (attempts
+        then runs it again)."""
+        return self._retryable(exc)
+
     def _retryable(self, exc: BaseException) -> bool:
         """True when `exc` says the transaction met a concurrent one."""
         return False

@@ -150,9 +150,9 @@ class Dialect:
     # one statement).
     reads_lists_apart: ClassVar[bool] = False
     # True when each statement is a round trip to a server (PostgreSQL): a
-    # read call then takes the generations as this process last saw them
-    # and checks them with its first statement (store/cache.py,
-    # Generations), a round trip fewer.
+    # call then takes the generations as this process last saw them and
+    # checks them with its first statement (store/cache.py, Generations),
+    # a round trip fewer where that statement carries them.
     statements_are_round_trips: ClassVar[bool] = True
     # True when one statement may write several tables (a WITH of
     # data-modifying statements: PostgreSQL), so that writes that go

@@ -202,6 +202,36 @@ def test_a_failure_that_ended_the_transaction_is_checked_apart(db):
                 try:
                     with seen.checked_later():
                         conn.execute("SELECT 1 / 0")
-                except BaseException:
-                    _settle_failed(db, seen)
+                except BaseException as failure:
+                    _settle_failed(db, seen, failure)
                     raise
+
+
+def _comment(client, headers, bug_id, text):
+    return client.simulate_post(f"/rest/bug/{bug_id}/comment", json={"comment": text},
+                                headers=headers)
+
+
+@pytest.mark.engine("postgresql")
+def test_a_comment_carries_them_in_its_one_statement(services, world, client, statements):
+    headers = {"X-BUGZILLA-API-KEY": services.api_key(PAT)}
+    assert _comment(client, headers, world["open"], "First").status_code == 201
+    statements.clear()
+    assert _comment(client, headers, world["open"], "Second").status_code == 201
+    carrying = [text for text in statements if "catalog_generation" in text]
+    assert len(carrying) == 1 and carrying[0].startswith("WITH touched AS (UPDATE bugs")
+
+
+def test_a_comment_after_its_author_lost_the_group_is_refused_and_stores_nothing(
+        services, world, client, moved, backend):
+    headers = {"X-BUGZILLA-API-KEY": services.api_key(MEMBER)}
+    assert _comment(client, headers, world["staff"], "Seen").status_code == 201
+    _write(services, "DELETE FROM user_groups WHERE user_id = ?", (user_id(services, MEMBER),))
+    denied = _comment(client, headers, world["staff"], "Not seen")
+    assert (denied.status_code, denied.json["code"]) == (401, 102)
+    assert len(moved) == (1 if backend == "postgresql" else 0)
+    assert [row[0] for row in services.query(
+        "SELECT body FROM comments WHERE bug_id = ? AND count > 0 ORDER BY id",
+        (world["staff"],))] == ["Seen"]
+    assert services.query("SELECT COUNT(*) FROM outbox_events WHERE bug_id = ?",
+                          (world["staff"],)) == [(1,)]
