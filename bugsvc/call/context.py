@@ -67,8 +67,9 @@ class Context:
     catalog: cache.CatalogCache | None = None
     catalog_generation: int | None = None
     # The generations the call's transaction first saw (read once, by one
-    # statement; a write call reads the catalog generation again after it
-    # wrote, to know whether it changed the catalogue).
+    # statement, or assumed and checked by its first: store/cache.py; a
+    # write call reads the catalog generation again after it wrote, to know
+    # whether it changed the catalogue).
     generations: cache.Generations | None = None
     writes: bool = True
     # Facts found out in this call's snapshot that other calls in the same

@@ -60,10 +60,11 @@ class Generations:
     are checked by the first statement it runs (read with it when that
     statement carries them: carried(), else read on their own just before
     it; a search's statement may run first: checked_later()), or at its
-    end (settle()) when it ran none. When they turn
-    out otherwise, GenerationsMoved is raised before anything read under
-    them is kept or answered. The bug generation is never assumed.
-    on_read: called with (catalog, credential) each time they are read.
+    end (settle()) when it ran none. When they turn out otherwise,
+    GenerationsMoved is raised before anything read under them is kept or
+    answered. The bug generation is never assumed (it moves with every
+    write). on_read: called with (catalog, credential) each time they are
+    read or carried.
     """
 
     __slots__ = ("_conn", "_values", "_writes", "_assumed", "_on_read")
