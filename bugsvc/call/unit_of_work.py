@@ -60,7 +60,7 @@ class UnitOfWork:
         self.on_events: Callable[[], object] | None = None
         self._load_caller = load_caller
         # The catalog and credential generations this process last read
-        # (read calls assume them where a statement is a round trip:
+        # (calls assume them where a statement is a round trip:
         # cache.Generations).
         self._generations_seen: tuple[int, int] | None = None
         self._load_parameters = load_parameters
@@ -99,7 +99,10 @@ class UnitOfWork:
         caller: an account id, None (anonymous), or a function(conn,
         generations) giving the Caller, called first in each try (the
         Runner checks credentials so; generations: the transaction's
-        cache.Generations, which the Context's copies then use too).
+        cache.Generations, which the Context's copies then use too; where a
+        statement is a round trip, the first try takes those this process
+        read last and its first statement checks them: a try that finds
+        them moved is run again, reading them).
         now: the time of the work (default: the clock, read once the
         transaction is open and the caller known: writes waiting for one
         another are then stamped in the order they are stored). catalog:
@@ -150,7 +153,7 @@ class UnitOfWork:
         return result
 
     def _saw_generations(self, catalog: int, credential: int) -> None:
-        """Keep the generations a transaction read, for the next read calls."""
+        """Keep the generations a transaction read, for the next calls."""
         self._generations_seen = (catalog, credential)
 
     def _on_replica(self, work: Callable[[Context], T],

@@ -346,7 +346,9 @@ class Attempts(Generic[C]):
     cannot be ordered with (a serialization failure or a deadlock), with a
     short random pause before each new try, for at least `tries` tries and
     for as long as `patience` seconds from the first (a busy database keeps
-    a write waiting as long as SQLite's busy timeout would). The block must
+    a write waiting as long as SQLite's busy timeout would); and again at
+    once, whatever `tries`, when it ran on generations it assumed that had
+    moved (cache.GenerationsMoved: the next try reads them). The block must
     not `return` from inside the `with` (its commit could still fail):
     keep its result in a variable. What escapes the block otherwise
     (ServiceError included) rolls it back and leaves the loop."""
@@ -360,6 +362,7 @@ class Attempts(Generic[C]):
         self._give_up_at = time.monotonic() + patience
         self._done = False
         self._manager: AbstractContextManager[C] | None = None
+        self._pause = True
         self.number = 0
 
     def __iter__(self) -> "Iterator[Attempts[C]]":
@@ -367,11 +370,16 @@ class Attempts(Generic[C]):
             yield self
             if self._done:
                 return
-            time.sleep(_backoff(self.number))
+            if self._pause:
+                time.sleep(_backoff(self.number))
 
     def _may_try_again(self, exc: BaseException) -> bool:
-        if isinstance(exc, GenerationsMoved):
-            return True         # the next try reads them (only a first one assumes)
+        # A try on generations that had moved is run again at once: no
+        # other transaction is in its way (the next try reads them; only a
+        # first one assumes them).
+        self._pause = not isinstance(exc, GenerationsMoved)
+        if not self._pause:
+            return True
         return self._retryable(exc) and (self.number < self._tries
                                          or time.monotonic() < self._give_up_at)
 

@@ -266,6 +266,26 @@ def test_attempts_leave_at_once_on_an_error_that_is_no_conflict():
     assert len(opened) == 1
 
 
+def test_a_try_on_moved_generations_is_run_again_at_once_whatever_the_tries(monkeypatch):
+    """A try whose assumed generations had moved (cache.GenerationsMoved) is
+    run again even where conflicts are never tried again, without the
+    pause a conflict gets."""
+    from bugsvc.store.cache import GenerationsMoved
+    slept = []
+    monkeypatch.setattr(dbmodule.time, "sleep", slept.append)
+    transaction, opened = _flaky_transactions(0)
+    attempts = dbmodule.Attempts(transaction, lambda exc: False, 1)
+    for attempt in attempts:
+        with attempt:
+            if len(opened) == 1:
+                raise GenerationsMoved()
+    assert len(opened) == 2 and slept == []
+    transaction, opened = _flaky_transactions(1)
+    assert _run_attempts(dbmodule.Attempts(transaction, lambda exc: isinstance(
+        exc, _Conflict), 3)) == "conn"
+    assert len(opened) == 2 and len(slept) == 1
+
+
 def _step_making(table):
     """The version of the MIGRATIONS step that makes `table` (wherever it
     is numbered)."""
