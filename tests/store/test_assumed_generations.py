@@ -235,3 +235,29 @@ def test_a_comment_after_its_author_lost_the_group_is_refused_and_stores_nothing
         (world["staff"],))] == ["Seen"]
     assert services.query("SELECT COUNT(*) FROM outbox_events WHERE bug_id = ?",
                           (world["staff"],)) == [(1,)]
+
+
+def test_every_way_in_sees_a_membership_taken_away_on_the_next_call(
+        services, world, client, app, moved, backend):
+    """XML-RPC with a key and the bug page of a signed-in member alike."""
+    from page_support import Browser
+    from rpc_support import xmlrpc_call
+    key = services.api_key(MEMBER)
+    services.add_user("paula@example.com", password="paula-password-1", groups=["staff"])
+    browser = Browser(app)
+    browser.login("paula@example.com", "paula-password-1")
+    page = f"/show_bug.cgi?id={world['staff']}"
+    for _ in range(2):
+        found, fault = xmlrpc_call(client, "Bug.get", {"ids": [world["staff"]],
+                                                       "Bugzilla_api_key": key})
+        assert fault is None and found["bugs"][0]["id"] == world["staff"]
+        assert browser.get(page).status_code == 200
+    # Each way in meets a change of its own first.
+    _write(services, "DELETE FROM user_groups WHERE user_id = ?",
+           (user_id(services, "paula@example.com"),))
+    hidden = browser.get(page)
+    assert hidden.status_code == 401 and "Staff only" not in hidden.text
+    _write(services, "DELETE FROM user_groups WHERE user_id = ?", (user_id(services, MEMBER),))
+    assert xmlrpc_call(client, "Bug.get", {"ids": [world["staff"]],
+                                           "Bugzilla_api_key": key}) == (None, 102)
+    assert len(moved) == (2 if backend == "postgresql" else 0)
