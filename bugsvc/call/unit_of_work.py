@@ -221,7 +221,10 @@ def _settle_failed(db: Database[Any], seen: cache.Generations, failure: BaseExce
     ended the transaction they are read in one of their own, which began
     later: the generations only grow, so the same values there were the
     call's too."""
-    if not seen.unconfirmed or db.met_concurrent(failure):
+    if not seen.unconfirmed:
+        return
+    if db.met_concurrent(failure):
+        seen.forget()
         return
     try:
         seen.settle()

@@ -132,6 +132,12 @@ class Generations:
         self._values = (catalog, credential, None)
         self._check(catalog, credential)
 
+    def forget(self) -> None:
+        """Check nothing before the connection's next statement (a try that
+        is run again anyway, whose next try reads them)."""
+        if self.unconfirmed:
+            self._conn.before_next_statement(None)
+
     def settle(self) -> None:
         """Check the assumed generations, reading them, unless that was done.
         Errors: GenerationsMoved when they were not the transaction's."""

@@ -261,3 +261,15 @@ def test_every_way_in_sees_a_membership_taken_away_on_the_next_call(
     assert xmlrpc_call(client, "Bug.get", {"ids": [world["staff"]],
                                            "Bugzilla_api_key": key}) == (None, 102)
     assert len(moved) == (2 if backend == "postgresql" else 0)
+
+
+@pytest.mark.engine("postgresql")
+def test_a_try_that_met_a_concurrent_one_leaves_no_check_behind(db, monkeypatch):
+    """The connection a try ran on asks nothing more of what that try
+    assumed once it failed in a way that has it run again anyway."""
+    from bugsvc.call.unit_of_work import _settle_failed
+    monkeypatch.setattr(type(db), "met_concurrent", lambda self, exc: True)
+    with db.transaction() as conn:
+        seen = cache.Generations(conn, (-1, -1))
+        _settle_failed(db, seen, RuntimeError("a serialization failure"))
+        assert conn.execute("SELECT 1").fetchone()[0] == 1     # no GenerationsMoved
