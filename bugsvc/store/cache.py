@@ -55,7 +55,7 @@ class Generations:
     inside that transaction.
 
     assumed: (catalog, credential) generations to take as the
-    transaction's without reading them (the newest this process saw),
+    transaction's without reading them (those this process read last),
     where a statement is a round trip: a call then runs on them and they
     are checked by the first statement it runs (read with it when that
     statement carries them: carried(), else read on their own just before
