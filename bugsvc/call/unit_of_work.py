@@ -122,9 +122,11 @@ class UnitOfWork:
         written = 0
         for attempt in self.db.attempts(write=write, locked=locked):
             with attempt as conn:
-                assumed = (self._generations_seen if catalog and attempt.number == 1
-                           and conn.dialect.statements_are_round_trips else None)
-                seen = cache.Generations(conn, assumed, self._saw_generations)
+                # Kept and assumed only where reading them is a round trip.
+                round_trips = catalog and conn.dialect.statements_are_round_trips
+                assumed = self._generations_seen if round_trips and attempt.number == 1 else None
+                seen = cache.Generations(conn, assumed,
+                                         self._saw_generations if round_trips else None)
                 try:
                     who = (caller(conn, seen) if callable(caller)
                            else self._load_caller(conn, caller))
