@@ -21,6 +21,7 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
+import freezegun
 import pytest
 from falcon import testing
 
@@ -48,6 +49,13 @@ from bugsvc.store.location import open_database
 # would be shadowed by the parameter, which pyflakes reports as F811).
 pytest_plugins = ["live_server", "notify_support", "browser_site", "page_support",
                   "bug_changes"]
+
+# A frozen clock is the tests' "now", never the clock psycopg's pool keeps
+# its own time by: a pool thread that failed to connect while a test's clock
+# stood in 2026 would schedule its next try for a moment the real monotonic
+# clock reaches in decades, and the pool would be one connection short for
+# the rest of the session (seen as a PoolTimeout in a later test).
+freezegun.configure(extend_ignore_list=["psycopg", "psycopg_pool"])
 
 FAST_COST = ScryptCost(n=16, r=1, p=1)   # tests only: hashing must not dominate
 _OPERATION_OF = {operation.service: operation for operations in (OPERATIONS, PAGE_OPERATIONS)
@@ -415,6 +423,7 @@ def db(config, backend):
             database = _POSTGRES_DATABASES[config.database.text] = open_database(config.database)
         yield database
         database.close_connection()
+        _assert_pool_whole(database)
         return
     database = open_database(config.database)
     yield database
@@ -422,6 +431,26 @@ def db(config, backend):
 
 
 _POSTGRES_DATABASES = {}
+
+
+def _assert_pool_whole(database, wait=5.0):
+    """Fail the test that leaves the session's pool of `database` short:
+    a connection still lent, or one being opened that never comes (waits
+    up to `wait` seconds for one a pool thread is still opening)."""
+    import time
+    pool = database._pool
+    if pool is None:
+        return
+    deadline = time.monotonic() + wait
+    while True:
+        stats = pool.get_stats()
+        short = stats["pool_size"] - stats["pool_available"]
+        if short <= 0:
+            return
+        if time.monotonic() > deadline:
+            pytest.fail(f"the test left {short} of the pool's connections lent or never"
+                        f" opened ({stats})", pytrace=False)
+        time.sleep(0.02)
 
 
 @pytest.fixture
