@@ -23,6 +23,7 @@ from ..errors import (
     require_login,
 )
 from ..store.db import placeholders
+from ..store.dialect import once_per_dialect
 from . import activity, events, values, visibility
 from .lookup import MAX_BUG_ID, numeric_bug_id, visible_bug_id
 from .permissions import product_edit_denied, product_edit_sql
@@ -307,7 +308,7 @@ def post(ctx, bug_value, text, is_private=False, work_time=None, is_markdown=Fal
     if number is not None and number < MAX_BUG_ID:
         bug_id = number
         comment_id, touched = _add_if_editable(ctx, number, body, is_private, hours,
-                                               is_markdown)
+                                               is_markdown, whole_change=not hours)
     if comment_id is None:
         # A bug named by alias, or one the caller may not see or edit (the
         # lookup says which error), is read first.
@@ -321,14 +322,16 @@ def post(ctx, bug_value, text, is_private=False, work_time=None, is_markdown=Fal
     return comment_id
 
 
-def _add_if_editable(ctx, bug_id, body, is_private, hours, is_markdown):
+def _add_if_editable(ctx, bug_id, body, is_private, hours, is_markdown, whole_change):
     """Store the caller's comment as bug `bug_id`'s next one and note it in
     the call's journal (as `add`), by one statement that also checks what
     _editable_target checks: that the caller may see the bug and edit its
     product's bugs. Where one statement may write several tables
     (dialect.writes_several_tables) it is also activity.touch of the bug,
     whose row it changes first, so that the comment's reference to it takes
-    no lock of its own. Returns (the new id, whether the bug was touched),
+    no lock of its own, and, when the comment is the call's `whole_change`
+    of the bug, it stores the bug's outbox event too (the journal's
+    stored_with_change). Returns (the new id, whether the bug was touched),
     or (None, False) when nothing was stored (no such bug, or one of those
     checks failed: _editable_target says which)."""
     conn = ctx.conn
@@ -340,6 +343,10 @@ def _add_if_editable(ctx, bug_id, body, is_private, hours, is_markdown):
                             is_markdown)
     chosen = f"{bug}.id = ? AND {visible} AND {may_edit}"
     if touches:
+        tells = whole_change and ctx.events is not None and \
+            ctx.events.may_store_with_change(bug_id, ctx.caller.id)
+        told, told_args = (_told_sql(conn.dialect), [ctx.caller.id, dates.to_db(ctx.now)]) \
+            if tells else ("", [])
         # It carries the generations the call assumed, if not checked yet
         # (cache.Generations.carried): its last two columns.
         carried = ctx.generations.carried() if ctx.generations is not None else None
@@ -347,16 +354,19 @@ def _add_if_editable(ctx, bug_id, body, is_private, hours, is_markdown):
             f"WITH touched AS (UPDATE bugs SET last_change_time = ? WHERE {chosen}"
             f" RETURNING bugs.id, {events.people_columns(conn.dialect)}),"
             f" added AS ({_INSERT_COMMENT} SELECT b.id, {NEXT_COUNT_SQL.format(bug='b')},"
-            " ?, ?, ?, ?, ?, ?, ?, ?, ? FROM touched b RETURNING id)"
+            f" ?, ?, ?, ?, ?, ?, ?, ?, ? FROM touched b RETURNING id){told}"
             f" SELECT added.id, touched.*{', ' + carried if carried else ''}"
             " FROM added, touched",
-            [dates.to_db(ctx.now), bug_id, *args, *edit_args, *stored]).fetchone()
+            [dates.to_db(ctx.now), bug_id, *args, *edit_args, *stored, *told_args]).fetchone()
         if carried:
             if row is None:
                 ctx.generations.settle()
             else:
                 ctx.generations.confirm(row[-2], row[-1])
                 row = row[:-2]
+        if row is not None and tells:
+            ctx.events.stored_with_change(bug_id)
+            return row[0], True
     else:
         row = conn.execute(
             f"{_INSERT_COMMENT} SELECT b.id, {NEXT_COUNT_SQL.format(bug='b')},"
@@ -368,6 +378,17 @@ def _add_if_editable(ctx, bug_id, body, is_private, hours, is_markdown):
     if touches:
         ctx.events.people_seen(bug_id, events.people_of(row[2:]), conn.writes_so_far())
     return row[0], touches
+
+
+@once_per_dialect
+def _told_sql(dialect):
+    """The part of _add_if_editable's statement that stores the bug's
+    outbox event (events.comment_event_data), from its `touched` and
+    `added` rows; its values: the changer's id and the event's time."""
+    people = ["t.assigned_to", "t.qa_contact", "t.reporter", "t.cc"]
+    return (", told AS (INSERT INTO outbox_events (bug_id, changer_id, created_at, data)"
+            f" SELECT t.id, ?, ?, {events.comment_event_data(dialect, 'a.id', people)}"
+            " FROM touched t, added a)")
 
 
 def _editable_target(ctx, bug_value):

@@ -32,6 +32,14 @@ from ..store.dialect import json_items, once_per_dialect
 
 
 _FLAG_KEYS = ("status", "setter_id", "requestee_id")
+# The people of an event, the CC list after these roles.
+_ROLES = ("assigned_to", "qa_contact", "reporter")
+
+
+def _new_note():
+    """The note of a bug the call has not changed yet (an event's data
+    without its people)."""
+    return {"new": False, "changes": [], "comments": [], "attachments": [], "flags": []}
 
 
 class Journal:
@@ -47,12 +55,16 @@ class Journal:
         self._bugs = {}
         # bug id -> (its people, the connection's writes_so_far when read)
         self._people = {}
+        # The bugs whose event the statement changing them stored.
+        self._stored = set()
 
     def _of(self, bug_id):
+        if bug_id in self._stored:
+            raise RuntimeError(f"bug {bug_id}'s event was stored with its change: the call"
+                               " may note nothing more of it")
         note = self._bugs.get(bug_id)
         if note is None:
-            note = self._bugs[bug_id] = {"new": False, "changes": [], "comments": [],
-                                         "attachments": [], "flags": []}
+            note = self._bugs[bug_id] = _new_note()
         return note
 
     def __bool__(self):
@@ -123,13 +135,29 @@ class Journal:
         if self.enabled:
             self._people[bug_id] = (people, writes)
 
+    def may_store_with_change(self, bug_id, changer_id):
+        """Whether the statement making a call's whole change of bug
+        `bug_id` may store its event itself (comment_event_data): the journal
+        notes, the call has a changer, and nothing of that bug is noted yet."""
+        return (self.enabled and changer_id is not None and bug_id not in self._bugs
+                and bug_id not in self._stored)
+
+    def stored_with_change(self, bug_id):
+        """Bug `bug_id`'s event was stored by the statement that changed it
+        (see may_store_with_change): write() counts it and stores none for
+        it; noting anything more of that bug is an error (RuntimeError)."""
+        self._stored.add(bug_id)
+
     def write(self, conn, changer_id, now):
         """Store one outbox event per bug noted (in the caller's transaction)
-        and forget them. Returns how many were stored."""
+        and forget them. Returns how many events the call stored, those
+        stored with their change included."""
+        stored = len(self._stored)
+        self._stored.clear()
         if not self.enabled or changer_id is None:
             self._bugs.clear()
             self._people.clear()
-            return 0
+            return stored
         stamp = dates.to_db(now)
         rows = []
         writes = conn.writes_so_far()
@@ -138,11 +166,25 @@ class Journal:
             note["people"] = seen[0] if seen is not None and seen[1] == writes \
                 else _people(conn, bug_id)
             rows.append((bug_id, changer_id, stamp, orjson.dumps(note).decode()))
-        conn.executemany("INSERT INTO outbox_events (bug_id, changer_id, created_at, data)"
-                         " VALUES (?, ?, ?, ?)", rows)
+        if rows:
+            conn.executemany("INSERT INTO outbox_events (bug_id, changer_id, created_at, data)"
+                             " VALUES (?, ?, ?, ?)", rows)
         self._bugs.clear()
         self._people.clear()
-        return len(rows)
+        return len(rows) + stored
+
+
+def comment_event_data(dialect, comment_id, people):
+    """SQL of the data of the event of a call whose whole change of a bug
+    is one comment, as Journal.write would store it: `comment_id` the SQL
+    expression of the comment's id, `people` those of people_columns' four
+    values (the roles, then the CC list's JSON text)."""
+    values = {key: dialect.json_value(f"'{orjson.dumps(value).decode()}'")
+              for key, value in _new_note().items()}
+    values["comments"] = dialect.json_array([comment_id])
+    values["people"] = dialect.json_object(
+        [*zip(_ROLES, people[:3], strict=True), ("cc", dialect.json_value(people[3]))])
+    return dialect.as_text(dialect.json_object(list(values.items())))
 
 
 @once_per_dialect
@@ -150,7 +192,7 @@ def people_columns(dialect):
     """The columns of a row of bugs (the table named `bugs`, no alias) that
     people_of reads: the roles, and the CC list as a JSON array."""
     cc = dialect.json_list(["user_id"], "FROM bug_cc WHERE bug_id = bugs.id", "user_id")
-    return f"assigned_to, qa_contact, reporter, {cc}"
+    return f"{', '.join(_ROLES)}, {cc} AS cc"
 
 
 def people_of(row):

@@ -283,6 +283,22 @@ class Dialect:
         several expressions, the array of their values."""
         raise NotImplementedError
 
+    def json_value(self, text: str) -> str:
+        """The JSON value whose text is the SQL expression `text`, as
+        json_object and json_array take their values."""
+        raise NotImplementedError
+
+    def json_array(self, items: Sequence[str]) -> str:
+        """The JSON array of the values of the SQL expressions `items`
+        (numbers, text, NULL, or JSON values)."""
+        raise NotImplementedError
+
+    def json_object(self, pairs: Sequence[tuple[str, str]]) -> str:
+        """The JSON object of `pairs`: (name, SQL expression of its value,
+        as json_array's items), in that order; as_text() of it is its text.
+        The names are written into the SQL: the caller's own, never input."""
+        raise NotImplementedError
+
     def numbers_in(self, text: str, alias: str) -> str:
         """A FROM item `alias` with one column `value`: the whole numbers
         listed in the text `text` (an SQL expression; numbers joined by
@@ -366,6 +382,16 @@ class Dialect:
 def json_items(text: str) -> list[Any]:
     """The items of a JSON array made by Dialect.json_list ('[]' for none)."""
     return [] if text == "[]" else orjson.loads(text)
+
+
+def json_pairs(pairs: Sequence[tuple[str, str]]) -> str:
+    """The arguments of an SQL function building a JSON object of `pairs`
+    (Dialect.json_object): each name as a string literal, then its value.
+    Errors: ValueError for a name that is not a plain word."""
+    for name, _ in pairs:
+        if not name.replace("_", "").isalnum() or not name.isascii():
+            raise ValueError(f"not a plain JSON key: {name!r}")
+    return ", ".join(f"'{name}', {value}" for name, value in pairs)
 
 
 def once_per_dialect(make: Callable[[Dialect], str]) -> Callable[[Dialect], str]:

@@ -34,7 +34,15 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, cast
 
 from . import db
-from .dialect import TEXT_INDEXED, TRIGRAM, Connection, Dialect, Params, WorkBudgetExceeded
+from .dialect import (
+    TEXT_INDEXED,
+    TRIGRAM,
+    Connection,
+    Dialect,
+    Params,
+    WorkBudgetExceeded,
+    json_pairs,
+)
 from .regexp import sql_regexp
 from .schema import SchemaError, run_script, schema_section, split_script
 
@@ -213,6 +221,15 @@ class SqliteDialect(Dialect):
 
     def whole_number(self, text: str) -> str:
         return f"CAST({text} AS INTEGER)"
+
+    def json_value(self, text: str) -> str:
+        return f"json({text})"
+
+    def json_array(self, items: Sequence[str]) -> str:
+        return f"json_array({', '.join(items)})"
+
+    def json_object(self, pairs: Sequence[tuple[str, str]]) -> str:
+        return f"json_object({json_pairs(pairs)})"
 
     def json_list(self, values: Sequence[str], source: str, order: str) -> str:
         named = ", ".join(f"{value} AS j{n}" for n, value in enumerate(values))

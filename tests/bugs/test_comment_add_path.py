@@ -280,3 +280,63 @@ def test_people_written_after_the_stamp_are_read_again_for_the_event(services, w
                                       " ORDER BY id DESC LIMIT 1", (bug_id,))[0][0])
     assert data["people"]["cc"] == sorted(user_id(services, login)
                                           for login in (CC, PLAIN, INSIDER))
+
+
+def test_the_event_is_the_one_the_journal_writes_and_stored_by_the_comments_statement(
+        services, world):
+    """Where one statement may write several tables (PostgreSQL) the
+    comment's statement stores the bug's outbox event too; on either engine
+    the event holds exactly what the journal writes for a comment."""
+    statements, comment_id = traced_add(services, PLAIN, world["public"])
+    told = [sql for sql in statements if "INSERT INTO outbox_events" in sql]
+    assert len(told) == 1
+    if services.db.dialect.writes_several_tables:
+        assert told[0].startswith("WITH touched AS (UPDATE bugs") and "told AS (" in told[0]
+    else:
+        assert told[0].startswith("INSERT INTO outbox_events")
+    rows = services.query("SELECT bug_id, changer_id, created_at, data FROM outbox_events")
+    assert len(rows) == 1
+    bug_id, changer, created_at, data = rows[0]
+    assert (bug_id, changer) == (world["public"], user_id(services, PLAIN))
+    assert services.query("SELECT created_at FROM comments WHERE id = ?",
+                          (comment_id,)) == [(created_at,)]
+    assert events.load(data) == {
+        "new": False, "changes": [], "comments": [comment_id], "attachments": [], "flags": [],
+        "people": {"assigned_to": user_id(services, ASSIGNEE), "qa_contact": user_id(services, QA),
+                   "reporter": user_id(services, REPORTER),
+                   "cc": sorted([user_id(services, CC), user_id(services, PLAIN)])}}
+
+
+def test_a_comment_booking_hours_has_one_event_with_the_hours_and_the_comment(services, world):
+    """A comment that is not the call's whole change of the bug (hours
+    booked with it) has the journal write the one event of the call."""
+    add_group(services, "timers", members=[MEMBER])
+    set_param(services, "timetrackinggroup", "timers")
+    comment_id = add(services, MEMBER, world["hidden"], "Worked on it", work_time="1.5")
+    rows = services.query("SELECT data FROM outbox_events WHERE bug_id = ?", (world["hidden"],))
+    assert len(rows) == 1
+    data = events.load(rows[0][0])
+    assert data["comments"] == [comment_id]
+    assert [(change["field"], change["added"]) for change in data["changes"]] == \
+        [("work_time", "1.50")]
+
+
+def test_a_bug_whose_event_was_stored_with_its_change_takes_no_more_notes(services, world):
+    """The journal counts an event a statement stored, writes none for its
+    bug, and refuses a later note of that bug (a second event would tell
+    its people twice of one call)."""
+    stored_with, noted = world["hidden"], world["public"]
+    journal = events.Journal()
+    assert journal.may_store_with_change(stored_with, changer_id=1)
+    assert not journal.may_store_with_change(stored_with, changer_id=None)
+    assert not events.Journal(enabled=False).may_store_with_change(stored_with, changer_id=1)
+    journal.stored_with_change(stored_with)
+    assert not journal.may_store_with_change(stored_with, changer_id=1)
+    with pytest.raises(RuntimeError):
+        journal.commented(stored_with, 99)
+    journal.commented(noted, 100)
+    assert not journal.may_store_with_change(noted, changer_id=1)
+    with services.db.transaction(write=True) as conn:
+        assert journal.write(conn, user_id(services, PLAIN),
+                             datetime(2026, 11, 29, tzinfo=timezone.utc)) == 2
+    assert services.query("SELECT bug_id FROM outbox_events") == [(noted,)]

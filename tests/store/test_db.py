@@ -5,6 +5,7 @@ import contextlib
 import io
 import sqlite3
 
+import orjson
 import pytest
 
 from bugsvc.config import Config
@@ -523,3 +524,20 @@ def test_a_database_made_before_admin_in_system_groups_gets_the_grants_and_keeps
             assert {tuple(row) for row in conn.execute(
                 f"SELECT {columns} FROM {table}")} == after[table]
     migrated.close()
+
+
+def test_json_built_in_sql_reads_back_as_written(db):
+    """Dialect.json_object, json_array and json_value nest on both engines,
+    and as_text gives the object's text; a key that is not a plain word is
+    refused before any SQL is written."""
+    d = db.dialect
+    built = d.as_text(d.json_object([
+        ("number", "3"), ("none", "NULL"), ("text", "'it''s'"),
+        ("list", d.json_array(["1", "'two'"])), ("raw", d.json_value("'[5, {\"a\": null}]'")),
+        ("inner", d.json_object([("flag", d.json_value("'false'"))]))]))
+    with db.transaction() as conn:
+        text = conn.execute(f"SELECT {built}").fetchone()[0]
+    assert orjson.loads(text) == {"number": 3, "none": None, "text": "it's", "list": [1, "two"],
+                                  "raw": [5, {"a": None}], "inner": {"flag": False}}
+    with pytest.raises(ValueError):
+        d.json_object([("x', 1) --", "1")])

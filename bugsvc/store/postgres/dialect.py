@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from ..dialect import TEXT_INDEXED, TRIGRAM, Connection, Dialect
+from ..dialect import TEXT_INDEXED, TRIGRAM, Connection, Dialect, json_pairs
 from ..regexp import RegexpBudget
 from ..schema import run_script
 from .sql import translate_script
@@ -164,6 +164,15 @@ class PostgresDialect(Dialect):
         leading = r"'^\s*[+-]?[0-9]{1,18}'"
         return (f"(CASE WHEN {text} ~ {leading} THEN CAST(substring({text} FROM {leading})"
                 " AS BIGINT) ELSE 0 END)")
+
+    def json_value(self, text: str) -> str:
+        return f"CAST({text} AS json)"
+
+    def json_array(self, items: Sequence[str]) -> str:
+        return f"json_build_array({', '.join(items)})"
+
+    def json_object(self, pairs: Sequence[tuple[str, str]]) -> str:
+        return f"json_build_object({json_pairs(pairs)})"
 
     def json_list(self, values: Sequence[str], source: str, order: str) -> str:
         item = values[0] if len(values) == 1 else f"json_build_array({', '.join(values)})"
