@@ -437,3 +437,19 @@ def test_a_killed_sessions_cluster_is_removed_by_the_next(backend, tmp_path):
     import socket
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", int(port)), timeout=2).close()
+
+
+@pytest.mark.parametrize("count", [0, 1, 999, 1000, 1001, 5000])
+def test_iterating_a_result_gives_every_row_in_order_by_name_and_place(db, count):
+    """On both engines; PostgreSQL loads a short result's rows at once and
+    a long one's row by row (a cursor's iteration either way), and a cursor
+    partly read with fetchone goes on from where it stood."""
+    sql = ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)"
+           " SELECT i, i * 2 AS twice FROM n WHERE ? > 0 ORDER BY i")
+    with db.transaction() as conn:
+        rows = [(row[0], row["twice"]) for row in conn.execute(sql, (count, count))]
+        assert rows == [(i, 2 * i) for i in range(1, count + 1)]
+        cursor = conn.execute(sql, (count, count))
+        first = cursor.fetchone()
+        assert [row[0] for row in cursor] == list(range(2, count + 1))
+        assert (first is None) == (count == 0)

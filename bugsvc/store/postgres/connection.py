@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from .dialect import PostgresDialect
 
 _INT8 = (-2 ** 63, 2 ** 63 - 1)
+# The most rows a cursor's iteration loads at once (_Cursor.__iter__).
+_LOADED_AT_ONCE = 1000
 # Whether libpq sends several statements before reading their results
 # (libpq 14 and later).
 _PIPELINES = psycopg is not None and psycopg.Pipeline.is_supported()
@@ -240,10 +242,14 @@ if psycopg is not None:
         statement: str | None = None
 
         def __iter__(self) -> Iterator[Any]:  # type: ignore[override]
-            """The rows left, loaded all at once (psycopg's own iteration
-            loads one row a call: half again the CPU over a bug list's
-            rows). A server-side cursor, which streams, is not one of these."""
-            return iter(self.fetchall())
+            """The rows left: loaded all at once while they are few
+            (psycopg's own iteration loads one row a call: half again the
+            CPU over a bug list's rows), one at a time beyond _LOADED_AT_ONCE
+            (so a long result's rows are not all held as Python objects)."""
+            result = self.pgresult
+            if result is not None and result.ntuples <= _LOADED_AT_ONCE:
+                return iter(self.fetchall())
+            return self
 
         @property
         def description(self) -> list[tuple[Any, ...]] | None:  # type: ignore[override]
