@@ -234,7 +234,7 @@ class SqliteDialect(Dialect):
     def json_list(self, values: Sequence[str], source: str, order: str) -> str:
         named = ", ".join(f"{value} AS j{n}" for n, value in enumerate(values))
         item = "j0" if len(values) == 1 else \
-            "json_array(" + ", ".join(f"j{n}" for n in range(len(values))) + ")"
+            self.json_array([f"j{n}" for n in range(len(values))])
         # A subquery's ORDER BY holds for the aggregate over it: SQLite
         # never flattens such a subquery.
         return f"(SELECT json_group_array({item}) FROM (SELECT {named} {source} ORDER BY {order}))"

@@ -175,7 +175,7 @@ class PostgresDialect(Dialect):
         return f"json_build_object({json_pairs(pairs)})"
 
     def json_list(self, values: Sequence[str], source: str, order: str) -> str:
-        item = values[0] if len(values) == 1 else f"json_build_array({', '.join(values)})"
+        item = values[0] if len(values) == 1 else self.json_array(values)
         return f"(SELECT COALESCE(json_agg({item} ORDER BY {order})::text, '[]') {source})"
 
     def numbers_in(self, text: str, alias: str) -> str:
