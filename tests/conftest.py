@@ -18,6 +18,7 @@ import dataclasses
 import os
 import shutil
 import tempfile
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -437,7 +438,6 @@ def _assert_pool_whole(database, wait=5.0):
     """Fail the test that leaves the session's pool of `database` short:
     a connection still lent, or one being opened that never comes (waits
     up to `wait` seconds for one a pool thread is still opening)."""
-    import time
     pool = database._pool
     if pool is None:
         return

@@ -345,8 +345,8 @@ def _add_if_editable(ctx, bug_id, body, is_private, hours, is_markdown, whole_ch
     if touches:
         tells = whole_change and ctx.events is not None and \
             ctx.events.may_store_with_change(bug_id, ctx.caller.id)
-        told, told_args = (_told_sql(conn.dialect), [ctx.caller.id, dates.to_db(ctx.now)]) \
-            if tells else ("", [])
+        stamp = dates.to_db(ctx.now)
+        told, told_args = (_told_sql(conn.dialect), [ctx.caller.id, stamp]) if tells else ("", [])
         # It carries the generations the call assumed, if not checked yet
         # (cache.Generations.carried): its last two columns.
         carried = ctx.generations.carried() if ctx.generations is not None else None
@@ -357,7 +357,7 @@ def _add_if_editable(ctx, bug_id, body, is_private, hours, is_markdown, whole_ch
             f" ?, ?, ?, ?, ?, ?, ?, ?, ? FROM touched b RETURNING id){told}"
             f" SELECT added.id, touched.*{', ' + carried if carried else ''}"
             " FROM added, touched",
-            [dates.to_db(ctx.now), bug_id, *args, *edit_args, *stored, *told_args]).fetchone()
+            [stamp, bug_id, *args, *edit_args, *stored, *told_args]).fetchone()
         if carried:
             if row is None:
                 ctx.generations.settle()
