@@ -25,7 +25,7 @@ from ..errors import (
 from ..store.dialect import WorkBudgetExceeded
 from ..store.regexp import RegexpInvalid, RegexpTooSlow, StatementTooSlow, regexp_budget
 from . import quicksearch
-from .search_sql import Clause, Compiler, Condition
+from .search_sql import FIELDS, Clause, Compiler, Condition
 
 
 _DEFAULT_OPERATOR = {"short_desc": "allwordssubstr", "longdesc": "anywordssubstr",
@@ -288,7 +288,7 @@ def _basic_fields(compiler, simple, raw):
     """Conditions of the simple field=value parameters (`<field>_type` picks
     the operator; dotted field names may use '_' for '.')."""
     clause = Clause()
-    for name in compiler.field_names():
+    for name in _fields_given(compiler, simple):
         underscored = name.replace(".", "_")
         value = simple.get(name, simple.get(underscored))
         if value is None or name in ("delta_ts", "creation_ts") or name in _ROLES:
@@ -305,11 +305,37 @@ def _basic_fields(compiler, simple, raw):
     return clause
 
 
+def _fields_given(compiler, simple):
+    """The names of the fields the caller may search that `simple` gives a
+    value for (by name, or a dotted one with '_' for '.'), in the order of
+    compiler.field_names(): a search names a few of the many fields."""
+    wanted = set(simple)
+    wanted.update(name for underscored, name in _DOTTED if underscored in simple)
+    return [name for name in compiler.field_names() if name in wanted]
+
+
 def _type_by_api_name(raw, name):
-    for api_name, internal in bug_fields.PARAM_NAMES.items():
-        if internal == name and f"{api_name}_type" in raw:
+    for api_name in _API_NAMES.get(name, ()):
+        if f"{api_name}_type" in raw:
             return raw[f"{api_name}_type"]
     return None
+
+
+# (name with '_' for '.', name) of the dotted fields (custom fields' names
+# have no dot: catalogue/field.py).
+_DOTTED = tuple((name.replace(".", "_"), name) for name in FIELDS if "." in name)
+
+
+def _api_names():
+    """{internal field name: [its names in the API]} (bug_fields.PARAM_NAMES
+    turned round, in its order)."""
+    names = {}
+    for api_name, internal in bug_fields.PARAM_NAMES.items():
+        names.setdefault(internal, []).append(api_name)
+    return names
+
+
+_API_NAMES = _api_names()
 
 
 def _expand_statuses(compiler, values):
