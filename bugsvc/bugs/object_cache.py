@@ -40,6 +40,7 @@ from ..store import cache
 from ..store.db import IN_LIST_CHUNK, placeholders, rows_for_ids
 from . import visibility
 from .answer_cache import AnswerCache
+from .seen_at import SeenAtGeneration
 from .token import token_key, update_tokens
 
 
@@ -77,9 +78,18 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
     object is still the bug's, the call runs no transaction (on
     PostgreSQL, a BEGIN and a COMMIT fewer); when one must be made anew,
     they are read again in the transaction, on the snapshot the making
-    reads."""
+    reads. Where reading the bug generation costs no round trip (SQLite),
+    a search's objects (neither flag) are taken as found at the bug
+    generation the transaction sees, when they were (seen_at.py)."""
     conn = ctx.conn
     kept = ctx.cached("bug objects", _new_cache)
+    seen = ctx.generations if ctx.generations is not None else cache.Generations(conn)
+    if not with_tokens and not visible_only and not conn.dialect.statements_are_round_trips:
+        at = ctx.cached("bug answers seen", _new_seen)
+        generation = seen.bug
+        found = _found_at(ctx, at, generation, kept, ids, variant, build, seen.credential)
+        named = {related for _, listed in found.values() for related in listed}
+        return _answers(found, named - _visible_at(ctx, at, generation, named))
     # Where a statement is a round trip (not SQLite), whether the caller
     # may see the bugs the kept objects name (most are still theirs) is
     # read with the revisions.
@@ -96,31 +106,72 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
     # whatever revision): one with none is made in the transaction anyway.
     stamps, visible, ahead = _stamps(ctx, ids, with_tokens, visible_only, guessed,
                                      alone and not unkept)
-    seen = ctx.generations if ctx.generations is not None else cache.Generations(conn)
     credential = seen.credential
     found, missing = _kept(kept, ids, variant, stamps, credential)
     if missing and ahead:
         stamps, visible, _ = _stamps(ctx, ids, with_tokens, visible_only, guessed)
         found, missing = _kept(kept, ids, variant, stamps, credential)
-    if missing:
-        for obj in build(missing):
-            bug_id = obj["id"]
-            # Copied to bytes of their length: orjson's own hold the 16 KB
-            # buffer it wrote into.
-            text = memoryview(orjson.dumps(obj)).tobytes()
-            related = tuple(dict.fromkeys(obj["depends_on"] + obj["blocks"]))
-            kept.put((bug_id, variant), (stamps[bug_id][0], credential), (text, related),
-                     len(text) + ENTRY_BYTES)
-            found[bug_id] = (text, related)
+    found.update(_made_and_kept(kept, build, missing, variant, stamps, credential))
     named = {related for _, listed in found.values() for related in listed}
     unknown = named - guessed
     if unknown:
         visible |= visibility.visible_bug_ids(ctx, unknown)
-    hidden = named - visible
     tokens = {}
     if with_tokens:
         tokens = update_tokens(token_key(ctx), ctx.caller.id,
                                {bug_id: stamps[bug_id] for bug_id in found})
+    return _answers(found, named - visible, tokens)
+
+
+def _found_at(ctx, at, generation, kept, ids, variant, build, credential):
+    """{bug id: (text, related ids)} of the bugs of `ids` (bugs a search
+    found: they exist) as objects() finds them, those found at bug
+    `generation` taken as found then, and the revisions read then taken
+    as read (`at`: the SeenAtGeneration)."""
+    seen_objects = at.answers(generation, ("objects", variant, credential))
+    found = {bug_id: seen_objects[bug_id] for bug_id in ids if bug_id in seen_objects}
+    rest = [bug_id for bug_id in ids if bug_id not in found] if found else ids
+    if not rest:
+        return found
+    revisions = at.answers(generation, "revisions")
+    stamps = {bug_id: revisions[bug_id] for bug_id in rest if bug_id in revisions}
+    unread = [bug_id for bug_id in rest if bug_id not in stamps] if stamps else rest
+    if unread:
+        read = _stamps(ctx, unread, False, False)[0]
+        at.add(revisions, read)
+        stamps.update(read)
+    more, missing = _kept(kept, rest, variant, stamps, credential)
+    more.update(_made_and_kept(kept, build, missing, variant, stamps, credential))
+    at.add(seen_objects, more, sum(len(text) for text, _ in more.values()))
+    found.update(more)
+    return found
+
+
+def _made_and_kept(kept, build, missing, variant, stamps, credential):
+    """{bug id: (text, related ids)} of the bugs of `missing`, made by
+    `build` and kept at their `stamps` and `credential`."""
+    made = {}
+    if not missing:
+        return made
+    for obj in build(missing):
+        bug_id = obj["id"]
+        # Copied to bytes of their length: orjson's own hold the 16 KB
+        # buffer it wrote into.
+        text = memoryview(orjson.dumps(obj)).tobytes()
+        related = tuple(dict.fromkeys(obj["depends_on"] + obj["blocks"]))
+        kept.put((bug_id, variant), (stamps[bug_id][0], credential), (text, related),
+                 len(text) + ENTRY_BYTES)
+        made[bug_id] = (text, related)
+    return made
+
+
+def _answers(found, hidden, tokens=None):
+    """{bug id: the answer's object} of `found` ({bug id: (text, related
+    ids)}): the bugs of `hidden` left out of depends_on and blocks, each
+    token of `tokens` ({bug id: update token}) added as update_token.
+    JSON text (orjson.Fragment) where the way in writes it out as it is
+    and nothing changes, else new objects."""
+    tokens = tokens or {}
     as_text = fragments_are_welcome()
     result = {}
     for bug_id, (text, listed) in found.items():
@@ -137,6 +188,27 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
             obj["update_token"] = token
         result[bug_id] = obj
     return result
+
+
+def _visible_at(ctx, at, generation, ids):
+    """The ids of `ids` the caller may see (visibility.visible_bug_ids),
+    those answered for the same caller at bug `generation` taken as
+    answered (`at`: the SeenAtGeneration; what the answer reads is the
+    bugs' and the caller's, a value that never changes:
+    visibility.bug_visibility_sql)."""
+    if not ids:
+        return set()
+    try:
+        known = at.answers(generation, ("sight", ctx.caller))
+    except TypeError:                   # a caller that cannot be a key (not a frozen Caller)
+        return visibility.visible_bug_ids(ctx, ids)
+    visible = {bug_id for bug_id in ids if known.get(bug_id)}
+    unknown = [bug_id for bug_id in ids if bug_id not in known]
+    if unknown:
+        answered = visibility.visible_bug_ids(ctx, unknown)
+        at.add(known, {bug_id: bug_id in answered for bug_id in unknown})
+        visible |= answered
+    return visible
 
 
 def _with_token(text, token):
@@ -234,3 +306,7 @@ def _new_cache(conn):
     """The process's bug objects: (text, related ids) by (bug id, variant),
     bounded as search answers are."""
     return AnswerCache(MAX_ENTRIES, MAX_BYTES)
+
+
+def _new_seen(conn):
+    return SeenAtGeneration()

@@ -148,6 +148,60 @@ def test_revisions_and_whether_the_caller_sees_the_bugs_named_are_read_together(
                 and "bug_revisions" not in text and "ORDER BY" not in text]
 
 
+@pytest.mark.engine("sqlite")
+def test_a_search_while_no_bug_changed_takes_what_was_read_at_that_generation(
+        services, world, db, made):
+    """SQLite: while the bug generation stands, a search's objects, their
+    revisions and which named bugs the caller may see are taken as found
+    (no statement reads them again); the first change to any bug makes
+    them read again, and the answer is the one made anew each time."""
+    with_dependency_on_staff(services, world)
+    first = search(services, PAT)
+    statements = []
+    conn = db.connection()
+    conn.set_trace_callback(statements.append)
+    try:
+        again = search(services, PAT)
+    finally:
+        conn.set_trace_callback(None)
+    assert again == first == without_kept_objects(services, PAT)
+    assert [text for text in statements if "bug_revisions" in text] == []
+    assert [text for text in statements if "bug_groups" in text and "ORDER BY" not in text] == []
+    sql_change("UPDATE bugs SET summary = 'Renamed by hand' WHERE id = {other}")(
+        services, world)
+    made.clear()
+    conn.set_trace_callback(statements.append)
+    try:
+        after = search(services, PAT)
+    finally:
+        conn.set_trace_callback(None)
+    assert made == [[world["other"]]]
+    assert [text for text in statements if "bug_revisions" in text] != []
+    assert after == without_kept_objects(services, PAT)
+    assert "Renamed by hand" in [bug["summary"] for bug in after["bugs"]]
+
+
+def test_a_membership_given_or_taken_shows_or_hides_named_bugs_at_once(services, world):
+    """Which named bugs a caller sees follows its groups at once, though no
+    bug changed (a membership moves no bug's revision nor the bug
+    generation)."""
+    with_dependency_on_staff(services, world)
+
+    def depends_on(answer):
+        return [bug["depends_on"] for bug in answer["bugs"] if bug["id"] == world["open"]]
+    assert depends_on(search(services, PAM)) == [[]]
+    sql_change("INSERT INTO user_groups (user_id, group_id) SELECT {pam}, id FROM groups"
+               " WHERE name = 'staff'")(services, world)
+    given = search(services, PAM)
+    assert depends_on(given) == [[world["staff"]]]
+    assert given == without_kept_objects(services, PAM)
+    assert depends_on(search(services, PAT)) == [[]]
+    sql_change("DELETE FROM user_groups WHERE user_id = {pam}")(services, world)
+    taken = search(services, PAM)
+    assert depends_on(taken) == [[]]
+    assert taken == without_kept_objects(services, PAM)
+
+
 def test_a_bug_named_in_a_list_hidden_later_is_left_out_at_once(services, world):
     sql_change("INSERT INTO dependencies (blocked, depends_on) VALUES ({open}, {other})")(
         services, world)
