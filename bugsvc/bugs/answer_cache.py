@@ -97,6 +97,24 @@ class AnswerCache:
             self._entries.move_to_end(key)
             return entry[1]
 
+    def get_many(self, wanted):
+        """[the answer kept for each (key, generations) of `wanted`, or None]
+        (get() of each, under one hold of the lock)."""
+        found = []
+        entries = self._entries
+        with self._lock:
+            for key, generations in wanted:
+                entry = entries.get(key)
+                if entry is None:
+                    found.append(None)
+                elif entry[0] != generations:
+                    self._drop(key)
+                    found.append(None)
+                else:
+                    entries.move_to_end(key)
+                    found.append(entry[1])
+        return found
+
     def peek(self, key):
         """The answer kept for `key` whatever its generations (not counted
         as a use), or None: a guess, never an answer to give."""

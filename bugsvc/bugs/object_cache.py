@@ -79,17 +79,14 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
     PostgreSQL, a BEGIN and a COMMIT fewer); when one must be made anew,
     they are read again in the transaction, on the snapshot the making
     reads. Where reading the bug generation costs no round trip (SQLite),
-    a search's objects (neither flag) are taken as found at the bug
-    generation the transaction sees, when they were (seen_at.py)."""
+    what was read about a bug at the generation the transaction sees is
+    taken as read (_objects_at_generation)."""
     conn = ctx.conn
     kept = ctx.cached("bug objects", _new_cache)
     seen = ctx.generations if ctx.generations is not None else cache.Generations(conn)
-    if not with_tokens and not visible_only and not conn.dialect.statements_are_round_trips:
-        at = ctx.cached("bug answers seen", _new_seen)
-        generation = seen.bug
-        found = _found_at(ctx, at, generation, kept, ids, variant, build, seen.credential)
-        named = {related for _, listed in found.values() for related in listed}
-        return _answers(found, named - _visible_at(ctx, at, generation, named))
+    if not conn.dialect.statements_are_round_trips and _hashable(ctx.caller):
+        return _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens,
+                                      visible_only)
     # Where a statement is a round trip (not SQLite), whether the caller
     # may see the bugs the kept objects name (most are still theirs) is
     # read with the revisions.
@@ -123,28 +120,49 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
     return _answers(found, named - visible, tokens)
 
 
-def _found_at(ctx, at, generation, kept, ids, variant, build, credential):
-    """{bug id: (text, related ids)} of the bugs of `ids` (bugs a search
-    found: they exist) as objects() finds them, those found at bug
-    `generation` taken as found then, and the revisions read then taken
-    as read (`at`: the SeenAtGeneration)."""
-    seen_objects = at.answers(generation, ("objects", variant, credential))
-    found = {bug_id: seen_objects[bug_id] for bug_id in ids if bug_id in seen_objects}
-    rest = [bug_id for bug_id in ids if bug_id not in found] if found else ids
-    if not rest:
-        return found
-    revisions = at.answers(generation, "revisions")
-    stamps = {bug_id: revisions[bug_id] for bug_id in rest if bug_id in revisions}
-    unread = [bug_id for bug_id in rest if bug_id not in stamps] if stamps else rest
-    if unread:
-        read = _stamps(ctx, unread, False, False)[0]
-        at.add(revisions, read)
-        stamps.update(read)
-    more, missing = _kept(kept, rest, variant, stamps, credential)
-    more.update(_made_and_kept(kept, build, missing, variant, stamps, credential))
-    at.add(seen_objects, more, sum(len(text) for text, _ in more.values()))
-    found.update(more)
-    return found
+def _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens, visible_only):
+    """objects() where reading the bug generation costs no round trip
+    (SQLite; `seen`: the transaction's Generations): what was read about a
+    bug at the bug generation the transaction sees (its stamp, whether the
+    caller may see it, the caller's update token) is taken as read then
+    (seen_at.py), the rest read and added."""
+    at = ctx.cached("bug answers seen", _new_seen)
+    generation, credential, caller = seen.bug, seen.credential, ctx.caller
+    sight = at.answers(generation, ("sight", caller))
+    stamps_seen = at.answers(generation, "revisions and times" if with_tokens else "revisions")
+    if visible_only:
+        ids = [bug_id for bug_id in ids if sight.get(bug_id, True)]
+    unsure = [bug_id for bug_id in ids
+              if bug_id not in stamps_seen or (visible_only and bug_id not in sight)]
+    if unsure:
+        read = _stamps(ctx, unsure, with_tokens, visible_only)[0]
+        at.add(stamps_seen, read)
+        if visible_only:
+            at.add(sight, {bug_id: bug_id in read for bug_id in unsure})
+    stamps = {bug_id: stamps_seen[bug_id] for bug_id in ids if bug_id in stamps_seen
+              and (not visible_only or sight[bug_id])}
+    found, missing = _kept(kept, stamps, variant, stamps, credential)
+    found.update(_made_and_kept(kept, build, missing, variant, stamps, credential))
+    tokens = {}
+    if with_tokens:
+        key = token_key(ctx)
+        tokens_seen = at.answers(generation, ("tokens", caller.id, key))
+        tokens = {bug_id: tokens_seen[bug_id] for bug_id in found if bug_id in tokens_seen}
+        unmade = {bug_id: stamps[bug_id] for bug_id in found if bug_id not in tokens}
+        if unmade:
+            made = update_tokens(key, caller.id, unmade)
+            at.add(tokens_seen, made)
+            tokens.update(made)
+    named = {related for _, listed in found.values() for related in listed}
+    return _answers(found, named - _visible_at(ctx, at, generation, named), tokens)
+
+
+def _hashable(value):
+    try:
+        hash(value)
+    except TypeError:                   # a caller that cannot be a key (not a frozen Caller)
+        return False
+    return True
 
 
 def _made_and_kept(kept, build, missing, variant, stamps, credential):
@@ -198,10 +216,7 @@ def _visible_at(ctx, at, generation, ids):
     visibility.bug_visibility_sql)."""
     if not ids:
         return set()
-    try:
-        known = at.answers(generation, ("sight", ctx.caller))
-    except TypeError:                   # a caller that cannot be a key (not a frozen Caller)
-        return visibility.visible_bug_ids(ctx, ids)
+    known = at.answers(generation, ("sight", ctx.caller))
     visible = {bug_id for bug_id in ids if known.get(bug_id)}
     unknown = [bug_id for bug_id in ids if bug_id not in known]
     if unknown:
@@ -221,11 +236,11 @@ def _with_token(text, token):
 def _kept(kept, ids, variant, stamps, credential):
     """({bug id: its kept (text, related ids)}, [ids of bugs with no object
     kept at their stamp]) for the bugs of `ids` that have `stamps`."""
+    ids = [bug_id for bug_id in ids if bug_id in stamps]
+    entries = kept.get_many([((bug_id, variant), (stamps[bug_id][0], credential))
+                             for bug_id in ids])
     found, missing = {}, []
-    for bug_id in ids:
-        if bug_id not in stamps:
-            continue
-        entry = kept.get((bug_id, variant), (stamps[bug_id][0], credential))
+    for bug_id, entry in zip(ids, entries, strict=True):
         if entry is None:
             missing.append(bug_id)
         else:

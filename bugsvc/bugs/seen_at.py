@@ -4,23 +4,23 @@ reading transaction sees (schema.sql's bug generation section: every write
 to a bug and to what its object, its revision and a caller's sight of it
 read moves it, whoever makes it).
 
-object_cache.py keeps, per bug generation, the bugs' revisions it read,
-the kept objects it found current, and which bugs each caller may see, so
-that another search at the same generation takes them instead of reading
-them again. At a new generation all of them are forgotten.
+object_cache.py keeps, per bug generation, the bugs' stamps it read (the
+revision, with the last change time where an update token is made of
+it), which bugs each caller may see, and each caller's update tokens, so
+that another call at the same generation takes them instead of reading
+(or making) them again. At a new generation all of them are forgotten.
 
 Bounded: answers counted at ENTRY_BYTES each and the bytes their callers
-say they hold besides (an object's JSON text, which the kept objects
-normally hold already), at most MAX_BYTES in all; past it they are
+say they hold besides, at most MAX_BYTES in all; past it they are
 forgotten and gathered anew. Threads share one copy: a generation's
 answers are replaced whole (one tuple swapped), and only ever added to.
 """
 
 
-MAX_BYTES = 8 * 1024 * 1024
+MAX_BYTES = 16 * 1024 * 1024
 # What one answer takes in its dict (its key and value; measured with
 # tracemalloc: tests/bugs/test_seen_at.py).
-ENTRY_BYTES = 192
+ENTRY_BYTES = 256
 
 
 class SeenAtGeneration:

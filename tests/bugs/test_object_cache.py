@@ -28,6 +28,7 @@ from bug_changes import (
 from bug_rows import ADMIN, add_bug, set_param
 from bugsvc.bugs import answer_cache, object_cache, view
 from bugsvc.bugs.answer_cache import AnswerCache
+from bugsvc.bugs.seen_at import SeenAtGeneration
 from bugsvc.services import bug as bug_service, bug_search
 from bugsvc.store import schema
 from bugsvc.store.location import open_database
@@ -313,6 +314,50 @@ def test_bug_get_never_gives_a_kept_object_to_a_caller_who_may_not_see_it(servic
     assert get(services, PAT, "reported", world=world)["bugs"][0]["id"] == world["reported"]
 
 
+def test_bug_get_follows_a_membership_or_a_restriction_at_once(services, world):
+    """Whether a caller may see a bug follows its groups and the bug's at
+    once, whatever was read before (a membership moves no bug's revision
+    nor the bug generation; a restriction moves both)."""
+    def ids(who, name):
+        return [bug["id"] for bug in get(services, who, name, world=world)["bugs"]]
+    assert ids(PAM, "staff") == []
+    sql_change("INSERT INTO user_groups (user_id, group_id) SELECT {pam}, id FROM groups"
+               " WHERE name = 'staff'")(services, world)
+    assert ids(PAM, "staff") == [world["staff"]]
+    assert get(services, PAM, "staff", world=world) == get_without_kept_objects(
+        services, PAM, "staff", world=world)
+    sql_change("DELETE FROM user_groups WHERE user_id = {pam}")(services, world)
+    assert ids(PAM, "staff") == []
+    assert ids(PAT, "other") == [world["other"]]
+    sql_change("INSERT INTO bug_groups (bug_id, group_id) SELECT {other}, id FROM groups"
+               " WHERE name = 'staff'")(services, world)
+    assert ids(PAT, "other") == []
+    assert ids(PAM, "other") == ids(MEMBER, "other") == [world["other"]]    # its QA contact
+
+
+@pytest.mark.engine("sqlite")
+def test_bug_get_while_no_bug_changed_reads_nothing_of_the_bug(services, world, db):
+    """SQLite: a bug asked for again while the bug generation stands is
+    answered from what was read at that generation (its stamp, the
+    caller's sight of it, the caller's token): no statement reads the bug;
+    a change made by hand is seen by the next call, with a new token."""
+    first = get(services, PAT, "open", world=world)
+    statements = []
+    conn = db.connection()
+    conn.set_trace_callback(statements.append)
+    try:
+        again = get(services, PAT, "open", world=world)
+    finally:
+        conn.set_trace_callback(None)
+    assert again == first == get_without_kept_objects(services, PAT, "open", world=world)
+    assert [text for text in statements if "FROM bugs" in text or "bug_revisions" in text] == []
+    sql_change("UPDATE bugs SET summary = 'Renamed by hand' WHERE id = {open}")(services, world)
+    after = get(services, PAT, "open", world=world)
+    assert after["bugs"][0]["summary"] == "Renamed by hand"
+    assert after["bugs"][0]["update_token"] != first["bugs"][0]["update_token"]
+    assert after == get_without_kept_objects(services, PAT, "open", world=world)
+
+
 @pytest.mark.parametrize("accept, callback", [
     (None, None), ("application/json", None), ("text/html", None), (None, "show")])
 def test_kept_objects_are_written_out_as_those_made_anew(services, world, client,
@@ -373,6 +418,9 @@ def test_an_object_is_kept_as_its_json_text_counted_at_the_memory_it_takes(servi
     kept = AnswerCache(max_entries=10000, max_bytes=1 << 30)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(object_cache, "_new_cache", lambda conn: kept)
+        # What is read at a bug generation (the stamps it holds are made
+        # here too) is counted apart: tests/bugs/test_seen_at.py.
+        patch.setattr(object_cache, "_new_seen", lambda conn: SeenAtGeneration(max_bytes=-1))
         search(services, PAM, dict(SEARCH, limit=10))
         tracemalloc.start()
         try:
