@@ -78,13 +78,15 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
     object is still the bug's, the call runs no transaction (on
     PostgreSQL, a BEGIN and a COMMIT fewer); when one must be made anew,
     they are read again in the transaction, on the snapshot the making
-    reads. Where reading the bug generation costs no round trip (SQLite),
-    what was read about a bug at the generation the transaction sees is
-    taken as read (_objects_at_generation)."""
+    reads. Where the bug generation the transaction sees costs no round
+    trip (SQLite; on PostgreSQL after a search's statement carried it),
+    what was read about a bug at that generation is taken as read
+    (_objects_at_generation)."""
     conn = ctx.conn
     kept = ctx.cached("bug objects", _new_cache)
     seen = ctx.generations if ctx.generations is not None else cache.Generations(conn)
-    if not conn.dialect.statements_are_round_trips and _hashable(ctx.caller):
+    if (not conn.dialect.statements_are_round_trips or seen.bug_at_hand) \
+            and _hashable(ctx.caller):
         return _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens,
                                       visible_only)
     # Where a statement is a round trip (not SQLite), whether the caller
@@ -121,11 +123,13 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
 
 
 def _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens, visible_only):
-    """objects() where reading the bug generation costs no round trip
-    (SQLite; `seen`: the transaction's Generations): what was read about a
-    bug at the bug generation the transaction sees (its stamp, whether the
-    caller may see it, the caller's update token) is taken as read then
-    (seen_at.py), the rest read and added."""
+    """objects() where the bug generation costs no round trip (`seen`: the
+    transaction's Generations): what was read about a bug at the bug
+    generation the transaction sees (its stamp, whether the caller may see
+    it, the caller's update token) is taken as read then (seen_at.py), the
+    rest read and added. Where a statement is a round trip, whether the
+    caller may see the bugs the kept objects name is read with the
+    stamps, as objects() does."""
     at = ctx.cached("bug answers seen", _new_seen)
     generation, credential, caller = seen.bug, seen.credential, ctx.caller
     sight = at.answers(generation, ("sight", caller))
@@ -135,14 +139,22 @@ def _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens, vi
     unsure = [bug_id for bug_id in ids
               if bug_id not in stamps_seen or (visible_only and bug_id not in sight)]
     if unsure:
-        read = _stamps(ctx, unsure, with_tokens, visible_only)[0]
+        guessed = ()
+        if not ctx.conn.dialect.reads_lists_apart:
+            guessed = {related for bug_id in unsure
+                       for related in (kept.peek((bug_id, variant)) or ((), ()))[1]
+                       if related not in sight}
+        read, visible, _ = _stamps(ctx, unsure, with_tokens, visible_only, guessed)
         at.add(stamps_seen, read)
         if visible_only:
             at.add(sight, {bug_id: bug_id in read for bug_id in unsure})
+        if guessed:
+            at.add(sight, {bug_id: bug_id in visible for bug_id in guessed})
     stamps = {bug_id: stamps_seen[bug_id] for bug_id in ids if bug_id in stamps_seen
               and (not visible_only or sight[bug_id])}
     found, missing = _kept(kept, stamps, variant, stamps, credential)
     found.update(_made_and_kept(kept, build, missing, variant, stamps, credential))
+    named = {related for _, listed in found.values() for related in listed}
     tokens = {}
     if with_tokens:
         key = token_key(ctx)
@@ -153,7 +165,6 @@ def _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens, vi
             made = update_tokens(key, caller.id, unmade)
             at.add(tokens_seen, made)
             tokens.update(made)
-    named = {related for _, listed in found.values() for related in listed}
     return _answers(found, named - _visible_at(ctx, at, generation, named), tokens)
 
 

@@ -133,20 +133,29 @@ def _rows(ctx, compiler, query, count_only):
     order for a common text (compiler.common_left_out) and went over
     FIRST_ONLY_STEPS before it had its first bugs."""
     where, args = _where(ctx, compiler, query)
+    carried = None
     if count_only:
         sql = f"SELECT COUNT(*) FROM bugs b WHERE {where}"
     else:
-        sql = f"SELECT b.id FROM bugs b WHERE {where} ORDER BY {query.order}"
+        # Generations the call assumed (where reading them is a round
+        # trip) come with the bugs found, and the bug generation with them.
+        carried = ctx.generations.carried_with_bug() if ctx.generations is not None else None
+        columns = "b.id" if carried is None else f"b.id, {carried}"
+        sql = f"SELECT {columns} FROM bugs b WHERE {where} ORDER BY {query.order}"
         if query.limit is not None:
             sql += " LIMIT ? OFFSET ?"
             args = args + [query.limit, query.offset]
     if not compiler.common_left_out:
-        return run(ctx, sql, args)
-    try:
-        with ctx.conn.dialect.bounded_work(ctx.conn, FIRST_ONLY_STEPS):
-            return run(ctx, sql, args)
-    except WorkBudgetExceeded:
-        return None
+        rows = run(ctx, sql, args)
+    else:
+        try:
+            with ctx.conn.dialect.bounded_work(ctx.conn, FIRST_ONLY_STEPS):
+                rows = run(ctx, sql, args)
+        except WorkBudgetExceeded:
+            return None
+    if carried is not None and rows:
+        ctx.generations.confirm(*rows[0][1:])
+    return rows
 
 
 def visible_where(ctx, params):

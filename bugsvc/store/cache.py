@@ -110,6 +110,17 @@ class Generations:
         self._conn.before_next_statement(None)
         return _GENERATIONS
 
+    def carried_with_bug(self) -> str | None:
+        """carried(), with a third column giving the bug generation where
+        the engine keeps one (all three handed to confirm()): a search's
+        statement, after which its bugs' stamps may be taken as read at
+        that generation (bugs/object_cache.py); else None."""
+        carried = self.carried()
+        dialect = self._conn.dialect
+        if carried is None or not dialect.keeps_bug_generation:
+            return carried
+        return f"{carried}, (SELECT {dialect.bug_generation_sql})"
+
     @contextmanager
     def checked_later(self) -> Iterator[None]:
         """While unconfirmed, the block's statements run before the check
@@ -126,10 +137,11 @@ class Generations:
             if self.unconfirmed:
                 self._conn.before_next_statement(self.settle)
 
-    def confirm(self, catalog: int, credential: int) -> None:
+    def confirm(self, catalog: int, credential: int, bug: int | str | None = None) -> None:
         """Check the assumed generations against those a statement carried
-        (see carried()). Errors: GenerationsMoved when they differ."""
-        self._values = (catalog, credential, None)
+        (see carried(); `bug`: the bug generation, when carried_with_bug()
+        carried it). Errors: GenerationsMoved when they differ."""
+        self._values = (catalog, credential, bug)
         self._check(catalog, credential)
 
     def forget(self) -> None:
@@ -169,6 +181,12 @@ class Generations:
         """credential_generation(conn)'s value (the assumed one while
         unconfirmed)."""
         return self._assumed[1] if self._assumed is not None else self._read()[1]
+
+    @property
+    def bug_at_hand(self) -> bool:
+        """True when the bug generation was read or carried already: `bug`
+        then runs no statement."""
+        return self._values is not None and self._values[2] is not None
 
     @property
     def bug(self) -> int | str | None:

@@ -135,6 +135,8 @@ def test_revisions_and_whether_the_caller_sees_the_bugs_named_are_read_together(
     (SQLite runs the two apart: no round trip to save, and a little faster.)"""
     with_dependency_on_staff(services, world)
     first = search(services, PAT)
+    # A new snapshot: what was read at the last one is not taken (seen_at.py).
+    sql_change("UPDATE bugs SET priority = priority WHERE id = {reported}")(services, world)
     statements = []
     conn = db.connection()
     conn.set_trace_callback(statements.append)

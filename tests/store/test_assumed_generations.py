@@ -157,10 +157,12 @@ def test_generations_assumed_are_checked_before_the_first_statement_or_carried(d
 
 
 @pytest.mark.engine("postgresql")
-def test_a_search_made_anew_carries_them_in_its_revisions_statement(
+def test_a_search_made_anew_carries_them_and_the_snapshot_in_its_own_statement(
         services, world, client, statements):
-    """The search's statement runs before the check; the revisions of the
-    bugs it found carry the generations: no statement of their own."""
+    """The search's statement carries the generations and the snapshot
+    (the bug generation): at a snapshot the process saw, the revisions of
+    the bugs it found are taken as read then (no statement); at a new one
+    they are read, and the answer is the new one."""
     headers = {"X-BUGZILLA-API-KEY": services.api_key(PAT)}
     query = {"product": "TestProduct", "status": ["CONFIRMED", "IN_PROGRESS"],
              "status_type": "anyexact", "limit": "50"}
@@ -169,7 +171,15 @@ def test_a_search_made_anew_carries_them_in_its_revisions_statement(
     statements.clear()
     assert client.simulate_get("/rest/bug", params=query, headers=headers).json == first
     carrying = [text for text in statements if "catalog_generation" in text]
-    assert len(carrying) == 1 and "bug_revisions" in carrying[0]
+    assert len(carrying) == 1 and "pg_current_snapshot" in carrying[0]
+    assert "ORDER BY" in carrying[0]
+    assert [text for text in statements if "bug_revisions" in text] == []
+    _write(services, "UPDATE bugs SET summary = 'Renamed by hand' WHERE id = ?",
+           (world["other"],))
+    statements.clear()
+    after = client.simulate_get("/rest/bug", params=query, headers=headers).json
+    assert len([text for text in statements if "bug_revisions" in text]) == 1
+    assert "Renamed by hand" in [bug["summary"] for bug in after["bugs"]]
 
 
 def test_a_search_that_fails_after_a_move_gives_its_own_error(
