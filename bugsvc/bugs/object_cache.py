@@ -85,10 +85,15 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
     conn = ctx.conn
     kept = ctx.cached("bug objects", _new_cache)
     seen = ctx.generations if ctx.generations is not None else cache.Generations(conn)
-    if (not conn.dialect.statements_are_round_trips or seen.bug_at_hand) \
-            and _hashable(ctx.caller):
+    hashable = _hashable(ctx.caller)
+    if (not conn.dialect.statements_are_round_trips or seen.bug_at_hand) and hashable:
         return _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens,
                                       visible_only)
+    if alone and hashable:
+        answer = _answer_if_latest(ctx, kept, seen, ids, variant, build, with_tokens,
+                                   visible_only)
+        if answer is not None:
+            return answer
     # Where a statement is a round trip (not SQLite), whether the caller
     # may see the bugs the kept objects name (most are still theirs) is
     # read with the revisions.
@@ -103,12 +108,26 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
                 guessed.update(entry[1])
     # Ahead of the transaction only while each bug has an object kept (at
     # whatever revision): one with none is made in the transaction anyway.
+    # For a call whose statements see one snapshot, where the statement has
+    # room for it, the bug generation is read with the stamps, and what
+    # was read is kept at it (seen_at.py).
+    with_bug = alone and hashable
     stamps, visible, ahead = _stamps(ctx, ids, with_tokens, visible_only, guessed,
-                                     alone and not unkept)
+                                     alone and not unkept, with_bug=with_bug)
+    at = None
+    if seen.bug_at_hand and hashable:
+        at = _keep_read(ctx, seen.bug, ids, stamps, visible, guessed, with_tokens, visible_only)
     credential = seen.credential
     found, missing = _kept(kept, ids, variant, stamps, credential)
     if missing and ahead:
-        stamps, visible, _ = _stamps(ctx, ids, with_tokens, visible_only, guessed)
+        # Read again in the transaction, on a snapshot of its own.
+        seen.forget_bug()
+        at = None
+        stamps, visible, _ = _stamps(ctx, ids, with_tokens, visible_only, guessed,
+                                     with_bug=with_bug)
+        if seen.bug_at_hand and hashable:
+            at = _keep_read(ctx, seen.bug, ids, stamps, visible, guessed, with_tokens,
+                            visible_only)
         found, missing = _kept(kept, ids, variant, stamps, credential)
     found.update(_made_and_kept(kept, build, missing, variant, stamps, credential))
     named = {related for _, listed in found.values() for related in listed}
@@ -117,27 +136,78 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
         visible |= visibility.visible_bug_ids(ctx, unknown)
     tokens = {}
     if with_tokens:
-        tokens = update_tokens(token_key(ctx), ctx.caller.id,
-                               {bug_id: stamps[bug_id] for bug_id in found})
+        key = token_key(ctx)
+        tokens = update_tokens(key, ctx.caller.id, {bug_id: stamps[bug_id] for bug_id in found})
+        if at is not None:
+            at.add(at.answers(seen.bug, ("tokens", ctx.caller.id, key)), tokens)
     return _answers(found, named - visible, tokens)
 
 
-def _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens, visible_only):
+def _keep_read(ctx, generation, ids, stamps, visible, guessed, with_tokens, visible_only):
+    """Keep what _stamps read for objects() of `ids` at bug `generation`
+    (carried by its statement): the stamps, and whether the caller may see
+    the bugs of `ids` (with `visible_only`) and `guessed`; returns the
+    SeenAtGeneration."""
+    at = ctx.cached("bug answers seen", _new_seen)
+    at.add(at.answers(generation, "revisions and times" if with_tokens else "revisions"), stamps)
+    sight = {bug_id: bug_id in stamps for bug_id in ids} if visible_only else {}
+    sight.update((bug_id, bug_id in visible) for bug_id in guessed)
+    at.add(at.answers(generation, ("sight", ctx.caller)), sight)
+    return at
+
+
+def _answer_if_latest(ctx, kept, seen, ids, variant, build, with_tokens, visible_only):
+    """objects() of a call that reads nothing else for its answer, where a
+    statement is a round trip and the generations are assumed, when every
+    part of its answer was read at the newest bug generation the process
+    saw: the generations and the bug generation read by one statement
+    ahead of the transaction (Connection.execute_ahead, no transaction
+    then), and the answer when that is still the bug generation; else None
+    (nothing read, or the bug generation forgotten: the transaction's
+    reads are of a snapshot of its own)."""
+    at = ctx.cached("bug answers seen", _new_seen)
+    latest = at.latest
+    if latest is None or not seen.unconfirmed or not ctx.conn.dialect.keeps_bug_generation:
+        return None
+    answer = _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens,
+                                    visible_only, generation=latest)
+    if answer is None:
+        return None
+    carried = seen.carried_with_bug()
+    cursor = ctx.conn.execute_ahead(f"SELECT {carried}", ())
+    if cursor is None:
+        seen.settle_later()
+        return None
+    seen.confirm(*cursor.fetchone())
+    if seen.bug == latest:
+        return answer
+    seen.forget_bug()
+    return None
+
+
+def _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens, visible_only,
+                           generation=None):
     """objects() where the bug generation costs no round trip (`seen`: the
     transaction's Generations): what was read about a bug at the bug
     generation the transaction sees (its stamp, whether the caller may see
     it, the caller's update token) is taken as read then (seen_at.py), the
     rest read and added. Where a statement is a round trip, whether the
     caller may see the bugs the kept objects name is read with the
-    stamps, as objects() does."""
+    stamps, as objects() does. generation: instead, the answer as at that
+    bug generation when everything in it was read then (no statement), or
+    None."""
     at = ctx.cached("bug answers seen", _new_seen)
-    generation, credential, caller = seen.bug, seen.credential, ctx.caller
+    read = generation is None
+    generation = seen.bug if read else generation
+    credential, caller = seen.credential, ctx.caller
     sight = at.answers(generation, ("sight", caller))
     stamps_seen = at.answers(generation, "revisions and times" if with_tokens else "revisions")
     if visible_only:
         ids = [bug_id for bug_id in ids if sight.get(bug_id, True)]
     unsure = [bug_id for bug_id in ids
               if bug_id not in stamps_seen or (visible_only and bug_id not in sight)]
+    if unsure and not read:
+        return None
     if unsure:
         guessed = ()
         if not ctx.conn.dialect.reads_lists_apart:
@@ -153,8 +223,12 @@ def _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens, vi
     stamps = {bug_id: stamps_seen[bug_id] for bug_id in ids if bug_id in stamps_seen
               and (not visible_only or sight[bug_id])}
     found, missing = _kept(kept, stamps, variant, stamps, credential)
+    if missing and not read:
+        return None
     found.update(_made_and_kept(kept, build, missing, variant, stamps, credential))
     named = {related for _, listed in found.values() for related in listed}
+    if not read and not all(related in sight for related in named):
+        return None
     tokens = {}
     if with_tokens:
         key = token_key(ctx)
@@ -259,7 +333,7 @@ def _kept(kept, ids, variant, stamps, credential):
     return found, missing
 
 
-def _stamps(ctx, ids, with_tokens, visible_only, related=(), ahead=False):
+def _stamps(ctx, ids, with_tokens, visible_only, related=(), ahead=False, with_bug=False):
     """({bug id: (revision,) or, with_tokens, (revision, last change
     time)}, the ids of `related` the caller may see,
     whether they were read ahead of the transaction), the first for the
@@ -302,11 +376,17 @@ def _stamps(ctx, ids, with_tokens, visible_only, related=(), ahead=False):
     # The statement carries the generations the call assumed, if it has
     # not checked them yet (a row 2, catalog, credential:
     # cache.Generations.carried).
-    carried = ctx.generations.carried() if statement is not None \
-        and ctx.generations is not None else None
+    # With a spare column (the last change time's), the bug generation
+    # too, where the engine keeps one (cache.Generations.carried_with_bug).
+    carried, carried_columns = None, 2
+    if statement is not None and ctx.generations is not None:
+        if len(columns) > 1 and conn.dialect.keeps_bug_generation:
+            carried, carried_columns = ctx.generations.carried_with_bug(with_bug), 3
+        else:
+            carried = ctx.generations.carried()
     if carried is not None:
-        statement = (f"{statement[0]} UNION ALL SELECT 2, {carried}"
-                     f"{', NULL' * (len(columns) - 1)}", statement[1])
+        padding = ", NULL" * (len(columns) + 1 - carried_columns)
+        statement = (f"{statement[0]} UNION ALL SELECT 2, {carried}{padding}", statement[1])
     rows = conn.execute_ahead(*statement) if ahead and statement is not None else None
     read_ahead = rows is not None
     if statement is None:
@@ -322,7 +402,7 @@ def _stamps(ctx, ids, with_tokens, visible_only, related=(), ahead=False):
         elif row[0] == 1:
             visible.add(row[1])
         else:
-            generations = row[1], row[2]
+            generations = row[1:1 + carried_columns]
     if carried is not None:
         ctx.generations.confirm(*generations)
     return stamps, visible, read_ahead

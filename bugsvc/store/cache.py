@@ -110,12 +110,15 @@ class Generations:
         self._conn.before_next_statement(None)
         return _GENERATIONS
 
-    def carried_with_bug(self) -> str | None:
+    def carried_with_bug(self, always: bool = False) -> str | None:
         """carried(), with a third column giving the bug generation where
         the engine keeps one (all three handed to confirm()): a search's
         statement, after which its bugs' stamps may be taken as read at
-        that generation (bugs/object_cache.py); else None."""
+        that generation (bugs/object_cache.py); else None. always: the
+        three columns even when the generations were checked already."""
         carried = self.carried()
+        if carried is None and always:
+            carried = _GENERATIONS
         dialect = self._conn.dialect
         if carried is None or not dialect.keeps_bug_generation:
             return carried
@@ -143,6 +146,19 @@ class Generations:
         carried it). Errors: GenerationsMoved when they differ."""
         self._values = (catalog, credential, bug)
         self._check(catalog, credential)
+
+    def forget_bug(self) -> None:
+        """Forget the bug generation carried (by a statement run ahead of
+        the transaction, on a snapshot of its own): asked for again, it is
+        read in the transaction."""
+        if self._values is not None:
+            self._values = (self._values[0], self._values[1], None)
+
+    def settle_later(self) -> None:
+        """Check the assumed generations before the next statement, as
+        before carried() was asked (its statement did not run)."""
+        if self.unconfirmed:
+            self._conn.before_next_statement(self.settle)
 
     def forget(self) -> None:
         """Check nothing before the connection's next statement (a try that
