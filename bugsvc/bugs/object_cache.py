@@ -197,8 +197,8 @@ def _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens, vi
     bug generation when everything in it was read then (no statement), or
     None."""
     at = ctx.cached("bug answers seen", _new_seen)
-    read = generation is None
-    generation = seen.bug if read else generation
+    may_read = generation is None
+    generation = seen.bug if may_read else generation
     credential, caller = seen.credential, ctx.caller
     sight = at.answers(generation, ("sight", caller))
     stamps_seen = at.answers(generation, "revisions and times" if with_tokens else "revisions")
@@ -206,7 +206,7 @@ def _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens, vi
         ids = [bug_id for bug_id in ids if sight.get(bug_id, True)]
     unsure = [bug_id for bug_id in ids
               if bug_id not in stamps_seen or (visible_only and bug_id not in sight)]
-    if unsure and not read:
+    if unsure and not may_read:
         return None
     if unsure:
         guessed = ()
@@ -223,11 +223,11 @@ def _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens, vi
     stamps = {bug_id: stamps_seen[bug_id] for bug_id in ids if bug_id in stamps_seen
               and (not visible_only or sight[bug_id])}
     found, missing = _kept(kept, stamps, variant, stamps, credential)
-    if missing and not read:
+    if missing and not may_read:
         return None
     found.update(_made_and_kept(kept, build, missing, variant, stamps, credential))
     named = {related for _, listed in found.values() for related in listed}
-    if not read and not all(related in sight for related in named):
+    if not may_read and not all(related in sight for related in named):
         return None
     tokens = {}
     if with_tokens:
