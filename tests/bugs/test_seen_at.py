@@ -66,3 +66,19 @@ def test_an_answer_is_counted_at_no_less_than_the_memory_it_takes(shape, count):
     assert len(answers) == count
     assert taken <= seen.size
     assert seen.size < 5 * taken          # a whether-seen answer takes the least
+
+
+def test_every_write_that_moves_a_revision_moves_the_bug_generation():
+    """What is kept at a bug generation stands only while no revision can
+    move under it: every trigger moving a bug's revision (schema.sql's bug
+    revisions) has one moving the bug generation on the same table and
+    the same kind of write."""
+    import re
+    from pathlib import Path
+    schema = (Path(__file__).resolve().parents[2] / "schema.sql").read_text(encoding="utf-8")
+    revisions = set(re.findall(r"CREATE TRIGGER (\w+?)_(insert|update|delete)_moves_revision\b",
+                               schema))
+    generation = set(re.findall(r"CREATE TRIGGER (\w+?)_(insert|update|delete)_moves_bugs\b",
+                                schema))
+    assert len(revisions) >= 30
+    assert revisions <= generation, sorted(revisions - generation)
