@@ -81,6 +81,17 @@ def without_kept_objects(services, who, params=SEARCH):
         return search(services, who, params)
 
 
+def traced(db, call):
+    """(call()'s answer, the statements it ran on the test's connection)."""
+    statements = []
+    conn = db.connection()
+    conn.set_trace_callback(statements.append)
+    try:
+        return call(), statements
+    finally:
+        conn.set_trace_callback(None)
+
+
 def test_objects_of_unchanged_bugs_are_not_made_again(services, world, made):
     first = search(services, PAT)
     assert made == [sorted([world["open"], world["other"], world["reported"]])]
@@ -137,13 +148,7 @@ def test_revisions_and_whether_the_caller_sees_the_bugs_named_are_read_together(
     first = search(services, PAT)
     # A new snapshot: what was read at the last one is not taken (seen_at.py).
     sql_change("UPDATE bugs SET priority = priority WHERE id = {reported}")(services, world)
-    statements = []
-    conn = db.connection()
-    conn.set_trace_callback(statements.append)
-    try:
-        again = search(services, PAT)
-    finally:
-        conn.set_trace_callback(None)
+    again, statements = traced(db, lambda: search(services, PAT))
     assert again == first == without_kept_objects(services, PAT)
     assert [bug["depends_on"] for bug in again["bugs"] if bug["id"] == world["open"]] == [[]]
     assert len([text for text in statements if "bug_revisions" in text]) == 1
@@ -160,24 +165,14 @@ def test_a_search_while_no_bug_changed_takes_what_was_read_at_that_generation(
     them read again, and the answer is the one made anew each time."""
     with_dependency_on_staff(services, world)
     first = search(services, PAT)
-    statements = []
-    conn = db.connection()
-    conn.set_trace_callback(statements.append)
-    try:
-        again = search(services, PAT)
-    finally:
-        conn.set_trace_callback(None)
+    again, statements = traced(db, lambda: search(services, PAT))
     assert again == first == without_kept_objects(services, PAT)
     assert [text for text in statements if "bug_revisions" in text] == []
     assert [text for text in statements if "bug_groups" in text and "ORDER BY" not in text] == []
     sql_change("UPDATE bugs SET summary = 'Renamed by hand' WHERE id = {other}")(
         services, world)
     made.clear()
-    conn.set_trace_callback(statements.append)
-    try:
-        after = search(services, PAT)
-    finally:
-        conn.set_trace_callback(None)
+    after, statements = traced(db, lambda: search(services, PAT))
     assert made == [[world["other"]]]
     assert [text for text in statements if "bug_revisions" in text] != []
     assert after == without_kept_objects(services, PAT)
@@ -344,13 +339,7 @@ def test_bug_get_while_no_bug_changed_reads_nothing_of_the_bug(services, world, 
     caller's sight of it, the caller's token): no statement reads the bug;
     a change made by hand is seen by the next call, with a new token."""
     first = get(services, PAT, "open", world=world)
-    statements = []
-    conn = db.connection()
-    conn.set_trace_callback(statements.append)
-    try:
-        again = get(services, PAT, "open", world=world)
-    finally:
-        conn.set_trace_callback(None)
+    again, statements = traced(db, lambda: get(services, PAT, "open", world=world))
     assert again == first == get_without_kept_objects(services, PAT, "open", world=world)
     assert [text for text in statements if "FROM bugs" in text or "bug_revisions" in text] == []
     sql_change("UPDATE bugs SET summary = 'Renamed by hand' WHERE id = {open}")(services, world)
