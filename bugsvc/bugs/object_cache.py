@@ -116,7 +116,8 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
                                      alone and not unkept, with_bug=with_bug)
     at = None
     if seen.bug_at_hand and hashable:
-        at = _keep_read(ctx, seen.bug, ids, stamps, visible, guessed, with_tokens, visible_only)
+        at = _keep_read(ctx, seen.bug, ids, stamps, visible, guessed, with_tokens,
+                        visible_only)
     credential = seen.credential
     found, missing = _kept(kept, ids, variant, stamps, credential)
     if missing and ahead:
@@ -145,15 +146,30 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
 
 def _keep_read(ctx, generation, ids, stamps, visible, guessed, with_tokens, visible_only):
     """Keep what _stamps read for objects() of `ids` at bug `generation`
-    (carried by its statement): the stamps, and whether the caller may see
-    the bugs of `ids` (with `visible_only`) and `guessed`; returns the
+    (carried by its statement): see _add_read; returns the
     SeenAtGeneration."""
     at = ctx.cached("bug answers seen", _new_seen)
-    at.add(at.answers(generation, "revisions and times" if with_tokens else "revisions"), stamps)
-    sight = {bug_id: bug_id in stamps for bug_id in ids} if visible_only else {}
-    sight.update((bug_id, bug_id in visible) for bug_id in guessed)
-    at.add(at.answers(generation, ("sight", ctx.caller)), sight)
+    _add_read(at, at.answers(generation, _stamps_scope(with_tokens)),
+              at.answers(generation, ("sight", ctx.caller)), ids, stamps, visible, guessed,
+              visible_only)
     return at
+
+
+def _add_read(at, stamps_seen, sight, ids, stamps, visible, guessed, visible_only):
+    """Add to `stamps_seen` and `sight` (answers of `at`, a
+    SeenAtGeneration) what _stamps read for `ids`: their `stamps`, and
+    whether the caller may see the bugs of `ids` (with `visible_only`: those
+    with a stamp) and of `guessed` (those of `visible`)."""
+    at.add(stamps_seen, stamps)
+    read_sight = {bug_id: bug_id in stamps for bug_id in ids} if visible_only else {}
+    read_sight.update((bug_id, bug_id in visible) for bug_id in guessed)
+    at.add(sight, read_sight)
+
+
+def _stamps_scope(with_tokens):
+    """The scope of the stamps kept in a SeenAtGeneration: with the last
+    change time where update tokens are made, or not."""
+    return "revisions and times" if with_tokens else "revisions"
 
 
 def _answer_if_latest(ctx, kept, seen, ids, variant, build, with_tokens, visible_only):
@@ -201,7 +217,7 @@ def _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens, vi
     generation = seen.bug if may_read else generation
     credential, caller = seen.credential, ctx.caller
     sight = at.answers(generation, ("sight", caller))
-    stamps_seen = at.answers(generation, "revisions and times" if with_tokens else "revisions")
+    stamps_seen = at.answers(generation, _stamps_scope(with_tokens))
     if visible_only:
         ids = [bug_id for bug_id in ids if sight.get(bug_id, True)]
     unsure = [bug_id for bug_id in ids
@@ -215,11 +231,7 @@ def _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens, vi
                        for related in (kept.peek((bug_id, variant)) or ((), ()))[1]
                        if related not in sight}
         read, visible, _ = _stamps(ctx, unsure, with_tokens, visible_only, guessed)
-        at.add(stamps_seen, read)
-        if visible_only:
-            at.add(sight, {bug_id: bug_id in read for bug_id in unsure})
-        if guessed:
-            at.add(sight, {bug_id: bug_id in visible for bug_id in guessed})
+        _add_read(at, stamps_seen, sight, unsure, read, visible, guessed, visible_only)
     stamps = {bug_id: stamps_seen[bug_id] for bug_id in ids if bug_id in stamps_seen
               and (not visible_only or sight[bug_id])}
     found, missing = _kept(kept, stamps, variant, stamps, credential)
@@ -239,7 +251,7 @@ def _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens, vi
             made = update_tokens(key, caller.id, unmade)
             at.add(tokens_seen, made)
             tokens.update(made)
-    return _answers(found, named - _visible_at(ctx, at, generation, named), tokens)
+    return _answers(found, named - _visible_at(ctx, at, sight, named), tokens)
 
 
 def _hashable(value):
@@ -293,15 +305,14 @@ def _answers(found, hidden, tokens=None):
     return result
 
 
-def _visible_at(ctx, at, generation, ids):
+def _visible_at(ctx, at, known, ids):
     """The ids of `ids` the caller may see (visibility.visible_bug_ids),
-    those answered for the same caller at bug `generation` taken as
-    answered (`at`: the SeenAtGeneration; what the answer reads is the
-    bugs' and the caller's, a value that never changes:
-    visibility.bug_visibility_sql)."""
+    those answered in `known` (the caller's sight of bugs kept in `at`, a
+    SeenAtGeneration, at the call's bug generation) taken as answered, the
+    others read and added to it (what the answer reads is the bugs' and
+    the caller's, a value that never changes: visibility.bug_visibility_sql)."""
     if not ids:
         return set()
-    known = at.answers(generation, ("sight", ctx.caller))
     visible = {bug_id for bug_id in ids if known.get(bug_id)}
     unknown = [bug_id for bug_id in ids if bug_id not in known]
     if unknown:
