@@ -106,6 +106,10 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
                 unkept = True
             else:
                 guessed.update(entry[1])
+        if alone and hashable and not guessed and conn.dialect.keeps_bug_generation and all(
+                kept.peek((bug_id, variant)) is None for bug_id in ids):
+            return _made_at_once(ctx, kept, seen, ids, variant, build, with_tokens,
+                                 visible_only)
     # Ahead of the transaction only while each bug has an object kept (at
     # whatever revision): one with none is made in the transaction anyway.
     # For a call whose statements see one snapshot, where the statement has
@@ -130,18 +134,74 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
             at = _keep_read(ctx, seen.bug, ids, stamps, visible, guessed, with_tokens,
                             visible_only)
         found, missing = _kept(kept, ids, variant, stamps, credential)
-    found.update(_made_and_kept(kept, build, missing, variant, stamps, credential))
+    if missing:
+        found.update(_kept_made(kept, build(missing), variant, stamps, credential))
     named = {related for _, listed in found.values() for related in listed}
     unknown = named - guessed
     if unknown:
         visible |= visibility.visible_bug_ids(ctx, unknown)
+    return _with_tokens(ctx, seen, at, found, stamps, named - visible, with_tokens)
+
+
+class ReadWithObjects:
+    """What the statement making bug objects reads besides them, where a
+    statement is a round trip (`build`'s second argument: view._made):
+    given the SQL of the generations' columns it carries last (`carried`,
+    cache.Generations.carried_with_bug: `carried_columns` of them), whether
+    the last change time is wanted with the revision (`with_time`) and
+    whether only the bugs the caller may see are read (`visible_only`), it
+    leaves each bug's stamp in `stamps`, the bugs its depends_on and blocks
+    name that the caller may see in `visible`, and the carried values in
+    `generations` (None while no bug was read)."""
+
+    __slots__ = ("carried", "carried_columns", "with_time", "visible_only", "stamps", "visible",
+                 "generations")
+
+    def __init__(self, carried, carried_columns, with_time, visible_only):
+        self.carried = carried
+        self.carried_columns = carried_columns
+        self.with_time = with_time
+        self.visible_only = visible_only
+        self.stamps = {}
+        self.visible = set()
+        self.generations = None
+
+
+def _made_at_once(ctx, kept, seen, ids, variant, build, with_tokens, visible_only):
+    """objects() of a call that reads nothing else for its answer, where a
+    statement is a round trip and none of its bugs has an object kept:
+    the objects, their stamps, whether the caller may see the bugs they
+    name and the generations with the bug generation, all read by the one
+    statement making them (ReadWithObjects), ahead of the transaction where
+    it may run there (the call then sends no BEGIN and no COMMIT); what it
+    read is kept at that bug generation (seen_at.py). With no bug read,
+    the assumed generations are checked as if nothing carried them."""
+    # Catalog, credential and bug generations (the engine keeps the last).
+    read = ReadWithObjects(seen.carried_with_bug(always=True), 3, with_tokens, visible_only)
+    made = list(build(ids, read))
+    if read.generations is None:
+        seen.settle_later()
+        return {}
+    seen.confirm(*read.generations)
+    found = _kept_made(kept, made, variant, read.stamps, seen.credential)
+    named = {related for _, listed in found.values() for related in listed}
+    at = _keep_read(ctx, seen.bug, ids, read.stamps, read.visible, named, with_tokens,
+                    visible_only)
+    return _with_tokens(ctx, seen, at, found, read.stamps, named - read.visible, with_tokens)
+
+
+def _with_tokens(ctx, seen, at, found, stamps, hidden, with_tokens):
+    """objects()' answer (_answers) of `found` at their `stamps`, the bugs
+    of `hidden` left out of their lists; with_tokens: with the caller's
+    update tokens, added to `at` (a SeenAtGeneration, or None) at the bug
+    generation `seen` (Generations) holds."""
     tokens = {}
     if with_tokens:
         key = token_key(ctx)
         tokens = update_tokens(key, ctx.caller.id, {bug_id: stamps[bug_id] for bug_id in found})
         if at is not None:
             at.add(at.answers(seen.bug, ("tokens", ctx.caller.id, key)), tokens)
-    return _answers(found, named - visible, tokens)
+    return _answers(found, hidden, tokens)
 
 
 def _keep_read(ctx, generation, ids, stamps, visible, guessed, with_tokens, visible_only):
@@ -237,7 +297,8 @@ def _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens, vi
     found, missing = _kept(kept, stamps, variant, stamps, credential)
     if missing and not may_read:
         return None
-    found.update(_made_and_kept(kept, build, missing, variant, stamps, credential))
+    if missing:
+        found.update(_kept_made(kept, build(missing), variant, stamps, credential))
     named = {related for _, listed in found.values() for related in listed}
     if not may_read and not all(related in sight for related in named):
         return None
@@ -262,13 +323,12 @@ def _hashable(value):
     return True
 
 
-def _made_and_kept(kept, build, missing, variant, stamps, credential):
-    """{bug id: (text, related ids)} of the bugs of `missing`, made by
-    `build` and kept at their `stamps` and `credential`."""
+def _kept_made(kept, objects, variant, stamps, credential):
+    """{bug id: (text, related ids)} of bug `objects` just made (as
+    objects()' `build` makes them), kept at their `stamps` and
+    `credential`."""
     made = {}
-    if not missing:
-        return made
-    for obj in build(missing):
+    for obj in objects:
         bug_id = obj["id"]
         # Copied to bytes of their length: orjson's own hold the 16 KB
         # buffer it wrote into.

@@ -56,8 +56,8 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False, alone
     if object_cache.applies(ctx, wanted, custom):
         objects = object_cache.objects(
             ctx, ids, (hide_domains, timetracker),
-            lambda missing: _made(ctx, missing, wanted, custom, timetracker, hide_domains,
-                                  whole_lists=True).values(),
+            lambda missing, read=None: _made(ctx, missing, wanted, custom, timetracker,
+                                             hide_domains, whole_lists=True, read=read).values(),
             with_tokens=_tokens_wanted(ctx, with_update_token, wanted), visible_only=visible_only,
             alone=alone)
     else:
@@ -74,27 +74,40 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False, alone
 
 
 def _made(ctx, ids, wanted, custom, timetracker, hide_domains, with_update_token=False,
-          visible_only=False, whole_lists=False):
+          visible_only=False, whole_lists=False, read=None):
     """{bug id: its object} for `ids` read anew (bug_objects' arguments;
     the bugs missing or, when `visible_only`, hidden left out); with
-    `whole_lists`, depends_on and blocks name every bug, seen or not."""
+    `whole_lists`, depends_on and blocks name every bug, seen or not.
+    read: an object_cache.ReadWithObjects, given what the same statement
+    read besides (where a statement is a round trip: the lists are read
+    with the bugs); for one bug, the statement runs ahead of the
+    transaction where it may (Connection.execute_ahead)."""
     conn = ctx.conn
+    visible_only = visible_only or (read is not None and read.visible_only)
     actual_time = timetracker and "actual_time" in wanted
     tokens_wanted = _tokens_wanted(ctx, with_update_token, wanted)
     apart = len(ids) > 1 and conn.dialect.reads_lists_apart
-    select, args, lists = _select(ctx, wanted, bool(custom), actual_time, tokens_wanted, apart,
-                                  whole_lists)
+    select, args, lists = _select(ctx, wanted, bool(custom), actual_time,
+                                  tokens_wanted or read is not None, apart, whole_lists,
+                                  read.carried if read is not None else None)
     where, where_args = "", []
     if visible_only:
         condition, where_args = visibility.bug_visibility_sql(ctx, "b")
         where = f" AND {condition}"
     bugs = {}
     for chunk in id_chunks(ids):
-        cursor = conn.execute_one_plan(f"{select} WHERE b.id IN ({placeholders(chunk)}){where}",
-                                       args + chunk + where_args)
+        sql = f"{select} WHERE b.id IN ({placeholders(chunk)}){where}"
+        params = args + chunk + where_args
+        cursor = None
+        if read is not None and len(ids) == 1:
+            cursor = conn.execute_ahead(sql, params)
+        if cursor is None:
+            cursor = conn.execute_one_plan(sql, params)
         names = [column[0] for column in cursor.description]
         for row in cursor:
             bugs[row[0]] = dict(zip(names, row, strict=True))
+            if read is not None and read.carried:
+                read.generations = tuple(row[-read.carried_columns:])
     ids = [bug_id for bug_id in ids if bug_id in bugs]
     if not ids:
         return {}
@@ -105,6 +118,13 @@ def _made(ctx, ids, wanted, custom, timetracker, hide_domains, with_update_token
         for name in lists:
             for row in bugs.values():
                 row[name] = json_items(row[name])
+    if read is not None:
+        for bug_id in ids:
+            row = bugs[bug_id]
+            read.stamps[bug_id] = ((row["revision"], row["last_change_time"]) if read.with_time
+                                   else (row["revision"],))
+            for name in _SEEN_RELATED:
+                read.visible.update(row[name] or ())
     statuses = status_workflow(ctx).by_name
     email = _email_without_domain if hide_domains else _email_as_is
     tags = _tags(ctx, ids) if "tags" in wanted else None
@@ -249,7 +269,8 @@ class _ListColumn:
     which `condition` holds (SQL after AND, or ''; '{visible}' in it is the
     caller's visibility condition on alias `visible`), each item the value
     of `values` (or the list of their values), in the order `order` (a
-    total one, so both ways of reading give the same list)."""
+    total one, so both ways of reading give the same list). as_seen: the
+    condition holds even where the other lists name every bug."""
     name: str
     values: tuple
     tables: str
@@ -257,6 +278,7 @@ class _ListColumn:
     order: str
     condition: str = ""
     visible: str = ""
+    as_seen: bool = False
 
     def sql(self, dialect, visible):
         """The correlated subquery (its JSON array, bug alias b) reading
@@ -302,6 +324,17 @@ _LIST_COLUMNS = {
     "duplicates": _ListColumn("duplicates", ("d.id",), "bugs d", "d.dupe_of", "d.id",
                               " AND {visible}", "d"),
 }
+# depends_on and blocks as the caller may see them, even where the object's
+# lists are whole (`whole_lists`): read with a kept object's own statement,
+# whether the caller may see each bug it names (object_cache.py).
+_SEEN_RELATED = {
+    "seen_depends_on": _ListColumn("seen_depends_on", ("d.depends_on",), "dependencies d JOIN"
+                                   " bugs s ON s.id = d.depends_on", "d.blocked", "d.depends_on",
+                                   " AND {visible}", "s", as_seen=True),
+    "seen_blocks": _ListColumn("seen_blocks", ("d.blocked",), "dependencies d JOIN bugs s"
+                               " ON s.id = d.blocked", "d.depends_on", "d.blocked",
+                               " AND {visible}", "s", as_seen=True),
+}
 _CUSTOM_COLUMN = _ListColumn("custom", ("f.name", "v.value"), "bug_custom_values v JOIN fields f"
                              " ON f.id = v.field_id", "v.bug_id", "v.id")
 # The hours worked on the bug (time tracking: the comments that have any,
@@ -317,7 +350,8 @@ _SELECTS_KEPT = 512
 _SELECTS = {}
 
 
-def _select(ctx, wanted, with_custom, actual_time, token_revision, apart, whole_lists=False):
+def _select(ctx, wanted, with_custom, actual_time, token_revision, apart, whole_lists=False,
+            carried=None):
     """(the SELECT without WHERE reading bugs, its arguments, {list name:
     (its statement, arguments)}): the `wanted` related lists (a set of
     field names), the custom field values when `with_custom`, the hours
@@ -326,19 +360,25 @@ def _select(ctx, wanted, with_custom, actual_time, token_revision, apart, whole_
     statements are None), or read `apart` by a statement each (bugs' ids
     in '{ids}', then the arguments). Made once for each choice and caller
     (the visibility condition is the caller's; with `whole_lists` there is
-    none: the lists name every bug)."""
+    none: the lists name every bug). carried: columns read last besides
+    (SQL taking no values: cache.Generations.carried_with_bug), and with
+    them, depends_on and blocks as the caller may see them too
+    (_SEEN_RELATED)."""
     dialect = ctx.conn.dialect
     columns = [_LIST_COLUMNS[name] for name in _LIST_COLUMNS if name in wanted]
     if with_custom:
         columns.append(_CUSTOM_COLUMN)
-    conditions = {column.visible: ("1 = 1", []) if whole_lists
+    if carried is not None:
+        columns.extend(_SEEN_RELATED.values())
+    conditions = {column.visible: ("1 = 1", []) if whole_lists and not column.as_seen
                   else visibility.bug_visibility_sql(ctx, column.visible)
                   for column in columns if column.visible}
-    key = (dialect.name, wanted, with_custom, actual_time, token_revision, apart,
-           next(iter(conditions.values()), ("",))[0])
+    key = (dialect.name, wanted, with_custom, actual_time, token_revision, apart, carried,
+           tuple(condition for condition, _ in conditions.values()))
     found = _SELECTS.get(key)
     if found is None:
-        found = _make_select(dialect, columns, actual_time, token_revision, apart, conditions)
+        found = _make_select(dialect, columns, actual_time, token_revision, apart, conditions,
+                             carried)
         if len(_SELECTS) >= _SELECTS_KEPT:
             _SELECTS.clear()
         _SELECTS[key] = found
@@ -349,7 +389,7 @@ def _select(ctx, wanted, with_custom, actual_time, token_revision, apart, whole_
     return sql, args, lists
 
 
-def _make_select(dialect, columns, actual_time, token_revision, apart, conditions):
+def _make_select(dialect, columns, actual_time, token_revision, apart, conditions, carried):
     """_select's SQL, the aliases whose visibility conditions' arguments it
     takes, in order, and [(list name, its statement or None, the alias of
     the visibility condition it takes or '')]."""
@@ -367,6 +407,8 @@ def _make_select(dialect, columns, actual_time, token_revision, apart, condition
         select.append(_ACTUAL_TIME_COLUMN)
     if token_revision:
         select.append(TOKEN_REVISION_COLUMN)
+    if carried is not None:
+        select.append(carried)
     return ", ".join(select) + _BUG_TABLES, tuple(used), tuple(statements)
 
 

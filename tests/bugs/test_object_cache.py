@@ -300,6 +300,51 @@ def test_bug_get_of_kept_objects_costs_postgresql_no_transaction(services, world
     assert denied.status_code == 401 and denied.json["code"] == 102
 
 
+@pytest.mark.engine("postgresql")
+@pytest.mark.parametrize("who", [PAT, MEMBER, PAM])
+def test_bug_get_of_a_bug_with_no_object_kept_is_one_statement(services, world, client, made,
+                                                               begins_sent, db, who):
+    """PostgreSQL: GET bug with an API key, of a bug whose object the
+    process does not keep, makes it from one statement run ahead of the
+    read transaction (no BEGIN, no COMMIT): the bug with its revision and
+    last change time, whether the caller may see the bugs it names, the
+    generations and the snapshot. The answer is the one made without kept
+    objects (a bug it depends on the caller may not see left out); the next
+    call reads nothing of the bug; a bug the caller may not see is refused."""
+    with_dependency_on_staff(services, world)
+    headers = {"X-BUGZILLA-API-KEY": services.api_key(who)}
+    # The key resolved and the generations seen, with another bug.
+    assert client.simulate_get(f"/rest/bug/{world['other']}", headers=headers).status_code == 200
+    made.clear()
+    begins_sent.clear()
+    path = f"/rest/bug/{world['open']}"
+    first, statements = traced(db, lambda: client.simulate_get(path, headers=headers))
+    assert made == [[world["open"]]] and begins_sent == []
+    assert len(statements) == 1
+    assert all(name in statements[0] for name in (
+        "bug_revisions", "catalog_generation", "credential_generation", "pg_current_snapshot"))
+    bug = first.json["bugs"][0]
+    assert first.json["bugs"] == get_without_kept_objects(services, who, "open", world=world)[
+        "bugs"]
+    assert bug["depends_on"] == ([world["staff"]] if who == MEMBER else [])
+    assert bug["blocks"] == [world["other"]] and bug["update_token"]
+    made.clear()
+    again, statements = traced(db, lambda: client.simulate_get(path, headers=headers))
+    assert again.json == first.json and made == []
+    assert len(statements) == 1 and "bug_revisions" not in statements[0]
+    denied = client.simulate_get(f"/rest/bug/{world['staff']}", headers=headers)
+    if who == MEMBER:
+        assert denied.json["bugs"][0]["id"] == world["staff"]
+    else:
+        assert (denied.status_code, denied.json["code"]) == (401, 102)
+    # No bug at all: said so to a caller who sees every bug (the member of
+    # the one group restricting bugs), refused as hidden to the others
+    # (lookup.py).
+    missing = client.simulate_get("/rest/bug/999999", headers=headers)
+    assert (missing.status_code, missing.json["code"]) == (
+        (404, 101) if who == MEMBER else (401, 102))
+
+
 def test_bug_get_never_gives_a_kept_object_to_a_caller_who_may_not_see_it(services, world):
     seen = get(services, MEMBER, "staff", world=world)
     assert [bug["id"] for bug in seen["bugs"]] == [world["staff"]]
