@@ -69,7 +69,8 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
     `visible_only` those the caller may not see, left out): kept ones
     where the bug's revision and the credential generation stand, the
     others made by `build(ids)` (bug objects with depends_on and blocks
-    whole, no update token) and kept. `variant`: what besides the bug the
+    whole, no update token; `build(ids, read)`: see ReadWithObjects) and
+    kept. `variant`: what besides the bug the
     object depends on (hashable). with_tokens: each object gets the
     caller's `update_token` (made from the revision and the last change
     time read with it). alone: the call reads nothing else for
@@ -78,10 +79,11 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
     object is still the bug's, the call runs no transaction (on
     PostgreSQL, a BEGIN and a COMMIT fewer); when one must be made anew,
     they are read again in the transaction, on the snapshot the making
-    reads. Where the bug generation the transaction sees costs no round
-    trip (SQLite; on PostgreSQL after a search's statement carried it),
-    what was read about a bug at that generation is taken as read
-    (_objects_at_generation)."""
+    reads; while none has, they are made by one statement that reads
+    everything else too (_made_at_once). Where the bug generation the
+    transaction sees costs no round trip (SQLite; on PostgreSQL after a
+    search's statement carried it), what was read about a bug at that
+    generation is taken as read (_objects_at_generation)."""
     conn = ctx.conn
     kept = ctx.cached("bug objects", _new_cache)
     seen = ctx.generations if ctx.generations is not None else cache.Generations(conn)
@@ -98,16 +100,16 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
     # may see the bugs the kept objects name (most are still theirs) is
     # read with the revisions.
     guessed = set()
-    unkept = False
+    unkept = kept_any = False
     if not conn.dialect.reads_lists_apart:
         for bug_id in ids:
             entry = kept.peek((bug_id, variant))
             if entry is None:
                 unkept = True
             else:
+                kept_any = True
                 guessed.update(entry[1])
-        if alone and hashable and not guessed and conn.dialect.keeps_bug_generation and all(
-                kept.peek((bug_id, variant)) is None for bug_id in ids):
+        if alone and hashable and not kept_any and conn.dialect.keeps_bug_generation:
             return _made_at_once(ctx, kept, seen, ids, variant, build, with_tokens,
                                  visible_only)
     # Ahead of the transaction only while each bug has an object kept (at

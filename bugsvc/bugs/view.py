@@ -106,7 +106,7 @@ def _made(ctx, ids, wanted, custom, timetracker, hide_domains, with_update_token
         names = [column[0] for column in cursor.description]
         for row in cursor:
             bugs[row[0]] = dict(zip(names, row, strict=True))
-            if read is not None and read.carried:
+            if read is not None:
                 read.generations = tuple(row[-read.carried_columns:])
     ids = [bug_id for bug_id in ids if bug_id in bugs]
     if not ids:
