@@ -356,6 +356,45 @@ def test_bug_get_never_gives_a_kept_object_to_a_caller_who_may_not_see_it(servic
     assert get(services, PAT, "reported", world=world)["bugs"][0]["id"] == world["reported"]
 
 
+@pytest.mark.parametrize("who", [PAM, MEMBER])
+def test_bug_get_of_bugs_not_kept_one_of_them_hidden_gives_the_others_and_its_fault(
+        services, world, client, made, backend, who):
+    """Several bugs none of which has an object kept, one of them hidden
+    from a caller (on PostgreSQL made by one statement in the transaction,
+    which reads only those the caller may see): the others' objects and
+    the hidden one's fault, as made anew."""
+    with_dependency_on_staff(services, world)
+    headers = {"X-BUGZILLA-API-KEY": services.api_key(who)}
+    names = ("open", "staff", "other")
+    asked = [world[name] for name in names]
+    # Bug.get of several bugs (the first in the path, as python-bugzilla asks).
+    path = f"/rest/bug/{asked[0]}?permissive=1&" + "&".join(f"ids={bug_id}"
+                                                            for bug_id in asked[1:])
+    # The key resolved and the generations seen, with a bug that is none.
+    assert client.simulate_get("/rest/bug/999999?permissive=1", headers=headers).json[
+        "bugs"] == []
+    made.clear()
+    answer = client.simulate_get(path, headers=headers).json
+    # PostgreSQL reads all three with the objects; SQLite reads the stamps
+    # of those the caller may see first.
+    assert made[0] == (asked if backend == "postgresql" else
+                       [bug["id"] for bug in answer["bugs"]])
+    made_anew = get_without_kept_objects(services, who, *names, world=world)
+    assert answer["bugs"] == made_anew["bugs"]
+    # (A fault names the bug as asked: from the query, its text.)
+    assert [str(fault["id"]) for fault in answer["faults"]] == [
+        str(fault["id"]) for fault in made_anew["faults"]]
+    assert client.simulate_get(path, headers=headers).json == answer
+    shown = [bug["id"] for bug in answer["bugs"]]
+    if who == MEMBER:
+        assert shown == asked and answer["faults"] == []
+        assert answer["bugs"][0]["depends_on"] == [world["staff"]]
+    else:
+        assert shown == [world["open"], world["other"]]
+        assert [fault["id"] for fault in answer["faults"]] == [str(world["staff"])]
+        assert answer["bugs"][0]["depends_on"] == []
+
+
 def test_bug_get_follows_a_membership_or_a_restriction_at_once(services, world):
     """Whether a caller may see a bug follows its groups and the bug's at
     once, whatever was read before (a membership moves no bug's revision
