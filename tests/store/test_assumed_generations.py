@@ -66,8 +66,9 @@ def test_a_keyed_get_of_a_kept_bug_is_one_statement(services, world, client, sta
     carries the snapshot (the bug generation) too, and once everything the
     answer is made of was read at the newest snapshot the process saw, the
     one statement reads only the generations and the snapshot. At a new
-    snapshot the bug is read again (a statement more), and the answer is
-    the new one."""
+    snapshot the bug's stamp is read again, and when the bug changed its
+    object is made by one statement more (still no transaction): the
+    answer is the new one."""
     headers = {"X-BUGZILLA-API-KEY": services.api_key(PAT)}
     path = f"/rest/bug/{world['open']}"
     first = client.simulate_get(path, headers=headers)
@@ -81,10 +82,12 @@ def test_a_keyed_get_of_a_kept_bug_is_one_statement(services, world, client, sta
     renamed = client.simulate_get(path, headers=headers).json
     assert renamed["bugs"][0]["summary"] == "Renamed by hand"
     assert renamed["bugs"][0]["update_token"] != first.json["bugs"][0]["update_token"]
-    # The generations and snapshot (moved), the bug read ahead (its kept
-    # object is of an older revision), then read and made in a transaction.
+    # The generations and snapshot (moved), the bug's stamp read ahead (its
+    # kept object is of an older revision), then the bug read and made by
+    # one statement ahead too: no transaction.
     reading = [text for text in statements if "bug_revisions" in text]
     assert len(reading) == 2 and all("pg_current_snapshot" in text for text in reading)
+    assert len(statements) == 3 and not [text for text in statements if "BEGIN" in text]
     statements.clear()
     assert client.simulate_get(path, headers=headers).json == renamed
     assert len(statements) == 1 and "bug_revisions" not in statements[0]
