@@ -127,6 +127,20 @@ def test_a_membership_taken_away_hides_the_bug_on_the_next_call(
     assert len(moved) == (1 if backend == "postgresql" else 0)
 
 
+def test_a_membership_taken_away_hides_a_bug_the_process_never_showed(
+        services, world, client, moved, backend):
+    """The bug's object made by the one statement that carries the
+    generations (no object kept): the move is found there, the call tried
+    again, and the bug refused."""
+    headers = {"X-BUGZILLA-API-KEY": services.api_key(MEMBER)}
+    for _ in range(2):
+        assert client.simulate_get(f"/rest/bug/{world['open']}", headers=headers).status_code == 200
+    _write(services, "DELETE FROM user_groups WHERE user_id = ?", (user_id(services, MEMBER),))
+    denied = client.simulate_get(f"/rest/bug/{world['staff']}", headers=headers)
+    assert (denied.status_code, denied.json["code"]) == (401, 102)
+    assert len(moved) == (1 if backend == "postgresql" else 0)
+
+
 def test_a_parameter_set_by_another_process_rules_the_next_call(
         services, world, client, moved, backend):
     """An anonymous call too: requirelogin turned on elsewhere refuses it
