@@ -101,6 +101,9 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
     # read with the revisions.
     guessed = set()
     unkept = kept_any = False
+    # While no bug has an object kept that is still its own, a call that
+    # reads nothing else makes them by one statement.
+    at_once = alone and hashable and conn.dialect.keeps_bug_generation
     if not conn.dialect.reads_lists_apart:
         for bug_id in ids:
             entry = kept.peek((bug_id, variant))
@@ -109,7 +112,7 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
             else:
                 kept_any = True
                 guessed.update(entry[1])
-        if alone and hashable and not kept_any and conn.dialect.keeps_bug_generation:
+        if at_once and not kept_any:
             return _made_at_once(ctx, kept, seen, ids, variant, build, with_tokens,
                                  visible_only)
     # Ahead of the transaction only while each bug has an object kept (at
@@ -126,7 +129,7 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
                         visible_only)
     credential = seen.credential
     found, missing = _kept(kept, ids, variant, stamps, credential)
-    if missing and ahead and not found and hashable and conn.dialect.keeps_bug_generation:
+    if missing and ahead and at_once and not found:
         # Every object kept is of an older revision: made as if none were.
         return _made_at_once(ctx, kept, seen, ids, variant, build, with_tokens, visible_only)
     if missing and ahead:
