@@ -70,19 +70,19 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
     where the bug's revision and the credential generation stand, the
     others made by `build(ids)` (bug objects with depends_on and blocks
     whole, no update token; `build(ids, read)`: see ReadWithObjects) and
-    kept. `variant`: what besides the bug the
-    object depends on (hashable). with_tokens: each object gets the
-    caller's `update_token` (made from the revision and the last change
-    time read with it). alone: the call reads nothing else for
-    its answer, so while every bug has an object kept the revisions may be
-    read ahead of its transaction (Connection.execute_ahead): when each
-    object is still the bug's, the call runs no transaction (on
-    PostgreSQL, a BEGIN and a COMMIT fewer); when one must be made anew,
-    they are read again in the transaction, on the snapshot the making
-    reads; while none has, they are made by one statement that reads
-    everything else too (_made_at_once). Where the bug generation the
-    transaction sees costs no round trip (SQLite; on PostgreSQL after a
-    search's statement carried it), what was read about a bug at that
+    kept. `variant`: what besides the bug the object depends on
+    (hashable). with_tokens: each object gets the caller's `update_token`
+    (made from the revision and the last change time read with it).
+    alone: the call reads nothing else for its answer, so while every bug
+    has an object kept the revisions may be read ahead of its transaction
+    (Connection.execute_ahead): when each object is still the bug's, the
+    call runs no transaction (on PostgreSQL, a BEGIN and a COMMIT fewer);
+    when some must be made anew, they are read again in the transaction,
+    on the snapshot the making reads; when none has an object kept, or
+    every one kept is stale, the objects are made by one statement that
+    reads everything else too (_made_at_once). Where the bug generation
+    the transaction sees costs no round trip (SQLite; on PostgreSQL after
+    a search's statement carried it), what was read about a bug at that
     generation is taken as read (_objects_at_generation)."""
     conn = ctx.conn
     kept = ctx.cached("bug objects", _new_cache)
