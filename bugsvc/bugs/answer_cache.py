@@ -88,32 +88,25 @@ class AnswerCache:
     def get(self, key, generations):
         """The answer kept for `key` at `generations`, or None."""
         with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                return None
-            if entry[0] != generations:
-                self._drop(key)
-                return None
-            self._entries.move_to_end(key)
-            return entry[1]
+            return self._take(key, generations)
 
     def get_many(self, wanted):
         """[the answer kept for each (key, generations) of `wanted`, or None]
         (get() of each, under one hold of the lock)."""
-        found = []
-        entries = self._entries
         with self._lock:
-            for key, generations in wanted:
-                entry = entries.get(key)
-                if entry is None:
-                    found.append(None)
-                elif entry[0] != generations:
-                    self._drop(key)
-                    found.append(None)
-                else:
-                    entries.move_to_end(key)
-                    found.append(entry[1])
-        return found
+            return [self._take(key, generations) for key, generations in wanted]
+
+    def _take(self, key, generations):
+        """get() with the lock held: the answer counted as used, or None
+        (one kept at other generations dropped)."""
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        if entry[0] != generations:
+            self._drop(key)
+            return None
+        self._entries.move_to_end(key)
+        return entry[1]
 
     def peek(self, key):
         """The answer kept for `key` whatever its generations (not counted
