@@ -201,25 +201,37 @@ def _made_at_once(ctx, kept, seen, ids, variant, build, with_tokens, visible_onl
 def _with_tokens(ctx, seen, at, found, stamps, hidden, with_tokens):
     """objects()' answer (_answers) of `found` at their `stamps`, the bugs
     of `hidden` left out of their lists; with_tokens: with the caller's
-    update tokens, added to `at` (a SeenAtGeneration, or None) at the bug
-    generation `seen` (Generations) holds."""
-    tokens = {}
-    if with_tokens:
-        key = token_key(ctx)
-        tokens = update_tokens(key, ctx.caller.id, {bug_id: stamps[bug_id] for bug_id in found})
-        if at is not None:
-            at.add(at.answers(seen.bug, ("tokens", ctx.caller.id, key)), tokens)
+    update tokens (_tokens: kept in `at`, a SeenAtGeneration or None, at the
+    bug generation `seen`, a Generations, holds)."""
+    tokens = _tokens(ctx, at, seen.bug if at is not None else None, found,
+                     stamps) if with_tokens else {}
     return _answers(found, hidden, tokens)
+
+
+def _tokens(ctx, at, generation, found, stamps):
+    """{bug id: the caller's update token} for the bugs of `found` at their
+    `stamps`: those kept in `at` (a SeenAtGeneration) at bug `generation`
+    taken, the others made and added to them; with `at` None, all made."""
+    key = token_key(ctx)
+    if at is None:
+        return update_tokens(key, ctx.caller.id, {bug_id: stamps[bug_id] for bug_id in found})
+    tokens_seen = at.answers(generation, ("tokens", ctx.caller.id, key))
+    tokens = {bug_id: tokens_seen[bug_id] for bug_id in found if bug_id in tokens_seen}
+    unmade = {bug_id: stamps[bug_id] for bug_id in found if bug_id not in tokens}
+    if unmade:
+        made = update_tokens(key, ctx.caller.id, unmade)
+        at.add(tokens_seen, made)
+        tokens.update(made)
+    return tokens
 
 
 def _keep_read(ctx, generation, ids, stamps, visible, guessed, with_tokens, visible_only):
     """Keep what _stamps read for objects() of `ids` at bug `generation`
     (carried by its statement): see _add_read; returns the
     SeenAtGeneration."""
-    at = ctx.cached("bug answers seen", _new_seen)
-    _add_read(at, at.answers(generation, _stamps_scope(with_tokens)),
-              at.answers(generation, ("sight", ctx.caller)), ids, stamps, visible, guessed,
-              visible_only)
+    at = _answers_seen(ctx)
+    _add_read(at, *_read_at(at, generation, ctx.caller, with_tokens), ids, stamps, visible,
+              guessed, visible_only)
     return at
 
 
@@ -234,10 +246,18 @@ def _add_read(at, stamps_seen, sight, ids, stamps, visible, guessed, visible_onl
     at.add(sight, read_sight)
 
 
-def _stamps_scope(with_tokens):
-    """The scope of the stamps kept in a SeenAtGeneration: with the last
-    change time where update tokens are made, or not."""
-    return "revisions and times" if with_tokens else "revisions"
+def _read_at(at, generation, caller, with_tokens):
+    """(the stamps, `caller`'s sight of bugs) kept in `at` (a
+    SeenAtGeneration) at bug `generation`: the answers _stamps gives, the
+    stamps with the last change time where update tokens are made."""
+    stamps_scope = "revisions and times" if with_tokens else "revisions"
+    return at.answers(generation, stamps_scope), at.answers(generation, ("sight", caller))
+
+
+def _answers_seen(ctx):
+    """The process's SeenAtGeneration of bug objects' reads (at the
+    catalog generation, as the kept objects)."""
+    return ctx.cached("bug answers seen", _new_seen)
 
 
 def _answer_if_latest(ctx, kept, seen, ids, variant, build, with_tokens, visible_only):
@@ -249,7 +269,7 @@ def _answer_if_latest(ctx, kept, seen, ids, variant, build, with_tokens, visible
     then), and the answer when that is still the bug generation; else None
     (nothing read, or the bug generation forgotten: the transaction's
     reads are of a snapshot of its own)."""
-    at = ctx.cached("bug answers seen", _new_seen)
+    at = _answers_seen(ctx)
     latest = at.latest
     if latest is None or not seen.unconfirmed or not ctx.conn.dialect.keeps_bug_generation:
         return None
@@ -280,12 +300,11 @@ def _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens, vi
     stamps, as objects() does. generation: instead, the answer as at that
     bug generation when everything in it was read then (no statement), or
     None."""
-    at = ctx.cached("bug answers seen", _new_seen)
+    at = _answers_seen(ctx)
     may_read = generation is None
     generation = seen.bug if may_read else generation
-    credential, caller = seen.credential, ctx.caller
-    sight = at.answers(generation, ("sight", caller))
-    stamps_seen = at.answers(generation, _stamps_scope(with_tokens))
+    credential = seen.credential
+    stamps_seen, sight = _read_at(at, generation, ctx.caller, with_tokens)
     if visible_only:
         ids = [bug_id for bug_id in ids if sight.get(bug_id, True)]
     unsure = [bug_id for bug_id in ids
@@ -310,16 +329,7 @@ def _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens, vi
     named = {related for _, listed in found.values() for related in listed}
     if not may_read and not all(related in sight for related in named):
         return None
-    tokens = {}
-    if with_tokens:
-        key = token_key(ctx)
-        tokens_seen = at.answers(generation, ("tokens", caller.id, key))
-        tokens = {bug_id: tokens_seen[bug_id] for bug_id in found if bug_id in tokens_seen}
-        unmade = {bug_id: stamps[bug_id] for bug_id in found if bug_id not in tokens}
-        if unmade:
-            made = update_tokens(key, caller.id, unmade)
-            at.add(tokens_seen, made)
-            tokens.update(made)
+    tokens = _tokens(ctx, at, generation, found, stamps) if with_tokens else {}
     return _answers(found, named - _visible_at(ctx, at, sight, named), tokens)
 
 
