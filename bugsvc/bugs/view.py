@@ -7,7 +7,7 @@ Bug ID fields naming them, time tracking for non-timetrackers) is left out
 here.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .. import dates
 from ..call.fields import Shape
@@ -280,6 +280,12 @@ class _ListColumn:
     visible: str = ""
     as_seen: bool = False
 
+    @property
+    def sight(self):
+        """Which visibility condition the list takes ('' none): its alias's,
+        as the caller sees the bugs (as_seen) or as the lists are read."""
+        return (self.visible, self.as_seen) if self.visible else ""
+
     def sql(self, dialect, visible):
         """The correlated subquery (its JSON array, bug alias b) reading
         the list, `visible` the visibility condition's SQL."""
@@ -327,14 +333,8 @@ _LIST_COLUMNS = {
 # depends_on and blocks as the caller may see them, even where the object's
 # lists are whole (`whole_lists`): read with a kept object's own statement,
 # whether the caller may see each bug it names (object_cache.py).
-_SEEN_RELATED = {
-    "seen_depends_on": _ListColumn("seen_depends_on", ("d.depends_on",), "dependencies d JOIN"
-                                   " bugs s ON s.id = d.depends_on", "d.blocked", "d.depends_on",
-                                   " AND {visible}", "s", as_seen=True),
-    "seen_blocks": _ListColumn("seen_blocks", ("d.blocked",), "dependencies d JOIN bugs s"
-                               " ON s.id = d.blocked", "d.depends_on", "d.blocked",
-                               " AND {visible}", "s", as_seen=True),
-}
+_SEEN_RELATED = {f"seen_{name}": replace(_LIST_COLUMNS[name], name=f"seen_{name}", as_seen=True)
+                  for name in ("depends_on", "blocks")}
 _CUSTOM_COLUMN = _ListColumn("custom", ("f.name", "v.value"), "bug_custom_values v JOIN fields f"
                              " ON f.id = v.field_id", "v.bug_id", "v.id")
 # The hours worked on the bug (time tracking: the comments that have any,
@@ -370,7 +370,7 @@ def _select(ctx, wanted, with_custom, actual_time, token_revision, apart, whole_
         columns.append(_CUSTOM_COLUMN)
     if carried is not None:
         columns.extend(_SEEN_RELATED.values())
-    conditions = {column.visible: ("1 = 1", []) if whole_lists and not column.as_seen
+    conditions = {column.sight: ("1 = 1", []) if whole_lists and not column.as_seen
                   else visibility.bug_visibility_sql(ctx, column.visible)
                   for column in columns if column.visible}
     key = (dialect.name, wanted, with_custom, actual_time, token_revision, apart, carried,
@@ -383,26 +383,26 @@ def _select(ctx, wanted, with_custom, actual_time, token_revision, apart, whole_
             _SELECTS.clear()
         _SELECTS[key] = found
     sql, used, statements = found
-    args = [arg for alias in used for arg in conditions[alias][1]]
-    lists = {name: (statement, list(conditions[alias][1]) if alias else [])
-             for name, statement, alias in statements}
+    args = [arg for sight in used for arg in conditions[sight][1]]
+    lists = {name: (statement, list(conditions[sight][1]) if sight else [])
+             for name, statement, sight in statements}
     return sql, args, lists
 
 
 def _make_select(dialect, columns, actual_time, token_revision, apart, conditions, carried):
-    """_select's SQL, the aliases whose visibility conditions' arguments it
-    takes, in order, and [(list name, its statement or None, the alias of
+    """_select's SQL, the visibility conditions (_ListColumn.sight) whose
+    arguments it takes, in order, and [(list name, its statement or None,
     the visibility condition it takes or '')]."""
     select, used, statements = [_BUG_COLUMNS], [], []
     for column in columns:
-        visible = conditions[column.visible][0] if column.visible else ""
+        visible = conditions[column.sight][0] if column.visible else ""
         if apart:
-            statements.append((column.name, column.apart(visible), column.visible))
+            statements.append((column.name, column.apart(visible), column.sight))
             continue
         select.append(f"{column.sql(dialect, visible)} AS {column.name}")
         statements.append((column.name, None, ""))
         if column.visible:
-            used.append(column.visible)
+            used.append(column.sight)
     if actual_time:
         select.append(_ACTUAL_TIME_COLUMN)
     if token_revision:
