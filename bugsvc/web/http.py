@@ -13,6 +13,7 @@ from urllib.parse import unquote, unquote_plus
 import orjson
 import xxhash
 
+from ..accounts.auth import CREDENTIAL_HEADERS
 from ..errors import USER_ERROR, RequestTooLarge, ServiceError
 from ..log_lines import line_writer
 from .client_address import client_address
@@ -93,6 +94,29 @@ def upper_headers(req):
     extraction reads them), straight from the WSGI environment."""
     return {key[5:].replace("_", "-"): value for key, value in req.env.items()
             if key.startswith("HTTP_")}
+
+
+def wsgi_header_keys(names):
+    """((NAME, its WSGI environment key), ...) for upper-case header names,
+    for headers_named."""
+    return tuple((name, "HTTP_" + name.replace("-", "_")) for name in names)
+
+
+def headers_named(req, keys):
+    """The request's headers among `keys` (wsgi_header_keys'), keyed by
+    upper-case name as upper_headers keys them: a dozen look-ups where
+    upper_headers copies every header the request has."""
+    env = req.env
+    return {name: env[key] for name, key in keys if key in env}
+
+
+_CREDENTIAL_KEYS = wsgi_header_keys(CREDENTIAL_HEADERS)
+
+
+def credential_headers(req):
+    """The request's headers that may carry its credentials (what the
+    Runner reads them from), keyed by upper-case name."""
+    return headers_named(req, _CREDENTIAL_KEYS)
 
 
 def read_body(req, limit):

@@ -26,7 +26,7 @@ from ...errors import (
     LOGIN_REQUIRED,
     ServiceError,
 )
-from ..http import json_bytes, read_body, upper_headers
+from ..http import headers_named, json_bytes, read_body, wsgi_header_keys
 from .bound import bounded
 from .tools import TOOLS, TOOLS_BY_NAME, ToolCall
 
@@ -55,7 +55,8 @@ HEADER_MISMATCH = -32020
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 # Only an API key signs an MCP caller in: these headers reach the Runner.
-_CREDENTIAL_HEADERS = ("X-BUGZILLA-API-KEY", "X-SERVICE-API-KEY", "AUTHORIZATION")
+_CREDENTIAL_KEYS = wsgi_header_keys(("X-BUGZILLA-API-KEY", "X-SERVICE-API-KEY",
+                                     "AUTHORIZATION"))
 # Service errors that are about the caller's credentials: answered as
 # JSON-RPC errors with HTTP 401, not as a tool's failure.
 _CREDENTIAL_CODES = (INVALID_LOGIN_OR_PASSWORD, ACCOUNT_DISABLED, API_KEY_NOT_VALID,
@@ -112,7 +113,8 @@ class McpResource:
             return
         started = time.perf_counter()
         message, request_id, note = None, None, None
-        call = ToolCall(self.runner, _credential_headers(req), req.context.client_address)
+        call = ToolCall(self.runner, headers_named(req, _CREDENTIAL_KEYS),
+                        req.context.client_address)
         try:
             _check_origin(req, self.runner.parameters().get("urlbase", ""))
             message = _read_message(req, self.max_body_bytes)
@@ -224,11 +226,6 @@ class McpResource:
 
 
 # Reading a request ------------------------------------------------------------------
-
-def _credential_headers(req):
-    return {name: value for name, value in upper_headers(req).items()
-            if name in _CREDENTIAL_HEADERS}
-
 
 def _check_origin(req, urlbase):
     """Refuse a browser's request from another site (DNS rebinding): an

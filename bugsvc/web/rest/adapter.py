@@ -12,7 +12,7 @@ from ...api import json_input
 from ...call.encoding import fragments_welcome
 from ...errors import ServiceError
 from .. import landing
-from ..http import parse_query, raw_path, read_body, upper_headers, valid_callback
+from ..http import credential_headers, parse_query, raw_path, read_body, valid_callback
 from . import render
 
 
@@ -160,7 +160,7 @@ class RestAdapter:
         # kept answers may come as their JSON text (call/encoding.py).
         media = render.negotiate(req.get_header("Accept"))
         with fragments_welcome(media != render.HTML):
-            result = self.runner.run(operation, params, upper_headers(req),
+            result = self.runner.run(operation, params, credential_headers(req),
                                      req.context.client_address)
         render.respond(req, resp, result, route.status, callback, media)
 

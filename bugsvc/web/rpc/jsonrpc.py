@@ -20,12 +20,12 @@ from ...errors import (
 )
 from ..http import (
     JSONP_TYPE,
+    credential_headers,
     json_bytes,
     jsonp,
     not_modified,
     parse_query,
     read_body,
-    upper_headers,
     valid_callback,
 )
 
@@ -133,7 +133,7 @@ class JsonRpcAdapter:
                                               "for methods that only read.")
             operation = self.dispatcher.lookup(call.method, via_get=req.method == "GET")
             req.context.operation = operation.name
-            result = self.dispatcher.run(operation, call.params, upper_headers(req),
+            result = self.dispatcher.run(operation, call.params, credential_headers(req),
                                          req.context.client_address)
             payload = call.envelope.success(result)
             data, content_type = self._encode(payload, call.callback)

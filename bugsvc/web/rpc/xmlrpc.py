@@ -33,7 +33,7 @@ from ...errors import (
     XMLRPC_INVALID_VALUE,
     ServiceError,
 )
-from ..http import read_body, upper_headers
+from ..http import credential_headers, read_body
 
 
 log = logging.getLogger("bugsvc.rpc")
@@ -238,7 +238,7 @@ class XmlRpcAdapter:
             operation = self.dispatcher.lookup(method)
             req.context.operation = operation.name
             named = call_params(params, operation.file_params)
-            result = self.dispatcher.run(operation, named, upper_headers(req),
+            result = self.dispatcher.run(operation, named, credential_headers(req),
                                          req.context.client_address)
             resp.data = response_body(result, operation.file_answer)
         except ServiceError as exc:
