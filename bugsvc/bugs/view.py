@@ -348,6 +348,9 @@ _ASKED = tuple(_LIST_COLUMNS) + ("actual_time", "tags", "update_token")
 # at most this many are kept, then they are made afresh.
 _SELECTS_KEPT = 512
 _SELECTS = {}
+# _select's answers by caller and choice of fields, kept as _SELECTS are: a
+# bug's first reading then makes no visibility condition to find its SELECT.
+_CALLERS_SELECTS = {}
 
 
 def _select(ctx, wanted, with_custom, actual_time, token_revision, apart, whole_lists=False,
@@ -363,17 +366,46 @@ def _select(ctx, wanted, with_custom, actual_time, token_revision, apart, whole_
     none: the lists name every bug). carried: columns read last besides
     (SQL taking no values: cache.Generations.carried_with_bug), and with
     them, depends_on and blocks as the caller may see them too
-    (_SEEN_RELATED)."""
+    (_SEEN_RELATED). The arguments are new lists, the caller's to extend."""
+    dialect = ctx.conn.dialect
+    choice = (dialect.name, wanted, with_custom, actual_time, token_revision, apart,
+              whole_lists, carried)
+    try:
+        found = _CALLERS_SELECTS.get((ctx.caller, choice))
+    except TypeError:                   # a caller that cannot be a key (not a frozen Caller)
+        return _as_made(_select_for(ctx, *choice))
+    if found is None:
+        found = _select_for(ctx, *choice)
+        if len(_CALLERS_SELECTS) >= _SELECTS_KEPT:
+            _CALLERS_SELECTS.clear()
+        _CALLERS_SELECTS[(ctx.caller, choice)] = found
+    return _as_made(found)
+
+
+def _as_made(found):
+    """_select's answer from a kept one (arguments as tuples): new lists."""
+    sql, args, lists = found
+    return sql, list(args), {name: (statement, list(list_args))
+                             for name, statement, list_args in lists}
+
+
+def _select_for(ctx, dialect_name, wanted, with_custom, actual_time, token_revision, apart,
+                whole_lists, carried):
+    """_select's answer for the caller of `ctx`, its arguments as tuples:
+    (SQL, arguments, ((list name, statement, arguments), ...))."""
     dialect = ctx.conn.dialect
     columns = [_LIST_COLUMNS[name] for name in _LIST_COLUMNS if name in wanted]
     if with_custom:
         columns.append(_CUSTOM_COLUMN)
     if carried is not None:
         columns.extend(_SEEN_RELATED.values())
-    conditions = {column.sight: ("1 = 1", []) if whole_lists and not column.as_seen
-                  else visibility.bug_visibility_sql(ctx, column.visible)
-                  for column in columns if column.visible}
-    key = (dialect.name, wanted, with_custom, actual_time, token_revision, apart, carried,
+    conditions = {}
+    for column in columns:
+        sight = column.sight
+        if sight and sight not in conditions:
+            conditions[sight] = (("1 = 1", []) if whole_lists and not column.as_seen
+                                 else visibility.bug_visibility_sql(ctx, column.visible))
+    key = (dialect_name, wanted, with_custom, actual_time, token_revision, apart, carried,
            tuple(condition for condition, _ in conditions.values()))
     found = _SELECTS.get(key)
     if found is None:
@@ -383,9 +415,9 @@ def _select(ctx, wanted, with_custom, actual_time, token_revision, apart, whole_
             _SELECTS.clear()
         _SELECTS[key] = found
     sql, used, statements = found
-    args = [arg for sight in used for arg in conditions[sight][1]]
-    lists = {name: (statement, list(conditions[sight][1]) if sight else [])
-             for name, statement, sight in statements}
+    args = tuple(arg for sight in used for arg in conditions[sight][1])
+    lists = tuple((name, statement, tuple(conditions[sight][1]) if sight else ())
+                  for name, statement, sight in statements)
     return sql, args, lists
 
 
