@@ -48,6 +48,7 @@ from waitress.task import WSGITask
 
 from ..web.client_address import client_address, in_networks
 from .dispatch import FairTaskDispatcher
+from .response_head import response_head
 from .server_errors import JsonErrorChannel
 
 
@@ -81,7 +82,11 @@ class OneSendTask(WSGITask):
     whose length is declared goes out with its header in one send (waitress
     sends the header, then the body: two system calls and two packets for
     the client to wake up for, where one does), straight from the answer's
-    bytes (GuardedChannel.send_soon)."""
+    bytes (GuardedChannel.send_soon); its head is waitress's, made for less
+    (response_head.py)."""
+
+    def build_response_header(self):
+        return response_head(self)
 
     def write(self, data):
         if (self.complete and not self.wrote_header and self.has_body and data
