@@ -1,9 +1,17 @@
 """The ceiling: a minimal falcon app answering a constant JSON body, served
-exactly as bugsvc is (waitress, the same number of threads, one or N
-processes on one shared socket). No Python web service on this server can be faster, so the load run
-reports every scenario as a share of it.
+by stock waitress with bugsvc's number of threads, one or N processes on
+one shared socket, and pinned as bugsvc is. It is the minimal falcon +
+waitress app the speed targets are set against: the load run reports
+every scenario as a share of it.
 
-    python -m bench.ceiling --port 8001 [--workers 2]
+bugsvc does not serve through stock waitress's request handling but
+through its own (bugsvc/serving/: requests shared fairly between client
+addresses, an answer and its head sent in one piece, the head made for
+less), which serves the same constant app faster. `--serving bugsvc` serves
+the ceiling's app that way, so a paired run can show how much of a share
+is that layer's (bench.paired's serving row).
+
+    python -m bench.ceiling --port 8001 [--workers 2] [--serving bugsvc]
 """
 
 import argparse
@@ -40,6 +48,15 @@ def create_server(threads=DEFAULT_THREADS, **where):
                                   clear_untrusted_proxy_headers=False, **where)
 
 
+def create_bugsvc_server(threads, sock):
+    """The constant app behind bugsvc's own serving layer
+    (serving/connections.py, with bugsvc's default limits), on the listening
+    socket `sock`."""
+    from bugsvc.serving import connections
+    return connections.create_server(create_app(), sock, connections.ConnectionRules(), {},
+                                     threads=threads, ident="ceiling")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m bench.ceiling",
                                      description=__doc__.split("\n")[0])
@@ -47,7 +64,20 @@ def main(argv=None):
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS)
+    parser.add_argument("--serving", choices=("waitress", "bugsvc"), default="waitress",
+                        help="serve through stock waitress (the ceiling) or through bugsvc's "
+                             "own serving layer (one process)")
     args = parser.parse_args(argv)
+    if args.serving == "bugsvc":
+        if args.workers > 1:
+            parser.error("--serving bugsvc serves with one process")
+        sock = workers.listening_socket(args.host, args.port)
+        workers.pin_to_core(workers.core_offset())
+        server = create_bugsvc_server(args.threads, sock)
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
+        print(f"ceiling serving http://{args.host}:{sock.getsockname()[1]}/", flush=True)
+        workers.run_until_stopped(server)
+        return 0
     if args.workers > 1 and workers.fork_available():
         sock = workers.listening_socket(args.host, args.port)
         print(f"ceiling serving http://{args.host}:{sock.getsockname()[1]}/", flush=True)

@@ -13,7 +13,10 @@ a ratio, and the report shows their median, lowest and highest:
   made anew on every request: search_anew) and POST comment (the
   share-of-ceiling targets), one worker;
 - the service with --workers 2 against --workers 1, for the read scenarios
-  (the 1.6x target).
+  (the 1.6x target);
+- the ceiling's app served by bugsvc's own serving layer against the
+  ceiling (informational: how much of the shares is that layer's,
+  bench/ceiling.py).
 
 With --postgresql the same service on PostgreSQL too (a cluster of its own
 holding a copy of the same seeded database, bench.postgres; --pg-folder
@@ -205,6 +208,20 @@ def _shares_and_scaling(paired, ceiling, one, servers, results, engine):
         results["scaling"][scenario] = {"rounds": rounds, **summary(rounds)}
 
 
+def _serving_layer(paired, ceiling):
+    """The ceiling's app served by bugsvc's own serving layer against the
+    ceiling (stock waitress), args.rounds times: how much faster that layer
+    alone serves (bench/ceiling.py). Returns the figures."""
+    serving = paired.start("ceiling-bugsvc-serving",
+                           ["-m", "bench.ceiling", "--serving", "bugsvc"])
+    try:
+        paired.log("the ceiling's app served by bugsvc's serving layer against the ceiling")
+        rounds = paired.pairs(ceiling, serving, "version", "version", "serving")
+    finally:
+        serving.stop()
+    return {"rounds": rounds, **summary(rounds)}
+
+
 def summary(rounds):
     """Median, lowest and highest ratio of `rounds`, with the medians of the
     second server's p50, p99 and of both servers' CPU time per request."""
@@ -234,6 +251,7 @@ def run(args, log=print):
         one = paired.start_service("service-w1", "sqlite")
         servers.append(one)
         _shares_and_scaling(paired, ceiling, one, servers, results, "sqlite")
+        results["serving"] = _serving_layer(paired, ceiling)
         if args.postgresql:
             with paired.postgresql() as cluster:
                 results["postgresql"] = engine_results = {
@@ -294,6 +312,9 @@ def markdown(results):
         for scenario, figures in part["scaling"].items():
             lines.append(_row(f"{scenario}{engine}: --workers 2 / 1", figures,
                               f"{SCALING_TARGET}x", figures["median"] >= SCALING_TARGET))
+    if results.get("serving"):
+        lines.append(_row("ceiling's app: bugsvc's serving layer / stock waitress "
+                          "(informational)", results["serving"], "-", None))
     lines += ["", "Medians of the rounds: the second server's latency and both servers' CPU "
               f"time per request (p99 within {P99_TARGET:g} times p50 wanted), and the load "
               "generator's (wrk's) while it measured the second: it runs on the same cores, "

@@ -157,8 +157,9 @@ def test_paired_run_reports_every_ratio_with_its_rounds(tmp_path, tiny_db):
     assert set(results["scaling"]) == {"bug_get", "search", "comments"}
     # Beside the targets, a keyed call that answers almost nothing: what any call costs.
     assert set(results["reference"]) == {"version"}
+    # Beside them, the ceiling's app behind bugsvc's own serving layer.
     for figures in [*results["shares"].values(), *results["scaling"].values(),
-                    *results["reference"].values()]:
+                    *results["reference"].values(), results["serving"]]:
         (measured,) = figures["rounds"]
         assert measured["first_rps"] > 0 and measured["second_rps"] > 0
         assert measured["second_errors"] == 0
@@ -168,6 +169,7 @@ def test_paired_run_reports_every_ratio_with_its_rounds(tmp_path, tiny_db):
     table = (tmp_path / "paired.md").read_text()
     assert "| bug_get / ceiling |" in table and "| search: --workers 2 / 1 |" in table
     assert "| version / ceiling (reference) |" in table
+    assert "| ceiling's app: bugsvc's serving layer / stock waitress (informational) |" in table
     assert "an API key on every request, reads too" in table
 
 
