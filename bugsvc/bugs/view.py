@@ -371,15 +371,23 @@ def _select(ctx, wanted, with_custom, actual_time, token_revision, apart, whole_
     choice = (dialect.name, wanted, with_custom, actual_time, token_revision, apart,
               whole_lists, carried)
     try:
-        found = _CALLERS_SELECTS.get((ctx.caller, choice))
+        hash(ctx.caller)
     except TypeError:                   # a caller that cannot be a key (not a frozen Caller)
         return _as_made(_select_for(ctx, *choice))
+    return _as_made(_kept_in(_CALLERS_SELECTS, (ctx.caller, choice),
+                             lambda: _select_for(ctx, *choice)))
+
+
+def _kept_in(kept, key, make):
+    """kept[key], made by make() and kept when missing (`kept` emptied
+    first when it holds _SELECTS_KEPT already)."""
+    found = kept.get(key)
     if found is None:
-        found = _select_for(ctx, *choice)
-        if len(_CALLERS_SELECTS) >= _SELECTS_KEPT:
-            _CALLERS_SELECTS.clear()
-        _CALLERS_SELECTS[(ctx.caller, choice)] = found
-    return _as_made(found)
+        found = make()
+        if len(kept) >= _SELECTS_KEPT:
+            kept.clear()
+        kept[key] = found
+    return found
 
 
 def _as_made(found):
@@ -407,14 +415,8 @@ def _select_for(ctx, dialect_name, wanted, with_custom, actual_time, token_revis
                                  else visibility.bug_visibility_sql(ctx, column.visible))
     key = (dialect_name, wanted, with_custom, actual_time, token_revision, apart, carried,
            tuple(condition for condition, _ in conditions.values()))
-    found = _SELECTS.get(key)
-    if found is None:
-        found = _make_select(dialect, columns, actual_time, token_revision, apart, conditions,
-                             carried)
-        if len(_SELECTS) >= _SELECTS_KEPT:
-            _SELECTS.clear()
-        _SELECTS[key] = found
-    sql, used, statements = found
+    sql, used, statements = _kept_in(_SELECTS, key, lambda: _make_select(
+        dialect, columns, actual_time, token_revision, apart, conditions, carried))
     args = tuple(arg for sight in used for arg in conditions[sight][1])
     lists = tuple((name, statement, tuple(conditions[sight][1]) if sight else ())
                   for name, statement, sight in statements)

@@ -90,8 +90,9 @@ def parse_query(query_string):
 
 
 def upper_headers(req):
-    """The request's headers keyed by upper-case name (as the credential
-    extraction reads them), straight from the WSGI environment."""
+    """Every header of the request keyed by upper-case name, straight from
+    the WSGI environment (a forge's event, whose signature and kind come in
+    headers of its own; a call's credentials come by credential_headers)."""
     return {key[5:].replace("_", "-"): value for key, value in req.env.items()
             if key.startswith("HTTP_")}
 
