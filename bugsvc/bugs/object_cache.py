@@ -87,11 +87,11 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
     conn = ctx.conn
     kept = ctx.cached("bug objects", _new_cache)
     seen = ctx.generations if ctx.generations is not None else cache.Generations(conn)
-    hashable = _hashable(ctx.caller)
-    if (not conn.dialect.statements_are_round_trips or seen.bug_at_hand) and hashable:
+    keyed = hashable(ctx.caller)
+    if (not conn.dialect.statements_are_round_trips or seen.bug_at_hand) and keyed:
         return _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens,
                                       visible_only)
-    if alone and hashable:
+    if alone and keyed:
         answer = _answer_if_latest(ctx, kept, seen, ids, variant, build, with_tokens,
                                    visible_only)
         if answer is not None:
@@ -103,7 +103,7 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
     unkept = kept_any = False
     # While no bug has an object kept that is still its own, a call that
     # reads nothing else makes them by one statement.
-    at_once = alone and hashable and conn.dialect.keeps_bug_generation
+    at_once = alone and keyed and conn.dialect.keeps_bug_generation
     if not conn.dialect.reads_lists_apart:
         for bug_id in ids:
             entry = kept.peek((bug_id, variant))
@@ -120,11 +120,11 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
     # For a call whose statements see one snapshot, where the statement has
     # room for it, the bug generation is read with the stamps, and what
     # was read is kept at it (seen_at.py).
-    with_bug = alone and hashable
+    with_bug = alone and keyed
     stamps, visible, ahead = _stamps(ctx, ids, with_tokens, visible_only, guessed,
                                      alone and not unkept, with_bug=with_bug)
     at = None
-    if seen.bug_at_hand and hashable:
+    if seen.bug_at_hand and keyed:
         at = _keep_read(ctx, seen.bug, ids, stamps, visible, guessed, with_tokens,
                         visible_only)
     credential = seen.credential
@@ -138,7 +138,7 @@ def objects(ctx, ids, variant, build, with_tokens=False, visible_only=False, alo
         at = None
         stamps, visible, _ = _stamps(ctx, ids, with_tokens, visible_only, guessed,
                                      with_bug=with_bug)
-        if seen.bug_at_hand and hashable:
+        if seen.bug_at_hand and keyed:
             at = _keep_read(ctx, seen.bug, ids, stamps, visible, guessed, with_tokens,
                             visible_only)
         found, missing = _kept(kept, ids, variant, stamps, credential)
@@ -333,7 +333,9 @@ def _objects_at_generation(ctx, kept, seen, ids, variant, build, with_tokens, vi
     return _answers(found, named - _visible_at(ctx, at, sight, named), tokens)
 
 
-def _hashable(value):
+def hashable(value):
+    """True when `value` may be a key (a frozen Caller is; a test's stand-in
+    may not be)."""
     try:
         hash(value)
     except TypeError:                   # a caller that cannot be a key (not a frozen Caller)

@@ -48,11 +48,7 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False, alone
     ids = list(dict.fromkeys(order))
     if not ids:
         return []
-    wanted = ctx.fields.wanted(_ASKED, BUG_SHAPE)
-    custom = [field for field in custom_fields.active_fields(ctx)
-              if ctx.fields.wants(field["name"], BUG_SHAPE)]
-    timetracker = visibility.is_timetracker(ctx)
-    hide_domains = not ctx.caller.is_logged_in and ctx.param_is_on("webservice_email_filter")
+    wanted, custom, timetracker, hide_domains = _shown(ctx)
     if object_cache.applies(ctx, wanted, custom):
         objects = object_cache.objects(
             ctx, ids, (hide_domains, timetracker),
@@ -71,6 +67,32 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False, alone
             result.append(dict(obj) if bug_id in seen and isinstance(obj, dict) else obj)
             seen.add(bug_id)
     return result
+
+
+def _shown(ctx):
+    """(the field names of _ASKED wanted, the custom fields shown, whether
+    the caller sees the time tracking fields, whether addresses lose their
+    domain): what bug objects show `ctx`'s caller, by its field choice. The
+    same for the same caller and choice at one catalog generation, so kept
+    with the catalogue's copies, by both (_SELECTS_KEPT at most)."""
+    if not object_cache.hashable(ctx.caller):
+        return _shown_anew(ctx)
+    return _kept_in(ctx.cached("bug objects shown", _new_choices),
+                    (ctx.caller, ctx.fields.choice), lambda: _shown_anew(ctx))
+
+
+def _new_choices(conn):
+    return {}
+
+
+def _shown_anew(ctx):
+    """_shown's answer, made."""
+    wanted = ctx.fields.wanted(_ASKED, BUG_SHAPE)
+    custom = [field for field in custom_fields.active_fields(ctx)
+              if ctx.fields.wants(field["name"], BUG_SHAPE)]
+    timetracker = visibility.is_timetracker(ctx)
+    hide_domains = not ctx.caller.is_logged_in and ctx.param_is_on("webservice_email_filter")
+    return wanted, custom, timetracker, hide_domains
 
 
 def _made(ctx, ids, wanted, custom, timetracker, hide_domains, with_update_token=False,
@@ -370,9 +392,7 @@ def _select(ctx, wanted, with_custom, actual_time, token_revision, apart, whole_
     dialect = ctx.conn.dialect
     choice = (dialect.name, wanted, with_custom, actual_time, token_revision, apart,
               whole_lists, carried)
-    try:
-        hash(ctx.caller)
-    except TypeError:                   # a caller that cannot be a key (not a frozen Caller)
+    if not object_cache.hashable(ctx.caller):
         return _as_made(_select_for(ctx, *choice))
     return _as_made(_kept_in(_CALLERS_SELECTS, (ctx.caller, choice),
                              lambda: _select_for(ctx, *choice)))
