@@ -171,9 +171,21 @@ def _key(ctx, params):
     if (ctx.writes or ctx.catalog_generation is None
             or not ctx.conn.dialect.keeps_bug_generation):
         return None
+    items = plain_params(params, KEPT_PARAMS)
+    if items is None:
+        return None
+    caller = ctx.caller
+    return (caller.id, caller.group_ids, ctx.fields.choice, items)
+
+
+def plain_params(params, names):
+    """`params` as a key: its (name, value) items in order of name, lists as
+    tuples; None when a name is not among `names`, a value is not plain
+    (None, text, a number, a boolean, or a list of them) or their text
+    passes MAX_KEY_CHARS."""
     items, chars = [], 0
     for name, value in params.items():
-        if name not in KEPT_PARAMS:
+        if name not in names:
             return None
         if isinstance(value, list):
             if not all(_plain(v) for v in value):
@@ -185,8 +197,7 @@ def _key(ctx, params):
         items.append((name, value))
     if chars > MAX_KEY_CHARS:
         return None
-    caller = ctx.caller
-    return (caller.id, caller.group_ids, ctx.fields.choice, tuple(sorted(items)))
+    return tuple(sorted(items))
 
 
 def _plain(value):

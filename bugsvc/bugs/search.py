@@ -24,7 +24,7 @@ from ..errors import (
 )
 from ..store.dialect import WorkBudgetExceeded
 from ..store.regexp import RegexpInvalid, RegexpTooSlow, StatementTooSlow, regexp_budget
-from . import quicksearch
+from . import answer_cache, object_cache, quicksearch
 from .search_sql import FIELDS, Clause, Compiler, Condition
 
 
@@ -113,39 +113,108 @@ def find(ctx, params, count_only=False):
     expressions that take too long to match; 56 bad date; 1000 no criteria
     (search_allow_no_criteria off) or empty quicksearch.
     """
+    statement, again = _statement(ctx, params, count_only)
+    rows = _rows(ctx, statement, count_only)
+    if rows is None:
+        rows = _rows(ctx, again(), count_only)
+    if count_only:
+        return rows[0][0]
+    return [row[0] for row in rows]
+
+
+@dataclass(frozen=True)
+class _Statement:
+    """A search compiled: its WHERE over bug alias b with its arguments,
+    order (SQL), limit and offset; budgeted: it compares bugs in id order
+    for a common text (Compiler.common_left_out), within FIRST_ONLY_STEPS."""
+    where: str
+    args: tuple
+    order: str
+    limit: int | None
+    offset: int
+    budgeted: bool
+
+
+# What a search's statement may be kept by: the parameters of a kept answer
+# (answer_cache.KEPT_PARAMS), the operators of its fields, and count_only.
+# Their statement depends on the caller and the catalogue alone, unless the
+# compiler read the time (a relative date).
+STATEMENT_PARAMS = answer_cache.KEPT_PARAMS | {"count_only"} | frozenset(
+    f"{name}_type" for name in answer_cache.KEPT_PARAMS - {"limit", "offset"})
+# Statements kept at one catalog generation, at most (then made afresh).
+MAX_STATEMENTS_KEPT = 1024
+
+
+def _statement(ctx, params, count_only):
+    """(the _Statement of the search `params`, a function giving it again
+    for a search that went over its budget in id order: made without
+    stopping at the first bugs). A search of STATEMENT_PARAMS alone is
+    kept, by caller, at the catalog generation (with the catalogue's
+    copies), unless its statement read the time or is budgeted; the same
+    search asked again at that generation is not parsed and compiled again.
+    Errors: as find's."""
+    items = answer_cache.plain_params(params or {}, STATEMENT_PARAMS)
+    if items is None or ctx.catalog_generation is None or not object_cache.hashable(ctx.caller):
+        return _compiled(ctx, params, count_only)
+    kept = ctx.cached("search statements", _new_statements)
+    key = (ctx.caller, count_only, items)
+    statement = kept.get(key)
+    if statement is not None:
+        return statement, None
+    statement, again, read_the_time = _compiled(ctx, params, count_only, with_time=True)
+    if not (read_the_time or statement.budgeted):
+        if len(kept) >= MAX_STATEMENTS_KEPT:
+            kept.clear()
+        kept[key] = statement
+    return statement, again
+
+
+def _new_statements(conn):
+    return {}
+
+
+def _compiled(ctx, params, count_only, with_time=False):
+    """_statement's answer, parsed and compiled now; with_time: with a third
+    value, whether the compiler read the time."""
     compiler = Compiler(ctx)
     query = parse(ctx, compiler, params)
     compiler.scans = count_only or query.limit is None
     compiler.first_only = (not count_only and query.limit is not None
                            and query.limit + query.offset <= FIRST_ONLY
                            and query.order.split(",")[0].split()[0] == "b.id")
-    rows = _rows(ctx, compiler, query, count_only)
-    if rows is None:
+
+    def made():
+        where, args = _where(ctx, compiler, query)
+        return _Statement(where, tuple(args), query.order, query.limit, query.offset,
+                          compiler.common_left_out)
+
+    def again():
         compiler.first_only = False
-        rows = _rows(ctx, compiler, query, count_only)
-    if count_only:
-        return rows[0][0]
-    return [row[0] for row in rows]
+        return made()
+    statement = made()
+    if with_time:
+        return statement, again, compiler.read_the_time
+    return statement, again
 
 
-def _rows(ctx, compiler, query, count_only):
-    """The rows of the search `query`; None when it compared bugs in id
-    order for a common text (compiler.common_left_out) and went over
-    FIRST_ONLY_STEPS before it had its first bugs."""
-    where, args = _where(ctx, compiler, query)
+def _rows(ctx, statement, count_only):
+    """The rows of the search `statement`; None when it compared bugs in id
+    order for a common text (budgeted) and went over FIRST_ONLY_STEPS
+    before it had its first bugs."""
+    args = list(statement.args)
     carried = None
     if count_only:
-        sql = f"SELECT COUNT(*) FROM bugs b WHERE {where}"
+        sql = f"SELECT COUNT(*) FROM bugs b WHERE {statement.where}"
     else:
         # Generations the call assumed (where reading them is a round
         # trip) come with the bugs found, and the bug generation with them.
         carried = ctx.generations.carried_with_bug() if ctx.generations is not None else None
         columns = "b.id" if carried is None else f"b.id, {carried}"
-        sql = f"SELECT {columns} FROM bugs b WHERE {where} ORDER BY {query.order}"
-        if query.limit is not None:
+        sql = f"SELECT {columns} FROM bugs b WHERE {statement.where} ORDER BY {statement.order}"
+        if statement.limit is not None:
             sql += " LIMIT ? OFFSET ?"
-            args = args + [query.limit, query.offset]
-    if not compiler.common_left_out:
+            args += [statement.limit, statement.offset]
+    if not statement.budgeted:
         rows = run(ctx, sql, args)
     else:
         try:

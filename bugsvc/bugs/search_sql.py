@@ -337,7 +337,16 @@ class Compiler:
         # then looked up bug by bug); True for counts and reports, which go
         # over every bug the criteria select (bug_visibility_sql's scan).
         self.scans = True
+        # True once the SQL made depends on the time of the call (a relative
+        # date, "now"): such a statement is made anew each time (search.py).
+        self.read_the_time = False
         self._deadline = _clock() + BUILD_SECONDS
+
+    @property
+    def now(self):
+        """The call's time, noted as read (read_the_time)."""
+        self.read_the_time = True
+        return self.ctx.now
 
     def where(self, criteria):
         """(SQL, args, has criteria) of a search's WHERE over bug alias b: the
@@ -556,7 +565,7 @@ class Compiler:
         args = []
         for need in definition.needs:
             if need == "now":
-                args.append(self.ctx.now.strftime("%Y-%m-%d %H:%M:%S"))
+                args.append(self.now.strftime("%Y-%m-%d %H:%M:%S"))
             elif need == "caller":
                 args.append(self.ctx.caller.id)
             else:
@@ -784,7 +793,7 @@ class Compiler:
                 else:
                     parts.append("1 = 0")
             elif kind == DATE_KIND:
-                moments = [search_dates.sql_date(v, self.ctx.now) for v in values]
+                moments = [search_dates.sql_date(v, self.now) for v in values]
                 parts.append(f"{expr} IN ({placeholders(moments)})")
                 args.extend(moments)
             elif kind == SELECT:
@@ -823,13 +832,13 @@ class Compiler:
             number = _number(text)
             return (f"{expr} {sign} ?", [number]) if number is not None else ("1 = 0", [])
         if kind == DATE_KIND:
-            return f"{expr} {sign} ?", [search_dates.sql_date(text, self.ctx.now)]
+            return f"{expr} {sign} ?", [search_dates.sql_date(text, self.now)]
         return f"lower({expr}) {sign} lower(?)", [text]
 
     def _changed(self, name, definition, operator, value):
         """A changed* condition, on the bug's history rows as its history
         shows them to the caller (bugsvc/bugs/history.py's rule)."""
-        now = self.ctx.now
+        now = self.now
         history = definition.history or name
         if operator in ("changedbefore", "changedafter"):
             sign = "<=" if operator == "changedbefore" else ">="
