@@ -155,13 +155,14 @@ def _statement(ctx, params, count_only):
     Errors: as find's."""
     items = answer_cache.plain_params(params or {}, STATEMENT_PARAMS)
     if items is None or ctx.catalog_generation is None or not object_cache.hashable(ctx.caller):
-        return _compiled(ctx, params, count_only)
+        statement, again, _ = _compiled(ctx, params, count_only)
+        return statement, again
     kept = ctx.cached("search statements", _new_statements)
     key = (ctx.caller, count_only, items)
     statement = kept.get(key)
     if statement is not None:
         return statement, None
-    statement, again, read_the_time = _compiled(ctx, params, count_only, with_time=True)
+    statement, again, read_the_time = _compiled(ctx, params, count_only)
     if not (read_the_time or statement.budgeted):
         if len(kept) >= MAX_STATEMENTS_KEPT:
             kept.clear()
@@ -173,9 +174,9 @@ def _new_statements(conn):
     return {}
 
 
-def _compiled(ctx, params, count_only, with_time=False):
-    """_statement's answer, parsed and compiled now; with_time: with a third
-    value, whether the compiler read the time."""
+def _compiled(ctx, params, count_only):
+    """_statement's answer, parsed and compiled now, and whether the
+    compiler read the time."""
     compiler = Compiler(ctx)
     query = parse(ctx, compiler, params)
     compiler.scans = count_only or query.limit is None
@@ -192,9 +193,7 @@ def _compiled(ctx, params, count_only, with_time=False):
         compiler.first_only = False
         return made()
     statement = made()
-    if with_time:
-        return statement, again, compiler.read_the_time
-    return statement, again
+    return statement, again, compiler.read_the_time
 
 
 def _rows(ctx, statement, count_only):

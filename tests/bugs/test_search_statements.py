@@ -33,9 +33,9 @@ def compiled(monkeypatch):
     made = []
     compile_ = search_module._compiled
 
-    def counting(ctx, params, count_only, with_time=False):
+    def counting(ctx, params, count_only):
         made.append(dict(params))
-        return compile_(ctx, params, count_only, with_time)
+        return compile_(ctx, params, count_only)
     monkeypatch.setattr(search_module, "_compiled", counting)
     return made
 
