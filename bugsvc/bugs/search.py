@@ -22,6 +22,7 @@ from ..errors import (
     USER_ERROR,
     ServiceError,
 )
+from ..store import cache
 from ..store.dialect import WorkBudgetExceeded
 from ..store.regexp import RegexpInvalid, RegexpTooSlow, StatementTooSlow, regexp_budget
 from . import answer_cache, object_cache, quicksearch
@@ -157,21 +158,15 @@ def _statement(ctx, params, count_only):
     if items is None or ctx.catalog_generation is None or not object_cache.hashable(ctx.caller):
         statement, again, _ = _compiled(ctx, params, count_only)
         return statement, again
-    kept = ctx.cached("search statements", _new_statements)
+    kept = ctx.cached("search statements", cache.new_table)
     key = (ctx.caller, count_only, items)
     statement = kept.get(key)
     if statement is not None:
         return statement, None
     statement, again, read_the_time = _compiled(ctx, params, count_only)
     if not (read_the_time or statement.budgeted):
-        if len(kept) >= MAX_STATEMENTS_KEPT:
-            kept.clear()
-        kept[key] = statement
+        cache.keep_at_most(kept, key, statement, MAX_STATEMENTS_KEPT)
     return statement, again
-
-
-def _new_statements(conn):
-    return {}
 
 
 def _compiled(ctx, params, count_only):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from .. import dates
 from ..call.fields import Shape
 from ..catalogue.field_types import BUG_ID
+from ..store import cache
 from ..store.db import id_chunks, placeholders, rows_for_ids
 from ..store.dialect import json_items
 from . import custom_fields, object_cache, visibility
@@ -77,12 +78,8 @@ def _shown(ctx):
     with the catalogue's copies, by both (_SELECTS_KEPT at most)."""
     if not object_cache.hashable(ctx.caller):
         return _shown_anew(ctx)
-    return _kept_in(ctx.cached("bug objects shown", _new_choices),
+    return _kept_in(ctx.cached("bug objects shown", cache.new_table),
                     (ctx.caller, ctx.fields.choice), lambda: _shown_anew(ctx))
-
-
-def _new_choices(conn):
-    return {}
 
 
 def _shown_anew(ctx):
@@ -404,9 +401,7 @@ def _kept_in(kept, key, make):
     found = kept.get(key)
     if found is None:
         found = make()
-        if len(kept) >= _SELECTS_KEPT:
-            kept.clear()
-        kept[key] = found
+        cache.keep_at_most(kept, key, found, _SELECTS_KEPT)
     return found
 
 

@@ -241,3 +241,17 @@ class CatalogCache:
 
 
 _MISSING = object()
+
+
+def new_table(conn: Connection) -> dict[Any, Any]:
+    """An empty table of copies made by key, to keep with the catalogue's
+    copies (Context.cached's loader; `conn` unused)."""
+    return {}
+
+
+def keep_at_most(kept: dict[Any, Any], key: object, value: object, most: int) -> None:
+    """kept[key] = value, `kept` emptied first when it holds `most` already:
+    a bound without bookkeeping, for copies cheap to make again."""
+    if len(kept) >= most:
+        kept.clear()
+    kept[key] = value
