@@ -18,6 +18,7 @@ from .web.http import AccessLog, BodyLimit, ClientAddress
 from .web.mcp import McpResource
 from .web.rest import render
 from .web.rest.adapter import RestAdapter
+from .web.rest.kept_responses import KeptResponses
 from .web.rest.openapi import add_documentation
 from .web.rest.routes import ROUTES
 from .web.rest.routing import Router
@@ -78,9 +79,12 @@ def create_app(config, db=None, clock=None, on_events=None, deliverer=None):
         if deliverer is not None:
             deliverer.on_outcome = measured.delivery
         measuring.append(measured)
+    # Answers kept by request come last: every other middleware sees them.
+    # Not while rate limits count every call.
+    keeping = [] if runner.limiter is not None else [KeptResponses(db, runner.clock)]
     app = falcon.App(middleware=[ClientAddress(config.trusted_proxies), AccessLog(), *measuring,
                                  health.Heartbeat(db, deliverer, clock),
-                                 BodyLimit(config.max_body_bytes), attachments],
+                                 BodyLimit(config.max_body_bytes), attachments, *keeping],
                      router=LiteralFirstRouter())
     app.req_options.strip_url_path_trailing_slash = False
     app.resp_options.secure_cookies_by_default = False

@@ -280,6 +280,8 @@ _HEADERS = {
 _ALL_PARAM_NAMES = frozenset(_API_KEY_PARAMS + _LOGIN_PARAMS + _PASSWORD_PARAMS + _TOKEN_PARAMS
                              + _RESTRICT_PARAMS + _TOTP_PARAMS + _METHOD_NAMES)
 _ALL_HEADERS = frozenset(name for names in _HEADERS.values() for name in names) | {"AUTHORIZATION"}
+# Every parameter a call's credentials may come in.
+CREDENTIAL_PARAMS = _ALL_PARAM_NAMES
 # Every header a call's credentials may come in (upper-case names): what the
 # ways in hand the Runner (web/http.py, credential_headers).
 CREDENTIAL_HEADERS = tuple(sorted(_ALL_HEADERS))

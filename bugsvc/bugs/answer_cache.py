@@ -114,6 +114,12 @@ class AnswerCache:
         entry = self._entries.get(key)
         return None if entry is None else entry[1]
 
+    def peek_generations(self, key):
+        """The generations the answer kept for `key` was made at (not
+        counted as a use), or None."""
+        entry = self._entries.get(key)
+        return None if entry is None else entry[0]
+
     def put(self, key, generations, answer, size=None):
         """Keep `answer` for `key` made at `generations`, counted as `size`
         bytes of memory (its length when None); the least recently used

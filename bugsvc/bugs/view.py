@@ -10,6 +10,7 @@ here.
 from dataclasses import dataclass, replace
 
 from .. import dates
+from ..call import standing
 from ..call.fields import Shape
 from ..catalogue.field_types import BUG_ID
 from ..store import cache
@@ -58,6 +59,9 @@ def bug_objects(ctx, bug_ids, with_update_token=False, visible_only=False, alone
             with_tokens=_tokens_wanted(ctx, with_update_token, wanted), visible_only=visible_only,
             alone=alone)
     else:
+        # What the objects hold then is not all moved with the bug
+        # generation (tags, duplicates, a field choice's own reads).
+        standing.spoil()
         objects = _made(ctx, ids, wanted, custom, timetracker, hide_domains, with_update_token,
                         visible_only)
     result, seen = [], set()

@@ -17,6 +17,7 @@ from ..bugs.requests import (
     requests_of_caller,
 )
 from ..bugs.values import enterable_product
+from ..call import standing
 from ..call.params import Params
 from ..errors import OBJECT_NOT_SPECIFIED, USER_ERROR, ServiceError, require_login
 
@@ -47,6 +48,9 @@ def get(ctx, params):
         bugs = view.bug_objects(ctx, numbers, with_update_token=True, visible_only=True,
                                 alone=True)
         if len(bugs) == len(numbers):
+            # Kept objects, seen by the caller at the generations read:
+            # the same answer while they stand (call/standing.py).
+            standing.note(ctx)
             return {"bugs": bugs, "faults": []}
     bug_ids, faults = [], []
     for value in values:

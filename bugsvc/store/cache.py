@@ -198,6 +198,14 @@ class Generations:
         unconfirmed)."""
         return self._assumed[1] if self._assumed is not None else self._read()[1]
 
+    def at_hand(self) -> tuple[int, int, int | str] | None:
+        """(catalog, credential, bug) generations when all three were read
+        or carried already (reading nothing), else None."""
+        values = self._values
+        if values is None or values[2] is None:
+            return None
+        return values[0], values[1], values[2]
+
     @property
     def bug_at_hand(self) -> bool:
         """True when the bug generation was read or carried already: `bug`

@@ -1,0 +1,137 @@
+"""Whole answers to `GET /rest/bug/{id}` kept by request, given again
+while what they were made of stands.
+
+A client that reads the same bug again with the same API key (a script
+polling its bugs, a dashboard, a tool looking a bug up each time it is
+named) asks the same question; while nothing its answer was made of has
+moved, the answer is the one it got. This falcon middleware keeps that
+answer: the status, headers and body the REST way in wrote, for the request
+(the API key's hash, the path, the query string, the Accept header), with
+the three generations the answer's own transaction saw (catalog,
+credential, bug: store/cache.py) and the minute it was made in. A later
+request the same in all four is answered with it after one statement
+reading the generations, when all three are still those and the minute is
+the same; any other is served as before, and its answer kept in its turn.
+
+The generations cover everything a kept answer holds: the service notes
+them only when the answer is made of bug objects that object_cache.py keeps
+on the same terms (call/standing.py), so a change committed anywhere (a
+call, another process, the importer, an edit by hand in SQL) moves one of
+them and the next request is served anew: a revoked key or a disabled
+account is refused, a bug moved out of the caller's sight is hidden, a
+product renamed shows its new name. The minute keeps the API key's use
+recorded as every call records it (accounts/auth.py records a key's last
+use once a minute).
+
+Served only for requests whose answer depends on nothing else: GET, no
+body, an API key in its header and no other credential (none in the query
+string, no login or token headers), no If-None-Match; and not while rate
+limits are set (every call is counted against them). The access line,
+metrics and other middleware see a kept answer as any other.
+
+Bounded: MAX_ENTRIES answers and MAX_BYTES of memory in all, least recently
+used first out (answer_cache.AnswerCache).
+"""
+
+import re
+from urllib.parse import unquote_plus
+
+from ... import dates
+from ...accounts.auth import CREDENTIAL_PARAMS, secret_hash
+from ...bugs.answer_cache import AnswerCache
+from ...call import standing
+from ...store import cache
+from ..http import credential_headers
+
+
+MAX_ENTRIES = 16384
+MAX_BYTES = 16 * 1024 * 1024
+# Memory an entry takes besides its body (key, headers, generations),
+# counted with it.
+ENTRY_BYTES = 1024
+
+# The paths served: one bug by number.
+_PATH = re.compile(r"/rest(?:\.cgi)?/bug/[0-9]{1,19}")
+_API_KEY_HEADERS = frozenset({"X-BUGZILLA-API-KEY", "X-SERVICE-API-KEY"})
+_CREDENTIAL_PARAMS = frozenset(name.lower() for name in CREDENTIAL_PARAMS)
+
+
+class KeptResponses:
+    """The middleware (see the module). db: the process's Database; clock:
+    the current UTC time (the Runner's)."""
+
+    def __init__(self, db, clock):
+        self.db = db
+        self.clock = clock
+        self._kept = AnswerCache(MAX_ENTRIES, MAX_BYTES)
+        # The generations read or kept last: an answer kept at others is
+        # not checked (they moved since it was made), so a process that
+        # writes costs the database one statement more per write seen, not
+        # per request (on PostgreSQL every commit moves the snapshot).
+        self._latest = None
+
+    def process_request(self, req, resp):
+        key = request_key(req)
+        if key is None:
+            return
+        minute = dates.minute_to_db(self.clock())
+        guess = self._kept.peek_generations(key)
+        if guess is not None and guess == (self._latest, minute):
+            self._latest = self._generations()
+            kept = self._kept.get(key, (self._latest, minute))
+            if kept is not None:
+                status, headers, body, operation = kept
+                req.context.operation = operation
+                resp.status = status
+                resp.set_headers(headers)
+                resp.data = body
+                resp.complete = True
+                return
+        req.context.kept_response = (key, minute, *standing.watch())
+
+    def process_response(self, req, resp, resource, req_succeeded):
+        pending = getattr(req.context, "kept_response", None)
+        if pending is None:
+            return
+        key, minute, seen, token = pending
+        standing.unwatch(token)
+        at = seen.stands
+        if (at is None or not req_succeeded or resp.status not in (200, "200 OK")
+                or resp.data is None or dates.minute_to_db(self.clock()) != minute):
+            return
+        body = resp.data
+        self._latest = at
+        self._kept.put(key, (at, minute),
+                       (resp.status, resp.headers, body, getattr(req.context, "operation", None)),
+                       len(body) + ENTRY_BYTES)
+
+    def _generations(self):
+        """(catalog, credential, bug) generations now, read by one statement
+        (on PostgreSQL ahead of any transaction: no BEGIN, no COMMIT)."""
+        with self.db.transaction() as conn:
+            seen = cache.Generations(conn)
+            seen.bug            # noqa: B018 - reads all three
+            return seen.at_hand()
+
+
+def request_key(req):
+    """The key a request's answer is kept by (see the module), or None when
+    its answer may depend on more than the request, the API key and the
+    generations."""
+    if req.method != "GET" or not _PATH.fullmatch(req.path):
+        return None
+    if req.content_length or req.get_header("Transfer-Encoding") is not None:
+        return None
+    if req.get_header("If-None-Match") is not None:
+        return None
+    headers = credential_headers(req)
+    if len(headers) != 1:
+        return None
+    name, value = next(iter(headers.items()))
+    if name not in _API_KEY_HEADERS or not value:
+        return None
+    query = req.query_string
+    if query and not _CREDENTIAL_PARAMS.isdisjoint(
+            unquote_plus(part.partition("=")[0]).strip().lower() for part in query.split("&")):
+        return None
+    return (secret_hash(value), req.path, query, req.get_header("Accept"))
