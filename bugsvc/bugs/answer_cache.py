@@ -42,7 +42,7 @@ from collections import OrderedDict
 
 import orjson
 
-from ..call.encoding import fragments_are_welcome
+from ..call.encoding import fitted, fragments_are_welcome
 from ..store import cache
 
 
@@ -157,9 +157,7 @@ def answer(ctx, params, make):
         return {name: orjson.loads(text) for name, text in kept}
     result = make()
     try:
-        # Copied to bytes of their length: orjson's own hold the buffer it
-        # grew while writing, up to half as large again.
-        kept = tuple((name, memoryview(orjson.dumps(value)).tobytes())
+        kept = tuple((name, fitted(orjson.dumps(value)))
                      for name, value in result.items())
     except TypeError:
         return result           # not JSON (cannot be): never kept

@@ -34,7 +34,7 @@ text.
 
 import orjson
 
-from ..call.encoding import fragments_are_welcome
+from ..call.encoding import fitted, fragments_are_welcome
 from ..catalogue.field_types import BUG_ID
 from ..store import cache
 from ..store.db import IN_LIST_CHUNK, placeholders, rows_for_ids
@@ -350,9 +350,7 @@ def _kept_made(kept, objects, variant, stamps, credential):
     made = {}
     for obj in objects:
         bug_id = obj["id"]
-        # Copied to bytes of their length: orjson's own hold the 16 KB
-        # buffer it wrote into.
-        text = memoryview(orjson.dumps(obj)).tobytes()
+        text = fitted(orjson.dumps(obj))
         related = tuple(dict.fromkeys(obj["depends_on"] + obj["blocks"]))
         kept.put((bug_id, variant), (stamps[bug_id][0], credential), (text, related),
                  len(text) + ENTRY_BYTES)

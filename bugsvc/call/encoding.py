@@ -27,3 +27,10 @@ def fragments_welcome(welcome: bool = True) -> Iterator[None]:
 def fragments_are_welcome() -> bool:
     """True when the current request's answer may hold orjson.Fragment values."""
     return _WELCOME.get()
+
+
+def fitted(text: bytes) -> bytes:
+    """A copy of `text` (orjson's output) that takes only its length:
+    orjson's own bytes hold the buffer it grew while writing (4 KB at
+    least), which something kept would hold as long."""
+    return memoryview(text).tobytes()

@@ -22,6 +22,7 @@ from bug_changes import (
 from bug_rows import ADMIN, add_bug, add_personal_tag
 from bugsvc.bugs import answer_cache, search as search_module
 from bugsvc.bugs.answer_cache import AnswerCache
+from bugsvc.call import encoding
 from bugsvc.services import bug_search
 from rpc_support import xmlrpc_call
 
@@ -187,7 +188,8 @@ def test_an_answer_is_kept_as_its_json_text_counted_at_the_memory_it_takes(servi
             # What the kept answers hold, all made by answer_cache.py: their
             # text, keys, generations and entries.
             held = tracemalloc.take_snapshot().filter_traces(
-                [tracemalloc.Filter(True, answer_cache.__file__)])
+                [tracemalloc.Filter(True, answer_cache.__file__),
+                 tracemalloc.Filter(True, encoding.__file__)])
         finally:
             tracemalloc.stop()
     assert len(kept) == 41

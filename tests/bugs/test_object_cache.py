@@ -29,6 +29,7 @@ from bug_rows import ADMIN, add_bug, set_param
 from bugsvc.bugs import answer_cache, object_cache, view
 from bugsvc.bugs.answer_cache import AnswerCache
 from bugsvc.bugs.seen_at import SeenAtGeneration
+from bugsvc.call import encoding
 from bugsvc.services import bug as bug_service, bug_search
 from bugsvc.store import schema
 from bugsvc.store.location import open_database
@@ -504,7 +505,8 @@ def test_an_object_is_kept_as_its_json_text_counted_at_the_memory_it_takes(servi
             gc.collect()
             held = tracemalloc.take_snapshot().filter_traces(
                 [tracemalloc.Filter(True, object_cache.__file__),
-                 tracemalloc.Filter(True, answer_cache.__file__)])
+                 tracemalloc.Filter(True, answer_cache.__file__),
+                 tracemalloc.Filter(True, encoding.__file__)])
         finally:
             tracemalloc.stop()
     assert len(kept) >= 120

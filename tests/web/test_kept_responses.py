@@ -210,3 +210,37 @@ def test_kept_answers_are_bounded(config, db, world, keys, runs, monkeypatch):
     assert len(runs) == 3
     get(client, keys[MEMBER], world["open"])
     assert len(runs) == 4
+
+
+def test_kept_answers_are_counted_at_no_less_than_the_memory_they_take(config, db, services,
+                                                                        world, monkeypatch):
+    """The bound counts each answer's body and ENTRY_BYTES: no less than what
+    the kept answers hold (tracemalloc), and the bodies are held at their
+    length (not orjson's larger buffer)."""
+    import gc
+    import tracemalloc
+    made = []
+    init = kept_responses.KeptResponses.__init__
+
+    def noting(self, *args):
+        init(self, *args)
+        made.append(self)
+    monkeypatch.setattr(kept_responses.KeptResponses, "__init__", noting)
+    client = testing.TestClient(create_app(config, db=db))
+    keys = [services.api_key(ADMIN) for _ in range(30)]
+    tracemalloc.start()
+    try:
+        for key in keys:
+            for bug_id in world.values():
+                assert get(client, key, bug_id)[0] == 200
+        gc.collect()
+        kept = made[0]._kept
+        assert len(kept) == len(keys) * len(world)
+        bodies = sum(len(entry[1][3]) for entry in kept._entries.values())
+        held = tracemalloc.get_traced_memory()[0]
+        kept._entries.clear()
+        gc.collect()
+        taken = held - tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert bodies < taken <= bodies + len(keys) * len(world) * kept_responses.ENTRY_BYTES

@@ -33,22 +33,26 @@ Bounded: MAX_ENTRIES answers and MAX_BYTES of memory in all, least recently
 used first out (answer_cache.AnswerCache).
 """
 
+import hashlib
 import re
 from urllib.parse import unquote_plus
 
 from ... import dates
-from ...accounts.auth import CREDENTIAL_PARAMS, secret_hash
+from ...accounts.auth import CREDENTIAL_PARAMS
 from ...bugs.answer_cache import AnswerCache
 from ...call import standing
+from ...call.encoding import fitted
 from ...store import cache
 from ..http import credential_headers
 
 
 MAX_ENTRIES = 16384
-MAX_BYTES = 16 * 1024 * 1024
-# Memory an entry takes besides its body (key, headers, generations),
-# counted with it.
-ENTRY_BYTES = 1024
+MAX_BYTES = 24 * 1024 * 1024
+# Memory an entry takes besides its body (key, ETag, entry), counted with
+# it (measured with tracemalloc: tests/web/test_kept_responses.py).
+ENTRY_BYTES = 640
+# Sets of headers shared by answers, at most (one per content type, in use).
+MAX_HEADER_SETS = 64
 
 # The paths served: one bug by number.
 _PATH = re.compile(r"/rest(?:\.cgi)?/bug/[0-9]{1,19}")
@@ -64,26 +68,33 @@ class KeptResponses:
         self.db = db
         self.clock = clock
         self._kept = AnswerCache(MAX_ENTRIES, MAX_BYTES)
-        # The generations read or kept last: an answer kept at others is
-        # not checked (they moved since it was made), so a process that
-        # writes costs the database one statement more per write seen, not
-        # per request (on PostgreSQL every commit moves the snapshot).
+        # (generations, minute) read or kept last, one object shared by the
+        # answers kept at them. An answer kept at others is not checked
+        # (they moved since it was made): a process that writes costs the
+        # database one statement more per write it sees, not per request
+        # (on PostgreSQL every commit moves the snapshot).
         self._latest = None
+        # The headers answers share (all but their ETag), one tuple each.
+        self._header_sets = {}
 
     def process_request(self, req, resp):
         key = request_key(req)
         if key is None:
             return
         minute = dates.minute_to_db(self.clock())
-        guess = self._kept.peek_generations(key)
-        if guess is not None and guess == (self._latest, minute):
-            self._latest = self._generations()
-            kept = self._kept.get(key, (self._latest, minute))
+        latest = self._latest
+        if latest is not None and self._kept.peek_generations(key) is latest:
+            now = (self._generations(), minute)
+            if now != latest:
+                self._latest = now
+            kept = self._kept.get(key, now)
             if kept is not None:
-                status, headers, body, operation = kept
+                status, headers, etag, body, operation = kept
                 req.context.operation = operation
                 resp.status = status
                 resp.set_headers(headers)
+                if etag is not None:
+                    resp.set_header("ETag", etag)
                 resp.data = body
                 resp.complete = True
                 return
@@ -99,10 +110,22 @@ class KeptResponses:
         if (at is None or not req_succeeded or resp.status not in (200, "200 OK")
                 or resp.data is None or dates.minute_to_db(self.clock()) != minute):
             return
-        body = resp.data
-        self._latest = at
-        self._kept.put(key, (at, minute),
-                       (resp.status, resp.headers, body, getattr(req.context, "operation", None)),
+        validity = (at, minute)
+        if validity == self._latest:
+            validity = self._latest
+        else:
+            self._latest = validity
+        headers = resp.headers
+        etag = headers.pop("etag", None)
+        shared = tuple(headers.items())
+        headers = self._header_sets.get(shared)
+        if headers is None:
+            headers = shared
+            if len(self._header_sets) < MAX_HEADER_SETS:
+                self._header_sets[shared] = shared
+        body = fitted(resp.data)
+        self._kept.put(key, validity,
+                       (resp.status, headers, etag, body, getattr(req.context, "operation", None)),
                        len(body) + ENTRY_BYTES)
 
     def _generations(self):
@@ -134,4 +157,4 @@ def request_key(req):
     if query and not _CREDENTIAL_PARAMS.isdisjoint(
             unquote_plus(part.partition("=")[0]).strip().lower() for part in query.split("&")):
         return None
-    return (secret_hash(value), req.path, query, req.get_header("Accept"))
+    return (hashlib.sha256(value.encode()).digest(), req.path, query, req.get_header("Accept"))
