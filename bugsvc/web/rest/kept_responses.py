@@ -8,10 +8,10 @@ moved, the answer is the one it got. This falcon middleware keeps that
 answer: the status, headers and body the REST way in wrote, for the request
 (the API key's hash, the path, the query string, the Accept header), with
 the three generations the answer's own transaction saw (catalog,
-credential, bug: store/cache.py) and the minute it was made in. A later
-request the same in all four is answered with it after one statement
-reading the generations, when all three are still those and the minute is
-the same; any other is served as before, and its answer kept in its turn.
+credential, bug: store/cache.py). A later request the same in all four is
+answered with it after one statement reading the generations, when all
+three are still those; any other is served as before, and its answer kept
+in its turn.
 
 The generations cover everything a kept answer holds: the service notes
 them only when the answer is made of bug objects that object_cache.py keeps
@@ -19,9 +19,9 @@ on the same terms (call/standing.py), so a change committed anywhere (a
 call, another process, the importer, an edit by hand in SQL) moves one of
 them and the next request is served anew: a revoked key or a disabled
 account is refused, a bug moved out of the caller's sight is hidden, a
-product renamed shows its new name. The minute keeps the API key's use
-recorded as every call records it (accounts/auth.py records a key's last
-use once a minute).
+product renamed shows its new name. A key's first request of each minute
+is served anew, so its use is recorded as every call records it
+(accounts/auth.py records a key's last use once a minute).
 
 Served only for requests whose answer depends on nothing else: GET, no
 body, an API key in its header and no other credential (none in the query
@@ -53,6 +53,8 @@ MAX_BYTES = 24 * 1024 * 1024
 ENTRY_BYTES = 640
 # Sets of headers shared by answers, at most (one per content type, in use).
 MAX_HEADER_SETS = 64
+# API keys whose minute of use is kept, at most (then forgotten all at once).
+MAX_KEYS = 65536
 
 # The paths served: one bug by number.
 _PATH = re.compile(r"/rest(?:\.cgi)?/bug/[0-9]{1,19}")
@@ -68,12 +70,16 @@ class KeptResponses:
         self.db = db
         self.clock = clock
         self._kept = AnswerCache(MAX_ENTRIES, MAX_BYTES)
-        # (generations, minute) read or kept last, one object shared by the
+        # The generations read or kept last, one object shared by the
         # answers kept at them. An answer kept at others is not checked
         # (they moved since it was made): a process that writes costs the
         # database one statement more per write it sees, not per request
         # (on PostgreSQL every commit moves the snapshot).
         self._latest = None
+        # The minute each API key (its hash) last had a call the Runner
+        # served, so its use recorded (accounts/auth.py records a key's use
+        # once a minute): a key's first request of a minute is served anew.
+        self._used = {}
         # The headers answers share (all but their ETag), one tuple each.
         self._header_sets = {}
 
@@ -83,8 +89,9 @@ class KeptResponses:
             return
         minute = dates.minute_to_db(self.clock())
         latest = self._latest
-        if latest is not None and self._kept.peek_generations(key) is latest:
-            now = (self._generations(), minute)
+        if (latest is not None and self._used.get(key[0]) == minute
+                and self._kept.peek_generations(key) is latest):
+            now = self._generations()
             if now != latest:
                 self._latest = now
             kept = self._kept.get(key, now)
@@ -110,11 +117,11 @@ class KeptResponses:
         if (at is None or not req_succeeded or resp.status not in (200, "200 OK")
                 or resp.data is None or dates.minute_to_db(self.clock()) != minute):
             return
-        validity = (at, minute)
-        if validity == self._latest:
-            validity = self._latest
+        if at == self._latest:
+            at = self._latest
         else:
-            self._latest = validity
+            self._latest = at
+        cache.keep_at_most(self._used, key[0], minute, MAX_KEYS)
         headers = resp.headers
         etag = headers.pop("etag", None)
         shared = tuple(headers.items())
@@ -124,7 +131,7 @@ class KeptResponses:
             if len(self._header_sets) < MAX_HEADER_SETS:
                 self._header_sets[shared] = shared
         body = fitted(resp.data)
-        self._kept.put(key, validity,
+        self._kept.put(key, at,
                        (resp.status, headers, etag, body, getattr(req.context, "operation", None)),
                        len(body) + ENTRY_BYTES)
 
@@ -143,9 +150,9 @@ def request_key(req):
     generations."""
     if req.method != "GET" or not _PATH.fullmatch(req.path):
         return None
-    if req.content_length or req.get_header("Transfer-Encoding") is not None:
-        return None
-    if req.get_header("If-None-Match") is not None:
+    env = req.env
+    if (env.get("CONTENT_LENGTH") not in (None, "", "0") or "HTTP_TRANSFER_ENCODING" in env
+            or "HTTP_IF_NONE_MATCH" in env):
         return None
     headers = credential_headers(req)
     if len(headers) != 1:
@@ -157,4 +164,4 @@ def request_key(req):
     if query and not _CREDENTIAL_PARAMS.isdisjoint(
             unquote_plus(part.partition("=")[0]).strip().lower() for part in query.split("&")):
         return None
-    return (hashlib.sha256(value.encode()).digest(), req.path, query, req.get_header("Accept"))
+    return (hashlib.sha256(value.encode()).digest(), req.path, query, env.get("HTTP_ACCEPT"))
