@@ -39,6 +39,15 @@ def credential_generation(conn: Connection) -> int:
     return conn.execute("SELECT value FROM credential_generation WHERE id = 1").fetchone()[0]
 
 
+def generations_now(db: Any) -> tuple[int, int, int | str]:
+    """(catalog, credential, bug) generations the database stands at, read
+    by one statement on its own (Database.read_now), where the engine keeps
+    a bug generation (both do: Dialect.keeps_bug_generation)."""
+    catalog, credential, bug = db.read_now(
+        f"SELECT {_GENERATIONS}, {db.dialect.bug_generation_sql}")
+    return catalog, credential, bug
+
+
 class GenerationsMoved(Exception):
     """The generations a call assumed were not those its transaction sees:
     the call is run again from the start (Database.attempts tries it

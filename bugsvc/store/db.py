@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from types import TracebackType
-from typing import ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from .cache import GenerationsMoved
 from .dialect import Connection, Dialect
@@ -161,6 +161,14 @@ class Database(Generic[C]):
         ones would cancel it for reads that merely overlap theirs)."""
         return self._lent_transaction(QUEUE if queue else LOCKED if locked
                                       else WRITE if write else READ)
+
+    def read_now(self, sql: str) -> tuple[Any, ...]:
+        """The first row of `sql`, a SELECT taking no values whose answer any
+        moment's snapshot may give, read on its own: one statement, as a
+        read transaction of its own (an engine may send it its cheapest
+        way). Errors: the engine's, when the database does not answer."""
+        with self.transaction() as conn:
+            return tuple(conn.execute_first(sql).fetchone())
 
     @contextmanager
     def _lent_transaction(self, mode: str) -> Iterator[C]:

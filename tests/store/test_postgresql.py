@@ -453,3 +453,32 @@ def test_iterating_a_result_gives_every_row_in_order_by_name_and_place(db, count
         first = cursor.fetchone()
         assert [row[0] for row in cursor] == list(range(2, count + 1))
         assert (first is None) == (count == 0)
+
+
+@pytest.mark.engine("postgresql")
+def test_a_statement_read_now_is_prepared_once_and_again_when_the_session_lost_it(db):
+    """Database.read_now on PostgreSQL: libpq's prepared statement, typed
+    as psycopg types them; one the session no longer has is prepared again;
+    an error is psycopg's, and the connection serves the next call."""
+    import psycopg
+
+    from bugsvc.store.postgres import connection
+    sql = "SELECT 41 + 1, 'x' || 'y', NULL::text"
+    db.connection()                     # this thread's own: every call below runs on it
+    try:
+        assert db.read_now(sql) == (42, "xy", None)
+        lost = [names for names in connection._READ_NOW_NAMES.values() if sql in names]
+        assert lost
+        for names in lost:
+            names[sql] = b"bugsvc_now_gone"
+        assert db.read_now(sql) == (42, "xy", None)
+        assert len(lost) == 1 and lost[0][sql] != b"bugsvc_now_gone"
+        with pytest.raises(psycopg.errors.UndefinedColumn):
+            db.read_now("SELECT no_such_column")
+        assert db.read_now(sql) == (42, "xy", None)
+    finally:
+        db.close_connection()
+
+
+def test_read_now_gives_the_first_row_on_either_engine(db):
+    assert db.read_now("SELECT 1, 'one'") == (1, "one")

@@ -7,7 +7,9 @@ int or float), rows read by position and by column name
 from __future__ import annotations
 
 import functools
+import itertools
 import re
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import nullcontext
 from decimal import Decimal
@@ -22,8 +24,8 @@ from .sql import array_lists, psycopg_sql
 
 try:
     import psycopg
-    from psycopg import errors as pg_errors
-    from psycopg.adapt import Dumper, Loader
+    from psycopg import errors as pg_errors, pq
+    from psycopg.adapt import Dumper, Loader, Transformer
     from psycopg.types.numeric import Int8Dumper
 except ImportError:              # the extra is not installed: said when a URL is used
     psycopg = None               # type: ignore[assignment]  # tested by require_driver()
@@ -189,6 +191,21 @@ _INSERT = re.compile(r"^\s*INSERT\s+INTO\s+(\w+)", re.I)
 # A statement that writes nothing: a SELECT (our SQL calls no function that
 # writes) or a VALUES list. WITH may lead to a write, so it counts as one.
 _READS_ONLY = re.compile(r"\s*(?:SELECT|VALUES)\b", re.I)
+# The statements read_now prepared on each connection: {SQL: name}.
+_READ_NOW_NAMES: weakref.WeakKeyDictionary[Any, dict[str, bytes]] = weakref.WeakKeyDictionary()
+# Numbers of the statements read_now prepares (never one name twice).
+_READ_NOW_NUMBERS = itertools.count(1)
+# SQLSTATE of a prepared statement the session does not have.
+_NO_SUCH_STATEMENT = b"26000"
+
+
+def _checked(raw: Any, result: Any, wanted: Any) -> None:
+    """Raise the psycopg error of libpq's `result` on `raw` unless its
+    status is `wanted`."""
+    if result.status != wanted:
+        raise pg_errors.error_from_result(result, encoding=raw.info.encoding)
+
+
 _RETURNING = re.compile(r"\bRETURNING\b", re.I)
 
 
@@ -364,6 +381,32 @@ class PgConnection:
             return
         if not self.raw.closed:
             self.raw.execute(statement)
+
+    def read_now(self, sql: str) -> tuple[Any, ...]:
+        """The first row of `sql`, a SELECT taking no values, run on its own
+        (the connection in no transaction), as libpq's prepared statement,
+        prepared on the connection the first time: about half the CPU of
+        the same statement through psycopg's cursor. Errors: psycopg.Error
+        (a statement no longer prepared is prepared again once)."""
+        raw = self.raw
+        names = _READ_NOW_NAMES.setdefault(raw, {})
+        for attempt in (1, 2):
+            name = names.get(sql)
+            if name is None:
+                name = f"bugsvc_now_{next(_READ_NOW_NUMBERS)}".encode()
+                _checked(raw, raw.pgconn.prepare(name, sql.encode()), pq.ExecStatus.COMMAND_OK)
+                names[sql] = name
+            result = raw.pgconn.exec_prepared(name, [])
+            if (attempt == 1 and result.error_field(pq.DiagnosticField.SQLSTATE)
+                    == _NO_SUCH_STATEMENT):
+                del names[sql]                   # the session lost it: prepared again
+                continue
+            _checked(raw, result, pq.ExecStatus.TUPLES_OK)
+            break
+        loading = Transformer(raw)
+        loading.set_pgresult(result)
+        row: tuple[Any, ...] = loading.load_row(0, tuple)
+        return row
 
     def writes_so_far(self) -> int:
         """Statements run so far other than plain SELECTs, and bulk copies

@@ -206,6 +206,13 @@ class PostgresDatabase(db.Database[PgConnection]):
         with self.pool().connection() as raw:
             yield PgConnection(raw, self.dialect)
 
+    def read_now(self, sql: str) -> tuple[Any, ...]:
+        """Database.read_now: on this thread's connection or one of the
+        pool, outside any transaction, as libpq's prepared statement
+        (PgConnection.read_now)."""
+        with self._transaction_connection() as conn:
+            return conn.read_now(sql)
+
     def _begin(self, conn: PgConnection, mode: str) -> None:
         conn.begin(_BEGINS[mode], read=mode == db.READ)
 

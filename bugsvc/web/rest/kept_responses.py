@@ -137,11 +137,8 @@ class KeptResponses:
 
     def _generations(self):
         """(catalog, credential, bug) generations now, read by one statement
-        (on PostgreSQL ahead of any transaction: no BEGIN, no COMMIT)."""
-        with self.db.transaction() as conn:
-            seen = cache.Generations(conn)
-            seen.bug            # noqa: B018 - reads all three
-            return seen.at_hand()
+        on its own (cache.generations_now)."""
+        return cache.generations_now(self.db)
 
 
 def request_key(req):
