@@ -235,16 +235,21 @@ def test_two_workers_serve_one_port_replace_a_dead_one_and_stop_together(worker_
         get_json(url + "/rest/version")
 
 
-def connections_held(pids, port):
+def connections_held(pids, port, established_only=True):
     """{pid: connections established to `port` that the process holds}
-    (Linux: its socket descriptors matched against /proc/net/tcp)."""
+    (Linux: its socket descriptors matched against /proc/net/tcp); with
+    `established_only` False, those in any state but listening (one its
+    client closed stays the worker's, and counted by it, until the worker
+    closes it too)."""
     established = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         with open(table) as lines:
             next(lines)
             for line in lines:
                 fields = line.split()
-                if fields[3] == "01" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                state = fields[3]
+                if ((state == "01" if established_only else state != "0A")
+                        and int(fields[1].rsplit(":", 1)[1], 16) == port):
                     established.add(fields[9])
     held = {}
     for pid in pids:
@@ -279,7 +284,9 @@ def test_keep_alive_connections_spread_over_the_workers(worker_server):
         finally:
             for client in clients:
                 client.close()
-        wait_for(lambda: sum(connections_held(pids, port).values()) == 0)
+        # Until each worker has closed its side (and counted it closed).
+        wait_for(lambda: sum(connections_held(pids, port, established_only=False).values())
+                 == 0)
 
 
 def single_server(start, tmp_path):
