@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from .dialect import Connection
+from .dialect import Connection, Dialect
 
 
 T = TypeVar("T")
@@ -43,9 +43,17 @@ def generations_now(db: Any) -> tuple[int, int, int | str]:
     """(catalog, credential, bug) generations the database stands at, read
     by one statement on its own (Database.read_now), where the engine keeps
     a bug generation (both do: Dialect.keeps_bug_generation)."""
-    catalog, credential, bug = db.read_now(
-        f"SELECT {_GENERATIONS}, {db.dialect.bug_generation_sql}")
+    catalog, credential, bug = db.read_now(_generations_sql(db.dialect))
     return catalog, credential, bug
+
+
+def _generations_sql(dialect: Dialect) -> str:
+    """The statement reading the catalog and credential generations and,
+    where the engine keeps one, the bug generation."""
+    sql = f"SELECT {_GENERATIONS}"
+    if dialect.keeps_bug_generation:
+        sql += ", " + dialect.bug_generation_sql
+    return sql
 
 
 class GenerationsMoved(Exception):
@@ -92,14 +100,11 @@ class Generations:
 
     def _read(self) -> tuple[int, int, int | str | None]:
         if self._values is None:
-            sql = f"SELECT {_GENERATIONS}"
             dialect = self._conn.dialect
             with_bugs = dialect.keeps_bug_generation
-            if with_bugs:
-                sql += ", " + dialect.bug_generation_sql
             if self._assumed is None:
                 self._writes = self._conn.writes_so_far()
-            row = self._conn.execute_first(sql).fetchone()
+            row = self._conn.execute_first(_generations_sql(dialect)).fetchone()
             self._values = (row[0], row[1], row[2] if with_bugs else None)
             self._check(row[0], row[1])
         return self._values

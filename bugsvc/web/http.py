@@ -201,6 +201,12 @@ def not_modified(req, resp, body, content_type):
 
 # Middleware ---------------------------------------------------------------------
 
+def param_name(part):
+    """The name of a query string's `part` ('name=value'), decoded and
+    lower-case, as checks for credentials compare it."""
+    return unquote_plus(part.split("=", 1)[0]).strip().lower()
+
+
 def redacted(query_string):
     """The query string as an access line shows it: the values of credential
     parameters hidden, and past LOGGED_QUERY_CHARS characters (whole
@@ -214,7 +220,7 @@ def redacted(query_string):
             break
         shown += len(part) + 1
         key = part.split("=", 1)[0]
-        name = unquote_plus(key).strip().lower()
+        name = param_name(part)
         secret = name.endswith(_SECRET_KEY_ENDINGS) or name in _SECRET_KEYS
         parts.append(key + "=[hidden]" if secret else part)
     return "?" + "&".join(parts)

@@ -35,7 +35,6 @@ used first out (answer_cache.AnswerCache).
 
 import hashlib
 import re
-from urllib.parse import unquote_plus
 
 from ... import dates
 from ...accounts.auth import CREDENTIAL_PARAMS
@@ -43,7 +42,7 @@ from ...bugs.answer_cache import AnswerCache
 from ...call import standing
 from ...call.encoding import fitted
 from ...store import cache
-from ..http import credential_headers
+from ..http import credential_headers, param_name
 
 
 MAX_ENTRIES = 16384
@@ -91,7 +90,7 @@ class KeptResponses:
         latest = self._latest
         if (latest is not None and self._used.get(key[0]) == minute
                 and self._kept.peek_generations(key) is latest):
-            now = self._generations()
+            now = cache.generations_now(self.db)
             if now != latest:
                 self._latest = now
             kept = self._kept.get(key, now)
@@ -135,11 +134,6 @@ class KeptResponses:
                        (resp.status, headers, etag, body, getattr(req.context, "operation", None)),
                        len(body) + ENTRY_BYTES)
 
-    def _generations(self):
-        """(catalog, credential, bug) generations now, read by one statement
-        on its own (cache.generations_now)."""
-        return cache.generations_now(self.db)
-
 
 def request_key(req):
     """The key a request's answer is kept by (see the module), or None when
@@ -158,7 +152,6 @@ def request_key(req):
     if name not in _API_KEY_HEADERS or not value:
         return None
     query = req.query_string
-    if query and not _CREDENTIAL_PARAMS.isdisjoint(
-            unquote_plus(part.partition("=")[0]).strip().lower() for part in query.split("&")):
+    if query and not _CREDENTIAL_PARAMS.isdisjoint(param_name(part) for part in query.split("&")):
         return None
     return (hashlib.sha256(value.encode()).digest(), req.path, query, env.get("HTTP_ACCEPT"))
