@@ -1051,8 +1051,9 @@ CREATE TABLE replica_waits (
 -- Its triggers are SQLite's alone: SQLite's writers take turns, so one row
 -- moved in each write's own transaction makes none of them wait; on
 -- PostgreSQL that row's lock would queue every concurrent bug write until
--- the one before commits, so there the counter stays at 0 and the reading
--- transaction's snapshot stands for it (the dialect's bug_generation_sql).
+-- the one before commits, so there each such transaction notes itself in
+-- bug_writes instead (below) and the generation is how many have (the
+-- dialect's bug_generation_sql).
 CREATE TABLE bug_generation (
     id     INTEGER PRIMARY KEY CHECK (id = 1),
     value  INTEGER NOT NULL
@@ -1106,6 +1107,36 @@ CREATE TRIGGER group_group_map_update_moves_bugs AFTER UPDATE ON group_group_map
 CREATE TRIGGER group_group_map_delete_moves_bugs AFTER DELETE ON group_group_map BEGIN UPDATE bug_generation SET value = value + 1; END;
 -- END sqlite only
 -- END bug generation
+-- BEGIN bug writes
+-- PostgreSQL's bug generation: every transaction that changes what the
+-- bug generation's SQLite triggers above watch notes its own id here, once
+-- (rows of distinct transactions never wait for each other), and the
+-- generation a transaction sees is how many such transactions it sees
+-- committed: the rows here plus those folded into bug_generation's value
+-- (the delivery worker folds them after each round, deleting them and
+-- adding their count in one transaction, so the sum stays). A later
+-- snapshot sees every transaction an earlier one saw, so two snapshots
+-- that count the same see the same such writes; a commit that changes
+-- none of it (an API key's use, a login, mail sent) moves nothing.
+--postgresql: CREATE TABLE bug_writes (xid xid8 PRIMARY KEY);
+--postgresql: CREATE TRIGGER bugs_notes_bug_write AFTER INSERT OR UPDATE OR DELETE ON bugs BEGIN INSERT INTO bug_writes (xid) VALUES (pg_current_xact_id()) ON CONFLICT DO NOTHING; END;
+--postgresql: CREATE TRIGGER bug_aliases_notes_bug_write AFTER INSERT OR UPDATE OR DELETE ON bug_aliases BEGIN INSERT INTO bug_writes (xid) VALUES (pg_current_xact_id()) ON CONFLICT DO NOTHING; END;
+--postgresql: CREATE TRIGGER bug_keywords_notes_bug_write AFTER INSERT OR UPDATE OR DELETE ON bug_keywords BEGIN INSERT INTO bug_writes (xid) VALUES (pg_current_xact_id()) ON CONFLICT DO NOTHING; END;
+--postgresql: CREATE TRIGGER keywords_notes_bug_write AFTER INSERT OR UPDATE OR DELETE ON keywords BEGIN INSERT INTO bug_writes (xid) VALUES (pg_current_xact_id()) ON CONFLICT DO NOTHING; END;
+--postgresql: CREATE TRIGGER bug_cc_notes_bug_write AFTER INSERT OR UPDATE OR DELETE ON bug_cc BEGIN INSERT INTO bug_writes (xid) VALUES (pg_current_xact_id()) ON CONFLICT DO NOTHING; END;
+--postgresql: CREATE TRIGGER bug_groups_notes_bug_write AFTER INSERT OR UPDATE OR DELETE ON bug_groups BEGIN INSERT INTO bug_writes (xid) VALUES (pg_current_xact_id()) ON CONFLICT DO NOTHING; END;
+--postgresql: CREATE TRIGGER flags_notes_bug_write AFTER INSERT OR UPDATE OR DELETE ON flags BEGIN INSERT INTO bug_writes (xid) VALUES (pg_current_xact_id()) ON CONFLICT DO NOTHING; END;
+--postgresql: CREATE TRIGGER flag_types_notes_bug_write AFTER INSERT OR UPDATE OR DELETE ON flag_types BEGIN INSERT INTO bug_writes (xid) VALUES (pg_current_xact_id()) ON CONFLICT DO NOTHING; END;
+--postgresql: CREATE TRIGGER bug_see_also_notes_bug_write AFTER INSERT OR UPDATE OR DELETE ON bug_see_also BEGIN INSERT INTO bug_writes (xid) VALUES (pg_current_xact_id()) ON CONFLICT DO NOTHING; END;
+--postgresql: CREATE TRIGGER dependencies_notes_bug_write AFTER INSERT OR UPDATE OR DELETE ON dependencies BEGIN INSERT INTO bug_writes (xid) VALUES (pg_current_xact_id()) ON CONFLICT DO NOTHING; END;
+--postgresql: CREATE TRIGGER bug_custom_values_notes_bug_write AFTER INSERT OR UPDATE OR DELETE ON bug_custom_values BEGIN INSERT INTO bug_writes (xid) VALUES (pg_current_xact_id()) ON CONFLICT DO NOTHING; END;
+--postgresql: CREATE TRIGGER bug_tags_notes_bug_write AFTER INSERT OR UPDATE OR DELETE ON bug_tags BEGIN INSERT INTO bug_writes (xid) VALUES (pg_current_xact_id()) ON CONFLICT DO NOTHING; END;
+--postgresql: CREATE TRIGGER personal_tags_notes_bug_write AFTER INSERT OR UPDATE OR DELETE ON personal_tags BEGIN INSERT INTO bug_writes (xid) VALUES (pg_current_xact_id()) ON CONFLICT DO NOTHING; END;
+--postgresql: CREATE TRIGGER group_group_map_notes_bug_write AFTER INSERT OR UPDATE OR DELETE ON group_group_map BEGIN INSERT INTO bug_writes (xid) VALUES (pg_current_xact_id()) ON CONFLICT DO NOTHING; END;
+--postgresql: CREATE TRIGGER comments_insert_notes_bug_write AFTER INSERT ON comments WHEN new.work_time <> 0 BEGIN INSERT INTO bug_writes (xid) VALUES (pg_current_xact_id()) ON CONFLICT DO NOTHING; END;
+--postgresql: CREATE TRIGGER comments_update_notes_bug_write AFTER UPDATE OF bug_id, work_time ON comments BEGIN INSERT INTO bug_writes (xid) VALUES (pg_current_xact_id()) ON CONFLICT DO NOTHING; END;
+--postgresql: CREATE TRIGGER comments_delete_notes_bug_write AFTER DELETE ON comments WHEN old.work_time <> 0 BEGIN INSERT INTO bug_writes (xid) VALUES (pg_current_xact_id()) ON CONFLICT DO NOTHING; END;
+-- END bug writes
 
 -- BEGIN bug revisions
 -- Each bug's revision: a counter that every change to what the bug's object

@@ -18,8 +18,8 @@ command, a repair by hand in SQL), is seen by the next request of every
 process.
 
 Only where the engine keeps a bug generation (SQLite: a counter, as its
-writers take turns; PostgreSQL: the reading transaction's snapshot, which
-any committed write moves; see the dialect's keeps_bug_generation) and only
+writers take turns; PostgreSQL: a count of the committed transactions
+that moved it; see the dialect's keeps_bug_generation) and only
 in read transactions: a call that writes searches anew.
 
 Bounded: at most MAX_ENTRIES answers and MAX_BYTES of memory in all

@@ -9,9 +9,10 @@ revision, with the last change time where an update token is made of
 it), which bugs each caller may see, and each caller's update tokens, so
 that another call at the same generation takes them instead of reading
 (or making) them again. At a new generation all of them are forgotten.
-On PostgreSQL the bug generation is the snapshot (the dialect's
-bug_generation_sql): kept only from calls whose statements all see one
-snapshot (a read call's REPEATABLE READ transaction, or one statement).
+On PostgreSQL the bug generation is read in the transaction's snapshot
+(the dialect's bug_generation_sql): kept only from calls whose statements
+all see one snapshot (a read call's REPEATABLE READ transaction, or one
+statement).
 
 Bounded: answers counted at ENTRY_BYTES each and the bytes their callers
 say they hold besides, at most MAX_BYTES in all; past it they are

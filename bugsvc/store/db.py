@@ -135,8 +135,9 @@ class Database(Generic[C]):
         """Move what the engine's log holds into the database's own file
         where the engine leaves that to its writers (an SQLite file in WAL
         mode), on this thread's connection, outside a transaction, without
-        waiting for other connections; nothing for other engines. The
-        delivery worker calls it after each round."""
+        waiting for other connections; PostgreSQL folds the bug writes it
+        noted (schema.sql's bug writes). The delivery worker calls it after
+        each round."""
 
     def close(self) -> None:
         """Close this thread's own connection and whatever else the engine

@@ -136,10 +136,10 @@ class Dialect:
     # expression bug_generation_sql, so that a serving process may keep
     # search answers (bugs/answer_cache.py). SQLite's is a counter moved in
     # each bug write's own transaction (schema.sql's bug generation section:
-    # its writers take turns anyway). PostgreSQL's is the transaction's
-    # snapshot itself: two transactions with the same snapshot see the very
-    # same rows, and any write committed meanwhile gives a new one (a
-    # counter row would queue its concurrent writers on the row's lock).
+    # its writers take turns anyway). PostgreSQL's counts the committed
+    # transactions that made such changes, each noted in a row of its own
+    # (schema.sql's bug writes: a counter row would queue its concurrent
+    # writers on the row's lock).
     keeps_bug_generation: ClassVar[bool] = False
     bug_generation_sql: ClassVar[str] = "(SELECT value FROM bug_generation WHERE id = 1)"
     # True when a statement costs no round trip (SQLite runs in the

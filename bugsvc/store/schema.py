@@ -21,7 +21,7 @@ SCHEMA_PATHS = (_PACKAGE / "schema.sql", _PACKAGE.parent / "schema.sql")
 # installations) and adds MIGRATIONS[new number]: SQL text (as schema.sql
 # writes it; PostgreSQL runs its translation), or a function taking the
 # connection, that moves an existing database's data forward.
-SCHEMA_VERSION = 33
+SCHEMA_VERSION = 34
 
 
 class SchemaError(Exception):
@@ -344,6 +344,9 @@ MIGRATIONS: dict[int, str | Callable[[Connection], None]] = {
     # 33: ... and merges a whole level at once only at 64 segments (FTS5's
     # crisismerge), after merging bit by bit from 16.
     33: _comment_text_index_merging,
+    # 34: PostgreSQL's bug generation counts the transactions that moved it
+    # (schema.sql's bug writes; nothing on SQLite).
+    34: _new_tables("bug writes", "bug_writes"),
 }
 
 

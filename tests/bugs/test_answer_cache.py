@@ -5,7 +5,7 @@ as the importer, a command or a repair by hand would) the answer is the one
 a search made anew gives; no caller is ever given an answer kept for
 another (anonymous, plain accounts, a member of a bug's group, an insider,
 a time tracker). Both engines keep answers: SQLite by its bug generation
-counter, PostgreSQL by the reading transaction's snapshot."""
+counter, PostgreSQL by its count of bug writes committed."""
 
 import pytest
 
@@ -242,7 +242,7 @@ def test_a_write_still_running_is_not_in_the_kept_answer_and_its_commit_drops_it
         services, world, counted):
     """A change not committed yet leaves the answer kept (no search sees it);
     once committed, the next search is made anew and shows it (PostgreSQL:
-    the committed write gives the reading transactions a new snapshot)."""
+    the reading transactions count one more bug write committed)."""
     before = search(services, PAT)
     with services.db.separate_transaction(write=True) as conn:
         conn.execute("UPDATE bugs SET summary = 'Renamed meanwhile' WHERE id = ?",

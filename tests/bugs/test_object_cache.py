@@ -309,7 +309,7 @@ def test_bug_get_of_a_bug_with_no_object_kept_is_one_statement(services, world, 
     process does not keep, makes it from one statement run ahead of the
     read transaction (no BEGIN, no COMMIT): the bug with its revision and
     last change time, whether the caller may see the bugs it names, the
-    generations and the snapshot. The answer is the one made without kept
+    generations (the bug generation counting bug_writes). The answer is the one made without kept
     objects (a bug it depends on the caller may not see left out); the next
     call reads nothing of the bug; a bug the caller may not see is refused."""
     with_dependency_on_staff(services, world)
@@ -325,7 +325,7 @@ def test_bug_get_of_a_bug_with_no_object_kept_is_one_statement(services, world, 
     assert made == [[world["open"]]] and begins_sent == []
     assert len(statements) == 1
     assert all(name in statements[0] for name in (
-        "bug_revisions", "catalog_generation", "credential_generation", "pg_current_snapshot"))
+        "bug_revisions", "catalog_generation", "credential_generation", "bug_writes"))
     bug = first.json["bugs"][0]
     assert first.json["bugs"] == get_without_kept_objects(services, who, "open", world=world)[
         "bugs"]

@@ -20,14 +20,16 @@ pytestmark = pytest.mark.engine("postgresql")     # both engines take part in ea
 
 
 def tables_and_rows(location):
-    """{table: sorted rows} of every table of the database at `location`."""
+    """{table: sorted rows} of every table of the database at `location`
+    but the engines' own indexes of text and PostgreSQL's bug writes (the
+    copy's own transaction, noted by the target's triggers: schema.sql)."""
     database = open_database(location)
     try:
         with database.transaction() as conn:
             return {table: sorted((tuple(row) for row in conn.execute(f"SELECT * FROM {table}")),
                                   key=repr)
                     for table in conn.dialect.tables(conn)
-                    if not table.endswith("_fts")}
+                    if not table.endswith("_fts") and table != "bug_writes"}
     finally:
         database.close()
 

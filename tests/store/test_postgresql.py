@@ -3,6 +3,7 @@ and what only PostgreSQL does (its schema translated from schema.sql, its
 placeholders, rows and values as sqlite3 gives them)."""
 
 import os
+import re
 
 import pytest
 
@@ -76,11 +77,15 @@ def test_the_postgresql_schema_has_every_table_column_key_index_and_trigger_of_s
     sqlite.initialize()
     with sqlite.transaction() as conn:
         expected_tables, expected_triggers = _sqlite_schema(conn)
+        moves_bugs = set(_bug_generation_events(conn))
     sqlite.close()
     postgresql = open_database(new_db())
     postgresql.initialize()
     with postgresql.transaction() as conn:
         tables, triggers = _postgresql_schema(conn)
+        notes_bug_writes = set(conn.execute(
+            "SELECT event_object_table, event_manipulation FROM information_schema.triggers"
+            " WHERE trigger_name LIKE '%\\_notes\\_bug\\_write'").fetchall())
     postgresql.close()
     engine_own = {"bugs_text_fts", "bugs_text_fts_insert", "bugs_text_fts_delete",
                   "bugs_text_fts_update", "bugs_text_trgm_idx", "bug_aliases_fts",
@@ -88,10 +93,13 @@ def test_the_postgresql_schema_has_every_table_column_key_index_and_trigger_of_s
                   "bug_aliases_trgm_idx", "comments_fts", "comments_fts_insert",
                   "comments_fts_delete", "comments_fts_update", "comments_body_trgm_idx"}
     # The bug generation's triggers are SQLite's alone (its writers take
-    # turns; PostgreSQL's would queue on the counter's row).
+    # turns; PostgreSQL's would queue on the counter's row). PostgreSQL's
+    # note the bug writes instead, on the very same tables and events.
     bug_generation = {name for name in expected_triggers if name.endswith("_moves_bugs")}
     assert bug_generation and not bug_generation & triggers
-    engine_own |= bug_generation
+    bug_writes = {name for name in triggers if name.endswith("_notes_bug_write")}
+    assert notes_bug_writes == moves_bugs and len(moves_bugs) == len(bug_generation)
+    engine_own |= bug_generation | bug_writes | {"bug_writes"}
 
     def shared(indexes):
         return {index for index in indexes if index[0] not in engine_own}
@@ -103,6 +111,16 @@ def test_the_postgresql_schema_has_every_table_column_key_index_and_trigger_of_s
         assert tables[table][1] == key, table
         assert shared(tables[table][2]) == shared(indexes), table
     assert triggers - engine_own == expected_triggers - engine_own
+
+
+_TRIGGER_EVENT = re.compile(r"CREATE TRIGGER \w+ AFTER (INSERT|UPDATE|DELETE)")
+
+
+def _bug_generation_events(conn):
+    """(table, event) of each of SQLite's bug generation triggers."""
+    return [(table, _TRIGGER_EVENT.match(sql).group(1)) for table, sql in conn.execute(
+        "SELECT tbl_name, sql FROM sqlite_master WHERE type = 'trigger'"
+        " AND name LIKE '%\\_moves\\_bugs' ESCAPE '\\'")]
 
 
 def _index_columns(conn, index):

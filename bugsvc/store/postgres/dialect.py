@@ -61,10 +61,14 @@ class PostgresDialect(Dialect):
     name = "postgresql"
     insertion_order = "ctid"
     candidates_form = "condition"
-    # The bug generation is the transaction's snapshot (the transactions it
-    # sees as running, and the first one not begun yet): see Dialect.
+    # The bug generation: how many committed transactions changed what it
+    # watches (schema.sql's bug writes), as text. On a replica, whose
+    # replay may make transactions visible in another order than the
+    # primary did, the snapshot stands for it (never equal to a count).
     keeps_bug_generation = True
-    bug_generation_sql = "pg_current_snapshot()::text"
+    bug_generation_sql = ("CASE WHEN pg_is_in_recovery() THEN pg_current_snapshot()::text"
+                          " ELSE ((SELECT count(*) FROM bug_writes)"
+                          " + (SELECT value FROM bug_generation WHERE id = 1))::text END")
     # OFFSET 0 keeps the planner from turning the subquery into a hash.
     per_row_subquery_end = " OFFSET 0"
     writes_several_tables = True

@@ -109,10 +109,13 @@ def _without_comments(sql: str) -> str:
 _COLUMN = re.compile(r"^(\s*)(\w+)(\s+)(INTEGER|TEXT|REAL|BLOB)\b(.*)$", re.S | re.I)
 _TYPES = {"INTEGER": "BIGINT", "TEXT": 'TEXT COLLATE "C"', "REAL": "DOUBLE PRECISION",
           "BLOB": "BYTEA"}
-# A trigger's event may name the columns whose update fires it (UPDATE OF a, b).
-_TRIGGER = re.compile(r"^CREATE TRIGGER (\w+) (AFTER|BEFORE)"
-                      r" (INSERT|UPDATE(?: OF \w+(?:, \w+)*)?|DELETE) ON (\w+)\s+"
-                      r"(?:FOR EACH ROW\s+)?BEGIN\s+(.*?);?\s*END;?$", re.S | re.I)
+# A trigger's event may name the columns whose update fires it (UPDATE OF a,
+# b); a trigger written for PostgreSQL alone may have several events (INSERT
+# OR DELETE). Its WHEN condition, if any, stays as it is.
+_EVENT = r"(?:INSERT|UPDATE(?: OF \w+(?:, \w+)*)?|DELETE)"
+_TRIGGER = re.compile(rf"^CREATE TRIGGER (\w+) (AFTER|BEFORE) ({_EVENT}(?: OR {_EVENT})*)"
+                      r" ON (\w+)\s+(?:FOR EACH ROW\s+)?(?:WHEN (.*?)\s+)?"
+                      r"BEGIN\s+(.*?);?\s*END;?$", re.S | re.I)
 _CREATE_TABLE = re.compile(r"^CREATE TABLE (\w+) \((.*)\)\s*;?$", re.S | re.I)
 _ADD_COLUMN = re.compile(r"^(ALTER TABLE \w+ ADD COLUMN )(.*?);?$", re.S | re.I)
 
@@ -157,11 +160,12 @@ def _column(definition: str) -> str:
 
 def _trigger(match: re.Match[str]) -> list[str]:
     """A SQLite trigger as a PostgreSQL trigger function and its trigger."""
-    name, when, event, table, body = match.groups()
+    name, when, event, table, condition, body = match.groups()
     function = "bugsvc_trigger_" + hashlib.sha1(body.encode()).hexdigest()[:12]
+    only_when = f" WHEN ({condition})" if condition else ""
     return [f"CREATE OR REPLACE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS"
             f" $$ BEGIN {body}; RETURN NULL; END $$",
-            f"CREATE TRIGGER {name} {when} {event} ON {table} FOR EACH ROW"
+            f"CREATE TRIGGER {name} {when} {event} ON {table} FOR EACH ROW{only_when}"
             f" EXECUTE FUNCTION {function}()"]
 
 

@@ -72,8 +72,7 @@ class KeptResponses:
         # The generations read or kept last, one object shared by the
         # answers kept at them. An answer kept at others is not checked
         # (they moved since it was made): a process that writes costs the
-        # database one statement more per write it sees, not per request
-        # (on PostgreSQL every commit moves the snapshot).
+        # database one statement more per write it sees, not per request.
         self._latest = None
         # The minute each API key (its hash) last had a call the Runner
         # served, so its use recorded (accounts/auth.py records a key's use

@@ -1,0 +1,102 @@
+"""The bug generation (store/cache.py, schema.sql's bug generation and bug
+writes): it moves with each committed change to what bug objects and
+searches read, and with nothing else, on both engines. PostgreSQL counts
+the committed transactions that made such changes (each noted once in
+bug_writes), so an API key's use, a login or mail sent leaves the answers
+kept at it standing, and the delivery worker's fold keeps the count."""
+
+import threading
+
+import pytest
+
+from bugsvc.store import cache
+
+
+def bug_generation(db):
+    """The bug generation the database stands at now."""
+    return cache.generations_now(db)[2]
+
+
+def write(db, *statements):
+    """Run `statements` in one committed write transaction."""
+    with db.transaction(write=True) as conn:
+        for sql in statements:
+            conn.execute(sql)
+
+
+def tag(name):
+    """A statement adding a personal tag (of the first account) named `name`:
+    a table only the bug generation watches (a bug's tags)."""
+    return ("INSERT INTO personal_tags (user_id, name)"
+            f" SELECT min(id), '{name}' FROM users")
+
+
+def test_a_committed_bug_write_moves_the_generation(db):
+    before = bug_generation(db)
+    write(db, tag("moving"))
+    after = bug_generation(db)
+    assert after != before
+    assert bug_generation(db) == after
+
+
+def test_writes_that_change_nothing_bugs_read_move_nothing(db):
+    """A write to a table no bug object or search reads (here the table of
+    replica positions; an API key's use and a login are such writes too)
+    commits without moving the generation; neither does a bug write rolled
+    back, nor a round's checkpoint."""
+    before = bug_generation(db)
+    write(db, "INSERT INTO replica_waits (user_id, lsn) VALUES (987654, 1)")
+    write(db, "UPDATE replica_waits SET lsn = 2 WHERE user_id = 987654")
+    assert bug_generation(db) == before
+    with pytest.raises(RuntimeError):
+        with db.transaction(write=True) as conn:
+            conn.execute(tag("rolled back"))
+            raise RuntimeError("rolled back")
+    assert bug_generation(db) == before
+    db.checkpoint()
+    assert bug_generation(db) == before
+    write(db, "DELETE FROM replica_waits WHERE user_id = 987654")
+
+
+@pytest.mark.engine("postgresql")
+def test_postgresql_counts_each_transaction_once_and_folding_keeps_the_count(db):
+    """Several rows of several watched tables in one transaction count
+    once; the fold (Database.checkpoint, after each delivery round)
+    empties bug_writes into bug_generation's value, the sum unchanged."""
+    before = int(bug_generation(db))
+    write(db, tag("one"), tag("two"),
+          "UPDATE personal_tags SET name = name || 's' WHERE name IN ('one', 'two')")
+    assert int(bug_generation(db)) == before + 1
+    write(db, tag("three"))
+    assert int(bug_generation(db)) == before + 2
+    db.checkpoint()
+    with db.transaction() as conn:
+        assert conn.execute("SELECT count(*) FROM bug_writes").fetchone()[0] == 0
+    assert int(bug_generation(db)) == before + 2
+    write(db, tag("four"))
+    assert int(bug_generation(db)) == before + 3
+
+
+@pytest.mark.engine("postgresql")
+def test_postgresql_writes_meanwhile_are_counted_when_they_commit(db):
+    """A write not committed yet counts for nobody; two concurrent writers
+    never wait for each other on the count (each notes its own row), and
+    a fold running while one is open leaves it to be counted at its commit."""
+    before = int(bug_generation(db))
+
+    def elsewhere(work):
+        """Run work() on another thread (its own transaction); True when
+        it ended within 10 seconds."""
+        thread = threading.Thread(target=work)
+        thread.start()
+        thread.join(10)
+        return not thread.is_alive()
+    with db.transaction(write=True) as conn:
+        conn.execute(tag("open one"))
+        assert elsewhere(lambda: write(db, tag("other"))), "the concurrent write waited"
+        assert int(bug_generation(db)) == before + 1
+        assert elsewhere(db.checkpoint)
+        assert int(bug_generation(db)) == before + 1
+    assert int(bug_generation(db)) == before + 2
+    db.checkpoint()
+    assert int(bug_generation(db)) == before + 2
