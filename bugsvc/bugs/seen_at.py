@@ -49,7 +49,11 @@ class SeenAtGeneration:
     def answers(self, generation, scope=None):
         """The answers ({key: value}) given at `generation` for `scope`, to
         read and add() to: new ones at another generation (the others
-        then forgotten), or past the bound."""
+        then forgotten), or past the bound. At no generation (None: a
+        transaction that does not read it, a PostgreSQL write) nothing is
+        kept: an empty dict of its own each time."""
+        if generation is None:
+            return {}
         at, scopes = self._at
         if at != generation or self._bytes > self.max_bytes:
             scopes = {}

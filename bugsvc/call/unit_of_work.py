@@ -126,7 +126,8 @@ class UnitOfWork:
                 round_trips = catalog and conn.dialect.statements_are_round_trips
                 assumed = self._generations_seen if round_trips and attempt.number == 1 else None
                 seen = cache.Generations(conn, assumed,
-                                         self._saw_generations if round_trips else None)
+                                         self._saw_generations if round_trips else None,
+                                         bug=not write or conn.dialect.bug_generation_in_writes)
                 try:
                     who = (caller(conn, seen) if callable(caller)
                            else self._load_caller(conn, caller))

@@ -47,11 +47,11 @@ def generations_now(db: Any) -> tuple[int, int, int | str]:
     return catalog, credential, bug
 
 
-def _generations_sql(dialect: Dialect) -> str:
+def _generations_sql(dialect: Dialect, bug: bool = True) -> str:
     """The statement reading the catalog and credential generations and,
-    where the engine keeps one, the bug generation."""
+    where the engine keeps one and `bug`, the bug generation."""
     sql = f"SELECT {_GENERATIONS}"
-    if dialect.keeps_bug_generation:
+    if bug and dialect.keeps_bug_generation:
         sql += ", " + dialect.bug_generation_sql
     return sql
 
@@ -82,14 +82,20 @@ class Generations:
     answered. The bug generation is never assumed (it moves with every
     write). on_read: called with (catalog, credential) each time they are
     read or carried.
+    bug: False where the transaction must not read the bug generation (a
+    write, where the dialect's bug_generation_in_writes is False): it is
+    then never read, nor carried (a NULL column stands for it), and `bug`
+    gives None.
     """
 
-    __slots__ = ("_conn", "_values", "_writes", "_assumed", "_on_read")
+    __slots__ = ("_conn", "_values", "_writes", "_assumed", "_on_read", "_with_bug")
 
     def __init__(self, conn: Connection,
                  assumed: tuple[int, int] | None = None,
-                 on_read: Callable[[int, int], object] | None = None) -> None:
+                 on_read: Callable[[int, int], object] | None = None,
+                 bug: bool = True) -> None:
         self._conn = conn
+        self._with_bug = bug and conn.dialect.keeps_bug_generation
         self._values: tuple[int, int, int | str | None] | None = None
         self._writes = 0
         self._assumed = assumed
@@ -100,12 +106,12 @@ class Generations:
 
     def _read(self) -> tuple[int, int, int | str | None]:
         if self._values is None:
-            dialect = self._conn.dialect
-            with_bugs = dialect.keeps_bug_generation
+            with_bug = self._with_bug
             if self._assumed is None:
                 self._writes = self._conn.writes_so_far()
-            row = self._conn.execute_first(_generations_sql(dialect)).fetchone()
-            self._values = (row[0], row[1], row[2] if with_bugs else None)
+            row = self._conn.execute_first(
+                _generations_sql(self._conn.dialect, with_bug)).fetchone()
+            self._values = (row[0], row[1], row[2] if with_bug else None)
             self._check(row[0], row[1])
         return self._values
 
@@ -136,6 +142,8 @@ class Generations:
         dialect = self._conn.dialect
         if carried is None or not dialect.keeps_bug_generation:
             return carried
+        if not self._with_bug:
+            return f"{carried}, NULL"       # the columns as always, the bug generation unread
         return f"{carried}, (SELECT {dialect.bug_generation_sql})"
 
     @contextmanager
@@ -231,8 +239,9 @@ class Generations:
         """The bug generation (None where the engine keeps none; a value to
         compare for equality only: Dialect.bug_generation_sql), read with
         the other two (which are then checked, when assumed)."""
-        if (self._values is not None and self._values[2] is None
-                and self._conn.dialect.keeps_bug_generation):
+        if not self._with_bug:
+            return None
+        if self._values is not None and self._values[2] is None:
             self._values = None             # a statement carried the other two only
         if self._values is None:
             self._conn.before_next_statement(None)

@@ -141,6 +141,11 @@ class Dialect:
     # (schema.sql's bug writes: a counter row would queue its concurrent
     # writers on the row's lock).
     keeps_bug_generation: ClassVar[bool] = False
+    # True when a write transaction may read the bug generation. False on
+    # PostgreSQL: its SERIALIZABLE writes that read bug_writes and note
+    # themselves in it would fail against each other (each missed the
+    # other's row), and writes keep no answers anyway.
+    bug_generation_in_writes: ClassVar[bool] = True
     bug_generation_sql: ClassVar[str] = "(SELECT value FROM bug_generation WHERE id = 1)"
     # True when a statement costs no round trip (SQLite runs in the
     # process): many bugs' related lists are then read by one statement per

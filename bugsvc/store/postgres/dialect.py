@@ -66,6 +66,7 @@ class PostgresDialect(Dialect):
     # replay may make transactions visible in another order than the
     # primary did, the snapshot stands for it (never equal to a count).
     keeps_bug_generation = True
+    bug_generation_in_writes = False
     bug_generation_sql = ("CASE WHEN pg_is_in_recovery() THEN pg_current_snapshot()::text"
                           " ELSE ((SELECT count(*) FROM bug_writes)"
                           " + (SELECT value FROM bug_generation WHERE id = 1))::text END")
