@@ -9,6 +9,8 @@ import threading
 
 import pytest
 
+from bug_rows import ADMIN, add_bug
+from bugsvc.services import bug as bug_service, comment
 from bugsvc.store import cache
 
 
@@ -100,3 +102,63 @@ def test_postgresql_writes_meanwhile_are_counted_when_they_commit(db):
     assert int(bug_generation(db)) == before + 2
     db.checkpoint()
     assert int(bug_generation(db)) == before + 2
+
+
+@pytest.mark.engine("postgresql")
+@pytest.mark.parametrize("reads_bug_generation", [False, True])
+def test_postgresql_writers_that_leave_the_bug_generation_unread_never_fail_each_other(
+        db, reads_bug_generation):
+    """Two SERIALIZABLE writes at once, each reading the generations and
+    then noting a bug write: reading the catalog and credential ones only
+    (as every write does: Dialect.bug_generation_in_writes), both commit;
+    had each counted bug_writes too, each would have missed the other's
+    row, and one fails (40001)."""
+    import psycopg
+
+    both_read = threading.Barrier(2, timeout=10)
+    outcomes = []
+
+    def writer(name):
+        try:
+            with db.transaction(write=True) as conn:
+                seen = cache.Generations(conn, bug=reads_bug_generation)
+                assert seen.catalog is not None
+                assert (seen.bug is None) != reads_bug_generation
+                both_read.wait()
+                conn.execute(tag(name))
+            outcomes.append("committed")
+        except psycopg.errors.SerializationFailure:
+            outcomes.append("failed")
+    threads = [threading.Thread(target=writer, args=(f"writer {n}",)) for n in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    assert sorted(outcomes) == (["committed", "failed"] if reads_bug_generation
+                                else ["committed", "committed"])
+
+
+@pytest.mark.engine("postgresql")
+def test_postgresql_a_write_call_reads_no_bug_generation(services, monkeypatch):
+    """A write through the service (a comment added) reads the generations
+    itself (as a process's first call, or a call tried again, does: none
+    assumed) without the bug generation; it notes itself in bug_writes,
+    once. A read call reads all three."""
+    bug_id = add_bug(services, summary="Written to")
+    before = int(bug_generation(services.db))
+    read = []
+    generations_sql = cache._generations_sql
+
+    def spied(dialect, bug=True):
+        sql = generations_sql(dialect, bug)
+        read.append(sql)
+        return sql
+    monkeypatch.setattr(cache, "_generations_sql", spied)
+    services.units._generations_seen = None
+    services.call(comment.add, {"id": bug_id, "comment": "Words"}, as_user=ADMIN)
+    assert read and not [sql for sql in read if "bug_writes" in sql]
+    assert int(bug_generation(services.db)) == before + 1
+    read.clear()
+    services.units._generations_seen = None
+    services.call(bug_service.get, {"ids": [bug_id]}, as_user=ADMIN)
+    assert [sql for sql in read if "bug_writes" in sql]
