@@ -1,6 +1,7 @@
 """Turning a result into bytes: JSON, JSONP or the HTML-wrapped page, chosen
 as Bugzilla chooses by the Accept header and `callback`."""
 
+import functools
 import html
 import json
 
@@ -12,6 +13,10 @@ JAVASCRIPT = "application/javascript"
 TEXT_JAVASCRIPT = "text/javascript"
 HTML = "text/html"
 _OFFERED = (JSON, JAVASCRIPT, TEXT_JAVASCRIPT, HTML)
+# Clients send a few Accept headers, the same with every request: the
+# choice for the last 256 is kept (of headers short enough that keeping
+# them costs little).
+_KEPT_ACCEPT_CHARS = 256
 
 CORS_HEADERS = {
     "Access-Control-Allow-Origin": "*",
@@ -27,6 +32,17 @@ def negotiate(accept):
     names only; nothing suitable means JSON)."""
     if not accept:
         return JSON
+    if len(accept) <= _KEPT_ACCEPT_CHARS:
+        return _kept_choice(accept)
+    return _choice(accept)
+
+
+@functools.lru_cache(maxsize=256)
+def _kept_choice(accept):
+    return _choice(accept)
+
+
+def _choice(accept):
     choices = []
     for position, item in enumerate(accept.split(",")):
         parts = [p.strip() for p in item.split(";")]
