@@ -500,3 +500,60 @@ def test_a_statement_read_now_is_prepared_once_and_again_when_the_session_lost_i
 
 def test_read_now_gives_the_first_row_on_either_engine(db):
     assert db.read_now("SELECT 1, 'one'") == (1, "one")
+
+
+@pytest.mark.engine("postgresql")
+def test_read_now_runs_on_connections_kept_for_it_and_none_that_failed(config):
+    """Off the threads with a connection of their own, read_now runs on at
+    most READ_NOW_CONNECTIONS connections the process keeps for it (the
+    pool's checkout not paid), the pool lending one only when all are in
+    use; a connection whose statement failed (its session ended by the
+    server here) is closed, and the next read opens another. Database.close
+    closes them."""
+    import threading
+
+    import psycopg
+
+    from bugsvc.store.postgres import database as pg_database
+    db = open_database(config.database, pool_size=4)
+    pid = "SELECT pg_backend_pid()"
+    try:
+        first = db.read_now(pid)[0]
+        assert db.read_now(pid)[0] == first
+        requests = db.pool().get_stats().get("requests_num", 0)
+        assert [db.read_now(pid)[0] for _ in range(5)] == [first] * 5
+        assert db.pool().get_stats().get("requests_num", 0) == requests
+        # All lent: the pool lends one.
+        kept = [db._now.take() for _ in range(pg_database.READ_NOW_CONNECTIONS - 1)]
+        held = db._now.take()
+        assert None not in kept and held is not None and db._now.take() is None
+        answers = []
+        reader = threading.Thread(target=lambda: answers.append(db.read_now(pid)[0]))
+        reader.start()
+        reader.join(10)
+        assert answers and answers[0] not in {conn.raw.info.backend_pid
+                                              for conn in [*kept, held]}
+        assert db.pool().get_stats().get("requests_num", 0) == requests + 1
+        for conn in [*kept, held]:
+            db._now.give_back(conn)
+        # A session the server ended: the read is made on the pool, the
+        # connection closed; the next one opens another.
+        ended = held.raw.info.backend_pid
+        with db.transaction() as conn:
+            conn.execute("SELECT pg_terminate_backend(CAST(? AS integer))", (ended,))
+        while db._now._idle[-1] is not held:
+            db._now._idle.insert(0, db._now._idle.pop())
+        assert db.read_now(pid)[0] != ended
+        assert held.raw.closed and held not in db._now._idle
+        assert db.pool().get_stats().get("requests_num", 0) == requests + 3
+        assert db.read_now(pid)[0] != ended
+        # A statement's own error is the caller's; the connection is not lent again.
+        lent_next = db._now._idle[-1]
+        with pytest.raises(psycopg.errors.UndefinedColumn):
+            db.read_now("SELECT no_such_column")
+        assert lent_next.raw.closed
+        assert db.read_now("SELECT 1") == (1,)
+    finally:
+        idle = list(db._now._idle)
+        db.close()
+    assert idle and all(conn.raw.closed for conn in idle)

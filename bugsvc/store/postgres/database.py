@@ -5,6 +5,7 @@ concurrent one, installing the schema under an advisory lock."""
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 from collections.abc import Iterator, Sequence
@@ -47,6 +48,9 @@ _BEGINS = {db.READ: "BEGIN ISOLATION LEVEL REPEATABLE READ",
            db.QUEUE: "BEGIN ISOLATION LEVEL READ COMMITTED",
            db.LOCKED: "BEGIN ISOLATION LEVEL REPEATABLE READ",
            _BULK: "BEGIN"}
+# Connections each process keeps for read_now alone (the check of the
+# answers kept by request, web/rest/kept_responses.py), besides its pool.
+READ_NOW_CONNECTIONS = 2
 # The bug writes noted (schema.sql's bug writes) deleted and counted into
 # bug_generation's value in one statement; no row locked when there are none.
 _FOLD_BUG_WRITES = ("WITH folded AS (DELETE FROM bug_writes RETURNING 1),"
@@ -97,6 +101,7 @@ class PostgresDatabase(db.Database[PgConnection]):
         self._dialect_known = False
         self._pool: ConnectionPool[psycopg.Connection[Any]] | None = None
         self._pool_lock = threading.Lock()
+        self._now = _ReadNowConnections(self.connect, READ_NOW_CONNECTIONS)
         self._replicas: Replicas | None = None
         if replicas:
             from .replica import Replicas
@@ -149,6 +154,7 @@ class PostgresDatabase(db.Database[PgConnection]):
     def close(self) -> None:
         """Close this thread's own connection and the process's pools."""
         self.close_connection()
+        self._now.close()
         with self._pool_lock:
             if self._pool is not None:
                 self._pool.close()
@@ -213,11 +219,26 @@ class PostgresDatabase(db.Database[PgConnection]):
             yield PgConnection(raw, self.dialect)
 
     def read_now(self, sql: str) -> tuple[Any, ...]:
-        """Database.read_now: on this thread's connection or one of the
-        pool, outside any transaction, as libpq's prepared statement
-        (PgConnection.read_now)."""
-        with self._transaction_connection() as conn:
-            return conn.read_now(sql)
+        """Database.read_now: outside any transaction, as libpq's prepared
+        statement (PgConnection.read_now), on this thread's own connection
+        when it has one, else on one the process keeps for these reads
+        (_ReadNowConnections: no pool's checkout), else one of the pool
+        (also when the kept one turns out closed: a server that restarted
+        ended its session)."""
+        if getattr(self._local, "conn", None) is None:
+            conn = self._now.take()
+            if conn is not None:
+                try:
+                    row = conn.read_now(sql)
+                except BaseException:
+                    self._now.discard(conn)
+                    if not conn.raw.closed:
+                        raise
+                else:
+                    self._now.give_back(conn)
+                    return row
+        with self._transaction_connection() as pooled:
+            return pooled.read_now(sql)
 
     def checkpoint(self) -> None:
         """Database.checkpoint: fold the transactions noted in bug_writes
@@ -304,3 +325,60 @@ def _first_line(exc: BaseException) -> str:
 def display_url(url: str) -> str:
     """`url` with its password left out, for messages and logs."""
     return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
+
+
+class _ReadNowConnections:
+    """Up to `most` connections of this process for single statements run
+    outside any transaction (read_now), lent by a list's pop and append:
+    a fraction of the pool's checkout, which a statement of a few
+    microseconds on the server would otherwise cost more than. connect():
+    a new connection. A connection that met an error is closed, not lent
+    again; a forked process opens its own."""
+
+    def __init__(self, connect: Any, most: int) -> None:
+        self._connect = connect
+        self._most = most
+        self._idle: list[PgConnection] = []
+        self._opened = 0
+        self._pid = os.getpid()
+        self._lock = threading.Lock()
+
+    def take(self) -> PgConnection | None:
+        """An idle connection, or a new one while fewer than `most` are
+        open; None when all are lent. Errors: connect()'s."""
+        if self._pid != os.getpid():
+            with self._lock:          # the parent's: left alone, as the pool's are
+                self._idle, self._opened, self._pid = [], 0, os.getpid()
+        try:
+            return self._idle.pop()
+        except IndexError:
+            pass
+        with self._lock:
+            if self._opened >= self._most:
+                return None
+            self._opened += 1
+        try:
+            return self._connect()
+        except BaseException:
+            with self._lock:
+                self._opened -= 1
+            raise
+
+    def give_back(self, conn: PgConnection) -> None:
+        """Lend `conn` (of take()) again."""
+        self._idle.append(conn)
+
+    def discard(self, conn: PgConnection) -> None:
+        """Close `conn` (of take()), which met an error."""
+        with self._lock:
+            self._opened -= 1
+        conn.close()
+
+    def close(self) -> None:
+        """Close the idle connections (Database.close). One lent at that
+        moment is lent again once given back, as a pool opened anew is."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+            self._opened -= len(idle)
+        for conn in idle:
+            conn.close()
