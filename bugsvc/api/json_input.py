@@ -102,31 +102,26 @@ def _fast_decode(data):
     while stack:
         item, depth = stack.pop()
         if isinstance(item, dict):
-            if depth > MAX_DEPTH:
-                return None
-            colons -= len(item)
-            for key, child in item.items():
-                colons -= key.count(":")
-                if isinstance(child, str):
-                    colons -= child.count(":")
-                elif isinstance(child, (dict, list)):
-                    stack.append((child, depth + 1))
-                elif isinstance(child, float):
-                    return None
+            colons -= len(item) + sum(key.count(":") for key in item)
+            children = item.values()
         elif isinstance(item, list):
-            if depth > MAX_DEPTH:
-                return None
-            for child in item:
-                if isinstance(child, str):
-                    colons -= child.count(":")
-                elif isinstance(child, (dict, list)):
-                    stack.append((child, depth + 1))
-                elif isinstance(child, float):
-                    return None
+            children = item
         elif isinstance(item, str):
             colons -= item.count(":")
+            continue
         elif isinstance(item, float):
             return None
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            return None
+        for child in children:
+            if isinstance(child, str):
+                colons -= child.count(":")
+            elif isinstance(child, (dict, list)):
+                stack.append((child, depth + 1))
+            elif isinstance(child, float):
+                return None
     return value if colons == 0 else None
 
 
