@@ -5,13 +5,16 @@ the committed transactions that made such changes (each noted once in
 bug_writes), so an API key's use, a login or mail sent leaves the answers
 kept at it standing, and the delivery worker's fold keeps the count."""
 
+import re
 import threading
 
 import pytest
 
 from bug_rows import ADMIN, add_bug
 from bugsvc.services import bug as bug_service, comment
-from bugsvc.store import cache
+from bugsvc.store import cache, schema
+from bugsvc.store.location import open_database
+from migration_support import migrated_from
 
 
 def bug_generation(db):
@@ -162,3 +165,36 @@ def test_postgresql_a_write_call_reads_no_bug_generation(services, monkeypatch):
     services.units._generations_seen = None
     services.call(bug_service.get, {"ids": [bug_id]}, as_user=ADMIN)
     assert [sql for sql in read if "bug_writes" in sql]
+
+
+def test_a_version_33_database_moves_forward(db, db_path, backend):
+    """A database from before the bug writes gets them (PostgreSQL: the
+    table and a trigger for each table and event the bug generation
+    watches; nothing on SQLite), and its generation moves with the next
+    bug write and not with other writes."""
+    on_tables = dict(re.findall(r"^--postgresql: CREATE TRIGGER (\w+) [^\n]*? ON (\w+) ",
+                                schema.schema_section("bug writes"), re.M))
+    triggers = list(on_tables)
+
+    def undo(conn):
+        if backend == "postgresql":
+            for name, table in on_tables.items():
+                conn.execute(f"DROP TRIGGER {name} ON {table}")
+            conn.execute("DROP TABLE bug_writes")
+    with migrated_from(db, db_path, 33, undo) as conn:
+        if backend == "postgresql":
+            assert conn.dialect.table_exists(conn, "bug_writes")
+            present = {row[0] for row in conn.execute(
+                "SELECT tgname FROM pg_trigger WHERE tgname LIKE '%\\_notes\\_bug\\_write'")}
+            assert present == set(triggers) and len(triggers) == 17
+        else:
+            assert triggers and not conn.dialect.table_exists(conn, "bug_writes")
+    moved = open_database(db_path)
+    try:
+        before = bug_generation(moved)
+        write(moved, "INSERT INTO replica_waits (user_id, lsn) VALUES (987655, 1)")
+        assert bug_generation(moved) == before
+        write(moved, tag("after the move"))
+        assert bug_generation(moved) != before
+    finally:
+        moved.close()
