@@ -1113,8 +1113,9 @@ CREATE TRIGGER group_group_map_delete_moves_bugs AFTER DELETE ON group_group_map
 -- (rows of distinct transactions never wait for each other), and the
 -- generation a transaction sees is how many such transactions it sees
 -- committed: the rows here plus those folded into bug_generation's value
--- (the delivery worker folds them after each round, deleting them and
--- adding their count in one transaction, so the sum stays). A later
+-- (the delivery worker folds them after each round, and a serving process
+-- after its writes every few seconds, deleting them and adding their count
+-- in one transaction, so the sum stays). A later
 -- snapshot sees every transaction an earlier one saw, so two snapshots
 -- that count the same see the same such writes; a commit that changes
 -- none of it (an API key's use, a login, mail sent) moves nothing.

@@ -149,6 +149,8 @@ class UnitOfWork:
                 # Assumed generations are checked before an answer leaves
                 # (GenerationsMoved: the call is tried again).
                 seen.settle()
+        if write:
+            self.db.wrote()
         if write and self.db.has_replicas and who.id is not None:
             self.db.note_write(who.id)
         if written:

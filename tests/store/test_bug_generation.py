@@ -198,3 +198,25 @@ def test_a_version_33_database_moves_forward(db, db_path, backend):
         assert bug_generation(moved) != before
     finally:
         moved.close()
+
+
+@pytest.mark.engine("postgresql")
+def test_postgresql_write_calls_fold_the_bug_writes_now_and_then(services):
+    """Where no delivery worker runs (`--deliver no` and no `bugsvc
+    deliver`), a serving process's write calls fold the bug writes noted,
+    at most once every FOLD_SECONDS, so their count stays short; the
+    generation is the same either way."""
+    from bugsvc.store.postgres import database as pg_database
+
+    def noted():
+        return services.query("SELECT count(*) FROM bug_writes")[0][0]
+    bug_id = add_bug(services, summary="Folded")
+    services.db._folded_at = float("-inf")
+    before = int(bug_generation(services.db))
+    services.call(comment.add, {"id": bug_id, "comment": "One"}, as_user=ADMIN)
+    assert noted() == 0 and int(bug_generation(services.db)) == before + 1
+    services.call(comment.add, {"id": bug_id, "comment": "Two"}, as_user=ADMIN)
+    assert noted() == 1 and int(bug_generation(services.db)) == before + 2
+    services.db._folded_at -= pg_database.FOLD_SECONDS
+    services.call(comment.add, {"id": bug_id, "comment": "Three"}, as_user=ADMIN)
+    assert noted() == 0 and int(bug_generation(services.db)) == before + 3

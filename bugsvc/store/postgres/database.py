@@ -8,6 +8,7 @@ import logging
 import os
 import re
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -51,6 +52,9 @@ _BEGINS = {db.READ: "BEGIN ISOLATION LEVEL REPEATABLE READ",
 # Connections each process keeps for read_now alone (the check of the
 # answers kept by request, web/rest/kept_responses.py), besides its pool.
 READ_NOW_CONNECTIONS = 2
+# Seconds between the folds of the bug writes a serving process makes after
+# its write calls (Database.wrote), besides the delivery worker's.
+FOLD_SECONDS = 2.0
 # The bug writes noted (schema.sql's bug writes) deleted and counted into
 # bug_generation's value in one statement; no row locked when there are none.
 _FOLD_BUG_WRITES = ("WITH folded AS (DELETE FROM bug_writes RETURNING 1),"
@@ -102,6 +106,7 @@ class PostgresDatabase(db.Database[PgConnection]):
         self._pool: ConnectionPool[psycopg.Connection[Any]] | None = None
         self._pool_lock = threading.Lock()
         self._now = _ReadNowConnections(self.connect, READ_NOW_CONNECTIONS)
+        self._folded_at = float("-inf")
         self._replicas: Replicas | None = None
         if replicas:
             from .replica import Replicas
@@ -241,11 +246,28 @@ class PostgresDatabase(db.Database[PgConnection]):
             return pooled.read_now(sql)
 
     def checkpoint(self) -> None:
-        """Database.checkpoint: fold the transactions noted in bug_writes
-        into bug_generation's value, so the bug generation's count reads
-        few rows (schema.sql's bug writes). One statement in a READ
-        COMMITTED transaction: a concurrent fold's rows are skipped once it
-        commits, and its value is added to."""
+        """Database.checkpoint: fold_bug_writes()."""
+        self.fold_bug_writes()
+
+    def wrote(self) -> None:
+        """Database.wrote: fold_bug_writes() when this process last did
+        more than FOLD_SECONDS ago; a failure is logged (the next write
+        or delivery round folds them)."""
+        now = time.monotonic()
+        if now - self._folded_at < FOLD_SECONDS:
+            return
+        self._folded_at = now
+        try:
+            self.fold_bug_writes()
+        except Exception:                      # noqa: BLE001 - the call's write stands
+            log.warning("folding the bug writes failed", exc_info=True)
+
+    def fold_bug_writes(self) -> None:
+        """Fold the transactions noted in bug_writes into bug_generation's
+        value, so the bug generation's count reads few rows (schema.sql's
+        bug writes). One statement in a READ COMMITTED transaction: a
+        concurrent fold's rows are skipped once it commits, and its value
+        is added to."""
         with self.transaction(queue=True) as conn:
             conn.execute(_FOLD_BUG_WRITES)
 
