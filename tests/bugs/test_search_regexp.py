@@ -135,17 +135,17 @@ def test_a_searchs_time_limit_goes_with_its_transactions_begin(services, client,
     """PostgreSQL: a search whose statement is the first of its read
     transaction (the catalogue's copies made, the caller's key kept) sends
     the BEGIN and the statement's time limit in one round trip."""
-    import psycopg
+    from bugsvc.store.postgres import connection
     headers = {"X-BUGZILLA-API-KEY": services.api_key(ADMIN)}
     query = {"product": "TestProduct", "status": "CONFIRMED", "status_type": "anyexact"}
     assert client.simulate_get("/rest/bug", params=query, headers=headers).status_code == 200
     sent = []
-    execute = psycopg.Connection.execute
+    run_simple = connection._run_simple
 
-    def noted(self, statement, *args, **kwargs):
-        sent.append(str(statement))
-        return execute(self, statement, *args, **kwargs)
-    monkeypatch.setattr(psycopg.Connection, "execute", noted)
+    def noted(raw, statement):
+        sent.append(statement)
+        return run_simple(raw, statement)
+    monkeypatch.setattr(connection, "_run_simple", noted)
     assert client.simulate_get("/rest/bug", params=query, headers=headers).status_code == 200
     begins = [text for text in sent if text.startswith("BEGIN")]
     assert len(begins) == 1

@@ -557,3 +557,39 @@ def test_read_now_runs_on_connections_kept_for_it_and_none_that_failed(config):
         idle = list(db._now._idle)
         db.close()
     assert idle and all(conn.raw.closed for conn in idle)
+
+
+@pytest.mark.engine("postgresql")
+def test_begin_and_commit_go_as_simple_queries_with_psycopgs_errors(config):
+    """BEGIN (with a search's time limit) and COMMIT are sent as libpq's
+    simple queries: a transaction's reads see one snapshot, a statement's
+    error is psycopg's own class (a SQLSTATE to retry on), and a session
+    the server ended raises psycopg.OperationalError, as psycopg's execute
+    would (a replica's failure is told by it: replica.py)."""
+    import psycopg
+
+    db = open_database(config.database, pool_size=2)
+    try:
+        conn = db.connect()
+        conn.begin("BEGIN ISOLATION LEVEL REPEATABLE READ", read=True)
+        conn.limit_next_statement(1500)
+        assert conn.execute("SHOW statement_timeout").fetchone()[0] == "1500ms"
+        first = conn.execute("SELECT pg_current_snapshot()::text").fetchone()[0]
+        with db.transaction(write=True) as other:
+            other.execute("INSERT INTO replica_waits (user_id, lsn) VALUES (987656, 1)")
+        assert conn.execute("SELECT pg_current_snapshot()::text").fetchone()[0] == first
+        conn.end("COMMIT")
+        assert conn.raw.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        conn.begin("BEGIN ISOLATION LEVEL SERIALIZABLE")
+        with pytest.raises(psycopg.errors.InvalidParameterValue):
+            conn.begun("SET LOCAL lock_timeout = x")
+        conn.end("ROLLBACK")
+        with db.transaction(write=True) as other:
+            other.execute("SELECT pg_terminate_backend(CAST(? AS integer))",
+                          (conn.raw.info.backend_pid,))
+            other.execute("DELETE FROM replica_waits WHERE user_id = 987656")
+        conn.begin("BEGIN ISOLATION LEVEL REPEATABLE READ", read=True)
+        with pytest.raises(psycopg.OperationalError):
+            conn.begun()
+    finally:
+        db.close()
