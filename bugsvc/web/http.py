@@ -219,10 +219,9 @@ def redacted(query_string):
             parts.append(f"[{len(query_string) - shown} more characters]")
             break
         shown += len(part) + 1
-        key = part.split("=", 1)[0]
         name = param_name(part)
         secret = name.endswith(_SECRET_KEY_ENDINGS) or name in _SECRET_KEYS
-        parts.append(key + "=[hidden]" if secret else part)
+        parts.append(part.split("=", 1)[0] + "=[hidden]" if secret else part)
     return "?" + "&".join(parts)
 
 
