@@ -150,11 +150,22 @@ def test_the_product_status_index_ends_with_the_bug_id_fresh_and_migrated(db, db
 
 # SQL as written for sqlite3 ---------------------------------------------------------------
 
-def test_question_marks_become_placeholders_only_outside_quotes():
-    from bugsvc.store.postgres.sql import psycopg_sql
-    assert psycopg_sql("SELECT '?', \"a?\", x FROM t WHERE y = ? AND z LIKE '%?%' -- ?\n") == \
-        "SELECT '?', \"a?\", x FROM t WHERE y = %s AND z LIKE '%%?%%' -- ?\n"
-    assert psycopg_sql("SELECT 'it''s ?' WHERE a = ?") == "SELECT 'it''s ?' WHERE a = %s"
+def test_question_marks_become_numbered_placeholders_only_outside_quotes_and_comments():
+    from bugsvc.store.postgres.sql import native_placeholders
+    assert native_placeholders(
+        "SELECT '?', \"a?\", x % 3 FROM t WHERE y = ? AND z LIKE '%?%' AND lower(w) = lower(?)"
+        " -- ?\n AND v IN (?, ?)") == \
+        "SELECT '?', \"a?\", x % 3 FROM t WHERE y = $1 AND z LIKE '%?%'" \
+        " AND lower(w) = lower($2 COLLATE \"C\") -- ?\n AND v IN ($3, $4)"
+    assert native_placeholders("SELECT 'it''s ?' WHERE a = ?") == "SELECT 'it''s ?' WHERE a = $1"
+
+
+def test_a_statement_with_percent_signs_and_values_runs_as_written(db):
+    """The text goes to PostgreSQL as it is: a % (modulo, a LIKE pattern)
+    beside values is neither doubled nor taken for a placeholder."""
+    with db.transaction() as conn:
+        row = conn.execute("SELECT 7 % ?, 'a%b' LIKE ?, ? || '%s'", (4, "a%", "x")).fetchone()
+    assert tuple(row) == (3, True, "x%s")
 
 
 def test_in_lists_of_several_placeholders_become_one_array_each():

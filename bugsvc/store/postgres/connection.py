@@ -19,7 +19,7 @@ from .. import db
 from ..dialect import Params
 from ..regexp import current_regexp_budget, outside_regexp_budget
 from ..schema import SchemaError
-from .sql import array_lists, psycopg_sql
+from .sql import array_lists, native_placeholders
 
 
 try:
@@ -262,11 +262,15 @@ def _changes_schema(sql: str) -> bool:
 
 
 if psycopg is not None:
-    class _Cursor(psycopg.Cursor[Any]):
-        """psycopg's cursor with sqlite3's lastrowid: after an INSERT into a
-        table with an id column, the new row's id; else None. statement:
-        the SQL text run (PgConnection sets it; None for others), under
-        which its results' column names are kept."""
+    class _Cursor(psycopg.RawCursor[Any]):
+        """psycopg's raw cursor (PostgreSQL's own placeholders, `$1`: the
+        text is sent as it is, not parsed for psycopg's `%s` again on every
+        call; psycopg keeps that parse only for statements up to 4 KiB, and
+        a bug's view, with custom fields, is longer) with sqlite3's
+        lastrowid: after an INSERT into a table with an id column, the new
+        row's id; else None. statement: the SQL text run (PgConnection sets
+        it; None for others), under which its results' column names are
+        kept."""
         lastrowid: int | None = None
         statement: str | None = None
 
@@ -488,9 +492,7 @@ class PgConnection:
                     before.append(_GENERIC_PLANS)
                     after.append(_CHOSEN_PLANS)
                 params = sent
-                sql = psycopg_sql(sql)
-            elif "%" in sql:
-                sql = psycopg_sql(sql)
+                sql = native_placeholders(sql)
             with self.raw.pipeline() if before and _PIPELINES else nullcontext():
                 for text in before:
                     self.raw.execute(text)
@@ -532,7 +534,7 @@ class PgConnection:
         self.unbound()
         cursor = cast(_Cursor, self.raw.cursor())      # the connection's cursor_factory
         try:
-            cursor.executemany(psycopg_sql(sql), rows)
+            cursor.executemany(native_placeholders(sql), rows)
         except pg_errors.NumericValueOutOfRange as exc:
             raise OverflowError(str(exc)) from None
         except psycopg.DataError as exc:

@@ -135,7 +135,7 @@ class PostgresDatabase(db.Database[PgConnection]):
     def _learn_dialect(self, raw: psycopg.Connection[Any]) -> None:
         if self._dialect_known:
             return
-        has_icu = raw.execute("SELECT 1 FROM pg_collation WHERE collname = %s",
+        has_icu = raw.execute("SELECT 1 FROM pg_collation WHERE collname = $1",
                               (_UNICODE_COLLATION,)).fetchone() is not None
         self.dialect.unicode_regexps = has_icu
         self._dialect_known = True
@@ -201,7 +201,7 @@ class PostgresDatabase(db.Database[PgConnection]):
         try:
             with self.pool().connection() as raw:
                 raw.execute(
-                    "INSERT INTO replica_waits (user_id, lsn) VALUES (%s, " + _INSERTED + ")"
+                    "INSERT INTO replica_waits (user_id, lsn) VALUES ($1, " + _INSERTED + ")"
                     " ON CONFLICT (user_id) DO UPDATE"
                     " SET lsn = GREATEST(replica_waits.lsn, EXCLUDED.lsn)", (user_id,))
         except (psycopg.Error, PoolTimeout) as exc:
@@ -300,7 +300,7 @@ class PostgresDatabase(db.Database[PgConnection]):
         try:
             with self._transaction_on(conn, _BULK):
                 conn.begun()
-                conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (_INSTALL_LOCK,))
+                conn.raw.execute("SELECT pg_advisory_xact_lock($1)", (_INSTALL_LOCK,))
                 conn.raw.execute("SET CONSTRAINTS ALL DEFERRED")
                 yield conn
         finally:
@@ -319,7 +319,7 @@ class PostgresDatabase(db.Database[PgConnection]):
                               f"{_first_line(exc)}") from None
         try:
             conn.raw.execute("BEGIN")
-            conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (_INSTALL_LOCK,))
+            conn.raw.execute("SELECT pg_advisory_xact_lock($1)", (_INSTALL_LOCK,))
             try:
                 yield conn
             except pg_errors.InsufficientPrivilege as exc:

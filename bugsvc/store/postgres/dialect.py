@@ -85,7 +85,7 @@ class PostgresDialect(Dialect):
         if known is None:
             known = self._id_columns[table] = conn.raw.execute(
                 "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()"
-                " AND table_name = %s AND column_name = 'id'", (table,)).fetchone() is not None
+                " AND table_name = $1 AND column_name = 'id'", (table,)).fetchone() is not None
         return known
 
     def contains(self, haystack: str, needle: str) -> str:

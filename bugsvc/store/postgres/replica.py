@@ -57,7 +57,7 @@ CONNECT_SECONDS = 2.0
 STATE = ("SELECT pg_last_wal_replay_lsn() - '0/0'::pg_lsn,"
          " EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE pid IS NOT NULL)"
          " AND (pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn()"
-         " OR now() - pg_last_xact_replay_timestamp() <= make_interval(secs => %s))")
+         " OR now() - pg_last_xact_replay_timestamp() <= make_interval(secs => $1))")
 BEGIN = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 # SQLSTATEs that send a read to the primary: the replica cancelled a query
 # holding up its replay, or the read wanted to write (a replica cannot).

@@ -1,5 +1,5 @@
 """SQL text written for SQLite (`?` placeholders, schema.sql) as PostgreSQL
-runs it: psycopg's placeholders (psycopg_sql) and the schema's statements
+runs it: PostgreSQL's placeholders (native_placeholders) and the schema's statements
 translated one by one (translate_script)."""
 
 import functools
@@ -50,17 +50,24 @@ def _scan(sql: str) -> list[tuple[str, str]]:
 
 
 @functools.lru_cache(maxsize=8192)
-def psycopg_sql(sql: str) -> str:
-    """`sql` with `?` placeholders as psycopg takes it: `%s` for each `?`
-    outside quotes, `%%` for each `%`; `lower(?)` folds the value in the "C"
+def native_placeholders(sql: str) -> str:
+    """`sql` with `?` placeholders as PostgreSQL's own, which psycopg's raw
+    cursor sends as they are: `$1`, `$2`, ... for the `?`s outside quotes
+    and comments, in order. `lower(?)` folds the value in the "C"
     collation, as lower() of the columns does (a value's own collation is
     the database's, whose lower() folds letters beyond ASCII, which SQLite's
     never does)."""
     out = []
+    number = 0
     for kind, text in _scan(sql):
-        text = text.replace("%", "%%")
-        if kind == "code":
-            text = text.replace("lower(?)", 'lower(? COLLATE "C")').replace("?", "%s")
+        if kind == "code" and "?" in text:
+            text = text.replace("lower(?)", 'lower(? COLLATE "C")')
+            pieces = text.split("?")
+            numbered = [pieces[0]]
+            for piece in pieces[1:]:
+                number += 1
+                numbered.append(f"${number}{piece}")
+            text = "".join(numbered)
         out.append(text)
     return "".join(out)
 
