@@ -147,7 +147,8 @@ def test_a_round_counts_the_request_it_started_however_slow(tmp_path, driver):
 
 def test_paired_run_reports_every_ratio_with_its_rounds(tmp_path, tiny_db):
     command = [sys.executable, "-m", "bench.paired", "--db", str(tiny_db), "--rounds", "1",
-               "--duration", "1", "--warmup", "0", "--out", str(tmp_path), "--name", "paired"]
+               "--duration", "1", "--warmup", "0", "--scaling-warmup", "0.5",
+               "--out", str(tmp_path), "--name", "paired"]
     done, scratch = run_in_scratch(tmp_path, command, timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
     assert not list(scratch.iterdir())      # its work folder and the servers' logs are gone
@@ -166,7 +167,11 @@ def test_paired_run_reports_every_ratio_with_its_rounds(tmp_path, tiny_db):
         assert figures["median"] == measured["ratio"] > 0
         assert figures["second_cpu_ms"] > 0 and figures["second_p99_ms"] >= figures["second_p50_ms"]
         assert figures["second_driver_cpu_ms"] > 0      # the load generator's share of the cores
+    # Both servers of a scaling pair served the scenario before its rounds.
+    for figures in results["scaling"].values():
+        assert len(figures["warm_up_rps"]) == 2 and min(figures["warm_up_rps"]) > 0
     table = (tmp_path / "paired.md").read_text()
+    assert "served it unmeasured for 0.5 s each" in table
     assert "| bug_get / ceiling |" in table and "| search: --workers 2 / 1 |" in table
     assert "| version / ceiling (reference) |" in table
     assert "| ceiling's app: bugsvc's serving layer / stock waitress (informational) |" in table
@@ -324,8 +329,8 @@ def test_paired_run_on_postgresql_reports_its_ratios_beside_sqlite(tmp_path, tin
     copy = tmp_path / "copy.sqlite"
     shutil.copyfile(tiny_db, copy)
     command = [sys.executable, "-m", "bench.paired", "--db", str(copy), "--rounds", "1",
-               "--duration", "0.5", "--warmup", "0", "--postgresql", "--out", str(tmp_path),
-               "--name", "paired"]
+               "--duration", "0.5", "--warmup", "0", "--scaling-warmup", "0", "--postgresql",
+               "--out", str(tmp_path), "--name", "paired"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     results = json.loads((tmp_path / "paired.json").read_text())
