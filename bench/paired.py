@@ -13,8 +13,7 @@ a ratio, and the report shows their median, lowest and highest:
   made anew on every request: search_anew) and POST comment (the
   share-of-ceiling targets), one worker;
 - the service with --workers 2 against --workers 1, for the read scenarios
-  (the 1.6x target), each scenario's rounds after both servers served it
-  unmeasured for --scaling-warmup seconds (see SCALING_WARMUP);
+  (the 1.6x target);
 - the ceiling's app served by bugsvc's own serving layer against the
   ceiling (informational: how much of the shares is that layer's,
   bench/ceiling.py).
@@ -82,16 +81,18 @@ SHARE_TARGETS = {"bug_get": 0.50, "search": 0.15, "search_anew": 0.15, "comment_
 REFERENCE_SCENARIO = "version"
 SCALING_SCENARIOS = ("bug_get", "search", "comments")
 SCALING_TARGET = 1.6
-# Seconds both servers of a scaling pair serve the scenario, unmeasured,
-# before its rounds. A process keeps the answers and bug objects of the
-# requests it served (bugsvc/bugs/object_cache.py, web/rest/kept_responses.py):
-# the one-process server comes to the pair having served the share
-# scenarios, the two-process one freshly started, and each of its processes
-# fills a set of its own. Without this the rounds measured how fast two
-# processes fill their sets (on PostgreSQL 0.46 ms an answer the first time)
-# more than how they serve, and a pair came out 1.4x in one run and 1.7x in
-# the next with nothing changed. Each pair's warm-up rates are in the results.
-SCALING_WARMUP = 10.0
+# Seconds both servers of a pair serve the scenario, unmeasured, before its
+# rounds, where they come to it with different pasts: two processes against
+# one, and PostgreSQL's service against SQLite's. A process keeps the answers
+# and bug objects of the requests it served (bugsvc/bugs/object_cache.py,
+# web/rest/kept_responses.py): SQLite's one-process server comes to these
+# pairs having served the share scenarios, the other freshly started (on
+# PostgreSQL: started after SQLite's rounds; with two processes each fills a
+# set of its own). Without this the rounds measured how fast a server fills
+# its sets (on PostgreSQL 0.46 ms an answer the first time) more than how it
+# serves: the same checkout's two processes gave 1.43x and 1.72x of one for
+# GET bug on SQLite in two runs. Each pair's warm-up rates are in the results.
+PAIR_WARMUP = 10.0
 P99_TARGET = 5.0
 ENGINE_TARGET = 0.5
 
@@ -199,10 +200,10 @@ class PairedRun:
         return rounds
 
     def warm_up(self, servers, scenario):
-        """Serve `scenario` on each of `servers` for args.scaling_warmup
-        seconds, unmeasured (SCALING_WARMUP). Returns their rates in that
+        """Serve `scenario` on each of `servers` for args.pair_warmup
+        seconds, unmeasured (PAIR_WARMUP). Returns their rates in that
         time, or None when the warm-up is 0."""
-        seconds = self.args.scaling_warmup
+        seconds = self.args.pair_warmup
         if seconds <= 0:
             return None
         rates = []
@@ -272,7 +273,7 @@ def run(args, log=print):
                "machine": machine(), "database": shown_path(paired.db_path),
                "bugs": count_bugs(paired.db_path), "driver": paired.driver,
                "duration_s": args.duration, "warmup_s": args.warmup, "rounds": args.rounds,
-               "scaling_warmup_s": args.scaling_warmup,
+               "pair_warmup_s": args.pair_warmup,
                "concurrency": HEADLINE_CONCURRENCY, "threads": args.threads,
                "keyed": paired.keyed, "shares": {}, "scaling": {}}
     servers = []
@@ -291,8 +292,10 @@ def run(args, log=print):
                 servers.append(pg_one)
                 for scenario in SHARE_TARGETS:
                     log(f"{scenario}: PostgreSQL against SQLite")
+                    warm = paired.warm_up((one, pg_one), scenario)
                     rounds = paired.pairs(one, pg_one, scenario, scenario, scenario)
-                    engine_results["engines"][scenario] = {"rounds": rounds, **summary(rounds)}
+                    engine_results["engines"][scenario] = {"rounds": rounds, **summary(rounds),
+                                                           "warm_up_rps": warm}
                 _shares_and_scaling(paired, ceiling, pg_one, servers, engine_results,
                                     "postgresql")
                 for server in servers[:]:
@@ -316,9 +319,9 @@ def markdown(results):
              f"{results['warmup_s']} s warm-up per server, concurrency "
              f"{results['concurrency']}, {results['threads']} threads, driver {results['driver']};"
              " the servers compared run at the same time and are measured in turn",
-             f"- --workers 2 / 1: before each scenario's rounds both servers served it"
-             f" unmeasured for {results.get('scaling_warmup_s', 0):g} s each (their rates"
-             " then are in the .json, warm_up_rps)",
+             f"- --workers 2 / 1 and PostgreSQL / SQLite: before each scenario's rounds both"
+             f" servers served it unmeasured for {results.get('pair_warmup_s', 0):g} s each"
+             " (their rates then are in the .json, warm_up_rps)",
              "- " + ("an API key on every request, reads too" if results.get("keyed")
                      else "reads anonymous, writes with API keys"),
              f"- load average before / after: {m.get('load_before')} / {m.get('load_after')}",
@@ -435,9 +438,10 @@ def build_parser():
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--postgresql", action="store_true",
                         help="measure the service on PostgreSQL too (see the module's docstring)")
-    parser.add_argument("--scaling-warmup", type=float, default=SCALING_WARMUP,
-                        help="seconds each server of a --workers 2 / 1 pair serves the scenario "
-                             f"unmeasured before its rounds (default {SCALING_WARMUP:g})")
+    parser.add_argument("--pair-warmup", type=float, default=PAIR_WARMUP,
+                        help="seconds each server of a --workers 2 / 1 or PostgreSQL / SQLite "
+                             "pair serves the scenario unmeasured before its rounds (default "
+                             f"{PAIR_WARMUP:g})")
     parser.add_argument("--pg-folder",
                         help="with --postgresql: the cluster's folder, kept after the run (made "
                              "and loaded when missing); default: a new one, removed")

@@ -147,7 +147,7 @@ def test_a_round_counts_the_request_it_started_however_slow(tmp_path, driver):
 
 def test_paired_run_reports_every_ratio_with_its_rounds(tmp_path, tiny_db):
     command = [sys.executable, "-m", "bench.paired", "--db", str(tiny_db), "--rounds", "1",
-               "--duration", "1", "--warmup", "0", "--scaling-warmup", "0.5",
+               "--duration", "1", "--warmup", "0", "--pair-warmup", "0.5",
                "--out", str(tmp_path), "--name", "paired"]
     done, scratch = run_in_scratch(tmp_path, command, timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -329,7 +329,7 @@ def test_paired_run_on_postgresql_reports_its_ratios_beside_sqlite(tmp_path, tin
     copy = tmp_path / "copy.sqlite"
     shutil.copyfile(tiny_db, copy)
     command = [sys.executable, "-m", "bench.paired", "--db", str(copy), "--rounds", "1",
-               "--duration", "0.5", "--warmup", "0", "--scaling-warmup", "0", "--postgresql",
+               "--duration", "0.5", "--warmup", "0", "--pair-warmup", "0.3", "--postgresql",
                "--out", str(tmp_path), "--name", "paired"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -345,6 +345,9 @@ def test_paired_run_on_postgresql_reports_its_ratios_beside_sqlite(tmp_path, tin
         assert measured["first_rps"] > 0 and measured["second_rps"] > 0
         assert measured["second_errors"] == 0
         assert figures["median"] == measured["ratio"] > 0
+    # Both servers of each pair with different pasts served its scenario first.
+    for figures in [*pg["engines"].values(), *pg["scaling"].values()]:
+        assert len(figures["warm_up_rps"]) == 2 and min(figures["warm_up_rps"]) > 0
     # The PostgreSQL server's own CPU beside the service's, when it is measured.
     assert pg["shares"]["bug_get"]["second_db_cpu_ms"] > 0
     assert pg["engines"]["comment_add"]["second_db_cpu_ms"] > 0

@@ -165,7 +165,9 @@ def test_a_statement_with_percent_signs_and_values_runs_as_written(db):
     beside values is neither doubled nor taken for a placeholder."""
     with db.transaction() as conn:
         row = conn.execute("SELECT 7 % ?, 'a%b' LIKE ?, ? || '%s'", (4, "a%", "x")).fetchone()
+        alone = conn.execute("SELECT 7 % 4, length('a%%b')").fetchone()
     assert tuple(row) == (3, True, "x%s")
+    assert tuple(alone) == (3, 4)               # '%%' stays two characters
 
 
 def test_in_lists_of_several_placeholders_become_one_array_each():
