@@ -13,7 +13,9 @@ a ratio, and the report shows their median, lowest and highest:
   made anew on every request: search_anew) and POST comment (the
   share-of-ceiling targets), one worker;
 - the service with --workers 2 against --workers 1, for the read scenarios
-  (the 1.6x target);
+  (the 1.6x target), both servers first serving each scenario unmeasured
+  for --pair-warmup seconds (PAIR_WARMUP; so do PostgreSQL's and SQLite's
+  before their pairs, below);
 - the ceiling's app served by bugsvc's own serving layer against the
   ceiling (informational: how much of the shares is that layer's,
   bench/ceiling.py).
