@@ -175,10 +175,15 @@ class PairedRun:
         finally:
             cluster.stop(remove=not self.args.pg_folder)
 
-    def rps(self, server, scenario):
+    def rps(self, server, scenario, duration=None, warmup=None):
+        """The figures of `server` serving `scenario` at the headline
+        concurrency for `duration` seconds after `warmup` (default: the
+        run's --duration and --warmup)."""
         engine = getattr(server, "engine", "sqlite")
         figures = measure(server, self.driver, self.request_file(scenario, engine),
-                          [HEADLINE_CONCURRENCY], self.args.duration, self.args.warmup,
+                          [HEADLINE_CONCURRENCY],
+                          self.args.duration if duration is None else duration,
+                          self.args.warmup if warmup is None else warmup,
                           lambda _: None, database=self.pg_server if engine == "postgresql"
                           else None)
         return figures[HEADLINE_CONCURRENCY]
@@ -208,12 +213,7 @@ class PairedRun:
         seconds = self.args.pair_warmup
         if seconds <= 0:
             return None
-        rates = []
-        for server in servers:
-            engine = getattr(server, "engine", "sqlite")
-            figures = measure(server, self.driver, self.request_file(scenario, engine),
-                              [HEADLINE_CONCURRENCY], seconds, 0, lambda _: None)
-            rates.append(figures[HEADLINE_CONCURRENCY]["rps"])
+        rates = [self.rps(server, scenario, seconds, 0)["rps"] for server in servers]
         self.log(f"  warm-up, {seconds:g} s each: " + " / ".join(f"{r:,.0f}" for r in rates)
                  + " req/s")
         return rates
