@@ -493,17 +493,18 @@ def test_a_statement_read_now_is_prepared_once_and_again_when_the_session_lost_i
     an error is psycopg's, and the connection serves the next call."""
     import psycopg
 
-    from bugsvc.store.postgres import connection
     sql = "SELECT 41 + 1, 'x' || 'y', NULL::text"
     db.connection()                     # this thread's own: every call below runs on it
     try:
         assert db.read_now(sql) == (42, "xy", None)
-        lost = [names for names in connection._READ_NOW_NAMES.values() if sql in names]
-        assert lost
-        for names in lost:
-            names[sql] = b"bugsvc_now_gone"
+        raw = db.connection().raw
+        mine = "SELECT name FROM pg_prepared_statements WHERE name LIKE 'bugsvc_now%'"
+        before = raw.execute(mine).fetchall()
         assert db.read_now(sql) == (42, "xy", None)
-        assert len(lost) == 1 and lost[0][sql] != b"bugsvc_now_gone"
+        assert raw.execute(mine).fetchall() == before and before
+        raw.execute("DEALLOCATE ALL")                      # the session lost them
+        assert db.read_now(sql) == (42, "xy", None)
+        assert len(raw.execute(mine).fetchall()) == 1
         with pytest.raises(psycopg.errors.UndefinedColumn):
             db.read_now("SELECT no_such_column")
         assert db.read_now(sql) == (42, "xy", None)
@@ -606,3 +607,75 @@ def test_begin_and_commit_go_as_simple_queries_with_psycopgs_errors(config):
             conn.begun()
     finally:
         db.close()
+
+
+@pytest.mark.engine("postgresql")
+def test_a_search_ahead_of_its_read_transaction_goes_with_its_time_limit_alone(db, backend):
+    """A search's statement run ahead of a read transaction
+    (Connection.execute_ahead in a regexp budget) goes with its time limit
+    in one round trip and opens no transaction: the limit holds for it
+    alone (past it PostgreSQL cancels it: StatementTooSlow), the session's
+    own is as before after it, whether it ran or failed, and the
+    transaction begins with its next statement."""
+    from psycopg.pq import TransactionStatus
+
+    from bugsvc.store.regexp import StatementTooSlow, regexp_budget
+    limit_now = "SELECT current_setting('statement_timeout')"
+    with db.transaction() as conn:
+        with regexp_budget(seconds=2, per_value=0) as budget:
+            rows = conn.execute_ahead(f"{limit_now} AS limit_now, ? + 1 AS answer",
+                                      (41,)).fetchall()
+        assert budget.bounded
+        assert [tuple(row) for row in rows] == [("2001ms", 42)]
+        assert (rows[0]["limit_now"], rows[0]["ANSWER"]) == ("2001ms", 42)
+        assert conn.raw.info.transaction_status == TransactionStatus.IDLE
+        assert conn.execute(limit_now).fetchone()[0] == "0"
+        assert conn.raw.info.transaction_status == TransactionStatus.INTRANS
+        # Inside the transaction now: ahead no more.
+        with regexp_budget(seconds=2, per_value=0):
+            assert conn.execute_ahead(limit_now, ()) is None
+    with db.transaction() as conn:
+        with pytest.raises(StatementTooSlow), regexp_budget(seconds=0.05, per_value=0):
+            conn.execute_ahead("SELECT pg_sleep(2)", ())
+        assert conn.execute(limit_now).fetchone()[0] == "0"
+    with db.transaction(write=True) as conn:
+        with regexp_budget(seconds=2, per_value=0):
+            assert conn.execute_ahead(limit_now, ()) is None
+
+
+@pytest.mark.engine("postgresql")
+def test_statements_run_alone_are_prepared_once_and_a_few_kept_a_connection(
+        db, backend, monkeypatch):
+    """prepared.run_bounded_alone prepares a statement on the connection
+    the first time (the same text and values' types again: none more), at
+    most the number kept (the least recently used deallocated), again when
+    the session lost them; an error is psycopg's own, and the connection
+    serves the next statement with the session's own time limit."""
+    import psycopg
+
+    from bugsvc.store.postgres import connection, prepared
+    monkeypatch.setattr(prepared, "_ALONE", prepared.PreparedNames("bugsvc_alone_t", 3))
+    mine = "SELECT name FROM pg_prepared_statements WHERE name LIKE 'bugsvc_alone_t%'"
+
+    def answer(raw, sql, values):
+        result = prepared.run_bounded_alone(raw, sql, values, 5000)
+        return [tuple(row) for row in connection._ResultRows(raw, sql, result).fetchall()]
+
+    with db.transaction() as conn:
+        raw = conn.raw
+        assert answer(raw, "SELECT $1 + 1, $2", [1, "one"]) == [(2, "one")]
+        first = raw.execute(mine).fetchall()
+        assert answer(raw, "SELECT $1 + 1, $2", [2, "two"]) == [(3, "two")]
+        assert raw.execute(mine).fetchall() == first and len(first) == 1
+        for number in range(2, 6):
+            assert answer(raw, f"SELECT $1 + {number}", [1]) == [(1 + number,)]
+        assert len(raw.execute(mine).fetchall()) == 3
+        raw.execute("DEALLOCATE ALL")
+        assert answer(raw, "SELECT $1 + 5", [1]) == [(6,)]
+        assert len(raw.execute(mine).fetchall()) == 1
+        with pytest.raises(psycopg.errors.UndefinedColumn):
+            answer(raw, "SELECT no_such_column", [])
+        with pytest.raises(psycopg.errors.DivisionByZero):
+            answer(raw, "SELECT $1 / 0", [1])
+        assert answer(raw, "SELECT $1 + 5", [2]) == [(7,)]
+        assert raw.execute("SHOW statement_timeout").fetchone()[0] == "0"

@@ -7,11 +7,9 @@ int or float), rows read by position and by column name
 from __future__ import annotations
 
 import functools
-import itertools
 import re
-import weakref
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, cast
 
@@ -27,10 +25,13 @@ try:
     from psycopg import errors as pg_errors, pq
     from psycopg.adapt import Dumper, Loader, Transformer
     from psycopg.types.numeric import Int8Dumper
+
+    from .prepared import NO_SUCH_STATEMENT, PreparedNames, run_bounded_alone
 except ImportError:              # the extra is not installed: said when a URL is used
     psycopg = None               # type: ignore[assignment]  # tested by require_driver()
 
 if TYPE_CHECKING:
+    from ..regexp import RegexpBudget
     from .dialect import PostgresDialect
 
 _INT8 = (-2 ** 63, 2 ** 63 - 1)
@@ -191,12 +192,9 @@ _INSERT = re.compile(r"^\s*INSERT\s+INTO\s+(\w+)", re.I)
 # A statement that writes nothing: a SELECT (our SQL calls no function that
 # writes) or a VALUES list. WITH may lead to a write, so it counts as one.
 _READS_ONLY = re.compile(r"\s*(?:SELECT|VALUES)\b", re.I)
-# The statements read_now prepared on each connection: {SQL: name}.
-_READ_NOW_NAMES: weakref.WeakKeyDictionary[Any, dict[str, bytes]] = weakref.WeakKeyDictionary()
-# Numbers of the statements read_now prepares (never one name twice).
-_READ_NOW_NUMBERS = itertools.count(1)
-# SQLSTATE of a prepared statement the session does not have.
-_NO_SUCH_STATEMENT = b"26000"
+# The statements read_now prepared on each connection (a few, each
+# taking no values).
+_READ_NOW_NAMES = PreparedNames("bugsvc_now", 64) if psycopg is not None else None
 
 
 def _checked(raw: Any, result: Any, wanted: Any) -> None:
@@ -209,6 +207,20 @@ def _checked(raw: Any, result: Any, wanted: Any) -> None:
                 raw.pgconn.error_message.decode(raw.info.encoding, "replace").strip()
                 or "the connection is lost")
         raise pg_errors.error_from_result(result, encoding=raw.info.encoding)
+
+
+@contextmanager
+def _engine_errors() -> Iterator[None]:
+    """psycopg's errors of a statement's values as sqlite3's: a whole
+    number beyond 64 bits, OverflowError; a NUL in a text, db.TextRefused."""
+    try:
+        yield
+    except pg_errors.NumericValueOutOfRange as exc:
+        raise OverflowError(str(exc)) from None
+    except psycopg.DataError as exc:
+        if "NUL" in str(exc):
+            raise db.TextRefused(str(exc)) from None
+        raise
 
 
 def _run_simple(raw: Any, sql: str) -> None:
@@ -286,17 +298,66 @@ if psycopg is not None:
 
         @property
         def description(self) -> list[tuple[Any, ...]] | None:  # type: ignore[override]
-            """The result's columns as sqlite3 gives them: (name, None x 6)
-            each, made from the result's names (psycopg's own Column
-            objects look up each column's type, which nobody here reads)."""
-            result = self.pgresult
-            if result is None or not result.nfields:
-                return None
-            found = _result_row_class(self)
-            if found is None:
-                return [((result.fname(number) or b"").decode(), None, None, None, None, None,
-                         None) for number in range(result.nfields)]
-            return [(name, None, None, None, None, None, None) for name in found._names]
+            return _description(self)
+
+
+def _description(cursor: Any) -> list[tuple[Any, ...]] | None:
+    """The columns of the cursor's result as sqlite3 gives them: (name,
+    None x 6) each, made from the result's names (psycopg's own Column
+    objects look up each column's type, which nobody here reads)."""
+    result = cursor.pgresult
+    if result is None or not result.nfields:
+        return None
+    found = _result_row_class(cursor)
+    if found is None:
+        return [((result.fname(number) or b"").decode(), None, None, None, None, None,
+                 None) for number in range(result.nfields)]
+    return [(name, None, None, None, None, None, None) for name in found._names]
+
+
+class _ResultRows:
+    """The rows of a statement run by libpq's own calls
+    (prepared.run_bounded_alone), read as from a cursor: all loaded at
+    once (a search's ids). statement: the SQL text run (its results'
+    column names are kept under it, as _Cursor's)."""
+
+    lastrowid = None
+
+    def __init__(self, raw: Any, statement: str, result: Any) -> None:
+        self.statement = statement
+        self.pgresult = result
+        loading = Transformer(raw)
+        loading.set_pgresult(result)
+        self._rows: list[Any] = loading.load_rows(0, result.ntuples,
+                                                  _result_row_class(self) or tuple)
+        self._next = 0
+
+    @property
+    def rowcount(self) -> int:
+        return len(self._rows)
+
+    @property
+    def description(self) -> list[tuple[Any, ...]] | None:
+        return _description(self)
+
+    def fetchone(self) -> Any:
+        if self._next >= len(self._rows):
+            return None
+        self._next += 1
+        return self._rows[self._next - 1]
+
+    def fetchmany(self, size: int = 1) -> list[Any]:
+        rows = self._rows[self._next:self._next + size]
+        self._next += len(rows)
+        return rows
+
+    def fetchall(self) -> list[Any]:
+        rows = self._rows[self._next:]
+        self._next = len(self._rows)
+        return rows
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.fetchall())
 
 
 class PgConnection:
@@ -352,7 +413,7 @@ class PgConnection:
         of the two (the limit a whole number, written in it)."""
         self.begun(_TIME_LIMIT.format(int(milliseconds)))
 
-    def execute_first(self, sql: str) -> _Cursor:
+    def execute_first(self, sql: str) -> _Cursor | _ResultRows:
         """Run `sql`, a statement taking no values whose answer any moment's
         snapshot may give, as Connection.execute_first: ahead of a read
         transaction whose BEGIN is not sent yet, on its own (the BEGIN waits
@@ -362,12 +423,18 @@ class PgConnection:
         cursor = self.execute_ahead(sql, None)
         return cursor if cursor is not None else self.execute(sql)
 
-    def execute_ahead(self, sql: str, params: Params | None) -> _Cursor | None:
+    def execute_ahead(self, sql: str, params: Params | None) -> _Cursor | _ResultRows | None:
         """Connection.execute_ahead: `sql` on its own while the BEGIN of a
         read transaction is not sent yet (which then waits for the next
-        statement, if any); else None."""
+        statement, if any); else None. A search's statement (in a
+        regexp_budget block that is not bounded yet) gets its time limit in
+        the same round trip (_run_bounded_alone), or, where libpq has no
+        pipelines, is left to the transaction (None)."""
         if self._pending_begin is None or not self._pending_read:
             return None
+        budget = current_regexp_budget()
+        if budget is not None and not budget.bounded:
+            return self._run_bounded_alone(sql, params, budget) if _PIPELINES else None
         pending, self._pending_begin = self._pending_begin, None
         try:
             return self.execute(sql, params)
@@ -405,17 +472,22 @@ class PgConnection:
         the same statement through psycopg's cursor. Errors: psycopg.Error
         (a statement no longer prepared is prepared again once)."""
         raw = self.raw
-        names = _READ_NOW_NAMES.setdefault(raw, {})
+        assert _READ_NOW_NAMES is not None
         for attempt in (1, 2):
-            name = names.get(sql)
-            if name is None:
-                name = f"bugsvc_now_{next(_READ_NOW_NUMBERS)}".encode()
-                _checked(raw, raw.pgconn.prepare(name, sql.encode()), pq.ExecStatus.COMMAND_OK)
-                names[sql] = name
+            name, new, dropped = _READ_NOW_NAMES.name(raw, sql)
+            for old in dropped:
+                _run_simple(raw, f"DEALLOCATE {old.decode()}")
+            if new:
+                try:
+                    _checked(raw, raw.pgconn.prepare(name, sql.encode()),
+                             pq.ExecStatus.COMMAND_OK)
+                except BaseException:
+                    _READ_NOW_NAMES.forget(raw, sql)
+                    raise
             result = raw.pgconn.exec_prepared(name, [])
             if (attempt == 1 and result.error_field(pq.DiagnosticField.SQLSTATE)
-                    == _NO_SUCH_STATEMENT):
-                del names[sql]                   # the session lost it: prepared again
+                    == NO_SUCH_STATEMENT):
+                _READ_NOW_NAMES.forget(raw)      # the session lost them: prepared again
                 continue
             _checked(raw, result, pq.ExecStatus.TUPLES_OK)
             break
@@ -485,7 +557,7 @@ class PgConnection:
         else:
             self.begun()
             before = self._lifting()
-        try:
+        with _engine_errors():
             if params:
                 sql, sent = _as_arrays(sql, params)
                 if one_plan and sent is not params:
@@ -499,12 +571,6 @@ class PgConnection:
                 cursor.execute(sql, params or None)
                 for text in after:
                     self.raw.execute(text)
-        except pg_errors.NumericValueOutOfRange as exc:
-            raise OverflowError(str(exc)) from None
-        except psycopg.DataError as exc:
-            if "NUL" in str(exc):
-                raise db.TextRefused(str(exc)) from None
-            raise
         if _changes_schema(statement):
             _ROW_CLASSES.clear()
         if bounded:
@@ -533,15 +599,28 @@ class PgConnection:
         self.begun()
         self.unbound()
         cursor = cast(_Cursor, self.raw.cursor())      # the connection's cursor_factory
-        try:
+        with _engine_errors():
             cursor.executemany(native_placeholders(sql), rows)
-        except pg_errors.NumericValueOutOfRange as exc:
-            raise OverflowError(str(exc)) from None
-        except psycopg.DataError as exc:
-            if "NUL" in str(exc):
-                raise db.TextRefused(str(exc)) from None
-            raise
         return cursor
+
+    def _run_bounded_alone(self, sql: str, params: Params | None,
+                           budget: RegexpBudget) -> _ResultRows:
+        """execute_ahead's `sql` (a statement that reads) within `budget`'s
+        time limit (dialect.statement_limit), both in one round trip
+        (prepared.run_bounded_alone): a BEGIN and a SET LOCAL of the limit
+        would cost one of their own, and the COMMIT another."""
+        if self._before_next is not None:
+            self._run_hook()
+        if self._trace is not None:
+            self._trace(sql)
+        limit = self.dialect.statement_limit(self, budget)
+        text, values = sql, list(params or ())
+        if values:
+            text, sent = _as_arrays(text, values)
+            values = list(sent)
+        with _engine_errors():
+            result = run_bounded_alone(self.raw, native_placeholders(text), values, limit)
+        return _ResultRows(self.raw, sql, result)
 
     def close(self) -> None:
         self.raw.close()

@@ -97,16 +97,22 @@ class PostgresDialect(Dialect):
         return f"{operand} ~* ?", [are_pattern(pattern)]
 
     def bound_regexps(self, conn: OnPsycopg, budget: RegexpBudget) -> None:
-        """Limit the time of the statement of `budget`'s block (a search):
-        what SQLite's budget allows for matching every summary and comment
-        once with a regular expression. PostgreSQL cancels a statement that
-        goes over, whatever takes the time (SQLite refuses searches too
-        large to plan in the first place)."""
+        """Limit the time of the statement of `budget`'s block (a search)
+        to statement_limit's."""
+        conn.limit_next_statement(self.statement_limit(conn, budget))
+
+    def statement_limit(self, conn: OnPsycopg, budget: RegexpBudget) -> int:
+        """The time limit, in milliseconds, of the statement of `budget`'s
+        block (a search), which the caller sets for it: what SQLite's budget
+        allows for matching every summary and comment once with a regular
+        expression. PostgreSQL cancels a statement that goes over, whatever
+        takes the time (SQLite refuses searches too large to plan in the
+        first place). The budget counts as bounded from then on."""
         budget.bounded = True
         budget.patterns = getattr(_patterns, "pending", [])
         _patterns.pending = []
         rows = self._rows_to_match(conn)
-        conn.limit_next_statement(int(1000 * (budget.seconds + budget.per_value * float(rows))) + 1)
+        return int(1000 * (budget.seconds + budget.per_value * float(rows))) + 1
 
     def _rows_to_match(self, conn: OnPsycopg) -> float:
         """PostgreSQL's estimate of how many bugs and comments there are,

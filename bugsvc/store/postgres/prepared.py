@@ -1,0 +1,192 @@
+"""Statements bugsvc prepares and runs on a psycopg connection by libpq's
+own calls, without psycopg's cursor (which costs several times their CPU):
+prepared under names of bugsvc's own, kept per connection, the oldest
+deallocated beyond a number kept.
+
+- PreparedNames: the names of the statements prepared on each connection.
+- run_bounded_alone: one statement on its own (no transaction open), with
+  a time limit, in one round trip: libpq's pipeline of the limit, the
+  statement and the limit's end, which PostgreSQL runs as one implicit
+  transaction.
+"""
+
+from __future__ import annotations
+
+import itertools
+import select
+import weakref
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+from psycopg import errors as pg_errors, pq
+from psycopg.adapt import PyFormat, Transformer
+
+
+# SQLSTATE of a prepared statement the session does not have.
+NO_SUCH_STATEMENT = b"26000"
+
+_ANY_FORMAT = PyFormat.AUTO
+
+
+class PreparedNames:
+    """The statements prepared on each connection by name: {key: name},
+    at most `kept` a connection (the least recently used deallocated first).
+    prefix: the names' own (bytes). A connection's names go with it."""
+
+    def __init__(self, prefix: str, kept: int) -> None:
+        self._prefix = prefix
+        self._kept = kept
+        self._numbers = itertools.count(1)
+        self._names: weakref.WeakKeyDictionary[Any, OrderedDict[Any, bytes]] = \
+            weakref.WeakKeyDictionary()
+
+    def name(self, raw: Any, key: Any) -> tuple[bytes, bool, list[bytes]]:
+        """(the name of the statement of `key` on connection `raw`, whether
+        it is new there (to prepare now), the names to deallocate first to
+        keep within the number kept)."""
+        names = self._names.setdefault(raw, OrderedDict())
+        name = names.get(key)
+        if name is not None:
+            names.move_to_end(key)
+            return name, False, []
+        name = f"{self._prefix}_{next(self._numbers)}".encode()
+        names[key] = name
+        dropped = []
+        while len(names) > self._kept:
+            dropped.append(names.popitem(last=False)[1])
+        return name, True, dropped
+
+    def forget(self, raw: Any, key: Any = None) -> None:
+        """Forget the statement of `key` on `raw` (None: all of them: the
+        session lost them), to be prepared again when next used."""
+        names = self._names.get(raw)
+        if names is None:
+            return
+        if key is None:
+            names.clear()
+        else:
+            names.pop(key, None)
+
+
+# The statements run_bounded_alone prepared: a search's statement has many
+# texts (one for each set of criteria), so only the latest are kept.
+_ALONE = PreparedNames("bugsvc_alone", 64)
+
+
+def run_bounded_alone(raw: Any, sql: str, values: Sequence[Any],
+                      milliseconds: int) -> pq.abc.PGresult:
+    """The result of `sql` (PostgreSQL's `$n` placeholders, `values`) run
+    on its own on `raw` (no transaction open: it sees a snapshot of its
+    own), cancelled by PostgreSQL after `milliseconds`: one round trip
+    (libpq's pipeline), the statement prepared on the connection. The limit
+    is set for the session before it and reset after it (SET LOCAL warns
+    outside a transaction block); the three are one implicit transaction,
+    so a failed statement undoes the limit too.
+    Errors: psycopg's, as its cursor raises them (QueryCanceled past the
+    limit; OperationalError when the connection is lost, which is then
+    closed, as is one left in the middle of the pipeline)."""
+    loading: Any = Transformer(raw)
+    dumped = loading.dump_sequence(values, [_ANY_FORMAT] * len(values)) if values else None
+    key = (sql, tuple(loading.types or ()))
+    for attempt in (1, 2):
+        name, new, dropped = _ALONE.name(raw, key)
+        try:
+            results = _pipeline(raw.pgconn, name, sql if new else None, dropped, dumped,
+                                loading, milliseconds)
+        except BaseException:
+            _ALONE.forget(raw)
+            raw.close()           # a connection left in the middle of a pipeline
+            raise
+        failed = next((result for result in results
+                       if result.status == pq.ExecStatus.FATAL_ERROR), None)
+        if failed is None:
+            return next(result for result in results
+                        if result.status == pq.ExecStatus.TUPLES_OK)
+        state = failed.error_field(pq.DiagnosticField.SQLSTATE)
+        if new and not _succeeded(results, len(dropped)):     # its PREPARE's result
+            _ALONE.forget(raw, key)
+        if attempt == 1 and state == NO_SUCH_STATEMENT:
+            _ALONE.forget(raw)                      # the session lost them: prepared again
+            continue
+        _raise(raw, failed)
+    raise AssertionError("unreachable")
+
+
+def _pipeline(pgconn: Any, name: bytes, preparing: str | None, dropped: list[bytes],
+              dumped: Any, loading: Any, milliseconds: int) -> list[Any]:
+    """Send run_bounded_alone's statements as one pipeline and read every
+    result (the sync's left out)."""
+    pgconn.enter_pipeline_mode()
+    for old in dropped:
+        pgconn.send_query_params(b"DEALLOCATE " + old, None)
+    if preparing is not None:
+        pgconn.send_prepare(name, preparing.encode(), param_types=loading.types or None)
+    pgconn.send_query_params(b"SET statement_timeout = %d" % int(milliseconds), None)
+    pgconn.send_query_prepared(name, dumped, param_formats=loading.formats or None)
+    pgconn.send_query_params(b"RESET statement_timeout", None)
+    pgconn.pipeline_sync()
+    _send_all(pgconn)
+    results = []
+    ended = 0
+    while True:
+        result = _next_result(pgconn)
+        if result is None:
+            # One None ends each statement's results; two in a row: the
+            # connection is lost.
+            ended += 1
+            if ended > 1 and pgconn.status == pq.ConnStatus.BAD:
+                raise _lost(pgconn)
+            continue
+        ended = 0
+        if result.status == pq.ExecStatus.PIPELINE_SYNC:
+            break
+        results.append(result)
+    pgconn.exit_pipeline_mode()
+    return results
+
+
+def _send_all(pgconn: Any) -> None:
+    """Send what libpq holds still unsent (a connection of psycopg's is
+    in libpq's nonblocking mode), waiting for the socket as needed."""
+    while pgconn.flush():
+        if _wait(pgconn.socket, select.POLLIN | select.POLLOUT) & select.POLLIN:
+            pgconn.consume_input()
+
+
+def _next_result(pgconn: Any) -> Any:
+    """libpq's next result (None after each statement's), waiting for the
+    server in poll() (libpq's own wait in get_result would hold the
+    interpreter's lock all the while, stopping every other thread)."""
+    while pgconn.is_busy():
+        _wait(pgconn.socket, select.POLLIN)
+        pgconn.consume_input()
+    return pgconn.get_result()
+
+
+def _wait(socket: int, events: int) -> int:
+    """The events of `events` that came on `socket` (waiting for one)."""
+    poller = select.poll()
+    poller.register(socket, events)
+    while True:
+        ready = poller.poll()
+        if ready:
+            return int(ready[0][1])
+
+
+def _succeeded(results: list[Any], position: int) -> bool:
+    """True when the result at `position` is there and ran."""
+    return len(results) > position and results[position].status == pq.ExecStatus.COMMAND_OK
+
+
+def _lost(pgconn: Any) -> Exception:
+    import psycopg
+    return psycopg.OperationalError(
+        pgconn.error_message.decode("utf-8", "replace").strip() or "the connection is lost")
+
+
+def _raise(raw: Any, failed: Any) -> None:
+    """Raise the error of libpq's result `failed` as psycopg's cursor would."""
+    if raw.pgconn.status == pq.ConnStatus.BAD:
+        raise _lost(raw.pgconn)
+    raise pg_errors.error_from_result(failed, encoding=raw.info.encoding)
