@@ -679,3 +679,25 @@ def test_statements_run_alone_are_prepared_once_and_a_few_kept_a_connection(
             answer(raw, "SELECT $1 / 0", [1])
         assert answer(raw, "SELECT $1 + 5", [2]) == [(7,)]
         assert raw.execute("SHOW statement_timeout").fetchone()[0] == "0"
+
+
+@pytest.mark.engine("postgresql")
+def test_other_threads_run_while_a_statement_alone_waits_for_the_server(db, backend):
+    """prepared.run_bounded_alone waits for the server without holding the
+    interpreter's lock: another thread of the process runs meanwhile (the
+    other requests of a server)."""
+    import threading
+    import time
+
+    from bugsvc.store.postgres import prepared
+    done = threading.Event()
+    with db.transaction() as conn:
+        def wait_for_the_server():
+            prepared.run_bounded_alone(conn.raw, "SELECT pg_sleep(1)", [], 10_000)
+            done.set()
+        waiting = threading.Thread(target=wait_for_the_server)
+        waiting.start()
+        time.sleep(0.2)
+        ran_meanwhile = not done.is_set()
+        waiting.join()
+    assert ran_meanwhile and done.is_set()
