@@ -208,16 +208,24 @@ def _rows(ctx, statement, count_only):
         if statement.limit is not None:
             sql += " LIMIT ? OFFSET ?"
             args += [statement.limit, statement.offset]
+    # A statement that carries all three generations may run ahead of the
+    # transaction (where its BEGIN, and so its COMMIT, is a round trip):
+    # the transaction, if anything else is read, first checks that they
+    # still stand (Generations.confirm_ahead).
+    ahead = carried is not None and ctx.conn.dialect.keeps_bug_generation
     if not statement.budgeted:
-        rows = run(ctx, sql, args)
+        rows, ran_ahead = _run(ctx, sql, args, ahead)
     else:
         try:
             with ctx.conn.dialect.bounded_work(ctx.conn, FIRST_ONLY_STEPS):
-                rows = run(ctx, sql, args)
+                rows, ran_ahead = _run(ctx, sql, args)
         except WorkBudgetExceeded:
             return None
     if carried is not None and rows:
-        ctx.generations.confirm(*rows[0][1:])
+        if ran_ahead:
+            ctx.generations.confirm_ahead(*rows[0][1:])
+        else:
+            ctx.generations.confirm(*rows[0][1:])
     return rows
 
 
@@ -245,12 +253,22 @@ def run(ctx, sql, args):
     """The rows of search statement `sql`, within the budget of regular
     expressions and statements. Errors: 32000 a regular expression or a
     statement that takes too long, or an invalid regular expression."""
+    return _run(ctx, sql, args)[0]
+
+
+def _run(ctx, sql, args, ahead=False):
+    """run's rows, and whether the statement ran ahead of the transaction
+    (Connection.execute_ahead, on a snapshot of its own), which it may
+    when `ahead`. Errors: run's."""
     # Generations the call assumed are checked with its next statement
     # (the revisions of the bugs found: bugs/object_cache.py) or its end.
     later = ctx.generations.checked_later() if ctx.generations is not None else nullcontext()
     try:
         with regexp_budget(), later:
-            return ctx.conn.execute(sql, args).fetchall()
+            cursor = ctx.conn.execute_ahead(sql, args) if ahead else None
+            if cursor is not None:
+                return cursor.fetchall(), True
+            return ctx.conn.execute(sql, args).fetchall(), False
     except RegexpTooSlow as slow:
         raise ServiceError(USER_ERROR, f"The regular expression '{slow.pattern}' takes too "
                                        "long to match; make it simpler.") from None

@@ -169,6 +169,25 @@ class Generations:
         self._values = (catalog, credential, bug)
         self._check(catalog, credential)
 
+    def confirm_ahead(self, catalog: int, credential: int, bug: int | str | None) -> None:
+        """confirm() the generations carried by a statement run ahead of
+        the transaction (Connection.execute_ahead: a snapshot of its own),
+        whose answer the call uses with whatever the transaction reads
+        later: before the transaction's first statement they are read again
+        in it, so that both snapshots are known to hold the same bugs,
+        catalogue and credentials. Errors: GenerationsMoved when they
+        differ, raised then (the call runs again, reading them first)."""
+        self.confirm(catalog, credential, bug)
+        carried = self._values
+
+        def read_again() -> None:
+            row = self._conn.execute(
+                _generations_sql(self._conn.dialect, self._with_bug)).fetchone()
+            if (row[0], row[1], row[2] if self._with_bug else None) != carried:
+                raise GenerationsMoved()
+
+        self._conn.before_next_statement(read_again)
+
     def forget_bug(self) -> None:
         """Forget the bug generation carried (by a statement run ahead of
         the transaction, on a snapshot of its own): asked for again, it is

@@ -131,22 +131,36 @@ def test_a_hostile_search_answers_an_error_while_other_calls_go_on(services, db_
 
 
 @pytest.mark.engine("postgresql")
-def test_a_searchs_time_limit_goes_with_its_transactions_begin(services, client, monkeypatch):
+def test_a_searchs_time_limit_goes_with_its_statement_or_its_transactions_begin(
+        services, client, monkeypatch):
     """PostgreSQL: a search whose statement is the first of its read
-    transaction (the catalogue's copies made, the caller's key kept) sends
-    the BEGIN and the statement's time limit in one round trip."""
+    transaction (the catalogue's copies made, the caller's key kept) runs
+    it ahead of the transaction with its time limit, in one round trip: no
+    BEGIN, no COMMIT. One that may not run ahead (a count, which carries no
+    generations) sends the BEGIN and the time limit in one round trip."""
     from bugsvc.store.postgres import connection
     headers = {"X-BUGZILLA-API-KEY": services.api_key(ADMIN)}
     query = {"product": "TestProduct", "status": "CONFIRMED", "status_type": "anyexact"}
     assert client.simulate_get("/rest/bug", params=query, headers=headers).status_code == 200
     sent = []
     run_simple = connection._run_simple
+    alone = connection.run_bounded_alone
 
     def noted(raw, statement):
         sent.append(statement)
         return run_simple(raw, statement)
+
+    def noted_alone(raw, statement, values, milliseconds):
+        sent.append(f"alone within {milliseconds} ms: {statement}")
+        return alone(raw, statement, values, milliseconds)
     monkeypatch.setattr(connection, "_run_simple", noted)
+    monkeypatch.setattr(connection, "run_bounded_alone", noted_alone)
     assert client.simulate_get("/rest/bug", params=query, headers=headers).status_code == 200
+    assert len(sent) == 1 and sent[0].startswith("alone within ")
+    sent.clear()
+    counted = client.simulate_get("/rest/bug", params=dict(query, count_only="1"),
+                                  headers=headers)
+    assert counted.status_code == 200 and counted.json["bug_count"] >= 0
     begins = [text for text in sent if text.startswith("BEGIN")]
     assert len(begins) == 1
     assert begins[0].startswith("BEGIN ISOLATION LEVEL REPEATABLE READ; "

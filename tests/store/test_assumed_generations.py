@@ -41,8 +41,13 @@ def moved(monkeypatch):
 @pytest.fixture
 def statements(monkeypatch):
     """The statements this process sends PostgreSQL from now on (each a
-    round trip, or one of a pipeline), as their text."""
+    round trip, or one of a pipeline), as their text (BEGIN and COMMIT
+    too); one run on its own
+    with its time limit (a search's, ahead of its transaction) as
+    "alone: " and its text."""
     import psycopg
+
+    from bugsvc.store.postgres import connection
     sent = []
     for cls in (psycopg.Connection, psycopg.Cursor):
         real = cls.execute
@@ -51,6 +56,18 @@ def statements(monkeypatch):
             sent.append(str(statement))
             return real(self, statement, *args, **kwargs)
         monkeypatch.setattr(cls, "execute", noted)
+    simple = connection._run_simple
+
+    def noted_simple(raw, statement):
+        sent.append(statement)
+        return simple(raw, statement)
+    monkeypatch.setattr(connection, "_run_simple", noted_simple)
+    alone = connection.run_bounded_alone
+
+    def noted_alone(raw, statement, *args):
+        sent.append(f"alone: {statement}")
+        return alone(raw, statement, *args)
+    monkeypatch.setattr(connection, "run_bounded_alone", noted_alone)
     return sent
 
 
@@ -195,9 +212,12 @@ def test_generations_assumed_are_checked_before_the_first_statement_or_carried(d
 def test_a_search_made_anew_carries_them_and_the_snapshot_in_its_own_statement(
         services, world, client, statements):
     """The search's statement carries the generations and the snapshot
-    (the bug generation): at a snapshot the process saw, the revisions of
-    the bugs it found are taken as read then (no statement); at a new one
-    they are read, and the answer is the new one."""
+    (the bug generation), and runs ahead of the transaction with its time
+    limit: at a snapshot the process saw, the revisions of the bugs it
+    found are taken as read then, and the call is that one round trip (no
+    BEGIN, no COMMIT); at a new one the transaction begins, reads the
+    generations again (they still stand) and then the revisions, and the
+    answer is the new one."""
     headers = {"X-BUGZILLA-API-KEY": services.api_key(PAT)}
     query = {"product": "TestProduct", "status": ["CONFIRMED", "IN_PROGRESS"],
              "status_type": "anyexact", "limit": "50"}
@@ -205,16 +225,72 @@ def test_a_search_made_anew_carries_them_and_the_snapshot_in_its_own_statement(
     assert {bug["id"] for bug in first["bugs"]} >= {world["open"], world["other"]}
     statements.clear()
     assert client.simulate_get("/rest/bug", params=query, headers=headers).json == first
-    carrying = [text for text in statements if "catalog_generation" in text]
-    assert len(carrying) == 1 and "pg_current_snapshot" in carrying[0]
-    assert "ORDER BY" in carrying[0]
-    assert [text for text in statements if "bug_revisions" in text] == []
+    assert len(statements) == 1 and statements[0].startswith("alone: ")
+    assert "catalog_generation" in statements[0] and "pg_current_snapshot" in statements[0]
+    assert "ORDER BY" in statements[0]
     _write(services, "UPDATE bugs SET summary = 'Renamed by hand' WHERE id = ?",
            (world["other"],))
     statements.clear()
     after = client.simulate_get("/rest/bug", params=query, headers=headers).json
+    assert statements[0].startswith("alone: ") and statements[1].startswith("BEGIN")
+    assert "catalog_generation" in statements[2] and "ORDER BY" not in statements[2]
     assert len([text for text in statements if "bug_revisions" in text]) == 1
+    assert statements[-1] == "COMMIT"
     assert "Renamed by hand" in [bug["summary"] for bug in after["bugs"]]
+
+
+# What changes between a search's statement run ahead of its transaction
+# and the transaction: (the caller, the change, the bug it takes out of
+# the search's answer).
+_MEANWHILE = {
+    "a bug leaves the statuses": (
+        PAT, "UPDATE bugs SET status = 'RESOLVED', resolution = 'FIXED' WHERE id = {other}",
+        "other"),
+    "the caller leaves the group": (MEMBER, "DELETE FROM user_groups WHERE user_id = {member}",
+                                    "staff"),
+}
+
+
+@pytest.mark.engine("postgresql")
+@pytest.mark.parametrize("change", list(_MEANWHILE))
+def test_a_search_ahead_of_its_transaction_is_made_again_when_things_moved_meanwhile(
+        services, world, client, statements, monkeypatch, change):
+    """A search's statement that ran ahead of the transaction saw a
+    snapshot of its own. When the call reads more (bugs whose objects the
+    process has not made), the transaction first reads the generations
+    again: a bug or a membership changed in between has the call made
+    again from the start, and the answer is all of one snapshot (without
+    the bug the change took out: one the caller may no longer see too)."""
+    login, sql, gone = _MEANWHILE[change]
+    headers = {"X-BUGZILLA-API-KEY": services.api_key(login)}
+    query = {"product": "TestProduct", "status": ["CONFIRMED", "IN_PROGRESS"],
+             "status_type": "anyexact", "limit": "50"}
+    assert client.simulate_get(f"/rest/bug/{world['open']}", headers=headers).status_code == 200
+    # A search that finds nothing: what every search reads of the
+    # catalogue is read (the next search's statement is its first).
+    nothing = dict(query, status=["VERIFIED"])
+    assert client.simulate_get("/rest/bug", params=nothing, headers=headers).json["bugs"] == []
+    confirm_ahead = cache.Generations.confirm_ahead
+    meanwhile = []
+
+    def then_a_change(self, *carried):
+        confirm_ahead(self, *carried)
+        if not meanwhile:
+            meanwhile.append(carried)
+            _write(services, sql.format(other=world["other"],
+                                        member=user_id(services, MEMBER)))
+    monkeypatch.setattr(cache.Generations, "confirm_ahead", then_a_change)
+    statements.clear()
+    found = client.simulate_get("/rest/bug", params=query, headers=headers).json["bugs"]
+    assert len(meanwhile) == 1
+    assert world["open"] in [bug["id"] for bug in found]
+    assert world[gone] not in [bug["id"] for bug in found]
+    assert {bug["status"] for bug in found} <= {"CONFIRMED", "IN_PROGRESS"}
+    # Ahead once; made again in a transaction, the search's statement in it.
+    assert len([text for text in statements if text.startswith("alone: ")]) == 1
+    assert len([text for text in statements if "b.product_id IN" in text]) == 2
+    again = client.simulate_get("/rest/bug", params=query, headers=headers).json["bugs"]
+    assert again == found
 
 
 def test_a_search_that_fails_after_a_move_gives_its_own_error(
