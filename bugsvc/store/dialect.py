@@ -86,9 +86,12 @@ class Connection(Protocol):
         transaction whose BEGIN is not sent yet, where the engine's BEGIN
         costs a round trip: its answer is then of a snapshot of its own,
         which a call may use alone but not with anything the transaction
-        reads later. None (nothing run) where the engine's BEGIN costs
-        nothing, or when the transaction is no read whose BEGIN is still to
-        be sent: run it with execute instead."""
+        reads later, unless the transaction first finds the generations it
+        carried unmoved (cache.Generations.confirm_ahead). Within a
+        regexp_budget block, the budget's time limit holds for it. None
+        (nothing run) where the engine's BEGIN costs nothing, or when the
+        transaction is no read whose BEGIN is still to be sent: run it with
+        execute instead."""
         ...
 
     def execute_one_plan(self, sql: str, params: Params, /) -> Cursor:

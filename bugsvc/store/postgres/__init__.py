@@ -9,7 +9,10 @@ token, may, as on SQLite; the generations a read looks at first, which
 any moment's snapshot may give, are read just before its BEGIN, so that a
 read answered from what the process keeps runs no transaction at all:
 Connection.execute_first; so are the revisions of the bugs GET bug answers
-with kept objects, its one read: Connection.execute_ahead); writes run
+with kept objects, its one read, and a search's statement, with its time
+limit in the same round trip: Connection.execute_ahead; a call that then
+reads more first checks in its transaction that the generations still
+stand: cache.Generations.confirm_ahead); writes run
 `SERIALIZABLE`, so concurrent calls behave as if run one after another,
 as they are on SQLite: a write PostgreSQL cannot order with another one
 fails with a serialization failure (or a deadlock, or a unique key taken
@@ -26,7 +29,8 @@ identity columns for `id INTEGER PRIMARY KEY`, text in the "C" collation
 functions for SQLite's triggers, and statements marked for one engine.
 
 Split by job: connection.py (psycopg, values as SQLite gives them, rows,
-the connection running SQLite's SQL), sql.py (SQL text: placeholders and
+the connection running SQLite's SQL), prepared.py (statements prepared
+and run by libpq's own calls), sql.py (SQL text: placeholders and
 schema.sql's statements translated), dialect.py (the engine's spellings,
 the schema's introspection, bulk copy), database.py (the pool, transactions
 and their retries, installing the schema).
