@@ -394,3 +394,37 @@ def test_a_try_that_met_a_concurrent_one_leaves_no_check_behind(db, monkeypatch)
         seen = cache.Generations(conn, (-1, -1))
         _settle_failed(db, seen, RuntimeError("a serialization failure"))
         assert conn.execute("SELECT 1").fetchone()[0] == 1     # no GenerationsMoved
+
+
+@pytest.mark.engine("postgresql")
+def test_after_a_statement_ahead_the_transaction_reads_the_generations_first(db):
+    """Generations carried by a statement run ahead of the transaction
+    (confirm_ahead) are read again by the transaction before its next
+    statement, whatever asks for it (execute, or execute_ahead, which then
+    finds the transaction begun and runs nothing ahead): moved meanwhile,
+    GenerationsMoved."""
+    from psycopg.pq import TransactionStatus
+    with db.transaction() as conn:
+        seen = cache.Generations(conn)
+        now = (seen.catalog, seen.credential, seen.bug)
+    with db.transaction() as conn:
+        seen = cache.Generations(conn, now[:2])
+        seen.confirm_ahead(*now)
+        assert conn.raw.info.transaction_status == TransactionStatus.IDLE
+        assert conn.execute_ahead("SELECT 1", ()) is None
+        assert conn.raw.info.transaction_status == TransactionStatus.INTRANS
+        assert conn.execute("SELECT 2").fetchone()[0] == 2
+    for ask in ("execute", "execute_ahead"):
+        with pytest.raises(cache.GenerationsMoved), db.transaction() as conn:
+            seen = cache.Generations(conn, now[:2])
+            seen.confirm_ahead(*now)
+            _write_on(db, "UPDATE catalog_generation SET value = value + 1 WHERE id = 1")
+            getattr(conn, ask)("SELECT 1", ())
+        with db.transaction() as conn:
+            seen = cache.Generations(conn)
+            now = (seen.catalog, seen.credential, seen.bug)
+
+
+def _write_on(db, sql):
+    with db.separate_transaction(write=True) as conn:
+        conn.execute(sql)

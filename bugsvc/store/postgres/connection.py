@@ -430,6 +430,10 @@ class PgConnection:
         regexp_budget block that is not bounded yet) gets its time limit in
         the same round trip (_run_bounded_alone), or, where libpq has no
         pipelines, is left to the transaction (None)."""
+        if self._before_next is not None:
+            # Its checks first: one that reads in the transaction begins it
+            # (cache.Generations.confirm_ahead), and then nothing runs ahead.
+            self._run_hook()
         if self._pending_begin is None or not self._pending_read:
             return None
         budget = current_regexp_budget()
@@ -609,8 +613,6 @@ class PgConnection:
         time limit (dialect.statement_limit), both in one round trip
         (prepared.run_bounded_alone): a BEGIN and a SET LOCAL of the limit
         would cost one of their own, and the COMMIT another."""
-        if self._before_next is not None:
-            self._run_hook()
         if self._trace is not None:
             self._trace(sql)
         limit = self.dialect.statement_limit(self, budget)
