@@ -13,6 +13,7 @@ from bug_changes import MEMBER, PAT
 from bug_rows import set_param, user_id
 from bugsvc.store import cache
 from bugsvc.store.regexp import regexp_budget
+from rpc_support import xmlrpc_call
 
 
 @pytest.fixture
@@ -251,16 +252,30 @@ _MEANWHILE = {
 }
 
 
+def _search_by_rest(client, key, query):
+    return client.simulate_get("/rest/bug", params=query,
+                               headers={"X-BUGZILLA-API-KEY": key}).json["bugs"]
+
+
+def _search_by_xmlrpc(client, key, query):
+    found, fault = xmlrpc_call(client, "Bug.search", dict(query, Bugzilla_api_key=key))
+    assert fault is None
+    return found["bugs"]
+
+
 @pytest.mark.engine("postgresql")
+@pytest.mark.parametrize("search", [_search_by_rest, _search_by_xmlrpc],
+                         ids=["REST", "XML-RPC"])
 @pytest.mark.parametrize("change", list(_MEANWHILE))
 def test_a_search_ahead_of_its_transaction_is_made_again_when_things_moved_meanwhile(
-        services, world, client, statements, monkeypatch, change):
+        services, world, client, statements, monkeypatch, change, search):
     """A search's statement that ran ahead of the transaction saw a
     snapshot of its own. When the call reads more (bugs whose objects the
     process has not made), the transaction first reads the generations
     again: a bug or a membership changed in between has the call made
     again from the start, and the answer is all of one snapshot (without
-    the bug the change took out: one the caller may no longer see too)."""
+    the bug the change took out: one the caller may no longer see too),
+    whichever way the search came in."""
     login, sql, gone = _MEANWHILE[change]
     headers = {"X-BUGZILLA-API-KEY": services.api_key(login)}
     query = {"product": "TestProduct", "status": ["CONFIRMED", "IN_PROGRESS"],
@@ -281,7 +296,7 @@ def test_a_search_ahead_of_its_transaction_is_made_again_when_things_moved_meanw
                                         member=user_id(services, MEMBER)))
     monkeypatch.setattr(cache.Generations, "confirm_ahead", then_a_change)
     statements.clear()
-    found = client.simulate_get("/rest/bug", params=query, headers=headers).json["bugs"]
+    found = search(client, headers["X-BUGZILLA-API-KEY"], query)
     assert len(meanwhile) == 1
     assert world["open"] in [bug["id"] for bug in found]
     assert world[gone] not in [bug["id"] for bug in found]
@@ -289,8 +304,7 @@ def test_a_search_ahead_of_its_transaction_is_made_again_when_things_moved_meanw
     # Ahead once; made again in a transaction, the search's statement in it.
     assert len([text for text in statements if text.startswith("alone: ")]) == 1
     assert len([text for text in statements if "b.product_id IN" in text]) == 2
-    again = client.simulate_get("/rest/bug", params=query, headers=headers).json["bugs"]
-    assert again == found
+    assert search(client, headers["X-BUGZILLA-API-KEY"], query) == found
 
 
 def test_a_search_that_fails_after_a_move_gives_its_own_error(
