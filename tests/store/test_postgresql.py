@@ -682,14 +682,18 @@ def test_statements_run_alone_are_prepared_once_and_a_few_kept_a_connection(
 
 
 @pytest.mark.engine("postgresql")
-def test_other_threads_run_while_a_statement_alone_waits_for_the_server(db, backend):
+@pytest.mark.parametrize("poll", [True, False], ids=["poll", "select (Windows)"])
+def test_other_threads_run_while_a_statement_alone_waits_for_the_server(
+        db, backend, monkeypatch, poll):
     """prepared.run_bounded_alone waits for the server without holding the
     interpreter's lock: another thread of the process runs meanwhile (the
-    other requests of a server)."""
+    other requests of a server); in poll(), or select() where the system
+    has no poll()."""
     import threading
     import time
 
     from bugsvc.store.postgres import prepared
+    monkeypatch.setattr(prepared, "_POLL", poll)
     done = threading.Event()
     with db.transaction() as conn:
         def wait_for_the_server():

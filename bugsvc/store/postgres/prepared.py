@@ -19,6 +19,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
+import psycopg
 from psycopg import errors as pg_errors, pq
 from psycopg.adapt import PyFormat, Transformer
 
@@ -27,6 +28,8 @@ from psycopg.adapt import PyFormat, Transformer
 NO_SUCH_STATEMENT = b"26000"
 
 _ANY_FORMAT = PyFormat.AUTO
+# Whether the system has poll() (not on Windows: select() there).
+_POLL = hasattr(select, "poll")
 
 
 class PreparedNames:
@@ -150,7 +153,7 @@ def _send_all(pgconn: Any) -> None:
     """Send what libpq holds still unsent (a connection of psycopg's is
     in libpq's nonblocking mode), waiting for the socket as needed."""
     while pgconn.flush():
-        if _wait(pgconn.socket, select.POLLIN | select.POLLOUT) & select.POLLIN:
+        if _wait(pgconn.socket, write=True):
             pgconn.consume_input()
 
 
@@ -159,19 +162,24 @@ def _next_result(pgconn: Any) -> Any:
     server in poll() (libpq's own wait in get_result would hold the
     interpreter's lock all the while, stopping every other thread)."""
     while pgconn.is_busy():
-        _wait(pgconn.socket, select.POLLIN)
+        _wait(pgconn.socket)
         pgconn.consume_input()
     return pgconn.get_result()
 
 
-def _wait(socket: int, events: int) -> int:
-    """The events of `events` that came on `socket` (waiting for one)."""
-    poller = select.poll()
-    poller.register(socket, events)
-    while True:
-        ready = poller.poll()
-        if ready:
-            return int(ready[0][1])
+def _wait(socket: int, write: bool = False) -> bool:
+    """Wait until `socket` may be read (with `write`: read or written);
+    True when it may be read (or was closed). poll() where the system has
+    it, select() elsewhere (Windows)."""
+    if _POLL:
+        poller = select.poll()
+        poller.register(socket, select.POLLIN | (select.POLLOUT if write else 0))
+        events = 0
+        while not events:
+            events = sum(event for _, event in poller.poll())
+        return bool(events & (select.POLLIN | select.POLLERR | select.POLLHUP))
+    readable, _, _ = select.select([socket], [socket] if write else [], [])
+    return bool(readable)
 
 
 def _succeeded(results: list[Any], position: int) -> bool:
@@ -180,7 +188,7 @@ def _succeeded(results: list[Any], position: int) -> bool:
 
 
 def _lost(pgconn: Any) -> Exception:
-    import psycopg
+    """psycopg's error for a connection the server or the network ended."""
     return psycopg.OperationalError(
         pgconn.error_message.decode("utf-8", "replace").strip() or "the connection is lost")
 
