@@ -82,6 +82,48 @@ def test_postgresql_counts_each_transaction_once_and_folding_keeps_the_count(db)
     assert int(bug_generation(db)) == before + 3
 
 
+# 20,000 rows of bug_writes, as transactions that changed bugs note
+# themselves (ids far above any real transaction's).
+_FAKE_BUG_WRITES = ("INSERT INTO bug_writes (xid)"
+                    " SELECT (n + {first})::text::xid8 FROM generate_series(1, 20000) AS n")
+
+
+@pytest.mark.engine("postgresql")
+def test_postgresql_folding_keeps_the_bug_writes_table_small(db, monkeypatch):
+    """Every read's check counts the rows of bug_writes, reading each page
+    the table has: the fold VACUUMs it (at most every
+    BUG_WRITES_VACUUM_SECONDS a process), so the pages its deleted rows
+    filled do not stay until autovacuum comes, and the count stands."""
+    from bugsvc.store.postgres import database
+    size = "SELECT pg_relation_size('bug_writes') / current_setting('block_size')::int"
+    before = int(bug_generation(db))
+    write(db, _FAKE_BUG_WRITES.format(first=10 ** 12))
+    with db.transaction() as conn:
+        filled = conn.execute(size).fetchone()[0]
+    assert filled >= 50 and int(bug_generation(db)) == before + 20000
+    db._vacuumed_at = float("-inf")         # none in this process lately
+    db.checkpoint()
+    with db.transaction() as conn:
+        assert conn.execute(size).fetchone()[0] <= 1
+    assert int(bug_generation(db)) == before + 20000
+    # Not again within the interval: the next fold only folds.
+    vacuums = []
+    monkeypatch.setattr(database, "BUG_WRITES_VACUUM_SECONDS", 3600.0)
+    db._vacuumed_at = float("-inf")
+    db.checkpoint()
+    write(db, _FAKE_BUG_WRITES.format(first=2 * 10 ** 12))
+    real = database.PostgresDatabase._vacuum_bug_writes
+
+    def noted(self):
+        vacuums.append(self)
+        real(self)
+    monkeypatch.setattr(database.PostgresDatabase, "_vacuum_bug_writes", noted)
+    db.checkpoint()
+    with db.transaction() as conn:
+        assert conn.execute(size).fetchone()[0] >= 50
+    assert len(vacuums) == 1 and int(bug_generation(db)) == before + 40000
+
+
 @pytest.mark.engine("postgresql")
 def test_postgresql_writes_meanwhile_are_counted_when_they_commit(db):
     """A write not committed yet counts for nobody; two concurrent writers

@@ -55,6 +55,9 @@ READ_NOW_CONNECTIONS = 2
 # Seconds between the folds of the bug writes a serving process makes after
 # its write calls (Database.wrote), besides the delivery worker's.
 FOLD_SECONDS = 2.0
+# Seconds between the VACUUMs of bug_writes a process runs after its folds
+# (PostgresDatabase.fold_bug_writes).
+BUG_WRITES_VACUUM_SECONDS = 2.0
 # The bug writes noted (schema.sql's bug writes) deleted and counted into
 # bug_generation's value in one statement; no row locked when there are none.
 _FOLD_BUG_WRITES = ("WITH folded AS (DELETE FROM bug_writes RETURNING 1),"
@@ -107,6 +110,7 @@ class PostgresDatabase(db.Database[PgConnection]):
         self._pool_lock = threading.Lock()
         self._now = _ReadNowConnections(self.connect, READ_NOW_CONNECTIONS)
         self._folded_at = float("-inf")
+        self._vacuumed_at = float("-inf")
         self._replicas: Replicas | None = None
         if replicas:
             from .replica import Replicas
@@ -267,9 +271,27 @@ class PostgresDatabase(db.Database[PgConnection]):
         value, so the bug generation's count reads few rows (schema.sql's
         bug writes). One statement in a READ COMMITTED transaction: a
         concurrent fold's rows are skipped once it commits, and its value
-        is added to."""
+        is added to. Then the table is vacuumed now and then
+        (_vacuum_bug_writes)."""
         with self.transaction(queue=True) as conn:
             conn.execute(_FOLD_BUG_WRITES)
+        self._vacuum_bug_writes()
+
+    def _vacuum_bug_writes(self) -> None:
+        """VACUUM bug_writes, when this process last did more than
+        BUG_WRITES_VACUUM_SECONDS ago. Every read's check counts the rows
+        of bug_writes (the bug generation), reading every page the table
+        has; the folds delete its rows, and autovacuum (once a minute at
+        most) leaves their pages there meanwhile: after 10 s of comments a
+        count read 60 pages (0.46 ms of PostgreSQL's CPU on every request)
+        where, vacuumed, the table has none (0.005 ms). SKIP_LOCKED: one
+        another process runs does as well. Errors: psycopg's."""
+        now = time.monotonic()
+        if now - self._vacuumed_at < BUG_WRITES_VACUUM_SECONDS:
+            return
+        self._vacuumed_at = now
+        with self.pool().connection() as raw:
+            raw.execute("VACUUM (SKIP_LOCKED) bug_writes")
 
     def _begin(self, conn: PgConnection, mode: str) -> None:
         conn.begin(_BEGINS[mode], read=mode == db.READ)
