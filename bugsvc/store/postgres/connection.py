@@ -26,7 +26,7 @@ try:
     from psycopg.adapt import Dumper, Loader, Transformer
     from psycopg.types.numeric import Int8Dumper
 
-    from .prepared import NO_SUCH_STATEMENT, PreparedNames, run_bounded_alone
+    from .prepared import checked, run_bounded_alone, run_prepared
 except ImportError:              # the extra is not installed: said when a URL is used
     psycopg = None               # type: ignore[assignment]  # tested by require_driver()
 
@@ -192,21 +192,6 @@ _INSERT = re.compile(r"^\s*INSERT\s+INTO\s+(\w+)", re.I)
 # A statement that writes nothing: a SELECT (our SQL calls no function that
 # writes) or a VALUES list. WITH may lead to a write, so it counts as one.
 _READS_ONLY = re.compile(r"\s*(?:SELECT|VALUES)\b", re.I)
-# The statements read_now prepared on each connection (a few, each
-# taking no values).
-_READ_NOW_NAMES = PreparedNames("bugsvc_now", 64) if psycopg is not None else None
-
-
-def _checked(raw: Any, result: Any, wanted: Any) -> None:
-    """Raise the psycopg error of libpq's `result` on `raw` unless its
-    status is `wanted` (psycopg.OperationalError when the connection was
-    lost, as psycopg's own execute raises)."""
-    if result.status != wanted:
-        if raw.pgconn.status == pq.ConnStatus.BAD:
-            raise psycopg.OperationalError(
-                raw.pgconn.error_message.decode(raw.info.encoding, "replace").strip()
-                or "the connection is lost")
-        raise pg_errors.error_from_result(result, encoding=raw.info.encoding)
 
 
 @contextmanager
@@ -226,8 +211,8 @@ def _engine_errors() -> Iterator[None]:
 def _run_simple(raw: Any, sql: str) -> None:
     """Run `sql` (statements taking no values and returning no rows: BEGIN,
     SET LOCAL, COMMIT) as libpq's simple query, without psycopg's cursor:
-    a fraction of its CPU. Errors: psycopg's, as _checked raises them."""
-    _checked(raw, raw.pgconn.exec_(sql.encode()), pq.ExecStatus.COMMAND_OK)
+    a fraction of its CPU. Errors: psycopg's (prepared.checked)."""
+    checked(raw, raw.pgconn.exec_(sql.encode()), pq.ExecStatus.COMMAND_OK)
 
 
 _RETURNING = re.compile(r"\bRETURNING\b", re.I)
@@ -476,25 +461,7 @@ class PgConnection:
         the same statement through psycopg's cursor. Errors: psycopg.Error
         (a statement no longer prepared is prepared again once)."""
         raw = self.raw
-        assert _READ_NOW_NAMES is not None
-        for attempt in (1, 2):
-            name, new, dropped = _READ_NOW_NAMES.name(raw, sql)
-            for old in dropped:
-                _run_simple(raw, f"DEALLOCATE {old.decode()}")
-            if new:
-                try:
-                    _checked(raw, raw.pgconn.prepare(name, sql.encode()),
-                             pq.ExecStatus.COMMAND_OK)
-                except BaseException:
-                    _READ_NOW_NAMES.forget(raw, sql)
-                    raise
-            result = raw.pgconn.exec_prepared(name, [])
-            if (attempt == 1 and result.error_field(pq.DiagnosticField.SQLSTATE)
-                    == NO_SUCH_STATEMENT):
-                _READ_NOW_NAMES.forget(raw)      # the session lost them: prepared again
-                continue
-            _checked(raw, result, pq.ExecStatus.TUPLES_OK)
-            break
+        result = run_prepared(raw, sql)
         loading = Transformer(raw)
         loading.set_pgresult(result)
         row: tuple[Any, ...] = loading.load_row(0, tuple)

@@ -4,10 +4,12 @@ prepared under names of bugsvc's own, kept per connection, the oldest
 deallocated beyond a number kept.
 
 - PreparedNames: the names of the statements prepared on each connection.
+- run_prepared: a statement taking no values, waited for by libpq.
 - run_bounded_alone: one statement on its own (no transaction open), with
   a time limit, in one round trip: libpq's pipeline of the limit, the
   statement and the limit's end, which PostgreSQL runs as one implicit
   transaction.
+- checked: a libpq result's error raised as psycopg's cursor raises it.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from psycopg.adapt import PyFormat, Transformer
 
 
 # SQLSTATE of a prepared statement the session does not have.
-NO_SUCH_STATEMENT = b"26000"
+_NO_SUCH_STATEMENT = b"26000"
 
 _ANY_FORMAT = PyFormat.AUTO
 # Whether the system has poll() (not on Windows: select() there).
@@ -72,9 +74,36 @@ class PreparedNames:
             names.pop(key, None)
 
 
+# The statements run_prepared prepared (a few, each taking no values).
+_NOW = PreparedNames("bugsvc_now", 64)
 # The statements run_bounded_alone prepared: a search's statement has many
 # texts (one for each set of criteria), so only the latest are kept.
 _ALONE = PreparedNames("bugsvc_alone", 64)
+
+
+def run_prepared(raw: Any, sql: str) -> pq.abc.PGresult:
+    """The result (rows) of `sql`, a statement taking no values, run on
+    `raw` as libpq's prepared statement, prepared on the connection the
+    first time, libpq waiting for it (which lets go of the interpreter's
+    lock). Errors: psycopg's (checked); a statement the session no longer
+    has is prepared again once."""
+    for attempt in (1, 2):
+        name, new, dropped = _NOW.name(raw, sql)
+        for old in dropped:
+            checked(raw, raw.pgconn.exec_(b"DEALLOCATE " + old), pq.ExecStatus.COMMAND_OK)
+        if new:
+            try:
+                checked(raw, raw.pgconn.prepare(name, sql.encode()), pq.ExecStatus.COMMAND_OK)
+            except BaseException:
+                _NOW.forget(raw, sql)
+                raise
+        result = raw.pgconn.exec_prepared(name, [])
+        if attempt == 1 and result.error_field(pq.DiagnosticField.SQLSTATE) == _NO_SUCH_STATEMENT:
+            _NOW.forget(raw)                        # the session lost them: prepared again
+            continue
+        checked(raw, result, pq.ExecStatus.TUPLES_OK)
+        return result
+    raise AssertionError("unreachable")
 
 
 def run_bounded_alone(raw: Any, sql: str, values: Sequence[Any],
@@ -95,7 +124,7 @@ def run_bounded_alone(raw: Any, sql: str, values: Sequence[Any],
     for attempt in (1, 2):
         name, new, dropped = _ALONE.name(raw, key)
         try:
-            results = _pipeline(raw.pgconn, name, sql if new else None, dropped, dumped,
+            results = _pipeline(raw, name, sql if new else None, dropped, dumped,
                                 loading, milliseconds)
         except BaseException:
             _ALONE.forget(raw)
@@ -109,17 +138,18 @@ def run_bounded_alone(raw: Any, sql: str, values: Sequence[Any],
         state = failed.error_field(pq.DiagnosticField.SQLSTATE)
         if new and not _succeeded(results, len(dropped)):     # its PREPARE's result
             _ALONE.forget(raw, key)
-        if attempt == 1 and state == NO_SUCH_STATEMENT:
+        if attempt == 1 and state == _NO_SUCH_STATEMENT:
             _ALONE.forget(raw)                      # the session lost them: prepared again
             continue
-        _raise(raw, failed)
+        checked(raw, failed, pq.ExecStatus.TUPLES_OK)
     raise AssertionError("unreachable")
 
 
-def _pipeline(pgconn: Any, name: bytes, preparing: str | None, dropped: list[bytes],
+def _pipeline(raw: Any, name: bytes, preparing: str | None, dropped: list[bytes],
               dumped: Any, loading: Any, milliseconds: int) -> list[Any]:
     """Send run_bounded_alone's statements as one pipeline and read every
     result (the sync's left out)."""
+    pgconn = raw.pgconn
     pgconn.enter_pipeline_mode()
     for old in dropped:
         pgconn.send_query_params(b"DEALLOCATE " + old, None)
@@ -139,7 +169,7 @@ def _pipeline(pgconn: Any, name: bytes, preparing: str | None, dropped: list[byt
             # connection is lost.
             ended += 1
             if ended > 1 and pgconn.status == pq.ConnStatus.BAD:
-                raise _lost(pgconn)
+                raise _lost(raw)
             continue
         ended = 0
         if result.status == pq.ExecStatus.PIPELINE_SYNC:
@@ -187,14 +217,18 @@ def _succeeded(results: list[Any], position: int) -> bool:
     return len(results) > position and results[position].status == pq.ExecStatus.COMMAND_OK
 
 
-def _lost(pgconn: Any) -> Exception:
+def checked(raw: Any, result: Any, wanted: Any) -> None:
+    """Raise the psycopg error of libpq's `result` on `raw` unless its
+    status is `wanted` (psycopg.OperationalError when the connection was
+    lost, as psycopg's own execute raises)."""
+    if result.status != wanted:
+        if raw.pgconn.status == pq.ConnStatus.BAD:
+            raise _lost(raw)
+        raise pg_errors.error_from_result(result, encoding=raw.info.encoding)
+
+
+def _lost(raw: Any) -> Exception:
     """psycopg's error for a connection the server or the network ended."""
     return psycopg.OperationalError(
-        pgconn.error_message.decode("utf-8", "replace").strip() or "the connection is lost")
-
-
-def _raise(raw: Any, failed: Any) -> None:
-    """Raise the error of libpq's result `failed` as psycopg's cursor would."""
-    if raw.pgconn.status == pq.ConnStatus.BAD:
-        raise _lost(raw.pgconn)
-    raise pg_errors.error_from_result(failed, encoding=raw.info.encoding)
+        raw.pgconn.error_message.decode(raw.info.encoding, "replace").strip()
+        or "the connection is lost")
