@@ -884,18 +884,18 @@ class Compiler:
         return per_word[0] if len(per_word) == 1 else _Candidates("AND", per_word)
 
     def _text_candidates(self, column, text):
-        """The dialect's text_candidates of `text` in `column`; None (compare
-        the bugs) when the search stops at its first bugs in id order and
-        the text is a common one (COMMON_MATCHES)."""
-        found = self.dialect.text_candidates(column, text)
-        if found is None or not self.first_only:
-            return found
-        matches = self.dialect.count_text_matches(self.ctx.conn, column, text,
-                                                  COMMON_MATCHES + 1)
-        if matches is not None and matches > COMMON_MATCHES:
-            self.common_left_out = True
-            return None
-        return found
+        """The candidates of `text` in `column`: when the search stops at its
+        first bugs in id order, those the dialect reads now if it can
+        (first_text_matches), None (compare the bugs) if the text is a
+        common one (COMMON_MATCHES); else the dialect's text_candidates."""
+        if self.first_only:
+            matches = self.dialect.first_text_matches(self.ctx.conn, column, text,
+                                                      COMMON_MATCHES)
+            if matches is not None:
+                if matches.common:
+                    self.common_left_out = True
+                return matches.candidates
+        return self.dialect.text_candidates(column, text)
 
     def _content(self, text, negative):
         """Full text: every word in the summary or in a comment the caller may see."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeAlias
 
 import orjson
@@ -124,6 +125,16 @@ TEXT_INDEXED = ("summary", "whiteboard", "alias", "comment")
 TRIGRAM = 3
 
 
+@dataclass(frozen=True)
+class TextMatches:
+    """What Dialect.first_text_matches read: `common` when the index has
+    more rows for the text than were asked for (`candidates` is None then);
+    otherwise `candidates`, (SQL, args) in the dialect's candidates_form, of
+    the bugs of the rows it has."""
+    common: bool
+    candidates: tuple[str, list[Any]] | None
+
+
 class WorkBudgetExceeded(Exception):
     """A statement in a `bounded_work` block went over its budget and stopped."""
 
@@ -211,12 +222,14 @@ class Dialect:
         characters than a trigram has): the caller compares every bug."""
         raise NotImplementedError
 
-    def count_text_matches(self, conn: Connection, column: str, needle: str,
-                           most: int) -> int | None:
-        """How many rows of the trigram index of `column` (as in
-        text_candidates) may contain `needle`, counted up to `most` (reading
-        no further), so a caller can tell a rare text from a common one
-        cheaply. None when the engine cannot count them so."""
+    def first_text_matches(self, conn: Connection, column: str, needle: str,
+                           most: int) -> TextMatches | None:
+        """The trigram index's rows of `column` that may contain `needle`
+        (as in text_candidates), read now up to `most` of them and no
+        further, so a caller can tell a rare text from a common one cheaply
+        and take a rare one's candidates without asking the index again.
+        None when the engine cannot read them so (or text_candidates has
+        none)."""
         return None
 
     def bounded_work(self, conn: Connection, steps: int) -> AbstractContextManager[None]:

@@ -33,6 +33,10 @@ SUMMARIES = {
     "quote": 'Button says "Save" twice',
     "short": "ab",
     "plain": "Nothing to see here",
+    # The trigrams of "machine. Needinfo" that SQLite's index is asked for
+    # (its first, middle and last), near each other, without the text.
+    "near": "Needinfo mac. Now",
+    "phrase": "Set up the machine. Needinfo the reporter",
 }
 WHITEBOARDS = {"plain": "[needs-triage] crashy"}
 ALIASES = {"crash": ["first-alias"], "percent": ["PCT_100%"]}
@@ -43,7 +47,7 @@ NEEDLES = [
     "100%", "0% d", "%", "%%%", "user_id", "r_i", "_", "___", "t_1", "pct_100",
     "first-al", r"C:\temp", r"\temp\l", "\\",
     '"Save"', 'says "', '"', "ab", "a", "b", "x", "needs-triage", "[needs", "crashy", "zzz",
-    "é m", " ", "  ",
+    "é m", " ", "  ", "machine. Needinfo", "Needinfo mac. Now", "needinfo mac",
 ]
 
 
@@ -109,6 +113,26 @@ def test_substring_search_answers_what_comparing_every_bug_answers(services, bug
     assert summaries == found(services, bugs, f1="short_desc", o1="substring", v1=needle)
     assert aliases == found(services, bugs, f1="alias", o1="substring", v1=needle) == (
         sorted(bugs) if not needle.strip() else expected_alias(needle))
+
+
+def test_the_index_may_give_more_bugs_than_hold_the_text_and_the_search_answers_those_that_do(
+        services, bugs, scan_only):
+    def candidates(ctx, _):
+        sql, args = ctx.conn.dialect.text_candidates("summary", "machine. Needinfo")
+        if ctx.conn.dialect.candidates_form == "condition":
+            sql = f"SELECT b.id FROM bugs b WHERE {sql}"
+        return {row[0] for row in ctx.conn.execute(sql, args)}
+    # SQLite's index is asked for three of the text's trigrams near each
+    # other: "near" has them so; PostgreSQL's for all its trigrams.
+    found_by_index = services.call(candidates, write=False)
+    assert bugs["phrase"] in found_by_index
+    assert (bugs["near"] in found_by_index) == (services.db.dialect.name == "sqlite")
+    for params in ({"quicksearch": '"machine. Needinfo"'},
+                   {"quicksearch": '"machine. Needinfo"', "limit": 50},
+                   {"f1": "short_desc", "o1": "substring", "v1": "machine. needinfo"}):
+        assert found(services, bugs, **params) == ["phrase"]
+    scan_only()
+    assert found(services, bugs, quicksearch='"machine. Needinfo"') == ["phrase"]
 
 
 @pytest.mark.parametrize("text, names", [
@@ -246,6 +270,19 @@ def test_quicksearch_searches_the_comments_one_may_read(services, commented, sca
     indexed = found(services, commented, quicksearch=text)
     scan_only()
     assert indexed == found(services, commented, quicksearch=text) == names
+
+
+@pytest.mark.parametrize("limit", [None, 50])
+def test_comments_with_a_phrases_trigrams_near_each_other_are_not_found_for_it(
+        services, commented, limit):
+    from bugsvc.services import comment
+    services.call(comment.add, {"id": commented["upper"], "comment": "Needinfo mac. Now"},
+                  as_user=ADMIN)
+    services.call(comment.add, {"id": commented["mixed"], "comment": "The machine. Needinfo"},
+                  as_user=ADMIN)
+    index_comments(services)
+    params = {"quicksearch": '"machine. Needinfo"'} | ({"limit": limit} if limit else {})
+    assert found(services, commented, **params) == ["mixed", "phrase"]      # a summary too
 
 
 @pytest.mark.parametrize("who, sees", [(None, False), (PAT, False), (STAFF, True)])
@@ -531,24 +568,30 @@ def test_a_common_text_is_compared_only_when_the_search_stops_at_its_first_bugs(
             return compiler.candidates(zeppelin)
         return services.call(compile_it, write=False)
 
-    def counted(ctx, _):
-        return ctx.conn.dialect.count_text_matches(ctx.conn, "comment", "zeppelin", 10)
-    # Two comments hold it (one on a bug only staff see), counted by the
-    # engine that can (SQLite), up to the number asked for; a comment the
-    # index does not hold yet is counted as one that may hold it.
+    def read(most):
+        def first_matches(ctx, _):
+            matches = ctx.conn.dialect.first_text_matches(ctx.conn, "comment", "zeppelin", most)
+            if matches is None or matches.common:
+                return matches
+            sql, args = matches.candidates
+            return sorted(row[0] for row in ctx.conn.execute(sql, args))
+        return services.call(first_matches, write=False)
+    # Two comments hold it (one on a bug only staff see), read by the engine
+    # that can (SQLite), up to the number asked for, as their bugs; a comment
+    # the index does not hold yet counts as one that may hold it, and its bug
+    # is a candidate.
     index_comments(services)
-    count = services.call(counted, write=False)
-    assert count in (None, 2)
-    if count is not None:
+    first = read(2)
+    assert first in (None, sorted([commented["plain"], commented["secret"]]))
+    if first is not None:
         from bugsvc.services import comment
-        services.call(comment.add, {"id": commented["plain"], "comment": "Unrelated"},
+        services.call(comment.add, {"id": commented["crash"], "comment": "Unrelated"},
                       as_user=ADMIN)
-        assert services.call(counted, write=False) == 3
+        assert read(2).common
+        assert read(3) == sorted([commented["plain"], commented["secret"], commented["crash"]])
         index_comments(services)
-        assert services.call(counted, write=False) == 2
-    if count is not None:
-        assert services.call(lambda ctx, _: ctx.conn.dialect.count_text_matches(
-            ctx.conn, "comment", "zeppelin", 1), write=False) == 1
+        assert read(2) == sorted([commented["plain"], commented["secret"]])
+        assert read(1).common
     assert candidates(False, 0) is not None
     assert candidates(True, 2) is not None
-    assert (candidates(True, 1) is None) == (count is not None)
+    assert (candidates(True, 1) is None) == (first is not None)
