@@ -72,7 +72,8 @@ def plant_rare_word(db, runner):
     on open bugs spread evenly over the ids, unless the database has them."""
     with db.transaction() as conn:
         admin = conn.execute("SELECT id FROM users WHERE login = ?", (ADMIN_EMAIL,)).fetchone()[0]
-        if conn.execute("SELECT COUNT(*) FROM comments WHERE author_id = ? AND instr(body, ?) > 0",
+        holds = conn.dialect.contains("body", "?")
+        if conn.execute(f"SELECT COUNT(*) FROM comments WHERE author_id = ? AND {holds}",
                         (admin, RARE_WORD)).fetchone()[0] >= RARE_COMMENTS:
             return
         last = conn.execute("SELECT MAX(id) FROM bugs").fetchone()[0]
