@@ -282,11 +282,13 @@ class Clause:
 class _Rows:
     """The rows of a multi-valued source for bug alias b: `from_sql` (FROM ...
     WHERE <link to b>) and `guard`, the condition a row must meet to be seen
-    by the caller (None: every row)."""
+    by the caller (None: every row); `end` ends an EXISTS over them (the
+    dialect's per_row_subquery_end, where the search stops at a limit)."""
     from_sql: str
     from_args: list
     guard: str | None = None
     guard_args: list = field(default_factory=list)
+    end: str = ""
 
 
 @dataclass
@@ -300,7 +302,7 @@ class _Exists:
 
     def sql(self):
         row, args = _guarded(self.rows.guard, self.rows.guard_args, self.row_sql, self.row_args)
-        exists = f"EXISTS (SELECT 1 {self.rows.from_sql} AND {row})"
+        exists = f"EXISTS (SELECT 1 {self.rows.from_sql} AND {row}{self.rows.end})"
         return (f"NOT {exists}" if self.negative else exists), self.rows.from_args + args
 
 
@@ -506,7 +508,18 @@ class Compiler:
                         words_exact=kind.words_exact)
 
     def _source(self, key):
-        """The _Rows of a multi-valued source."""
+        """The _Rows of a multi-valued source. Where the search stops at a
+        limit, an EXISTS over them is looked up for each bug it reaches
+        (per_row_subquery_end): PostgreSQL would otherwise read a comment
+        text's matches on every comment into a hash first, and a search
+        for the first bugs of a common word (COMMON_MATCHES) reads few."""
+        rows = self._source_rows(key)
+        if not self.scans:
+            rows.end = self.dialect.per_row_subquery_end
+        return rows
+
+    def _source_rows(self, key):
+        """_source's rows, for every kind of search."""
         private = None if self.insider else "{a}.is_private = 0"
         if key.startswith("custom:"):
             field_id = int(key.split(":", 1)[1])
@@ -910,7 +923,7 @@ class Compiler:
                                          [word])
             parts.append(f"({self.dialect.contains('lower(b.summary)', 'lower(?)')}"
                          f" OR EXISTS (SELECT 1"
-                         f" {comments.from_sql} AND {match}))")
+                         f" {comments.from_sql} AND {match}{comments.end}))")
             args.extend([word] + match_args)
         sql = "(" + " AND ".join(parts) + ")"
         return (f"({sql} IS NOT TRUE)" if negative else sql), args

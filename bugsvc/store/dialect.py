@@ -127,10 +127,10 @@ TRIGRAM = 3
 
 @dataclass(frozen=True)
 class TextMatches:
-    """What Dialect.first_text_matches read: `common` when the index has
-    more rows for the text than were asked for (`candidates` is None then);
+    """What Dialect.first_text_matches found: `common` when the index has
+    more rows for the text than the bound (`candidates` is None then);
     otherwise `candidates`, (SQL, args) in the dialect's candidates_form, of
-    the bugs of the rows it has."""
+    the bugs of its rows."""
     common: bool
     candidates: tuple[str, list[Any]] | None
 
@@ -224,12 +224,12 @@ class Dialect:
 
     def first_text_matches(self, conn: Connection, column: str, needle: str,
                            most: int) -> TextMatches | None:
-        """The trigram index's rows of `column` that may contain `needle`
-        (as in text_candidates), read now up to `most` of them and no
-        further, so a caller can tell a rare text from a common one cheaply
-        and take a rare one's candidates without asking the index again.
-        None when the engine cannot read them so (or text_candidates has
-        none)."""
+        """Whether the trigram index has more than `most` rows of `column`
+        that may contain `needle` (as in text_candidates): a common text,
+        told cheaply. SQLite reads the rows, one more than `most` at most,
+        and gives a rare text's candidates from those it read (the index is
+        not asked again); PostgreSQL asks its planner's estimate. None when
+        the engine cannot tell (or text_candidates has none)."""
         return None
 
     def bounded_work(self, conn: Connection, steps: int) -> AbstractContextManager[None]:

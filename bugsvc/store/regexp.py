@@ -2,7 +2,8 @@
 and the time budget its matching runs within, on both engines: SQLite calls
 sql_regexp for `value REGEXP ?`; PostgreSQL matches with its own regular
 expressions and cancels a statement that goes over its budget
-(postgres/dialect.py bounds it)."""
+(postgres/dialect.py bounds it). A tighter limit of a `work_time_limit`
+block (PostgreSQL's bounded_work) may bound that statement instead."""
 
 import functools
 import threading
@@ -11,6 +12,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import regex
+
+from .dialect import WorkBudgetExceeded
 
 
 # Regular expressions of searches run on the `regex` engine: the syntax of
@@ -57,6 +60,7 @@ class RegexpBudget:
         self.exceeded: str | None = None    # the pattern that ran out of time
         self.patterns: list[str] = []       # patterns of statements the engine itself bounds
         self.bounded = False                # the engine bounds the statement's time itself
+        self.work_limited = False           # ... to a work_time_limit block's time
 
     def match(self, compiled: regex.Pattern[str], text: str) -> bool:
         """True when `compiled` matches `text`. Raises RegexpTooSlow."""
@@ -90,6 +94,26 @@ class RegexpInvalid(Exception):
         self.pattern = pattern
 
 
+@contextmanager
+def work_time_limit(milliseconds: int) -> Iterator[None]:
+    """Bound the time of each statement this thread runs in the block to
+    `milliseconds`, where the engine bounds its statements' time itself
+    (PostgreSQL's bounded_work: the lower of this and a `regexp_budget`
+    block's time, current_work_limit); a statement stopped by this limit
+    leaves a `regexp_budget` block as WorkBudgetExceeded."""
+    previous = getattr(_regexp_state, "work_limit", None)
+    _regexp_state.work_limit = milliseconds
+    try:
+        yield
+    finally:
+        _regexp_state.work_limit = previous
+
+
+def current_work_limit() -> int | None:
+    """The milliseconds of the `work_time_limit` block this thread is in, or None."""
+    return getattr(_regexp_state, "work_limit", None)
+
+
 def current_regexp_budget() -> RegexpBudget | None:
     """The budget of the `regexp_budget` block this thread is in, or None."""
     return getattr(_regexp_state, "budget", None)
@@ -115,9 +139,9 @@ def regexp_budget(seconds: float | None = None,
     within the block (all of them together): `seconds` (default
     REGEXP_SECONDS) plus `per_value` (default REGEXP_SECONDS_PER_VALUE) for
     each value matched. A statement that goes over stops, and leaves the
-    block as RegexpTooSlow; a pattern the engine refuses leaves it as
-    RegexpInvalid. Outside such a block each match has REGEXP_SECONDS on
-    its own."""
+    block as RegexpTooSlow (WorkBudgetExceeded when a work_time_limit
+    stopped it); a pattern the engine refuses leaves it as RegexpInvalid.
+    Outside such a block each match has REGEXP_SECONDS on its own."""
     previous = getattr(_regexp_state, "budget", None)
     budget = _regexp_state.budget = RegexpBudget(
         REGEXP_SECONDS if seconds is None else seconds,
@@ -131,6 +155,8 @@ def regexp_budget(seconds: float | None = None,
             raise RegexpTooSlow(budget.exceeded) from None
         state = getattr(exc, "sqlstate", None)
         if state == _CANCELLED and budget.bounded:
+            if budget.work_limited:
+                raise WorkBudgetExceeded() from None
             if budget.patterns:
                 raise RegexpTooSlow(budget.patterns[0]) from None
             raise StatementTooSlow() from None

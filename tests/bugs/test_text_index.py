@@ -553,6 +553,27 @@ def test_first_bugs_of_a_common_text_keep_private_comments_and_hidden_bugs_hidde
         ["plain", "secret"] if sees else ["plain"])
 
 
+@pytest.mark.parametrize("common", [False, True], ids=["rare", "common"])
+def test_the_first_bugs_of_a_common_comment_text_are_compared_not_gathered_from_the_index(
+        services, commented, db, monkeypatch, common):
+    """A search for its first bugs in id order takes a rare comment text's
+    candidates from the index, and compares bugs in id order for a common
+    one (told by SQLite's reading, PostgreSQL's estimate: at least one row)."""
+    if common:
+        monkeypatch.setattr(search_sql, "COMMON_MATCHES", 0)
+    statements = []
+    conn = db.connection()
+    conn.set_trace_callback(statements.append)
+    try:
+        assert found(services, commented, quicksearch="zeppelin", limit=50) == ["plain"]
+    finally:
+        conn.set_trace_callback(None)
+    searched = [sql for sql in statements if "ORDER BY b.id" in sql and "LIMIT" in sql]
+    assert len(searched) == 1
+    from_index = "json_each" if db.dialect.name == "sqlite" else "FROM comments WHERE body ILIKE"
+    assert (from_index in searched[0]) == (not common)
+
+
 def test_a_common_text_is_compared_only_when_the_search_stops_at_its_first_bugs(
         services, commented, monkeypatch):
     """The index's candidates are left aside only for a text more rows have
@@ -571,27 +592,33 @@ def test_a_common_text_is_compared_only_when_the_search_stops_at_its_first_bugs(
     def read(most):
         def first_matches(ctx, _):
             matches = ctx.conn.dialect.first_text_matches(ctx.conn, "comment", "zeppelin", most)
-            if matches is None or matches.common:
+            if matches.common:
                 return matches
             sql, args = matches.candidates
+            if ctx.conn.dialect.candidates_form == "condition":
+                sql = f"SELECT b.id FROM bugs b WHERE {sql}"
             return sorted(row[0] for row in ctx.conn.execute(sql, args))
         return services.call(first_matches, write=False)
-    # Two comments hold it (one on a bug only staff see), read by the engine
-    # that can (SQLite), up to the number asked for, as their bugs; a comment
-    # the index does not hold yet counts as one that may hold it, and its bug
-    # is a candidate.
+    # Two comments hold it (one on a bug only staff see).
     index_comments(services)
-    first = read(2)
-    assert first in (None, sorted([commented["plain"], commented["secret"]]))
-    if first is not None:
+    holding = sorted([commented["plain"], commented["secret"]])
+    if services.db.dialect.name == "sqlite":
+        # SQLite reads the index's rows up to the number asked for, and
+        # gives their bugs; a comment the index does not hold yet counts as
+        # one that may hold it, and its bug is a candidate.
+        assert read(2) == holding
         from bugsvc.services import comment
         services.call(comment.add, {"id": commented["crash"], "comment": "Unrelated"},
                       as_user=ADMIN)
         assert read(2).common
-        assert read(3) == sorted([commented["plain"], commented["secret"], commented["crash"]])
+        assert read(3) == sorted(holding + [commented["crash"]])
         index_comments(services)
-        assert read(2) == sorted([commented["plain"], commented["secret"]])
+        assert read(2) == holding
         assert read(1).common
+    else:
+        # PostgreSQL's planner estimates at least one row: common past none.
+        assert read(0).common
+        assert read(10**6) == holding
     assert candidates(False, 0) is not None
-    assert candidates(True, 2) is not None
-    assert (candidates(True, 1) is None) == (first is not None)
+    assert candidates(True, 10**6) is not None
+    assert candidates(True, 0) is None

@@ -301,6 +301,35 @@ def test_a_searchs_time_limit_is_lifted_in_the_next_statements_round_trip(
 
 
 @pytest.mark.engine("postgresql")
+def test_a_statement_over_its_bounded_work_is_stopped_and_the_transaction_goes_on(db):
+    """PostgreSQL cannot count its work: a bounded_work block's statement
+    gets the time SQLite takes for the steps (the lower of that and a
+    search's own limit). One stopped by it leaves the block as
+    WorkBudgetExceeded, the transaction usable (its savepoint rolled back
+    to) and no limit left set; one stopped by the search's own limit keeps
+    that error."""
+    from bugsvc.store.dialect import WorkBudgetExceeded
+    from bugsvc.store.postgres.dialect import STEPS_PER_MILLISECOND
+    from bugsvc.store.regexp import StatementTooSlow, regexp_budget
+    limit_now = "SELECT current_setting('statement_timeout')"
+    with db.transaction() as conn:
+        with conn.dialect.bounded_work(conn, 50 * STEPS_PER_MILLISECOND):
+            with regexp_budget(seconds=2, per_value=0):
+                assert conn.execute(limit_now).fetchone()[0] == "50ms"
+        with pytest.raises(WorkBudgetExceeded):
+            with conn.dialect.bounded_work(conn, 20 * STEPS_PER_MILLISECOND):
+                with regexp_budget(seconds=2, per_value=0):
+                    conn.execute("SELECT pg_sleep(2)")
+        assert conn.execute(limit_now).fetchone()[0] == "0"
+        assert conn.execute("SELECT 1").fetchone()[0] == 1
+    with pytest.raises(StatementTooSlow):
+        with db.transaction() as conn:
+            with conn.dialect.bounded_work(conn, 10_000 * STEPS_PER_MILLISECOND):
+                with regexp_budget(seconds=0.02, per_value=0):
+                    conn.execute("SELECT pg_sleep(2)")
+
+
+@pytest.mark.engine("postgresql")
 def test_reads_by_ids_keep_one_plan_for_every_list(db, backend):
     """Left to choose, PostgreSQL plans a prepared statement with a list of
     ids anew on every run once its first runs had short lists; run with

@@ -10,10 +10,19 @@ import re
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from ..dialect import TEXT_INDEXED, TRIGRAM, Connection, Dialect, json_pairs
-from ..regexp import RegexpBudget
+from ..dialect import (
+    TEXT_INDEXED,
+    TRIGRAM,
+    Connection,
+    Dialect,
+    TextMatches,
+    WorkBudgetExceeded,
+    json_pairs,
+)
+from ..regexp import RegexpBudget, current_work_limit, work_time_limit
 from ..schema import run_script
 from .sql import translate_script
 
@@ -27,13 +36,15 @@ class OnPsycopg(Protocol):
     imports this module): its psycopg connection is `raw`, on which its
     transaction's BEGIN is sent by `begun()` (before the first statement);
     `wrote()` counts a write made on `raw` itself; `limit_next_statement()`
-    bounds the time of its next statement."""
+    bounds the time of its next statement, `unbound()` lifts that limit."""
 
     raw: psycopg.Connection[Any]
 
     def begun(self, also: str = "") -> bool: ...
 
     def limit_next_statement(self, milliseconds: int) -> None: ...
+
+    def unbound(self) -> None: ...
 
     def wrote(self) -> None: ...
 
@@ -52,9 +63,29 @@ _UNICODE_COLLATION = "und-x-icu"
 ROW_ESTIMATE_SECONDS = 30.0
 # Letters and digits in a row that pg_trgm makes a trigram of.
 _TRIGRAM_RUN = re.compile(r"[^\W_]{%d}" % TRIGRAM)
+# SQLite's virtual machine instructions a millisecond, about, here: what
+# bounded_work's steps are worth in PostgreSQL's time.
+STEPS_PER_MILLISECOND = 10_000
+# The savepoint of a bounded_work block.
+_BOUNDED_WORK = "bounded_work"
 # The search patterns of the statements this thread is putting together (the
 # time budget's error names the first of them).
 _patterns = threading.local()
+
+
+def _indexed_pattern(column: str, needle: str) -> str | None:
+    """The ILIKE pattern of the rows whose `column` (one of TEXT_INDEXED)
+    holds `needle`, ASCII letters in any case; None when pg_trgm's index
+    cannot serve it.
+
+    ILIKE on text in the "C" collation folds ASCII letters, as lower() does,
+    and pg_trgm's GIN index serves it. pg_trgm makes trigrams of letters and
+    digits only: a needle without a run of three of them would read the
+    whole index, slower than comparing every bug."""
+    if column not in TEXT_INDEXED or "\x00" in needle or not _TRIGRAM_RUN.search(needle):
+        return None
+    escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
 
 
 class PostgresDialect(Dialect):
@@ -107,12 +138,18 @@ class PostgresDialect(Dialect):
         allows for matching every summary and comment once with a regular
         expression. PostgreSQL cancels a statement that goes over, whatever
         takes the time (SQLite refuses searches too large to plan in the
-        first place). The budget counts as bounded from then on."""
+        first place); the time of a work_time_limit block (bounded_work)
+        where that is less. The budget counts as bounded from then on."""
         budget.bounded = True
         budget.patterns = getattr(_patterns, "pending", [])
         _patterns.pending = []
         rows = self._rows_to_match(conn)
-        return int(1000 * (budget.seconds + budget.per_value * float(rows))) + 1
+        limit = int(1000 * (budget.seconds + budget.per_value * float(rows))) + 1
+        work_limit = current_work_limit()
+        if work_limit is not None and work_limit < limit:
+            budget.work_limited = True
+            return work_limit
+        return limit
 
     def _rows_to_match(self, conn: OnPsycopg) -> float:
         """PostgreSQL's estimate of how many bugs and comments there are,
@@ -132,20 +169,57 @@ class PostgresDialect(Dialect):
         return rows
 
     def text_candidates(self, column: str, needle: str) -> tuple[str, list[Any]] | None:
-        # ILIKE on text in the "C" collation folds ASCII letters, as lower()
-        # does, and pg_trgm's GIN index serves it. pg_trgm makes trigrams of
-        # letters and digits only: a needle without a run of three of them
-        # would read the whole index, slower than comparing every bug.
-        if column not in TEXT_INDEXED or "\x00" in needle or not _TRIGRAM_RUN.search(needle):
+        pattern = _indexed_pattern(column, needle)
+        if pattern is None:
             return None
-        escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         if column == "alias":
             return (self.among_ids("b.id", "SELECT bug_id FROM bug_aliases WHERE alias ILIKE ?"),
-                    [f"%{escaped}%"])
+                    [pattern])
         if column == "comment":
             return (self.among_ids("b.id", "SELECT bug_id FROM comments WHERE body ILIKE ?"),
-                    [f"%{escaped}%"])
-        return f"b.{column} ILIKE ?", [f"%{escaped}%"]
+                    [pattern])
+        return f"b.{column} ILIKE ?", [pattern]
+
+    def first_text_matches(self, conn: Connection, column: str, needle: str,
+                           most: int) -> TextMatches | None:
+        # Only comments: a bug's own texts (summary, whiteboard, aliases)
+        # are short and one or a few a bug, and their candidates come from
+        # the index faster than comparing bugs in id order finds the first
+        # ones, where each bug's comments are read. A common word's comments
+        # are hundreds of thousands. Reading the index's first rows would
+        # cost what reading them all does: a bitmap scan of pg_trgm's index
+        # reads every row list of the needle's trigrams before it gives a
+        # row (for a common word at 100,000 bugs, 25 ms; then its bugs' ids,
+        # 300 ms). The planner's estimate of the rows costs a round trip: it
+        # tries the pattern on the column's statistics, where a common text
+        # shows (a rare one gets a small default).
+        pattern = _indexed_pattern(column, needle) if column == "comment" else None
+        if pattern is None:
+            return None
+        plan = _pg(conn).raw.execute("EXPLAIN (FORMAT JSON) SELECT 1 FROM comments"
+                                     " WHERE body ILIKE $1", (pattern,)).fetchone()
+        estimate = plan[0][0]["Plan"]["Plan Rows"] if plan is not None else 0
+        if estimate > most:
+            return TextMatches(common=True, candidates=None)
+        return TextMatches(common=False, candidates=self.text_candidates(column, needle))
+
+    @contextmanager
+    def bounded_work(self, conn: Connection, steps: int) -> Iterator[None]:
+        # PostgreSQL cannot count its work: the block's statements get the
+        # time SQLite takes for `steps` (work_time_limit). A statement
+        # cancelled by it leaves the transaction failed, so the block is a
+        # savepoint, rolled back to on the way out; that also undoes the
+        # statement's time limit, back to none (any limit still set is
+        # lifted before the savepoint).
+        pg = _pg(conn)
+        pg.unbound()
+        pg.begun(f"SAVEPOINT {_BOUNDED_WORK}")
+        with work_time_limit(max(1, steps // STEPS_PER_MILLISECOND)):
+            try:
+                yield
+            except WorkBudgetExceeded:
+                pg.begun(f"ROLLBACK TO SAVEPOINT {_BOUNDED_WORK}")
+                raise
 
     def among_ids(self, column: str, query: str) -> str:
         # An array made once (an InitPlan): an index scan can use it inside
