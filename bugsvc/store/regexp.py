@@ -95,18 +95,25 @@ class RegexpInvalid(Exception):
 
 
 @contextmanager
+def _for_the_block(name: str, value: object) -> Iterator[None]:
+    """This thread's state `name` is `value` within the block, as it was after."""
+    previous = getattr(_regexp_state, name, None)
+    setattr(_regexp_state, name, value)
+    try:
+        yield
+    finally:
+        setattr(_regexp_state, name, previous)
+
+
+@contextmanager
 def work_time_limit(milliseconds: int) -> Iterator[None]:
     """Bound the time of each statement this thread runs in the block to
     `milliseconds`, where the engine bounds its statements' time itself
     (PostgreSQL's bounded_work: the lower of this and a `regexp_budget`
     block's time, current_work_limit); a statement stopped by this limit
     leaves a `regexp_budget` block as WorkBudgetExceeded."""
-    previous = getattr(_regexp_state, "work_limit", None)
-    _regexp_state.work_limit = milliseconds
-    try:
+    with _for_the_block("work_limit", milliseconds):
         yield
-    finally:
-        _regexp_state.work_limit = previous
 
 
 def current_work_limit() -> int | None:
@@ -124,12 +131,8 @@ def outside_regexp_budget() -> Iterator[None]:
     """Run the block's statements outside the budget of the `regexp_budget`
     block this thread is in (statements a search's statement makes run
     before it: Connection.before_next_statement's)."""
-    previous = getattr(_regexp_state, "budget", None)
-    _regexp_state.budget = None
-    try:
+    with _for_the_block("budget", None):
         yield
-    finally:
-        _regexp_state.budget = previous
 
 
 @contextmanager
