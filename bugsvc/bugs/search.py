@@ -138,8 +138,8 @@ class _Statement:
 
 # What a search's statement may be kept by: the parameters of a kept answer
 # (answer_cache.KEPT_PARAMS), the operators of its fields, and count_only.
-# Their statement depends on the caller and the catalogue alone, unless the
-# compiler read the time (a relative date).
+# Their statement depends on the caller and the catalogue alone, unless it
+# holds for the moment of the call only (a relative date; rows read now).
 STATEMENT_PARAMS = answer_cache.KEPT_PARAMS | {"count_only"} | frozenset(
     f"{name}_type" for name in answer_cache.KEPT_PARAMS - {"limit", "offset"})
 # Statements kept at one catalog generation, at most (then made afresh).
@@ -151,7 +151,8 @@ def _statement(ctx, params, count_only):
     for a search that went over its budget in id order: made without
     stopping at the first bugs). A search of STATEMENT_PARAMS alone is
     kept, by caller, at the catalog generation (with the catalogue's
-    copies), unless its statement read the time or is budgeted; the same
+    copies), unless its statement holds for the moment of the call only
+    (Compiler.only_for_now) or is budgeted; the same
     search asked again at that generation is not parsed and compiled again.
     Errors: as find's."""
     items = answer_cache.plain_params(params or {}, STATEMENT_PARAMS)
@@ -163,15 +164,15 @@ def _statement(ctx, params, count_only):
     statement = kept.get(key)
     if statement is not None:
         return statement, None
-    statement, again, read_the_time = _compiled(ctx, params, count_only)
-    if not (read_the_time or statement.budgeted):
+    statement, again, only_for_now = _compiled(ctx, params, count_only)
+    if not (only_for_now or statement.budgeted):
         cache.keep_at_most(kept, key, statement, MAX_STATEMENTS_KEPT)
     return statement, again
 
 
 def _compiled(ctx, params, count_only):
-    """_statement's answer, parsed and compiled now, and whether the
-    compiler read the time."""
+    """_statement's answer, parsed and compiled now, and whether it holds
+    for this moment only (Compiler.only_for_now)."""
     compiler = Compiler(ctx)
     query = parse(ctx, compiler, params)
     compiler.scans = count_only or query.limit is None
@@ -188,7 +189,7 @@ def _compiled(ctx, params, count_only):
         compiler.first_only = False
         return made()
     statement = made()
-    return statement, again, compiler.read_the_time
+    return statement, again, compiler.only_for_now
 
 
 def _rows(ctx, statement, count_only):

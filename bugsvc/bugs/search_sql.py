@@ -339,15 +339,18 @@ class Compiler:
         # then looked up bug by bug); True for counts and reports, which go
         # over every bug the criteria select (bug_visibility_sql's scan).
         self.scans = True
-        # True once the SQL made depends on the time of the call (a relative
-        # date, "now"): such a statement is made anew each time (search.py).
-        self.read_the_time = False
+        # True once the SQL made depends on the moment of the call: its time
+        # (a relative date, "now") or rows read now (a text's first
+        # matches: _first_matches). Such a statement is made anew each
+        # time (search.py).
+        self.only_for_now = False
+        self._first_matches_read = {}     # (column, text) -> first_text_matches'
         self._deadline = _clock() + BUILD_SECONDS
 
     @property
     def now(self):
-        """The call's time, noted as read (read_the_time)."""
-        self.read_the_time = True
+        """The call's time, noted as read (only_for_now)."""
+        self.only_for_now = True
         return self.ctx.now
 
     def where(self, criteria):
@@ -901,14 +904,42 @@ class Compiler:
         first bugs in id order, those the dialect reads now if it can
         (first_text_matches), None (compare the bugs) if the text is a
         common one (COMMON_MATCHES); else the dialect's text_candidates."""
-        if self.first_only:
-            matches = self.dialect.first_text_matches(self.ctx.conn, column, text,
-                                                      COMMON_MATCHES)
-            if matches is not None:
-                if matches.common:
-                    self.common_left_out = True
-                return matches.candidates
-        return self.dialect.text_candidates(column, text)
+        matches = self._first_matches(column, text)
+        if matches is None:
+            return self.dialect.text_candidates(column, text)
+        if matches.common:
+            self.common_left_out = True
+        return matches.candidates
+
+    def _first_matches(self, column, text):
+        """The dialect's first_text_matches of `text` in `column`, read once
+        a statement, when the search stops at its first bugs in id order;
+        else None."""
+        if not self.first_only:
+            return None
+        key = (column, text)
+        if key not in self._first_matches_read:
+            self._first_matches_read[key] = self.dialect.first_text_matches(
+                self.ctx.conn, column, text, COMMON_MATCHES)
+        matches = self._first_matches_read[key]
+        if matches is not None:
+            self.only_for_now = True
+        return matches
+
+    def _comments_guard(self, word):
+        """(SQL, args) of a condition every bug with a comment holding
+        `word` meets, to test before its comments are read; None when there
+        is none worth testing. It is the comment index's few candidates, in
+        a search that stops at its first bugs in id order because the word
+        is common in summaries: the bugs are then compared one by one, and
+        most of them would have every comment read for nothing."""
+        summaries = self._first_matches("summary", word)
+        if summaries is None or not summaries.common:
+            return None
+        comments = self._first_matches("comment", word)
+        if comments is None or comments.common:
+            return None
+        return self._in_candidates(comments.candidates)
 
     def _content(self, text, negative):
         """Full text: every word in the summary or in a comment the caller may see."""
@@ -921,9 +952,12 @@ class Compiler:
             match, match_args = _guarded(comments.guard, comments.guard_args,
                                          self.dialect.contains("lower(c.body)", "lower(?)"),
                                          [word])
+            exists = f"EXISTS (SELECT 1 {comments.from_sql} AND {match}{comments.end})"
+            guard = self._comments_guard(word)
+            if guard is not None:
+                exists, match_args = _guarded(*guard, exists, match_args)
             parts.append(f"({self.dialect.contains('lower(b.summary)', 'lower(?)')}"
-                         f" OR EXISTS (SELECT 1"
-                         f" {comments.from_sql} AND {match}{comments.end}))")
+                         f" OR {exists})")
             args.extend([word] + match_args)
         sql = "(" + " AND ".join(parts) + ")"
         return (f"({sql} IS NOT TRUE)" if negative else sql), args

@@ -553,6 +553,26 @@ def test_first_bugs_of_a_common_text_keep_private_comments_and_hidden_bugs_hidde
         ["plain", "secret"] if sees else ["plain"])
 
 
+@pytest.mark.parametrize("who, insider", [(None, False), (PAT, False), (STAFF, True)])
+def test_a_word_common_in_summaries_is_found_in_the_comments_of_other_bugs(
+        services, commented, scan_only, monkeypatch, who, insider):
+    """Its first bugs are compared in id order (SQLite: more summaries than
+    COMMON_MATCHES hold it), each bug's comments read only where the comment
+    index says they may hold it: still every bug with a comment holding it
+    is found, private ones by insiders only."""
+    from bugsvc.services import comment
+    services.call(comment.add, {"id": commented["percent"], "comment": "A crash in the log"},
+                  as_user=ADMIN)
+    services.call(comment.add, {"id": commented["short"], "comment": "Another crash",
+                                "is_private": True}, as_user=STAFF)
+    index_comments(services)
+    monkeypatch.setattr(search_sql, "COMMON_MATCHES", 2)   # three summaries, two comments
+    want = sorted(["crash", "mixed", "percent", "plain", "upper"] + (["short"] if insider else []))
+    assert found(services, commented, as_user=who, quicksearch="crash", limit=50) == want
+    scan_only()
+    assert found(services, commented, as_user=who, quicksearch="crash", limit=50) == want
+
+
 @pytest.mark.parametrize("common", [False, True], ids=["rare", "common"])
 def test_the_first_bugs_of_a_common_comment_text_are_compared_not_gathered_from_the_index(
         services, commented, db, monkeypatch, common):
