@@ -311,10 +311,17 @@ def _guarded(guard, guard_args, sql, args):
 
     A CASE is the one form whose order of evaluation SQLite and PostgreSQL
     keep; in an AND the planner tests the terms as it likes (correlated
-    subqueries, such as most visibility rules, last of all)."""
+    subqueries, such as most visibility rules, last of all). `sql` is a
+    CASE's WHEN too, not its THEN: SQLite stops an AND or an OR at its
+    first term that decides it only where it tests a condition (a WHERE, a
+    WHEN), and evaluates every term of one whose value it takes (a THEN):
+    every comment of every bug, for a search of a word in a summary or a
+    comment. A NULL condition is false either way (it never stands
+    negated: callers negate with IS NOT TRUE or NOT EXISTS)."""
     if not guard:
         return sql, args
-    return f"(CASE WHEN {guard} THEN {sql} ELSE FALSE END)", list(guard_args) + list(args)
+    return (f"(CASE WHEN {guard} THEN (CASE WHEN {sql} THEN TRUE ELSE FALSE END) ELSE FALSE END)",
+            list(guard_args) + list(args))
 
 
 # Compiling ------------------------------------------------------------------------------
