@@ -228,8 +228,10 @@ class Dialect:
         that may contain `needle` (as in text_candidates): a common text,
         told cheaply. SQLite reads the rows, one more than `most` at most,
         and gives a rare text's candidates from those it read (the index is
-        not asked again); PostgreSQL asks its planner's estimate. None when
-        the engine cannot tell (or text_candidates has none)."""
+        not asked again); PostgreSQL asks its planner's estimate, for
+        comments only. None when the engine does not tell for `column`
+        (PostgreSQL: a bug's own texts, whose candidates the index gives
+        cheaply however many) or text_candidates has none."""
         return None
 
     def bounded_work(self, conn: Connection, steps: int) -> AbstractContextManager[None]:
