@@ -209,6 +209,16 @@ class Dialect:
     # index_comment_text (SQLite); False when the engine keeps it with each
     # write (PostgreSQL's pg_trgm index).
     comment_text_index_trails: ClassVar[bool] = False
+    # True when a search that goes over all its candidates (a count, a list
+    # in another order than the bugs' ids, a report) matches a word common
+    # in comments (first_text_matches) against one set of the bugs whose
+    # comments hold it, made once, instead of the word's candidates and each
+    # candidate's comments read (bugs/search_sql.py, Compiler._comments_set).
+    # PostgreSQL: its candidates of a common word are an array of hundreds
+    # of thousands of ids, which each bug its bitmap gives is compared with
+    # one by one; SQLite reads a bug's comments through an index faster than
+    # it makes such a set.
+    common_comment_words_as_set: ClassVar[bool] = False
 
     def text_candidates(self, column: str, needle: str) -> tuple[str, list[Any]] | None:
         """(SQL, args), in the form of candidates_form, of the bugs whose
@@ -221,6 +231,14 @@ class Dialect:
         is still made. None when the index cannot serve `needle` (fewer
         characters than a trigram has): the caller compares every bug."""
         raise NotImplementedError
+
+    def comments_holding(self, needle: str) -> tuple[str, list[Any]] | None:
+        """(SQL, args) of a condition over comment alias c, served by the
+        comment text index, that holds exactly where
+        `contains(lower(c.body), lower(needle))` does (for
+        common_comment_words_as_set); None when the index cannot serve
+        `needle`."""
+        return None
 
     def first_text_matches(self, conn: Connection, column: str, needle: str,
                            most: int) -> TextMatches | None:

@@ -639,6 +639,92 @@ def test_a_common_text_is_compared_only_when_the_search_stops_at_its_first_bugs(
         # PostgreSQL's planner estimates at least one row: common past none.
         assert read(0).common
         assert read(10**6) == holding
-    assert candidates(False, 0) is not None
+    # A search over all its candidates keeps them, but for a word PostgreSQL
+    # matches as one set (common_comment_words_as_set).
+    as_set = services.db.dialect.common_comment_words_as_set
+    assert (candidates(False, 0) is None) == as_set
+    assert candidates(False, 10**6) is not None
     assert candidates(True, 10**6) is not None
     assert candidates(True, 0) is None
+
+
+# Words common in comments, in searches that go over all their candidates -----------------
+
+COMMENTS_WITH_MARKS = {"percent": "Stuck at 100% done again", "underscore": "The user_id is NULL",
+                       "backslash": r"Logs in C:\temp\logs", "accented": "Café menu again",
+                       "quote": 'It says "Save" twice'}
+
+
+@pytest.fixture
+def commented_with_marks(services, commented):
+    """`commented`, and public comments holding the marks LIKE and ILIKE
+    treat apart (%, _, backslash), a quote and letters beyond ASCII."""
+    from bugsvc.services import comment
+    for name, text in COMMENTS_WITH_MARKS.items():
+        services.call(comment.add, {"id": commented[name], "comment": text}, as_user=ADMIN)
+    index_comments(services)
+    return commented
+
+
+@pytest.mark.parametrize("who", [None, PAT, STAFF])
+@pytest.mark.parametrize("text", ["zeppelin", "quasimodo", "zeppelin build", '"zeppelin vault"',
+                                  "100%", "0% d", "user_id", "r_i", r"C:\temp", "\\", '"Save"',
+                                  "café", "CAFÉ", "again", "again -menu", "crash", "zzz"])
+def test_a_word_common_in_comments_counts_and_lists_what_comparing_every_bug_does(
+        services, commented_with_marks, scan_only, monkeypatch, who, text):
+    """Every word counts as common (COMMON_MATCHES): a count and a list in
+    another order than the bugs' ids go over all their candidates, and
+    PostgreSQL matches such a word against one set of the bugs whose
+    comments hold it. The answers are those of comparing every bug's
+    comments (every word rare, no candidates), private comments and hidden
+    bugs seen only by those who may see them."""
+    monkeypatch.setattr(search_sql, "COMMON_MATCHES", 0)
+    bugs = commented_with_marks
+
+    def answers():
+        criteria = {"f1": "content", "o1": "matches", "v1": text}
+        listed = found(services, bugs, as_user=who, order="priority,bug_id", limit=50,
+                       **criteria)
+        counted = services.call(bug_search.search, dict(criteria, count_only=True),
+                                as_user=who, write=False)["bug_count"]
+        negated = found(services, bugs, as_user=who, order="bug_id DESC", limit=50,
+                        **{"f1": "content", "o1": "notmatches", "v1": text})
+        return listed, counted, negated
+    as_common = answers()
+    monkeypatch.setattr(search_sql, "COMMON_MATCHES", 10**6)
+    scan_only()
+    assert as_common == answers()
+    assert as_common[1] == len(as_common[0])
+    if text == "quasimodo":             # a private comment on "crash"
+        assert as_common[0] == (["crash"] if who == STAFF else [])
+    if text == '"zeppelin vault"':      # a comment on a bug only staff see
+        assert as_common[0] == (["secret"] if who == STAFF else [])
+
+
+def test_postgresql_matches_a_word_common_in_comments_as_one_set(services, commented, db,
+                                                                 monkeypatch):
+    """The set is the word's test and no candidates are taken for it (they
+    would be that set again); a search for the first bugs in id order still
+    compares the bugs one by one, and a rare word keeps its candidates."""
+    if db.dialect.name != "postgresql":
+        pytest.skip("SQLite reads each candidate's comments (common_comment_words_as_set)")
+
+    def statement(common, **params):
+        monkeypatch.setattr(search_sql, "COMMON_MATCHES", 0 if common else 10**6)
+        statements = []
+        conn = db.connection()
+        conn.set_trace_callback(statements.append)
+        try:
+            services.call(bug_search.search, dict(params, quicksearch="zeppelin"), write=False)
+        finally:
+            conn.set_trace_callback(None)
+        return next(sql for sql in statements if "FROM bugs b WHERE" in sql)
+    in_set = "b.id IN (SELECT c.bug_id FROM comments c WHERE c.body ILIKE"
+    candidates = "ARRAY(SELECT bug_id FROM comments WHERE body ILIKE"
+    for params in ({"count_only": True}, {"order": "priority", "limit": 50}):
+        common = statement(True, **params)
+        assert in_set in common and candidates not in common
+        rare = statement(False, **params)
+        assert in_set not in rare and candidates in rare
+    first = statement(True, limit=50)
+    assert in_set not in first and candidates not in first

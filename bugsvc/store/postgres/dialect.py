@@ -104,6 +104,7 @@ class PostgresDialect(Dialect):
     # OFFSET 0 keeps the planner from turning the subquery into a hash.
     per_row_subquery_end = " OFFSET 0"
     writes_several_tables = True
+    common_comment_words_as_set = True
 
     def __init__(self, unicode_regexps: bool = True) -> None:
         self.unicode_regexps = unicode_regexps
@@ -179,6 +180,11 @@ class PostgresDialect(Dialect):
             return (self.among_ids("b.id", "SELECT bug_id FROM comments WHERE body ILIKE ?"),
                     [pattern])
         return f"b.{column} ILIKE ?", [pattern]
+
+    def comments_holding(self, needle: str) -> tuple[str, list[Any]] | None:
+        # ILIKE in the "C" collation is that comparison (_indexed_pattern).
+        pattern = _indexed_pattern("comment", needle)
+        return None if pattern is None else ("c.body ILIKE ?", [pattern])
 
     def first_text_matches(self, conn: Connection, column: str, needle: str,
                            most: int) -> TextMatches | None:
