@@ -352,6 +352,7 @@ class Compiler:
         # time (search.py).
         self.only_for_now = False
         self._first_matches_read = {}     # (column, text) -> first_text_matches'
+        self._catalogue_ids_read = {}     # (field, text) -> _catalogue_ids'
         self._deadline = _clock() + BUILD_SECONDS
 
     @property
@@ -468,13 +469,11 @@ class Compiler:
             return None
         name = bug_fields.bugzilla_name(field_name.strip())
         text = _one_text(cond.value)
-        match = self.dialect.contains
         if name in _TEXT_INDEXED:
             return self._text_candidates(_TEXT_INDEXED[name], text)
         if name in _CATALOGUE_CANDIDATES:
-            names_sql, column, bugs_query, bugs_condition = _CATALOGUE_CANDIDATES[name]
-            ids = [row[0] for row in self.ctx.conn.execute(
-                names_sql.format(match=match(f"lower({column})", "lower(?)")), [text])]
+            _, _, bugs_query, bugs_condition = _CATALOGUE_CANDIDATES[name]
+            ids = self._catalogue_ids(name, text)
             if not ids:
                 return NOTHING
             query = bugs_query.format(ids=placeholders(ids))
@@ -484,6 +483,18 @@ class Compiler:
                 return bugs_condition.format(ids=placeholders(ids)), ids
             return self.dialect.among_ids("b.id", query), ids
         return None
+
+    def _catalogue_ids(self, name, text):
+        """The ids of the catalogue's names of field `name` (one of
+        _CATALOGUE_CANDIDATES) that hold `text`, ASCII letters in any case;
+        looked up once a statement."""
+        key = (name, text)
+        if key not in self._catalogue_ids_read:
+            names_sql, column = _CATALOGUE_CANDIDATES[name][:2]
+            match = self.dialect.contains(f"lower({column})", "lower(?)")
+            self._catalogue_ids_read[key] = [row[0] for row in self.ctx.conn.execute(
+                names_sql.format(match=match), [text])]
+        return self._catalogue_ids_read[key]
 
     # Fields -----------------------------------------------------------------------
 
@@ -769,6 +780,14 @@ class Compiler:
         text_expr = self.dialect.as_text(expr) if kind == NUMBER else expr
         if operator in ("substring", "casesubstring"):
             text = _one_text(value)
+            if operator == "substring" and name in _CATALOGUE_CANDIDATES and (
+                    _CATALOGUE_CANDIDATES[name][3] is not None):
+                # The bug's product or component among those whose names hold
+                # the text (the ids the candidates have): no name read a bug.
+                ids = self._catalogue_ids(name, text)
+                if not ids:
+                    return "1 = 0", []
+                return _CATALOGUE_CANDIDATES[name][3].format(ids=placeholders(ids)), ids
             if operator == "casesubstring":
                 return self.dialect.contains(text_expr, "?"), [text]
             return self.dialect.contains(f"lower({text_expr})", "lower(?)"), [text]

@@ -191,6 +191,34 @@ def test_restricted_product_bugs_are_found_only_by_members(services, bugs):
     assert found(services, bugs, as_user=STAFF, quicksearch="squeaks") == [secret]
 
 
+@pytest.mark.parametrize("order, limit", [("bug_id", 50), ("priority,bug_id", 50),
+                                          ("bug_id", None)])
+def test_products_and_components_are_matched_by_their_names(services, bugs, order, limit):
+    """A substring of a product's or component's name (ASCII letters in
+    any case; %, _ and backslash as themselves) selects their bugs, in every
+    kind of search, negated too."""
+    add_product(services, r"Web_UI 100% C:\\", component="Löwe Tools")
+    add_product(services, "WebUI", component="Tools")
+    web = add_bug(services, summary="One", product=r"Web_UI 100% C:\\")
+    plain = add_bug(services, summary="Two", product="WebUI")
+    ours = {web: "web", plain: "plain"}
+    cases = {("product", "b_u"): ["web"], ("product", "WEBUI"): ["plain"],
+             ("product", "100%"): ["web"], ("product", "c:\\"): ["web"],
+             ("product", "webu"): ["plain"],
+             ("component", "LÖWE"): [], ("component", "löwe t"): ["web"],
+             ("component", "tools"): ["plain", "web"], ("product", "nothing"): []}
+    limits = {} if limit is None else {"limit": limit}
+
+    def ours_found(operator, text):
+        result = services.call(bug_search.search, dict(
+            limits, order=order, include_fields=["id"], f1=field, o1=operator, v1=text),
+            write=False)
+        return sorted(ours[bug["id"]] for bug in result["bugs"] if bug["id"] in ours)
+    for (field, text), names in cases.items():
+        assert ours_found("substring", text) == sorted(names), (field, text)
+        assert ours_found("notsubstring", text) == sorted(set(ours.values()) - set(names))
+
+
 def test_migration_indexes_the_bugs_already_stored(services, bugs, db, db_path):
     """A database from before the index (version 6) is moved forward with
     its bugs in the index."""
