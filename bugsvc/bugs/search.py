@@ -53,18 +53,14 @@ _CUSTOM_F = re.compile(r"^f(\d+)$")
 _EMAIL_KEY = re.compile(r"email(\d+)")
 _CHART = re.compile(r"^field(-?\d+)-(\d+)-(\d+)$")
 
+# Select fields sorted by their values' sort keys, then the values: field
+# -> the bug's column (_select_sort).
+_SORTED_BY_KEY = {"bug_status": "status", "resolution": "resolution", "priority": "priority",
+                  "bug_severity": "severity", "rep_platform": "platform", "op_sys": "op_sys"}
 # Sort columns: internal name -> SQL over bug alias b (a fixed whitelist).
-_SELECT_SORT = ("(SELECT fv.sort_key FROM field_values fv JOIN fields f ON f.id = fv.field_id"
-                " WHERE f.name = '{field}' AND fv.value = b.{column}), b.{column}")
 _ORDER = {
     "bug_id": "b.id",
     "short_desc": "lower(b.summary)",
-    "bug_status": _SELECT_SORT.format(field="bug_status", column="status"),
-    "resolution": _SELECT_SORT.format(field="resolution", column="resolution"),
-    "priority": _SELECT_SORT.format(field="priority", column="priority"),
-    "bug_severity": _SELECT_SORT.format(field="bug_severity", column="severity"),
-    "rep_platform": _SELECT_SORT.format(field="rep_platform", column="platform"),
-    "op_sys": _SELECT_SORT.format(field="op_sys", column="op_sys"),
     "product": "(SELECT lower(p.name) FROM products p WHERE p.id = b.product_id)",
     "component": "(SELECT lower(co.name) FROM components co WHERE co.id = b.component_id)",
     "classification": "(SELECT lower(cl.name) FROM products p JOIN classifications cl"
@@ -607,6 +603,8 @@ def _order(compiler, text):
 def _order_sql(compiler, name):
     if name in _TIMETRACKING and not compiler.timetracker:
         return None
+    if name in _SORTED_BY_KEY:
+        return _select_sort(compiler.ctx, name, _SORTED_BY_KEY[name])
     if name in _ORDER:
         return _ORDER[name]
     if name in compiler.custom_fields():
@@ -614,6 +612,37 @@ def _order_sql(compiler, name):
         return (f"(SELECT MIN(cv.value) FROM bug_custom_values cv WHERE cv.bug_id = b.id"
                 f" AND cv.field_id = {field_id})")
     return None
+
+
+def _select_sort(ctx, field, column):
+    """ORDER BY SQL of select field `field` (the bug's `column`): its
+    value's sort key, then the value. The keys are constants of the
+    catalogue's copy (a statement is made anew when the catalogue
+    changes), so no row is read for a bug's key; a value the field no
+    longer has sorts first, as one without a key (NULL)."""
+    whens = " ".join(f"WHEN {_literal(value)} THEN {key}" for value, key in
+                     ctx.cached("search sort keys", _read_sort_keys).get(field, ())
+                     if "\x00" not in value)
+    if not whens:
+        return f"b.{column}"
+    return f"CASE b.{column} {whens} END, b.{column}"
+
+
+def _read_sort_keys(conn):
+    """{field name: [(value, sort key)]} of the select fields sorted by key."""
+    keys = {}
+    for name, value, key in conn.execute(
+            "SELECT f.name, fv.value, fv.sort_key FROM field_values fv"
+            " JOIN fields f ON f.id = fv.field_id"
+            f" WHERE f.name IN ({', '.join('?' for _ in _SORTED_BY_KEY)})", list(_SORTED_BY_KEY)):
+        keys.setdefault(name, []).append((value, int(key)))
+    return keys
+
+
+def _literal(text):
+    """`text` (without NUL) as an SQL string constant: quotes doubled, the
+    rest as it is on both engines."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _split_columns(sql):

@@ -423,6 +423,27 @@ def test_order_by_columns_with_directions_ties_by_id(services, bugs, find):
         "crash", "printing", "verified", "dupe", "button"]
 
 
+def test_select_fields_sort_by_their_values_keys_as_the_catalogue_has_them_now(
+        services, bugs, find):
+    """A value with a quote sorts by its key; a changed key sorts at once (the
+    kept statement is made anew); a value the field no longer has sorts
+    first, as one without a key."""
+    def write(sql, *args):
+        with services.db.transaction(write=True) as conn:
+            conn.execute(sql, args)
+    field = "(SELECT id FROM fields WHERE name = 'priority')"
+    write(f"INSERT INTO field_values (field_id, value, sort_key) VALUES ({field}, ?, 50)",
+          "Can't wait")
+    write("UPDATE bugs SET priority = ? WHERE id = ?", "Can't wait", bugs["dupe"])
+    write("UPDATE bugs SET priority = ? WHERE id = ?", "Gone", bugs["verified"])
+    assert find({"order": "priority"}) == ["verified", "dupe", "crash", "button", "printing"]
+    write(f"UPDATE field_values SET sort_key = 5000 WHERE field_id = {field} AND value = ?",
+          "Can't wait")
+    assert find({"order": "priority"}) == ["verified", "crash", "button", "printing", "dupe"]
+    assert find({"order": "priority DESC"}) == ["dupe", "printing", "button", "crash",
+                                               "verified"]
+
+
 def test_limit_offset_and_maximum(services, bugs, find):
     assert find({"limit": 2}) == ["crash", "button"]
     assert find({"limit": "2", "offset": "2"}) == ["printing", "dupe"]
