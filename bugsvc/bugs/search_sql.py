@@ -481,8 +481,21 @@ class Compiler:
                 return query, ids
             if bugs_condition is not None:
                 return bugs_condition.format(ids=placeholders(ids)), ids
+            # An array of the bugs' ids, which PostgreSQL compares one by one
+            # with each bug that a lossy index (pg_trgm's) beside it in an OR
+            # gives: for a few bugs only. For many, every bug is compared.
+            if not self._at_most(query, ids, COMMON_MATCHES):
+                return None
             return self.dialect.among_ids("b.id", query), ids
         return None
+
+    def _at_most(self, query, args, most):
+        """True when the query (SQL, args) gives at most `most` rows, read
+        now (the statement then holds for now only: only_for_now)."""
+        self.only_for_now = True
+        counted = self.ctx.conn.execute(f"SELECT COUNT(*) FROM ({query} LIMIT ?) AS found",
+                                        list(args) + [most + 1]).fetchone()[0]
+        return counted <= most
 
     def _catalogue_ids(self, name, text):
         """The ids of the catalogue's names of field `name` (one of

@@ -17,6 +17,7 @@ from bug_rows import (
     set_custom_value,
     set_param,
 )
+from bugsvc.bugs import search_sql
 from bugsvc.errors import ServiceError
 from bugsvc.services import bug_search, last_visit
 from conftest import world_fixture
@@ -442,6 +443,32 @@ def test_select_fields_sort_by_their_values_keys_as_the_catalogue_has_them_now(
     assert find({"order": "priority"}) == ["verified", "crash", "button", "printing", "dupe"]
     assert find({"order": "priority DESC"}) == ["dupe", "printing", "button", "crash",
                                                "verified"]
+
+
+@pytest.mark.parametrize("most", [0, 10**6], ids=["many", "few"])
+def test_a_keyword_substring_or_a_summary_substring_finds_their_bugs(services, bugs, find, db,
+                                                                     monkeypatch, most):
+    """A keyword substring's bugs are candidates only while few
+    (COMMON_MATCHES; PostgreSQL compares such an array one by one with each
+    bug a lossy index beside it in an OR gives); every bug is compared
+    otherwise. The answers are the same."""
+    monkeypatch.setattr(search_sql, "COMMON_MATCHES", most)
+    either = {"f1": "OP", "j1": "OR", "f2": "keywords", "o2": "substring", "v2": "REGR",
+              "f3": "short_desc", "o3": "substring", "v3": "tiny", "f4": "CP"}
+    statements = []
+    conn = db.connection()
+    conn.set_trace_callback(statements.append)
+    try:
+        assert find(dict(either, order="priority")) == ["crash", "dupe"]
+    finally:
+        conn.set_trace_callback(None)
+    assert services.call(bug_search.search, dict(either, count_only=True),
+                         write=False)["bug_count"] == 2
+    assert find(dict(either, f5="keywords", o5="substring", v5="cras")) == ["crash"]
+    assert find({"f1": "keywords", "o1": "substring", "v1": "ra"}) == ["crash", "printing"]
+    if db.dialect.name == "postgresql":
+        searched = next(sql for sql in statements if "FROM bugs b WHERE" in sql)
+        assert ("ANY (ARRAY(SELECT bk.bug_id" in searched) == (most > 0)
 
 
 def test_limit_offset_and_maximum(services, bugs, find):
