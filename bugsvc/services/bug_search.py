@@ -16,7 +16,8 @@ def search(ctx, params):
     count_only (answer {"bug_count": n} instead).
     Parameters that name no search field are ignored.
     Returns {"bugs": [Bug, ...]}. Only bugs the caller can see are found,
-    and no criterion is evaluated on anything hidden from the caller.
+    and nothing hidden from the caller decides which (no regular expression
+    of the caller's is evaluated on it).
     Errors: 50 offset without limit; 52 non-numeric limit/offset; 56 bad
     date; 108 unknown field; 32000 bad operator, regular expression or
     quicksearch, or regular expressions that take too long to match; 1000
