@@ -274,4 +274,8 @@ PAGE_OPERATIONS = Operations([
     _read("Bug.groups_in", bug.groups_in),
     # The groups the new-bug form offers (Bugzilla 5.2 has no call for it).
     _read("Bug.new_bug_groups", bug.new_bug_groups, login=REQUIRED),
+    # A bug list's page and how many bugs its search selects in all, from
+    # one statement where it can (the bug list page).
+    _read("Bug.search_counted", bug_search.search_counted, shapes=BUG_SHAPES,
+          from_replica=True),
 ])

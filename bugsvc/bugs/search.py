@@ -119,17 +119,43 @@ def find(ctx, params, count_only=False):
     return [row[0] for row in rows]
 
 
+def find_counted(ctx, params):
+    """(the ids `find` gives, how many bugs the search selects past its
+    limit and offset): a bug list's page and its number. A search that
+    reads every match anyway (in another order than the bugs' ids, or
+    past their first ones) and tests more than plain comparisons on each
+    gives both in one statement, which tests each bug once; one that stops
+    at its first bugs in id order, or whose bugs an index counts, is
+    counted apart. Errors: as `find`."""
+    statement, again = _statement(ctx, params, False)
+    counted = (not statement.first_only and not statement.plain_only
+               and statement.limit is not None)
+    rows = _rows(ctx, statement, False, counted=counted)
+    if rows is None:
+        rows = _rows(ctx, again(), False)
+    ids = [row[0] for row in rows]
+    if statement.limit is None:
+        return ids, len(ids)
+    if counted and (rows or statement.offset == 0):
+        return ids, rows[0][1] if rows else 0
+    return ids, find(ctx, params, count_only=True)
+
+
 @dataclass(frozen=True)
 class _Statement:
     """A search compiled: its WHERE over bug alias b with its arguments,
     order (SQL), limit and offset; budgeted: it compares bugs in id order
-    for a common text (Compiler.common_left_out), within FIRST_ONLY_STEPS."""
+    for a common text (Compiler.common_left_out), within FIRST_ONLY_STEPS;
+    first_only: it stops at its first bugs in id order (Compiler.first_only);
+    plain_only: its criteria are plain comparisons (Compiler.plain_only)."""
     where: str
     args: tuple
     order: str
     limit: int | None
     offset: int
     budgeted: bool
+    first_only: bool = False
+    plain_only: bool = False
 
 
 # What a search's statement may be kept by: the parameters of a kept answer
@@ -179,7 +205,7 @@ def _compiled(ctx, params, count_only):
     def made():
         where, args = _where(ctx, compiler, query)
         return _Statement(where, tuple(args), query.order, query.limit, query.offset,
-                          compiler.common_left_out)
+                          compiler.common_left_out, compiler.first_only, compiler.plain_only)
 
     def again():
         compiler.first_only = False
@@ -188,10 +214,11 @@ def _compiled(ctx, params, count_only):
     return statement, again, compiler.only_for_now
 
 
-def _rows(ctx, statement, count_only):
+def _rows(ctx, statement, count_only, counted=False):
     """The rows of the search `statement`; None when it compared bugs in id
     order for a common text (budgeted) and went over FIRST_ONLY_STEPS
-    before it had its first bugs."""
+    before it had its first bugs. counted: each row has, after the bug's
+    id, how many bugs the statement selects past its limit and offset."""
     args = list(statement.args)
     carried = None
     if count_only:
@@ -200,7 +227,9 @@ def _rows(ctx, statement, count_only):
         # Generations the call assumed (where reading them is a round
         # trip) come with the bugs found, and the bug generation with them.
         carried = ctx.generations.carried_with_bug() if ctx.generations is not None else None
-        columns = "b.id" if carried is None else f"b.id, {carried}"
+        columns = "b.id, COUNT(*) OVER ()" if counted else "b.id"
+        if carried is not None:
+            columns += f", {carried}"
         sql = f"SELECT {columns} FROM bugs b WHERE {statement.where} ORDER BY {statement.order}"
         if statement.limit is not None:
             sql += " LIMIT ? OFFSET ?"
@@ -219,10 +248,11 @@ def _rows(ctx, statement, count_only):
         except WorkBudgetExceeded:
             return None
     if carried is not None and rows:
+        generations = rows[0][2 if counted else 1:]
         if ran_ahead:
-            ctx.generations.confirm_ahead(*rows[0][1:])
+            ctx.generations.confirm_ahead(*generations)
         else:
-            ctx.generations.confirm(*rows[0][1:])
+            ctx.generations.confirm(*generations)
     return rows
 
 

@@ -351,6 +351,9 @@ class Compiler:
         # matches: _first_matches). Such a statement is made anew each
         # time (search.py).
         self.only_for_now = False
+        # True when `where` found only plain comparisons of a bug's own
+        # columns with constants (_PLAIN), each cheap to test on a bug.
+        self.plain_only = True
         self._first_matches_read = {}     # (column, text) -> first_text_matches'
         self._catalogue_ids_read = {}     # (field, text) -> _catalogue_ids'
         self._deadline = _clock() + BUILD_SECONDS
@@ -388,6 +391,7 @@ class Compiler:
             elif found is not None:
                 narrowed.append(self._in_candidates(found))
         plain += narrowed
+        self.plain_only = not guarded
         rest = None
         if guarded:
             rest = (" AND ".join(sql for sql, _ in guarded),

@@ -31,3 +31,14 @@ def search(ctx, params):
     # answer kept by the process (bugs/answer_cache.py).
     return answer_cache.answer(ctx, criteria, lambda: {
         "bugs": bug_objects(ctx, bug_search.find(ctx, criteria))})
+
+
+def search_counted(ctx, params):
+    """search's answer with "bug_count", how many bugs the search selects
+    past its limit and offset (a bug list's page and its number, from one
+    statement where the search reads every match anyway). params and
+    errors: as search's; count_only is ignored. Returns {"bugs": [Bug,
+    ...], "bug_count": n}."""
+    criteria = {key: value for key, value in (params or {}).items() if key != "count_only"}
+    ids, total = bug_search.find_counted(ctx, criteria)
+    return {"bugs": bug_objects(ctx, ids), "bug_count": total}

@@ -471,6 +471,37 @@ def test_a_keyword_substring_or_a_summary_substring_finds_their_bugs(services, b
         assert ("ANY (ARRAY(SELECT bk.bug_id" in searched) == (most > 0)
 
 
+@pytest.mark.parametrize("who", [None, INSIDER])
+@pytest.mark.parametrize("order", ["priority", "bug_id"])
+@pytest.mark.parametrize("limit, offset", [(2, 0), (2, 2), (2, 4), (2, 10), (10, 0)])
+@pytest.mark.parametrize("criteria, numbers", [({"quicksearch": "crash"}, (2, 3)),
+                                               ({"product": "TestProduct"}, (3, 4))])
+def test_a_list_page_and_its_number_come_together(services, bugs, db, who, order, limit, offset,
+                                                  criteria, numbers):
+    """search_counted gives search's bugs and count_only's number; in one
+    statement where the search reads every match anyway (another order
+    than the bugs' ids) and tests more than a bug's own columns, apart
+    where it stops at its first bugs in id order, where an index counts
+    its bugs, or where the page is past the last bug."""
+    params = dict(criteria, order=order, limit=limit, offset=offset, include_fields=["id"])
+    statements = []
+    conn = db.connection()
+    conn.set_trace_callback(statements.append)
+    try:
+        counted = services.call(bug_search.search_counted, params, as_user=who, write=False)
+    finally:
+        conn.set_trace_callback(None)
+    listed = services.call(bug_search.search, params, as_user=who, write=False)
+    number = services.call(bug_search.search, dict(params, count_only=True), as_user=who,
+                           write=False)["bug_count"]
+    assert counted == {"bugs": listed["bugs"], "bug_count": number}
+    assert number == numbers[who == INSIDER]
+    searches = [sql for sql in statements if "FROM bugs b WHERE" in sql]
+    one = (order == "priority" and "quicksearch" in criteria
+           and (listed["bugs"] or offset == 0))
+    assert len(searches) == (1 if one else 2)
+
+
 def test_limit_offset_and_maximum(services, bugs, find):
     assert find({"limit": 2}) == ["crash", "button"]
     assert find({"limit": "2", "offset": "2"}) == ["printing", "dupe"]

@@ -144,9 +144,8 @@ class BugList(Page):
             wanted += feeds.FEED_FIELDS
         search = dict(params, order=order, limit=limit, offset=offset,
                       include_fields=",".join(dict.fromkeys(wanted)))
-        found, counted = call.read(("Bug.search", search),
-                                   ("Bug.search", dict(params, count_only=1)))
-        bugs, total = found["bugs"], counted["bug_count"]
+        found = call.read_one("Bug.search_counted", search)
+        bugs, total = found["bugs"], found["bug_count"]
         if csv_wanted:
             return self._csv(call, bugs, columns)
         if feed_wanted:
