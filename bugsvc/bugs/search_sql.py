@@ -1023,24 +1023,31 @@ class Compiler:
         comments = self._source("comments")
         parts, args = [], []
         for word in words:
-            match, match_args = _guarded(comments.guard, comments.guard_args,
-                                         self.dialect.contains("lower(c.body)", "lower(?)"),
-                                         [word])
-            holding = self._comments_set(word)
-            if holding is not None:
-                seen = f" AND {comments.guard}" if comments.guard else ""
-                exists = f"b.id IN (SELECT c.bug_id FROM comments c WHERE {holding[0]}{seen})"
-                match_args = holding[1] + list(comments.guard_args)
-            else:
-                exists = f"EXISTS (SELECT 1 {comments.from_sql} AND {match}{comments.end})"
-                guard = self._comments_guard(word)
-                if guard is not None:
-                    exists, match_args = _guarded(*guard, exists, match_args)
+            in_comments, in_comments_args = self._in_comments(word, comments)
             parts.append(f"({self.dialect.contains('lower(b.summary)', 'lower(?)')}"
-                         f" OR {exists})")
-            args.extend([word] + match_args)
+                         f" OR {in_comments})")
+            args.extend([word] + in_comments_args)
         sql = "(" + " AND ".join(parts) + ")"
         return (f"({sql} IS NOT TRUE)" if negative else sql), args
+
+    def _in_comments(self, word, comments):
+        """(SQL, args): one of bug b's comments the caller may read (the
+        _Rows `comments`) holds `word`. The bugs of a word matched as one
+        set (_comments_set), else an EXISTS over the bug's comments, behind
+        the comment index's few candidates where it has them
+        (_comments_guard)."""
+        holding = self._comments_set(word)
+        if holding is not None:
+            seen = f" AND {comments.guard}" if comments.guard else ""
+            return (f"b.id IN (SELECT c.bug_id FROM comments c WHERE {holding[0]}{seen})",
+                    holding[1] + list(comments.guard_args))
+        match, args = _guarded(comments.guard, comments.guard_args,
+                               self.dialect.contains("lower(c.body)", "lower(?)"), [word])
+        exists = f"EXISTS (SELECT 1 {comments.from_sql} AND {match}{comments.end})"
+        guard = self._comments_guard(word)
+        if guard is not None:
+            return _guarded(*guard, exists, args)
+        return exists, args
 
 
 def _content_words(text):
