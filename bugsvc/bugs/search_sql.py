@@ -950,9 +950,9 @@ class Compiler:
         first bugs in id order, those the dialect reads now if it can
         (first_text_matches), None (compare the bugs) if the text is a
         common one (COMMON_MATCHES); else the dialect's text_candidates. None
-        too for a word whose comments are matched as one set (_comments_set):
-        that set is made whole anyway, and it is the word's test."""
-        if column == "comment" and self._comments_set(text) is not None:
+        too for a word common in comments that the index's condition tests
+        (_comments_by_index): its candidates would be all its bugs again."""
+        if column == "comment" and self._comments_by_index(text) is not None:
             return None
         matches = self._first_matches(column, text)
         if matches is None:
@@ -981,19 +981,19 @@ class Compiler:
             self.only_for_now = True
         return matches
 
-    def _comments_set(self, word):
-        """(SQL, args) of the dialect's comments_holding `word`, when the
-        word is matched in comments as one set of bugs: in a search that
+    def _comments_by_index(self, word):
+        """(SQL, args) of the dialect's comments_holding `word`, when a
+        bug's comments are tested for the word with it: in a search that
         goes over all its candidates (not first_only), for a word common in
-        comments, where the dialect makes such sets
-        (common_comment_words_as_set); else None.
+        comments, where the dialect tests such words so
+        (tests_common_comment_words_by_index); else None.
 
-        The set is made once, of every comment the caller may read that
-        holds the word, hidden bugs' ones too, by the index's own comparison
-        (no function of the caller's, such as a regular expression); a bug
-        is tested against it only behind its visibility rule, as every
-        criterion is."""
-        if self.first_only or not self.dialect.common_comment_words_as_set:
+        The planner may then read every comment that holds the word once,
+        hidden bugs' ones too, by the index's own comparison (no function
+        of the caller's, such as a regular expression); a bug is tested
+        against them only behind its visibility rule, as every criterion
+        is."""
+        if self.first_only or not self.dialect.tests_common_comment_words_by_index:
             return None
         matches = self._text_matches("comment", word)
         if matches is None or not matches.common:
@@ -1032,15 +1032,17 @@ class Compiler:
 
     def _in_comments(self, word, comments):
         """(SQL, args): one of bug b's comments the caller may read (the
-        _Rows `comments`) holds `word`. The bugs of a word matched as one
-        set (_comments_set), else an EXISTS over the bug's comments, behind
-        the comment index's few candidates where it has them
+        _Rows `comments`) holds `word`: an EXISTS over the bug's comments,
+        with the index's condition where it tests the word
+        (_comments_by_index; the planner then reads every comment holding
+        it into a hash, or looks up the comments of each of a few bugs),
+        else behind the comment index's few candidates where it has them
         (_comments_guard)."""
-        holding = self._comments_set(word)
+        holding = self._comments_by_index(word)
         if holding is not None:
             seen = f" AND {comments.guard}" if comments.guard else ""
-            return (f"b.id IN (SELECT c.bug_id FROM comments c WHERE {holding[0]}{seen})",
-                    holding[1] + list(comments.guard_args))
+            return (f"EXISTS (SELECT 1 {comments.from_sql} AND {holding[0]}{seen})",
+                    list(comments.from_args) + holding[1] + list(comments.guard_args))
         match, args = _guarded(comments.guard, comments.guard_args,
                                self.dialect.contains("lower(c.body)", "lower(?)"), [word])
         exists = f"EXISTS (SELECT 1 {comments.from_sql} AND {match}{comments.end})"

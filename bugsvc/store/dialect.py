@@ -210,15 +210,16 @@ class Dialect:
     # write (PostgreSQL's pg_trgm index).
     comment_text_index_trails: ClassVar[bool] = False
     # True when a search that goes over all its candidates (a count, a list
-    # in another order than the bugs' ids, a report) matches a word common
-    # in comments (first_text_matches) against one set of the bugs whose
-    # comments hold it, made once, instead of the word's candidates and each
-    # candidate's comments read (bugs/search_sql.py, Compiler._comments_set).
-    # PostgreSQL: its candidates of a common word are an array of hundreds
-    # of thousands of ids, which each bug its bitmap gives is compared with
-    # one by one; SQLite reads a bug's comments through an index faster than
-    # it makes such a set.
-    common_comment_words_as_set: ClassVar[bool] = False
+    # in another order than the bugs' ids, a report) tests a word common in
+    # comments (first_text_matches) with the condition the index serves
+    # (comments_holding), in an EXISTS whose plan the engine chooses (every
+    # holding comment read once into a hash, or each of a few bugs' comments
+    # looked up), and takes no candidates for it (bugs/search_sql.py,
+    # Compiler._comments_by_index). PostgreSQL: its candidates of a common
+    # word are an array of hundreds of thousands of ids, which each bug its
+    # bitmap gives is compared with one by one. SQLite reads a bug's
+    # comments through an index, and its candidates are looked up by id.
+    tests_common_comment_words_by_index: ClassVar[bool] = False
 
     def text_candidates(self, column: str, needle: str) -> tuple[str, list[Any]] | None:
         """(SQL, args), in the form of candidates_form, of the bugs whose
@@ -236,7 +237,7 @@ class Dialect:
         """(SQL, args) of a condition over comment alias c, served by the
         comment text index, that holds exactly where
         `contains(lower(c.body), lower(needle))` does (for
-        common_comment_words_as_set); None when the index cannot serve
+        tests_common_comment_words_by_index); None when the index cannot serve
         `needle`."""
         return None
 

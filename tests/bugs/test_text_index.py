@@ -668,9 +668,9 @@ def test_a_common_text_is_compared_only_when_the_search_stops_at_its_first_bugs(
         assert read(0).common
         assert read(10**6) == holding
     # A search over all its candidates keeps them, but for a word PostgreSQL
-    # matches as one set (common_comment_words_as_set).
-    as_set = services.db.dialect.common_comment_words_as_set
-    assert (candidates(False, 0) is None) == as_set
+    # tests with its index's condition (tests_common_comment_words_by_index).
+    by_index = services.db.dialect.tests_common_comment_words_by_index
+    assert (candidates(False, 0) is None) == by_index
     assert candidates(False, 10**6) is not None
     assert candidates(True, 10**6) is not None
     assert candidates(True, 0) is None
@@ -702,10 +702,10 @@ def test_a_word_common_in_comments_counts_and_lists_what_comparing_every_bug_doe
         services, commented_with_marks, scan_only, monkeypatch, who, text):
     """Every word counts as common (COMMON_MATCHES): a count and a list in
     another order than the bugs' ids go over all their candidates, and
-    PostgreSQL matches such a word against one set of the bugs whose
-    comments hold it. The answers are those of comparing every bug's
-    comments (every word rare, no candidates), private comments and hidden
-    bugs seen only by those who may see them."""
+    PostgreSQL tests such a word with its index's condition. The answers
+    are those of comparing every bug's comments (every word rare, no
+    candidates), private comments and hidden bugs seen only by those who
+    may see them."""
     monkeypatch.setattr(search_sql, "COMMON_MATCHES", 0)
     bugs = commented_with_marks
 
@@ -729,13 +729,16 @@ def test_a_word_common_in_comments_counts_and_lists_what_comparing_every_bug_doe
         assert as_common[0] == (["secret"] if who == STAFF else [])
 
 
-def test_postgresql_matches_a_word_common_in_comments_as_one_set(services, commented, db,
-                                                                 monkeypatch):
-    """The set is the word's test and no candidates are taken for it (they
-    would be that set again); a search for the first bugs in id order still
-    compares the bugs one by one, and a rare word keeps its candidates."""
+def test_postgresql_tests_a_word_common_in_comments_with_its_index_condition(
+        services, commented, db, monkeypatch):
+    """The word's comments are tested with the condition pg_trgm's index
+    serves, in an EXISTS whose plan PostgreSQL chooses, and no candidates
+    are taken for it (they would be all its bugs again); a search for the
+    first bugs in id order still compares the bugs one by one, and a rare
+    word keeps its candidates."""
     if db.dialect.name != "postgresql":
-        pytest.skip("SQLite reads each candidate's comments (common_comment_words_as_set)")
+        pytest.skip("SQLite reads each candidate's comments "
+                    "(tests_common_comment_words_by_index)")
 
     def statement(common, **params):
         monkeypatch.setattr(search_sql, "COMMON_MATCHES", 0 if common else 10**6)
@@ -747,12 +750,31 @@ def test_postgresql_matches_a_word_common_in_comments_as_one_set(services, comme
         finally:
             conn.set_trace_callback(None)
         return next(sql for sql in statements if "FROM bugs b WHERE" in sql)
-    in_set = "b.id IN (SELECT c.bug_id FROM comments c WHERE c.body ILIKE"
+    by_index = "c.bug_id = b.id AND c.body ILIKE"
     candidates = "ARRAY(SELECT bug_id FROM comments WHERE body ILIKE"
     for params in ({"count_only": True}, {"order": "priority", "limit": 50}):
         common = statement(True, **params)
-        assert in_set in common and candidates not in common
+        assert by_index in common and candidates not in common
         rare = statement(False, **params)
-        assert in_set not in rare and candidates in rare
+        assert by_index not in rare and candidates in rare
     first = statement(True, limit=50)
-    assert in_set not in first and candidates not in first
+    assert by_index not in first and candidates not in first
+
+
+@pytest.mark.parametrize("who", [None, PAT, STAFF])
+def test_two_words_in_comments_find_the_bugs_that_have_both(services, commented, who,
+                                                            monkeypatch):
+    """Both words rare (their candidates narrow the search) or both common
+    (on PostgreSQL tested through its index's condition): the same bugs,
+    a private comment's and a hidden bug's for those who see them."""
+    from bugsvc.services import comment
+    services.call(comment.add, {"id": commented["plain"], "comment": "A zeppelin crash"},
+                  as_user=ADMIN)
+    services.call(comment.add, {"id": commented["secret"], "comment": "Crash of the zeppelin"},
+                  as_user=STAFF)
+    index_comments(services)
+    want = ["plain", "secret"] if who == STAFF else ["plain"]
+    for common in (False, True):
+        monkeypatch.setattr(search_sql, "COMMON_MATCHES", 0 if common else 10**6)
+        assert found(services, commented, as_user=who, quicksearch="zeppelin crash",
+                     order="priority", limit=50) == want

@@ -104,7 +104,7 @@ class PostgresDialect(Dialect):
     # OFFSET 0 keeps the planner from turning the subquery into a hash.
     per_row_subquery_end = " OFFSET 0"
     writes_several_tables = True
-    common_comment_words_as_set = True
+    tests_common_comment_words_by_index = True
 
     def __init__(self, unicode_regexps: bool = True) -> None:
         self.unicode_regexps = unicode_regexps
