@@ -144,14 +144,21 @@ def _index_rows(table: str) -> str:
 
 def _bugs_of_index_rows(column: str, rows: str, args: list[Any]) -> tuple[str, list[Any]]:
     """(SQL, args): the ids (column `id`) of the bugs of the text index rows
-    of `column` that the query `rows` (column `row_id`) gives."""
+    of `column` that the query `rows` (column `row_id`) gives.
+
+    The rows come first, each row's own one looked up after it (a CROSS
+    JOIN keeps that order): a LIMIT then stops after as many rows, where
+    `id IN (rows)` would first read them all (5,001 of a common word's
+    comments at a million bugs: 8 ms against 140)."""
     if column == "alias":
-        return (f"SELECT ba.bug_id AS id FROM bug_aliases ba WHERE ba.id IN ({rows})", args)
+        return (f"SELECT ba.bug_id AS id FROM ({rows}) AS matched"
+                " CROSS JOIN bug_aliases ba ON ba.id = matched.row_id", args)
     if column == "comment":
         # The bugs of the comments the index does not hold yet are
         # candidates too, their text unread: the search compares only the
         # comments the caller may see, on every candidate.
-        return (f"SELECT c.bug_id AS id FROM comments c WHERE c.id IN ({rows})"
+        return (f"SELECT c.bug_id AS id FROM ({rows}) AS matched"
+                " CROSS JOIN comments c ON c.id = matched.row_id"
                 " UNION ALL SELECT c.bug_id AS id FROM comments c"
                 f" WHERE c.id > {_COMMENTS_INDEXED_UPTO}", args)
     return f"SELECT row_id AS id FROM ({rows}) AS matched", args
