@@ -778,3 +778,32 @@ def test_two_words_in_comments_find_the_bugs_that_have_both(services, commented,
         monkeypatch.setattr(search_sql, "COMMON_MATCHES", 0 if common else 10**6)
         assert found(services, commented, as_user=who, quicksearch="zeppelin crash",
                      order="priority", limit=50) == want
+
+
+@pytest.mark.parametrize("who", [None, STAFF])
+def test_a_rare_word_beside_a_common_one_narrows_the_search_alone(services, commented, db,
+                                                                  scan_only, monkeypatch, who):
+    """Several ANDed words with candidates: where some have few (at most
+    COMMON_MATCHES) and others many, SQLite takes the few's alone (each
+    term's candidates are made whole before a bug is tested); the many's
+    words are still tested on every bug it reaches."""
+    index_comments(services)          # (the comments not indexed yet are candidates too)
+    monkeypatch.setattr(search_sql, "COMMON_MATCHES", 2)   # zeppelin: 2 comments
+    statements = []
+    conn = db.connection()
+    conn.set_trace_callback(statements.append)
+    try:
+        counted = services.call(bug_search.search, {"quicksearch": "zeppelin crash",
+                                                    "count_only": True},
+                                as_user=who, write=False)["bug_count"]
+    finally:
+        conn.set_trace_callback(None)
+    listed = found(services, commented, as_user=who, quicksearch="zeppelin crash",
+                   order="priority", limit=50)
+    assert listed == ["plain"] and counted == 1      # its whiteboard: "crashy"
+    if db.dialect.name == "sqlite":
+        searched = next(sql for sql in statements if sql.startswith("SELECT COUNT(*) FROM bugs b"))
+        assert searched.count("b.id IN (") == 1
+    scan_only()
+    assert found(services, commented, as_user=who, quicksearch="zeppelin crash",
+                 order="priority", limit=50) == listed
