@@ -40,11 +40,12 @@ RESULTS = Path(__file__).resolve().parent / "results"
 # an error code or a function name is in a real tracker), a phrase of common
 # words few comments have (where two sentences meet: about one comment in
 # 10,000), a word in no comment (the worst case of a scan: every comment
-# read), and two words together.
+# read), two words together, and the rare word beside a common one (as a
+# function's name beside the word "crash").
 RARE_WORD = "xylophonist"
 RARE_COMMENTS = 20
 SEARCHES = ("profiler", "TypeError", RARE_WORD, "nightly build", '"machine. Needinfo"',
-            "zeppelin", "workaround profiler", '"easy workaround"')
+            "zeppelin", "workaround profiler", '"easy workaround"', f"{RARE_WORD} profiler")
 
 
 # The three shapes of a quick search: the API's first 50 (bug id order),
