@@ -354,7 +354,7 @@ class Compiler:
         # True when `where` found only plain comparisons of a bug's own
         # columns with constants (_PLAIN), each cheap to test on a bug.
         self.plain_only = True
-        self._first_matches_read = {}     # (column, text) -> first_text_matches'
+        self._text_matches_read = {}      # (column, text) -> first_text_matches'
         self._catalogue_ids_read = {}     # (field, text) -> _catalogue_ids'
         self._deadline = _clock() + BUILD_SECONDS
 
@@ -991,10 +991,10 @@ class Compiler:
         """The dialect's first_text_matches of `text` in `column`, read once
         a statement (which then holds for now only: only_for_now)."""
         key = (column, text)
-        if key not in self._first_matches_read:
-            self._first_matches_read[key] = self.dialect.first_text_matches(
+        if key not in self._text_matches_read:
+            self._text_matches_read[key] = self.dialect.first_text_matches(
                 self.ctx.conn, column, text, COMMON_MATCHES)
-        matches = self._first_matches_read[key]
+        matches = self._text_matches_read[key]
         if matches is not None:
             self.only_for_now = True
         return matches
@@ -1061,9 +1061,8 @@ class Compiler:
             seen = f" AND {comments.guard}" if comments.guard else ""
             return (f"EXISTS (SELECT 1 {comments.from_sql} AND {holding[0]}{seen})",
                     list(comments.from_args) + holding[1] + list(comments.guard_args))
-        match, args = _guarded(comments.guard, comments.guard_args,
-                               self.dialect.contains("lower(c.body)", "lower(?)"), [word])
-        exists = f"EXISTS (SELECT 1 {comments.from_sql} AND {match}{comments.end})"
+        exists, args = _Exists("comments", comments,
+                               self.dialect.contains("lower(c.body)", "lower(?)"), [word]).sql()
         guard = self._comments_guard(word)
         if guard is not None:
             return _guarded(*guard, exists, args)
