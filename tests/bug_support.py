@@ -9,6 +9,17 @@ from bugsvc.services import bug as bug_service, group as group_service
 NA, SHOWN, DEFAULT, MANDATORY = 0, 1, 2, 3
 
 
+def traced(db, call):
+    """(call()'s answer, the statements it ran on the test's connection)."""
+    statements = []
+    conn = db.connection()
+    conn.set_trace_callback(statements.append)
+    try:
+        return call(), statements
+    finally:
+        conn.set_trace_callback(None)
+
+
 def file_bug(services, as_user=ADMIN, now=None, **fields):
     """File a bug in TestProduct/TestComponent (fields override); returns its id."""
     params = {"product": "TestProduct", "component": "TestComponent", "version": "unspecified",

@@ -26,6 +26,7 @@ from bug_changes import (
     sql_change,
 )
 from bug_rows import ADMIN, add_bug, set_param
+from bug_support import traced
 from bugsvc.bugs import answer_cache, object_cache, view
 from bugsvc.bugs.answer_cache import AnswerCache
 from bugsvc.bugs.seen_at import SeenAtGeneration
@@ -79,17 +80,6 @@ def without_kept_objects(services, who, params=SEARCH):
     """The answer made with no object kept."""
     with objects_made_anew():
         return search(services, who, params)
-
-
-def traced(db, call):
-    """(call()'s answer, the statements it ran on the test's connection)."""
-    statements = []
-    conn = db.connection()
-    conn.set_trace_callback(statements.append)
-    try:
-        return call(), statements
-    finally:
-        conn.set_trace_callback(None)
 
 
 def test_objects_of_unchanged_bugs_are_not_made_again(services, world, made):

@@ -17,6 +17,7 @@ from bug_rows import (
     set_custom_value,
     set_param,
 )
+from bug_support import traced
 from bugsvc.bugs import search_sql
 from bugsvc.errors import ServiceError
 from bugsvc.services import bug_search, last_visit
@@ -455,13 +456,8 @@ def test_a_keyword_substring_or_a_summary_substring_finds_their_bugs(services, b
     monkeypatch.setattr(search_sql, "COMMON_MATCHES", most)
     either = {"f1": "OP", "j1": "OR", "f2": "keywords", "o2": "substring", "v2": "REGR",
               "f3": "short_desc", "o3": "substring", "v3": "tiny", "f4": "CP"}
-    statements = []
-    conn = db.connection()
-    conn.set_trace_callback(statements.append)
-    try:
-        assert find(dict(either, order="priority")) == ["crash", "dupe"]
-    finally:
-        conn.set_trace_callback(None)
+    listed, statements = traced(db, lambda: find(dict(either, order="priority")))
+    assert listed == ["crash", "dupe"]
     assert services.call(bug_search.search, dict(either, count_only=True),
                          write=False)["bug_count"] == 2
     assert find(dict(either, f5="keywords", o5="substring", v5="cras")) == ["crash"]
@@ -484,13 +480,8 @@ def test_a_list_page_and_its_number_come_together(services, bugs, db, who, order
     where it stops at its first bugs in id order, where an index counts
     its bugs, or where the page is past the last bug."""
     params = dict(criteria, order=order, limit=limit, offset=offset, include_fields=["id"])
-    statements = []
-    conn = db.connection()
-    conn.set_trace_callback(statements.append)
-    try:
-        counted = services.call(bug_search.search_counted, params, as_user=who, write=False)
-    finally:
-        conn.set_trace_callback(None)
+    counted, statements = traced(db, lambda: services.call(
+        bug_search.search_counted, params, as_user=who, write=False))
     listed = services.call(bug_search.search, params, as_user=who, write=False)
     number = services.call(bug_search.search, dict(params, count_only=True), as_user=who,
                            write=False)["bug_count"]
@@ -625,13 +616,8 @@ def test_rendering_many_bugs_takes_no_query_per_bug(services, bugs, db):
     for label, params in (("one", {"summary": "Bulk 1", "summary_type": "equals"}),
                           ("few", {"summary": "Bulk", "limit": 11}),
                           ("many", {"summary": "Bulk"})):
-        statements = []
-        conn = db.connection()
-        conn.set_trace_callback(statements.append)
-        try:
-            found = services.call(bug_search.search, params, write=False)["bugs"]
-        finally:
-            conn.set_trace_callback(None)
+        found, statements = traced(db, lambda params=params: services.call(
+            bug_search.search, params, write=False)["bugs"])
         counts[label] = (len(found), len(statements))
     assert [found for found, _ in counts.values()] == [1, 11, 30]
     # Several bugs' lists are read by one statement per list where

@@ -9,7 +9,7 @@ import pytest
 
 from accounts import ADMIN
 from bug_rows import add_bug, add_group, add_product
-from bug_support import file_bug, update_bug
+from bug_support import file_bug, traced, update_bug
 from bugsvc.bugs import removal, search, search_sql
 from bugsvc.notify.worker import Deliverer
 from bugsvc.services import bug_search
@@ -609,13 +609,9 @@ def test_the_first_bugs_of_a_common_comment_text_are_compared_not_gathered_from_
     one (told by SQLite's reading, PostgreSQL's estimate: at least one row)."""
     if common:
         monkeypatch.setattr(search_sql, "COMMON_MATCHES", 0)
-    statements = []
-    conn = db.connection()
-    conn.set_trace_callback(statements.append)
-    try:
-        assert found(services, commented, quicksearch="zeppelin", limit=50) == ["plain"]
-    finally:
-        conn.set_trace_callback(None)
+    names, statements = traced(db, lambda: found(services, commented, quicksearch="zeppelin",
+                                                 limit=50))
+    assert names == ["plain"]
     searched = [sql for sql in statements if "ORDER BY b.id" in sql and "LIMIT" in sql]
     assert len(searched) == 1
     from_index = "json_each" if db.dialect.name == "sqlite" else "FROM comments WHERE body ILIKE"
@@ -742,13 +738,8 @@ def test_postgresql_tests_a_word_common_in_comments_with_its_index_condition(
 
     def statement(common, **params):
         monkeypatch.setattr(search_sql, "COMMON_MATCHES", 0 if common else 10**6)
-        statements = []
-        conn = db.connection()
-        conn.set_trace_callback(statements.append)
-        try:
-            services.call(bug_search.search, dict(params, quicksearch="zeppelin"), write=False)
-        finally:
-            conn.set_trace_callback(None)
+        _, statements = traced(db, lambda: services.call(
+            bug_search.search, dict(params, quicksearch="zeppelin"), write=False))
         return next(sql for sql in statements if "FROM bugs b WHERE" in sql)
     by_index = "c.bug_id = b.id AND c.body ILIKE"
     candidates = "ARRAY(SELECT bug_id FROM comments WHERE body ILIKE"
@@ -789,15 +780,9 @@ def test_a_rare_word_beside_a_common_one_narrows_the_search_alone(services, comm
     words are still tested on every bug it reaches."""
     index_comments(services)          # (the comments not indexed yet are candidates too)
     monkeypatch.setattr(search_sql, "COMMON_MATCHES", 2)   # zeppelin: 2 comments
-    statements = []
-    conn = db.connection()
-    conn.set_trace_callback(statements.append)
-    try:
-        counted = services.call(bug_search.search, {"quicksearch": "zeppelin crash",
-                                                    "count_only": True},
-                                as_user=who, write=False)["bug_count"]
-    finally:
-        conn.set_trace_callback(None)
+    counted, statements = traced(db, lambda: services.call(
+        bug_search.search, {"quicksearch": "zeppelin crash", "count_only": True},
+        as_user=who, write=False)["bug_count"])
     listed = found(services, commented, as_user=who, quicksearch="zeppelin crash",
                    order="priority", limit=50)
     assert listed == ["plain"] and counted == 1      # its whiteboard: "crashy"
