@@ -233,6 +233,16 @@ class Dialect:
         characters than a trigram has): the caller compares every bug."""
         raise NotImplementedError
 
+    def array_candidates(self, column: str, needle: str) -> tuple[str, list[Any]] | None:
+        """(SQL, args) of a query of the bug ids that text_candidates of
+        `column` and `needle` holds as an array (among_ids), where the
+        engine gives them so for a column whose rows may be many for a
+        common text: an array is compared one id at a time with every bug
+        that a lossy index beside it in an OR brings, so the caller reads it
+        only while it is short (bugs/search_sql.py). None where the
+        candidates are no such array."""
+        return None
+
     def comments_holding(self, needle: str) -> tuple[str, list[Any]] | None:
         """(SQL, args) of a condition over comment alias c, served by the
         comment text index, that holds exactly where

@@ -447,24 +447,29 @@ def test_select_fields_sort_by_their_values_keys_as_the_catalogue_has_them_now(
 
 
 @pytest.mark.parametrize("most", [0, 10**6], ids=["many", "few"])
-def test_a_keyword_substring_or_a_summary_substring_finds_their_bugs(services, bugs, find, db,
-                                                                     monkeypatch, most):
-    """A keyword substring's bugs are candidates only while few
-    (COMMON_MATCHES; PostgreSQL compares such an array one by one with each
-    bug a lossy index beside it in an OR gives); every bug is compared
+@pytest.mark.parametrize("field, text, array", [
+    ("keywords", "REGR", "ANY (ARRAY(SELECT bk.bug_id"),
+    ("alias", "FFCR", "ANY (ARRAY(SELECT bug_id FROM bug_aliases"),
+])
+def test_a_keyword_or_alias_substring_or_a_summary_substring_finds_their_bugs(
+        services, bugs, find, db, monkeypatch, most, field, text, array):
+    """A keyword's or an alias's substring's bugs are candidates only while
+    few (ARRAY_MATCHES; PostgreSQL compares such an array one by one with
+    each bug a lossy index beside it in an OR gives); every bug is compared
     otherwise. The answers are the same."""
-    monkeypatch.setattr(search_sql, "COMMON_MATCHES", most)
-    either = {"f1": "OP", "j1": "OR", "f2": "keywords", "o2": "substring", "v2": "REGR",
+    monkeypatch.setattr(search_sql, "ARRAY_MATCHES", most)
+    either = {"f1": "OP", "j1": "OR", "f2": field, "o2": "substring", "v2": text,
               "f3": "short_desc", "o3": "substring", "v3": "tiny", "f4": "CP"}
     listed, statements = traced(db, lambda: find(dict(either, order="priority")))
     assert listed == ["crash", "dupe"]
     assert services.call(bug_search.search, dict(either, count_only=True),
                          write=False)["bug_count"] == 2
-    assert find(dict(either, f5="keywords", o5="substring", v5="cras")) == ["crash"]
+    assert find(dict(either, f5=field, o5="substring", v5=text[:-1])) == ["crash"]
     assert find({"f1": "keywords", "o1": "substring", "v1": "ra"}) == ["crash", "printing"]
+    assert find({"f1": "alias", "o1": "substring", "v1": "ff"}) == ["crash"]
     if db.dialect.name == "postgresql":
         searched = next(sql for sql in statements if "FROM bugs b WHERE" in sql)
-        assert ("ANY (ARRAY(SELECT bk.bug_id" in searched) == (most > 0)
+        assert (array in searched) == (most > 0)
 
 
 @pytest.mark.parametrize("who", [None, INSIDER])

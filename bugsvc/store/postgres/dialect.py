@@ -68,6 +68,8 @@ _TRIGRAM_RUN = re.compile(r"[^\W_]{%d}" % TRIGRAM)
 STEPS_PER_MILLISECOND = 10_000
 # The savepoint of a bounded_work block.
 _BOUNDED_WORK = "bounded_work"
+# The bugs with an alias the trigram index may find a pattern in.
+_ALIASES_HOLDING = "SELECT bug_id FROM bug_aliases WHERE alias ILIKE ?"
 # The search patterns of the statements this thread is putting together (the
 # time budget's error names the first of them).
 _patterns = threading.local()
@@ -174,12 +176,19 @@ class PostgresDialect(Dialect):
         if pattern is None:
             return None
         if column == "alias":
-            return (self.among_ids("b.id", "SELECT bug_id FROM bug_aliases WHERE alias ILIKE ?"),
-                    [pattern])
+            return self.among_ids("b.id", _ALIASES_HOLDING), [pattern]
         if column == "comment":
             return (self.among_ids("b.id", "SELECT bug_id FROM comments WHERE body ILIKE ?"),
                     [pattern])
         return f"b.{column} ILIKE ?", [pattern]
+
+    def array_candidates(self, column: str, needle: str) -> tuple[str, list[Any]] | None:
+        # Aliases: a bug has any number, and one text may be in most of
+        # them (a common prefix). Comments' arrays are only made for a word
+        # the planner expects in few (first_text_matches, and the search's
+        # common comment words tested by the index instead).
+        pattern = _indexed_pattern(column, needle) if column == "alias" else None
+        return None if pattern is None else (_ALIASES_HOLDING, [pattern])
 
     def comments_holding(self, needle: str) -> tuple[str, list[Any]] | None:
         # ILIKE in the "C" collation is that comparison (_indexed_pattern).
