@@ -190,8 +190,14 @@ _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
 _PLAIN = re.compile(r"b\.[a-z_]+ (?:IN \(\?(?:, \?)*\)|[<>]=? \?|= \?)|1 = 0")
 
 
-# Substring conditions whose candidates the bug text index finds: field -> column.
-_TEXT_INDEXED = {"short_desc": "summary", "status_whiteboard": "whiteboard", "alias": "alias"}
+# Substring conditions whose candidates a text index finds (the bug text
+# index, the comment text index for a bug's comments): field -> column.
+_TEXT_INDEXED = {"short_desc": "summary", "status_whiteboard": "whiteboard", "alias": "alias",
+                 "longdesc": "comment"}
+# Operators of several words (_words), each a substring of what meets them:
+# operator -> True when every word must be there, False when any one.
+_WORDS_CANDIDATES = {"allwordssubstr": True, "allwords": True, "anywordssubstr": False,
+                     "anywords": False}
 # Substring conditions whose candidates a catalogue's names find: field ->
 # (query of the matching names' ids, with {match} for the comparison; the
 # compared column; the bug ids having those names, as a query and as a
@@ -441,9 +447,10 @@ class Compiler:
     def candidates(self, node):
         """(SQL, args) of a query giving the ids of every bug that may meet
         `node` (a Condition or Clause), found through indexes without
-        reading every bug: substring conditions on summaries, whiteboards
-        and aliases through the bug text index, on products, components and
-        keywords through the catalogue's names. A few more bugs may be among
+        reading every bug: substring and word conditions on summaries,
+        whiteboards and aliases through the bug text index, on comments
+        through the comment text index, substring conditions on products,
+        components and keywords through the catalogue's names. A few more bugs may be among
         them (the criteria are still evaluated on each), hidden ones too (the
         visibility rule is still applied): no function is handed a hidden
         bug's text; only the index lookup reads the index, as any index
@@ -493,11 +500,15 @@ class Compiler:
             if operator.strip() != "matches" or _is_empty(cond.value):
                 return None
             return self._content_candidates(_one_text(cond.value))
-        if operator.strip() not in ("substring", "substr", "casesubstring"):
-            return None
+        operator = operator.strip()
         if _is_empty(cond.value):
             return None
         name = bug_fields.bugzilla_name(field_name.strip())
+        if name in _TEXT_INDEXED and operator in _WORDS_CANDIDATES:
+            return self._words_candidates(_TEXT_INDEXED[name], _words(cond.value),
+                                          _WORDS_CANDIDATES[operator])
+        if operator not in ("substring", "substr", "casesubstring"):
+            return None
         text = _one_text(cond.value)
         if name in _TEXT_INDEXED:
             return self._text_candidates(_TEXT_INDEXED[name], text)
@@ -968,6 +979,20 @@ class Compiler:
         if not per_word:
             return None
         return per_word[0] if len(per_word) == 1 else _Candidates("AND", per_word)
+
+    def _words_candidates(self, column, words, every):
+        """The candidates of several words in `column` (_text_candidates of
+        each): the bugs of every word's (`every`), of which a word too short
+        for the index is left out; else of any word's, none when a word has
+        none."""
+        found = [self._text_candidates(column, word) for word in words]
+        if every:
+            found = [one for one in found if one is not None]
+        elif None in found:
+            return None
+        if not found:
+            return None
+        return found[0] if len(found) == 1 else _Candidates("AND" if every else "OR", found)
 
     def _text_candidates(self, column, text):
         """The candidates of `text` in `column`: when the search stops at its

@@ -236,6 +236,43 @@ def test_operators(services, bugs, field, operator, value, expected, find):
     assert find(params) == [name for name in PUBLIC if name in expected]
 
 
+# The comment text index marks the statements that read it.
+_COMMENT_INDEX = {"sqlite": "comments_fts MATCH", "postgresql": "body ILIKE"}
+
+
+@pytest.mark.parametrize("field, operator, value, as_alice, as_insider", [
+    ("longdesc", "substring", "ButTon", ["button", "dupe"], None),
+    ("longdesc", "casesubstring", "nsFoo", ["crash"], None),
+    ("longdesc", "casesubstring", "nsfoo", [], None),
+    ("longdesc", "allwordssubstr", "button tiny", ["button"], None),
+    ("longdesc", "allwordssubstr", "stack windows", ["crash"], None),     # two comments
+    ("longdesc", "allwordssubstr", "token xyzzy", [], ["crash"]),         # a private one
+    ("longdesc", "allwordssubstr", "ok button", ["button"], None),        # "ok" unindexed
+    ("longdesc", "anywordssubstr", "pdf nsfoo", ["crash", "printing"], None),
+    ("longdesc", "anywordssubstr", "ok nsfoo", ["crash", "button"], None),
+    ("longdesc", "allwords", "print", [], None),
+    ("longdesc", "allwords", "printing page", ["printing"], None),
+    ("longdesc", "anywords", "tiny classified", ["button"], ["button", "secret"]),
+    ("short_desc", "allwordssubstr", "tiny button", ["dupe"], None),
+    ("short_desc", "anywordssubstr", "vault glitch", ["verified"], ["secret", "verified"]),
+])
+def test_words_in_comments_and_summaries_are_found_through_the_text_indexes(
+        services, bugs, find, db, field, operator, value, as_alice, as_insider):
+    """Substring and word conditions on comments take the comment text
+    index's candidates (summaries the bug text index's), as quick search
+    does: every word's bugs, or any word's, the exact comparison still
+    made on each, and a private comment's words only for insiders."""
+    params = chart(field, operator, value)
+    listed, statements = traced(db, lambda: find(params, ALICE))
+    assert listed == as_alice
+    assert find(params, INSIDER) == (as_alice if as_insider is None else as_insider)
+    counted = services.call(bug_search.search, dict(params, count_only=True), as_user=ALICE,
+                            write=False)
+    assert counted["bug_count"] == len(as_alice)
+    if field == "longdesc" and (operator, value) != ("anywordssubstr", "ok nsfoo"):
+        assert any(_COMMENT_INDEX[db.dialect.name] in sql for sql in statements)
+
+
 def test_negated_condition_is_the_complement(services, bugs, find):
     assert find(chart("short_desc", "substring", "button", negate=True)) == [
         "crash", "printing", "verified"]
@@ -619,8 +656,8 @@ def test_rendering_many_bugs_takes_no_query_per_bug(services, bugs, db):
     counts = {}
     services.call(bug_search.search, {"summary": "Bulk"})   # the catalogue copies are made
     for label, params in (("one", {"summary": "Bulk 1", "summary_type": "equals"}),
-                          ("few", {"summary": "Bulk", "limit": 11}),
-                          ("many", {"summary": "Bulk"})):
+                          ("few", {"summary": "^Bulk", "summary_type": "regexp", "limit": 11}),
+                          ("many", {"summary": "^Bulk", "summary_type": "regexp"})):
         found, statements = traced(db, lambda params=params: services.call(
             bug_search.search, params, write=False)["bugs"])
         counts[label] = (len(found), len(statements))

@@ -184,7 +184,9 @@ TEXT_SEARCHES = [
     chart("status_whiteboard", "regexp"), {"whiteboard": "zzz"},
     chart("bug_file_loc", "substring"),
     chart("alias", "regexp"), chart("alias", "substring"),
-    chart("longdesc", "regexp"), chart("longdesc", "substring"), chart("longdesc", "anywords"),
+    *(chart("longdesc", operator) for operator in (
+        "regexp", "substring", "casesubstring", "anywords", "allwords", "anywordssubstr",
+        "allwordssubstr")),
     {"longdesc": "zzz"}, chart("longdesc", "changedafter", "2000-01-01"),
     chart("content", "matches"), chart("content", "notmatches"),
     chart("comment_tag", "regexp"), chart("comment_tag", "substring"),
