@@ -784,13 +784,35 @@ class Compiler:
             parts = []
             for word in words:
                 sql, args = self._bound_row(definition, single, word, name)
-                parts.append(_Exists(definition.source, rows, sql, args).sql())
+                word_rows = self._narrowed(rows, definition.source, single, word)
+                parts.append(_Exists(definition.source, word_rows, sql, args).sql())
             return "(" + " AND ".join(p[0] for p in parts) + ")", [a for p in parts for a in p[1]]
         built = self._bound_row(definition, operator, value, name)
         if built is None:
             return None
         sql, args = built
+        if not negative:
+            rows = self._narrowed(rows, definition.source, operator, _one_text(value))
         return _Exists(definition.source, rows, sql, args, negative)
+
+    def _narrowed(self, rows, source, operator, text):
+        """The _Rows `rows` of `source` that may meet the positive
+        `operator` with `text`: where the comment text index's own
+        condition tests a comment substring (_comments_by_index), those of
+        the comments that it finds, with no per-row end (the planner may
+        then read every comment holding the text into a hash); else all of
+        them. The caller's comparison is still made on each, behind the
+        rows' guard: conditions on the same comment (_same_row) share the
+        first one's rows, which then test theirs behind that guard too
+        (content's words, alone in their EXISTS, are tested by the index's
+        condition alone: _in_comments)."""
+        if source != "comments" or operator != "substring":
+            return rows
+        holding = self._comments_by_index(text)
+        if holding is None:
+            return rows
+        return _Rows(f"{rows.from_sql} AND {holding[0]}", list(rows.from_args) + holding[1],
+                     rows.guard, rows.guard_args)
 
     def _bound_row(self, definition, operator, value, name):
         """_row with the field's expression put in, each occurrence with its

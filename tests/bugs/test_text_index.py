@@ -698,8 +698,9 @@ def test_a_word_common_in_comments_counts_and_lists_what_comparing_every_bug_doe
         services, commented_with_marks, scan_only, monkeypatch, who, text):
     """Every word counts as common (COMMON_MATCHES): a count and a list in
     another order than the bugs' ids go over all their candidates, and
-    PostgreSQL tests such a word with its index's condition. The answers
-    are those of comparing every bug's comments (every word rare, no
+    PostgreSQL tests such a word with its index's condition, in quick
+    search's words and in conditions on comments alike. The answers are
+    those of comparing every bug's comments (every word rare, no
     candidates), private comments and hidden bugs seen only by those who
     may see them."""
     monkeypatch.setattr(search_sql, "COMMON_MATCHES", 0)
@@ -713,7 +714,13 @@ def test_a_word_common_in_comments_counts_and_lists_what_comparing_every_bug_doe
                                 as_user=who, write=False)["bug_count"]
         negated = found(services, bugs, as_user=who, order="bug_id DESC", limit=50,
                         **{"f1": "content", "o1": "notmatches", "v1": text})
-        return listed, counted, negated
+        in_comments = [
+            (found(services, bugs, as_user=who, order="priority,bug_id", limit=50, **comment),
+             services.call(bug_search.search, dict(comment, count_only=True), as_user=who,
+                           write=False)["bug_count"])
+            for comment in ({"f1": "longdesc", "o1": "substring", "v1": text},
+                            {"longdesc": text, "longdesc_type": "allwordssubstr"})]
+        return listed, counted, negated, in_comments
     as_common = answers()
     monkeypatch.setattr(search_sql, "COMMON_MATCHES", 10**6)
     scan_only()
@@ -736,20 +743,23 @@ def test_postgresql_tests_a_word_common_in_comments_with_its_index_condition(
         pytest.skip("SQLite reads each candidate's comments "
                     "(tests_common_comment_words_by_index)")
 
-    def statement(common, **params):
+    def statement(common, criteria, **params):
         monkeypatch.setattr(search_sql, "COMMON_MATCHES", 0 if common else 10**6)
         _, statements = traced(db, lambda: services.call(
-            bug_search.search, dict(params, quicksearch="zeppelin"), write=False))
+            bug_search.search, dict(params, **criteria), write=False))
         return next(sql for sql in statements if "FROM bugs b WHERE" in sql)
     by_index = "c.bug_id = b.id AND c.body ILIKE"
     candidates = "ARRAY(SELECT bug_id FROM comments WHERE body ILIKE"
-    for params in ({"count_only": True}, {"order": "priority", "limit": 50}):
-        common = statement(True, **params)
-        assert by_index in common and candidates not in common
-        rare = statement(False, **params)
-        assert by_index not in rare and candidates in rare
-    first = statement(True, limit=50)
-    assert by_index not in first and candidates not in first
+    for criteria in ({"quicksearch": "zeppelin"},
+                     {"f1": "longdesc", "o1": "substring", "v1": "zeppelin"},
+                     {"longdesc": "zeppelin", "longdesc_type": "allwordssubstr"}):
+        for params in ({"count_only": True}, {"order": "priority", "limit": 50}):
+            common = statement(True, criteria, **params)
+            assert by_index in common and candidates not in common
+            rare = statement(False, criteria, **params)
+            assert by_index not in rare and candidates in rare
+        first = statement(True, criteria, limit=50)
+        assert by_index not in first and candidates not in first
 
 
 @pytest.mark.parametrize("who", [None, PAT, STAFF])
