@@ -402,6 +402,8 @@ class Compiler:
             found = self.candidates(node)
             if found is NOTHING:
                 narrowed.append(("1 = 0", []))
+            elif isinstance(found, _Candidates) and found.joiner == "AND":
+                founds += found.children        # each as a term of its own (_narrowest)
             elif found is not None:
                 founds.append(found)
         narrowed += [self._in_candidates(found) for found in self._narrowest(founds)]
@@ -419,7 +421,7 @@ class Compiler:
 
     def _narrowest(self, founds):
         """The candidates worth taking of several ANDed terms (`founds`,
-        each a term's): all of them, unless some are few (COMMON_MATCHES)
+        each a term's, or a part of an AND's): all of them, unless some are few (COMMON_MATCHES)
         and others many, which are then left out. SQLite makes each term's
         candidates whole before it tests a bug (a rare word and a common one
         in comments: 500 ms at a million bugs, for a few bugs), and the few

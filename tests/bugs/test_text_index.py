@@ -782,23 +782,33 @@ def test_two_words_in_comments_find_the_bugs_that_have_both(services, commented,
 
 
 @pytest.mark.parametrize("who", [None, STAFF])
-def test_a_rare_word_beside_a_common_one_narrows_the_search_alone(services, commented, db,
-                                                                  scan_only, monkeypatch, who):
-    """Several ANDed words with candidates: where some have few (at most
-    COMMON_MATCHES) and others many, SQLite takes the few's alone (each
-    term's candidates are made whole before a bug is tested); the many's
-    words are still tested on every bug it reaches."""
+@pytest.mark.parametrize("criteria, names, staff_too", [
+    ({"quicksearch": "zeppelin crash"}, ["plain"], []),        # plain's whiteboard: "crashy"
+    ({"longdesc": "zeppelin the", "longdesc_type": "allwordssubstr"}, ["plain"], ["secret"]),
+], ids=["quicksearch", "comment box"])
+def test_a_rare_word_beside_a_common_one_narrows_the_search_alone(
+        services, commented, db, scan_only, monkeypatch, who, criteria, names, staff_too):
+    """Several ANDed words with candidates (quick search's terms, or the
+    words of one condition): where some have few (at most COMMON_MATCHES)
+    and others many, SQLite takes the few's alone (each term's candidates
+    are made whole before a bug is tested); the many's words are still
+    tested on every bug it reaches."""
+    from bugsvc.services import comment
+    for name in ("upper", "mixed"):                         # "the": 4 comments
+        services.call(comment.add, {"id": commented[name], "comment": "Then the logs"},
+                      as_user=ADMIN)
     index_comments(services)          # (the comments not indexed yet are candidates too)
     monkeypatch.setattr(search_sql, "COMMON_MATCHES", 2)   # zeppelin: 2 comments
     counted, statements = traced(db, lambda: services.call(
-        bug_search.search, {"quicksearch": "zeppelin crash", "count_only": True},
-        as_user=who, write=False)["bug_count"])
-    listed = found(services, commented, as_user=who, quicksearch="zeppelin crash",
-                   order="priority", limit=50)
-    assert listed == ["plain"] and counted == 1      # its whiteboard: "crashy"
+        bug_search.search, dict(criteria, count_only=True), as_user=who,
+        write=False)["bug_count"])
+    listed = found(services, commented, as_user=who, order="priority", limit=50, **criteria)
+    want = names + (staff_too if who == STAFF else [])
+    assert listed == want and counted == len(want)
     if db.dialect.name == "sqlite":
         searched = next(sql for sql in statements if sql.startswith("SELECT COUNT(*) FROM bugs b"))
         assert searched.count("b.id IN (") == 1
+        assert searched.count("comments_fts MATCH") == 1    # zeppelin's, not the other's
     scan_only()
-    assert found(services, commented, as_user=who, quicksearch="zeppelin crash",
-                 order="priority", limit=50) == listed
+    assert found(services, commented, as_user=who, order="priority", limit=50,
+                 **criteria) == listed
