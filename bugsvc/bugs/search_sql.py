@@ -215,6 +215,24 @@ _CATALOGUE_CANDIDATES = {
                  "SELECT bk.bug_id AS id FROM bug_keywords bk WHERE bk.keyword_id IN ({ids})",
                  None),
 }
+# Substring conditions on an account whose candidates the accounts whose
+# login holds the text find (Compiler._user_ids, when few): field -> the bug
+# ids having those accounts, as a query and as a condition over bug alias b,
+# with {ids}. A list's bugs are a subquery in the condition (PostgreSQL
+# makes it a hash, also beside an OR, where an array would be compared one
+# id at a time).
+_USER_CANDIDATES = {
+    "assigned_to": ("SELECT ub.id AS id FROM bugs ub WHERE ub.assigned_to IN ({ids})",
+                    "b.assigned_to IN ({ids})"),
+    "reporter": ("SELECT ub.id AS id FROM bugs ub WHERE ub.reporter IN ({ids})",
+                 "b.reporter IN ({ids})"),
+    "qa_contact": ("SELECT ub.id AS id FROM bugs ub WHERE ub.qa_contact IN ({ids})",
+                   "b.qa_contact IN ({ids})"),
+    "cc": ("SELECT ucc.bug_id AS id FROM bug_cc ucc WHERE ucc.user_id IN ({ids})",
+           "b.id IN (SELECT ucc.bug_id FROM bug_cc ucc WHERE ucc.user_id IN ({ids}))"),
+    "commenter": ("SELECT uc.bug_id AS id FROM comments uc WHERE uc.author_id IN ({ids})",
+                  "b.id IN (SELECT uc.bug_id FROM comments uc WHERE uc.author_id IN ({ids}))"),
+}
 # The candidates of a condition no bug can meet (a name no product has).
 NOTHING = ("", [])
 # A text that more rows of a text index than this may hold is a common
@@ -233,6 +251,10 @@ COMMON_MATCHES = 5000
 # 0.07 s; leaving such a term without candidates (its bugs compared) 0.12 s.
 # At this many, a term whose OR brings every bug costs about that comparison.
 ARRAY_MATCHES = 300
+# The most accounts whose login holds a text that a search tests by their
+# ids (Compiler._user_ids): the bugs are then found through the user
+# columns' indexes. Past that, each bug's account's login is compared.
+USER_MATCHES = 1000
 
 
 @dataclass
@@ -370,6 +392,7 @@ class Compiler:
         self.plain_only = True
         self._text_matches_read = {}      # (column, text) -> first_text_matches'
         self._catalogue_ids_read = {}     # (field, text) -> _catalogue_ids'
+        self._user_ids_read = {}          # (text, case) -> _user_ids'
         self._deadline = _clock() + BUILD_SECONDS
 
     @property
@@ -452,7 +475,9 @@ class Compiler:
         reading every bug: substring and word conditions on summaries,
         whiteboards and aliases through the bug text index, on comments
         through the comment text index, substring conditions on products,
-        components and keywords through the catalogue's names. A few more bugs may be among
+        components and keywords through the catalogue's names, on accounts
+        (assignee, reporter, QA contact, CC, commenter) through the few
+        accounts whose login holds the text. A few more bugs may be among
         them (the criteria are still evaluated on each), hidden ones too (the
         visibility rule is still applied): no function is handed a hidden
         bug's text; only the index lookup reads the index, as any index
@@ -516,19 +541,30 @@ class Compiler:
             return self._text_candidates(_TEXT_INDEXED[name], text)
         if name in _CATALOGUE_CANDIDATES:
             _, _, bugs_query, bugs_condition = _CATALOGUE_CANDIDATES[name]
-            ids = self._catalogue_ids(name, text)
-            if not ids:
-                return NOTHING
-            query = bugs_query.format(ids=placeholders(ids))
-            if self.dialect.candidates_form == "query":
-                return query, ids
-            if bugs_condition is not None:
-                return bugs_condition.format(ids=placeholders(ids)), ids
-            # An array of the bugs' ids: for a few bugs only (ARRAY_MATCHES).
-            if not self._at_most(query, ids, ARRAY_MATCHES):
-                return None
-            return self.dialect.among_ids("b.id", query), ids
+            return self._bugs_having(self._catalogue_ids(name, text), bugs_query,
+                                     bugs_condition)
+        if name in _USER_CANDIDATES:
+            ids = self._user_ids(text, operator == "casesubstring")
+            return None if ids is None else self._bugs_having(ids, *_USER_CANDIDATES[name])
         return None
+
+    def _bugs_having(self, ids, bugs_query, bugs_condition):
+        """The candidates of the bugs having one of `ids` (a catalogue's or
+        accounts' ids): `bugs_query`, or `bugs_condition` where the dialect
+        takes conditions and there is one (with {ids} for them), else an
+        array of the bugs' ids while few (ARRAY_MATCHES; None past that);
+        NOTHING for no ids."""
+        if not ids:
+            return NOTHING
+        query = bugs_query.format(ids=placeholders(ids))
+        if self.dialect.candidates_form == "query":
+            return query, ids
+        if bugs_condition is not None:
+            return bugs_condition.format(ids=placeholders(ids)), ids
+        # An array of the bugs' ids: for a few bugs only (ARRAY_MATCHES).
+        if not self._at_most(query, ids, ARRAY_MATCHES):
+            return None
+        return self.dialect.among_ids("b.id", query), ids
 
     def _at_most(self, query, args, most):
         """True when the query (SQL, args) gives at most `most` rows, read
@@ -549,6 +585,22 @@ class Compiler:
             self._catalogue_ids_read[key] = [row[0] for row in self.ctx.conn.execute(
                 names_sql.format(match=match), [text])]
         return self._catalogue_ids_read[key]
+
+    def _user_ids(self, text, case):
+        """The ids of the accounts whose login holds `text` (in its case
+        where `case`, else ASCII letters in any case), read now once a
+        statement (which then holds for now only: only_for_now); None when
+        more than USER_MATCHES do."""
+        self.only_for_now = True
+        key = (text, case)
+        if key not in self._user_ids_read:
+            holds = (self.dialect.contains("login", "?") if case
+                     else self.dialect.contains("lower(login)", "lower(?)"))
+            rows = self.ctx.conn.execute(f"SELECT id FROM users WHERE {holds} LIMIT ?",
+                                         [text, USER_MATCHES + 1]).fetchall()
+            self._user_ids_read[key] = (None if len(rows) > USER_MATCHES
+                                        else [row[0] for row in rows])
+        return self._user_ids_read[key]
 
     # Fields -----------------------------------------------------------------------
 
@@ -864,6 +916,12 @@ class Compiler:
                 if not ids:
                     return "1 = 0", []
                 return _CATALOGUE_CANDIDATES[name][3].format(ids=placeholders(ids)), ids
+            if definition.user_id is not None:
+                # The accounts whose login holds the text (if few), by id.
+                ids = self._user_ids(text, operator == "casesubstring")
+                if ids is not None:
+                    return ((f"{definition.user_id} IN ({placeholders(ids)})", ids) if ids
+                            else ("1 = 0", []))
             if operator == "casesubstring":
                 return self.dialect.contains(text_expr, "?"), [text]
             return self.dialect.contains(f"lower({text_expr})", "lower(?)"), [text]

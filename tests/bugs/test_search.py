@@ -273,6 +273,43 @@ def test_words_in_comments_and_summaries_are_found_through_the_text_indexes(
         assert any(_COMMENT_INDEX[db.dialect.name] in sql for sql in statements)
 
 
+@pytest.mark.parametrize("most", [0, 10**6], ids=["many", "few"])
+@pytest.mark.parametrize("criteria, as_alice, as_insider", [
+    (chart("assigned_to", "substring", "BOB"), ["crash", "printing"], None),
+    (chart("assigned_to", "casesubstring", "Bob"), [], None),
+    (chart("assigned_to", "notsubstring", "bob"), ["button", "dupe", "verified"],
+     ["button", "secret", "dupe", "verified"]),
+    (chart("reporter", "substring", "eve@"), ["dupe", "verified"], None),
+    (chart("qa_contact", "substring", "carol"), ["crash"], None),
+    (chart("qa_contact", "notsubstring", "carol"), ["button", "printing", "dupe", "verified"],
+     ["button", "printing", "secret", "dupe", "verified"]),
+    (chart("cc", "substring", "dave"), ["crash"], None),
+    (chart("commenter", "substring", "carol"), ["crash", "printing"], None),
+    (chart("commenter", "substring", "insider"), [], ["crash", "secret"]),   # private comment
+    (chart("assigned_to", "substring", "nobody-like-this"), [], None),
+    ({"f1": "assigned_to", "o1": "substring", "v1": "alice", "f2": "cc", "o2": "substring",
+      "v2": "dave", "j_top": "OR"}, ["crash", "button"], None),
+    ({"email1": "bob", "emailassigned_to1": "1", "emailreporter1": "1",
+      "emailtype1": "substring"}, ["crash", "button", "printing"], None),
+])
+def test_accounts_whose_login_holds_a_text_are_looked_up_first(
+        services, bugs, find, db, monkeypatch, most, criteria, as_alice, as_insider):
+    """A substring of an account's login (assignee, reporter, QA contact,
+    CC, commenter) is tested by the ids of the accounts that hold it while
+    few (USER_MATCHES), their bugs found through the columns' indexes;
+    past that each bug's account's login is compared. The answers are the
+    same, a private comment's author found only by insiders."""
+    monkeypatch.setattr(search_sql, "USER_MATCHES", most)
+    listed, statements = traced(db, lambda: find(criteria, ALICE))
+    assert listed == as_alice
+    assert find(criteria, INSIDER) == (as_alice if as_insider is None else as_insider)
+    assert services.call(bug_search.search, dict(criteria, count_only=True), as_user=ALICE,
+                         write=False)["bug_count"] == len(as_alice)
+    searched = next(sql for sql in statements if "FROM bugs b WHERE" in sql)
+    if as_alice or as_insider:              # (no account holds it: no bug can have one)
+        assert ("u.login" in searched) == (most == 0)
+
+
 def test_negated_condition_is_the_complement(services, bugs, find):
     assert find(chart("short_desc", "substring", "button", negate=True)) == [
         "crash", "printing", "verified"]
