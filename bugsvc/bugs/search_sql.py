@@ -444,14 +444,14 @@ class Compiler:
 
     def _narrowest(self, founds):
         """The candidates worth taking of several ANDed terms (`founds`,
-        each a term's, or a part of an AND's): all of them, unless some are few (COMMON_MATCHES)
-        and others many, which are then left out. SQLite makes each term's
-        candidates whole before it tests a bug (a rare word and a common one
-        in comments: 500 ms at a million bugs, for a few bugs), and the few
-        bugs' criteria are tested anyway. Counted now, COMMON_MATCHES + 1
-        rows at most each, where the search goes over all its candidates
-        (not first_only: there a common text's candidates are left out
-        already) in the dialect's "query" form."""
+        each a term's, or a part of an AND's): all of them, unless some are
+        few (COMMON_MATCHES) and others many, which are then left out.
+        SQLite makes each term's candidates whole before it tests a bug (a
+        rare word and a common one in comments: 500 ms at a million bugs,
+        for a few bugs), and the few bugs' criteria are tested anyway.
+        Counted now, COMMON_MATCHES + 1 rows at most each, where the search
+        goes over all its candidates (not first_only: there a common text's
+        candidates are left out already) in the dialect's "query" form."""
         if (len(founds) < 2 or self.first_only
                 or self.dialect.candidates_form != "query"):
             return founds
