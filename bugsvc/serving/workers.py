@@ -34,6 +34,8 @@ log = logging.getLogger("bugsvc")
 BACKLOG = 1024
 RESTART_WINDOW = 10.0            # seconds
 MAX_RESTARTS = 5                 # worker deaths within the window before giving up
+# The signals that stop the service (and each worker).
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 def fork_available():
@@ -158,20 +160,32 @@ def serve_forked(make_server, sock, workers, pin=True, on_exit=None):
     balance = ConnectionBalance(workers)
 
     def start(slot):
-        pid = os.fork()
-        if pid == 0:
-            if pin:
-                pin_to_core(offset + slot)
-            balance.join(slot)
-            _worker(lambda shared: make_server(shared, balance), sock)    # never returns
-        children[pid] = slot
+        # The stop signals wait while a worker is made: the parent knows
+        # the new worker before its stop() can run, and the worker has its
+        # own handlers before one reaches it (with the parent's, inherited,
+        # it would run stop() and then serve on, and the parent wait for
+        # it for ever).
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        try:
+            pid = os.fork()
+            if pid == 0:
+                _worker(lambda: prepare(slot), lambda shared: make_server(shared, balance),
+                        sock, mask)                                     # never returns
+            children[pid] = slot
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+    def prepare(slot):
+        if pin:
+            pin_to_core(offset + slot)
+        balance.join(slot)
 
     def stop(signum, frame):
         state["stopping"] = True
         for pid in list(children):
             _kill(pid)
 
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    previous = {sig: signal.signal(sig, stop) for sig in _STOP_SIGNALS}
     try:
         for slot in range(workers):
             start(slot)
@@ -249,14 +263,20 @@ def _kill(pid):
         pass
 
 
-def _worker(make_server, sock):
-    """Body of one forked worker: serve until told to stop, then leave
-    without running the parent's exit handlers."""
+def _worker(prepare, make_server, sock, mask):
+    """Body of one forked worker, begun with the stop signals blocked:
+    take its own handlers for them, let them through again (`mask`, the
+    signal mask to restore), prepare(), serve until told to stop, then
+    leave without running the parent's exit handlers."""
     code = 0
     try:
         signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        prepare()
         run_until_stopped(make_server(sock))
+    except (SystemExit, KeyboardInterrupt):
+        pass                                    # told to stop before it served
     except BaseException:                       # noqa: BLE001 - report, then exit the child
         log.exception("worker %d failed", os.getpid())
         code = 1

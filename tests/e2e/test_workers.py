@@ -191,6 +191,53 @@ def _answers(url):
         return False
 
 
+_STOPPED_WHILE_STARTING = """
+import socket, sys, time
+from bugsvc.serving import workers
+
+class Server:
+    def run(self):
+        while True:
+            time.sleep(0.05)
+
+    def close(self):
+        pass
+
+def slow_pin(core):
+    time.sleep(1.0)             # a worker just made, before it serves
+
+workers.pin_to_core = slow_pin
+sock = socket.socket()
+sock.bind(("127.0.0.1", 0))
+sock.listen()
+print("ready", flush=True)
+sys.exit(workers.serve_forked(lambda shared, balance: Server(), sock, 1, pin=True))
+"""
+
+
+@linux_only
+def test_a_worker_told_to_stop_while_it_starts_stops(tmp_path):
+    """SIGTERM reaching the service while a worker is being made (as when
+    one that died is replaced) stops it: the worker does not run the
+    parent's handler it was born with and serve on, leaving the parent
+    waiting for it for ever."""
+    process = subprocess.Popen([sys.executable, "-c", _STOPPED_WHILE_STARTING], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert process.stdout.readline().strip() == b"ready"
+        time.sleep(0.3)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=10) == 0
+    finally:
+        if process.poll() is None:
+            for child in children_of(process.pid):
+                os.kill(child, signal.SIGKILL)
+            process.kill()
+            process.wait()
+        process.stdout.close()
+        process.stderr.close()
+
+
 @linux_only
 def test_two_workers_serve_one_port_replace_a_dead_one_and_stop_together(worker_server):
     process, url, tmp_path = worker_server
